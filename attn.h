@@ -1,0 +1,1339 @@
+/* attn.h - attention, its backward passes, and the pieces to train with it, in one C header.
+                                                                    no warranty; MIT or public domain
+
+   Do this:
+       #define ATTN_IMPLEMENTATION
+   before you include this file in *one* C or C++ file to create the implementation.
+   Every other file includes it without the define and sees only declarations.
+
+   attn.h gives you tensors as plain views, a hand-written SIMD/OpenMP matrix multiply (optionally
+   routed to CBLAS), forward/backward pairs for the layers transformers are built from, optimizers
+   and schedules. Everything is plain C99, depends on libc and libm only, never allocates behind your
+   back except where a function says so, and never prints, exits or aborts on a user mistake: every
+   function that can fail returns an attn_status and leaves a message in attn_last_error().
+
+   EXAMPLE: one linear layer, one step of SGD on a squared error
+
+       #define ATTN_IMPLEMENTATION
+       #include "attn.h"
+       #include <stdio.h>
+       #include <stdlib.h>
+
+       int main(void) {
+           attn_param_desc desc[2] = {{"W", 2, {3, 4}, -1}, {"b", 1, {3}, -1}};
+           attn_params p;                      // one block of values, a mirror block of gradients
+           attn_rng rng;
+           float x[2 * 4] = {1, 2, 3, 4, -1, 0, 1, 0}, target[2 * 3] = {0}, y[2 * 3], dy[2 * 3];
+           float loss, *vel;
+           if (attn_params_init(&p, desc, 2) != ATTN_OK) { puts(attn_last_error()); return 1; }
+           attn_rng_seed(&rng, 42, 0);
+           attn_params_init_normal(&p, &rng, 0.0f, 0.5f);
+           vel = (float *)calloc(p.total, sizeof(float));
+           attn_linear_forward(y, x, p.value[0].data, p.value[1].data, 2, 4, 3);        // y = x W^T + b
+           attn_mse_forward(&loss, y, target, 6, ATTN_REDUCE_MEAN);
+           attn_mse_backward(dy, y, target, 6, ATTN_REDUCE_MEAN, 1.0f);
+           attn_params_zero_grad(&p);
+           attn_linear_backward(NULL, p.grad[0].data, p.grad[1].data, dy, x, p.value[0].data, 2, 4, 3);
+           attn_sgd_step(&p, vel, 0.1f, 0.9f, 0);
+           printf("loss %.4f\n", loss);
+           free(vel); attn_params_free(&p);
+           return 0;
+       }
+
+   TABLE OF CONTENTS (the same order in the declarations and in the implementation)
+       1. config            ATTNDEF, allocator, assert, SIMD and OpenMP switches, versions, attn_float
+       2. errors and RNG    attn_status, attn_last_error, log callback; PCG32 random numbers
+       3. memory, tensors   attn_tensor views, attn_arena, attn_params (value block + gradient block)
+       4. kernels           attn_gemm (+ its scalar reference), dot, axpy, scale, row max / sum
+       5. ops               linear, layer/RMS norm, activations, SwiGLU, softmax, embedding, one-hot,
+                            positional encodings (learned, sinusoidal, RoPE, T5 buckets), dropout, losses
+       6. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
+
+   CONVENTIONS
+       Arrays are row-major; shapes are written as [rows, cols] in the comment of every function and
+       follow PyTorch's order: (B, T, C) activations, (B, H, T, dh) inside attention, weights of a
+       linear layer as [out, in]. A forward function writes its outputs first, then reads inputs,
+       then takes dimensions. A backward function ACCUMULATES (+=) into its gradient buffers; pass
+       NULL for a gradient you do not need. Call attn_params_zero_grad() between steps.
+
+   COMPILE-TIME OPTIONS (define before including; "all files" = in every file that includes attn.h)
+       ATTN_IMPLEMENTATION  one file: emit the implementation.
+       ATTN_STATIC          implementation file: make every function static (private to that file).
+       ATTN_DOUBLE          all files: attn_float is double instead of float. SIMD is then off (the
+                            kernels run their scalar versions); meant for float64 gradient checks.
+       ATTN_MALLOC(sz), ATTN_FREE(p)
+                            implementation file: your allocator; define both or neither.
+       ATTN_ASSERT(x)       implementation file: checks of the library's own invariants (default
+                            assert()); user mistakes never reach it, they return a status.
+       ATTN_NO_SIMD         implementation file: use the portable scalar kernels only.
+       ATTN_NO_OPENMP       implementation file: ignore OpenMP even when compiled with -fopenmp.
+       ATTN_USE_CBLAS       implementation file: attn_gemm calls cblas_sgemm (cblas_dgemm under
+                            ATTN_DOUBLE); include <cblas.h> is done for you, link your BLAS.
+       ATTN_NO_STDIO        implementation file: no <stdio.h>; error messages are then the fixed
+                            text of the failing check, without the numbers.
+
+   SIMD is chosen at compile time from the compiler's macros, first match wins: ATTN_NO_SIMD or
+   ATTN_DOUBLE (scalar), WASM SIMD128 (-msimd128), AVX-512F, AVX2+FMA, SSE2, NEON (AArch64),
+   scalar. attn_simd_name() says which one a build uses. Threads come from OpenMP (-fopenmp); the
+   results never depend on the number of threads.
+*/
+
+#ifndef ATTN_H_INCLUDED
+#define ATTN_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ============================================================================================== */
+/* 1. config                                                                                       */
+/* ============================================================================================== */
+
+#define ATTN_VERSION_MAJOR 0
+#define ATTN_VERSION_MINOR 1
+#define ATTN_VERSION_PATCH 0
+#define ATTN_VERSION_STRING "0.1.0"
+
+#ifndef ATTNDEF
+#ifdef ATTN_STATIC
+#define ATTNDEF static
+#else
+#define ATTNDEF extern
+#endif
+#endif
+
+#ifdef ATTN_DOUBLE
+typedef double attn_float;
+#else
+typedef float attn_float;
+#endif
+
+#define ATTN_MAX_DIMS 4  /* a tensor view has at most this many dimensions */
+#define ATTN_ALIGN 64    /* byte alignment of everything an arena or attn_params hands out */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ATTNDEF const char *attn_simd_name(void); /* "avx512", "avx2", "sse2", "neon", "wasm128", "scalar" */
+/* Threads used by attn_gemm and the other parallel kernels. n <= 0 restores the OpenMP default.
+   Builds without OpenMP always use one thread. */
+ATTNDEF void attn_set_threads(int n);
+ATTNDEF int attn_get_threads(void);
+
+/* ============================================================================================== */
+/* 2. errors and RNG                                                                               */
+/* ============================================================================================== */
+
+typedef enum attn_status {
+    ATTN_OK = 0,
+    ATTN_ERR_ARG,      /* a NULL pointer, an unknown enum value, a value out of its range */
+    ATTN_ERR_SHAPE,    /* a dimension < 1, or shapes that do not fit together */
+    ATTN_ERR_OVERFLOW, /* sizes whose product does not fit in memory addresses */
+    ATTN_ERR_NOMEM,    /* an allocation failed, or an arena is full */
+    ATTN_ERR_IO,       /* a file could not be opened, read or written */
+    ATTN_ERR_FORMAT    /* a file is not what it claims to be (magic, version, size, checksum) */
+} attn_status;
+
+ATTNDEF const char *attn_status_string(attn_status s);
+/* The message of the last failure in this thread ("" if none), and its status. Successful calls do
+   not clear it; attn_clear_error() does. */
+ATTNDEF const char *attn_last_error(void);
+ATTNDEF attn_status attn_last_status(void);
+ATTNDEF void attn_clear_error(void);
+/* Called with every error message as it is raised (from any thread); NULL turns it off. */
+typedef void (*attn_log_fn)(void *user, attn_status s, const char *message);
+ATTNDEF void attn_set_log(attn_log_fn fn, void *user);
+
+/* PCG32 (O'Neill 2014, "XSH RR" output, 64-bit LCG state): a 32-bit stream fixed by (seed, stream).
+   Integer and uniform draws are bit-identical on every platform and compiler. Streams with different
+   `stream` values are independent; attn_rng_split derives a child generator from a parent. */
+typedef struct attn_rng {
+    uint64_t state, inc;
+} attn_rng;
+
+ATTNDEF void attn_rng_seed(attn_rng *r, uint64_t seed, uint64_t stream);
+ATTNDEF uint32_t attn_rng_u32(attn_rng *r);
+/* Uniform in [0, n), unbiased (Lemire's multiply-and-reject); n >= 1. */
+ATTNDEF uint32_t attn_rng_int(attn_rng *r, uint32_t n);
+/* Uniform in [0, 1): 53 random bits from two u32 draws. */
+ATTNDEF double attn_rng_uniform(attn_rng *r);
+/* Normal(mean, std) by Box-Muller (cosine branch only): exactly four u32 draws per number. The value
+   goes through libm's log and cos, so it matches across platforms to libm's rounding. */
+ATTNDEF double attn_rng_normal(attn_rng *r, double mean, double std);
+/* A child generator with its own seed and stream, both drawn from the parent (which advances). */
+ATTNDEF attn_rng attn_rng_split(attn_rng *r);
+
+/* ============================================================================================== */
+/* 3. memory and tensors                                                                           */
+/* ============================================================================================== */
+
+/* A view: a pointer plus a row-major contiguous shape. Views never own memory. */
+typedef struct attn_tensor {
+    attn_float *data;
+    int ndim;
+    int shape[ATTN_MAX_DIMS];
+} attn_tensor;
+
+ATTNDEF size_t attn_tensor_numel(const attn_tensor *t);
+/* Bytes an arena uses for a tensor of this shape (rounded up to ATTN_ALIGN); 0 if the shape is
+   invalid (ndim outside 1..ATTN_MAX_DIMS, a dimension < 1) or its size overflows. */
+ATTNDEF size_t attn_tensor_bytes(int ndim, const int *shape);
+
+/* A bump allocator over one block: attn_arena_init allocates it (ATTN_MALLOC), attn_arena_use takes
+   a block you own. To size one, add attn_tensor_bytes() of every tensor, plus ATTN_ALIGN - 1 when
+   your block is not ATTN_ALIGN-aligned. */
+typedef struct attn_arena {
+    unsigned char *base; /* aligned start */
+    size_t cap, used;
+    void *owned; /* what attn_arena_init allocated, or NULL */
+} attn_arena;
+
+ATTNDEF attn_status attn_arena_init(attn_arena *a, size_t bytes);
+ATTNDEF attn_status attn_arena_use(attn_arena *a, void *mem, size_t bytes);
+ATTNDEF void attn_arena_reset(attn_arena *a);   /* forget every tensor; keep the block */
+ATTNDEF void attn_arena_release(attn_arena *a); /* free the block if the arena owns it */
+/* Hands out an uninitialised tensor of the given shape. On failure *t is left as it was. */
+ATTNDEF attn_status attn_arena_tensor(attn_arena *a, attn_tensor *t, int ndim, const int *shape);
+
+/* Parameters: the values of all of a model's tensors in one block, their gradients in a mirror
+   block of the same layout, so an optimizer step or a checkpoint is one loop over one array. */
+typedef struct attn_param_desc {
+    const char *name;
+    int ndim;
+    int shape[ATTN_MAX_DIMS];
+    int decay; /* weight decay applies: 1 yes, 0 no, -1 default (yes iff ndim >= 2) */
+} attn_param_desc;
+
+typedef struct attn_params {
+    int count;            /* number of tensors */
+    size_t total;         /* floats in each block */
+    attn_float *data;     /* values, `total` floats */
+    attn_float *gdata;    /* gradients, same layout */
+    attn_tensor *value;   /* [count] views into data */
+    attn_tensor *grad;    /* [count] views into gdata */
+    size_t *offset;       /* [count + 1] start of each tensor in the blocks */
+    unsigned char *decay; /* [count] 1 if weight decay applies (editable) */
+    const char **name;    /* [count] the names given in the descriptors (not copied) */
+    void *owned;          /* the block attn_params_init allocated, or NULL */
+} attn_params;
+
+/* Bytes attn_params_init_in needs for these descriptors; 0 if one is invalid or it overflows. */
+ATTNDEF size_t attn_params_bytes(const attn_param_desc *desc, int count);
+ATTNDEF attn_status attn_params_init(attn_params *p, const attn_param_desc *desc, int count);
+ATTNDEF attn_status attn_params_init_in(attn_params *p, const attn_param_desc *desc, int count,
+                                        void *mem, size_t bytes);
+ATTNDEF void attn_params_free(attn_params *p);
+ATTNDEF void attn_params_zero_grad(attn_params *p);
+/* Every value drawn from Normal(mean, std), in block order. */
+ATTNDEF void attn_params_init_normal(attn_params *p, attn_rng *r, attn_float mean, attn_float std);
+/* The index of the tensor with this name, or -1. */
+ATTNDEF int attn_params_find(const attn_params *p, const char *name);
+
+/* ============================================================================================== */
+/* 4. kernels                                                                                      */
+/* ============================================================================================== */
+
+/* C = alpha * op(A) op(B) + beta * C, row-major, op(X) = X or X^T (transX = 0 or 1).
+   op(A) is [M, K], op(B) is [K, N], C is [M, N]; lda, ldb, ldc are the row strides of A, B, C as
+   stored (A is [M, lda] when transA = 0 and [K, lda] when transA = 1). beta = 0 ignores what is in C
+   (NaNs included). Invalid arguments set attn_last_error() and leave C untouched. Uses packed
+   panels and a SIMD micro-kernel, threads above a size threshold; results do not depend on the
+   thread count. Allocates its packing buffers (ATTN_MALLOC) for the call; if that fails it falls
+   back to the unpacked reference loop, so it cannot fail on memory. */
+ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float alpha,
+                       const attn_float *A, int lda, const attn_float *B, int ldb, attn_float beta,
+                       attn_float *C, int ldc);
+/* The same product by the plain triple loop with double accumulation: the oracle of the tests. */
+ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, attn_float alpha,
+                                 const attn_float *A, int lda, const attn_float *B, int ldb,
+                                 attn_float beta, attn_float *C, int ldc);
+
+ATTNDEF attn_float attn_dot(size_t n, const attn_float *x, const attn_float *y); /* sum x_i y_i */
+ATTNDEF void attn_axpy(size_t n, attn_float a, const attn_float *x, attn_float *y); /* y += a x */
+ATTNDEF void attn_scale(size_t n, attn_float a, attn_float *x);                    /* x *= a */
+ATTNDEF attn_float attn_max(size_t n, const attn_float *x); /* max_i x_i; -INFINITY if n = 0 */
+ATTNDEF attn_float attn_sum(size_t n, const attn_float *x); /* sum_i x_i */
+/* out[r] = max (or sum) of row r of x [rows, cols]. */
+ATTNDEF void attn_row_max(attn_float *out, const attn_float *x, int rows, int cols);
+ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int cols);
+
+/* ============================================================================================== */
+/* 5. ops: forward/backward pairs. Backward functions ACCUMULATE into every non-NULL gradient.      */
+/* ============================================================================================== */
+
+/* Linear: out[N, OC] = inp[N, C] W[OC, C]^T + b[OC] (b may be NULL). */
+ATTNDEF attn_status attn_linear_forward(attn_float *out, const attn_float *inp, const attn_float *W,
+                                        const attn_float *b, int N, int C, int OC);
+ATTNDEF attn_status attn_linear_backward(attn_float *dinp, attn_float *dW, attn_float *db,
+                                         const attn_float *dout, const attn_float *inp,
+                                         const attn_float *W, int N, int C, int OC);
+
+/* Layer norm over the last dimension of inp[N, C], population variance v = mean((x - mu)^2):
+     ATTN_LN_EPS_INSIDE   xhat = (x - mu) / sqrt(v + eps)        (PyTorch, flax; eps 1e-5 / 1e-6)
+     ATTN_LN_EPS_OUTSIDE  xhat = (x - mu) / (sqrt(v) + eps)      (the thesis' form)
+   out = gamma * xhat + beta; gamma, beta [C] may both be NULL (no affine parameters).
+   Caches mean[N] and rstd[N] (the factor multiplying x - mu) for the backward pass. */
+typedef enum attn_ln_eps { ATTN_LN_EPS_INSIDE = 0, ATTN_LN_EPS_OUTSIDE = 1 } attn_ln_eps;
+ATTNDEF attn_status attn_layernorm_forward(attn_float *out, attn_float *mean, attn_float *rstd,
+                                           const attn_float *inp, const attn_float *gamma,
+                                           const attn_float *beta, int N, int C, attn_float eps,
+                                           attn_ln_eps mode);
+ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma, attn_float *dbeta,
+                                            const attn_float *dout, const attn_float *inp,
+                                            const attn_float *gamma, const attn_float *mean,
+                                            const attn_float *rstd, int N, int C, attn_float eps,
+                                            attn_ln_eps mode);
+
+/* RMS norm: out[N, C] = x * rstd * g, rstd = 1 / sqrt(mean(x^2) + eps); g [C] may be NULL.
+   Caches rstd[N]. */
+ATTNDEF attn_status attn_rmsnorm_forward(attn_float *out, attn_float *rstd, const attn_float *inp,
+                                         const attn_float *g, int N, int C, attn_float eps);
+ATTNDEF attn_status attn_rmsnorm_backward(attn_float *dinp, attn_float *dg, const attn_float *dout,
+                                          const attn_float *inp, const attn_float *g,
+                                          const attn_float *rstd, int N, int C);
+
+/* Elementwise activations, out[n] = f(inp[n]); backward: dinp += f'(inp) dout. */
+typedef enum attn_act {
+    ATTN_ACT_IDENTITY = 0,
+    ATTN_ACT_RELU,      /* max(x, 0) */
+    ATTN_ACT_GELU_TANH, /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))  (flax nn.gelu default) */
+    ATTN_ACT_GELU_ERF,  /* x/2 (1 + erf(x / sqrt 2))                       (PyTorch default) */
+    ATTN_ACT_TANH,
+    ATTN_ACT_SILU,      /* x sigmoid(x) */
+    ATTN_ACT_SIGMOID,
+    ATTN_ACT_COUNT
+} attn_act;
+ATTNDEF const char *attn_act_name(attn_act a);
+ATTNDEF attn_status attn_act_forward(attn_float *out, const attn_float *inp, size_t n, attn_act a);
+ATTNDEF attn_status attn_act_backward(attn_float *dinp, const attn_float *dout, const attn_float *inp,
+                                      size_t n, attn_act a);
+
+/* SwiGLU gate: out[n] = a[n] * silu(b[n])  (the Llama FFN is W_o (x W_g . silu(x W_p))). */
+ATTNDEF attn_status attn_swiglu_forward(attn_float *out, const attn_float *a, const attn_float *b,
+                                        size_t n);
+ATTNDEF attn_status attn_swiglu_backward(attn_float *da, attn_float *db, const attn_float *dout,
+                                         const attn_float *a, const attn_float *b, size_t n);
+
+/* Softmax over each row of inp[N, C]: out = exp(x - max) / sum. -INFINITY entries get weight 0; a
+   row with every entry -INFINITY becomes all zeros. Backward uses the output:
+   dinp += y * (dy - sum_j dy_j y_j). out may alias inp. */
+ATTNDEF attn_status attn_softmax_forward(attn_float *out, const attn_float *inp, int N, int C);
+ATTNDEF attn_status attn_softmax_backward(attn_float *dinp, const attn_float *dout,
+                                          const attn_float *out, int N, int C);
+
+/* Embedding: out[N, C] = table[ids[n], :] with table [V, C]. Ids outside [0, V) are an error
+   (nothing written). Backward: dtable[ids[n]] += dout[n]. */
+ATTNDEF attn_status attn_embedding_forward(attn_float *out, const int *ids, const attn_float *table,
+                                           int N, int V, int C);
+ATTNDEF attn_status attn_embedding_backward(attn_float *dtable, const attn_float *dout,
+                                            const int *ids, int N, int V, int C);
+/* out[N, V] = one-hot rows of ids. */
+ATTNDEF attn_status attn_one_hot(attn_float *out, const int *ids, int N, int V);
+
+/* Learned positions: out[B, T, C] = inp + table[t] with table [maxT, C], T <= maxT; out may alias
+   inp. Backward: dinp += dout; dtable[t] += sum_b dout[b, t]. */
+ATTNDEF attn_status attn_pos_learned_forward(attn_float *out, const attn_float *inp,
+                                             const attn_float *table, int B, int T, int C, int maxT);
+ATTNDEF attn_status attn_pos_learned_backward(attn_float *dinp, attn_float *dtable,
+                                              const attn_float *dout, int B, int T, int C, int maxT);
+/* Sinusoidal table pe[T, C] (Vaswani): pe[t, 2k] = sin(t / 10000^(2k/C)), pe[t, 2k+1] = cos(...).
+   A constant: add it to the (scaled) embeddings; it has no gradient. */
+ATTNDEF attn_status attn_pos_sinusoidal(attn_float *pe, int T, int C);
+/* RoPE tables cos, sin [T, dh/2]: angle(t, i) = (t + offset) * theta^(-2i/dh); dh even. */
+ATTNDEF attn_status attn_rope_tables(attn_float *cosv, attn_float *sinv, int T, int dh, int offset,
+                                     attn_float theta);
+/* Rotates the pairs (x[2i], x[2i+1]) of every row of inp[N, T, dh] by angle(t, i):
+   out = (x0 c - x1 s, x0 s + x1 c). out may alias inp. Backward rotates back: dinp += R^T dout. */
+ATTNDEF attn_status attn_rope_forward(attn_float *out, const attn_float *inp, const attn_float *cosv,
+                                      const attn_float *sinv, int N, int T, int dh);
+ATTNDEF attn_status attn_rope_backward(attn_float *dinp, const attn_float *dout,
+                                       const attn_float *cosv, const attn_float *sinv, int N, int T,
+                                       int dh);
+/* T5 relative-position bucket, unidirectional, num_buckets = max_distance = nb (the HYLA models):
+   n = max(i - j, 0), me = nb / 2; n < me -> n; else
+   min(nb - 1, me + trunc(ln(n / me + eps_f32) / ln(nb / me) * (nb - me))). nb >= 2. */
+ATTNDEF int attn_t5_bucket(int i, int j, int nb);
+/* bias[H, Tq, Tk] = table[h, bucket(i, j)] with table [H, nb]; backward: dtable[h, b] += dbias. */
+ATTNDEF attn_status attn_t5_bias_forward(attn_float *bias, const attn_float *table, int H, int Tq,
+                                         int Tk, int nb);
+ATTNDEF attn_status attn_t5_bias_backward(attn_float *dtable, const attn_float *dbias, int H, int Tq,
+                                          int Tk, int nb);
+
+/* Inverted dropout: keep[n] = (uniform >= p), out = inp * keep / (1 - p); 0 <= p < 1. keep [n]
+   is the cache for the backward pass (dinp += dout * keep / (1 - p)). out may alias inp. */
+ATTNDEF attn_status attn_dropout_forward(attn_float *out, unsigned char *keep, const attn_float *inp,
+                                         size_t n, attn_float p, attn_rng *r);
+ATTNDEF attn_status attn_dropout_backward(attn_float *dinp, const attn_float *dout,
+                                          const unsigned char *keep, size_t n, attn_float p);
+
+/* Squared error: loss = sum_n (pred - target)^2, or that / n with ATTN_REDUCE_MEAN.
+   Backward: dpred += dloss * d loss / d pred. */
+typedef enum attn_reduce { ATTN_REDUCE_SUM = 0, ATTN_REDUCE_MEAN = 1 } attn_reduce;
+ATTNDEF attn_status attn_mse_forward(attn_float *loss, const attn_float *pred,
+                                     const attn_float *target, size_t n, attn_reduce red);
+ATTNDEF attn_status attn_mse_backward(attn_float *dpred, const attn_float *pred,
+                                      const attn_float *target, size_t n, attn_reduce red,
+                                      attn_float dloss);
+/* Softmax cross-entropy over logits[N, V]: probs = softmax(logits) (cached), losses[n] =
+   -log probs[n, targets[n]]; a target < 0 is ignored (loss 0, no gradient); targets >= V are an
+   error. Backward: dlogits[n] += dlosses[n] (probs[n] - onehot(targets[n])); dlosses NULL means
+   every dlosses[n] = scale. */
+ATTNDEF attn_status attn_cross_entropy_forward(attn_float *losses, attn_float *probs,
+                                               const attn_float *logits, const int *targets, int N,
+                                               int V);
+ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_float *dlosses,
+                                                attn_float scale, const attn_float *probs,
+                                                const int *targets, int N, int V);
+
+/* ============================================================================================== */
+/* 6. optimizers                                                                                   */
+/* ============================================================================================== */
+
+/* SGD with momentum, PyTorch semantics (no dampening, no Nesterov):
+   b = g on the first step (step == 0), else b = mu b + g;  theta -= lr b.
+   velocity has p->total floats (any contents before step 0). */
+ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
+                           long step);
+/* Adam/AdamW, optax semantics; t is the 1-based step count:
+   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  mh = m / (1 - b1^t);  vh = v / (1 - b2^t)
+   theta -= lr (mh / (sqrt(vh) + eps) + wd theta [decay mask])
+   wd = 0 is Adam. m, v have p->total floats, zero before t = 1. The mask is p->decay. */
+ATTNDEF void attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
+                             attn_float beta1, attn_float beta2, attn_float eps, attn_float wd);
+/* Global L2 norm of all gradients; if it exceeds max_norm, scales them by max_norm / (norm + 1e-6)
+   (PyTorch clip_grad_norm_). Returns the norm before clipping. */
+ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm);
+
+/* Learning-rate schedules; attn_schedule_lr(s, t) is the rate for 0-based step t. */
+typedef enum attn_sched_kind {
+    ATTN_SCHED_CONSTANT = 0, /* lr */
+    ATTN_SCHED_STEP,         /* lr * factor^min(floor(t / every), max_drops) */
+    ATTN_SCHED_WARMUP_COSINE /* optax.warmup_cosine_decay_schedule, see attn_schedule_warmup_cosine */
+} attn_sched_kind;
+
+typedef struct attn_schedule {
+    attn_sched_kind kind;
+    double lr;                /* constant and step: the base rate; warmup-cosine: the peak */
+    double init_lr, end_lr;   /* warmup-cosine: start of the warmup, floor after the decay */
+    long warmup, decay_steps; /* warmup-cosine, in optax's meaning (decay_steps counts the warmup) */
+    long every, max_drops;    /* step */
+    double factor;            /* step */
+} attn_schedule;
+
+ATTNDEF attn_status attn_schedule_constant(attn_schedule *s, double lr);
+ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, double factor,
+                                       long max_drops);
+/* Exactly optax.warmup_cosine_decay_schedule(init, peak, warmup, decay_steps, end):
+     t < W:               init + (peak - init) t / W
+     W <= t:              c = min(t - W, D) with D = decay_steps - W;
+                          end + (peak - end) (1 + cos(pi c / D)) / 2
+   Needs warmup >= 0 and decay_steps > warmup. (The HYLA runs pass decay_steps = S - W, so the
+   cosine reaches its floor W steps before the end S; that quirk is reproduced, not corrected.) */
+ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr, double peak_lr,
+                                                long warmup, long decay_steps, double end_lr);
+ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ATTN_H_INCLUDED */
+
+/* ============================================================================================== */
+/* ============================================================================================== */
+/*                                      IMPLEMENTATION                                            */
+/* ============================================================================================== */
+/* ============================================================================================== */
+
+#ifdef ATTN_IMPLEMENTATION
+
+#include <math.h>
+#include <string.h>
+#include <stdarg.h>
+#include <limits.h>
+#ifndef ATTN_NO_STDIO
+#include <stdio.h>
+#endif
+
+/* ---- 1. config -------------------------------------------------------------------------------- */
+
+#if defined(ATTN_MALLOC) && defined(ATTN_FREE)
+#elif !defined(ATTN_MALLOC) && !defined(ATTN_FREE)
+#include <stdlib.h>
+#define ATTN_MALLOC(sz) malloc(sz)
+#define ATTN_FREE(p) free(p)
+#else
+#error "attn.h: define both ATTN_MALLOC and ATTN_FREE, or neither"
+#endif
+
+#ifndef ATTN_ASSERT
+#include <assert.h>
+#define ATTN_ASSERT(x) assert(x)
+#endif
+
+#if defined(_OPENMP) && !defined(ATTN_NO_OPENMP) && !defined(__EMSCRIPTEN__)
+#define ATTN__OMP 1
+#include <omp.h>
+#endif
+
+#ifdef ATTN_USE_CBLAS
+#include <cblas.h>
+#endif
+
+/* SIMD: the first match wins. WASM is tested before x86 because Emscripten defines __SSE__ too. */
+#if defined(ATTN_NO_SIMD) || defined(ATTN_DOUBLE)
+#define ATTN__SCALAR 1
+#elif defined(__wasm_simd128__)
+#define ATTN__WASM 1
+#include <wasm_simd128.h>
+#elif defined(__AVX512F__)
+#define ATTN__AVX512 1
+#include <immintrin.h>
+#elif defined(__AVX2__) && defined(__FMA__)
+#define ATTN__AVX2 1
+#include <immintrin.h>
+#elif defined(__SSE2__) || defined(_M_X64)
+#define ATTN__SSE2 1
+#include <emmintrin.h>
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#define ATTN__NEON 1
+#include <arm_neon.h>
+#else
+#define ATTN__SCALAR 1
+#endif
+
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define ATTN__TLS thread_local
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define ATTN__TLS _Thread_local
+#elif defined(__GNUC__)
+#define ATTN__TLS __thread
+#elif defined(_MSC_VER)
+#define ATTN__TLS __declspec(thread)
+#else
+#define ATTN__TLS /* no thread-local storage: the last error is shared between threads */
+#endif
+
+#if defined(__GNUC__)
+#define ATTN__INLINE static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define ATTN__INLINE static __forceinline
+#else
+#define ATTN__INLINE static inline
+#endif
+
+#define ATTN__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define ATTN__MAX(a, b) ((a) > (b) ? (a) : (b))
+
+static int attn__nthreads_set = 0; /* 0: the OpenMP default */
+
+ATTNDEF const char *attn_simd_name(void)
+{
+#if defined(ATTN__WASM)
+    return "wasm128";
+#elif defined(ATTN__AVX512)
+    return "avx512";
+#elif defined(ATTN__AVX2)
+    return "avx2";
+#elif defined(ATTN__SSE2)
+    return "sse2";
+#elif defined(ATTN__NEON)
+    return "neon";
+#else
+    return "scalar";
+#endif
+}
+
+ATTNDEF void attn_set_threads(int n) { attn__nthreads_set = n > 0 ? n : 0; }
+
+ATTNDEF int attn_get_threads(void)
+{
+#ifdef ATTN__OMP
+    return attn__nthreads_set > 0 ? attn__nthreads_set : omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* ---- 2. errors and RNG ------------------------------------------------------------------------ */
+
+static ATTN__TLS char attn__errmsg[256];
+static ATTN__TLS attn_status attn__errstat = ATTN_OK;
+static attn_log_fn attn__logfn = NULL;
+static void *attn__loguser = NULL;
+
+ATTNDEF const char *attn_status_string(attn_status s)
+{
+    switch (s) {
+    case ATTN_OK: return "ok";
+    case ATTN_ERR_ARG: return "invalid argument";
+    case ATTN_ERR_SHAPE: return "invalid shape";
+    case ATTN_ERR_OVERFLOW: return "size overflow";
+    case ATTN_ERR_NOMEM: return "out of memory";
+    case ATTN_ERR_IO: return "i/o error";
+    case ATTN_ERR_FORMAT: return "bad file format";
+    }
+    return "unknown status";
+}
+
+ATTNDEF const char *attn_last_error(void) { return attn__errmsg; }
+ATTNDEF attn_status attn_last_status(void) { return attn__errstat; }
+ATTNDEF void attn_clear_error(void) { attn__errmsg[0] = 0; attn__errstat = ATTN_OK; }
+ATTNDEF void attn_set_log(attn_log_fn fn, void *user) { attn__logfn = fn; attn__loguser = user; }
+
+/* Records a failure ("function: what went wrong") and returns its status. */
+static attn_status attn__fail(attn_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+#ifndef ATTN_NO_STDIO
+    vsnprintf(attn__errmsg, sizeof attn__errmsg, fmt, ap);
+#else
+    strncpy(attn__errmsg, fmt, sizeof attn__errmsg - 1);
+    attn__errmsg[sizeof attn__errmsg - 1] = 0;
+#endif
+    va_end(ap);
+    attn__errstat = s;
+    if (attn__logfn) attn__logfn(attn__loguser, s, attn__errmsg);
+    return s;
+}
+
+/* Argument checks shared by every public function: each returns from the caller on failure. */
+#define ATTN__NEED(ptr) \
+    do { if (!(ptr)) return attn__fail(ATTN_ERR_ARG, "%s: %s is NULL", __func__, #ptr); } while (0)
+#define ATTN__DIM(n) \
+    do { if ((n) < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: %s = %ld, must be >= 1", __func__, #n, (long)(n)); } while (0)
+#define ATTN__TRY(expr) do { attn_status attn__s = (expr); if (attn__s != ATTN_OK) return attn__s; } while (0)
+
+/* *out = a * b * c floats, checked so that the byte count fits in size_t. */
+static int attn__count3(size_t *out, size_t a, size_t b, size_t c)
+{
+    size_t lim = (size_t)-1 / sizeof(attn_float);
+    if (a && b > lim / a) return 0;
+    if (a && b && c > lim / (a * b)) return 0;
+    *out = a * b * c;
+    return 1;
+}
+#define ATTN__SIZE3(var, a, b, c) \
+    do { if (!attn__count3(&(var), (size_t)(a), (size_t)(b), (size_t)(c))) \
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: %ld x %ld x %ld elements overflow size_t", __func__, (long)(a), (long)(b), (long)(c)); } while (0)
+
+ATTNDEF void attn_rng_seed(attn_rng *r, uint64_t seed, uint64_t stream)
+{
+    r->state = 0;
+    r->inc = (stream << 1) | 1u;
+    attn_rng_u32(r);
+    r->state += seed;
+    attn_rng_u32(r);
+}
+
+ATTNDEF uint32_t attn_rng_u32(attn_rng *r)
+{
+    uint64_t old = r->state;
+    uint32_t xorshifted, rot;
+    r->state = old * 6364136223846793005ull + r->inc;
+    xorshifted = (uint32_t)(((old >> 18) ^ old) >> 27);
+    rot = (uint32_t)(old >> 59);
+    return (xorshifted >> rot) | (xorshifted << ((32 - rot) & 31));
+}
+
+ATTNDEF uint32_t attn_rng_int(attn_rng *r, uint32_t n)
+{
+    uint64_t m;
+    uint32_t lo;
+    if (n <= 1) return 0;
+    m = (uint64_t)attn_rng_u32(r) * n;
+    lo = (uint32_t)m;
+    if (lo < n) {
+        uint32_t t = (uint32_t)(-n) % n; /* 2^32 mod n: the biased low range to reject */
+        while (lo < t) {
+            m = (uint64_t)attn_rng_u32(r) * n;
+            lo = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+ATTNDEF double attn_rng_uniform(attn_rng *r)
+{
+    uint32_t hi = attn_rng_u32(r) >> 5, lo = attn_rng_u32(r) >> 6; /* 27 + 26 = 53 bits */
+    return ((double)hi * 67108864.0 + (double)lo) * (1.0 / 9007199254740992.0);
+}
+
+ATTNDEF double attn_rng_normal(attn_rng *r, double mean, double std)
+{
+    double u1 = 1.0 - attn_rng_uniform(r); /* (0, 1]: log stays finite */
+    double u2 = attn_rng_uniform(r);
+    return mean + std * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+ATTNDEF attn_rng attn_rng_split(attn_rng *r)
+{
+    attn_rng c;
+    uint64_t seed = ((uint64_t)attn_rng_u32(r) << 32) | attn_rng_u32(r);
+    uint64_t stream = ((uint64_t)attn_rng_u32(r) << 32) | attn_rng_u32(r);
+    attn_rng_seed(&c, seed, stream);
+    return c;
+}
+
+/* ---- 3. memory and tensors -------------------------------------------------------------------- */
+
+static size_t attn__align_up(size_t n) { return (n + (ATTN_ALIGN - 1)) & ~(size_t)(ATTN_ALIGN - 1); }
+
+/* Elements of a shape; 0 if invalid or too large to address in bytes (with alignment slack). */
+static size_t attn__shape_numel(int ndim, const int *shape)
+{
+    size_t n = 1, lim = ((size_t)-1 - ATTN_ALIGN) / sizeof(attn_float);
+    int i;
+    if (!shape || ndim < 1 || ndim > ATTN_MAX_DIMS) return 0;
+    for (i = 0; i < ndim; i++) {
+        if (shape[i] < 1 || (size_t)shape[i] > lim / n) return 0;
+        n *= (size_t)shape[i];
+    }
+    return n;
+}
+
+ATTNDEF size_t attn_tensor_numel(const attn_tensor *t) { return attn__shape_numel(t->ndim, t->shape); }
+
+ATTNDEF size_t attn_tensor_bytes(int ndim, const int *shape)
+{
+    size_t n = attn__shape_numel(ndim, shape);
+    return n ? attn__align_up(n * sizeof(attn_float)) : 0;
+}
+
+ATTNDEF attn_status attn_arena_use(attn_arena *a, void *mem, size_t bytes)
+{
+    size_t skip;
+    ATTN__NEED(a);
+    ATTN__NEED(mem);
+    skip = (size_t)(-(uintptr_t)mem & (ATTN_ALIGN - 1));
+    if (bytes < skip) return attn__fail(ATTN_ERR_ARG, "attn_arena_use: block of %lu bytes is smaller than its alignment padding", (unsigned long)bytes);
+    a->base = (unsigned char *)mem + skip;
+    a->cap = bytes - skip;
+    a->used = 0;
+    a->owned = NULL;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_arena_init(attn_arena *a, size_t bytes)
+{
+    void *mem;
+    ATTN__NEED(a);
+    if (bytes > (size_t)-1 - ATTN_ALIGN) return attn__fail(ATTN_ERR_OVERFLOW, "attn_arena_init: %lu bytes overflow", (unsigned long)bytes);
+    mem = ATTN_MALLOC(bytes + ATTN_ALIGN);
+    if (!mem) return attn__fail(ATTN_ERR_NOMEM, "attn_arena_init: could not allocate %lu bytes", (unsigned long)bytes);
+    attn_arena_use(a, mem, bytes + ATTN_ALIGN);
+    a->owned = mem;
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_arena_reset(attn_arena *a) { a->used = 0; }
+
+ATTNDEF void attn_arena_release(attn_arena *a)
+{
+    if (a->owned) ATTN_FREE(a->owned);
+    memset(a, 0, sizeof *a);
+}
+
+ATTNDEF attn_status attn_arena_tensor(attn_arena *a, attn_tensor *t, int ndim, const int *shape)
+{
+    size_t bytes;
+    int i;
+    ATTN__NEED(a);
+    ATTN__NEED(t);
+    ATTN__NEED(shape);
+    bytes = attn_tensor_bytes(ndim, shape);
+    if (!bytes) return attn__fail(ndim < 1 || ndim > ATTN_MAX_DIMS ? ATTN_ERR_ARG : attn__shape_numel(ndim, shape) ? ATTN_ERR_OVERFLOW : ATTN_ERR_SHAPE,
+                                  "attn_arena_tensor: invalid shape (ndim %d, dimensions must be >= 1 and their product addressable)", ndim);
+    if (bytes > a->cap - a->used)
+        return attn__fail(ATTN_ERR_NOMEM, "attn_arena_tensor: arena full (%lu of %lu bytes used, %lu more needed)",
+                          (unsigned long)a->used, (unsigned long)a->cap, (unsigned long)bytes);
+    t->data = (attn_float *)(a->base + a->used);
+    t->ndim = ndim;
+    for (i = 0; i < ATTN_MAX_DIMS; i++) t->shape[i] = i < ndim ? shape[i] : 1;
+    a->used += bytes;
+    return ATTN_OK;
+}
+
+/* Byte layout of an attn_params block: data, gdata, value[], grad[], offset[], decay[], name[]. */
+static size_t attn__params_layout(const attn_param_desc *desc, int count, size_t *floats)
+{
+    size_t total = 0, n, bytes;
+    int i;
+    if (!desc || count < 1 || count > INT_MAX / 2) return 0;
+    for (i = 0; i < count; i++) {
+        n = attn__shape_numel(desc[i].ndim, desc[i].shape);
+        if (!n || desc[i].decay < -1 || desc[i].decay > 1) return 0;
+        n = attn__align_up(n * sizeof(attn_float)) / sizeof(attn_float); /* every tensor aligned */
+        if (total > ((size_t)-1 / 4) / sizeof(attn_float) - n) return 0;
+        total += n;
+    }
+    *floats = total;
+    bytes = 2 * total * sizeof(attn_float);
+    bytes += attn__align_up((size_t)count * (2 * sizeof(attn_tensor) + sizeof(size_t) + sizeof(char *)) + sizeof(size_t) + (size_t)count);
+    return bytes + ATTN_ALIGN;
+}
+
+ATTNDEF size_t attn_params_bytes(const attn_param_desc *desc, int count)
+{
+    size_t floats;
+    return attn__params_layout(desc, count, &floats);
+}
+
+ATTNDEF attn_status attn_params_init_in(attn_params *p, const attn_param_desc *desc, int count,
+                                        void *mem, size_t bytes)
+{
+    size_t total, need, off = 0;
+    unsigned char *b;
+    int i, k;
+    ATTN__NEED(p);
+    ATTN__NEED(desc);
+    ATTN__NEED(mem);
+    need = attn__params_layout(desc, count, &total);
+    if (!need) {
+        if (count < 1) return attn__fail(ATTN_ERR_ARG, "attn_params_init: count = %d, must be >= 1", count);
+        for (i = 0; i < count; i++)
+            if (!attn__shape_numel(desc[i].ndim, desc[i].shape) || desc[i].decay < -1 || desc[i].decay > 1)
+                return attn__fail(ATTN_ERR_SHAPE, "attn_params_init: tensor %d (%s) has an invalid shape or decay flag", i, desc[i].name ? desc[i].name : "?");
+        return attn__fail(ATTN_ERR_OVERFLOW, "attn_params_init: parameters overflow size_t");
+    }
+    if (bytes < need) return attn__fail(ATTN_ERR_NOMEM, "attn_params_init: block of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
+    b = (unsigned char *)mem + (size_t)(-(uintptr_t)mem & (ATTN_ALIGN - 1));
+    memset(p, 0, sizeof *p);
+    p->count = count;
+    p->total = total;
+    p->data = (attn_float *)b;
+    p->gdata = p->data + total;
+    b += 2 * total * sizeof(attn_float);
+    p->value = (attn_tensor *)b;
+    p->grad = p->value + count;
+    p->offset = (size_t *)(p->grad + count);
+    p->name = (const char **)(p->offset + count + 1);
+    p->decay = (unsigned char *)(p->name + count);
+    for (i = 0; i < count; i++) {
+        attn_tensor *v = &p->value[i], *g = &p->grad[i];
+        size_t n = attn__shape_numel(desc[i].ndim, desc[i].shape);
+        p->offset[i] = off;
+        v->ndim = g->ndim = desc[i].ndim;
+        for (k = 0; k < ATTN_MAX_DIMS; k++) v->shape[k] = g->shape[k] = k < desc[i].ndim ? desc[i].shape[k] : 1;
+        v->data = p->data + off;
+        g->data = p->gdata + off;
+        p->name[i] = desc[i].name;
+        p->decay[i] = (unsigned char)(desc[i].decay == -1 ? desc[i].ndim >= 2 : desc[i].decay);
+        off += attn__align_up(n * sizeof(attn_float)) / sizeof(attn_float);
+    }
+    p->offset[count] = off;
+    memset(p->data, 0, 2 * total * sizeof(attn_float));
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_params_init(attn_params *p, const attn_param_desc *desc, int count)
+{
+    size_t bytes = attn_params_bytes(desc, count);
+    void *mem;
+    attn_status s;
+    ATTN__NEED(p);
+    if (!bytes) return attn_params_init_in(p, desc, count, p, 0); /* reports what is wrong */
+    mem = ATTN_MALLOC(bytes);
+    if (!mem) return attn__fail(ATTN_ERR_NOMEM, "attn_params_init: could not allocate %lu bytes", (unsigned long)bytes);
+    s = attn_params_init_in(p, desc, count, mem, bytes);
+    if (s != ATTN_OK) { ATTN_FREE(mem); return s; }
+    p->owned = mem;
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_params_free(attn_params *p)
+{
+    if (p->owned) ATTN_FREE(p->owned);
+    memset(p, 0, sizeof *p);
+}
+
+ATTNDEF void attn_params_zero_grad(attn_params *p) { memset(p->gdata, 0, p->total * sizeof(attn_float)); }
+
+ATTNDEF void attn_params_init_normal(attn_params *p, attn_rng *r, attn_float mean, attn_float std)
+{
+    int i;
+    size_t j, n;
+    for (i = 0; i < p->count; i++)
+        for (j = 0, n = attn_tensor_numel(&p->value[i]); j < n; j++)
+            p->value[i].data[j] = (attn_float)attn_rng_normal(r, mean, std);
+}
+
+ATTNDEF int attn_params_find(const attn_params *p, const char *name)
+{
+    int i;
+    for (i = 0; i < p->count; i++)
+        if (p->name[i] && name && strcmp(p->name[i], name) == 0) return i;
+    return -1;
+}
+
+/* ---- 4. kernels ------------------------------------------------------------------------------- */
+
+/* A small SIMD vocabulary: every vector kernel below is written once in these terms. attn__v holds
+   ATTN__VW floats; the scalar "vector" is one attn_float, which makes the same kernels the portable
+   fallback. fma(a, b, c) = a * b + c (fused where the ISA has it). */
+#if defined(ATTN__AVX512)
+typedef __m512 attn__v;
+#define ATTN__VW 16
+ATTN__INLINE attn__v attn__vload(const float *p) { return _mm512_loadu_ps(p); }
+ATTN__INLINE void attn__vstore(float *p, attn__v v) { _mm512_storeu_ps(p, v); }
+ATTN__INLINE attn__v attn__vset1(float x) { return _mm512_set1_ps(x); }
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm512_fmadd_ps(a, b, c); }
+ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return _mm512_mul_ps(a, b); }
+ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return _mm512_add_ps(a, b); }
+ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return _mm512_max_ps(a, b); }
+ATTN__INLINE float attn__vhsum(attn__v v) { return _mm512_reduce_add_ps(v); }
+ATTN__INLINE float attn__vhmax(attn__v v) { return _mm512_reduce_max_ps(v); }
+#elif defined(ATTN__AVX2) || defined(ATTN__SSE2) || defined(ATTN__WASM) || defined(ATTN__NEON)
+#if defined(ATTN__AVX2)
+typedef __m256 attn__v;
+#define ATTN__VW 8
+ATTN__INLINE attn__v attn__vload(const float *p) { return _mm256_loadu_ps(p); }
+ATTN__INLINE void attn__vstore(float *p, attn__v v) { _mm256_storeu_ps(p, v); }
+ATTN__INLINE attn__v attn__vset1(float x) { return _mm256_set1_ps(x); }
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm256_fmadd_ps(a, b, c); }
+ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return _mm256_mul_ps(a, b); }
+ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return _mm256_add_ps(a, b); }
+ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return _mm256_max_ps(a, b); }
+#elif defined(ATTN__SSE2)
+typedef __m128 attn__v;
+#define ATTN__VW 4
+ATTN__INLINE attn__v attn__vload(const float *p) { return _mm_loadu_ps(p); }
+ATTN__INLINE void attn__vstore(float *p, attn__v v) { _mm_storeu_ps(p, v); }
+ATTN__INLINE attn__v attn__vset1(float x) { return _mm_set1_ps(x); }
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return _mm_mul_ps(a, b); }
+ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return _mm_add_ps(a, b); }
+ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return _mm_max_ps(a, b); }
+#elif defined(ATTN__WASM)
+typedef v128_t attn__v;
+#define ATTN__VW 4
+ATTN__INLINE attn__v attn__vload(const float *p) { return wasm_v128_load(p); }
+ATTN__INLINE void attn__vstore(float *p, attn__v v) { wasm_v128_store(p, v); }
+ATTN__INLINE attn__v attn__vset1(float x) { return wasm_f32x4_splat(x); }
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
+ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return wasm_f32x4_mul(a, b); }
+ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return wasm_f32x4_add(a, b); }
+ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return wasm_f32x4_pmax(a, b); }
+#else /* NEON */
+typedef float32x4_t attn__v;
+#define ATTN__VW 4
+ATTN__INLINE attn__v attn__vload(const float *p) { return vld1q_f32(p); }
+ATTN__INLINE void attn__vstore(float *p, attn__v v) { vst1q_f32(p, v); }
+ATTN__INLINE attn__v attn__vset1(float x) { return vdupq_n_f32(x); }
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return vfmaq_f32(c, a, b); }
+ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return vmulq_f32(a, b); }
+ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return vaddq_f32(a, b); }
+ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return vmaxq_f32(a, b); }
+#endif
+/* Horizontal reductions through memory: short, portable, and off the hot loops. */
+ATTN__INLINE float attn__vhsum(attn__v v)
+{
+    float t[ATTN__VW], s = 0;
+    int i;
+    attn__vstore(t, v);
+    for (i = 0; i < ATTN__VW; i++) s += t[i];
+    return s;
+}
+ATTN__INLINE float attn__vhmax(attn__v v)
+{
+    float t[ATTN__VW], m;
+    int i;
+    attn__vstore(t, v);
+    for (m = t[0], i = 1; i < ATTN__VW; i++) m = t[i] > m ? t[i] : m;
+    return m;
+}
+#else /* scalar */
+typedef attn_float attn__v;
+#define ATTN__VW 1
+ATTN__INLINE attn__v attn__vload(const attn_float *p) { return *p; }
+ATTN__INLINE void attn__vstore(attn_float *p, attn__v v) { *p = v; }
+ATTN__INLINE attn__v attn__vset1(attn_float x) { return x; }
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return a * b + c; }
+ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return a * b; }
+ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return a + b; }
+ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return a > b ? a : b; }
+ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
+ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
+#endif
+
+/* GEMM, organised as in BLIS (Van Zee & van de Geijn 2015):
+     for jc in N step NC:            B block  [KC, NC]  packed into NR-wide column panels (L3)
+       for pc in K step KC:
+         for ic in M step MC:        A block  [MC, KC]  packed into MR-tall row panels    (L2)
+           for jr, ir:               MR x NR tile of C += A panel x B panel  (micro-kernel, L1)
+   A packed panel holds op(A)[i0 .. i0+MR, p] for p = 0 .. kc as kc groups of MR values, a B panel
+   kc groups of NR values; edges are padded with zeros so the micro-kernel always runs full tiles.
+   The micro-kernel keeps the MR x NR tile in MR * NV vector registers (NR = NV * ATTN__VW).
+   Two shapes per ISA: "wide" for most products, "narrow" (one vector per row, more rows) when
+   N <= ATTN__VW, the head-dimension-16 case of attention. When N is at most two wide panels and A
+   is row-major (transA = 0), A feeds so few FLOPs per element that packing it would cost more than
+   the product: the "_s" kernels then read it in place, MR_S rows at a time. The tile grid is fixed by M, N and the
+   shapes, never by the number of threads, so every element is computed the same way whatever the
+   thread count. */
+#if defined(ATTN__AVX512)
+#define ATTN__MR 14
+#define ATTN__NV 2
+#define ATTN__MR_N 28
+#define ATTN__KC 768
+#define ATTN__MC 56
+#define ATTN__NC 3072
+#elif defined(ATTN__AVX2)
+#define ATTN__MR 6
+#define ATTN__NV 2
+#define ATTN__MR_N 12
+#define ATTN__KC 256
+#define ATTN__MC 120
+#define ATTN__NC 2048
+#elif defined(ATTN__NEON)
+#define ATTN__MR 8
+#define ATTN__NV 3
+#define ATTN__MR_N 16
+#define ATTN__KC 256
+#define ATTN__MC 128
+#define ATTN__NC 2040
+#elif defined(ATTN__SSE2) || defined(ATTN__WASM)
+#define ATTN__MR 6
+#define ATTN__NV 2
+#define ATTN__MR_N 8
+#define ATTN__KC 256
+#define ATTN__MC 120
+#define ATTN__NC 2048
+#else /* scalar */
+#define ATTN__MR 4
+#define ATTN__NV 4
+#define ATTN__MR_N 8
+#define ATTN__KC 256
+#define ATTN__MC 128
+#define ATTN__NC 2048
+#endif
+#define ATTN__MR_S 8 /* rows of the in-place kernels: eight row addresses fit in registers */
+#define ATTN__MAXMR ATTN__MAX(ATTN__MR, ATTN__MR_N)
+#define ATTN__MAXNR (ATTN__NV * ATTN__VW)
+#define ATTN__PAR_FLOPS 4.0e6 /* a product smaller than this runs on one thread */
+
+#if defined(__clang__)
+#define ATTN__UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define ATTN__UNROLL _Pragma("GCC unroll 32")
+#else
+#define ATTN__UNROLL
+#endif
+
+/* C[MR, NR] = alpha sum_p a[:, p] (outer) b[p, 0..NR] + beta C (beta = 0: C is not read), the sum
+   over kc rank-1 updates of a tile held in MR * NV vector registers. Element (i, p) of the A panel
+   is a[i * rs + p * cs]: (1, MR) for a packed panel, (lda, 1) to read a row-major A in place. mr and
+   nv are constants at every call site, so the loops over them unroll. */
+ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_t rs, size_t cs,
+                              const attn_float *b, attn_float *C, size_t ldc, attn_float alpha,
+                              attn_float beta)
+{
+    attn__v acc[ATTN__MAXMR][ATTN__NV], bv[ATTN__NV], va, vb;
+    int p, i, j;
+    ATTN__UNROLL for (i = 0; i < mr; i++) ATTN__UNROLL for (j = 0; j < nv; j++) acc[i][j] = attn__vset1(0);
+    for (p = 0; p < kc; p++, a += cs, b += nv * ATTN__VW) {
+        ATTN__UNROLL for (j = 0; j < nv; j++) bv[j] = attn__vload(b + j * ATTN__VW);
+        ATTN__UNROLL for (i = 0; i < mr; i++) {
+            attn__v av = attn__vset1(a[i * rs]);
+            ATTN__UNROLL for (j = 0; j < nv; j++) acc[i][j] = attn__vfma(av, bv[j], acc[i][j]);
+        }
+    }
+    va = attn__vset1(alpha); /* only now: inside the loop every register holds the tile */
+    vb = attn__vset1(beta);
+    ATTN__UNROLL for (i = 0; i < mr; i++) ATTN__UNROLL for (j = 0; j < nv; j++) {
+        attn_float *c = C + i * ldc + j * ATTN__VW;
+        attn__v t = attn__vmul(va, acc[i][j]);
+        attn__vstore(c, beta == 0 ? t : attn__vfma(vb, attn__vload(c), t));
+    }
+}
+
+/* The micro-kernels of this ISA: packed A (wide and narrow) and A in place ("_s", strided). */
+typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
+                               attn_float *C, size_t ldc, attn_float alpha, attn_float beta);
+#define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS)                                                   \
+    static void name(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,      \
+                     attn_float *C, size_t ldc, attn_float alpha, attn_float beta)               \
+    {                                                                                             \
+        (void)rs; (void)cs;                                                                       \
+        attn__micro(MR_, NV_, kc, a, RS, CS, b, C, ldc, alpha, beta);                             \
+    }
+ATTN__MICRO_DEF(attn__micro_wide, ATTN__MR, ATTN__NV, 1, ATTN__MR)
+ATTN__MICRO_DEF(attn__micro_narrow, ATTN__MR_N, 1, 1, ATTN__MR_N)
+ATTN__MICRO_DEF(attn__micro_wide_s, ATTN__MR_S, ATTN__NV, rs, cs)
+ATTN__MICRO_DEF(attn__micro_narrow_s, ATTN__MR_S, 1, rs, cs)
+
+/* C[mr, nr] (row stride ldc) = alpha tile + beta C, tile with row stride nrp; beta = 0 reads no C. */
+static void attn__tile_store(const attn_float *tile, int nrp, attn_float *C, int ldc, int mr, int nr,
+                             attn_float alpha, attn_float beta)
+{
+    attn__v va = attn__vset1(alpha), vb = attn__vset1(beta);
+    int i, j;
+    for (i = 0; i < mr; i++, tile += nrp, C += ldc) {
+        for (j = 0; j + ATTN__VW <= nr; j += ATTN__VW) {
+            attn__v t = attn__vmul(va, attn__vload(tile + j));
+            attn__vstore(C + j, beta == 0 ? t : attn__vfma(vb, attn__vload(C + j), t));
+        }
+        for (; j < nr; j++) C[j] = beta == 0 ? alpha * tile[j] : alpha * tile[j] + beta * C[j];
+    }
+}
+
+/* Asks for the lines of a C tile before the micro-kernel needs them (rows are ldc apart, so the
+   hardware prefetchers do not find them). */
+static void attn__prefetch_tile(const attn_float *C, int ldc, int mr, int nr)
+{
+#if defined(__GNUC__)
+    int i, j;
+    for (i = 0; i < mr; i++, C += ldc)
+        for (j = 0; j < nr; j += 64 / (int)sizeof(attn_float)) __builtin_prefetch(C + j, 1, 3);
+    __builtin_prefetch(C - ldc + nr - 1, 1, 3);
+#else
+    (void)C; (void)ldc; (void)mr; (void)nr;
+#endif
+}
+
+/* Packs op(A)[i0 .. i0+mc, p0 .. p0+kc] into MR-row panels (see above). */
+static void attn__pack_a(int trans, const attn_float *A, int lda, int i0, int mc, int p0, int kc,
+                         int mr, attn_float *dst)
+{
+    int ip, i, p, rows;
+    for (ip = 0; ip < mc; ip += mr, dst += (size_t)mr * kc) {
+        rows = ATTN__MIN(mr, mc - ip);
+        if (rows < mr) memset(dst, 0, sizeof(attn_float) * (size_t)mr * kc);
+        if (!trans) { /* op(A)[i, p] = A[i * lda + p]: read rows, write with stride mr */
+            for (i = 0; i < rows; i++) {
+                const attn_float *src = A + (size_t)(i0 + ip + i) * lda + p0;
+                for (p = 0; p < kc; p++) dst[(size_t)p * mr + i] = src[p];
+            }
+        } else { /* op(A)[i, p] = A[p * lda + i]: contiguous runs of `rows` values */
+            for (p = 0; p < kc; p++) {
+                const attn_float *src = A + (size_t)(p0 + p) * lda + i0 + ip;
+                for (i = 0; i < rows; i++) dst[(size_t)p * mr + i] = src[i];
+            }
+        }
+    }
+}
+
+/* Packs op(B)[p0 .. p0+kc, j0 .. j0+nc] into NR-column panels. */
+static void attn__pack_b(int trans, const attn_float *B, int ldb, int p0, int kc, int j0, int nc,
+                         int nr, attn_float *dst)
+{
+    int jp, j, p, cols;
+    for (jp = 0; jp < nc; jp += nr, dst += (size_t)nr * kc) {
+        cols = ATTN__MIN(nr, nc - jp);
+        if (cols < nr) memset(dst, 0, sizeof(attn_float) * (size_t)nr * kc);
+        if (!trans) { /* op(B)[p, j] = B[p * ldb + j] */
+            for (p = 0; p < kc; p++) {
+                const attn_float *src = B + (size_t)(p0 + p) * ldb + j0 + jp;
+                for (j = 0; j < cols; j++) dst[(size_t)p * nr + j] = src[j];
+            }
+        } else { /* op(B)[p, j] = B[j * ldb + p] */
+            for (j = 0; j < cols; j++) {
+                const attn_float *src = B + (size_t)(j0 + jp + j) * ldb + p0;
+                for (p = 0; p < kc; p++) dst[(size_t)p * nr + j] = src[p];
+            }
+        }
+    }
+}
+
+static int attn__gemm_bad_args(int transA, int transB, int M, int N, int K, const attn_float *A,
+                               int lda, const attn_float *B, int ldb, const attn_float *C, int ldc)
+{
+    if ((transA != 0 && transA != 1) || (transB != 0 && transB != 1))
+        return attn__fail(ATTN_ERR_ARG, "attn_gemm: transA = %d, transB = %d, each must be 0 or 1", transA, transB);
+    if (M < 0 || N < 0 || K < 0) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: M = %d, N = %d, K = %d must be >= 0", M, N, K);
+    if (lda < ATTN__MAX(1, transA ? M : K)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: lda = %d < %d", lda, ATTN__MAX(1, transA ? M : K));
+    if (ldb < ATTN__MAX(1, transB ? K : N)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldb = %d < %d", ldb, ATTN__MAX(1, transB ? K : N));
+    if (ldc < ATTN__MAX(1, N)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldc = %d < %d", ldc, ATTN__MAX(1, N));
+    if (M && N && !C) return attn__fail(ATTN_ERR_ARG, "attn_gemm: C is NULL");
+    if (M && N && K && (!A || !B)) return attn__fail(ATTN_ERR_ARG, "attn_gemm: %s is NULL", A ? "B" : "A");
+    return 0;
+}
+
+/* C = beta C for the products with nothing to add (K = 0 or alpha = 0). */
+static void attn__gemm_scale_c(int M, int N, attn_float beta, attn_float *C, int ldc)
+{
+    int i, j;
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0 ? 0 : beta * C[(size_t)i * ldc + j];
+}
+
+ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, attn_float alpha,
+                                 const attn_float *A, int lda, const attn_float *B, int ldb,
+                                 attn_float beta, attn_float *C, int ldc)
+{
+    int i, j, p;
+    if (attn__gemm_bad_args(transA, transB, M, N, K, A, lda, B, ldb, C, ldc)) return;
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            double s = 0;
+            attn_float *c = C + (size_t)i * ldc + j;
+            for (p = 0; p < K; p++)
+                s += (double)(transA ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p]) *
+                     (double)(transB ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j]);
+            *c = (attn_float)(beta == 0 ? alpha * s : alpha * s + (double)beta * *c);
+        }
+}
+
+#if !defined(ATTN_USE_CBLAS)
+static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_float alpha,
+                              const attn_float *A, int lda, const attn_float *B, int ldb,
+                              attn_float beta, attn_float *C, int ldc)
+{
+    int narrow = N <= ATTN__VW, nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
+    int direct = !transA && N <= 2 * ATTN__NV * ATTN__VW; /* few B panels: read A in place */
+    int mr = direct ? ATTN__MR_S : narrow ? ATTN__MR_N : ATTN__MR;
+    attn__micro_fn micro = direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : narrow ? attn__micro_narrow : attn__micro_wide;
+    size_t rs = transA ? 1 : (size_t)lda, cs = transA ? (size_t)lda : 1;
+    int KC = ATTN__MIN(K, ATTN__KC), NC = ATTN__MIN(((N + nr - 1) / nr) * nr, ATTN__NC);
+    int MC = ATTN__MIN(((M + mr - 1) / mr) * mr, (ATTN__MC / mr) * mr);
+    int nth = 1, n_ic = (M + MC - 1) / MC, nsplit = 1;
+    size_t apack = (size_t)MC * KC, bpack = (size_t)NC * KC;
+    attn_float *buf;
+
+    if (2.0 * M * N * K >= ATTN__PAR_FLOPS) nth = attn_get_threads();
+    if (n_ic < nth) nsplit = nth; /* too few row blocks: split the columns too */
+    buf = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * (bpack + apack * nth) + ATTN_ALIGN);
+    if (!buf) { attn_gemm_reference(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); return; }
+
+#ifdef ATTN__OMP
+#pragma omp parallel num_threads(nth) if (nth > 1)
+#endif
+    {
+        attn_float *bp = (attn_float *)((uintptr_t)(buf + ATTN_ALIGN / sizeof(attn_float)) & ~(uintptr_t)(ATTN_ALIGN - 1));
+        int tid = 0, jc, pc, w;
+        attn_float *ap;
+        attn_float tile[ATTN__MAXMR * ATTN__MAXNR];
+#ifdef ATTN__OMP
+        tid = omp_get_thread_num();
+#endif
+        ap = bp + bpack + apack * tid;
+        for (jc = 0; jc < N; jc += NC) {
+            int nc = ATTN__MIN(NC, N - jc), npan = (nc + nr - 1) / nr;
+            for (pc = 0; pc < K; pc += KC) {
+                int kc = ATTN__MIN(KC, K - pc), jp;
+                attn_float b_eff = pc == 0 ? beta : 1;
+#ifdef ATTN__OMP
+#pragma omp for schedule(static)
+#endif
+                for (jp = 0; jp < npan; jp++)
+                    attn__pack_b(transB, B, ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr), nr, bp + (size_t)jp * nr * kc);
+#ifdef ATTN__OMP
+#pragma omp for schedule(static)
+#endif
+                for (w = 0; w < n_ic * nsplit; w++) {
+                    int ic = (w / nsplit) * MC, mc = ATTN__MIN(MC, M - ic), s = w % nsplit;
+                    int jr0 = (int)((long)npan * s / nsplit), jr1 = (int)((long)npan * (s + 1) / nsplit), jr, ir;
+                    if (jr0 == jr1) continue;
+                    if (!direct) attn__pack_a(transA, A, lda, ic, mc, pc, kc, mr, ap);
+                    for (jr = jr0; jr < jr1; jr++)
+                        for (ir = 0; ir < mc; ir += mr) {
+                            int rows = ATTN__MIN(mr, mc - ir);
+                            const attn_float *at = ap + (size_t)ir * kc;
+                            size_t ars = 1, acs = (size_t)mr;
+                            if (direct && rows == mr) { /* in place: element (i, p) at A + i rs + p cs */
+                                at = A + (size_t)(ic + ir) * rs + (size_t)pc * cs;
+                                ars = rs;
+                                acs = cs;
+                            } else if (direct) { /* the last, partial row tile is packed */
+                                attn__pack_a(transA, A, lda, ic + ir, rows, pc, kc, mr, ap);
+                                at = ap;
+                            }
+                            attn_float *c = C + (size_t)(ic + ir) * ldc + jc + jr * nr;
+                            int cols = ATTN__MIN(nr, nc - jr * nr);
+                            if (rows == mr && cols == nr) {
+                                attn__prefetch_tile(c, ldc, rows, cols);
+                                micro(kc, at, ars, acs, bp + (size_t)jr * nr * kc, c, (size_t)ldc, alpha, b_eff);
+                            } else { /* an edge tile: through a full-size buffer */
+                                micro(kc, at, ars, acs, bp + (size_t)jr * nr * kc, tile, (size_t)nr, 1, 0);
+                                attn__tile_store(tile, nr, c, ldc, rows, cols, alpha, b_eff);
+                            }
+                        }
+                }
+            }
+        }
+    }
+    ATTN_FREE(buf);
+}
+#endif
+
+ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float alpha,
+                       const attn_float *A, int lda, const attn_float *B, int ldb, attn_float beta,
+                       attn_float *C, int ldc)
+{
+    if (attn__gemm_bad_args(transA, transB, M, N, K, A, lda, B, ldb, C, ldc)) return;
+    if (M == 0 || N == 0) return;
+    if (K == 0 || alpha == 0) { attn__gemm_scale_c(M, N, beta, C, ldc); return; }
+#if defined(ATTN_USE_CBLAS) && defined(ATTN_DOUBLE)
+    cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#elif defined(ATTN_USE_CBLAS)
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#else
+    attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#endif
+}
+
+/* Vector primitives: a SIMD body over whole vectors, then a scalar tail. */
+ATTNDEF attn_float attn_dot(size_t n, const attn_float *x, const attn_float *y)
+{
+    attn__v s0 = attn__vset1(0), s1 = attn__vset1(0);
+    attn_float s;
+    size_t i = 0;
+    for (; i + 2 * ATTN__VW <= n; i += 2 * ATTN__VW) {
+        s0 = attn__vfma(attn__vload(x + i), attn__vload(y + i), s0);
+        s1 = attn__vfma(attn__vload(x + i + ATTN__VW), attn__vload(y + i + ATTN__VW), s1);
+    }
+    for (; i + ATTN__VW <= n; i += ATTN__VW) s0 = attn__vfma(attn__vload(x + i), attn__vload(y + i), s0);
+    for (s = attn__vhsum(attn__vadd(s0, s1)); i < n; i++) s += x[i] * y[i];
+    return s;
+}
+
+ATTNDEF void attn_axpy(size_t n, attn_float a, const attn_float *x, attn_float *y)
+{
+    attn__v va = attn__vset1(a);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(y + i, attn__vfma(va, attn__vload(x + i), attn__vload(y + i)));
+    for (; i < n; i++) y[i] += a * x[i];
+}
+
+ATTNDEF void attn_scale(size_t n, attn_float a, attn_float *x)
+{
+    attn__v va = attn__vset1(a);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(x + i, attn__vmul(va, attn__vload(x + i)));
+    for (; i < n; i++) x[i] *= a;
+}
+
+ATTNDEF attn_float attn_max(size_t n, const attn_float *x)
+{
+    attn_float m = -INFINITY;
+    size_t i = 0;
+    if (n >= ATTN__VW) {
+        attn__v vm = attn__vload(x);
+        for (i = ATTN__VW; i + ATTN__VW <= n; i += ATTN__VW) vm = attn__vmax(vm, attn__vload(x + i));
+        m = attn__vhmax(vm);
+    }
+    for (; i < n; i++) m = x[i] > m ? x[i] : m;
+    return m;
+}
+
+ATTNDEF attn_float attn_sum(size_t n, const attn_float *x)
+{
+    attn__v s0 = attn__vset1(0);
+    attn_float s;
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) s0 = attn__vadd(s0, attn__vload(x + i));
+    for (s = attn__vhsum(s0); i < n; i++) s += x[i];
+    return s;
+}
+
+ATTNDEF void attn_row_max(attn_float *out, const attn_float *x, int rows, int cols)
+{
+    int r;
+    for (r = 0; r < rows; r++) out[r] = attn_max((size_t)cols, x + (size_t)r * cols);
+}
+
+ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int cols)
+{
+    int r;
+    for (r = 0; r < rows; r++) out[r] = attn_sum((size_t)cols, x + (size_t)r * cols);
+}
