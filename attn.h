@@ -742,9 +742,11 @@ ATTNDEF attn_status attn_arena_tensor(attn_arena *a, attn_tensor *t, int ndim, c
     ATTN__NEED(a);
     ATTN__NEED(t);
     ATTN__NEED(shape);
+    if (ndim < 1 || ndim > ATTN_MAX_DIMS) return attn__fail(ATTN_ERR_ARG, "attn_arena_tensor: ndim = %d, must be 1..%d", ndim, ATTN_MAX_DIMS);
+    for (i = 0; i < ndim; i++)
+        if (shape[i] < 1) return attn__fail(ATTN_ERR_SHAPE, "attn_arena_tensor: shape[%d] = %d, must be >= 1", i, shape[i]);
     bytes = attn_tensor_bytes(ndim, shape);
-    if (!bytes) return attn__fail(ndim < 1 || ndim > ATTN_MAX_DIMS ? ATTN_ERR_ARG : attn__shape_numel(ndim, shape) ? ATTN_ERR_OVERFLOW : ATTN_ERR_SHAPE,
-                                  "attn_arena_tensor: invalid shape (ndim %d, dimensions must be >= 1 and their product addressable)", ndim);
+    if (!bytes) return attn__fail(ATTN_ERR_OVERFLOW, "attn_arena_tensor: the shape's size overflows size_t");
     if (bytes > a->cap - a->used)
         return attn__fail(ATTN_ERR_NOMEM, "attn_arena_tensor: arena full (%lu of %lu bytes used, %lu more needed)",
                           (unsigned long)a->used, (unsigned long)a->cap, (unsigned long)bytes);
@@ -1184,8 +1186,9 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     int mr = direct ? ATTN__MR_S : narrow ? ATTN__MR_N : ATTN__MR;
     attn__micro_fn micro = direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : narrow ? attn__micro_narrow : attn__micro_wide;
     size_t rs = transA ? 1 : (size_t)lda, cs = transA ? (size_t)lda : 1;
-    int KC = ATTN__MIN(K, ATTN__KC), NC = ATTN__MIN(((N + nr - 1) / nr) * nr, ATTN__NC);
-    int MC = ATTN__MIN(((M + mr - 1) / mr) * mr, (ATTN__MC / mr) * mr);
+    int KC = ATTN__MIN(K, ATTN__KC), MC = (ATTN__MC / mr) * mr;
+    int NC = N >= ATTN__NC ? ATTN__NC : ((N + nr - 1) / nr) * nr; /* no overflow near INT_MAX */
+    if (M < MC) MC = ((M + mr - 1) / mr) * mr;
     int nth = 1, n_ic = (M + MC - 1) / MC, nsplit = 1;
     size_t apack = (size_t)MC * KC, bpack = (size_t)NC * KC;
     attn_float *buf;
@@ -1337,3 +1340,721 @@ ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int co
     int r;
     for (r = 0; r < rows; r++) out[r] = attn_sum((size_t)cols, x + (size_t)r * cols);
 }
+
+/* ---- 5. ops ----------------------------------------------------------------------------------- */
+
+/* Checks shared by the row-wise ops: pointers given, dimensions >= 1, rows * cols addressable. */
+static attn_status attn__rows(const char *fn, int N, int C)
+{
+    size_t n;
+    if (N < 1 || C < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: N = %d, C = %d, both must be >= 1", fn, N, C);
+    if (!attn__count3(&n, (size_t)N, (size_t)C, 1)) return attn__fail(ATTN_ERR_OVERFLOW, "%s: %d x %d elements overflow size_t", fn, N, C);
+    return ATTN_OK;
+}
+static attn_status attn__count(const char *fn, size_t n)
+{
+    size_t m;
+    if (n < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: n = 0, must be >= 1", fn);
+    if (!attn__count3(&m, n, 1, 1)) return attn__fail(ATTN_ERR_OVERFLOW, "%s: n = %lu overflows", fn, (unsigned long)n);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_linear_forward(attn_float *out, const attn_float *inp, const attn_float *W,
+                                        const attn_float *b, int N, int C, int OC)
+{
+    int n;
+    ATTN__NEED(out); ATTN__NEED(inp); ATTN__NEED(W);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    ATTN__TRY(attn__rows(__func__, N, OC));
+    ATTN__TRY(attn__rows(__func__, OC, C));
+    attn_gemm(0, 1, N, OC, C, 1, inp, C, W, C, 0, out, OC);
+    if (b)
+        for (n = 0; n < N; n++) attn_axpy((size_t)OC, 1, b, out + (size_t)n * OC);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_linear_backward(attn_float *dinp, attn_float *dW, attn_float *db,
+                                         const attn_float *dout, const attn_float *inp,
+                                         const attn_float *W, int N, int C, int OC)
+{
+    int n;
+    ATTN__NEED(dout);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    ATTN__TRY(attn__rows(__func__, N, OC));
+    ATTN__TRY(attn__rows(__func__, OC, C));
+    if (dinp && !W) return attn__fail(ATTN_ERR_ARG, "attn_linear_backward: dinp needs W");
+    if (dW && !inp) return attn__fail(ATTN_ERR_ARG, "attn_linear_backward: dW needs inp");
+    /* out = inp W^T + b  =>  dinp += dout W,  dW += dout^T inp,  db += sum_n dout[n] */
+    if (dinp) attn_gemm(0, 0, N, C, OC, 1, dout, OC, W, C, 1, dinp, C);
+    if (dW) attn_gemm(1, 0, OC, C, N, 1, dout, OC, inp, C, 1, dW, C);
+    if (db)
+        for (n = 0; n < N; n++) attn_axpy((size_t)OC, 1, dout + (size_t)n * OC, db);
+    return ATTN_OK;
+}
+
+/* mean and variance of one row, two passes (the variance never goes negative) */
+static void attn__moments(const attn_float *x, int C, attn_float *mu, attn_float *var)
+{
+    attn_float m = attn_sum((size_t)C, x) / C, v = 0;
+    int i;
+    for (i = 0; i < C; i++) v += (x[i] - m) * (x[i] - m);
+    *mu = m;
+    *var = v / C;
+}
+
+ATTNDEF attn_status attn_layernorm_forward(attn_float *out, attn_float *mean, attn_float *rstd,
+                                           const attn_float *inp, const attn_float *gamma,
+                                           const attn_float *beta, int N, int C, attn_float eps,
+                                           attn_ln_eps mode)
+{
+    int n, i;
+    ATTN__NEED(out); ATTN__NEED(inp);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE) return attn__fail(ATTN_ERR_ARG, "attn_layernorm_forward: unknown eps mode %d", (int)mode);
+    if (!(eps >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_layernorm_forward: eps must be >= 0");
+    for (n = 0; n < N; n++) {
+        const attn_float *x = inp + (size_t)n * C;
+        attn_float *y = out + (size_t)n * C, mu, var, r;
+        attn__moments(x, C, &mu, &var);
+        r = mode == ATTN_LN_EPS_INSIDE ? 1 / (attn_float)sqrt(var + eps) : 1 / ((attn_float)sqrt(var) + eps);
+        for (i = 0; i < C; i++) {
+            attn_float xh = (x[i] - mu) * r;
+            y[i] = (gamma ? gamma[i] * xh : xh) + (beta ? beta[i] : 0);
+        }
+        if (mean) mean[n] = mu;
+        if (rstd) rstd[n] = r;
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma, attn_float *dbeta,
+                                            const attn_float *dout, const attn_float *inp,
+                                            const attn_float *gamma, const attn_float *mean,
+                                            const attn_float *rstd, int N, int C, attn_float eps,
+                                            attn_ln_eps mode)
+{
+    (void)eps; /* kept for symmetry with the forward call: rstd already carries it */
+    int n, i;
+    ATTN__NEED(dout); ATTN__NEED(inp); ATTN__NEED(mean); ATTN__NEED(rstd);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE) return attn__fail(ATTN_ERR_ARG, "attn_layernorm_backward: unknown eps mode %d", (int)mode);
+    /* y = gamma xhat + beta, xhat = (x - mu) r(v). With g = dy gamma:
+         inside  (r = (v + eps)^-1/2):   dx = r (g - mean(g) - xhat mean(g xhat))
+         outside (r = 1 / (sqrt v + eps)): dx = r (g - mean(g)) - xhat mean(g xhat) / sqrt(v)  */
+    for (n = 0; n < N; n++) {
+        const attn_float *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
+        attn_float mu = mean[n], r = rstd[n], mg = 0, mgx = 0, sd = 0;
+        for (i = 0; i < C; i++) {
+            attn_float xh = (x[i] - mu) * r, g = gamma ? dy[i] * gamma[i] : dy[i];
+            mg += g;
+            mgx += g * xh;
+            if (dgamma) dgamma[i] += dy[i] * xh;
+            if (dbeta) dbeta[i] += dy[i];
+        }
+        mg /= C;
+        mgx /= C;
+        if (!dinp) continue;
+        if (mode == ATTN_LN_EPS_OUTSIDE) { /* sqrt(v) from the row: 1/r - eps would cancel */
+            attn_float m2, v2;
+            attn__moments(x, C, &m2, &v2);
+            sd = (attn_float)sqrt(v2);
+        }
+        for (i = 0; i < C; i++) {
+            attn_float xh = (x[i] - mu) * r, g = gamma ? dy[i] * gamma[i] : dy[i];
+            if (mode == ATTN_LN_EPS_INSIDE) dinp[(size_t)n * C + i] += r * (g - mg - xh * mgx);
+            else dinp[(size_t)n * C + i] += r * (g - mg) - (sd > 0 ? xh * mgx / sd : 0);
+        }
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_rmsnorm_forward(attn_float *out, attn_float *rstd, const attn_float *inp,
+                                         const attn_float *g, int N, int C, attn_float eps)
+{
+    int n, i;
+    ATTN__NEED(out); ATTN__NEED(inp);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    if (!(eps >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_rmsnorm_forward: eps must be >= 0");
+    for (n = 0; n < N; n++) {
+        const attn_float *x = inp + (size_t)n * C;
+        attn_float r = 1 / (attn_float)sqrt(attn_dot((size_t)C, x, x) / C + eps);
+        for (i = 0; i < C; i++) out[(size_t)n * C + i] = x[i] * r * (g ? g[i] : 1);
+        if (rstd) rstd[n] = r;
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_rmsnorm_backward(attn_float *dinp, attn_float *dg, const attn_float *dout,
+                                          const attn_float *inp, const attn_float *g,
+                                          const attn_float *rstd, int N, int C)
+{
+    int n, i;
+    ATTN__NEED(dout); ATTN__NEED(inp); ATTN__NEED(rstd);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    /* y = x r g, r = (mean(x^2) + eps)^-1/2  =>  dx = r (dy g) - x r^3 mean(dy g x),  dg += dy x r */
+    for (n = 0; n < N; n++) {
+        const attn_float *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
+        attn_float r = rstd[n], m = 0;
+        for (i = 0; i < C; i++) m += dy[i] * (g ? g[i] : 1) * x[i];
+        m /= C;
+        for (i = 0; i < C; i++) {
+            if (dinp) dinp[(size_t)n * C + i] += r * dy[i] * (g ? g[i] : 1) - x[i] * r * r * r * m;
+            if (dg) dg[i] += dy[i] * x[i] * r;
+        }
+    }
+    return ATTN_OK;
+}
+
+/* The activation table: f(x) and f'(x) side by side, computed in double. */
+static double attn__sigmoid(double x) { return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)); }
+
+static double attn__act_f(attn_act a, double x, double *dfdx)
+{
+    const double k = 0.7978845608028654, c = 0.044715; /* sqrt(2/pi), the GELU cubic */
+    double t, s;
+    switch (a) {
+    case ATTN_ACT_RELU: *dfdx = x > 0; return x > 0 ? x : 0;
+    case ATTN_ACT_GELU_TANH:
+        t = tanh(k * (x + c * x * x * x));
+        *dfdx = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
+        return 0.5 * x * (1 + t);
+    case ATTN_ACT_GELU_ERF:
+        t = erf(x * 0.7071067811865476);
+        *dfdx = 0.5 * (1 + t) + x * exp(-0.5 * x * x) * 0.3989422804014327;
+        return 0.5 * x * (1 + t);
+    case ATTN_ACT_TANH: t = tanh(x); *dfdx = 1 - t * t; return t;
+    case ATTN_ACT_SILU: s = attn__sigmoid(x); *dfdx = s * (1 + x * (1 - s)); return x * s;
+    case ATTN_ACT_SIGMOID: s = attn__sigmoid(x); *dfdx = s * (1 - s); return s;
+    default: *dfdx = 1; return x;
+    }
+}
+
+ATTNDEF const char *attn_act_name(attn_act a)
+{
+    static const char *names[ATTN_ACT_COUNT] = {"identity", "relu", "gelu_tanh", "gelu_erf", "tanh", "silu", "sigmoid"};
+    return (int)a >= 0 && a < ATTN_ACT_COUNT ? names[a] : "unknown";
+}
+
+ATTNDEF attn_status attn_act_forward(attn_float *out, const attn_float *inp, size_t n, attn_act a)
+{
+    size_t i;
+    double d;
+    ATTN__NEED(out); ATTN__NEED(inp);
+    ATTN__TRY(attn__count(__func__, n));
+    if ((int)a < 0 || a >= ATTN_ACT_COUNT) return attn__fail(ATTN_ERR_ARG, "attn_act_forward: unknown activation %d", (int)a);
+    for (i = 0; i < n; i++) out[i] = (attn_float)attn__act_f(a, inp[i], &d);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_act_backward(attn_float *dinp, const attn_float *dout, const attn_float *inp,
+                                      size_t n, attn_act a)
+{
+    size_t i;
+    double d;
+    ATTN__NEED(dinp); ATTN__NEED(dout); ATTN__NEED(inp);
+    ATTN__TRY(attn__count(__func__, n));
+    if ((int)a < 0 || a >= ATTN_ACT_COUNT) return attn__fail(ATTN_ERR_ARG, "attn_act_backward: unknown activation %d", (int)a);
+    for (i = 0; i < n; i++) {
+        attn__act_f(a, inp[i], &d);
+        dinp[i] += (attn_float)d * dout[i];
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_swiglu_forward(attn_float *out, const attn_float *a, const attn_float *b,
+                                        size_t n)
+{
+    size_t i;
+    ATTN__NEED(out); ATTN__NEED(a); ATTN__NEED(b);
+    ATTN__TRY(attn__count(__func__, n));
+    for (i = 0; i < n; i++) out[i] = a[i] * (attn_float)(b[i] * attn__sigmoid(b[i]));
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_swiglu_backward(attn_float *da, attn_float *db, const attn_float *dout,
+                                         const attn_float *a, const attn_float *b, size_t n)
+{
+    size_t i;
+    double d;
+    ATTN__NEED(dout); ATTN__NEED(a); ATTN__NEED(b);
+    ATTN__TRY(attn__count(__func__, n));
+    /* out = a silu(b)  =>  da += dout silu(b),  db += dout a silu'(b) */
+    for (i = 0; i < n; i++) {
+        double s = attn__act_f(ATTN_ACT_SILU, b[i], &d);
+        if (da) da[i] += dout[i] * (attn_float)s;
+        if (db) db[i] += dout[i] * a[i] * (attn_float)d;
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_softmax_forward(attn_float *out, const attn_float *inp, int N, int C)
+{
+    int n, i;
+    ATTN__NEED(out); ATTN__NEED(inp);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    for (n = 0; n < N; n++) {
+        const attn_float *x = inp + (size_t)n * C;
+        attn_float *y = out + (size_t)n * C, m = attn_max((size_t)C, x), s = 0;
+        if (m == -INFINITY) { /* nothing visible */
+            memset(y, 0, sizeof(attn_float) * (size_t)C);
+            continue;
+        }
+        for (i = 0; i < C; i++) s += (y[i] = (attn_float)exp(x[i] - m));
+        attn_scale((size_t)C, 1 / s, y);
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_softmax_backward(attn_float *dinp, const attn_float *dout,
+                                          const attn_float *out, int N, int C)
+{
+    int n, i;
+    ATTN__NEED(dinp); ATTN__NEED(dout); ATTN__NEED(out);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    for (n = 0; n < N; n++) { /* y = softmax(x)  =>  dx += y (dy - sum_j dy_j y_j) */
+        const attn_float *y = out + (size_t)n * C, *dy = dout + (size_t)n * C;
+        attn_float d = attn_dot((size_t)C, dy, y);
+        for (i = 0; i < C; i++) dinp[(size_t)n * C + i] += y[i] * (dy[i] - d);
+    }
+    return ATTN_OK;
+}
+
+/* Every id in [0, V), or a failure naming the first that is not. */
+static attn_status attn__ids(const char *fn, const int *ids, int N, int V)
+{
+    int n;
+    for (n = 0; n < N; n++)
+        if (ids[n] < 0 || ids[n] >= V) return attn__fail(ATTN_ERR_ARG, "%s: ids[%d] = %d is outside [0, %d)", fn, n, ids[n], V);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_embedding_forward(attn_float *out, const int *ids, const attn_float *table,
+                                           int N, int V, int C)
+{
+    int n;
+    ATTN__NEED(out); ATTN__NEED(ids); ATTN__NEED(table);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    ATTN__TRY(attn__rows(__func__, V, C));
+    ATTN__TRY(attn__ids(__func__, ids, N, V));
+    for (n = 0; n < N; n++) memcpy(out + (size_t)n * C, table + (size_t)ids[n] * C, sizeof(attn_float) * (size_t)C);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_embedding_backward(attn_float *dtable, const attn_float *dout,
+                                            const int *ids, int N, int V, int C)
+{
+    int n;
+    ATTN__NEED(dtable); ATTN__NEED(dout); ATTN__NEED(ids);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    ATTN__TRY(attn__rows(__func__, V, C));
+    ATTN__TRY(attn__ids(__func__, ids, N, V));
+    for (n = 0; n < N; n++) attn_axpy((size_t)C, 1, dout + (size_t)n * C, dtable + (size_t)ids[n] * C);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_one_hot(attn_float *out, const int *ids, int N, int V)
+{
+    int n;
+    ATTN__NEED(out); ATTN__NEED(ids);
+    ATTN__TRY(attn__rows(__func__, N, V));
+    ATTN__TRY(attn__ids(__func__, ids, N, V));
+    memset(out, 0, sizeof(attn_float) * (size_t)N * V);
+    for (n = 0; n < N; n++) out[(size_t)n * V + ids[n]] = 1;
+    return ATTN_OK;
+}
+
+static attn_status attn__pos_check(const char *fn, int B, int T, int C, int maxT)
+{
+    size_t n;
+    if (B < 1 || T < 1 || C < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, T = %d, C = %d, each must be >= 1", fn, B, T, C);
+    if (T > maxT) return attn__fail(ATTN_ERR_SHAPE, "%s: T = %d exceeds the table's %d positions", fn, T, maxT);
+    if (!attn__count3(&n, (size_t)B, (size_t)T, (size_t)C) || !attn__count3(&n, (size_t)maxT, (size_t)C, 1))
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_pos_learned_forward(attn_float *out, const attn_float *inp,
+                                             const attn_float *table, int B, int T, int C, int maxT)
+{
+    int b, t, i;
+    ATTN__NEED(out); ATTN__NEED(inp); ATTN__NEED(table);
+    ATTN__TRY(attn__pos_check(__func__, B, T, C, maxT));
+    for (b = 0; b < B; b++)
+        for (t = 0; t < T; t++)
+            for (i = 0; i < C; i++) {
+                size_t k = ((size_t)b * T + t) * C + i;
+                out[k] = inp[k] + table[(size_t)t * C + i];
+            }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_pos_learned_backward(attn_float *dinp, attn_float *dtable,
+                                              const attn_float *dout, int B, int T, int C, int maxT)
+{
+    int b, t;
+    ATTN__NEED(dout);
+    ATTN__TRY(attn__pos_check(__func__, B, T, C, maxT));
+    for (b = 0; b < B; b++)
+        for (t = 0; t < T; t++) {
+            const attn_float *g = dout + ((size_t)b * T + t) * C;
+            if (dinp) attn_axpy((size_t)C, 1, g, dinp + ((size_t)b * T + t) * C);
+            if (dtable) attn_axpy((size_t)C, 1, g, dtable + (size_t)t * C);
+        }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_pos_sinusoidal(attn_float *pe, int T, int C)
+{
+    int t, k;
+    ATTN__NEED(pe);
+    ATTN__TRY(attn__rows(__func__, T, C));
+    for (t = 0; t < T; t++)
+        for (k = 0; 2 * k < C; k++) {
+            double a = t / pow(10000.0, 2.0 * k / C);
+            pe[(size_t)t * C + 2 * k] = (attn_float)sin(a);
+            if (2 * k + 1 < C) pe[(size_t)t * C + 2 * k + 1] = (attn_float)cos(a);
+        }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_rope_tables(attn_float *cosv, attn_float *sinv, int T, int dh, int offset,
+                                     attn_float theta)
+{
+    int t, i;
+    ATTN__NEED(cosv); ATTN__NEED(sinv);
+    ATTN__TRY(attn__rows(__func__, T, dh));
+    if (dh % 2) return attn__fail(ATTN_ERR_SHAPE, "attn_rope_tables: dh = %d must be even", dh);
+    if (offset < 0 || !(theta > 1)) return attn__fail(ATTN_ERR_ARG, "attn_rope_tables: offset must be >= 0 and theta > 1");
+    for (t = 0; t < T; t++)
+        for (i = 0; i < dh / 2; i++) {
+            double a = ((double)t + offset) * pow((double)theta, -2.0 * i / dh);
+            cosv[(size_t)t * (dh / 2) + i] = (attn_float)cos(a);
+            sinv[(size_t)t * (dh / 2) + i] = (attn_float)sin(a);
+        }
+    return ATTN_OK;
+}
+
+/* out = R(sign * angle) x for each pair; the forward rotates by +angle, the backward by -angle. */
+static void attn__rope(attn_float *out, const attn_float *inp, const attn_float *cosv,
+                       const attn_float *sinv, int N, int T, int dh, attn_float sign, int accumulate)
+{
+    int n, t, i, h = dh / 2;
+    for (n = 0; n < N; n++)
+        for (t = 0; t < T; t++) {
+            const attn_float *x = inp + ((size_t)n * T + t) * dh, *c = cosv + (size_t)t * h, *s = sinv + (size_t)t * h;
+            attn_float *y = out + ((size_t)n * T + t) * dh;
+            for (i = 0; i < h; i++) {
+                attn_float x0 = x[2 * i], x1 = x[2 * i + 1], sn = sign * s[i];
+                attn_float y0 = x0 * c[i] - x1 * sn, y1 = x0 * sn + x1 * c[i];
+                if (accumulate) { y[2 * i] += y0; y[2 * i + 1] += y1; }
+                else { y[2 * i] = y0; y[2 * i + 1] = y1; }
+            }
+        }
+}
+
+static attn_status attn__rope_check(const char *fn, const attn_float *a, const attn_float *b,
+                                    const attn_float *c, const attn_float *s, int N, int T, int dh)
+{
+    size_t n;
+    if (!a || !b || !c || !s) return attn__fail(ATTN_ERR_ARG, "%s: a pointer argument is NULL", fn);
+    if (N < 1 || T < 1 || dh < 2 || dh % 2) return attn__fail(ATTN_ERR_SHAPE, "%s: N = %d, T = %d must be >= 1, dh = %d even and >= 2", fn, N, T, dh);
+    if (!attn__count3(&n, (size_t)N, (size_t)T, (size_t)dh)) return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_rope_forward(attn_float *out, const attn_float *inp, const attn_float *cosv,
+                                      const attn_float *sinv, int N, int T, int dh)
+{
+    ATTN__TRY(attn__rope_check(__func__, out, inp, cosv, sinv, N, T, dh));
+    attn__rope(out, inp, cosv, sinv, N, T, dh, 1, 0);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_rope_backward(attn_float *dinp, const attn_float *dout,
+                                       const attn_float *cosv, const attn_float *sinv, int N, int T,
+                                       int dh)
+{
+    ATTN__TRY(attn__rope_check(__func__, dinp, dout, cosv, sinv, N, T, dh));
+    attn__rope(dinp, dout, cosv, sinv, N, T, dh, -1, 1); /* y = R x  =>  dx += R^T dy */
+    return ATTN_OK;
+}
+
+ATTNDEF int attn_t5_bucket(int i, int j, int nb)
+{
+    int n = i > j ? i - j : 0, me = nb / 2, b;
+    if (n < me) return n;
+    b = me + (int)(log((double)n / me + 1.1920928955078125e-7) / log((double)nb / me) * (nb - me));
+    return b < nb - 1 ? b : nb - 1;
+}
+
+static attn_status attn__t5_check(const char *fn, int H, int Tq, int Tk, int nb)
+{
+    size_t n;
+    if (H < 1 || Tq < 1 || Tk < 1 || nb < 2) return attn__fail(ATTN_ERR_SHAPE, "%s: H = %d, Tq = %d, Tk = %d must be >= 1 and nb = %d >= 2", fn, H, Tq, Tk, nb);
+    if (!attn__count3(&n, (size_t)H, (size_t)Tq, (size_t)Tk)) return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_t5_bias_forward(attn_float *bias, const attn_float *table, int H, int Tq,
+                                         int Tk, int nb)
+{
+    int h, i, j;
+    ATTN__NEED(bias); ATTN__NEED(table);
+    ATTN__TRY(attn__t5_check(__func__, H, Tq, Tk, nb));
+    for (i = 0; i < Tq; i++)
+        for (j = 0; j < Tk; j++) {
+            int b = attn_t5_bucket(i, j, nb);
+            for (h = 0; h < H; h++) bias[((size_t)h * Tq + i) * Tk + j] = table[(size_t)h * nb + b];
+        }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_t5_bias_backward(attn_float *dtable, const attn_float *dbias, int H, int Tq,
+                                          int Tk, int nb)
+{
+    int h, i, j;
+    ATTN__NEED(dtable); ATTN__NEED(dbias);
+    ATTN__TRY(attn__t5_check(__func__, H, Tq, Tk, nb));
+    for (i = 0; i < Tq; i++)
+        for (j = 0; j < Tk; j++) {
+            int b = attn_t5_bucket(i, j, nb);
+            for (h = 0; h < H; h++) dtable[(size_t)h * nb + b] += dbias[((size_t)h * Tq + i) * Tk + j];
+        }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_dropout_forward(attn_float *out, unsigned char *keep, const attn_float *inp,
+                                         size_t n, attn_float p, attn_rng *r)
+{
+    size_t i;
+    attn_float s;
+    ATTN__NEED(out); ATTN__NEED(keep); ATTN__NEED(inp); ATTN__NEED(r);
+    ATTN__TRY(attn__count(__func__, n));
+    if (!(p >= 0 && p < 1)) return attn__fail(ATTN_ERR_ARG, "attn_dropout_forward: p must be in [0, 1)");
+    s = 1 / (1 - p);
+    for (i = 0; i < n; i++) {
+        keep[i] = p == 0 || attn_rng_uniform(r) >= p;
+        out[i] = keep[i] ? inp[i] * s : 0;
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_dropout_backward(attn_float *dinp, const attn_float *dout,
+                                          const unsigned char *keep, size_t n, attn_float p)
+{
+    size_t i;
+    attn_float s;
+    ATTN__NEED(dinp); ATTN__NEED(dout); ATTN__NEED(keep);
+    ATTN__TRY(attn__count(__func__, n));
+    if (!(p >= 0 && p < 1)) return attn__fail(ATTN_ERR_ARG, "attn_dropout_backward: p must be in [0, 1)");
+    s = 1 / (1 - p);
+    for (i = 0; i < n; i++)
+        if (keep[i]) dinp[i] += dout[i] * s;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_mse_forward(attn_float *loss, const attn_float *pred,
+                                     const attn_float *target, size_t n, attn_reduce red)
+{
+    size_t i;
+    double s = 0;
+    ATTN__NEED(loss); ATTN__NEED(pred); ATTN__NEED(target);
+    ATTN__TRY(attn__count(__func__, n));
+    if (red != ATTN_REDUCE_SUM && red != ATTN_REDUCE_MEAN) return attn__fail(ATTN_ERR_ARG, "attn_mse_forward: unknown reduction %d", (int)red);
+    for (i = 0; i < n; i++) s += ((double)pred[i] - target[i]) * ((double)pred[i] - target[i]);
+    *loss = (attn_float)(red == ATTN_REDUCE_MEAN ? s / (double)n : s);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_mse_backward(attn_float *dpred, const attn_float *pred,
+                                      const attn_float *target, size_t n, attn_reduce red,
+                                      attn_float dloss)
+{
+    size_t i;
+    attn_float k;
+    ATTN__NEED(dpred); ATTN__NEED(pred); ATTN__NEED(target);
+    ATTN__TRY(attn__count(__func__, n));
+    if (red != ATTN_REDUCE_SUM && red != ATTN_REDUCE_MEAN) return attn__fail(ATTN_ERR_ARG, "attn_mse_backward: unknown reduction %d", (int)red);
+    k = 2 * dloss / (red == ATTN_REDUCE_MEAN ? (attn_float)n : 1); /* loss = sum (p - t)^2 [/ n] */
+    for (i = 0; i < n; i++) dpred[i] += k * (pred[i] - target[i]);
+    return ATTN_OK;
+}
+
+static attn_status attn__targets(const char *fn, const int *targets, int N, int V)
+{
+    int n;
+    for (n = 0; n < N; n++)
+        if (targets[n] >= V) return attn__fail(ATTN_ERR_ARG, "%s: targets[%d] = %d is >= V = %d", fn, n, targets[n], V);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_cross_entropy_forward(attn_float *losses, attn_float *probs,
+                                               const attn_float *logits, const int *targets, int N,
+                                               int V)
+{
+    int n, v;
+    ATTN__NEED(losses); ATTN__NEED(probs); ATTN__NEED(logits); ATTN__NEED(targets);
+    ATTN__TRY(attn__rows(__func__, N, V));
+    ATTN__TRY(attn__targets(__func__, targets, N, V));
+    for (n = 0; n < N; n++) { /* loss = logsumexp(x) - x[target], exact where -log(prob) underflows */
+        const attn_float *x = logits + (size_t)n * V;
+        attn_float *p = probs + (size_t)n * V, m = attn_max((size_t)V, x);
+        double s = 0;
+        for (v = 0; v < V; v++) s += (p[v] = (attn_float)exp(x[v] - m));
+        for (v = 0; v < V; v++) p[v] = (attn_float)(p[v] / s);
+        losses[n] = targets[n] < 0 ? 0 : (attn_float)(m + log(s) - x[targets[n]]);
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_float *dlosses,
+                                                attn_float scale, const attn_float *probs,
+                                                const int *targets, int N, int V)
+{
+    int n, v;
+    ATTN__NEED(dlogits); ATTN__NEED(probs); ATTN__NEED(targets);
+    ATTN__TRY(attn__rows(__func__, N, V));
+    ATTN__TRY(attn__targets(__func__, targets, N, V));
+    for (n = 0; n < N; n++) { /* loss = -log softmax(x)[t]  =>  dx += dloss (p - onehot(t)) */
+        attn_float d = dlosses ? dlosses[n] : scale, *g = dlogits + (size_t)n * V;
+        const attn_float *p = probs + (size_t)n * V;
+        if (targets[n] < 0) continue;
+        for (v = 0; v < V; v++) g[v] += d * p[v];
+        g[targets[n]] -= d;
+    }
+    return ATTN_OK;
+}
+
+/* ---- 6. optimizers ---------------------------------------------------------------------------- */
+
+ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
+                           long step)
+{
+    size_t i;
+    for (i = 0; i < p->total; i++) {
+        attn_float g = p->gdata[i];
+        velocity[i] = step == 0 ? g : momentum * velocity[i] + g;
+        p->data[i] -= lr * velocity[i];
+    }
+}
+
+ATTNDEF void attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
+                             attn_float beta1, attn_float beta2, attn_float eps, attn_float wd)
+{
+    double c1 = 1 - pow((double)beta1, (double)t), c2 = 1 - pow((double)beta2, (double)t);
+    int k;
+    size_t i;
+    for (k = 0; k < p->count; k++) {
+        attn_float d = p->decay[k] ? wd : 0;
+        for (i = p->offset[k]; i < p->offset[k + 1]; i++) {
+            attn_float g = p->gdata[i];
+            m[i] = beta1 * m[i] + (1 - beta1) * g;
+            v[i] = beta2 * v[i] + (1 - beta2) * g * g;
+            p->data[i] -= lr * ((attn_float)((m[i] / c1) / (sqrt(v[i] / c2) + eps)) + d * p->data[i]);
+        }
+    }
+}
+
+ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)
+{
+    double s = 0, norm;
+    size_t i;
+    for (i = 0; i < p->total; i++) s += (double)p->gdata[i] * p->gdata[i];
+    norm = sqrt(s);
+    if (norm > max_norm) attn_scale(p->total, (attn_float)(max_norm / (norm + 1e-6)), p->gdata);
+    return norm;
+}
+
+ATTNDEF attn_status attn_schedule_constant(attn_schedule *s, double lr)
+{
+    ATTN__NEED(s);
+    if (!(lr >= 0) || lr == INFINITY) return attn__fail(ATTN_ERR_ARG, "attn_schedule_constant: lr must be finite and >= 0");
+    memset(s, 0, sizeof *s);
+    s->kind = ATTN_SCHED_CONSTANT;
+    s->lr = lr;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, double factor,
+                                       long max_drops)
+{
+    ATTN__TRY(attn_schedule_constant(s, lr));
+    if (every < 1 || !(factor > 0) || max_drops < 0)
+        return attn__fail(ATTN_ERR_ARG, "attn_schedule_step: every = %ld must be >= 1, factor > 0, max_drops = %ld >= 0", every, max_drops);
+    s->kind = ATTN_SCHED_STEP;
+    s->every = every;
+    s->factor = factor;
+    s->max_drops = max_drops;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr, double peak_lr,
+                                                long warmup, long decay_steps, double end_lr)
+{
+    ATTN__TRY(attn_schedule_constant(s, peak_lr));
+    if (warmup < 0 || decay_steps <= warmup)
+        return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: need 0 <= warmup (%ld) < decay_steps (%ld)", warmup, decay_steps);
+    if (!(init_lr >= 0) || !(end_lr >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: rates must be >= 0");
+    s->kind = ATTN_SCHED_WARMUP_COSINE;
+    s->init_lr = init_lr;
+    s->end_lr = end_lr;
+    s->warmup = warmup;
+    s->decay_steps = decay_steps;
+    return ATTN_OK;
+}
+
+ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t)
+{
+    if (t < 0) t = 0;
+    switch (s->kind) {
+    case ATTN_SCHED_STEP: return s->lr * pow(s->factor, (double)ATTN__MIN(t / s->every, s->max_drops));
+    case ATTN_SCHED_WARMUP_COSINE:
+        if (t < s->warmup) /* optax linear_schedule(init, peak, W) */
+            return (s->init_lr - s->lr) * (1 - (double)t / s->warmup) + s->lr;
+        else { /* optax cosine_decay_schedule(peak, D, alpha = end / peak) at t - W */
+            double D = (double)(s->decay_steps - s->warmup), c = ATTN__MIN((double)(t - s->warmup), D);
+            double alpha = s->lr == 0 ? 0 : s->end_lr / s->lr;
+            return s->lr * ((1 - alpha) * 0.5 * (1 + cos(3.141592653589793 * c / D)) + alpha);
+        }
+    default: return s->lr;
+    }
+}
+
+#endif /* ATTN_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the attn.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense,
+and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so,
+subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all copies or substantial
+portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT
+LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN
+NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY,
+WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE
+SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this software, either in
+source code form or as a compiled binary, for any purpose, commercial or non-commercial, and by any
+means.
+In jurisdictions that recognize copyright laws, the author or authors of this software dedicate any
+and all copyright interest in the software to the public domain. We make this dedication for the
+benefit of the public at large and to the detriment of our heirs and successors. We intend this
+dedication to be an overt act of relinquishment in perpetuity of all present and future rights to this
+software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT
+LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN
+NO EVENT SHALL THE AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF
+CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR
+OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------------------------------
+*/

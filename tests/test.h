@@ -1,0 +1,66 @@
+/* test.h - the few helpers every test file shares. */
+#ifndef ATTN_TEST_H
+#define ATTN_TEST_H
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../attn.h"
+
+extern int t_pass, t_fail;
+
+/* One check: counts it, and on failure prints where and why (printf-style message). */
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        if (cond) t_pass++;                                                  \
+        else {                                                               \
+            t_fail++;                                                        \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                      \
+            printf(__VA_ARGS__);                                             \
+            printf("\n");                                                    \
+        }                                                                    \
+    } while (0)
+
+/* Working precision of this build: eps of attn_float. */
+#define T_EPS ((double)(sizeof(attn_float) == 8 ? DBL_EPSILON : FLT_EPSILON))
+#define T_DOUBLE (sizeof(attn_float) == 8)
+
+/* NaN test on the bits, which -ffast-math cannot fold away as it does isnan(). */
+static inline int t_isnan(attn_float x)
+{
+    unsigned char b[sizeof x];
+    memcpy(b, &x, sizeof x);
+    if (sizeof x == 4) {
+        uint32_t u;
+        memcpy(&u, b, 4);
+        return (u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu);
+    } else {
+        uint64_t u;
+        memcpy(&u, b, 8);
+        return (u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (u & 0x000fffffffffffffull);
+    }
+}
+
+/* n values drawn from Normal(0, std) */
+void t_randn(attn_float *x, size_t n, attn_rng *r, double std);
+attn_float *t_alloc(size_t n); /* zeroed; the test exits if memory runs out */
+
+/* Finite-difference check of a backward pass. The loss is L = sum_k w_k out_k with fixed random w,
+   so dout = w. `fwd` recomputes `out` from the inputs in ctx; `bwd` accumulates the gradients for
+   dout = w into the vars' g buffers, which t_gradcheck pre-fills with 0.25 to check that the
+   backward pass accumulates rather than overwrites. Each var's x is perturbed by +-h. */
+typedef struct {
+    const char *name;
+    attn_float *x, *g;
+    size_t n;
+} t_var;
+void t_gradcheck(const char *what, void (*fwd)(void *), void (*bwd)(void *, const attn_float *),
+                 void *ctx, attn_float *out, size_t nout, t_var *vars, int nvars);
+
+void test_core(void);
+void test_gemm(void);
+void test_ops(void);
+void test_optim(void);
+void test_errors(void);
+#endif

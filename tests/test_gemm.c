@@ -1,0 +1,84 @@
+/* attn_gemm against its double-accumulating reference on edge shapes, every transpose, alpha/beta,
+   padded leading dimensions; beta = 0 with NaNs in C; thread-count independence. */
+#include "test.h"
+
+/* Runs one product with A, B, C padded by `pad` columns and compares to the reference. The
+   tolerance is 4 K eps times the same product on absolute values (a rounding-error bound). */
+static void gemm_case(attn_rng *r, int ta, int tb, int M, int N, int K, attn_float alpha, attn_float beta, int pad)
+{
+    int lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad, ldc = N + pad, i, j, bad = 0;
+    size_t na = (size_t)(ta ? K : M) * lda, nb = (size_t)(tb ? N : K) * ldb, nc = (size_t)M * ldc;
+    attn_float *A = t_alloc(na), *B = t_alloc(nb), *C = t_alloc(nc), *R = t_alloc(nc);
+    attn_float *Aa = t_alloc(na), *Ba = t_alloc(nb), *Ca = t_alloc(nc);
+    double worst = 0;
+    t_randn(A, na, r, 1);
+    t_randn(B, nb, r, 1);
+    t_randn(C, nc, r, 1);
+    for (i = 0; i < (int)na; i++) Aa[i] = (attn_float)fabs(A[i]);
+    for (i = 0; i < (int)nb; i++) Ba[i] = (attn_float)fabs(B[i]);
+    for (i = 0; i < (int)nc; i++) Ca[i] = (attn_float)fabs(C[i]);
+    if (beta == 0)
+        for (i = 0; i < (int)nc; i++) C[i] = NAN; /* beta = 0 must not read C */
+    memcpy(R, C, nc * sizeof(attn_float));
+    attn_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    attn_gemm_reference(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, R, ldc);
+    attn_gemm_reference(ta, tb, M, N, K, (attn_float)fabs(alpha), Aa, lda, Ba, ldb, (attn_float)fabs(beta), Ca, ldc);
+    for (i = 0; i < M; i++)
+        for (j = 0; j < ldc; j++) {
+            size_t k = (size_t)i * ldc + j;
+            if (j >= N) { /* the padding must be left alone */
+                if (!(C[k] == R[k] || (t_isnan(C[k]) && t_isnan(R[k])))) bad++;
+                continue;
+            }
+            double err = fabs((double)C[k] - R[k]), tol = 4.0 * (K + 2) * T_EPS * (Ca[k] + 1e-30);
+            if (!(err <= tol)) bad++;
+            if (err / (Ca[k] + 1e-30) > worst) worst = err / (Ca[k] + 1e-30);
+        }
+    CHECK(bad == 0, "gemm trans %d%d M %d N %d K %d alpha %g beta %g pad %d: %d bad elements (worst relative error %.2e)",
+          ta, tb, M, N, K, (double)alpha, (double)beta, pad, bad, worst);
+    free(A); free(B); free(C); free(R); free(Aa); free(Ba); free(Ca);
+}
+
+void test_gemm(void)
+{
+    static const int sizes[] = {1, 7, 17, 33, 129};
+    static const int shapes[][3] = {{300, 70, 50}, {64, 2048, 16}, {513, 16, 200}, {130, 65, 770}, {45, 200, 33}, {2, 900, 3}};
+    attn_rng r;
+    int ta, tb, a, b, c, s, bad = 0;
+    attn_rng_seed(&r, 11, 0);
+    for (ta = 0; ta < 2; ta++)
+        for (tb = 0; tb < 2; tb++) {
+            for (a = 0; a < 5; a++)
+                for (b = 0; b < 5; b++)
+                    for (c = 0; c < 5; c++)
+                        gemm_case(&r, ta, tb, sizes[a], sizes[b], sizes[c], (a + b + c) % 3 ? 1 : (attn_float)-0.5,
+                                  (attn_float)((a + c) % 3 == 0 ? 0 : (a + c) % 3 == 1 ? 1 : 0.3), (a * 5 + b) % 4 == 0 ? 3 : 0);
+            for (s = 0; s < 6; s++) {
+                gemm_case(&r, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], 1, 0, 0);
+                gemm_case(&r, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], (attn_float)0.7, (attn_float)-1.5, 5);
+            }
+        }
+    /* K = 0 and alpha = 0: C = beta C, and beta = 0 zeroes NaNs */
+    {
+        attn_float A[4] = {1, 2, 3, 4}, C[4] = {1, 2, NAN, 4};
+        attn_gemm(0, 0, 2, 2, 0, 1, A, 1, A, 2, 2, C, 2);
+        CHECK(C[0] == 2 && C[1] == 4 && t_isnan(C[2]), "K = 0 must give C = beta C");
+        attn_gemm(0, 0, 2, 2, 2, 0, A, 2, A, 2, 0, C, 2);
+        CHECK(C[0] == 0 && C[2] == 0, "alpha = 0, beta = 0 must zero C, NaNs included");
+    }
+    /* the same bits with 1 and 2 threads, on shapes above the threading threshold */
+    for (s = 0; s < 3; s++) {
+        int M = s == 0 ? 300 : s == 1 ? 40 : 1000, N = s == 0 ? 260 : s == 1 ? 3000 : 48, K = s == 0 ? 900 : 97;
+        attn_float *A = t_alloc((size_t)M * K), *B = t_alloc((size_t)K * N), *C1 = t_alloc((size_t)M * N), *C2 = t_alloc((size_t)M * N);
+        t_randn(A, (size_t)M * K, &r, 1);
+        t_randn(B, (size_t)K * N, &r, 1);
+        attn_set_threads(1);
+        attn_gemm(0, s == 1, M, N, K, 1, A, K, B, s == 1 ? K : N, 0, C1, N);
+        attn_set_threads(2);
+        attn_gemm(0, s == 1, M, N, K, 1, A, K, B, s == 1 ? K : N, 0, C2, N);
+        attn_set_threads(0);
+        bad = memcmp(C1, C2, sizeof(attn_float) * (size_t)M * N) != 0;
+        CHECK(!bad, "gemm %dx%dx%d: results differ between 1 and 2 threads", M, N, K);
+        free(A); free(B); free(C1); free(C2);
+    }
+}

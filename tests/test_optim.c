@@ -1,0 +1,106 @@
+/* Optimizers against steps written out by hand; schedules against their formulas (SPEC §5). */
+#include "test.h"
+
+#define CLOSE(a, b) (fabs((double)(a) - (double)(b)) <= 1e-6 * (1 + fabs((double)(b))))
+
+static void test_sgd(void)
+{
+    attn_param_desc d[1] = {{"w", 1, {2}, -1}};
+    attn_params p;
+    attn_float vel[16];
+    attn_params_init(&p, d, 1);
+    p.data[0] = 1; p.data[1] = -2;
+    p.gdata[0] = (attn_float)0.5; p.gdata[1] = 1;
+    /* step 0: b = g; theta -= lr b */
+    attn_sgd_step(&p, vel, (attn_float)0.1, (attn_float)0.9, 0);
+    CHECK(CLOSE(p.data[0], 0.95) && CLOSE(p.data[1], -2.1), "sgd step 0: %g %g", (double)p.data[0], (double)p.data[1]);
+    /* step 1: b = 0.9 * 0.5 + 0.5 = 0.95; theta = 0.95 - 0.095 */
+    attn_sgd_step(&p, vel, (attn_float)0.1, (attn_float)0.9, 1);
+    CHECK(CLOSE(p.data[0], 0.855) && CLOSE(p.data[1], -2.29), "sgd step 1: %g %g", (double)p.data[0], (double)p.data[1]);
+    attn_params_free(&p);
+}
+
+static void test_adamw(void)
+{
+    /* W is 2-D (decayed), b is 1-D (not decayed): the optax mask of SPEC §5 */
+    attn_param_desc d[2] = {{"W", 2, {1, 1}, -1}, {"b", 1, {1}, -1}};
+    attn_params p;
+    attn_float m[64] = {0}, v[64] = {0};
+    double lr = 0.1, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 0.01, g1 = 0.5, g2 = -0.25;
+    double mm, vv, th, tb, mb, vb;
+    attn_params_init(&p, d, 2);
+    p.value[0].data[0] = 1;
+    p.value[1].data[0] = 1;
+    p.grad[0].data[0] = (attn_float)g1;
+    p.grad[1].data[0] = (attn_float)g1;
+    attn_adamw_step(&p, m, v, 1, (attn_float)lr, (attn_float)b1, (attn_float)b2, (attn_float)eps, (attn_float)wd);
+    /* t = 1: mh = g, vh = g^2, so the update is lr (g / (|g| + eps) + wd theta) */
+    th = 1 - lr * (g1 / (fabs(g1) + eps) + wd * 1);
+    tb = 1 - lr * (g1 / (fabs(g1) + eps));
+    CHECK(CLOSE(p.value[0].data[0], th), "adamw t=1 decayed: %.9g, expected %.9g", (double)p.value[0].data[0], th);
+    CHECK(CLOSE(p.value[1].data[0], tb), "adamw t=1 masked: %.9g, expected %.9g", (double)p.value[1].data[0], tb);
+    /* t = 2 with g = -0.25 */
+    p.grad[0].data[0] = (attn_float)g2;
+    p.grad[1].data[0] = (attn_float)g2;
+    attn_adamw_step(&p, m, v, 2, (attn_float)lr, (attn_float)b1, (attn_float)b2, (attn_float)eps, (attn_float)wd);
+    mm = b1 * (1 - b1) * g1 + (1 - b1) * g2;
+    vv = b2 * (1 - b2) * g1 * g1 + (1 - b2) * g2 * g2;
+    mb = mm / (1 - b1 * b1);
+    vb = vv / (1 - b2 * b2);
+    th = th - lr * (mb / (sqrt(vb) + eps) + wd * th);
+    tb = tb - lr * (mb / (sqrt(vb) + eps));
+    CHECK(CLOSE(p.value[0].data[0], th), "adamw t=2 decayed: %.9g, expected %.9g", (double)p.value[0].data[0], th);
+    CHECK(CLOSE(p.value[1].data[0], tb), "adamw t=2 masked: %.9g, expected %.9g", (double)p.value[1].data[0], tb);
+    attn_params_free(&p);
+}
+
+static void test_clip(void)
+{
+    attn_param_desc d[2] = {{"a", 1, {2}, -1}, {"b", 1, {1}, -1}};
+    attn_params p;
+    double n;
+    attn_params_init(&p, d, 2);
+    p.grad[0].data[0] = 3; p.grad[0].data[1] = 0; p.grad[1].data[0] = 4; /* norm 5 */
+    n = attn_clip_grad_norm(&p, 10);
+    CHECK(CLOSE(n, 5) && p.grad[1].data[0] == 4, "no clipping below the limit");
+    n = attn_clip_grad_norm(&p, 1);
+    CHECK(CLOSE(n, 5) && CLOSE(p.grad[0].data[0], 3 / (5 + 1e-6)) && CLOSE(p.grad[1].data[0], 4 / (5 + 1e-6)), "clipped to norm 1: %g %g",
+          (double)p.grad[0].data[0], (double)p.grad[1].data[0]);
+    attn_params_free(&p);
+}
+
+static void test_schedules(void)
+{
+    attn_schedule s;
+    long t, S = 100, W = 10, bad = 0;
+    double lr = 1e-3;
+    CHECK(attn_schedule_constant(&s, 0.02) == ATTN_OK && attn_schedule_lr(&s, 12345) == 0.02, "constant");
+    attn_schedule_step(&s, 0.02, 2500, 0.25, 1); /* the EA mixture run: lr / 4 after epoch 2500 */
+    CHECK(attn_schedule_lr(&s, 2499) == 0.02 && attn_schedule_lr(&s, 2500) == 0.005 && attn_schedule_lr(&s, 9999) == 0.005, "step drop");
+    attn_schedule_step(&s, 1, 10, 0.5, 100);
+    CHECK(CLOSE(attn_schedule_lr(&s, 35), 0.125), "step halving every 10");
+    /* HYLA: warmup_cosine_decay_schedule(0, lr, W, S - W, 0.1 lr), SPEC §5's closed form */
+    attn_schedule_warmup_cosine(&s, 0, lr, W, S - W, 0.1 * lr);
+    for (t = 0; t <= S + 5; t++) {
+        double want = t < W ? lr * t / W : t < S - W ? 0.1 * lr + 0.9 * lr * 0.5 * (1 + cos(3.141592653589793 * (t - W) / (S - 2 * W))) : 0.1 * lr;
+        if (!CLOSE(attn_schedule_lr(&s, t), want)) {
+            bad++;
+            printf("  t = %ld: %.9g, expected %.9g\n", t, attn_schedule_lr(&s, t), want);
+        }
+    }
+    CHECK(bad == 0, "warmup-cosine differs from SPEC §5 at %ld steps", bad);
+    CHECK(CLOSE(attn_schedule_lr(&s, 50), 0.55 * lr), "warmup-cosine halfway: %g", attn_schedule_lr(&s, 50));
+    /* optax with init > 0 and no warmup */
+    attn_schedule_warmup_cosine(&s, 0.5, 2, 0, 8, 0);
+    CHECK(attn_schedule_lr(&s, 0) == 2 && CLOSE(attn_schedule_lr(&s, 4), 1) && attn_schedule_lr(&s, 8) == 0, "cosine without warmup");
+    attn_schedule_warmup_cosine(&s, 0.5, 2, 4, 8, 0);
+    CHECK(CLOSE(attn_schedule_lr(&s, 2), 1.25), "warmup from init 0.5 to peak 2: %g at t = 2", attn_schedule_lr(&s, 2));
+}
+
+void test_optim(void)
+{
+    test_sgd();
+    test_adamw();
+    test_clip();
+    test_schedules();
+}
