@@ -95,7 +95,11 @@
 
 #ifndef ATTNDEF
 #ifdef ATTN_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define ATTNDEF static __attribute__((unused)) /* a file need not use every function */
+#else
 #define ATTNDEF static
+#endif
 #else
 #define ATTNDEF extern
 #endif
@@ -959,6 +963,47 @@ ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
 ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
 #endif
 
+static int attn__gemm_bad_args(int transA, int transB, int M, int N, int K, const attn_float *A,
+                               int lda, const attn_float *B, int ldb, const attn_float *C, int ldc)
+{
+    if ((transA != 0 && transA != 1) || (transB != 0 && transB != 1))
+        return attn__fail(ATTN_ERR_ARG, "attn_gemm: transA = %d, transB = %d, each must be 0 or 1", transA, transB);
+    if (M < 0 || N < 0 || K < 0) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: M = %d, N = %d, K = %d must be >= 0", M, N, K);
+    if (lda < ATTN__MAX(1, transA ? M : K)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: lda = %d < %d", lda, ATTN__MAX(1, transA ? M : K));
+    if (ldb < ATTN__MAX(1, transB ? K : N)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldb = %d < %d", ldb, ATTN__MAX(1, transB ? K : N));
+    if (ldc < ATTN__MAX(1, N)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldc = %d < %d", ldc, ATTN__MAX(1, N));
+    if (M && N && !C) return attn__fail(ATTN_ERR_ARG, "attn_gemm: C is NULL");
+    if (M && N && K && (!A || !B)) return attn__fail(ATTN_ERR_ARG, "attn_gemm: %s is NULL", A ? "B" : "A");
+    return 0;
+}
+
+/* C = beta C for the products with nothing to add (K = 0 or alpha = 0). */
+static void attn__gemm_scale_c(int M, int N, attn_float beta, attn_float *C, int ldc)
+{
+    int i, j;
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0 ? 0 : beta * C[(size_t)i * ldc + j];
+}
+
+ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, attn_float alpha,
+                                 const attn_float *A, int lda, const attn_float *B, int ldb,
+                                 attn_float beta, attn_float *C, int ldc)
+{
+    int i, j, p;
+    if (attn__gemm_bad_args(transA, transB, M, N, K, A, lda, B, ldb, C, ldc)) return;
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            double s = 0;
+            attn_float *c = C + (size_t)i * ldc + j;
+            for (p = 0; p < K; p++)
+                s += (double)(transA ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p]) *
+                     (double)(transB ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j]);
+            *c = (attn_float)(beta == 0 ? alpha * s : alpha * s + (double)beta * *c);
+        }
+}
+
+#if !defined(ATTN_USE_CBLAS) /* the hand-written GEMM */
+
 /* GEMM, organised as in BLIS (Van Zee & van de Geijn 2015):
      for jc in N step NC:            B block  [KC, NC]  packed into NR-wide column panels (L3)
        for pc in K step KC:
@@ -1137,46 +1182,6 @@ static void attn__pack_b(int trans, const attn_float *B, int ldb, int p0, int kc
     }
 }
 
-static int attn__gemm_bad_args(int transA, int transB, int M, int N, int K, const attn_float *A,
-                               int lda, const attn_float *B, int ldb, const attn_float *C, int ldc)
-{
-    if ((transA != 0 && transA != 1) || (transB != 0 && transB != 1))
-        return attn__fail(ATTN_ERR_ARG, "attn_gemm: transA = %d, transB = %d, each must be 0 or 1", transA, transB);
-    if (M < 0 || N < 0 || K < 0) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: M = %d, N = %d, K = %d must be >= 0", M, N, K);
-    if (lda < ATTN__MAX(1, transA ? M : K)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: lda = %d < %d", lda, ATTN__MAX(1, transA ? M : K));
-    if (ldb < ATTN__MAX(1, transB ? K : N)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldb = %d < %d", ldb, ATTN__MAX(1, transB ? K : N));
-    if (ldc < ATTN__MAX(1, N)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldc = %d < %d", ldc, ATTN__MAX(1, N));
-    if (M && N && !C) return attn__fail(ATTN_ERR_ARG, "attn_gemm: C is NULL");
-    if (M && N && K && (!A || !B)) return attn__fail(ATTN_ERR_ARG, "attn_gemm: %s is NULL", A ? "B" : "A");
-    return 0;
-}
-
-/* C = beta C for the products with nothing to add (K = 0 or alpha = 0). */
-static void attn__gemm_scale_c(int M, int N, attn_float beta, attn_float *C, int ldc)
-{
-    int i, j;
-    for (i = 0; i < M; i++)
-        for (j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0 ? 0 : beta * C[(size_t)i * ldc + j];
-}
-
-ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, attn_float alpha,
-                                 const attn_float *A, int lda, const attn_float *B, int ldb,
-                                 attn_float beta, attn_float *C, int ldc)
-{
-    int i, j, p;
-    if (attn__gemm_bad_args(transA, transB, M, N, K, A, lda, B, ldb, C, ldc)) return;
-    for (i = 0; i < M; i++)
-        for (j = 0; j < N; j++) {
-            double s = 0;
-            attn_float *c = C + (size_t)i * ldc + j;
-            for (p = 0; p < K; p++)
-                s += (double)(transA ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p]) *
-                     (double)(transB ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j]);
-            *c = (attn_float)(beta == 0 ? alpha * s : alpha * s + (double)beta * *c);
-        }
-}
-
-#if !defined(ATTN_USE_CBLAS)
 static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_float alpha,
                               const attn_float *A, int lda, const attn_float *B, int ldb,
                               attn_float beta, attn_float *C, int ldc)

@@ -1,0 +1,84 @@
+# attn.h: build, test and benchmark. `make` builds every program into build/; `make test` runs the
+# whole suite; `make bench` the benchmarks. Nothing but a C compiler and make is required; OpenBLAS
+# (libopenblas-dev) adds the CBLAS test flavour and the comparison column of the benchmark, emcc
+# (emscripten) the WASM tests.
+
+CC      ?= cc
+CXX     ?= c++
+ARCH    ?= -march=native
+OPENMP  ?= -fopenmp
+CFLAGS  ?= -O2
+WARN     = -Wall -Wextra -Wpedantic
+BUILD    = build
+LIBS     = -lm
+
+HAVE_OPENBLAS := $(shell printf '\043include <cblas.h>\nint main(void){return 0;}\n' | \
+                   $(CC) -x c - -lopenblas -o /dev/null 2>/dev/null && echo 1)
+ifeq ($(HAVE_OPENBLAS),1)
+BLAS_FLAGS = -DHAVE_OPENBLAS
+BLAS_LIBS  = -lopenblas
+endif
+
+TEST_SRC = tests/run_tests.c tests/test_core.c tests/test_gemm.c tests/test_ops.c \
+           tests/test_optim.c tests/test_errors.c
+TEST_DEP = attn.h tests/test.h $(TEST_SRC)
+
+# Test flavours: the default build, float64 (tight finite-difference checks), the portable scalar
+# kernels, -ffast-math, and (with OpenBLAS) attn_gemm routed through CBLAS.
+FLAVOURS = $(BUILD)/test_float $(BUILD)/test_double $(BUILD)/test_scalar $(BUILD)/test_fastmath
+ifeq ($(HAVE_OPENBLAS),1)
+FLAVOURS += $(BUILD)/test_cblas
+endif
+
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/bench_gemm
+
+.PHONY: all test test-sanitize test-valgrind test-wasm bench clean
+
+all: $(PROGRAMS) $(FLAVOURS)
+
+$(BUILD):
+	mkdir -p $(BUILD)
+
+$(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
+
+$(BUILD)/bench_gemm: bench/bench_gemm.c attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)
+
+$(BUILD)/test_float: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/test_double: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(WARN) -DATTN_DOUBLE $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/test_scalar: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) -DATTN_NO_SIMD $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/test_fastmath: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) -ffast-math $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/test_cblas: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(WARN) -DATTN_USE_CBLAS $(TEST_SRC) -o $@ -lopenblas $(LIBS)
+$(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)
+	$(CC) -O1 -g $(ARCH) $(OPENMP) $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=undefined $(TEST_SRC) -o $@ $(LIBS)
+
+# The whole suite: compile matrix (C99, C11, C++11; gcc and clang; -Werror; two translation units;
+# ATTN_STATIC; options), the quickstart example, then every flavour. Ends with "N passed, N failed".
+test: $(FLAVOURS) $(BUILD)/quickstart
+	@CC="$(CC)" ARCH="$(ARCH)" sh tests/run.sh $(FLAVOURS)
+
+test-sanitize: $(BUILD)/test_sanitize
+	@sh tests/run.sh --no-compile $(BUILD)/test_sanitize
+
+test-valgrind: $(BUILD)/test_scalar
+	@valgrind --error-exitcode=1 --leak-check=full -q $(BUILD)/test_scalar | tail -1
+
+# WebAssembly: emcc -O2 -msimd128, run under node (Debian's emscripten 3.1.6 needs NODE_PATH for
+# acorn, and SINGLE_FILE so that node can load the module).
+$(BUILD)/test_wasm.js: $(TEST_DEP) | $(BUILD)
+	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(WARN) -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 \
+	    -sEXIT_RUNTIME=1 $(TEST_SRC) -o $@
+test-wasm: $(BUILD)/test_wasm.js
+	@sh tests/run.sh --no-compile "node $(BUILD)/test_wasm.js"
+
+bench: $(BUILD)/bench_gemm
+	env -u OPENBLAS_CORETYPE $(BUILD)/bench_gemm --csv $(BUILD)/bench_gemm.csv
+
+clean:
+	rm -rf $(BUILD)

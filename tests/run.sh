@@ -1,0 +1,66 @@
+#!/bin/sh
+# Runs the compile matrix (unless --no-compile), then each test program given as an argument, and
+# ends with one line "N passed, N failed" summing everything. Exit status 1 on any failure.
+pass=0
+fail=0
+CC=${CC:-cc}
+ARCH=${ARCH:--march=native}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -s "$tmp/log" ] && head -20 "$tmp/log"; }
+
+# try NAME COMMAND...: one compile (or run) check
+try() {
+    name=$1
+    shift
+    if "$@" >"$tmp/log" 2>&1; then ok; else bad "$name: $*"; fi
+}
+
+if [ "$1" = "--no-compile" ]; then
+    shift
+else
+    W="-Wall -Wextra -Wpedantic -Werror"
+    for cc in gcc clang; do
+        command -v $cc >/dev/null 2>&1 || { echo "skip: $cc not installed"; continue; }
+        for std in c99 c11; do
+            try "$cc $std two units" $cc -std=$std $W -I. tests/compile_a.c tests/compile_b.c -o "$tmp/a.out" -lm
+            try "$cc $std two units, ATTN_STATIC" $cc -std=$std $W -I. -DATTN_STATIC -DBOTH_IMPLEMENT \
+                tests/compile_a.c tests/compile_b.c -o "$tmp/a.out" -lm
+        done
+        try "$cc options" $cc -std=c99 $W -I. -DATTN_NO_STDIO -DATTN_NO_SIMD -DCUSTOM_ALLOC -DATTN_NO_OPENMP -fopenmp \
+            tests/compile_a.c tests/compile_b.c -o "$tmp/a.out" -lm
+        try "$cc double" $cc -std=c99 $W -I. -DATTN_DOUBLE tests/compile_a.c tests/compile_b.c -o "$tmp/a.out" -lm
+    done
+    for cxx in g++ clang++; do
+        command -v $cxx >/dev/null 2>&1 || { echo "skip: $cxx not installed"; continue; }
+        try "$cxx c++11 two units" $cxx -std=c++11 $W -I. -x c++ tests/compile_a.c -x c++ tests/compile_b.c -o "$tmp/a.out"
+        try "$cxx c++11 ATTN_STATIC" $cxx -std=c++11 $W -I. -DATTN_STATIC -DBOTH_IMPLEMENT -x c++ tests/compile_a.c \
+            -x c++ tests/compile_b.c -o "$tmp/a.out"
+    done
+    try "quickstart example runs" ./build/quickstart
+    echo "compile matrix and example: $pass passed, $fail failed"
+fi
+
+for prog in "$@"; do
+    echo "== $prog"
+    $prog >"$tmp/out" 2>&1
+    status=$?
+    grep -v '^attn.h ' "$tmp/out" | grep -v ' passed, ' | head -40
+    head -1 "$tmp/out"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/out" | tail -1)
+    if [ -z "$line" ]; then
+        bad "$prog: no result line (exit status $status)"
+        tail -5 "$tmp/out"
+        continue
+    fi
+    echo "$line"
+    p=$(echo "$line" | sed 's/ passed.*//')
+    f=$(echo "$line" | sed 's/.*passed, //; s/ failed.*//')
+    pass=$((pass + p))
+    fail=$((fail + f))
+    [ "$status" -ne 0 ] && [ "$f" -eq 0 ] && bad "$prog: exit status $status"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
