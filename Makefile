@@ -32,7 +32,7 @@ endif
 
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/bench_gemm
 
-.PHONY: all test test-sanitize test-valgrind test-wasm bench clean
+.PHONY: all test test-sanitize test-valgrind test-wasm test-neon bench clean
 
 all: $(PROGRAMS) $(FLAVOURS)
 
@@ -76,6 +76,12 @@ $(BUILD)/test_wasm.js: $(TEST_DEP) | $(BUILD)
 	    -sEXIT_RUNTIME=1 $(TEST_SRC) -o $@
 test-wasm: $(BUILD)/test_wasm.js
 	@sh tests/run.sh --no-compile "node $(BUILD)/test_wasm.js"
+
+# AArch64 (NEON kernels), cross-compiled and run under qemu-user (gcc-aarch64-linux-gnu, qemu-user).
+$(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)
+	aarch64-linux-gnu-gcc -O2 -static $(WARN) $(TEST_SRC) -o $@ -lm
+test-neon: $(BUILD)/test_neon
+	@sh tests/run.sh --no-compile "qemu-aarch64 $(BUILD)/test_neon"
 
 bench: $(BUILD)/bench_gemm
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_gemm --csv $(BUILD)/bench_gemm.csv

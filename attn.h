@@ -1182,84 +1182,105 @@ static void attn__pack_b(int trans, const attn_float *B, int ldb, int p0, int kc
     }
 }
 
+/* One product, cut into blocks: what every thread needs to know. */
+typedef struct {
+    int transA, transB, M, N, K, lda, ldb, ldc;
+    const attn_float *A, *B;
+    attn_float *C, alpha, beta;
+    int mr, nr, direct, KC, MC, NC, n_ic, nsplit;
+    size_t rs, cs;      /* element (i, p) of op(A) is A[i rs + p cs] */
+    attn__micro_fn micro;
+    attn_float *bpack;  /* KC x NC, shared */
+    attn_float *apack;  /* MC x KC per thread */
+} attn__gemm_job;
+
+/* The block loops, run by every thread of the team (or by the caller alone: the orphaned `omp for`
+   then runs serially). B panels are packed by all threads together; the (row block, column part)
+   work items are split among them. */
+static void attn__gemm_thread(const attn__gemm_job *g, int tid)
+{
+    attn_float tile[ATTN__MAXMR * ATTN__MAXNR], *ap = g->apack + (size_t)g->MC * g->KC * tid;
+    int mr = g->mr, nr = g->nr, jc, pc, w;
+    for (jc = 0; jc < g->N; jc += g->NC) {
+        int nc = ATTN__MIN(g->NC, g->N - jc), npan = (nc + nr - 1) / nr;
+        for (pc = 0; pc < g->K; pc += g->KC) {
+            int kc = ATTN__MIN(g->KC, g->K - pc), jp;
+            attn_float b_eff = pc == 0 ? g->beta : 1;
+#ifdef ATTN__OMP
+#pragma omp for schedule(static)
+#endif
+            for (jp = 0; jp < npan; jp++)
+                attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr), nr, g->bpack + (size_t)jp * nr * kc);
+#ifdef ATTN__OMP
+#pragma omp for schedule(static)
+#endif
+            for (w = 0; w < g->n_ic * g->nsplit; w++) {
+                int ic = (w / g->nsplit) * g->MC, mc = ATTN__MIN(g->MC, g->M - ic), s = w % g->nsplit;
+                int jr0 = (int)((long)npan * s / g->nsplit), jr1 = (int)((long)npan * (s + 1) / g->nsplit), jr, ir;
+                if (jr0 < jr1 && !g->direct) attn__pack_a(g->transA, g->A, g->lda, ic, mc, pc, kc, mr, ap);
+                for (jr = jr0; jr < jr1; jr++)
+                    for (ir = 0; ir < mc; ir += mr) {
+                        int rows = ATTN__MIN(mr, mc - ir), cols = ATTN__MIN(nr, nc - jr * nr);
+                        const attn_float *at = ap + (size_t)ir * kc, *bt = g->bpack + (size_t)jr * nr * kc;
+                        attn_float *c = g->C + (size_t)(ic + ir) * g->ldc + jc + jr * nr;
+                        size_t ars = 1, acs = (size_t)mr;
+                        if (g->direct && rows == mr) { /* A read in place */
+                            at = g->A + (size_t)(ic + ir) * g->rs + (size_t)pc * g->cs;
+                            ars = g->rs;
+                            acs = g->cs;
+                        } else if (g->direct) { /* the last, partial row tile is packed */
+                            attn__pack_a(g->transA, g->A, g->lda, ic + ir, rows, pc, kc, mr, ap);
+                            at = ap;
+                        }
+                        if (rows == mr && cols == nr) {
+                            attn__prefetch_tile(c, g->ldc, rows, cols);
+                            g->micro(kc, at, ars, acs, bt, c, (size_t)g->ldc, g->alpha, b_eff);
+                        } else { /* an edge tile: through a full-size buffer */
+                            g->micro(kc, at, ars, acs, bt, tile, (size_t)nr, 1, 0);
+                            attn__tile_store(tile, nr, c, g->ldc, rows, cols, g->alpha, b_eff);
+                        }
+                    }
+            }
+        }
+    }
+}
+
 static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_float alpha,
                               const attn_float *A, int lda, const attn_float *B, int ldb,
                               attn_float beta, attn_float *C, int ldc)
 {
-    int narrow = N <= ATTN__VW, nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
-    int direct = !transA && N <= 2 * ATTN__NV * ATTN__VW; /* few B panels: read A in place */
-    int mr = direct ? ATTN__MR_S : narrow ? ATTN__MR_N : ATTN__MR;
-    attn__micro_fn micro = direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : narrow ? attn__micro_narrow : attn__micro_wide;
-    size_t rs = transA ? 1 : (size_t)lda, cs = transA ? (size_t)lda : 1;
-    int KC = ATTN__MIN(K, ATTN__KC), MC = (ATTN__MC / mr) * mr;
-    int NC = N >= ATTN__NC ? ATTN__NC : ((N + nr - 1) / nr) * nr; /* no overflow near INT_MAX */
-    if (M < MC) MC = ((M + mr - 1) / mr) * mr;
-    int nth = 1, n_ic = (M + MC - 1) / MC, nsplit = 1;
-    size_t apack = (size_t)MC * KC, bpack = (size_t)NC * KC;
-    attn_float *buf;
-
+    attn__gemm_job g;
+    int narrow = N <= ATTN__VW, nth = 1;
+    void *buf;
+    g.transA = transA; g.transB = transB; g.M = M; g.N = N; g.K = K;
+    g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
+    g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
+    g.direct = N <= 2 * ATTN__NV * ATTN__VW; /* few B panels: packing A would cost more than it saves */
+    g.mr = g.direct ? ATTN__MR_S : narrow ? ATTN__MR_N : ATTN__MR;
+    g.micro = g.direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : narrow ? attn__micro_narrow : attn__micro_wide;
+    g.rs = transA ? 1 : (size_t)lda;
+    g.cs = transA ? (size_t)lda : 1;
+    g.KC = ATTN__MIN(K, ATTN__KC);
+    g.MC = (ATTN__MC / g.mr) * g.mr;
+    if (M < g.MC) g.MC = ((M + g.mr - 1) / g.mr) * g.mr;
+    g.NC = N >= ATTN__NC ? ATTN__NC : ((N + g.nr - 1) / g.nr) * g.nr; /* no overflow near INT_MAX */
+    g.n_ic = (M + g.MC - 1) / g.MC;
     if (2.0 * M * N * K >= ATTN__PAR_FLOPS) nth = attn_get_threads();
-    if (n_ic < nth) nsplit = nth; /* too few row blocks: split the columns too */
-    buf = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * (bpack + apack * nth) + ATTN_ALIGN);
-    if (!buf) { attn_gemm_reference(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); return; }
-
-#ifdef ATTN__OMP
-#pragma omp parallel num_threads(nth) if (nth > 1)
-#endif
-    {
-        attn_float *bp = (attn_float *)((uintptr_t)(buf + ATTN_ALIGN / sizeof(attn_float)) & ~(uintptr_t)(ATTN_ALIGN - 1));
-        int tid = 0, jc, pc, w;
-        attn_float *ap;
-        attn_float tile[ATTN__MAXMR * ATTN__MAXNR];
-#ifdef ATTN__OMP
-        tid = omp_get_thread_num();
-#endif
-        ap = bp + bpack + apack * tid;
-        for (jc = 0; jc < N; jc += NC) {
-            int nc = ATTN__MIN(NC, N - jc), npan = (nc + nr - 1) / nr;
-            for (pc = 0; pc < K; pc += KC) {
-                int kc = ATTN__MIN(KC, K - pc), jp;
-                attn_float b_eff = pc == 0 ? beta : 1;
-#ifdef ATTN__OMP
-#pragma omp for schedule(static)
-#endif
-                for (jp = 0; jp < npan; jp++)
-                    attn__pack_b(transB, B, ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr), nr, bp + (size_t)jp * nr * kc);
-#ifdef ATTN__OMP
-#pragma omp for schedule(static)
-#endif
-                for (w = 0; w < n_ic * nsplit; w++) {
-                    int ic = (w / nsplit) * MC, mc = ATTN__MIN(MC, M - ic), s = w % nsplit;
-                    int jr0 = (int)((long)npan * s / nsplit), jr1 = (int)((long)npan * (s + 1) / nsplit), jr, ir;
-                    if (jr0 == jr1) continue;
-                    if (!direct) attn__pack_a(transA, A, lda, ic, mc, pc, kc, mr, ap);
-                    for (jr = jr0; jr < jr1; jr++)
-                        for (ir = 0; ir < mc; ir += mr) {
-                            int rows = ATTN__MIN(mr, mc - ir);
-                            const attn_float *at = ap + (size_t)ir * kc;
-                            size_t ars = 1, acs = (size_t)mr;
-                            if (direct && rows == mr) { /* in place: element (i, p) at A + i rs + p cs */
-                                at = A + (size_t)(ic + ir) * rs + (size_t)pc * cs;
-                                ars = rs;
-                                acs = cs;
-                            } else if (direct) { /* the last, partial row tile is packed */
-                                attn__pack_a(transA, A, lda, ic + ir, rows, pc, kc, mr, ap);
-                                at = ap;
-                            }
-                            attn_float *c = C + (size_t)(ic + ir) * ldc + jc + jr * nr;
-                            int cols = ATTN__MIN(nr, nc - jr * nr);
-                            if (rows == mr && cols == nr) {
-                                attn__prefetch_tile(c, ldc, rows, cols);
-                                micro(kc, at, ars, acs, bp + (size_t)jr * nr * kc, c, (size_t)ldc, alpha, b_eff);
-                            } else { /* an edge tile: through a full-size buffer */
-                                micro(kc, at, ars, acs, bp + (size_t)jr * nr * kc, tile, (size_t)nr, 1, 0);
-                                attn__tile_store(tile, nr, c, ldc, rows, cols, alpha, b_eff);
-                            }
-                        }
-                }
-            }
-        }
+    g.nsplit = g.n_ic < nth ? nth : 1; /* too few row blocks: split the columns too */
+    buf = ATTN_MALLOC(sizeof(attn_float) * ((size_t)g.NC * g.KC + (size_t)g.MC * g.KC * nth) + ATTN_ALIGN);
+    if (!buf) {
+        attn_gemm_reference(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
     }
+    g.bpack = (attn_float *)((uintptr_t)((unsigned char *)buf + ATTN_ALIGN) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    g.apack = g.bpack + (size_t)g.NC * g.KC;
+#ifdef ATTN__OMP
+    if (nth > 1) {
+#pragma omp parallel num_threads(nth)
+        attn__gemm_thread(&g, omp_get_thread_num());
+    } else
+#endif
+        attn__gemm_thread(&g, 0);
     ATTN_FREE(buf);
 }
 #endif

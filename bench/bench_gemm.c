@@ -2,6 +2,7 @@
    and the scalar reference, measured in the same run: square sizes 64..2048 and the skinny shapes of
    attention (M = T, N or K = head dim), all four transposes, 1 and 2 threads, median of repeats.
    Run it with OPENBLAS_CORETYPE unset (`make bench` does) so that OpenBLAS uses its best kernels. */
+#define _POSIX_C_SOURCE 199309L
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
 #include <stdio.h>
@@ -43,6 +44,15 @@ static void run(int impl, int ta, int tb, const shape *s, const float *A, const 
 #ifdef HAVE_OPENBLAS
     else cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, s->M, s->N, s->K, 1, A, lda, B, ldb, 0, C, s->N);
 #endif
+}
+
+/* After a threaded call both OpenBLAS's workers and OpenMP's spin for a while before they sleep; on
+   two cores a spinning team stalls the other library's threads. Timing blocks are therefore
+   separated by a pause long enough for the spinners to go to sleep (OpenBLAS: ~2^28 cycles). */
+static void settle(int threads)
+{
+    struct timespec t = {0, 250000000};
+    if (threads > 1) nanosleep(&t, NULL);
 }
 
 /* Seconds per call: `rounds` rounds, each timing enough back-to-back calls to last >= 20 ms;
@@ -131,8 +141,10 @@ int main(int argc, char **argv)
                 for (tb = 0; tb < 2; tb++) {
                     const shape *s = &shapes[i];
                     double flops = 2.0 * s->M * s->N * s->K, ga, gb = 0, gr = 0;
+                    settle(th);
                     ga = flops / time_one(IMPL_ATTN, ta, tb, s, A, B, C, rounds) * 1e-9;
 #ifdef HAVE_OPENBLAS
+                    settle(th);
                     gb = flops / time_one(IMPL_BLAS, ta, tb, s, A, B, C, rounds) * 1e-9;
 #endif
                     if (th == 1 && flops <= 2.0 * 256 * 256 * 256) gr = flops / time_one(IMPL_REF, ta, tb, s, A, B, C, 3) * 1e-9;
