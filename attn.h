@@ -12,32 +12,35 @@
    back except where a function says so, and never prints, exits or aborts on a user mistake: every
    function that can fail returns an attn_status and leaves a message in attn_last_error().
 
-   EXAMPLE: one linear layer, one step of SGD on a squared error
+   EXAMPLE: a linear layer fitted by SGD with momentum (README.md has the same program)
 
        #define ATTN_IMPLEMENTATION
        #include "attn.h"
        #include <stdio.h>
-       #include <stdlib.h>
+       #include <string.h>
 
        int main(void) {
-           attn_param_desc desc[2] = {{"W", 2, {3, 4}, -1}, {"b", 1, {3}, -1}};
-           attn_params p;                      // one block of values, a mirror block of gradients
+           attn_param_desc desc[2] = {{"W", 2, {3, 4}, -1}, {"b", 1, {3}, -1}};  // shapes, decay
+           attn_params p;              // one block of values, a mirror block of gradients
            attn_rng rng;
-           float x[2 * 4] = {1, 2, 3, 4, -1, 0, 1, 0}, target[2 * 3] = {0}, y[2 * 3], dy[2 * 3];
-           float loss, *vel;
+           float x[2 * 4] = {1, 2, 3, 4, -1, 0, 1, 0}, target[2 * 3] = {1, 0, -1, 0, 1, 0};
+           float y[2 * 3], dy[2 * 3], loss, vel[64];
+           int step;
            if (attn_params_init(&p, desc, 2) != ATTN_OK) { puts(attn_last_error()); return 1; }
            attn_rng_seed(&rng, 42, 0);
            attn_params_init_normal(&p, &rng, 0.0f, 0.5f);
-           vel = (float *)calloc(p.total, sizeof(float));
-           attn_linear_forward(y, x, p.value[0].data, p.value[1].data, 2, 4, 3);        // y = x W^T + b
-           attn_mse_forward(&loss, y, target, 6, ATTN_REDUCE_MEAN);
-           attn_mse_backward(dy, y, target, 6, ATTN_REDUCE_MEAN, 1.0f);
-           attn_params_zero_grad(&p);
-           attn_linear_backward(NULL, p.grad[0].data, p.grad[1].data, dy, x, p.value[0].data, 2, 4, 3);
-           attn_sgd_step(&p, vel, 0.1f, 0.9f, 0);
-           printf("loss %.4f\n", loss);
-           free(vel); attn_params_free(&p);
-           return 0;
+           for (step = 0; step < 100; step++) {
+               attn_linear_forward(y, x, p.value[0].data, p.value[1].data, 2, 4, 3);  // y = x W^T + b
+               attn_mse_forward(&loss, y, target, 6, ATTN_REDUCE_MEAN);
+               memset(dy, 0, sizeof dy);                  // backward passes accumulate
+               attn_mse_backward(dy, y, target, 6, ATTN_REDUCE_MEAN, 1.0f);
+               attn_params_zero_grad(&p);
+               attn_linear_backward(NULL, p.grad[0].data, p.grad[1].data, dy, x, p.value[0].data, 2, 4, 3);
+               attn_sgd_step(&p, vel, 0.005f, 0.9f, step);  // PyTorch-style momentum
+               if (step % 20 == 0) printf("step %2d  loss %.5f\n", step, loss);
+           }
+           attn_params_free(&p);
+           return loss < 1e-3f ? 0 : 1;
        }
 
    TABLE OF CONTENTS (the same order in the declarations and in the implementation)
@@ -1146,11 +1149,10 @@ static void attn__pack_a(int trans, const attn_float *A, int lda, int i0, int mc
     for (ip = 0; ip < mc; ip += mr, dst += (size_t)mr * kc) {
         rows = ATTN__MIN(mr, mc - ip);
         if (rows < mr) memset(dst, 0, sizeof(attn_float) * (size_t)mr * kc);
-        if (!trans) { /* op(A)[i, p] = A[i * lda + p]: read rows, write with stride mr */
-            for (i = 0; i < rows; i++) {
-                const attn_float *src = A + (size_t)(i0 + ip + i) * lda + p0;
-                for (p = 0; p < kc; p++) dst[(size_t)p * mr + i] = src[p];
-            }
+        if (!trans) { /* op(A)[i, p] = A[i * lda + p]: `rows` sequential reads, one sequential write */
+            const attn_float *src = A + (size_t)(i0 + ip) * lda + p0;
+            for (p = 0; p < kc; p++)
+                for (i = 0; i < rows; i++) dst[(size_t)p * mr + i] = src[(size_t)i * lda + p];
         } else { /* op(A)[i, p] = A[p * lda + i]: contiguous runs of `rows` values */
             for (p = 0; p < kc; p++) {
                 const attn_float *src = A + (size_t)(p0 + p) * lda + i0 + ip;
@@ -1173,11 +1175,10 @@ static void attn__pack_b(int trans, const attn_float *B, int ldb, int p0, int kc
                 const attn_float *src = B + (size_t)(p0 + p) * ldb + j0 + jp;
                 for (j = 0; j < cols; j++) dst[(size_t)p * nr + j] = src[j];
             }
-        } else { /* op(B)[p, j] = B[j * ldb + p] */
-            for (j = 0; j < cols; j++) {
-                const attn_float *src = B + (size_t)(j0 + jp + j) * ldb + p0;
-                for (p = 0; p < kc; p++) dst[(size_t)p * nr + j] = src[p];
-            }
+        } else { /* op(B)[p, j] = B[j * ldb + p]: `cols` sequential reads, one sequential write */
+            const attn_float *src = B + (size_t)(j0 + jp) * ldb + p0;
+            for (p = 0; p < kc; p++)
+                for (j = 0; j < cols; j++) dst[(size_t)p * nr + j] = src[(size_t)j * ldb + p];
         }
     }
 }
@@ -1260,7 +1261,7 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.micro = g.direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : narrow ? attn__micro_narrow : attn__micro_wide;
     g.rs = transA ? 1 : (size_t)lda;
     g.cs = transA ? (size_t)lda : 1;
-    g.KC = ATTN__MIN(K, ATTN__KC);
+    g.KC = (K + (K + ATTN__KC - 1) / ATTN__KC - 1) / ((K + ATTN__KC - 1) / ATTN__KC); /* equal depth blocks */
     g.MC = (ATTN__MC / g.mr) * g.mr;
     if (M < g.MC) g.MC = ((M + g.mr - 1) / g.mr) * g.mr;
     g.NC = N >= ATTN__NC ? ATTN__NC : ((N + g.nr - 1) / g.nr) * g.nr; /* no overflow near INT_MAX */
