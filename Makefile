@@ -32,12 +32,16 @@ endif
 
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/bench_gemm
 
-.PHONY: all test test-sanitize test-valgrind test-wasm test-neon bench clean
+.PHONY: all run test test-sanitize test-valgrind test-wasm test-neon bench clean
 
 all: $(PROGRAMS) $(FLAVOURS)
 
 $(BUILD):
 	mkdir -p $(BUILD)
+
+# The main job. For now: the quickstart (a layer trained end to end); the paper experiments replace it.
+run: $(BUILD)/quickstart
+	$(BUILD)/quickstart
 
 $(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)

@@ -1016,9 +1016,11 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    kc groups of NR values; edges are padded with zeros so the micro-kernel always runs full tiles.
    The micro-kernel keeps the MR x NR tile in MR * NV vector registers (NR = NV * ATTN__VW).
    Two shapes per ISA: "wide" for most products, "narrow" (one vector per row, more rows) when
-   N <= ATTN__VW, the head-dimension-16 case of attention. When N is at most two wide panels and A
-   is row-major (transA = 0), A feeds so few FLOPs per element that packing it would cost more than
-   the product: the "_s" kernels then read it in place, MR_S rows at a time. The tile grid is fixed by M, N and the
+   N <= ATTN__VW, the head-dimension-16 case of attention. Packing A is a transpose that costs about
+   as much as the FLOPs it feeds when N is small, and measured on AVX-512 it never pays off for a
+   row-major A (transA = 0): the "_s" kernels read A in place, MR_S rows at a time (one sequential
+   stream per row). A transposed A is read in place only while N <= 8 wide panels; beyond that
+   its column walk (a new page every step) loses to packing. The tile grid is fixed by M, N and the
    shapes, never by the number of threads, so every element is computed the same way whatever the
    thread count. */
 #if defined(ATTN__AVX512)
@@ -1156,7 +1158,8 @@ static void attn__pack_a(int trans, const attn_float *A, int lda, int i0, int mc
         } else { /* op(A)[i, p] = A[p * lda + i]: contiguous runs of `rows` values */
             for (p = 0; p < kc; p++) {
                 const attn_float *src = A + (size_t)(p0 + p) * lda + i0 + ip;
-                for (i = 0; i < rows; i++) dst[(size_t)p * mr + i] = src[i];
+                if (rows == ATTN__MR) memcpy(dst + (size_t)p * mr, src, sizeof(attn_float) * ATTN__MR); /* inlined */
+                else for (i = 0; i < rows; i++) dst[(size_t)p * mr + i] = src[i];
             }
         }
     }
@@ -1256,7 +1259,7 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.transA = transA; g.transB = transB; g.M = M; g.N = N; g.K = K;
     g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
-    g.direct = N <= 2 * ATTN__NV * ATTN__VW; /* few B panels: packing A would cost more than it saves */
+    g.direct = !transA || N <= 8 * ATTN__NV * ATTN__VW; /* see above: when A is read in place */
     g.mr = g.direct ? ATTN__MR_S : narrow ? ATTN__MR_N : ATTN__MR;
     g.micro = g.direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : narrow ? attn__micro_narrow : attn__micro_wide;
     g.rs = transA ? 1 : (size_t)lda;

@@ -61,9 +61,13 @@ static double time_one(int impl, int ta, int tb, const shape *s, const float *A,
 {
     double t[16];
     int r, reps = 1, k;
-    double t0 = now();
-    run(impl, ta, tb, s, A, B, C); /* warm-up, and a first estimate */
-    t0 = now() - t0;
+    double t0, w = now();
+    int calls = 0;
+    do { /* warm-up: >= 50 ms of calls, so clocks and caches settle; gives a first estimate */
+        run(impl, ta, tb, s, A, B, C);
+        calls++;
+    } while (now() - w < 0.05);
+    t0 = (now() - w) / calls;
     if (t0 < 0.02) reps = (int)(0.02 / (t0 + 1e-9)) + 1;
     for (r = 0; r < rounds; r++) {
         double a = now();

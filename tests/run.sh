@@ -40,6 +40,9 @@ else
             -x c++ tests/compile_b.c -o "$tmp/a.out"
     done
     try "quickstart example runs" ./build/quickstart
+    # the README's 30-second example: its first ```c block, compiled as C99 with -Werror and run
+    awk '/^```c$/ {f = 1; next} /^```$/ {if (f) exit} f' README.md >"$tmp/readme.c"
+    try "README example compiles and trains" sh -c "$CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I. $tmp/readme.c -o $tmp/readme -lm && $tmp/readme"
     echo "compile matrix and example: $pass passed, $fail failed"
 fi
 
