@@ -1014,53 +1014,49 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
            for jr, ir:               MR x NR tile of C += A panel x B panel  (micro-kernel, L1)
    A packed panel holds op(A)[i0 .. i0+MR, p] for p = 0 .. kc as kc groups of MR values, a B panel
    kc groups of NR values; edges are padded with zeros so the micro-kernel always runs full tiles.
-   The micro-kernel keeps the MR x NR tile in MR * NV vector registers (NR = NV * ATTN__VW).
-   Two shapes per ISA: "wide" for most products, "narrow" (one vector per row, more rows) when
-   N <= ATTN__VW, the head-dimension-16 case of attention. Packing A is a transpose that costs about
+   The micro-kernel keeps the MR x NR tile in MR * NV vector registers (NR = NV * ATTN__VW), or
+   MR_S x ATTN__VW ("narrow") when N <= ATTN__VW, the head-dimension-16 case of attention.
+   Packing A is a transpose that costs about
    as much as the FLOPs it feeds when N is small, and measured on AVX-512 it never pays off for a
    row-major A (transA = 0): the "_s" kernels read A in place, MR_S rows at a time (one sequential
    stream per row). A transposed A is read in place only while N <= 8 wide panels; beyond that
    its column walk (a new page every step) loses to packing. The tile grid is fixed by M, N and the
    shapes, never by the number of threads, so every element is computed the same way whatever the
    thread count. */
+/* Per ISA: MR x NV vectors for the packed kernel, MR_S rows for the in-place ones (each row needs an
+   address, and MR_S * NV + NV + 1 vector registers must fit), cache blocks KC (depth), MC (rows of A
+   per block), NC (columns of B per block). Measured on AVX-512; the others are sized to their
+   register files (16 on AVX2, SSE2 and WASM, 32 on NEON). */
 #if defined(ATTN__AVX512)
 #define ATTN__MR 14
 #define ATTN__NV 2
-#define ATTN__MR_N 28
+#define ATTN__MR_S 8
 #define ATTN__KC 768
 #define ATTN__MC 56
 #define ATTN__NC 3072
-#elif defined(ATTN__AVX2)
-#define ATTN__MR 6
-#define ATTN__NV 2
-#define ATTN__MR_N 12
-#define ATTN__KC 256
-#define ATTN__MC 120
-#define ATTN__NC 2048
 #elif defined(ATTN__NEON)
 #define ATTN__MR 8
 #define ATTN__NV 3
-#define ATTN__MR_N 16
+#define ATTN__MR_S 8
 #define ATTN__KC 256
 #define ATTN__MC 128
 #define ATTN__NC 2040
-#elif defined(ATTN__SSE2) || defined(ATTN__WASM)
+#elif defined(ATTN__AVX2) || defined(ATTN__SSE2) || defined(ATTN__WASM)
 #define ATTN__MR 6
 #define ATTN__NV 2
-#define ATTN__MR_N 8
-#define ATTN__KC 256
+#define ATTN__MR_S 6
+#define ATTN__KC 384
 #define ATTN__MC 120
 #define ATTN__NC 2048
 #else /* scalar */
 #define ATTN__MR 4
-#define ATTN__NV 4
-#define ATTN__MR_N 8
+#define ATTN__NV 2
+#define ATTN__MR_S 4
 #define ATTN__KC 256
 #define ATTN__MC 128
 #define ATTN__NC 2048
 #endif
-#define ATTN__MR_S 8 /* rows of the in-place kernels: eight row addresses fit in registers */
-#define ATTN__MAXMR ATTN__MAX(ATTN__MR, ATTN__MR_N)
+#define ATTN__MAXMR ATTN__MAX(ATTN__MR, ATTN__MR_S)
 #define ATTN__MAXNR (ATTN__NV * ATTN__VW)
 #define ATTN__PAR_FLOPS 4.0e6 /* a product smaller than this runs on one thread */
 
@@ -1099,7 +1095,7 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
     }
 }
 
-/* The micro-kernels of this ISA: packed A (wide and narrow) and A in place ("_s", strided). */
+/* The micro-kernels of this ISA: packed A, and A read in place ("_s", strided) wide or narrow. */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
                                attn_float *C, size_t ldc, attn_float alpha, attn_float beta);
 #define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS)                                                   \
@@ -1110,7 +1106,6 @@ typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs
         attn__micro(MR_, NV_, kc, a, RS, CS, b, C, ldc, alpha, beta);                             \
     }
 ATTN__MICRO_DEF(attn__micro_wide, ATTN__MR, ATTN__NV, 1, ATTN__MR)
-ATTN__MICRO_DEF(attn__micro_narrow, ATTN__MR_N, 1, 1, ATTN__MR_N)
 ATTN__MICRO_DEF(attn__micro_wide_s, ATTN__MR_S, ATTN__NV, rs, cs)
 ATTN__MICRO_DEF(attn__micro_narrow_s, ATTN__MR_S, 1, rs, cs)
 
@@ -1259,9 +1254,9 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.transA = transA; g.transB = transB; g.M = M; g.N = N; g.K = K;
     g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
-    g.direct = !transA || N <= 8 * ATTN__NV * ATTN__VW; /* see above: when A is read in place */
-    g.mr = g.direct ? ATTN__MR_S : narrow ? ATTN__MR_N : ATTN__MR;
-    g.micro = g.direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : narrow ? attn__micro_narrow : attn__micro_wide;
+    g.direct = narrow || !transA || N <= 8 * ATTN__NV * ATTN__VW; /* see above: A read in place */
+    g.mr = g.direct ? ATTN__MR_S : ATTN__MR;
+    g.micro = g.direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : attn__micro_wide;
     g.rs = transA ? 1 : (size_t)lda;
     g.cs = transA ? (size_t)lda : 1;
     g.KC = (K + (K + ATTN__KC - 1) / ATTN__KC - 1) / ((K + ATTN__KC - 1) / ATTN__KC); /* equal depth blocks */
