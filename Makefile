@@ -71,7 +71,7 @@ test-sanitize: $(BUILD)/test_sanitize
 	@sh tests/run.sh --no-compile $(BUILD)/test_sanitize
 
 test-valgrind: $(BUILD)/test_scalar
-	@valgrind --error-exitcode=1 --leak-check=full -q $(BUILD)/test_scalar | tail -1
+	@sh tests/run.sh --no-compile "valgrind --error-exitcode=1 --leak-check=full -q $(BUILD)/test_scalar"
 
 # WebAssembly: emcc -O2 -msimd128, run under node (Debian's emscripten 3.1.6 needs NODE_PATH for
 # acorn, and SINGLE_FILE so that node can load the module).
