@@ -1056,6 +1056,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__MC 128
 #define ATTN__NC 2048
 #endif
+#define ATTN__B_INPLACE (1 << 16) /* floats of a row-major B read in place (see g.bdirect) */
 #define ATTN__MAXMR ATTN__MAX(ATTN__MR, ATTN__MR_S)
 #define ATTN__MAXNR (ATTN__NV * ATTN__VW)
 #define ATTN__PAR_FLOPS 4.0e6 /* a product smaller than this runs on one thread */
@@ -1070,16 +1071,17 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 
 /* C[MR, NR] = alpha sum_p a[:, p] (outer) b[p, 0..NR] + beta C (beta = 0: C is not read), the sum
    over kc rank-1 updates of a tile held in MR * NV vector registers. Element (i, p) of the A panel
-   is a[i * rs + p * cs]: (1, MR) for a packed panel, (lda, 1) to read a row-major A in place. mr and
-   nv are constants at every call site, so the loops over them unroll. */
+   is a[i * rs + p * cs]: (1, MR) for a packed panel, (lda, 1) or (1, lda) to read A in place; row p
+   of the B panel starts at b + p * bs: bs = NR packed, ldb in place. mr and nv are constants at
+   every call site, so the loops over them unroll. */
 ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_t rs, size_t cs,
-                              const attn_float *b, attn_float *C, size_t ldc, attn_float alpha,
-                              attn_float beta)
+                              const attn_float *b, size_t bs, attn_float *C, size_t ldc,
+                              attn_float alpha, attn_float beta)
 {
     attn__v acc[ATTN__MAXMR][ATTN__NV], bv[ATTN__NV], va, vb;
     int p, i, j;
     ATTN__UNROLL for (i = 0; i < mr; i++) ATTN__UNROLL for (j = 0; j < nv; j++) acc[i][j] = attn__vset1(0);
-    for (p = 0; p < kc; p++, a += cs, b += nv * ATTN__VW) {
+    for (p = 0; p < kc; p++, a += cs, b += bs) {
         ATTN__UNROLL for (j = 0; j < nv; j++) bv[j] = attn__vload(b + j * ATTN__VW);
         ATTN__UNROLL for (i = 0; i < mr; i++) {
             attn__v av = attn__vset1(a[i * rs]);
@@ -1095,19 +1097,24 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
     }
 }
 
-/* The micro-kernels of this ISA: packed A, and A read in place ("_s", strided) wide or narrow. */
+/* The micro-kernels of this ISA: packed A and B; A read in place ("_s", strided), wide or narrow;
+   A and B in place ("_sb"). Separate instantiations keep the packed strides compile-time constants
+   (a runtime B stride costs the packed loops ~10% on AVX-512). */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
-                               attn_float *C, size_t ldc, attn_float alpha, attn_float beta);
-#define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS)                                                   \
+                               size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta);
+#define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS, BS)                                               \
     static void name(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,      \
-                     attn_float *C, size_t ldc, attn_float alpha, attn_float beta)               \
+                     size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta)    \
     {                                                                                             \
-        (void)rs; (void)cs;                                                                       \
-        attn__micro(MR_, NV_, kc, a, RS, CS, b, C, ldc, alpha, beta);                             \
+        (void)rs; (void)cs; (void)bs;                                                             \
+        attn__micro(MR_, NV_, kc, a, RS, CS, b, BS, C, ldc, alpha, beta);                         \
     }
-ATTN__MICRO_DEF(attn__micro_wide, ATTN__MR, ATTN__NV, 1, ATTN__MR)
-ATTN__MICRO_DEF(attn__micro_wide_s, ATTN__MR_S, ATTN__NV, rs, cs)
-ATTN__MICRO_DEF(attn__micro_narrow_s, ATTN__MR_S, 1, rs, cs)
+/*              name                   rows        vectors   A strides       B stride         */
+ATTN__MICRO_DEF(attn__micro_wide,      ATTN__MR,   ATTN__NV, 1, ATTN__MR,    ATTN__NV * ATTN__VW)
+ATTN__MICRO_DEF(attn__micro_wide_s,    ATTN__MR_S, ATTN__NV, rs, cs,         ATTN__NV * ATTN__VW)
+ATTN__MICRO_DEF(attn__micro_narrow_s,  ATTN__MR_S, 1,        rs, cs,         ATTN__VW)
+ATTN__MICRO_DEF(attn__micro_wide_sb,   ATTN__MR_S, ATTN__NV, rs, cs,         bs)
+ATTN__MICRO_DEF(attn__micro_narrow_sb, ATTN__MR_S, 1,        rs, cs,         bs)
 
 /* C[mr, nr] (row stride ldc) = alpha tile + beta C, tile with row stride nrp; beta = 0 reads no C. */
 static void attn__tile_store(const attn_float *tile, int nrp, attn_float *C, int ldc, int mr, int nr,
@@ -1186,9 +1193,9 @@ typedef struct {
     int transA, transB, M, N, K, lda, ldb, ldc;
     const attn_float *A, *B;
     attn_float *C, alpha, beta;
-    int mr, nr, direct, KC, MC, NC, n_ic, nsplit;
+    int mr, nr, direct, bdirect, KC, MC, NC, n_ic, nsplit; /* direct: A in place; bdirect: B */
     size_t rs, cs;      /* element (i, p) of op(A) is A[i rs + p cs] */
-    attn__micro_fn micro;
+    attn__micro_fn micro, micro_b; /* micro_b: for the full B panels read in place */
     attn_float *bpack;  /* KC x NC, shared */
     attn_float *apack;  /* MC x KC per thread */
 } attn__gemm_job;
@@ -1209,7 +1216,8 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid)
 #pragma omp for schedule(static)
 #endif
             for (jp = 0; jp < npan; jp++)
-                attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr), nr, g->bpack + (size_t)jp * nr * kc);
+                if (!g->bdirect || nc - jp * nr < nr) /* in place, only a partial panel is packed */
+                    attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr), nr, g->bpack + (size_t)jp * nr * kc);
 #ifdef ATTN__OMP
 #pragma omp for schedule(static)
 #endif
@@ -1222,7 +1230,11 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid)
                         int rows = ATTN__MIN(mr, mc - ir), cols = ATTN__MIN(nr, nc - jr * nr);
                         const attn_float *at = ap + (size_t)ir * kc, *bt = g->bpack + (size_t)jr * nr * kc;
                         attn_float *c = g->C + (size_t)(ic + ir) * g->ldc + jc + jr * nr;
-                        size_t ars = 1, acs = (size_t)mr;
+                        size_t ars = 1, acs = (size_t)mr, bs = (size_t)nr;
+                        if (g->bdirect && cols == nr) { /* B read in place: op(B)[p, j] = B[p ldb + j] */
+                            bt = g->B + (size_t)pc * g->ldb + jc + jr * nr;
+                            bs = (size_t)g->ldb;
+                        }
                         if (g->direct && rows == mr) { /* A read in place */
                             at = g->A + (size_t)(ic + ir) * g->rs + (size_t)pc * g->cs;
                             ars = g->rs;
@@ -1231,11 +1243,12 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid)
                             attn__pack_a(g->transA, g->A, g->lda, ic + ir, rows, pc, kc, mr, ap);
                             at = ap;
                         }
+                        attn__micro_fn micro = bs == (size_t)nr ? g->micro : g->micro_b;
                         if (rows == mr && cols == nr) {
                             attn__prefetch_tile(c, g->ldc, rows, cols);
-                            g->micro(kc, at, ars, acs, bt, c, (size_t)g->ldc, g->alpha, b_eff);
+                            micro(kc, at, ars, acs, bt, bs, c, (size_t)g->ldc, g->alpha, b_eff);
                         } else { /* an edge tile: through a full-size buffer */
-                            g->micro(kc, at, ars, acs, bt, tile, (size_t)nr, 1, 0);
+                            micro(kc, at, ars, acs, bt, bs, tile, (size_t)nr, 1, 0);
                             attn__tile_store(tile, nr, c, g->ldc, rows, cols, g->alpha, b_eff);
                         }
                     }
@@ -1256,7 +1269,11 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
     g.direct = narrow || !transA || N <= 8 * ATTN__NV * ATTN__VW; /* see above: A read in place */
     g.mr = g.direct ? ATTN__MR_S : ATTN__MR;
+    /* a small B with short rows is read in place: no packing at all. Long rows (ldb a large power of
+       two) would put a panel's rows in the same few L1 sets, so the row stride is bounded too. */
+    g.bdirect = g.direct && !transB && ldb <= 8 * g.nr && (size_t)K * ldb <= ATTN__B_INPLACE;
     g.micro = g.direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : attn__micro_wide;
+    g.micro_b = narrow ? attn__micro_narrow_sb : attn__micro_wide_sb;
     g.rs = transA ? 1 : (size_t)lda;
     g.cs = transA ? (size_t)lda : 1;
     g.KC = (K + (K + ATTN__KC - 1) / ATTN__KC - 1) / ((K + ATTN__KC - 1) / ATTN__KC); /* equal depth blocks */
