@@ -24,8 +24,12 @@ TEST_SRC = tests/run_tests.c tests/test_core.c tests/test_gemm.c tests/test_ops.
 TEST_DEP = attn.h tests/test.h $(TEST_SRC)
 
 # Test flavours: the default build, float64 (tight finite-difference checks), the portable scalar
-# kernels, -ffast-math, and (with OpenBLAS) attn_gemm routed through CBLAS.
+# kernels, -ffast-math, the AVX2+FMA and SSE2 kernels (x86 only), and (with OpenBLAS) attn_gemm
+# routed through CBLAS.
 FLAVOURS = $(BUILD)/test_float $(BUILD)/test_double $(BUILD)/test_scalar $(BUILD)/test_fastmath
+ifeq ($(shell uname -m),x86_64)
+FLAVOURS += $(BUILD)/test_avx2 $(BUILD)/test_sse2
+endif
 ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
@@ -57,6 +61,10 @@ $(BUILD)/test_scalar: $(TEST_DEP) | $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) -DATTN_NO_SIMD $(TEST_SRC) -o $@ $(LIBS)
 $(BUILD)/test_fastmath: $(TEST_DEP) | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) -ffast-math $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/test_avx2: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) -mavx2 -mfma $(OPENMP) $(WARN) $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/test_sse2: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) -msse2 $(WARN) $(TEST_SRC) -o $@ $(LIBS)
 $(BUILD)/test_cblas: $(TEST_DEP) | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) -DATTN_USE_CBLAS $(TEST_SRC) -o $@ -lopenblas $(LIBS)
 $(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)

@@ -757,6 +757,7 @@ ATTNDEF attn_status attn_arena_tensor(attn_arena *a, attn_tensor *t, int ndim, c
     if (bytes > a->cap - a->used)
         return attn__fail(ATTN_ERR_NOMEM, "attn_arena_tensor: arena full (%lu of %lu bytes used, %lu more needed)",
                           (unsigned long)a->used, (unsigned long)a->cap, (unsigned long)bytes);
+    ATTN_ASSERT(a->used % ATTN_ALIGN == 0); /* every hand-out keeps the next one aligned */
     t->data = (attn_float *)(a->base + a->used);
     t->ndim = ndim;
     for (i = 0; i < ATTN_MAX_DIMS; i++) t->shape[i] = i < ndim ? shape[i] : 1;
@@ -881,60 +882,39 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
 /* A small SIMD vocabulary: every vector kernel below is written once in these terms. attn__v holds
    ATTN__VW floats; the scalar "vector" is one attn_float, which makes the same kernels the portable
    fallback. fma(a, b, c) = a * b + c (fused where the ISA has it). */
+#define ATTN__VOCAB(T, LOAD, STORE, SET1, MUL, ADD, MAX)                                          \
+    typedef T attn__v;                                                                             \
+    ATTN__INLINE attn__v attn__vload(const float *p) { return LOAD(p); }                           \
+    ATTN__INLINE void attn__vstore(float *p, attn__v v) { STORE(p, v); }                           \
+    ATTN__INLINE attn__v attn__vset1(float x) { return SET1(x); }                                  \
+    ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return MUL(a, b); }                    \
+    ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return ADD(a, b); }                    \
+    ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return MAX(a, b); }
 #if defined(ATTN__AVX512)
-typedef __m512 attn__v;
 #define ATTN__VW 16
-ATTN__INLINE attn__v attn__vload(const float *p) { return _mm512_loadu_ps(p); }
-ATTN__INLINE void attn__vstore(float *p, attn__v v) { _mm512_storeu_ps(p, v); }
-ATTN__INLINE attn__v attn__vset1(float x) { return _mm512_set1_ps(x); }
+ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_max_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm512_fmadd_ps(a, b, c); }
-ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return _mm512_mul_ps(a, b); }
-ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return _mm512_add_ps(a, b); }
-ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return _mm512_max_ps(a, b); }
+#elif defined(ATTN__AVX2)
+#define ATTN__VW 8
+ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_max_ps)
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm256_fmadd_ps(a, b, c); }
+#elif defined(ATTN__SSE2)
+#define ATTN__VW 4
+ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_max_ps)
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+#elif defined(ATTN__WASM)
+#define ATTN__VW 4
+ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add, wasm_f32x4_pmax)
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
+#elif defined(ATTN__NEON)
+#define ATTN__VW 4
+ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vmaxq_f32)
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return vfmaq_f32(c, a, b); }
+#endif
+#if defined(ATTN__AVX512)
 ATTN__INLINE float attn__vhsum(attn__v v) { return _mm512_reduce_add_ps(v); }
 ATTN__INLINE float attn__vhmax(attn__v v) { return _mm512_reduce_max_ps(v); }
-#elif defined(ATTN__AVX2) || defined(ATTN__SSE2) || defined(ATTN__WASM) || defined(ATTN__NEON)
-#if defined(ATTN__AVX2)
-typedef __m256 attn__v;
-#define ATTN__VW 8
-ATTN__INLINE attn__v attn__vload(const float *p) { return _mm256_loadu_ps(p); }
-ATTN__INLINE void attn__vstore(float *p, attn__v v) { _mm256_storeu_ps(p, v); }
-ATTN__INLINE attn__v attn__vset1(float x) { return _mm256_set1_ps(x); }
-ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm256_fmadd_ps(a, b, c); }
-ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return _mm256_mul_ps(a, b); }
-ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return _mm256_add_ps(a, b); }
-ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return _mm256_max_ps(a, b); }
-#elif defined(ATTN__SSE2)
-typedef __m128 attn__v;
-#define ATTN__VW 4
-ATTN__INLINE attn__v attn__vload(const float *p) { return _mm_loadu_ps(p); }
-ATTN__INLINE void attn__vstore(float *p, attn__v v) { _mm_storeu_ps(p, v); }
-ATTN__INLINE attn__v attn__vset1(float x) { return _mm_set1_ps(x); }
-ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
-ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return _mm_mul_ps(a, b); }
-ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return _mm_add_ps(a, b); }
-ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return _mm_max_ps(a, b); }
-#elif defined(ATTN__WASM)
-typedef v128_t attn__v;
-#define ATTN__VW 4
-ATTN__INLINE attn__v attn__vload(const float *p) { return wasm_v128_load(p); }
-ATTN__INLINE void attn__vstore(float *p, attn__v v) { wasm_v128_store(p, v); }
-ATTN__INLINE attn__v attn__vset1(float x) { return wasm_f32x4_splat(x); }
-ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
-ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return wasm_f32x4_mul(a, b); }
-ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return wasm_f32x4_add(a, b); }
-ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return wasm_f32x4_pmax(a, b); }
-#else /* NEON */
-typedef float32x4_t attn__v;
-#define ATTN__VW 4
-ATTN__INLINE attn__v attn__vload(const float *p) { return vld1q_f32(p); }
-ATTN__INLINE void attn__vstore(float *p, attn__v v) { vst1q_f32(p, v); }
-ATTN__INLINE attn__v attn__vset1(float x) { return vdupq_n_f32(x); }
-ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return vfmaq_f32(c, a, b); }
-ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return vmulq_f32(a, b); }
-ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return vaddq_f32(a, b); }
-ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return vmaxq_f32(a, b); }
-#endif
+#elif !defined(ATTN__SCALAR)
 /* Horizontal reductions through memory: short, portable, and off the hot loops. */
 ATTN__INLINE float attn__vhsum(attn__v v)
 {
@@ -1222,7 +1202,9 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid)
 #pragma omp for schedule(static)
 #endif
             for (w = 0; w < g->n_ic * g->nsplit; w++) {
-                int ic = (w / g->nsplit) * g->MC, mc = ATTN__MIN(g->MC, g->M - ic), s = w % g->nsplit;
+                int b = w / g->nsplit, s = w % g->nsplit, tiles = (g->M + mr - 1) / mr;
+                int ic = (int)((long)tiles * b / g->n_ic) * mr, ic1 = (int)((long)tiles * (b + 1) / g->n_ic) * mr;
+                int mc = ATTN__MIN(ic1, g->M) - ic;
                 int jr0 = (int)((long)npan * s / g->nsplit), jr1 = (int)((long)npan * (s + 1) / g->nsplit), jr, ir;
                 if (jr0 < jr1 && !g->direct) attn__pack_a(g->transA, g->A, g->lda, ic, mc, pc, kc, mr, ap);
                 for (jr = jr0; jr < jr1; jr++)
@@ -1277,12 +1259,16 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.rs = transA ? 1 : (size_t)lda;
     g.cs = transA ? (size_t)lda : 1;
     g.KC = (K + (K + ATTN__KC - 1) / ATTN__KC - 1) / ((K + ATTN__KC - 1) / ATTN__KC); /* equal depth blocks */
-    g.MC = (ATTN__MC / g.mr) * g.mr;
-    if (M < g.MC) g.MC = ((M + g.mr - 1) / g.mr) * g.mr;
     g.NC = N >= ATTN__NC ? ATTN__NC : ((N + g.nr - 1) / g.nr) * g.nr; /* no overflow near INT_MAX */
-    g.n_ic = (M + g.MC - 1) / g.MC;
     if (2.0 * M * N * K >= ATTN__PAR_FLOPS) nth = attn_get_threads();
-    g.nsplit = g.n_ic < nth ? nth : 1; /* too few row blocks: split the columns too */
+    {   /* row blocks: whole MR tiles, as equal as possible, their count a multiple of the threads */
+        int tiles = (M + g.mr - 1) / g.mr, per = ATTN__MC / g.mr;
+        g.n_ic = (tiles + per - 1) / per;
+        g.nsplit = g.n_ic < nth ? nth : 1; /* too few row blocks: split the columns too */
+        if (g.nsplit == 1) g.n_ic = (g.n_ic + nth - 1) / nth * nth;
+        g.MC = (tiles + g.n_ic - 1) / g.n_ic * g.mr; /* the largest block: sizes the buffers */
+        ATTN_ASSERT(g.MC >= g.mr && g.MC <= ATTN__MAX(ATTN__MC, g.mr));
+    }
     buf = ATTN_MALLOC(sizeof(attn_float) * ((size_t)g.NC * g.KC + (size_t)g.MC * g.KC * nth) + ATTN_ALIGN);
     if (!buf) {
         attn_gemm_reference(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
