@@ -50,7 +50,8 @@
        4. kernels           attn_gemm (+ its scalar reference), dot, axpy, scale, row max / sum
        5. ops               linear, layer/RMS norm, activations, SwiGLU, softmax, embedding, one-hot,
                             positional encodings (learned, sinusoidal, RoPE, T5 buckets), dropout, losses
-       6. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
+       6. attention         the kind table (softmax, expressive, Cog), tiled forward/backward
+       7. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
 
    CONVENTIONS
        Arrays are row-major; shapes are written as [rows, cols] in the comment of every function and
@@ -393,7 +394,79 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
                                                 const int *targets, int N, int V);
 
 /* ============================================================================================== */
-/* 6. optimizers                                                                                   */
+/* 6. attention                                                                                    */
+/* ============================================================================================== */
+
+/* Every attention variant is a row of one table (attn_kind_get), chosen at run time. Shapes (PyTorch
+   order): Q [B, H, Tq, dk], K [B, H, Tk, dk], V [B, H, Tk, dv], O [B, H, Tq, dv]. Query i sees key j
+   when j <= i + (Tk - Tq) (causal, bottom-right aligned; always when not causal) and key_mask[b, j]
+   is nonzero (NULL: every key). A row that sees nothing outputs 0 and passes zero gradient. Scores
+   are s = scale q.k + bias[h, i, j] (bias optional), normalised per row by the kind:
+     ATTN_SOFTMAX     A = softmax(s) over the visible keys                           (SPEC 2.1)
+     ATTN_EXPRESSIVE  g = s^2 / (1 + s^2), A = g / sum g (0 when sum g < tiny)       (SPEC 2.2)
+     ATTN_COG         A = sign(s) softmax(|s|): negative weights (the official form) (SPEC 2.3)
+   O = A V. The kernels stream over key tiles with running row statistics, so memory is O(T d): the
+   forward pass keeps one number per query row (stats [B, H, Tq]: the log-sum-exp, or sum g) from
+   which the backward pass recomputes A tile by tile. */
+typedef enum attn_kind {
+    ATTN_SOFTMAX = 0,
+    ATTN_EXPRESSIVE,
+    ATTN_COG,
+    ATTN_KIND_COUNT
+} attn_kind;
+
+typedef struct attn_attention_desc {
+    attn_kind kind;
+    int B, H, Tq, Tk, dk, dv; /* all >= 1 */
+    int causal;               /* nonzero: causal, bottom-right aligned */
+    attn_float scale;         /* score scale; 0 means 1/sqrt(dk) (the EA paper's runs use 1) */
+    const unsigned char *key_mask; /* [B, Tk], nonzero = visible; NULL: all visible */
+    const attn_float *bias;   /* [H, Tq, Tk] added to the scores before normalising; NULL: none */
+} attn_attention_desc;
+
+/* Forward: O, stats (the backward cache) and, if weights is not NULL, the attention weights
+   [B, H, Tq, Tk] (0 where not visible; this materialises T x T). work: attn_attention_workspace()
+   bytes, for the thread count set when both are called. */
+typedef attn_status (*attn_attention_fwd_fn)(const attn_attention_desc *d, attn_float *O,
+                                             attn_float *stats, attn_float *weights,
+                                             const attn_float *Q, const attn_float *K,
+                                             const attn_float *V, void *work, size_t work_bytes);
+/* Backward: accumulates into dQ, dK, dV and (if not NULL) dbias [H, Tq, Tk], given dO and the
+   forward's inputs, O and stats. */
+typedef attn_status (*attn_attention_bwd_fn)(const attn_attention_desc *d, attn_float *dQ,
+                                             attn_float *dK, attn_float *dV, attn_float *dbias,
+                                             const attn_float *dO, const attn_float *Q,
+                                             const attn_float *K, const attn_float *V,
+                                             const attn_float *O, const attn_float *stats,
+                                             void *work, size_t work_bytes);
+
+typedef struct attn_kind_info {
+    attn_kind kind;
+    const char *name;    /* "softmax", "ea", "cog" */
+    const char *formula; /* one line */
+    attn_attention_fwd_fn forward;
+    attn_attention_bwd_fn backward;
+    size_t (*workspace)(const attn_attention_desc *d); /* bytes */
+} attn_kind_info;
+
+/* The table row of a kind (NULL if out of range), and the kind with this name (-1 if none). */
+ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind);
+ATTNDEF int attn_kind_from_name(const char *name);
+/* Dispatch through the table. */
+ATTNDEF size_t attn_attention_workspace(const attn_attention_desc *d);
+ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_float *O,
+                                           attn_float *stats, attn_float *weights,
+                                           const attn_float *Q, const attn_float *K,
+                                           const attn_float *V, void *work, size_t work_bytes);
+ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, attn_float *dQ,
+                                            attn_float *dK, attn_float *dV, attn_float *dbias,
+                                            const attn_float *dO, const attn_float *Q,
+                                            const attn_float *K, const attn_float *V,
+                                            const attn_float *O, const attn_float *stats,
+                                            void *work, size_t work_bytes);
+
+/* ============================================================================================== */
+/* 7. optimizers                                                                                   */
 /* ============================================================================================== */
 
 /* SGD with momentum, PyTorch semantics (no dampening, no Nesterov):
@@ -1180,10 +1253,22 @@ typedef struct {
     attn_float *apack;  /* MC x KC per thread */
 } attn__gemm_job;
 
-/* The block loops, run by every thread of the team (or by the caller alone: the orphaned `omp for`
-   then runs serially). B panels are packed by all threads together; the (row block, column part)
-   work items are split among them. */
-static void attn__gemm_thread(const attn__gemm_job *g, int tid)
+/* A barrier of attn_gemm's own team. With one thread there is no team, and no barrier: attn_gemm
+   may be called from inside somebody else's parallel region, whose threads must not be waited for. */
+static void attn__gemm_barrier(int nth)
+{
+#ifdef ATTN__OMP
+    if (nth > 1) {
+#pragma omp barrier
+    }
+#else
+    (void)nth;
+#endif
+}
+
+/* The block loops, run by thread tid of nth. B panels are packed by all threads together; the
+   (row block, column part) work items are split among them, in contiguous static chunks. */
+static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 {
     attn_float tile[ATTN__MAXMR * ATTN__MAXNR], *ap = g->apack + (size_t)g->MC * g->KC * tid;
     int mr = g->mr, nr = g->nr, jc, pc, w;
@@ -1192,16 +1277,12 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid)
         for (pc = 0; pc < g->K; pc += g->KC) {
             int kc = ATTN__MIN(g->KC, g->K - pc), jp;
             attn_float b_eff = pc == 0 ? g->beta : 1;
-#ifdef ATTN__OMP
-#pragma omp for schedule(static)
-#endif
-            for (jp = 0; jp < npan; jp++)
+            int nw = g->n_ic * g->nsplit;
+            for (jp = npan * tid / nth; jp < npan * (tid + 1) / nth; jp++)
                 if (!g->bdirect || nc - jp * nr < nr) /* in place, only a partial panel is packed */
                     attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr), nr, g->bpack + (size_t)jp * nr * kc);
-#ifdef ATTN__OMP
-#pragma omp for schedule(static)
-#endif
-            for (w = 0; w < g->n_ic * g->nsplit; w++) {
+            attn__gemm_barrier(nth);
+            for (w = nw * tid / nth; w < nw * (tid + 1) / nth; w++) {
                 int b = w / g->nsplit, s = w % g->nsplit, tiles = (g->M + mr - 1) / mr;
                 int ic = (int)((long)tiles * b / g->n_ic) * mr, ic1 = (int)((long)tiles * (b + 1) / g->n_ic) * mr;
                 int mc = ATTN__MIN(ic1, g->M) - ic;
@@ -1235,6 +1316,7 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid)
                         }
                     }
             }
+            attn__gemm_barrier(nth); /* the B panels are about to be overwritten */
         }
     }
 }
@@ -1279,10 +1361,10 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
 #ifdef ATTN__OMP
     if (nth > 1) {
 #pragma omp parallel num_threads(nth)
-        attn__gemm_thread(&g, omp_get_thread_num());
+        attn__gemm_thread(&g, omp_get_thread_num(), omp_get_num_threads());
     } else
 #endif
-        attn__gemm_thread(&g, 0);
+        attn__gemm_thread(&g, 0, 1);
     ATTN_FREE(buf);
 }
 #endif
@@ -1953,7 +2035,302 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
     return ATTN_OK;
 }
 
-/* ---- 6. optimizers ---------------------------------------------------------------------------- */
+/* ---- 6. attention ----------------------------------------------------------------------------- */
+
+#ifdef ATTN_DOUBLE
+#define ATTN__EXP exp
+#define ATTN__LOG log
+#define ATTN__TINY 1e-300 /* EA: a normaliser below this counts as zero */
+#else
+#define ATTN__EXP expf
+#define ATTN__LOG logf
+#define ATTN__TINY 1e-30f
+#endif
+#define ATTN__BR 64 /* query rows per tile */
+#define ATTN__BC 64 /* keys per tile */
+
+/* Scratch of one thread: scores S and weights P [BR, BC], dA [BR, BC], the output accumulator
+   [BR, dv], row statistics m, l and D [BR]. */
+static size_t attn__scored_floats(const attn_attention_desc *d)
+{
+    return 3 * (size_t)ATTN__BR * ATTN__BC + (size_t)ATTN__BR * (size_t)d->dv + 3 * ATTN__BR;
+}
+
+static size_t attn__scored_workspace(const attn_attention_desc *d)
+{
+    return (attn__scored_floats(d) * (size_t)attn_get_threads()) * sizeof(attn_float) + ATTN_ALIGN;
+}
+
+static attn_status attn__attention_check(const char *fn, const attn_attention_desc *d, size_t work_bytes)
+{
+    size_t n;
+    if (!d) return attn__fail(ATTN_ERR_ARG, "%s: the descriptor is NULL", fn);
+    if ((int)d->kind < 0 || d->kind >= ATTN_KIND_COUNT) return attn__fail(ATTN_ERR_ARG, "%s: unknown attention kind %d", fn, (int)d->kind);
+    if (d->B < 1 || d->H < 1 || d->Tq < 1 || d->Tk < 1 || d->dk < 1 || d->dv < 1)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, H = %d, Tq = %d, Tk = %d, dk = %d, dv = %d must all be >= 1", fn, d->B, d->H, d->Tq, d->Tk, d->dk, d->dv);
+    if (!attn__count3(&n, (size_t)d->B * (size_t)d->H, (size_t)ATTN__MAX(d->Tq, d->Tk), (size_t)ATTN__MAX(ATTN__MAX(d->dk, d->dv), ATTN__MAX(d->Tq, d->Tk))))
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
+    if (!(d->scale == d->scale)) return attn__fail(ATTN_ERR_ARG, "%s: scale is NaN", fn);
+    if (work_bytes < attn_attention_workspace(d))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_attention_workspace() asks for %lu", fn, (unsigned long)work_bytes, (unsigned long)attn_attention_workspace(d));
+    return ATTN_OK;
+}
+
+/* Scores of one tile: S[r, c] = scale q_{i0+r} . k_{j0+c} + bias, and vis[r, c] whether key j0+c is
+   visible to query i0+r (stored as 0/1 in P, which the caller overwrites). */
+static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
+                              const attn_float *Qp, const attn_float *Kp, attn_float scale, attn_float *S,
+                              attn_float *vis)
+{
+    int r, c, shift = d->Tk - d->Tq;
+    const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
+    attn_gemm(0, 1, br, bc, d->dk, scale, Qp + (size_t)i0 * d->dk, d->dk, Kp + (size_t)j0 * d->dk, d->dk, 0, S, bc);
+    for (r = 0; r < br; r++)
+        for (c = 0; c < bc; c++) {
+            int i = i0 + r, j = j0 + c;
+            vis[r * bc + c] = (attn_float)((!d->causal || j <= i + shift) && (!mask || mask[j]));
+            if (d->bias) S[r * bc + c] += d->bias[((size_t)h * d->Tq + i) * d->Tk + j];
+        }
+}
+
+/* EA's score map g(z) = z^2 / (1 + z^2), in the form that neither cancels nor overflows. */
+static attn_float attn__ea_g(attn_float z) { return z >= -1 && z <= 1 ? z * z / (1 + z * z) : 1 / (1 + 1 / (z * z)); }
+
+/* The keys any row of the tile [i0, i0 + br) can see end here (exclusive): causal tiles stop early. */
+static int attn__key_end(const attn_attention_desc *d, int i0, int br)
+{
+    return d->causal ? ATTN__MAX(0, ATTN__MIN(d->Tk, i0 + br + d->Tk - d->Tq)) : d->Tk;
+}
+
+/* P[r, c] = A (or, with final = 0 during the streaming pass, the unnormalised weight) of the tile
+   from the row statistics: softmax exp(s - lse), Cog sign(s) exp(|s| - lse), EA g(s) / N. */
+static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *P, int br, int bc,
+                               const attn_float *stat)
+{
+    int r, c;
+    for (r = 0; r < br; r++)
+        for (c = 0; c < bc; c++) {
+            attn_float s = S[r * bc + c], *p = &P[r * bc + c];
+            if (*p == 0) continue; /* not visible */
+            if (kind == ATTN_EXPRESSIVE) *p = stat[r] < ATTN__TINY ? 0 : attn__ea_g(s) / stat[r];
+            else if (kind == ATTN_COG) *p = s > 0 ? ATTN__EXP(s - stat[r]) : s < 0 ? -ATTN__EXP(-s - stat[r]) : 0;
+            else *p = ATTN__EXP(s - stat[r]);
+        }
+}
+
+/* Forward of one (b, h): streams key tiles per query tile. Softmax and Cog keep a running max m and
+   sum l of exp(x - m) with x = s (or |s|), rescaling the accumulator when m grows; EA needs no max
+   (g is bounded) and keeps only the running N = sum g. */
+static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, attn_float *O,
+                                    attn_float *stats, attn_float *weights, const attn_float *Q,
+                                    const attn_float *K, const attn_float *V, attn_float *ws)
+{
+    size_t bh = (size_t)b * d->H + h;
+    const attn_float *Qp = Q + bh * d->Tq * d->dk, *Kp = K + bh * d->Tk * d->dk, *Vp = V + bh * d->Tk * d->dv;
+    attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
+    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *acc = P + 2 * ATTN__BR * ATTN__BC, *m = acc + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR;
+    attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
+    int i0, j0, r, c, dv = d->dv;
+    for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
+        int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
+        memset(acc, 0, sizeof(attn_float) * (size_t)br * dv);
+        for (r = 0; r < br; r++) m[r] = l[r] = 0;
+        for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
+            int bc = ATTN__MIN(ATTN__BC, jend - j0);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
+            for (r = 0; r < br; r++) {
+                attn_float *s = S + r * bc, *p = P + r * bc, tmax = 0, sum = 0, alpha;
+                int any = 0;
+                if (d->kind == ATTN_EXPRESSIVE) {
+                    for (c = 0; c < bc; c++) sum += (p[c] = p[c] != 0 ? attn__ea_g(s[c]) : 0);
+                    l[r] += sum;
+                    continue;
+                }
+                for (c = 0; c < bc; c++) { /* the tile's max of x over the visible keys */
+                    attn_float x = d->kind == ATTN_COG ? (attn_float)fabs(s[c]) : s[c];
+                    if (p[c] != 0 && (!any || x > tmax)) tmax = x, any = 1;
+                }
+                if (!any) continue; /* p is all 0 already */
+                if (l[r] > 0 && m[r] > tmax) tmax = m[r];
+                alpha = l[r] > 0 ? ATTN__EXP(m[r] - tmax) : 0;
+                for (c = 0; c < bc; c++) {
+                    attn_float x = d->kind == ATTN_COG ? (attn_float)fabs(s[c]) : s[c], e;
+                    if (p[c] == 0) continue;
+                    e = ATTN__EXP(x - tmax);
+                    sum += e;
+                    p[c] = d->kind == ATTN_COG && s[c] < 0 ? -e : d->kind == ATTN_COG && s[c] == 0 ? 0 : e;
+                }
+                if (alpha != 1) attn_scale((size_t)dv, alpha, acc + (size_t)r * dv);
+                l[r] = l[r] * alpha + sum;
+                m[r] = tmax;
+            }
+            attn_gemm(0, 0, br, dv, bc, 1, P, bc, Vp + (size_t)j0 * dv, dv, 1, acc, dv); /* acc += P V */
+        }
+        for (r = 0; r < br; r++) { /* O = acc / l; stats: lse (softmax, Cog) or N (EA) */
+            int empty = d->kind == ATTN_EXPRESSIVE ? l[r] < ATTN__TINY : l[r] == 0;
+            attn_float *o = Op + (size_t)(i0 + r) * dv;
+            for (c = 0; c < dv; c++) o[c] = empty ? 0 : acc[(size_t)r * dv + c] / l[r];
+            st[i0 + r] = d->kind == ATTN_EXPRESSIVE ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
+        }
+        if (!weights) continue;
+        for (j0 = 0; j0 < d->Tk; j0 += ATTN__BC) { /* A itself, recomputed from the final stats */
+            int bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
+            attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
+            attn__tile_weights(d->kind, S, P, br, bc, st + i0);
+            for (r = 0; r < br; r++) memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);
+        }
+    }
+}
+
+/* Backward of one (b, h), tile by tile with A recomputed from the stats (SPEC 2.1-2.3):
+     dV += A^T dO,  dA = dO V^T,  D_i = dO_i . O_i,
+     softmax dS = A (dA - D);  Cog dS = |A| dA - A D;  EA dS = (dA - D) / N * 2 s (1 - g)^2,
+     dbias += dS,  dQ += scale dS K,  dK += scale dS^T Q. */
+static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h, attn_float *dQ,
+                                     attn_float *dK, attn_float *dV, attn_float *dbias,
+                                     const attn_float *dO, const attn_float *Q, const attn_float *K,
+                                     const attn_float *V, const attn_float *O, const attn_float *stats,
+                                     attn_float *ws)
+{
+    size_t bh = (size_t)b * d->H + h;
+    const attn_float *Qp = Q + bh * d->Tq * d->dk, *Kp = K + bh * d->Tk * d->dk, *Vp = V + bh * d->Tk * d->dv;
+    const attn_float *Op = O + bh * d->Tq * d->dv, *dOp = dO + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
+    attn_float *dQp = dQ + bh * d->Tq * d->dk, *dKp = dK + bh * d->Tk * d->dk, *dVp = dV + bh * d->Tk * d->dv;
+    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC;
+    attn_float *D = dA + ATTN__BR * ATTN__BC + (size_t)ATTN__BR * d->dv;
+    attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
+    int i0, j0, r, c, dv = d->dv, dk = d->dk;
+    for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
+        int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
+        for (r = 0; r < br; r++) D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
+        for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
+            int bc = ATTN__MIN(ATTN__BC, jend - j0);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
+            attn__tile_weights(d->kind, S, P, br, bc, st + i0);
+            attn_gemm(1, 0, bc, dv, br, 1, P, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv, dv);
+            attn_gemm(0, 1, br, bc, dv, 1, dOp + (size_t)i0 * dv, dv, Vp + (size_t)j0 * dv, dv, 0, dA, bc);
+            for (r = 0; r < br; r++)
+                for (c = 0; c < bc; c++) {
+                    attn_float a = P[r * bc + c], g, *ds = &dA[r * bc + c];
+                    if (d->kind == ATTN_SOFTMAX) *ds = a * (*ds - D[r]);
+                    else if (d->kind == ATTN_COG) *ds = (attn_float)fabs(a) * *ds - a * D[r];
+                    else if (a == 0) *ds = 0; /* EA: not visible, or an empty row */
+                    else {
+                        attn_float s = S[r * bc + c];
+                        g = attn__ea_g(s);
+                        *ds = (*ds - D[r]) / st[i0 + r] * 2 * s * (1 - g) * (1 - g);
+                    }
+                    if (d->kind != ATTN_EXPRESSIVE && a == 0) *ds = 0;
+                    if (dbias) dbias[((size_t)h * d->Tq + i0 + r) * d->Tk + j0 + c] += *ds;
+                }
+            attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kp + (size_t)j0 * dk, dk, 1, dQp + (size_t)i0 * dk, dk);
+            attn_gemm(1, 0, bc, dk, br, scale, dA, bc, Qp + (size_t)i0 * dk, dk, 1, dKp + (size_t)j0 * dk, dk);
+        }
+    }
+}
+
+/* Threads take whole (b, h) pairs, so no two write the same dQ, dK, dV rows; with dbias, which the
+   batch shares, they take whole heads and run the batch in order. */
+static attn_status attn__scored_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
+                                        attn_float *weights, const attn_float *Q, const attn_float *K,
+                                        const attn_float *V, void *work, size_t work_bytes)
+{
+    attn_float *ws;
+    int n = d ? d->B * d->H : 0, w;
+    ATTN__TRY(attn__attention_check("attn_attention_forward", d, work_bytes));
+    ATTN__NEED(O); ATTN__NEED(stats); ATTN__NEED(Q); ATTN__NEED(K); ATTN__NEED(V); ATTN__NEED(work);
+    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+#ifdef ATTN__OMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
+#endif
+    for (w = 0; w < n; w++) {
+        int tid = 0;
+#ifdef ATTN__OMP
+        tid = omp_get_thread_num();
+#endif
+        attn__scored_forward_bh(d, w / d->H, w % d->H, O, stats, weights, Q, K, V, ws + attn__scored_floats(d) * (size_t)tid);
+    }
+    return ATTN_OK;
+}
+
+static attn_status attn__scored_backward(const attn_attention_desc *d, attn_float *dQ, attn_float *dK,
+                                         attn_float *dV, attn_float *dbias, const attn_float *dO,
+                                         const attn_float *Q, const attn_float *K, const attn_float *V,
+                                         const attn_float *O, const attn_float *stats, void *work,
+                                         size_t work_bytes)
+{
+    attn_float *ws;
+    int n, w;
+    ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
+    ATTN__NEED(dQ); ATTN__NEED(dK); ATTN__NEED(dV); ATTN__NEED(dO); ATTN__NEED(Q); ATTN__NEED(K);
+    ATTN__NEED(V); ATTN__NEED(O); ATTN__NEED(stats); ATTN__NEED(work);
+    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    n = dbias ? d->H : d->B * d->H;
+#ifdef ATTN__OMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
+#endif
+    for (w = 0; w < n; w++) {
+        int tid = 0, b;
+#ifdef ATTN__OMP
+        tid = omp_get_thread_num();
+#endif
+        for (b = dbias ? 0 : w / d->H; b < (dbias ? d->B : w / d->H + 1); b++)
+            attn__scored_backward_bh(d, b, dbias ? w : w % d->H, dQ, dK, dV, dbias, dO, Q, K, V, O, stats,
+                                     ws + attn__scored_floats(d) * (size_t)tid);
+    }
+    return ATTN_OK;
+}
+
+static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
+    {ATTN_SOFTMAX, "softmax", "A = softmax(s q.k + bias) over the visible keys",
+     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
+    {ATTN_EXPRESSIVE, "ea", "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)",
+     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
+    {ATTN_COG, "cog", "A = sign(s) softmax(|s|) (Cog attention, negative weights)",
+     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
+};
+
+ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind)
+{
+    return (int)kind >= 0 && kind < ATTN_KIND_COUNT ? &attn__kinds[kind] : NULL;
+}
+
+ATTNDEF int attn_kind_from_name(const char *name)
+{
+    int k;
+    for (k = 0; name && k < ATTN_KIND_COUNT; k++)
+        if (strcmp(attn__kinds[k].name, name) == 0) return k;
+    return -1;
+}
+
+ATTNDEF size_t attn_attention_workspace(const attn_attention_desc *d)
+{
+    const attn_kind_info *k = d ? attn_kind_get(d->kind) : NULL;
+    return k ? k->workspace(d) : 0;
+}
+
+ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_float *O,
+                                           attn_float *stats, attn_float *weights,
+                                           const attn_float *Q, const attn_float *K,
+                                           const attn_float *V, void *work, size_t work_bytes)
+{
+    ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
+    return attn__kinds[d->kind].forward(d, O, stats, weights, Q, K, V, work, work_bytes);
+}
+
+ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, attn_float *dQ,
+                                            attn_float *dK, attn_float *dV, attn_float *dbias,
+                                            const attn_float *dO, const attn_float *Q,
+                                            const attn_float *K, const attn_float *V,
+                                            const attn_float *O, const attn_float *stats,
+                                            void *work, size_t work_bytes)
+{
+    ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
+    return attn__kinds[d->kind].backward(d, dQ, dK, dV, dbias, dO, Q, K, V, O, stats, work, work_bytes);
+}
+
+/* ---- 7. optimizers ---------------------------------------------------------------------------- */
 
 ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
                            long step)

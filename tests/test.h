@@ -63,4 +63,5 @@ void test_gemm(void);
 void test_ops(void);
 void test_optim(void);
 void test_errors(void);
+void test_attention(void);
 #endif

@@ -66,6 +66,20 @@ void test_gemm(void)
         attn_gemm(0, 0, 2, 2, 2, 0, A, 2, A, 2, 0, C, 2);
         CHECK(C[0] == 0 && C[2] == 0, "alpha = 0, beta = 0 must zero C, NaNs included");
     }
+#ifdef _OPENMP
+    {   /* attn_gemm inside the caller's own parallel region: no deadlock, and the same result */
+        attn_float A[64 * 64], B[64 * 64], C[2][64 * 64], R[64 * 64];
+        int t;
+        t_randn(A, 64 * 64, &r, 1);
+        t_randn(B, 64 * 64, &r, 1);
+        attn_set_threads(1);
+        attn_gemm(0, 1, 64, 64, 64, 1, A, 64, B, 64, 0, R, 64);
+#pragma omp parallel for num_threads(2)
+        for (t = 0; t < 2; t++) attn_gemm(0, 1, 64, 64, 64, 1, A, 64, B, 64, 0, C[t], 64);
+        attn_set_threads(0);
+        CHECK(!memcmp(C[0], R, sizeof R) && !memcmp(C[1], R, sizeof R), "attn_gemm called inside a parallel region differs");
+    }
+#endif
     /* the same bits with 1 and 2 threads, on shapes above the threading threshold */
     for (s = 0; s < 3; s++) {
         int M = s == 0 ? 300 : s == 1 ? 40 : 1000, N = s == 0 ? 260 : s == 1 ? 3000 : 48, K = s == 0 ? 900 : 97;
