@@ -35,7 +35,7 @@ ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
 
-PROGRAMS = $(BUILD)/quickstart $(BUILD)/bench_gemm
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/bench_gemm $(BUILD)/bench_attention
 
 .PHONY: all run test test-sanitize test-valgrind test-wasm test-neon bench clean
 
@@ -53,6 +53,9 @@ $(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
 
 $(BUILD)/bench_gemm: bench/bench_gemm.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)
+
+$(BUILD)/bench_attention: bench/bench_attention.c attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 $(BUILD)/test_float: $(TEST_DEP) | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(TEST_SRC) -o $@ $(LIBS)
@@ -96,8 +99,9 @@ $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)
 test-neon: $(BUILD)/test_neon
 	@sh tests/run.sh --no-compile "qemu-aarch64 $(BUILD)/test_neon"
 
-bench: $(BUILD)/bench_gemm
+bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_gemm --csv $(BUILD)/bench_gemm.csv
+	env -u OPENBLAS_CORETYPE $(BUILD)/bench_attention
 
 clean:
 	rm -rf $(BUILD)

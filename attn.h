@@ -955,34 +955,47 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
 /* A small SIMD vocabulary: every vector kernel below is written once in these terms. attn__v holds
    ATTN__VW floats; the scalar "vector" is one attn_float, which makes the same kernels the portable
    fallback. fma(a, b, c) = a * b + c (fused where the ISA has it). */
-#define ATTN__VOCAB(T, LOAD, STORE, SET1, MUL, ADD, MAX)                                          \
+#define ATTN__VOCAB(T, LOAD, STORE, SET1, MUL, ADD, MAX, MIN)                                     \
     typedef T attn__v;                                                                             \
     ATTN__INLINE attn__v attn__vload(const float *p) { return LOAD(p); }                           \
     ATTN__INLINE void attn__vstore(float *p, attn__v v) { STORE(p, v); }                           \
     ATTN__INLINE attn__v attn__vset1(float x) { return SET1(x); }                                  \
     ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return MUL(a, b); }                    \
     ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return ADD(a, b); }                    \
-    ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return MAX(a, b); }
+    ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return MAX(a, b); }                    \
+    ATTN__INLINE attn__v attn__vmin(attn__v a, attn__v b) { return MIN(a, b); }
+/* Besides the table row, each ISA gives fma, vround (to the nearest integer, as floats) and
+   vpow2 (2^n for integer-valued n in [-126, 127], built from the exponent bits) for attn__vexp. */
 #if defined(ATTN__AVX512)
 #define ATTN__VW 16
-ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_max_ps)
+ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_max_ps, _mm512_min_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm512_fmadd_ps(a, b, c); }
+ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23)); }
 #elif defined(ATTN__AVX2)
 #define ATTN__VW 8
-ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_max_ps)
+ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_max_ps, _mm256_min_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm256_fmadd_ps(a, b, c); }
+ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)); }
 #elif defined(ATTN__SSE2)
 #define ATTN__VW 4
-ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_max_ps)
+ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_max_ps, _mm_min_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(x)); } /* MXCSR: nearest */
+ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23)); }
 #elif defined(ATTN__WASM)
 #define ATTN__VW 4
-ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add, wasm_f32x4_pmax)
+ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add, wasm_f32x4_pmax, wasm_f32x4_pmin)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
+ATTN__INLINE attn__v attn__vround(attn__v x) { return wasm_f32x4_nearest(x); }
+ATTN__INLINE attn__v attn__vpow2(attn__v n) { return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23); }
 #elif defined(ATTN__NEON)
 #define ATTN__VW 4
-ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vmaxq_f32)
+ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vmaxq_f32, vminq_f32)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return vfmaq_f32(c, a, b); }
+ATTN__INLINE attn__v attn__vround(attn__v x) { return vrndnq_f32(x); }
+ATTN__INLINE attn__v attn__vpow2(attn__v n) { return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23)); }
 #endif
 #if defined(ATTN__AVX512)
 ATTN__INLINE float attn__vhsum(attn__v v) { return _mm512_reduce_add_ps(v); }
@@ -1015,8 +1028,34 @@ ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return a * b 
 ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return a * b; }
 ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return a + b; }
 ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return a > b ? a : b; }
+ATTN__INLINE attn__v attn__vmin(attn__v a, attn__v b) { return a < b ? a : b; }
 ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
 ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
+#endif
+
+/* exp(x) for every lane. SIMD: x = n ln2 + r with n = round(x / ln2) and |r| <= ln2 / 2, then
+   e^r by its Taylor polynomial of degree 6 (truncation error r^7 / 7! < 1.3e-7, about an ulp) and
+   2^n from the exponent bits. x is clamped to [-87, 88], so exp of very negative x gives ~1e-38
+   rather than 0 and large x saturates instead of overflowing; callers subtract a row maximum
+   first. The scalar build calls libm. */
+#if defined(ATTN__SCALAR)
+ATTN__INLINE attn__v attn__vexp(attn__v x) { return (attn_float)exp(x); }
+#else
+ATTN__INLINE attn__v attn__vexp(attn__v x)
+{
+    attn__v n, r, p;
+    x = attn__vmin(attn__vmax(x, attn__vset1(-87.0f)), attn__vset1(88.0f));
+    n = attn__vround(attn__vmul(x, attn__vset1(1.44269504088896341f)));
+    r = attn__vfma(n, attn__vset1(-0.693145751953125f), x);   /* ln2 split in two parts, so that */
+    r = attn__vfma(n, attn__vset1(-1.428606765330187e-06f), r); /* n ln2 is subtracted exactly */
+    p = attn__vfma(attn__vset1(1.0f / 720), r, attn__vset1(1.0f / 120));
+    p = attn__vfma(p, r, attn__vset1(1.0f / 24));
+    p = attn__vfma(p, r, attn__vset1(1.0f / 6));
+    p = attn__vfma(p, r, attn__vset1(0.5f));
+    p = attn__vfma(p, r, attn__vset1(1.0f));
+    p = attn__vfma(p, r, attn__vset1(1.0f));
+    return attn__vmul(p, attn__vpow2(n));
+}
 #endif
 
 static int attn__gemm_bad_args(int transA, int transB, int M, int N, int K, const attn_float *A,
@@ -1449,6 +1488,22 @@ ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int co
 {
     int r;
     for (r = 0; r < rows; r++) out[r] = attn_sum((size_t)cols, x + (size_t)r * cols);
+}
+
+/* w[i] = w[i] exp(x[i] - shift) for a 0/1 (or any) weight w; returns sum_i w[i]. The masked
+   exponential of softmax-like rows: entries with w = 0 stay exactly 0. */
+static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float shift, attn_float *w)
+{
+    attn__v vs = attn__vset1(shift), acc = attn__vset1(0);
+    attn_float sum;
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v e = attn__vmul(attn__vload(w + i), attn__vexp(attn__vadd(attn__vload(x + i), attn__vmul(vs, attn__vset1(-1)))));
+        attn__vstore(w + i, e);
+        acc = attn__vadd(acc, e);
+    }
+    for (sum = attn__vhsum(acc); i < n; i++) sum += (w[i] *= (attn_float)exp(x[i] - shift));
+    return sum;
 }
 
 /* ---- 5. ops ----------------------------------------------------------------------------------- */
@@ -2085,16 +2140,21 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
     int r, c, shift = d->Tk - d->Tq;
     const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
     attn_gemm(0, 1, br, bc, d->dk, scale, Qp + (size_t)i0 * d->dk, d->dk, Kp + (size_t)j0 * d->dk, d->dk, 0, S, bc);
-    for (r = 0; r < br; r++)
-        for (c = 0; c < bc; c++) {
-            int i = i0 + r, j = j0 + c;
-            vis[r * bc + c] = (attn_float)((!d->causal || j <= i + shift) && (!mask || mask[j]));
-            if (d->bias) S[r * bc + c] += d->bias[((size_t)h * d->Tq + i) * d->Tk + j];
-        }
+    for (r = 0; r < br; r++) {
+        int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
+        attn_float *v = vis + r * bc;
+        for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]));
+        if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
+    }
 }
 
-/* EA's score map g(z) = z^2 / (1 + z^2), in the form that neither cancels nor overflows. */
-static attn_float attn__ea_g(attn_float z) { return z >= -1 && z <= 1 ? z * z / (1 + z * z) : 1 / (1 + 1 / (z * z)); }
+/* EA's score map g(z) = z^2 / (1 + z^2): no cancellation at small z (no 1 - ...), and z^2 capped
+   at 1e30 (where g rounds to 1 anyway) so it never overflows. */
+static attn_float attn__ea_g(attn_float z)
+{
+    attn_float zz = z * z < (attn_float)1e30 ? z * z : (attn_float)1e30;
+    return zz / (1 + zz);
+}
 
 /* The keys any row of the tile [i0, i0 + br) can see end here (exclusive): causal tiles stop early. */
 static int attn__key_end(const attn_attention_desc *d, int i0, int br)
@@ -2102,20 +2162,39 @@ static int attn__key_end(const attn_attention_desc *d, int i0, int br)
     return d->causal ? ATTN__MAX(0, ATTN__MIN(d->Tk, i0 + br + d->Tk - d->Tq)) : d->Tk;
 }
 
-/* P[r, c] = A (or, with final = 0 during the streaming pass, the unnormalised weight) of the tile
-   from the row statistics: softmax exp(s - lse), Cog sign(s) exp(|s| - lse), EA g(s) / N. */
-static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *P, int br, int bc,
-                               const attn_float *stat)
+/* x = s (|s| for Cog) where visible, -3e38 elsewhere: the exponent of the masked entries is then
+   exp(-huge) = 0, never exp(large score) = inf, which times the visibility 0 would be NaN. */
+static void attn__masked_scores(attn_kind kind, const attn_float *s, const attn_float *vis, attn_float *x, int n)
+{
+    int c;
+    for (c = 0; c < n; c++) x[c] = vis[c] != 0 ? (kind == ATTN_COG ? (attn_float)fabs(s[c]) : s[c]) : (attn_float)-3e38;
+}
+
+/* Cog's sign on the weights: p = sign(s) p, so s = 0 gets weight 0 (but stays in the sum). */
+static void attn__cog_sign(const attn_float *s, attn_float *p, int n)
+{
+    int c;
+    for (c = 0; c < n; c++) p[c] *= (attn_float)((s[c] > 0) - (s[c] < 0)); /* branch-free: signs are random */
+}
+
+/* P[r, c] = A of the tile from the final row statistics, where P holds the 0/1 visibility on entry:
+   softmax exp(s - lse), Cog sign(s) exp(|s| - lse), EA g(s) / N. X [BR, BC] is scratch. */
+static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *P, attn_float *X, int br,
+                               int bc, const attn_float *stat)
 {
     int r, c;
-    for (r = 0; r < br; r++)
-        for (c = 0; c < bc; c++) {
-            attn_float s = S[r * bc + c], *p = &P[r * bc + c];
-            if (*p == 0) continue; /* not visible */
-            if (kind == ATTN_EXPRESSIVE) *p = stat[r] < ATTN__TINY ? 0 : attn__ea_g(s) / stat[r];
-            else if (kind == ATTN_COG) *p = s > 0 ? ATTN__EXP(s - stat[r]) : s < 0 ? -ATTN__EXP(-s - stat[r]) : 0;
-            else *p = ATTN__EXP(s - stat[r]);
+    for (r = 0; r < br; r++) {
+        const attn_float *s = S + r * bc;
+        attn_float *p = P + r * bc, *x = X + r * bc;
+        if (kind == ATTN_EXPRESSIVE) {
+            attn_float inv = stat[r] < ATTN__TINY ? 0 : 1 / stat[r];
+            for (c = 0; c < bc; c++) p[c] *= attn__ea_g(s[c]) * inv;
+        } else {
+            attn__masked_scores(kind, s, p, x, bc);
+            attn__exp_weighted((size_t)bc, x, stat[r], p);
+            if (kind == ATTN_COG) attn__cog_sign(s, p, bc);
         }
+    }
 }
 
 /* Forward of one (b, h): streams key tiles per query tile. Softmax and Cog keep a running max m and
@@ -2128,7 +2207,8 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
     size_t bh = (size_t)b * d->H + h;
     const attn_float *Qp = Q + bh * d->Tq * d->dk, *Kp = K + bh * d->Tk * d->dk, *Vp = V + bh * d->Tk * d->dv;
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *acc = P + 2 * ATTN__BR * ATTN__BC, *m = acc + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR;
+    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC, *acc = X + ATTN__BR * ATTN__BC;
+    attn_float *m = acc + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR;
     attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
     int i0, j0, r, c, dv = d->dv;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
@@ -2139,27 +2219,19 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
             for (r = 0; r < br; r++) {
-                attn_float *s = S + r * bc, *p = P + r * bc, tmax = 0, sum = 0, alpha;
-                int any = 0;
+                attn_float *s = S + r * bc, *p = P + r * bc, *x = X + r * bc, tmax, sum = 0, alpha;
                 if (d->kind == ATTN_EXPRESSIVE) {
-                    for (c = 0; c < bc; c++) sum += (p[c] = p[c] != 0 ? attn__ea_g(s[c]) : 0);
+                    for (c = 0; c < bc; c++) sum += (p[c] *= attn__ea_g(s[c]));
                     l[r] += sum;
                     continue;
                 }
-                for (c = 0; c < bc; c++) { /* the tile's max of x over the visible keys */
-                    attn_float x = d->kind == ATTN_COG ? (attn_float)fabs(s[c]) : s[c];
-                    if (p[c] != 0 && (!any || x > tmax)) tmax = x, any = 1;
-                }
-                if (!any) continue; /* p is all 0 already */
+                attn__masked_scores(d->kind, s, p, x, bc);
+                tmax = attn_max((size_t)bc, x);
+                if (tmax < (attn_float)-1e38) continue; /* nothing visible in this tile row: p is 0 */
                 if (l[r] > 0 && m[r] > tmax) tmax = m[r];
-                alpha = l[r] > 0 ? ATTN__EXP(m[r] - tmax) : 0;
-                for (c = 0; c < bc; c++) {
-                    attn_float x = d->kind == ATTN_COG ? (attn_float)fabs(s[c]) : s[c], e;
-                    if (p[c] == 0) continue;
-                    e = ATTN__EXP(x - tmax);
-                    sum += e;
-                    p[c] = d->kind == ATTN_COG && s[c] < 0 ? -e : d->kind == ATTN_COG && s[c] == 0 ? 0 : e;
-                }
+                alpha = l[r] > 0 ? (attn_float)exp(m[r] - tmax) : 0;
+                sum = attn__exp_weighted((size_t)bc, x, tmax, p);
+                if (d->kind == ATTN_COG) attn__cog_sign(s, p, bc);
                 if (alpha != 1) attn_scale((size_t)dv, alpha, acc + (size_t)r * dv);
                 l[r] = l[r] * alpha + sum;
                 m[r] = tmax;
@@ -2177,7 +2249,7 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
             int bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
-            attn__tile_weights(d->kind, S, P, br, bc, st + i0);
+            attn__tile_weights(d->kind, S, P, X, br, bc, st + i0);
             for (r = 0; r < br; r++) memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);
         }
     }
@@ -2207,23 +2279,23 @@ static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h,
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
-            attn__tile_weights(d->kind, S, P, br, bc, st + i0);
+            attn__tile_weights(d->kind, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
             attn_gemm(1, 0, bc, dv, br, 1, P, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv, dv);
             attn_gemm(0, 1, br, bc, dv, 1, dOp + (size_t)i0 * dv, dv, Vp + (size_t)j0 * dv, dv, 0, dA, bc);
-            for (r = 0; r < br; r++)
-                for (c = 0; c < bc; c++) {
-                    attn_float a = P[r * bc + c], g, *ds = &dA[r * bc + c];
-                    if (d->kind == ATTN_SOFTMAX) *ds = a * (*ds - D[r]);
-                    else if (d->kind == ATTN_COG) *ds = (attn_float)fabs(a) * *ds - a * D[r];
-                    else if (a == 0) *ds = 0; /* EA: not visible, or an empty row */
-                    else {
-                        attn_float s = S[r * bc + c];
-                        g = attn__ea_g(s);
-                        *ds = (*ds - D[r]) / st[i0 + r] * 2 * s * (1 - g) * (1 - g);
+            for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
+                attn_float *ds = dA + r * bc, *a = P + r * bc, Dr = D[r];
+                const attn_float *sr = S + r * bc;
+                if (d->kind == ATTN_SOFTMAX)
+                    for (c = 0; c < bc; c++) ds[c] = a[c] * (ds[c] - Dr);
+                else if (d->kind == ATTN_COG)
+                    for (c = 0; c < bc; c++) ds[c] = (attn_float)fabs(a[c]) * ds[c] - a[c] * Dr;
+                else
+                    for (c = 0; c < bc; c++) {
+                        attn_float g = attn__ea_g(sr[c]);
+                        ds[c] = a[c] != 0 ? (ds[c] - Dr) / st[i0 + r] * 2 * sr[c] * (1 - g) * (1 - g) : 0;
                     }
-                    if (d->kind != ATTN_EXPRESSIVE && a == 0) *ds = 0;
-                    if (dbias) dbias[((size_t)h * d->Tq + i0 + r) * d->Tk + j0 + c] += *ds;
-                }
+                if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0);
+            }
             attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kp + (size_t)j0 * dk, dk, 1, dQp + (size_t)i0 * dk, dk);
             attn_gemm(1, 0, bc, dk, br, scale, dA, bc, Qp + (size_t)i0 * dk, dk, 1, dKp + (size_t)j0 * dk, dk);
         }

@@ -1,0 +1,108 @@
+/* bench_attention: causal attention fwd+bwd of every kind in the table, B = 1, H = 8, dh = 64,
+   T = 1024 and 2048, 1 and 2 threads, beside PyTorch running the same variants in the same run
+   (bench/torch_attention.py through Debian's /usr/bin/python3; skipped with a message without
+   torch). Prints one table: kind, T, threads, attn.h ms, PyTorch ms, speed-up, and the extra memory
+   attn.h needs (its workspace plus the per-row stats; nothing T x T). Medians of repeats. */
+#define _POSIX_C_SOURCE 200809L
+#define ATTN_IMPLEMENTATION
+#include "../attn.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* PyTorch's ms for (kind, T, threads), or 0 when torch is not there */
+static double torch_ms[ATTN_KIND_COUNT][2][2];
+
+static void run_torch(int ti, int T, int threads, const char *kinds)
+{
+    char cmd[512], kind[32];
+    FILE *f;
+    int t, th, k;
+    double ms;
+    snprintf(cmd, sizeof cmd, "env -u OPENBLAS_CORETYPE /usr/bin/python3 bench/torch_attention.py --T %d --threads %d --kinds %s 2>/dev/null", T, threads, kinds);
+    if (!(f = popen(cmd, "r"))) return;
+    while (fscanf(f, "%31s %d %d %lf", kind, &t, &th, &ms) == 4)
+        if ((k = attn_kind_from_name(kind)) >= 0) torch_ms[k][ti][threads - 1] = ms;
+    pclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    static const int Ts[2] = {1024, 2048};
+    int ti, th, k, rep, repeats = 5, have_torch, i;
+    char kinds[256] = "";
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
+        else {
+            printf("usage: bench_attention [--repeats N]\n  causal fwd+bwd of every attention kind beside PyTorch; run from the repository root\n");
+            return strcmp(argv[i], "--help") ? 1 : 0;
+        }
+    }
+    if (repeats < 1 || repeats > 64) repeats = 5;
+    for (k = 0; k < ATTN_KIND_COUNT; k++) {
+        if (k) strcat(kinds, ",");
+        strcat(kinds, attn_kind_get((attn_kind)k)->name);
+    }
+    have_torch = system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+    if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
+    printf("attn.h %s (%s kernels); causal forward + backward, B = 1, H = 8, dh = 64; median of %d\n\n", ATTN_VERSION_STRING, attn_simd_name(), repeats);
+    printf("%-8s %5s %3s %10s %10s %8s %10s\n", "kind", "T", "thr", "attn.h ms", "torch ms", "speed-up", "extra MiB");
+    for (ti = 0; ti < 2; ti++)
+        for (th = 1; th <= 2; th++) {
+            int T = Ts[ti];
+            size_t n = (size_t)8 * T * 64;
+            attn_float *Q = (attn_float *)malloc(n * sizeof(attn_float)), *K = (attn_float *)malloc(n * sizeof(attn_float));
+            attn_float *V = (attn_float *)malloc(n * sizeof(attn_float)), *O = (attn_float *)malloc(n * sizeof(attn_float));
+            attn_float *dO = (attn_float *)malloc(n * sizeof(attn_float)), *dQ = (attn_float *)calloc(n, sizeof(attn_float));
+            attn_float *dK = (attn_float *)calloc(n, sizeof(attn_float)), *dV = (attn_float *)calloc(n, sizeof(attn_float));
+            attn_float *st = (attn_float *)malloc((size_t)8 * T * sizeof(attn_float));
+            attn_rng r;
+            if (!Q || !K || !V || !O || !dO || !dQ || !dK || !dV || !st) { fprintf(stderr, "out of memory\n"); return 1; }
+            if (have_torch) run_torch(ti, T, th, kinds);
+            attn_set_threads(th);
+            attn_rng_seed(&r, 1, 1);
+            for (i = 0; i < (int)n; i++) {
+                Q[i] = (attn_float)attn_rng_normal(&r, 0, 1); K[i] = (attn_float)attn_rng_normal(&r, 0, 1);
+                V[i] = (attn_float)attn_rng_normal(&r, 0, 1); dO[i] = (attn_float)attn_rng_normal(&r, 0, 1);
+            }
+            for (k = 0; k < ATTN_KIND_COUNT; k++) {
+                attn_attention_desc d;
+                double t[64], ms, tm;
+                size_t wb;
+                void *work;
+                memset(&d, 0, sizeof d);
+                d.kind = (attn_kind)k; d.B = 1; d.H = 8; d.Tq = d.Tk = T; d.dk = d.dv = 64; d.causal = 1;
+                wb = attn_attention_workspace(&d);
+                work = malloc(wb);
+                for (rep = 0; rep <= repeats; rep++) { /* the first is a warm-up */
+                    double t0 = now();
+                    attn_attention_forward(&d, O, st, NULL, Q, K, V, work, wb);
+                    attn_attention_backward(&d, dQ, dK, dV, NULL, dO, Q, K, V, O, st, work, wb);
+                    if (rep) t[rep - 1] = now() - t0;
+                }
+                qsort(t, (size_t)repeats, sizeof t[0], cmp_double);
+                ms = 1e3 * t[repeats / 2];
+                tm = torch_ms[k][ti][th - 1];
+                printf("%-8s %5d %3d %10.1f %10.1f %8.2f %10.2f\n", attn_kind_get((attn_kind)k)->name, T, th, ms, tm, tm > 0 ? tm / ms : 0,
+                       (double)(wb + (size_t)8 * T * sizeof(attn_float)) / (1 << 20));
+                fflush(stdout);
+                free(work);
+            }
+            free(Q); free(K); free(V); free(O); free(dO); free(dQ); free(dK); free(dV); free(st);
+        }
+    return 0;
+}
