@@ -260,6 +260,10 @@ ATTNDEF attn_float attn_dot(size_t n, const attn_float *x, const attn_float *y);
 ATTNDEF void attn_axpy(size_t n, attn_float a, const attn_float *x, attn_float *y); /* y += a x */
 ATTNDEF void attn_scale(size_t n, attn_float a, attn_float *x);                    /* x *= a */
 ATTNDEF attn_float attn_max(size_t n, const attn_float *x); /* max_i x_i; -INFINITY if n = 0 */
+/* out[i] = exp(x[i]) by the SIMD exponential the kernels use: relative error below 4e-7 for x in
+   [-87, 88], and x is clamped to that range in every build (scalar and double builds use libm's
+   exp inside it). out may be x. */
+ATTNDEF void attn_exp(size_t n, const attn_float *x, attn_float *out);
 ATTNDEF attn_float attn_sum(size_t n, const attn_float *x); /* sum_i x_i */
 /* out[r] = max (or sum) of row r of x [rows, cols]. */
 ATTNDEF void attn_row_max(attn_float *out, const attn_float *x, int rows, int cols);
@@ -1037,9 +1041,9 @@ ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
    e^r by its Taylor polynomial of degree 6 (truncation error r^7 / 7! < 1.3e-7, about an ulp) and
    2^n from the exponent bits. x is clamped to [-87, 88], so exp of very negative x gives ~1e-38
    rather than 0 and large x saturates instead of overflowing; callers subtract a row maximum
-   first. The scalar build calls libm. */
+   first. The scalar build calls libm, on the same clamped range. */
 #if defined(ATTN__SCALAR)
-ATTN__INLINE attn__v attn__vexp(attn__v x) { return (attn_float)exp(x); }
+ATTN__INLINE attn__v attn__vexp(attn__v x) { return (attn_float)exp(x < -87 ? -87 : x > 88 ? 88 : x); }
 #else
 ATTN__INLINE attn__v attn__vexp(attn__v x)
 {
@@ -1466,6 +1470,13 @@ ATTNDEF attn_float attn_max(size_t n, const attn_float *x)
     }
     for (; i < n; i++) m = x[i] > m ? x[i] : m;
     return m;
+}
+
+ATTNDEF void attn_exp(size_t n, const attn_float *x, attn_float *out)
+{
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(out + i, attn__vexp(attn__vload(x + i)));
+    for (; i < n; i++) out[i] = (attn_float)exp(x[i] < -87 ? -87 : x[i] > 88 ? 88 : x[i]);
 }
 
 ATTNDEF attn_float attn_sum(size_t n, const attn_float *x)

@@ -124,8 +124,28 @@ static void test_vector_primitives(void)
     CHECK(rows[0] == attn_max(12, x) && rows[2] == attn_sum(12, x + 12), "row max / row sum");
 }
 
+/* attn_exp against libm over the clamped range, 20001 points plus the clamps. */
+static void test_exp(void)
+{
+    static attn_float x[20003], y[20003];
+    double worst = 0, at = 0;
+    int i;
+    for (i = 0; i < 20001; i++) x[i] = (attn_float)(-87 + 175.0 * i / 20000);
+    x[20001] = -1000;
+    x[20002] = 1000;
+    attn_exp(20003, x, y);
+    for (i = 0; i < 20001; i++) {
+        double e = fabs(y[i] - exp((double)x[i])) / exp((double)x[i]);
+        if (e > worst) { worst = e; at = x[i]; }
+    }
+    CHECK(worst < (T_DOUBLE ? 1e-14 : 4e-7), "attn_exp: relative error %.3g at x = %g", worst, at);
+    CHECK(y[20001] > 0 && y[20001] < 1e-37 && y[20002] > 1e38 && !t_isnan(y[20002]), "attn_exp clamps: exp(-1000) = %g, exp(1000) = %g",
+          (double)y[20001], (double)y[20002]);
+}
+
 void test_core(void)
 {
+    test_exp();
     test_rng();
     test_arena_params();
     test_vector_primitives();
