@@ -89,7 +89,7 @@ test-valgrind: $(BUILD)/test_scalar
 # acorn, and SINGLE_FILE so that node can load the module).
 $(BUILD)/test_wasm.js: $(TEST_DEP) | $(BUILD)
 	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(WARN) -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 \
-	    -sEXIT_RUNTIME=1 $(TEST_SRC) -o $@
+	    -sEXIT_RUNTIME=1 -sNODERAWFS=1 $(TEST_SRC) -o $@
 test-wasm: $(BUILD)/test_wasm.js
 	@sh tests/run.sh --no-compile "node $(BUILD)/test_wasm.js"
 
