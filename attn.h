@@ -50,7 +50,8 @@
        4. kernels           attn_gemm (+ its scalar reference), dot, axpy, scale, row max / sum
        5. ops               linear, layer/RMS norm, activations, SwiGLU, softmax, embedding, one-hot,
                             positional encodings (learned, sinusoidal, RoPE, T5 buckets), dropout, losses
-       6. attention         the kind table (softmax, expressive, Cog), tiled forward/backward
+       6. attention         the kind table (softmax, expressive, Cog, sigmoid, linear_raw), tiled
+                            forward/backward in O(T d) memory
        7. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
 
    CONVENTIONS
@@ -409,13 +410,18 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
      ATTN_SOFTMAX     A = softmax(s) over the visible keys                           (SPEC 2.1)
      ATTN_EXPRESSIVE  g = s^2 / (1 + s^2), A = g / sum g (0 when sum g < tiny)       (SPEC 2.2)
      ATTN_COG         A = sign(s) softmax(|s|): negative weights (the official form) (SPEC 2.3)
+     ATTN_SIGMOID     A = sigmoid(s - ln Tk), no normalisation (add +ln Tk through the bias to
+                      remove the default shift)
+     ATTN_LINEAR_RAW  A = s, no feature map, no normalisation (the HYLA paper's "linear") (2.7)
    O = A V. The kernels stream over key tiles with running row statistics, so memory is O(T d): the
-   forward pass keeps one number per query row (stats [B, H, Tq]: the log-sum-exp, or sum g) from
-   which the backward pass recomputes A tile by tile. */
+   forward pass keeps one number per query row (stats [B, H, Tq]: the log-sum-exp, or sum g; unused
+   by the unnormalised kinds) from which the backward pass recomputes A tile by tile. */
 typedef enum attn_kind {
     ATTN_SOFTMAX = 0,
     ATTN_EXPRESSIVE,
     ATTN_COG,
+    ATTN_SIGMOID,
+    ATTN_LINEAR_RAW,
     ATTN_KIND_COUNT
 } attn_kind;
 
@@ -446,7 +452,7 @@ typedef attn_status (*attn_attention_bwd_fn)(const attn_attention_desc *d, attn_
 
 typedef struct attn_kind_info {
     attn_kind kind;
-    const char *name;    /* "softmax", "ea", "cog" */
+    const char *name;    /* "softmax", "ea", "cog", "sigmoid", "linear_raw" */
     const char *formula; /* one line */
     attn_attention_fwd_fn forward;
     attn_attention_bwd_fn backward;
@@ -2115,12 +2121,15 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
 #define ATTN__BR 64 /* query rows per tile */
 #define ATTN__BC 64 /* keys per tile */
 
-/* Scratch of one thread: scores S and weights P [BR, BC], dA [BR, BC], the output accumulator
-   [BR, dv], row statistics m, l and D [BR]. */
+/* Scratch of one thread: scores S, weights P, dA and visibility [BR, BC] each, the output
+   accumulator [BR, dv], row statistics m, l and D [BR]. */
 static size_t attn__scored_floats(const attn_attention_desc *d)
 {
-    return 3 * (size_t)ATTN__BR * ATTN__BC + (size_t)ATTN__BR * (size_t)d->dv + 3 * ATTN__BR;
+    return 4 * (size_t)ATTN__BR * ATTN__BC + (size_t)ATTN__BR * (size_t)d->dv + 3 * ATTN__BR;
 }
+
+/* Kinds whose rows are normalised (and keep a row statistic). */
+static int attn__normalised(attn_kind kind) { return kind == ATTN_SOFTMAX || kind == ATTN_EXPRESSIVE || kind == ATTN_COG; }
 
 static size_t attn__scored_workspace(const attn_attention_desc *d)
 {
@@ -2156,6 +2165,8 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
         attn_float *v = vis + r * bc;
         for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]));
         if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
+        if (d->kind == ATTN_SIGMOID)
+            for (c = 0; c < bc; c++) S[r * bc + c] -= (attn_float)log((double)d->Tk);
     }
 }
 
@@ -2189,7 +2200,8 @@ static void attn__cog_sign(const attn_float *s, attn_float *p, int n)
 }
 
 /* P[r, c] = A of the tile from the final row statistics, where P holds the 0/1 visibility on entry:
-   softmax exp(s - lse), Cog sign(s) exp(|s| - lse), EA g(s) / N. X [BR, BC] is scratch. */
+   softmax exp(s - lse), Cog sign(s) exp(|s| - lse), EA g(s) / N, sigmoid sigmoid(s), linear_raw s.
+   X [BR, BC] is scratch. */
 static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *P, attn_float *X, int br,
                                int bc, const attn_float *stat)
 {
@@ -2200,6 +2212,10 @@ static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *
         if (kind == ATTN_EXPRESSIVE) {
             attn_float inv = stat[r] < ATTN__TINY ? 0 : 1 / stat[r];
             for (c = 0; c < bc; c++) p[c] *= attn__ea_g(s[c]) * inv;
+        } else if (kind == ATTN_SIGMOID) {
+            for (c = 0; c < bc; c++) p[c] *= (attn_float)attn__sigmoid(s[c]);
+        } else if (kind == ATTN_LINEAR_RAW) {
+            for (c = 0; c < bc; c++) p[c] *= s[c];
         } else {
             attn__masked_scores(kind, s, p, x, bc);
             attn__exp_weighted((size_t)bc, x, stat[r], p);
@@ -2229,7 +2245,8 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
-            for (r = 0; r < br; r++) {
+            if (!attn__normalised(d->kind)) attn__tile_weights(d->kind, S, P, X, br, bc, NULL);
+            for (r = 0; r < br && attn__normalised(d->kind); r++) {
                 attn_float *s = S + r * bc, *p = P + r * bc, *x = X + r * bc, tmax, sum = 0, alpha;
                 if (d->kind == ATTN_EXPRESSIVE) {
                     for (c = 0; c < bc; c++) sum += (p[c] *= attn__ea_g(s[c]));
@@ -2252,6 +2269,11 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
         for (r = 0; r < br; r++) { /* O = acc / l; stats: lse (softmax, Cog) or N (EA) */
             int empty = d->kind == ATTN_EXPRESSIVE ? l[r] < ATTN__TINY : l[r] == 0;
             attn_float *o = Op + (size_t)(i0 + r) * dv;
+            if (!attn__normalised(d->kind)) { /* O = acc */
+                memcpy(o, acc + (size_t)r * dv, sizeof(attn_float) * (size_t)dv);
+                st[i0 + r] = 0;
+                continue;
+            }
             for (c = 0; c < dv; c++) o[c] = empty ? 0 : acc[(size_t)r * dv + c] / l[r];
             st[i0 + r] = d->kind == ATTN_EXPRESSIVE ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
         }
@@ -2266,9 +2288,10 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
     }
 }
 
-/* Backward of one (b, h), tile by tile with A recomputed from the stats (SPEC 2.1-2.3):
+/* Backward of one (b, h), tile by tile with A recomputed from the stats (SPEC 2.1-2.3, 2.7):
      dV += A^T dO,  dA = dO V^T,  D_i = dO_i . O_i,
      softmax dS = A (dA - D);  Cog dS = |A| dA - A D;  EA dS = (dA - D) / N * 2 s (1 - g)^2,
+     sigmoid dS = dA A (1 - A);  linear_raw dS = dA where visible,
      dbias += dS,  dQ += scale dS K,  dK += scale dS^T Q. */
 static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h, attn_float *dQ,
                                      attn_float *dK, attn_float *dV, attn_float *dbias,
@@ -2280,8 +2303,8 @@ static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h,
     const attn_float *Qp = Q + bh * d->Tq * d->dk, *Kp = K + bh * d->Tk * d->dk, *Vp = V + bh * d->Tk * d->dv;
     const attn_float *Op = O + bh * d->Tq * d->dv, *dOp = dO + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
     attn_float *dQp = dQ + bh * d->Tq * d->dk, *dKp = dK + bh * d->Tk * d->dk, *dVp = dV + bh * d->Tk * d->dv;
-    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC;
-    attn_float *D = dA + ATTN__BR * ATTN__BC + (size_t)ATTN__BR * d->dv;
+    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC, *vis = dA + ATTN__BR * ATTN__BC;
+    attn_float *D = vis + ATTN__BR * ATTN__BC + (size_t)ATTN__BR * d->dv;
     attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
     int i0, j0, r, c, dv = d->dv, dk = d->dk;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
@@ -2289,7 +2312,8 @@ static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h,
         for (r = 0; r < br; r++) D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, vis);
+            memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
             attn__tile_weights(d->kind, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
             attn_gemm(1, 0, bc, dv, br, 1, P, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv, dv);
             attn_gemm(0, 1, br, bc, dv, 1, dOp + (size_t)i0 * dv, dv, Vp + (size_t)j0 * dv, dv, 0, dA, bc);
@@ -2300,6 +2324,10 @@ static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h,
                     for (c = 0; c < bc; c++) ds[c] = a[c] * (ds[c] - Dr);
                 else if (d->kind == ATTN_COG)
                     for (c = 0; c < bc; c++) ds[c] = (attn_float)fabs(a[c]) * ds[c] - a[c] * Dr;
+                else if (d->kind == ATTN_SIGMOID)
+                    for (c = 0; c < bc; c++) ds[c] *= a[c] * (1 - a[c]);
+                else if (d->kind == ATTN_LINEAR_RAW)
+                    for (c = 0; c < bc; c++) ds[c] *= vis[r * bc + c];
                 else
                     for (c = 0; c < bc; c++) {
                         attn_float g = attn__ea_g(sr[c]);
@@ -2371,6 +2399,10 @@ static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
     {ATTN_EXPRESSIVE, "ea", "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
     {ATTN_COG, "cog", "A = sign(s) softmax(|s|) (Cog attention, negative weights)",
+     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
+    {ATTN_SIGMOID, "sigmoid", "A = sigmoid(s - ln Tk), unnormalised",
+     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
+    {ATTN_LINEAR_RAW, "linear_raw", "A = s, unnormalised (HYLA paper's linear attention)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
 };
 

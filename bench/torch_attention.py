@@ -30,8 +30,12 @@ def attention(kind, q, k, v):
     elif kind == "ea":  # g = s^2 / (1 + s^2), row-normalised over the visible keys
         g = (s * s / (1 + s * s)).masked_fill(~mask, 0)
         w = g / g.sum(-1, keepdim=True)
-    else:  # cog: sign(s) softmax(|s|), the official form
+    elif kind == "cog":  # sign(s) softmax(|s|), the official form
         w = torch.sign(s) * torch.softmax(s.abs().masked_fill(~mask, float("-inf")), dim=-1)
+    elif kind == "sigmoid":  # sigmoid(s - ln T), unnormalised
+        w = torch.sigmoid(s - float(torch.log(torch.tensor(float(T))))).masked_fill(~mask, 0)
+    else:  # linear_raw: the scores, unnormalised
+        w = s.masked_fill(~mask, 0)
     return w @ v
 
 
