@@ -50,8 +50,8 @@
        4. kernels           attn_gemm (+ its scalar reference), dot, axpy, scale, row max / sum
        5. ops               linear, layer/RMS norm, activations, SwiGLU, softmax, embedding, one-hot,
                             positional encodings (learned, sinusoidal, RoPE, T5 buckets), dropout, losses
-       6. attention         the kind table (softmax, expressive, Cog, sigmoid, linear_raw), tiled
-                            forward/backward in O(T d) memory
+       6. attention         the kind table (softmax, expressive, Cog, centered, sigmoid, linear_raw),
+                            tiled forward/backward in O(T d) memory
        7. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
 
    CONVENTIONS
@@ -410,6 +410,7 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
      ATTN_SOFTMAX     A = softmax(s) over the visible keys                           (SPEC 2.1)
      ATTN_EXPRESSIVE  g = s^2 / (1 + s^2), A = g / sum g (0 when sum g < tiny)       (SPEC 2.2)
      ATTN_COG         A = sign(s) softmax(|s|): negative weights (the official form) (SPEC 2.3)
+     ATTN_CENTERED    A = softmax(s) - 1/n_i on the n_i visible keys: rows sum to 0    (2.5)
      ATTN_SIGMOID     A = sigmoid(s - ln Tk), no normalisation (add +ln Tk through the bias to
                       remove the default shift)
      ATTN_LINEAR_RAW  A = s, no feature map, no normalisation (the HYLA paper's "linear") (2.7)
@@ -420,6 +421,7 @@ typedef enum attn_kind {
     ATTN_SOFTMAX = 0,
     ATTN_EXPRESSIVE,
     ATTN_COG,
+    ATTN_CENTERED,
     ATTN_SIGMOID,
     ATTN_LINEAR_RAW,
     ATTN_KIND_COUNT
@@ -452,7 +454,7 @@ typedef attn_status (*attn_attention_bwd_fn)(const attn_attention_desc *d, attn_
 
 typedef struct attn_kind_info {
     attn_kind kind;
-    const char *name;    /* "softmax", "ea", "cog", "sigmoid", "linear_raw" */
+    const char *name;    /* "softmax", "ea", "cog", "centered", "sigmoid", "linear_raw" */
     const char *formula; /* one line */
     attn_attention_fwd_fn forward;
     attn_attention_bwd_fn backward;
@@ -2122,14 +2124,24 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
 #define ATTN__BC 64 /* keys per tile */
 
 /* Scratch of one thread: scores S, weights P, dA and visibility [BR, BC] each, the output
-   accumulator [BR, dv], row statistics m, l and D [BR]. */
+   accumulator and (centered) the sum of the visible values [BR, dv] each, row statistics m, l, D
+   and (centered) the visible count n [BR] each. */
 static size_t attn__scored_floats(const attn_attention_desc *d)
 {
-    return 4 * (size_t)ATTN__BR * ATTN__BC + (size_t)ATTN__BR * (size_t)d->dv + 3 * ATTN__BR;
+    return 4 * (size_t)ATTN__BR * ATTN__BC + 2 * (size_t)ATTN__BR * (size_t)d->dv + 4 * ATTN__BR;
 }
 
 /* Kinds whose rows are normalised (and keep a row statistic). */
-static int attn__normalised(attn_kind kind) { return kind == ATTN_SOFTMAX || kind == ATTN_EXPRESSIVE || kind == ATTN_COG; }
+static int attn__normalised(attn_kind kind) { return kind != ATTN_SIGMOID && kind != ATTN_LINEAR_RAW; }
+
+/* Centered attention's extra sums over key tile [j0, j0 + bc): vsum[r] += vis[r] V, n[r] += sum vis[r]. */
+static void attn__visible_sums(const attn_float *vis, const attn_float *Vt, int br, int bc, int dv,
+                               attn_float *vsum, attn_float *n)
+{
+    int r;
+    attn_gemm(0, 0, br, dv, bc, 1, vis, bc, Vt, dv, 1, vsum, dv);
+    for (r = 0; r < br; r++) n[r] += attn_sum((size_t)bc, vis + r * bc);
+}
 
 static size_t attn__scored_workspace(const attn_attention_desc *d)
 {
@@ -2224,6 +2236,14 @@ static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *
     }
 }
 
+/* Centered weights from softmax ones: P[r] -= vis[r] / n[r] (rows that see nothing stay 0). */
+static void attn__center(attn_float *P, const attn_float *vis, const attn_float *n, int br, int bc)
+{
+    int r;
+    for (r = 0; r < br; r++)
+        if (n[r] > 0) attn_axpy((size_t)bc, -1 / n[r], vis + r * bc, P + r * bc);
+}
+
 /* Forward of one (b, h): streams key tiles per query tile. Softmax and Cog keep a running max m and
    sum l of exp(x - m) with x = s (or |s|), rescaling the accumulator when m grows; EA needs no max
    (g is bounded) and keeps only the running N = sum g. */
@@ -2234,17 +2254,19 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
     size_t bh = (size_t)b * d->H + h;
     const attn_float *Qp = Q + bh * d->Tq * d->dk, *Kp = K + bh * d->Tk * d->dk, *Vp = V + bh * d->Tk * d->dv;
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC, *acc = X + ATTN__BR * ATTN__BC;
-    attn_float *m = acc + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR;
+    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC, *acc = X + 2 * ATTN__BR * ATTN__BC;
+    attn_float *vsum = acc + (size_t)ATTN__BR * d->dv, *m = vsum + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR, *n = l + 2 * ATTN__BR;
     attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
     int i0, j0, r, c, dv = d->dv;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         memset(acc, 0, sizeof(attn_float) * (size_t)br * dv);
-        for (r = 0; r < br; r++) m[r] = l[r] = 0;
+        memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
+        for (r = 0; r < br; r++) m[r] = l[r] = n[r] = 0;
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
+            if (d->kind == ATTN_CENTERED) attn__visible_sums(P, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n);
             if (!attn__normalised(d->kind)) attn__tile_weights(d->kind, S, P, X, br, bc, NULL);
             for (r = 0; r < br && attn__normalised(d->kind); r++) {
                 attn_float *s = S + r * bc, *p = P + r * bc, *x = X + r * bc, tmax, sum = 0, alpha;
@@ -2275,6 +2297,7 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
                 continue;
             }
             for (c = 0; c < dv; c++) o[c] = empty ? 0 : acc[(size_t)r * dv + c] / l[r];
+            if (d->kind == ATTN_CENTERED && !empty) attn_axpy((size_t)dv, -1 / n[r], vsum + (size_t)r * dv, o); /* - c_i sum v */
             st[i0 + r] = d->kind == ATTN_EXPRESSIVE ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
         }
         if (!weights) continue;
@@ -2282,7 +2305,9 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
             int bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
+            memcpy(X + ATTN__BR * ATTN__BC, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
             attn__tile_weights(d->kind, S, P, X, br, bc, st + i0);
+            if (d->kind == ATTN_CENTERED) attn__center(P, X + ATTN__BR * ATTN__BC, n, br, bc);
             for (r = 0; r < br; r++) memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);
         }
     }
@@ -2292,6 +2317,7 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
      dV += A^T dO,  dA = dO V^T,  D_i = dO_i . O_i,
      softmax dS = A (dA - D);  Cog dS = |A| dA - A D;  EA dS = (dA - D) / N * 2 s (1 - g)^2,
      sigmoid dS = dA A (1 - A);  linear_raw dS = dA where visible,
+     centered: dV with the centered A, D_i = dO_i . (O_i + sum_visible v / n_i), dS as softmax's,
      dbias += dS,  dQ += scale dS K,  dK += scale dS^T Q. */
 static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h, attn_float *dQ,
                                      attn_float *dK, attn_float *dV, attn_float *dbias,
@@ -2304,17 +2330,29 @@ static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h,
     const attn_float *Op = O + bh * d->Tq * d->dv, *dOp = dO + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
     attn_float *dQp = dQ + bh * d->Tq * d->dk, *dKp = dK + bh * d->Tk * d->dk, *dVp = dV + bh * d->Tk * d->dv;
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC, *vis = dA + ATTN__BR * ATTN__BC;
-    attn_float *D = vis + ATTN__BR * ATTN__BC + (size_t)ATTN__BR * d->dv;
+    attn_float *vsum = vis + ATTN__BR * ATTN__BC, *D = vsum + 2 * (size_t)ATTN__BR * d->dv, *n = D + ATTN__BR;
     attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
     int i0, j0, r, c, dv = d->dv, dk = d->dk;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         for (r = 0; r < br; r++) D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
+        if (d->kind == ATTN_CENTERED) { /* D_i = dO_i . (O_i + sum v / n): a pre-pass for the sums */
+            memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
+            for (r = 0; r < br; r++) n[r] = 0;
+            for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
+                int bc = ATTN__MIN(ATTN__BC, jend - j0);
+                attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, vis);
+                attn__visible_sums(vis, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n);
+            }
+            for (r = 0; r < br; r++)
+                if (n[r] > 0) D[r] += attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, vsum + (size_t)r * dv) / n[r];
+        }
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, vis);
             memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
             attn__tile_weights(d->kind, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
+            if (d->kind == ATTN_CENTERED) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
             attn_gemm(1, 0, bc, dv, br, 1, P, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv, dv);
             attn_gemm(0, 1, br, bc, dv, 1, dOp + (size_t)i0 * dv, dv, Vp + (size_t)j0 * dv, dv, 0, dA, bc);
             for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
@@ -2322,6 +2360,8 @@ static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h,
                 const attn_float *sr = S + r * bc;
                 if (d->kind == ATTN_SOFTMAX)
                     for (c = 0; c < bc; c++) ds[c] = a[c] * (ds[c] - Dr);
+                else if (d->kind == ATTN_CENTERED) /* the softmax backward, with the softmax A */
+                    for (c = 0; c < bc; c++) ds[c] = (a[c] + (n[r] > 0 ? vis[r * bc + c] / n[r] : 0)) * (ds[c] - Dr);
                 else if (d->kind == ATTN_COG)
                     for (c = 0; c < bc; c++) ds[c] = (attn_float)fabs(a[c]) * ds[c] - a[c] * Dr;
                 else if (d->kind == ATTN_SIGMOID)
@@ -2399,6 +2439,8 @@ static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
     {ATTN_EXPRESSIVE, "ea", "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
     {ATTN_COG, "cog", "A = sign(s) softmax(|s|) (Cog attention, negative weights)",
+     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
+    {ATTN_CENTERED, "centered", "A = softmax(s) - 1/n_i on the visible keys (rows sum to 0)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
     {ATTN_SIGMOID, "sigmoid", "A = sigmoid(s - ln Tk), unnormalised",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},

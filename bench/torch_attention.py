@@ -32,6 +32,9 @@ def attention(kind, q, k, v):
         w = g / g.sum(-1, keepdim=True)
     elif kind == "cog":  # sign(s) softmax(|s|), the official form
         w = torch.sign(s) * torch.softmax(s.abs().masked_fill(~mask, float("-inf")), dim=-1)
+    elif kind == "centered":  # softmax - 1/n_i over the visible keys
+        n = mask.sum(-1, keepdim=True)
+        w = torch.softmax(s.masked_fill(~mask, float("-inf")), dim=-1) - mask / n
     elif kind == "sigmoid":  # sigmoid(s - ln T), unnormalised
         w = torch.sigmoid(s - float(torch.log(torch.tensor(float(T))))).masked_fill(~mask, 0)
     else:  # linear_raw: the scores, unnormalised

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/golden/attention_<kind>_<case>.bin: inputs, upstream gradient, output and every
 gradient of one attention call, computed by PyTorch autograd in float64 from the definitions of
-SPEC §2.1-2.3 and 2.7 (sigmoid: sigmoid(s - ln Tk)) (an implementation independent of attn.h). test_attention.c reads and compares them.
+SPEC §2.1-2.3, 2.5 and 2.7 (sigmoid: sigmoid(s - ln Tk)) (an implementation independent of attn.h). test_attention.c reads and compares them.
 
 Format (little-endian): 8 bytes magic "ATTNGLD1"; int32 kind, B, H, Tq, Tk, dk, dv, causal, has_mask,
 has_bias; float64 scale; then float64 arrays Q, K, V, mask [B, Tk] (1 visible), bias [H, Tq, Tk],
@@ -11,7 +11,7 @@ import struct
 
 import torch
 
-KINDS = {"softmax": 0, "ea": 1, "cog": 2, "sigmoid": 3, "linear_raw": 4}
+KINDS = {"softmax": 0, "ea": 1, "cog": 2, "centered": 3, "sigmoid": 4, "linear_raw": 5}
 CASES = {  # name: B, H, Tq, Tk, dk, dv, causal, mask, bias, scale
     "causal": (2, 2, 6, 6, 3, 4, 1, 0, 0, 0.0),
     "cross": (2, 3, 5, 9, 4, 3, 1, 1, 1, 0.7),
@@ -34,6 +34,9 @@ def attention(kind, q, k, v, mask, bias, causal, scale):
         w = g / g.sum(-1, keepdim=True)
     elif kind == "cog":
         w = torch.sign(s) * torch.softmax(s.abs().masked_fill(~vis, float("-inf")), -1)
+    elif kind == "centered":  # softmax - 1/n_i on the visible keys
+        visf = vis.to(s.dtype).expand_as(s)
+        w = torch.softmax(s.masked_fill(~vis, float("-inf")), -1) - visf / visf.sum(-1, keepdim=True)
     elif kind == "sigmoid":  # sigmoid(s + b), b = -ln Tk
         w = torch.sigmoid(s - torch.log(torch.tensor(float(Tk), dtype=s.dtype))).masked_fill(~vis, 0)
     else:  # linear_raw: the scores themselves

@@ -35,6 +35,11 @@ static void naive_attention(const attn_attention_desc *d, const attn_float *Q, c
                 for (j = 0; j < d->Tk; j++) {
                     a[j] = sum < 1e-300 ? 0 : a[j] / sum;
                     if (d->kind == ATTN_COG) a[j] = s[j] > 0 ? a[j] : s[j] < 0 ? -a[j] : 0;
+                    if (d->kind == ATTN_CENTERED && vis[j]) {
+                        int nv = 0, jj;
+                        for (jj = 0; jj < d->Tk; jj++) nv += vis[jj];
+                        a[j] -= 1.0 / nv;
+                    }
                     if (d->kind == ATTN_SIGMOID) a[j] = vis[j] ? 1 / (1 + exp(-(s[j] - log((double)d->Tk)))) : 0;
                     if (d->kind == ATTN_LINEAR_RAW) a[j] = vis[j] ? s[j] : 0;
                     if (A) A[(bh * d->Tq + i) * d->Tk + j] = a[j];
@@ -186,16 +191,17 @@ static void test_gradients(void)
 /* SPEC §9: q = (1, 0); keys (1, 0), (0, 1), (-2, 0); scale 1. With V = I, O is the row of A. */
 static void test_single_query_rows(void)
 {
-    static const double want[3][3] = {{0.705385, 0.259496, 0.035119},  /* softmax */
+    static const double want[4][3] = {{0.705385, 0.259496, 0.035119},  /* softmax */
                                       {0.384615, 0, 0.615385},         /* EA */
-                                      {0.244728, 0, -0.665241}};       /* Cog */
+                                      {0.244728, 0, -0.665241},        /* Cog */
+                                      {0.372051, -0.073837, -0.298214}}; /* centered, n = 3 */
     attn_float Q[2] = {1, 0}, K[6] = {1, 0, 0, 1, -2, 0}, V[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, O[3], st[1], W[3];
     attn_attention_desc d;
     int k, j;
     void *work;
     memset(&d, 0, sizeof d);
     d.B = d.H = d.Tq = 1; d.Tk = 3; d.dk = 2; d.dv = 3; d.scale = 1;
-    for (k = 0; k < 3; k++) {
+    for (k = 0; k < 4; k++) { /* the enum order: softmax, ea, cog, centered */
         d.kind = (attn_kind)k;
         work = malloc(attn_attention_workspace(&d));
         attn_attention_forward(&d, O, st, W, Q, K, V, work, attn_attention_workspace(&d));
