@@ -50,7 +50,8 @@
        4. kernels           attn_gemm (+ its scalar reference), dot, axpy, scale, row max / sum
        5. ops               linear, layer/RMS norm, activations, SwiGLU, softmax, embedding, one-hot,
                             positional encodings (learned, sinusoidal, RoPE, T5 buckets), dropout, losses
-       6. attention         the kind table (softmax, expressive, Cog, centered, sigmoid, linear_raw),
+       6. attention         the kind table (softmax, expressive, Cog, centered, sigmoid, linear_raw,
+                            kernel),
                             tiled forward/backward in O(T d) memory
        7. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
 
@@ -414,7 +415,10 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
      ATTN_SIGMOID     A = sigmoid(s - ln Tk), no normalisation (add +ln Tk through the bias to
                       remove the default shift)
      ATTN_LINEAR_RAW  A = s, no feature map, no normalisation (the HYLA paper's "linear") (2.7)
-   O = A V. The kernels stream over key tiles with running row statistics, so memory is O(T d): the
+     ATTN_KERNEL      kernel linear attention, phi(x) = elu(x) + 1, eps 1e-6, no score scale:
+                      o_i = sum_j (phi(q_i).phi(k_j)) v_j / (sum_j phi(q_i).phi(k_j) + eps), by
+                      prefix sums in O(T dk dv) time, O(dk dv) memory; no bias, no weights  (2.10)
+   O = A V (all but the kernel kind). The kernels stream over key tiles with running row statistics, so memory is O(T d): the
    forward pass keeps one number per query row (stats [B, H, Tq]: the log-sum-exp, or sum g; unused
    by the unnormalised kinds) from which the backward pass recomputes A tile by tile. */
 typedef enum attn_kind {
@@ -424,6 +428,7 @@ typedef enum attn_kind {
     ATTN_CENTERED,
     ATTN_SIGMOID,
     ATTN_LINEAR_RAW,
+    ATTN_KERNEL,
     ATTN_KIND_COUNT
 } attn_kind;
 
@@ -454,7 +459,7 @@ typedef attn_status (*attn_attention_bwd_fn)(const attn_attention_desc *d, attn_
 
 typedef struct attn_kind_info {
     attn_kind kind;
-    const char *name;    /* "softmax", "ea", "cog", "centered", "sigmoid", "linear_raw" */
+    const char *name;    /* "softmax", "ea", "cog", "centered", "sigmoid", "linear_raw", "kernel" */
     const char *formula; /* one line */
     attn_attention_fwd_fn forward;
     attn_attention_bwd_fn backward;
@@ -2224,8 +2229,10 @@ static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *
         if (kind == ATTN_EXPRESSIVE) {
             attn_float inv = stat[r] < ATTN__TINY ? 0 : 1 / stat[r];
             for (c = 0; c < bc; c++) p[c] *= attn__ea_g(s[c]) * inv;
-        } else if (kind == ATTN_SIGMOID) {
-            for (c = 0; c < bc; c++) p[c] *= (attn_float)attn__sigmoid(s[c]);
+        } else if (kind == ATTN_SIGMOID) { /* 1 / (1 + exp(-s)), through the SIMD exp */
+            for (c = 0; c < bc; c++) x[c] = -s[c];
+            attn_exp((size_t)bc, x, x);
+            for (c = 0; c < bc; c++) p[c] /= 1 + x[c];
         } else if (kind == ATTN_LINEAR_RAW) {
             for (c = 0; c < bc; c++) p[c] *= s[c];
         } else {
@@ -2433,6 +2440,163 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, attn_floa
     return ATTN_OK;
 }
 
+/* Kernel linear attention (Katharopoulos et al., SPEC 2.10): phi(x) = elu(x) + 1, no score scale,
+   o_i = S_i^T phi(q_i) / (phi(q_i) . z_i + eps) with S_i = sum_j phi(k_j) v_j^T and z_i = sum_j phi(k_j)
+   over the keys query i sees (a prefix when causal), eps = 1e-6. A masked key has phi(k) = 0. Time
+   O(T dk dv), state O(dk dv): nothing T x T, forward or backward. The stats are den_i. */
+#define ATTN__KEPS 1e-6f
+
+static attn_float attn__elu1(attn_float x) { return x > 0 ? x + 1 : (attn_float)exp(x); }
+static attn_float attn__elu1_grad(attn_float x) { return x > 0 ? 1 : (attn_float)exp(x); }
+
+/* phi(x) of one row, times w (the key mask: 0 or 1) */
+static void attn__phi(const attn_float *x, int n, attn_float w, attn_float *out)
+{
+    int c;
+    for (c = 0; c < n; c++) out[c] = w * attn__elu1(x[c]);
+}
+
+/* The last key query i sees (-1: none). */
+static int attn__kernel_last(const attn_attention_desc *d, int i)
+{
+    return d->causal ? ATTN__MIN(d->Tk - 1, i + d->Tk - d->Tq) : d->Tk - 1;
+}
+
+/* Scratch: S and R [dk, dv], z, rho, phi(q), phi(k) [dk]. */
+static size_t attn__kernel_floats(const attn_attention_desc *d)
+{
+    return 2 * (size_t)d->dk * d->dv + 4 * (size_t)d->dk;
+}
+
+static size_t attn__kernel_workspace(const attn_attention_desc *d)
+{
+    return attn__kernel_floats(d) * (size_t)attn_get_threads() * sizeof(attn_float) + ATTN_ALIGN;
+}
+
+static void attn__kernel_forward_bh(const attn_attention_desc *d, int b, int h, attn_float *O,
+                                    attn_float *stats, const attn_float *Q, const attn_float *K,
+                                    const attn_float *V, attn_float *ws)
+{
+    size_t bh = (size_t)b * d->H + h;
+    int dk = d->dk, dv = d->dv, i, j = 0, c;
+    const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
+    attn_float *S = ws, *z = S + 2 * (size_t)dk * dv, *fq = z + 2 * dk, *fk = fq + dk; /* the R, rho slots unused */
+    memset(S, 0, sizeof(attn_float) * (size_t)dk * dv);
+    memset(z, 0, sizeof(attn_float) * (size_t)dk);
+    for (i = 0; i < d->Tq; i++) {
+        attn_float *o = O + (bh * d->Tq + i) * dv, den;
+        for (; j <= attn__kernel_last(d, i); j++) { /* S += phi(k_j) v_j^T, z += phi(k_j) */
+            attn__phi(Kp + (size_t)j * dk, dk, d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1, fk);
+            for (c = 0; c < dk; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
+            attn_axpy((size_t)dk, 1, fk, z);
+        }
+        attn__phi(Qp + (size_t)i * dk, dk, 1, fq);
+        den = attn_dot((size_t)dk, fq, z) + ATTN__KEPS;
+        memset(o, 0, sizeof(attn_float) * (size_t)dv);
+        for (c = 0; c < dk; c++) attn_axpy((size_t)dv, fq[c] / den, S + (size_t)c * dv, o);
+        stats[bh * d->Tq + i] = den;
+    }
+}
+
+/* Backward (SPEC 2.10): dnum_i = dO_i / den_i, dden_i = -(dO_i . o_i) / den_i;
+   forward pass: dphi(q_i) = S_i dnum_i + z_i dden_i;
+   reverse pass with R_j = sum_{i sees j} phi(q_i) dnum_i^T, rho_j = sum_{i sees j} phi(q_i) dden_i:
+   dphi(k_j) = R_j v_j + rho_j, dv_j += R_j^T phi(k_j); then through phi' (and the mask). */
+static void attn__kernel_backward_bh(const attn_attention_desc *d, int b, int h, attn_float *dQ,
+                                     attn_float *dK, attn_float *dV, const attn_float *dO,
+                                     const attn_float *Q, const attn_float *K, const attn_float *V,
+                                     const attn_float *O, const attn_float *stats, attn_float *ws)
+{
+    size_t bh = (size_t)b * d->H + h;
+    int dk = d->dk, dv = d->dv, i, j, c, iq;
+    const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
+    attn_float *S = ws, *R = S + (size_t)dk * dv, *z = R + (size_t)dk * dv, *rho = z + dk, *fq = rho + dk;
+    attn_float *fk = fq + dk;
+    memset(S, 0, sizeof(attn_float) * (size_t)dk * dv);
+    memset(z, 0, sizeof(attn_float) * (size_t)dk);
+    for (i = 0, j = 0; i < d->Tq; i++) { /* forward pass: dQ */
+        const attn_float *q = Qp + (size_t)i * dk, *dOi = dO + (bh * d->Tq + i) * dv, *oi = O + (bh * d->Tq + i) * dv;
+        attn_float den = stats[bh * d->Tq + i], dden = -attn_dot((size_t)dv, dOi, oi) / den, *dq = dQ + (bh * d->Tq + i) * dk;
+        for (; j <= attn__kernel_last(d, i); j++) {
+            attn__phi(Kp + (size_t)j * dk, dk, d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1, fk);
+            for (c = 0; c < dk; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
+            attn_axpy((size_t)dk, 1, fk, z);
+        }
+        for (c = 0; c < dk; c++) dq[c] += (attn_dot((size_t)dv, S + (size_t)c * dv, dOi) / den + z[c] * dden) * attn__elu1_grad(q[c]);
+    }
+    memset(R, 0, sizeof(attn_float) * (size_t)dk * dv);
+    memset(rho, 0, sizeof(attn_float) * (size_t)dk);
+    for (j = d->Tk - 1, iq = d->Tq - 1; j >= 0; j--) { /* reverse pass: dK, dV */
+        attn_float w = d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1;
+        const attn_float *k = Kp + (size_t)j * dk;
+        for (; iq >= 0 && attn__kernel_last(d, iq) >= j; iq--) { /* queries that see key j join */
+            const attn_float *dOi = dO + (bh * d->Tq + iq) * dv, *oi = O + (bh * d->Tq + iq) * dv;
+            attn_float den = stats[bh * d->Tq + iq], dden = -attn_dot((size_t)dv, dOi, oi) / den;
+            attn__phi(Qp + (size_t)iq * dk, dk, 1, fq);
+            for (c = 0; c < dk; c++) attn_axpy((size_t)dv, fq[c] / den, dOi, R + (size_t)c * dv);
+            attn_axpy((size_t)dk, dden, fq, rho);
+        }
+        attn__phi(k, dk, w, fk);
+        for (c = 0; c < dk; c++) {
+            attn_float dfk = attn_dot((size_t)dv, R + (size_t)c * dv, Vp + (size_t)j * dv) + rho[c];
+            dK[(bh * d->Tk + j) * dk + c] += dfk * w * attn__elu1_grad(k[c]);
+            attn_axpy((size_t)dv, fk[c], R + (size_t)c * dv, dV + (bh * d->Tk + j) * dv);
+        }
+    }
+}
+
+static attn_status attn__kernel_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
+                                        attn_float *weights, const attn_float *Q, const attn_float *K,
+                                        const attn_float *V, void *work, size_t work_bytes)
+{
+    attn_float *ws;
+    int n, w;
+    ATTN__TRY(attn__attention_check("attn_attention_forward", d, work_bytes));
+    ATTN__NEED(O); ATTN__NEED(stats); ATTN__NEED(Q); ATTN__NEED(K); ATTN__NEED(V); ATTN__NEED(work);
+    if (d->bias) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: kernel attention has no additive bias (no linear-time form)");
+    if (weights) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: kernel attention never forms the weights; pass weights = NULL");
+    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    n = d->B * d->H;
+#ifdef ATTN__OMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
+#endif
+    for (w = 0; w < n; w++) {
+        int tid = 0;
+#ifdef ATTN__OMP
+        tid = omp_get_thread_num();
+#endif
+        attn__kernel_forward_bh(d, w / d->H, w % d->H, O, stats, Q, K, V, ws + attn__kernel_floats(d) * (size_t)tid);
+    }
+    return ATTN_OK;
+}
+
+static attn_status attn__kernel_backward(const attn_attention_desc *d, attn_float *dQ, attn_float *dK,
+                                         attn_float *dV, attn_float *dbias, const attn_float *dO,
+                                         const attn_float *Q, const attn_float *K, const attn_float *V,
+                                         const attn_float *O, const attn_float *stats, void *work,
+                                         size_t work_bytes)
+{
+    attn_float *ws;
+    int n, w;
+    ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
+    ATTN__NEED(dQ); ATTN__NEED(dK); ATTN__NEED(dV); ATTN__NEED(dO); ATTN__NEED(Q); ATTN__NEED(K);
+    ATTN__NEED(V); ATTN__NEED(O); ATTN__NEED(stats); ATTN__NEED(work);
+    if (d->bias || dbias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: kernel attention has no additive bias");
+    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    n = d->B * d->H;
+#ifdef ATTN__OMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
+#endif
+    for (w = 0; w < n; w++) {
+        int tid = 0;
+#ifdef ATTN__OMP
+        tid = omp_get_thread_num();
+#endif
+        attn__kernel_backward_bh(d, w / d->H, w % d->H, dQ, dK, dV, dO, Q, K, V, O, stats, ws + attn__kernel_floats(d) * (size_t)tid);
+    }
+    return ATTN_OK;
+}
+
 static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
     {ATTN_SOFTMAX, "softmax", "A = softmax(s q.k + bias) over the visible keys",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
@@ -2446,6 +2610,8 @@ static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
     {ATTN_LINEAR_RAW, "linear_raw", "A = s, unnormalised (HYLA paper's linear attention)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
+    {ATTN_KERNEL, "kernel", "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)",
+     attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace},
 };
 
 ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind)

@@ -24,6 +24,10 @@ mask = torch.ones(T, T, dtype=torch.bool).tril()
 
 
 def attention(kind, q, k, v):
+    if kind == "kernel":  # the usual quadratic PyTorch form of elu+1 causal linear attention
+        fq, fk = torch.nn.functional.elu(q) + 1, torch.nn.functional.elu(k) + 1
+        w = (fq @ fk.transpose(-1, -2)).masked_fill(~mask, 0)
+        return (w @ v) / (w.sum(-1, keepdim=True) + 1e-6)
     s = q @ k.transpose(-1, -2) / dh ** 0.5
     if kind == "softmax":
         w = torch.softmax(s.masked_fill(~mask, float("-inf")), dim=-1)

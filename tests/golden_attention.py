@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/golden/attention_<kind>_<case>.bin: inputs, upstream gradient, output and every
 gradient of one attention call, computed by PyTorch autograd in float64 from the definitions of
-SPEC §2.1-2.3, 2.5 and 2.7 (sigmoid: sigmoid(s - ln Tk)) (an implementation independent of attn.h). test_attention.c reads and compares them.
+SPEC §2.1-2.3, 2.5, 2.7 and 2.10 (sigmoid: sigmoid(s - ln Tk); kernel: its quadratic form) (an implementation independent of attn.h). test_attention.c reads and compares them.
 
 Format (little-endian): 8 bytes magic "ATTNGLD1"; int32 kind, B, H, Tq, Tk, dk, dv, causal, has_mask,
 has_bias; float64 scale; then float64 arrays Q, K, V, mask [B, Tk] (1 visible), bias [H, Tq, Tk],
@@ -11,7 +11,7 @@ import struct
 
 import torch
 
-KINDS = {"softmax": 0, "ea": 1, "cog": 2, "centered": 3, "sigmoid": 4, "linear_raw": 5}
+KINDS = {"softmax": 0, "ea": 1, "cog": 2, "centered": 3, "sigmoid": 4, "linear_raw": 5, "kernel": 6}
 CASES = {  # name: B, H, Tq, Tk, dk, dv, causal, mask, bias, scale
     "causal": (2, 2, 6, 6, 3, 4, 1, 0, 0, 0.0),
     "cross": (2, 3, 5, 9, 4, 3, 1, 1, 1, 0.7),
@@ -21,6 +21,14 @@ CASES = {  # name: B, H, Tq, Tk, dk, dv, causal, mask, bias, scale
 
 def attention(kind, q, k, v, mask, bias, causal, scale):
     Tq, Tk = q.shape[2], k.shape[2]
+    if kind == "kernel":  # elu + 1 features, quadratic form, eps 1e-6 in the denominator
+        fq, fk = torch.nn.functional.elu(q) + 1, torch.nn.functional.elu(k) + 1
+        w = fq @ fk.transpose(-1, -2) * mask[:, None, None, :]
+        if causal:
+            i = torch.arange(Tq)[:, None]
+            j = torch.arange(Tk)[None, :]
+            w = w * (j <= i + Tk - Tq)
+        return (w @ v) / (w.sum(-1, keepdim=True) + 1e-6)
     s = scale * q @ k.transpose(-1, -2) + bias
     vis = mask[:, None, None, :].bool()
     if causal:
@@ -58,6 +66,8 @@ def main():
             if has_mask:  # drop some keys, never the first (no row may be empty here)
                 mask = (torch.rand(B, Tk) > 0.3).to(d)
                 mask[:, 0] = 1
+            if kname == "kernel":
+                has_bias = 0  # the kernel form has no additive bias
             bias = (0.5 * torch.randn(H, Tq, Tk, dtype=d)) if has_bias else torch.zeros(H, Tq, Tk, dtype=d)
             bias.requires_grad_(True)
             s_eff = scale if scale != 0 else dk ** -0.5
@@ -69,7 +79,8 @@ def main():
                 f.write(b"ATTNGLD1")
                 f.write(struct.pack("<10i", kid, B, H, Tq, Tk, dk, dv, causal, has_mask, has_bias))
                 f.write(struct.pack("<d", scale))
-                for t in (q, k, v, mask, bias, do, o, q.grad, k.grad, v.grad, bias.grad):
+                dbias = bias.grad if bias.grad is not None else torch.zeros_like(bias)  # kernel: no bias
+                for t in (q, k, v, mask, bias, do, o, q.grad, k.grad, v.grad, dbias):
                     f.write(t.detach().contiguous().numpy().astype("<f8").tobytes())
             print(path)
 

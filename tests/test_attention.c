@@ -3,10 +3,32 @@
 #include "test.h"
 
 /* O[B, H, Tq, dv] and A[B, H, Tq, Tk] by the definitions of SPEC §2.1-2.3, in double. */
+static double naive_phi(double x) { return x > 0 ? x + 1 : exp(x); }
+
 static void naive_attention(const attn_attention_desc *d, const attn_float *Q, const attn_float *K,
                             const attn_float *V, double *O, double *A)
 {
     int b, h, i, j, c;
+    if (d->kind == ATTN_KERNEL) { /* the quadratic form of SPEC 2.10 */
+        for (b = 0; b < d->B; b++)
+            for (h = 0; h < d->H; h++)
+                for (i = 0; i < d->Tq; i++) {
+                    size_t bh = (size_t)b * d->H + h;
+                    double w[512], den = 1e-6;
+                    for (j = 0; j < d->Tk; j++) {
+                        int vis = (!d->causal || j <= i + d->Tk - d->Tq) && (!d->key_mask || d->key_mask[b * d->Tk + j]);
+                        w[j] = 0;
+                        for (c = 0; c < d->dk && vis; c++) w[j] += naive_phi(Q[(bh * d->Tq + i) * d->dk + c]) * naive_phi(K[(bh * d->Tk + j) * d->dk + c]);
+                        den += w[j];
+                    }
+                    for (c = 0; c < d->dv; c++) {
+                        double o = 0;
+                        for (j = 0; j < d->Tk; j++) o += w[j] * V[(bh * d->Tk + j) * d->dv + c];
+                        O[(bh * d->Tq + i) * d->dv + c] = o / den;
+                    }
+                }
+        return;
+    }
     double scale = d->scale != 0 ? d->scale : 1 / sqrt((double)d->dk);
     for (b = 0; b < d->B; b++)
         for (h = 0; h < d->H; h++)
@@ -97,7 +119,7 @@ static void att_setup(att_ctx *c, attn_kind kind, int B, int H, int Tq, int Tk, 
     for (i = 0; i < B * Tk; i++) c->mask[i] = (unsigned char)(attn_rng_uniform(r) < 0.7);
     if (B > 1) memset(c->mask + Tk, 0, (size_t)Tk); /* batch 1 sees nothing: empty rows */
     if (with_mask) c->d.key_mask = c->mask;
-    if (with_bias) c->d.bias = c->bias;
+    if (with_bias && kind != ATTN_KERNEL) c->d.bias = c->bias; /* the kernel form has no bias */
     c->work_bytes = attn_attention_workspace(&c->d);
     c->work = malloc(c->work_bytes);
 }
@@ -181,7 +203,7 @@ static void test_gradients(void)
                         t_var v[4] = {{"Q", c.Q, c.dQ, c.nq}, {"K", c.K, c.dK, c.nk}, {"V", c.V, c.dV, c.nv}, {"bias", c.bias, c.dbias, (size_t)c.d.H * c.d.Tq * c.d.Tk}};
                         snprintf(what, sizeof what, "%s B%d H%d Tq%d Tk%d dk%d dv%d causal %d mask+bias %d", attn_kind_get((attn_kind)k)->name,
                                  shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt);
-                        t_gradcheck(what, att_f, att_b, &c, c.O, c.no, v, opt ? 4 : 3);
+                        t_gradcheck(what, att_f, att_b, &c, c.O, c.no, v, c.d.bias ? 4 : 3);
                     }
                     att_free(&c);
                 }
@@ -293,7 +315,7 @@ static void test_stability(void)
             att_setup(&c, (attn_kind)k, 1, 2, 20, 20, 4, 3, 1, 0, 0, &r);
             c.d.scale = (attn_float)(big ? 1e4 : 1e3);
             W = t_alloc((size_t)2 * 20 * 20);
-            attn_attention_forward(&c.d, c.O, c.stats, W, c.Q, c.K, c.V, c.work, c.work_bytes);
+            attn_attention_forward(&c.d, c.O, c.stats, k == ATTN_KERNEL ? NULL : W, c.Q, c.K, c.V, c.work, c.work_bytes);
             for (i = 0; i < c.no; i++) ok &= !t_isnan(c.O[i]) && fabs(c.O[i]) < 1e30;
             for (row = 0; k == ATTN_SOFTMAX && row < 40; row++) {
                 double s = 0;
@@ -325,6 +347,11 @@ static void test_bad_input(void)
     CHECK(attn_attention_forward(&c.d, c.O, c.stats, NULL, NULL, c.K, c.V, c.work, c.work_bytes) == ATTN_ERR_ARG && !memcmp(keep, c.O, sizeof keep), "NULL Q");
     CHECK(attn_attention_forward(&c.d, c.O, c.stats, NULL, c.Q, c.K, c.V, c.work, 16) == ATTN_ERR_NOMEM && !memcmp(keep, c.O, sizeof keep), "workspace too small");
     CHECK(attn_attention_backward(&c.d, c.dQ, NULL, c.dV, NULL, c.dO, c.Q, c.K, c.V, c.O, c.stats, c.work, c.work_bytes) == ATTN_ERR_ARG, "NULL dK");
+    d = c.d;
+    d.kind = ATTN_KERNEL;
+    d.bias = c.bias;
+    CHECK(attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, c.work, c.work_bytes) == ATTN_ERR_ARG && !memcmp(keep, c.O, sizeof keep),
+          "kernel attention with a bias must be refused");
     CHECK(attn_kind_from_name("cog") == ATTN_COG && attn_kind_from_name("nope") == -1 && attn_kind_get((attn_kind)-1) == NULL, "kind table lookups");
     att_free(&c);
 }
