@@ -51,10 +51,10 @@ run: $(BUILD)/quickstart
 $(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
 
-$(BUILD)/bench_gemm: bench/bench_gemm.c attn.h | $(BUILD)
+$(BUILD)/bench_gemm: bench/bench_gemm.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)
 
-$(BUILD)/bench_attention: bench/bench_attention.c attn.h | $(BUILD)
+$(BUILD)/bench_attention: bench/bench_attention.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 $(BUILD)/test_float: $(TEST_DEP) | $(BUILD)

@@ -2168,6 +2168,56 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
     return ATTN_OK;
 }
 
+/* Every argument of a forward or backward call, handed to the per-(b, h) workers. */
+typedef struct {
+    const attn_attention_desc *d;
+    attn_float *O, *stats, *weights;   /* forward outputs */
+    attn_float *dQ, *dK, *dV, *dbias;  /* backward outputs */
+    const attn_float *Q, *K, *V, *dO, *Oin, *stats_in;
+} attn__args;
+typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
+
+static attn_status attn__forward_args(const attn_attention_desc *d, const attn_float *O, const attn_float *stats,
+                                      const attn_float *Q, const attn_float *K, const attn_float *V,
+                                      const void *work, size_t work_bytes)
+{
+    ATTN__TRY(attn__attention_check("attn_attention_forward", d, work_bytes));
+    if (!O || !stats || !Q || !K || !V || !work) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: O, stats, Q, K, V and work must not be NULL");
+    return ATTN_OK;
+}
+
+static attn_status attn__backward_args(const attn_attention_desc *d, const attn_float *dQ, const attn_float *dK,
+                                       const attn_float *dV, const attn_float *dO, const attn_float *Q,
+                                       const attn_float *K, const attn_float *V, const attn_float *O,
+                                       const attn_float *stats, const void *work, size_t work_bytes)
+{
+    ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
+    if (!dQ || !dK || !dV || !dO || !Q || !K || !V || !O || !stats || !work)
+        return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
+    return ATTN_OK;
+}
+
+/* Runs fn on every (b, h) pair, each thread with its own `floats` of work. Threads take whole
+   pairs, so no two write the same rows; with by_head (a dbias, which the batch shares) they take
+   whole heads and run the batch in order. Either way the result does not depend on the threads. */
+static void attn__run_heads(const attn__args *a, attn__head_fn fn, void *work, size_t floats, int by_head)
+{
+    attn_float *ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    const attn_attention_desc *d = a->d;
+    int n = by_head ? d->H : d->B * d->H, w;
+#ifdef ATTN__OMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
+#endif
+    for (w = 0; w < n; w++) {
+        int tid = 0, b;
+#ifdef ATTN__OMP
+        tid = omp_get_thread_num();
+#endif
+        for (b = by_head ? 0 : w / d->H; b < (by_head ? d->B : w / d->H + 1); b++)
+            fn(a, b, by_head ? w : w % d->H, ws + floats * (size_t)tid);
+    }
+}
+
 /* Scores of one tile: S[r, c] = scale q_{i0+r} . k_{j0+c} + bias, and vis[r, c] whether key j0+c is
    visible to query i0+r (stored as 0/1 in P, which the caller overwrites). */
 static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
@@ -2254,10 +2304,11 @@ static void attn__center(attn_float *P, const attn_float *vis, const attn_float 
 /* Forward of one (b, h): streams key tiles per query tile. Softmax and Cog keep a running max m and
    sum l of exp(x - m) with x = s (or |s|), rescaling the accumulator when m grows; EA needs no max
    (g is bounded) and keeps only the running N = sum g. */
-static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, attn_float *O,
-                                    attn_float *stats, attn_float *weights, const attn_float *Q,
-                                    const attn_float *K, const attn_float *V, attn_float *ws)
+static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_float *ws)
 {
+    const attn_attention_desc *d = a->d;
+    const attn_float *Q = a->Q, *K = a->K, *V = a->V;
+    attn_float *O = a->O, *stats = a->stats, *weights = a->weights;
     size_t bh = (size_t)b * d->H + h;
     const attn_float *Qp = Q + bh * d->Tq * d->dk, *Kp = K + bh * d->Tk * d->dk, *Vp = V + bh * d->Tk * d->dv;
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
@@ -2326,12 +2377,11 @@ static void attn__scored_forward_bh(const attn_attention_desc *d, int b, int h, 
      sigmoid dS = dA A (1 - A);  linear_raw dS = dA where visible,
      centered: dV with the centered A, D_i = dO_i . (O_i + sum_visible v / n_i), dS as softmax's,
      dbias += dS,  dQ += scale dS K,  dK += scale dS^T Q. */
-static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h, attn_float *dQ,
-                                     attn_float *dK, attn_float *dV, attn_float *dbias,
-                                     const attn_float *dO, const attn_float *Q, const attn_float *K,
-                                     const attn_float *V, const attn_float *O, const attn_float *stats,
-                                     attn_float *ws)
+static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_float *ws)
 {
+    const attn_attention_desc *d = a->d;
+    const attn_float *Q = a->Q, *K = a->K, *V = a->V, *O = a->Oin, *dO = a->dO, *stats = a->stats_in;
+    attn_float *dQ = a->dQ, *dK = a->dK, *dV = a->dV, *dbias = a->dbias;
     size_t bh = (size_t)b * d->H + h;
     const attn_float *Qp = Q + bh * d->Tq * d->dk, *Kp = K + bh * d->Tk * d->dk, *Vp = V + bh * d->Tk * d->dv;
     const attn_float *Op = O + bh * d->Tq * d->dv, *dOp = dO + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
@@ -2388,27 +2438,15 @@ static void attn__scored_backward_bh(const attn_attention_desc *d, int b, int h,
     }
 }
 
-/* Threads take whole (b, h) pairs, so no two write the same dQ, dK, dV rows; with dbias, which the
-   batch shares, they take whole heads and run the batch in order. */
 static attn_status attn__scored_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
                                         attn_float *weights, const attn_float *Q, const attn_float *K,
                                         const attn_float *V, void *work, size_t work_bytes)
 {
-    attn_float *ws;
-    int n = d ? d->B * d->H : 0, w;
-    ATTN__TRY(attn__attention_check("attn_attention_forward", d, work_bytes));
-    ATTN__NEED(O); ATTN__NEED(stats); ATTN__NEED(Q); ATTN__NEED(K); ATTN__NEED(V); ATTN__NEED(work);
-    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
-#ifdef ATTN__OMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
-#endif
-    for (w = 0; w < n; w++) {
-        int tid = 0;
-#ifdef ATTN__OMP
-        tid = omp_get_thread_num();
-#endif
-        attn__scored_forward_bh(d, w / d->H, w % d->H, O, stats, weights, Q, K, V, ws + attn__scored_floats(d) * (size_t)tid);
-    }
+    attn__args a;
+    ATTN__TRY(attn__forward_args(d, O, stats, Q, K, V, work, work_bytes));
+    memset(&a, 0, sizeof a);
+    a.d = d; a.O = O; a.stats = stats; a.weights = weights; a.Q = Q; a.K = K; a.V = V;
+    attn__run_heads(&a, attn__scored_forward_bh, work, attn__scored_floats(d), 0);
     return ATTN_OK;
 }
 
@@ -2418,25 +2456,11 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, attn_floa
                                          const attn_float *O, const attn_float *stats, void *work,
                                          size_t work_bytes)
 {
-    attn_float *ws;
-    int n, w;
-    ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
-    ATTN__NEED(dQ); ATTN__NEED(dK); ATTN__NEED(dV); ATTN__NEED(dO); ATTN__NEED(Q); ATTN__NEED(K);
-    ATTN__NEED(V); ATTN__NEED(O); ATTN__NEED(stats); ATTN__NEED(work);
-    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
-    n = dbias ? d->H : d->B * d->H;
-#ifdef ATTN__OMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
-#endif
-    for (w = 0; w < n; w++) {
-        int tid = 0, b;
-#ifdef ATTN__OMP
-        tid = omp_get_thread_num();
-#endif
-        for (b = dbias ? 0 : w / d->H; b < (dbias ? d->B : w / d->H + 1); b++)
-            attn__scored_backward_bh(d, b, dbias ? w : w % d->H, dQ, dK, dV, dbias, dO, Q, K, V, O, stats,
-                                     ws + attn__scored_floats(d) * (size_t)tid);
-    }
+    attn__args a;
+    ATTN__TRY(attn__backward_args(d, dQ, dK, dV, dO, Q, K, V, O, stats, work, work_bytes));
+    memset(&a, 0, sizeof a);
+    a.d = d; a.dQ = dQ; a.dK = dK; a.dV = dV; a.dbias = dbias; a.dO = dO; a.Q = Q; a.K = K; a.V = V; a.Oin = O; a.stats_in = stats;
+    attn__run_heads(&a, attn__scored_backward_bh, work, attn__scored_floats(d), dbias != NULL);
     return ATTN_OK;
 }
 
@@ -2473,10 +2497,11 @@ static size_t attn__kernel_workspace(const attn_attention_desc *d)
     return attn__kernel_floats(d) * (size_t)attn_get_threads() * sizeof(attn_float) + ATTN_ALIGN;
 }
 
-static void attn__kernel_forward_bh(const attn_attention_desc *d, int b, int h, attn_float *O,
-                                    attn_float *stats, const attn_float *Q, const attn_float *K,
-                                    const attn_float *V, attn_float *ws)
+static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_float *ws)
 {
+    const attn_attention_desc *d = a->d;
+    const attn_float *Q = a->Q, *K = a->K, *V = a->V;
+    attn_float *O = a->O, *stats = a->stats;
     size_t bh = (size_t)b * d->H + h;
     int dk = d->dk, dv = d->dv, i, j = 0, c;
     const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
@@ -2502,11 +2527,11 @@ static void attn__kernel_forward_bh(const attn_attention_desc *d, int b, int h, 
    forward pass: dphi(q_i) = S_i dnum_i + z_i dden_i;
    reverse pass with R_j = sum_{i sees j} phi(q_i) dnum_i^T, rho_j = sum_{i sees j} phi(q_i) dden_i:
    dphi(k_j) = R_j v_j + rho_j, dv_j += R_j^T phi(k_j); then through phi' (and the mask). */
-static void attn__kernel_backward_bh(const attn_attention_desc *d, int b, int h, attn_float *dQ,
-                                     attn_float *dK, attn_float *dV, const attn_float *dO,
-                                     const attn_float *Q, const attn_float *K, const attn_float *V,
-                                     const attn_float *O, const attn_float *stats, attn_float *ws)
+static void attn__kernel_backward_bh(const attn__args *a, int b, int h, attn_float *ws)
 {
+    const attn_attention_desc *d = a->d;
+    const attn_float *Q = a->Q, *K = a->K, *V = a->V, *O = a->Oin, *dO = a->dO, *stats = a->stats_in;
+    attn_float *dQ = a->dQ, *dK = a->dK, *dV = a->dV;
     size_t bh = (size_t)b * d->H + h;
     int dk = d->dk, dv = d->dv, i, j, c, iq;
     const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
@@ -2549,24 +2574,13 @@ static attn_status attn__kernel_forward(const attn_attention_desc *d, attn_float
                                         attn_float *weights, const attn_float *Q, const attn_float *K,
                                         const attn_float *V, void *work, size_t work_bytes)
 {
-    attn_float *ws;
-    int n, w;
-    ATTN__TRY(attn__attention_check("attn_attention_forward", d, work_bytes));
-    ATTN__NEED(O); ATTN__NEED(stats); ATTN__NEED(Q); ATTN__NEED(K); ATTN__NEED(V); ATTN__NEED(work);
+    attn__args a;
+    ATTN__TRY(attn__forward_args(d, O, stats, Q, K, V, work, work_bytes));
+    memset(&a, 0, sizeof a);
     if (d->bias) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: kernel attention has no additive bias (no linear-time form)");
     if (weights) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: kernel attention never forms the weights; pass weights = NULL");
-    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
-    n = d->B * d->H;
-#ifdef ATTN__OMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
-#endif
-    for (w = 0; w < n; w++) {
-        int tid = 0;
-#ifdef ATTN__OMP
-        tid = omp_get_thread_num();
-#endif
-        attn__kernel_forward_bh(d, w / d->H, w % d->H, O, stats, Q, K, V, ws + attn__kernel_floats(d) * (size_t)tid);
-    }
+    a.d = d; a.O = O; a.stats = stats; a.Q = Q; a.K = K; a.V = V;
+    attn__run_heads(&a, attn__kernel_forward_bh, work, attn__kernel_floats(d), 0);
     return ATTN_OK;
 }
 
@@ -2576,24 +2590,12 @@ static attn_status attn__kernel_backward(const attn_attention_desc *d, attn_floa
                                          const attn_float *O, const attn_float *stats, void *work,
                                          size_t work_bytes)
 {
-    attn_float *ws;
-    int n, w;
-    ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
-    ATTN__NEED(dQ); ATTN__NEED(dK); ATTN__NEED(dV); ATTN__NEED(dO); ATTN__NEED(Q); ATTN__NEED(K);
-    ATTN__NEED(V); ATTN__NEED(O); ATTN__NEED(stats); ATTN__NEED(work);
+    attn__args a;
+    ATTN__TRY(attn__backward_args(d, dQ, dK, dV, dO, Q, K, V, O, stats, work, work_bytes));
+    memset(&a, 0, sizeof a);
     if (d->bias || dbias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: kernel attention has no additive bias");
-    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
-    n = d->B * d->H;
-#ifdef ATTN__OMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
-#endif
-    for (w = 0; w < n; w++) {
-        int tid = 0;
-#ifdef ATTN__OMP
-        tid = omp_get_thread_num();
-#endif
-        attn__kernel_backward_bh(d, w / d->H, w % d->H, dQ, dK, dV, dO, Q, K, V, O, stats, ws + attn__kernel_floats(d) * (size_t)tid);
-    }
+    a.d = d; a.dQ = dQ; a.dK = dK; a.dV = dV; a.dO = dO; a.Q = Q; a.K = K; a.V = V; a.Oin = O; a.stats_in = stats;
+    attn__run_heads(&a, attn__kernel_backward_bh, work, attn__kernel_floats(d), 0);
     return ATTN_OK;
 }
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench.h"
 #ifdef HAVE_OPENBLAS
 #include <cblas.h>
 extern char *openblas_get_corename(void);
@@ -21,18 +21,6 @@ typedef struct {
     int M, N, K;
 } shape;
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 enum { IMPL_ATTN, IMPL_BLAS, IMPL_REF };
 
