@@ -482,6 +482,35 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, attn_f
                                             const attn_float *O, const attn_float *stats,
                                             void *work, size_t work_bytes);
 
+/* The attention layer: y = concat_h(attention(q_h, k_h, v_h)) Wo^T + bo with q = x Wq^T + bq and
+   k, v = m Wk^T + bk, m Wv^T + bv (m = x for self-attention), any kind of the table, optional RoPE
+   on q and k (self-attention, theta 10000). Weights are [out, in] as in attn_linear_forward:
+   Wq, Wk [H dk, C], Wv [H dv, C], Wo [Cout, H dv]; biases may be NULL. x [B, Tq, C], m [B, Tk, C],
+   y [B, Tq, Cout]. The cache (attn_layer_cache_floats) keeps what backward needs; work
+   (attn_layer_work_bytes) is scratch for either pass. */
+typedef struct attn_layer {
+    attn_attention_desc att;  /* kind, H, dk, dv, causal, scale, key_mask, bias (B, Tq, Tk: per call) */
+    int C, Cout;              /* input and output widths */
+    int rope;                 /* nonzero: rotate q and k (positions 0 .. T-1) before the scores */
+    const attn_float *Wq, *bq, *Wk, *bk, *Wv, *bv, *Wo, *bo;
+} attn_layer;
+
+typedef struct attn_layer_grads { /* any may be NULL; accumulated */
+    attn_float *dWq, *dbq, *dWk, *dbk, *dWv, *dbv, *dWo, *dbo;
+} attn_layer_grads;
+
+ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int Tk);
+ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk);
+/* m = NULL: self-attention (Tk = Tq). */
+ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_float *cache,
+                                       const attn_float *x, const attn_float *m, int B, int Tq, int Tk,
+                                       void *work, size_t work_bytes);
+/* Accumulates dx (and dm for cross-attention; NULL skips either) and the parameter gradients. */
+ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, attn_float *dm,
+                                        const attn_layer_grads *g, const attn_float *dy,
+                                        const attn_float *x, const attn_float *m, const attn_float *cache,
+                                        int B, int Tq, int Tk, void *work, size_t work_bytes);
+
 /* ============================================================================================== */
 /* 7. optimizers                                                                                   */
 /* ============================================================================================== */
@@ -2653,6 +2682,174 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, attn_f
 {
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
     return attn__kinds[d->kind].backward(d, dQ, dK, dV, dbias, dO, Q, K, V, O, stats, work, work_bytes);
+}
+
+/* ---- the attention layer ---- */
+
+/* [B, T, H d] <-> [B, H, T, d]: split the heads out of the channels, or merge them back. */
+static void attn__heads(attn_float *dst, const attn_float *src, int B, int T, int H, int d, int split)
+{
+    int b, t, h;
+    for (b = 0; b < B; b++)
+        for (t = 0; t < T; t++)
+            for (h = 0; h < H; h++) {
+                size_t bt = ((size_t)b * T + t) * H * d + (size_t)h * d, bh = (((size_t)b * H + h) * T + t) * d;
+                memcpy(split ? dst + bh : dst + bt, split ? src + bt : src + bh, sizeof(attn_float) * (size_t)d);
+            }
+}
+
+/* Cache layout (floats): Q [B H Tq dk], K [B H Tk dk], V [B H Tk dv], O [B H Tq dv], stats [B H Tq],
+   Ocat [B Tq H dv], rope cos and sin [Tk dk/2] each. */
+typedef struct {
+    attn_float *Q, *K, *V, *O, *stats, *Ocat, *cosv, *sinv;
+} attn__layer_cache;
+
+static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, attn_float *base, attn__layer_cache *c)
+{
+    size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, n = 0;
+    size_t sizes[8];
+    attn_float **slots[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    int i;
+    sizes[0] = B * H * Tq * dk; sizes[1] = B * H * Tk * dk; sizes[2] = B * H * Tk * dv; sizes[3] = B * H * Tq * dv;
+    sizes[4] = B * H * Tq; sizes[5] = (size_t)B * Tq * H * dv; sizes[6] = sizes[7] = L->rope ? (size_t)Tk * (dk / 2) : 0;
+    if (c) { /* only a size query passes no map */
+        slots[0] = &c->Q; slots[1] = &c->K; slots[2] = &c->V; slots[3] = &c->O; slots[4] = &c->stats;
+        slots[5] = &c->Ocat; slots[6] = &c->cosv; slots[7] = &c->sinv;
+    }
+    for (i = 0; i < 8; i++) {
+        if (base && c) *slots[i] = base + n;
+        n += sizes[i];
+    }
+    return n;
+}
+
+static void attn__layer_desc(const attn_layer *L, int B, int Tq, int Tk, attn_attention_desc *d)
+{
+    *d = L->att;
+    d->B = B;
+    d->Tq = Tq;
+    d->Tk = Tk;
+}
+
+ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int Tk)
+{
+    return L ? attn__layer_cache_map(L, B, Tq, Tk, NULL, NULL) : 0;
+}
+
+/* Work: the attention's workspace, then four buffers of B max(Tq, Tk) H max(dk, dv) floats. */
+ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk)
+{
+    attn_attention_desc d;
+    if (!L) return 0;
+    attn__layer_desc(L, B, Tq, Tk, &d);
+    return attn_attention_workspace(&d) + ATTN_ALIGN +
+           4 * sizeof(attn_float) * (size_t)B * ATTN__MAX(Tq, Tk) * L->att.H * ATTN__MAX(L->att.dk, L->att.dv);
+}
+
+static attn_status attn__layer_check(const char *fn, const attn_layer *L, const attn_float *x, const attn_float *m,
+                                     int B, int Tq, int Tk, size_t work_bytes)
+{
+    attn_attention_desc d;
+    if (!L || !x) return attn__fail(ATTN_ERR_ARG, "%s: the layer or x is NULL", fn);
+    if (!L->Wq || !L->Wk || !L->Wv || !L->Wo) return attn__fail(ATTN_ERR_ARG, "%s: Wq, Wk, Wv and Wo must be set", fn);
+    if (L->C < 1 || L->Cout < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: C = %d, Cout = %d must be >= 1", fn, L->C, L->Cout);
+    if (!m && Tk != Tq) return attn__fail(ATTN_ERR_SHAPE, "%s: self-attention (m = NULL) needs Tk = Tq, got %d and %d", fn, Tk, Tq);
+    if (L->rope && (m || L->att.dk % 2)) return attn__fail(ATTN_ERR_ARG, "%s: RoPE needs self-attention and an even dk (%d)", fn, L->att.dk);
+    attn__layer_desc(L, B, Tq, Tk, &d);
+    ATTN__TRY(attn__attention_check(fn, &d, (size_t)-1));
+    if (work_bytes < attn_layer_work_bytes(L, B, Tq, Tk))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_layer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+                          (unsigned long)attn_layer_work_bytes(L, B, Tq, Tk));
+    return ATTN_OK;
+}
+
+/* The four scratch buffers after the attention workspace. */
+static attn_float *attn__layer_buf(const attn_layer *L, const attn_attention_desc *d, void *work, int i)
+{
+    unsigned char *p = (unsigned char *)work + attn_attention_workspace(d);
+    attn_float *base = (attn_float *)((uintptr_t)(p + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    return base + (size_t)i * d->B * ATTN__MAX(d->Tq, d->Tk) * L->att.H * ATTN__MAX(L->att.dk, L->att.dv);
+}
+
+ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_float *cache,
+                                       const attn_float *x, const attn_float *m, int B, int Tq, int Tk,
+                                       void *work, size_t work_bytes)
+{
+    attn_attention_desc d;
+    attn__layer_cache c;
+    attn_float *buf;
+    int H, dk, dv;
+    ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
+    ATTN__NEED(y); ATTN__NEED(cache); ATTN__NEED(work);
+    attn__layer_desc(L, B, Tq, Tk, &d);
+    H = d.H; dk = d.dk; dv = d.dv;
+    attn__layer_cache_map(L, B, Tq, Tk, cache, &c);
+    buf = attn__layer_buf(L, &d, work, 0);
+    if (!m) m = x;
+    /* q, k, v = projections, heads split out: [B, T, H d] -> [B, H, T, d] */
+    attn_linear_forward(buf, x, L->Wq, L->bq, B * Tq, L->C, H * dk);
+    attn__heads(c.Q, buf, B, Tq, H, dk, 1);
+    attn_linear_forward(buf, m, L->Wk, L->bk, B * Tk, L->C, H * dk);
+    attn__heads(c.K, buf, B, Tk, H, dk, 1);
+    attn_linear_forward(buf, m, L->Wv, L->bv, B * Tk, L->C, H * dv);
+    attn__heads(c.V, buf, B, Tk, H, dv, 1);
+    if (L->rope) {
+        attn_rope_tables(c.cosv, c.sinv, Tk, dk, 0, 10000);
+        attn_rope_forward(c.Q, c.Q, c.cosv, c.sinv, B * H, Tq, dk);
+        attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * H, Tk, dk);
+    }
+    ATTN__TRY(attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, work, attn_attention_workspace(&d)));
+    attn__heads(c.Ocat, c.O, B, Tq, H, dv, 0);
+    return attn_linear_forward(y, c.Ocat, L->Wo, L->bo, B * Tq, H * dv, L->Cout);
+}
+
+ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, attn_float *dm,
+                                        const attn_layer_grads *g, const attn_float *dy,
+                                        const attn_float *x, const attn_float *m, const attn_float *cache,
+                                        int B, int Tq, int Tk, void *work, size_t work_bytes)
+{
+    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    attn_attention_desc d;
+    attn__layer_cache c;
+    attn_float *b0, *b1, *b2, *b3;
+    int H, dk, dv, self = m == NULL;
+    size_t nq, nk, nv;
+    ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
+    ATTN__NEED(dy); ATTN__NEED(cache); ATTN__NEED(work);
+    if (!g) g = &none;
+    attn__layer_desc(L, B, Tq, Tk, &d);
+    H = d.H; dk = d.dk; dv = d.dv;
+    nq = (size_t)B * H * Tq * dk; nk = (size_t)B * H * Tk * dk; nv = (size_t)B * H * Tk * dv;
+    attn__layer_cache_map(L, B, Tq, Tk, (attn_float *)cache, &c);
+    b0 = attn__layer_buf(L, &d, work, 0);
+    b1 = attn__layer_buf(L, &d, work, 1);
+    b2 = attn__layer_buf(L, &d, work, 2);
+    b3 = attn__layer_buf(L, &d, work, 3);
+    if (self) { m = x; dm = dx; }
+    /* y = Ocat Wo^T + bo  =>  dOcat = dy Wo (b0), dWo, dbo; dO [B, H, Tq, dv] in b1 */
+    memset(b0, 0, sizeof(attn_float) * (size_t)B * Tq * H * dv);
+    attn_linear_backward(b0, g->dWo, g->dbo, dy, c.Ocat, L->Wo, B * Tq, H * dv, L->Cout);
+    attn__heads(b1, b0, B, Tq, H, dv, 1);
+    /* the attention: dQ (b0), dK (b2), dV (b3) */
+    memset(b0, 0, sizeof(attn_float) * nq);
+    memset(b2, 0, sizeof(attn_float) * nk);
+    memset(b3, 0, sizeof(attn_float) * nv);
+    ATTN__TRY(attn_attention_backward(&d, b0, b2, b3, NULL, b1, c.Q, c.K, c.V, c.O, c.stats, work, attn_attention_workspace(&d)));
+    if (L->rope) { /* q = R q_lin  =>  dq_lin = R^T dq, into b1 and back */
+        memset(b1, 0, sizeof(attn_float) * nq);
+        attn_rope_backward(b1, b0, c.cosv, c.sinv, B * H, Tq, dk);
+        memcpy(b0, b1, sizeof(attn_float) * nq);
+        memset(b1, 0, sizeof(attn_float) * nk);
+        attn_rope_backward(b1, b2, c.cosv, c.sinv, B * H, Tk, dk);
+        memcpy(b2, b1, sizeof(attn_float) * nk);
+    }
+    /* through the projections: heads merged back, then the linear backward of each */
+    attn__heads(b1, b0, B, Tq, H, dk, 0);
+    attn_linear_backward(dx, g->dWq, g->dbq, b1, x, L->Wq, B * Tq, L->C, H * dk);
+    attn__heads(b1, b2, B, Tk, H, dk, 0);
+    attn_linear_backward(dm, g->dWk, g->dbk, b1, m, L->Wk, B * Tk, L->C, H * dk);
+    attn__heads(b1, b3, B, Tk, H, dv, 0);
+    return attn_linear_backward(dm, g->dWv, g->dbv, b1, m, L->Wv, B * Tk, L->C, H * dv);
 }
 
 /* ---- 7. optimizers ---------------------------------------------------------------------------- */

@@ -421,8 +421,11 @@ static void test_golden(void)
         }
 }
 
+static void test_layer(void);
+
 void test_attention(void)
 {
+    test_layer();
     test_golden();
     test_against_reference();
     test_gradients();
@@ -430,4 +433,72 @@ void test_attention(void)
     test_identities();
     test_stability();
     test_bad_input();
+}
+
+/* ---- the attention layer ---- */
+typedef struct {
+    attn_layer L;
+    attn_float *x, *m, *y, *cache, *dx, *dm, *P, *dP; /* P: all eight parameters, one block */
+    attn_layer_grads g;
+    void *work;
+    size_t work_bytes, nx, nm, ny, np;
+    int B, Tq, Tk, cross;
+} layer_ctx;
+
+static void layer_f(void *p)
+{
+    layer_ctx *c = (layer_ctx *)p;
+    attn_layer_forward(&c->L, c->y, c->cache, c->x, c->cross ? c->m : NULL, c->B, c->Tq, c->Tk, c->work, c->work_bytes);
+}
+
+static void layer_b(void *p, const attn_float *dy)
+{
+    layer_ctx *c = (layer_ctx *)p;
+    attn_layer_backward(&c->L, c->dx, c->cross ? c->dm : NULL, &c->g, dy, c->x, c->cross ? c->m : NULL, c->cache, c->B, c->Tq, c->Tk, c->work, c->work_bytes);
+}
+
+static void test_layer(void)
+{
+    attn_rng r;
+    int k, causal, cross, rope;
+    char what[128];
+    attn_rng_seed(&r, 36, 0);
+    for (k = 0; k < ATTN_KIND_COUNT; k++)
+        for (causal = 0; causal < 2; causal++)
+            for (cross = 0; cross < 2; cross++)
+                for (rope = 0; rope < 2; rope++) {
+                    layer_ctx c;
+                    int C = 5, H = 2, dk = 4, dv = 3, Cout = 6;
+                    size_t off[9], sz[8], i;
+                    attn_float **W[8];
+                    if (rope && cross) continue; /* RoPE is for self-attention */
+                    if (k == ATTN_COG && !T_DOUBLE) continue; /* as in test_gradients */
+                    memset(&c, 0, sizeof c);
+                    c.B = 2; c.Tq = 5; c.Tk = cross ? 7 : 5; c.cross = cross;
+                    c.L.att.kind = (attn_kind)k; c.L.att.H = H; c.L.att.dk = dk; c.L.att.dv = dv; c.L.att.causal = causal;
+                    c.L.C = C; c.L.Cout = Cout; c.L.rope = rope;
+                    sz[0] = (size_t)H * dk * C; sz[1] = (size_t)H * dk; sz[2] = sz[0]; sz[3] = sz[1];
+                    sz[4] = (size_t)H * dv * C; sz[5] = (size_t)H * dv; sz[6] = (size_t)Cout * H * dv; sz[7] = (size_t)Cout;
+                    for (off[0] = 0, i = 0; i < 8; i++) off[i + 1] = off[i] + sz[i];
+                    c.np = off[8];
+                    c.P = t_alloc(c.np); c.dP = t_alloc(c.np);
+                    t_randn(c.P, c.np, &r, 0.5);
+                    c.L.Wq = c.P + off[0]; c.L.bq = c.P + off[1]; c.L.Wk = c.P + off[2]; c.L.bk = c.P + off[3];
+                    c.L.Wv = c.P + off[4]; c.L.bv = c.P + off[5]; c.L.Wo = c.P + off[6]; c.L.bo = c.P + off[7];
+                    W[0] = &c.g.dWq; W[1] = &c.g.dbq; W[2] = &c.g.dWk; W[3] = &c.g.dbk; W[4] = &c.g.dWv; W[5] = &c.g.dbv; W[6] = &c.g.dWo; W[7] = &c.g.dbo;
+                    for (i = 0; i < 8; i++) *W[i] = c.dP + off[i];
+                    c.nx = (size_t)c.B * c.Tq * C; c.nm = (size_t)c.B * c.Tk * C; c.ny = (size_t)c.B * c.Tq * Cout;
+                    c.x = t_alloc(c.nx); c.m = t_alloc(c.nm); c.y = t_alloc(c.ny); c.dx = t_alloc(c.nx); c.dm = t_alloc(c.nm);
+                    t_randn(c.x, c.nx, &r, 1);
+                    t_randn(c.m, c.nm, &r, 1);
+                    c.cache = t_alloc(attn_layer_cache_floats(&c.L, c.B, c.Tq, c.Tk));
+                    c.work_bytes = attn_layer_work_bytes(&c.L, c.B, c.Tq, c.Tk);
+                    c.work = malloc(c.work_bytes);
+                    {
+                        t_var v[3] = {{"x", c.x, c.dx, c.nx}, {"params", c.P, c.dP, c.np}, {"m", c.m, c.dm, c.nm}};
+                        snprintf(what, sizeof what, "layer %s causal %d %s rope %d", attn_kind_get((attn_kind)k)->name, causal, cross ? "cross" : "self", rope);
+                        t_gradcheck(what, layer_f, layer_b, &c, c.y, c.ny, v, cross ? 3 : 2);
+                    }
+                    free(c.P); free(c.dP); free(c.x); free(c.m); free(c.y); free(c.dx); free(c.dm); free(c.cache); free(c.work);
+                }
 }
