@@ -51,7 +51,7 @@
        5. ops               linear, layer/RMS norm, activations, SwiGLU, softmax, embedding, one-hot,
                             positional encodings (learned, sinusoidal, RoPE, T5 buckets), dropout, losses
        6. attention         the kind table (softmax, expressive, Cog, centered, sigmoid, linear_raw,
-                            kernel),
+                            kernel, Taylor), the attention layer,
                             tiled forward/backward in O(T d) memory
        7. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
 
@@ -418,6 +418,8 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
      ATTN_KERNEL      kernel linear attention, phi(x) = elu(x) + 1, eps 1e-6, no score scale:
                       o_i = sum_j (phi(q_i).phi(k_j)) v_j / (sum_j phi(q_i).phi(k_j) + eps), by
                       prefix sums in O(T dk dv) time, O(dk dv) memory; no bias, no weights  (2.10)
+     ATTN_TAYLOR      first-order Taylor: the same with phi(x) = [1, x / |x|], i.e. weights
+                      1 + qh . kh normalised per row (the thesis' linear attention)      (2.11)
    O = A V (all but the kernel kind). The kernels stream over key tiles with running row statistics, so memory is O(T d): the
    forward pass keeps one number per query row (stats [B, H, Tq]: the log-sum-exp, or sum g; unused
    by the unnormalised kinds) from which the backward pass recomputes A tile by tile. */
@@ -429,6 +431,7 @@ typedef enum attn_kind {
     ATTN_SIGMOID,
     ATTN_LINEAR_RAW,
     ATTN_KERNEL,
+    ATTN_TAYLOR,
     ATTN_KIND_COUNT
 } attn_kind;
 
@@ -459,7 +462,7 @@ typedef attn_status (*attn_attention_bwd_fn)(const attn_attention_desc *d, attn_
 
 typedef struct attn_kind_info {
     attn_kind kind;
-    const char *name;    /* "softmax", "ea", "cog", "centered", "sigmoid", "linear_raw", "kernel" */
+    const char *name;    /* "softmax", "ea", "cog", "centered", "sigmoid", "linear_raw", "kernel", "taylor" */
     const char *formula; /* one line */
     attn_attention_fwd_fn forward;
     attn_attention_bwd_fn backward;
@@ -2493,20 +2496,41 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, attn_floa
     return ATTN_OK;
 }
 
-/* Kernel linear attention (Katharopoulos et al., SPEC 2.10): phi(x) = elu(x) + 1, no score scale,
-   o_i = S_i^T phi(q_i) / (phi(q_i) . z_i + eps) with S_i = sum_j phi(k_j) v_j^T and z_i = sum_j phi(k_j)
-   over the keys query i sees (a prefix when causal), eps = 1e-6. A masked key has phi(k) = 0. Time
-   O(T dk dv), state O(dk dv): nothing T x T, forward or backward. The stats are den_i. */
+/* Linear-time attention by feature maps: o_i = S_i^T phi(q_i) / (phi(q_i) . z_i + eps) with
+   S_i = sum_j phi(k_j) v_j^T and z_i = sum_j phi(k_j) over the keys query i sees (a prefix when
+   causal), eps = 1e-6, no score scale. Kernel (Katharopoulos et al., SPEC 2.10): phi = elu + 1.
+   Taylor (SPEC 2.11): phi(x) = [1, x / |x|], so phi(q) . phi(k) = 1 + qh . kh. A masked key has
+   phi(k) = 0. Time O(T F dv) with F features, state O(F dv): nothing T x T, forward or backward.
+   The stats are den_i. */
 #define ATTN__KEPS 1e-6f
 
-static attn_float attn__elu1(attn_float x) { return x > 0 ? x + 1 : (attn_float)exp(x); }
-static attn_float attn__elu1_grad(attn_float x) { return x > 0 ? 1 : (attn_float)exp(x); }
+/* Feature maps of the linear-time kinds: phi of a row x [dk] into out [F], times w (the key mask,
+   0 or 1), and the vector-Jacobian product dx += J_phi(x)^T dphi. */
+static int attn__features(attn_kind kind, int dk) { return kind == ATTN_TAYLOR ? dk + 1 : dk; }
 
-/* phi(x) of one row, times w (the key mask: 0 or 1) */
-static void attn__phi(const attn_float *x, int n, attn_float w, attn_float *out)
+static void attn__phi(attn_kind kind, const attn_float *x, int dk, attn_float w, attn_float *out)
 {
     int c;
-    for (c = 0; c < n; c++) out[c] = w * attn__elu1(x[c]);
+    if (kind == ATTN_TAYLOR) { /* [1, x / |x|], x / |x| = 0 when |x| < 1e-12 */
+        attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), inv = n < (attn_float)1e-12 ? 0 : 1 / n;
+        out[0] = w;
+        for (c = 0; c < dk; c++) out[c + 1] = w * x[c] * inv;
+    } else { /* elu(x) + 1 */
+        for (c = 0; c < dk; c++) out[c] = w * (x[c] > 0 ? x[c] + 1 : (attn_float)exp(x[c]));
+    }
+}
+
+static void attn__phi_vjp(attn_kind kind, const attn_float *x, int dk, const attn_float *dphi, attn_float *dx)
+{
+    int c;
+    if (kind == ATTN_TAYLOR) { /* d(x/|x|) = (g - xh (xh . g)) / |x| with g = dphi[1..] */
+        attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), xg = 0;
+        if (n < (attn_float)1e-12) return;
+        for (c = 0; c < dk; c++) xg += x[c] / n * dphi[c + 1];
+        for (c = 0; c < dk; c++) dx[c] += (dphi[c + 1] - x[c] / n * xg) / n;
+    } else {
+        for (c = 0; c < dk; c++) dx[c] += dphi[c] * (x[c] > 0 ? 1 : (attn_float)exp(x[c]));
+    }
 }
 
 /* The last key query i sees (-1: none). */
@@ -2515,10 +2539,11 @@ static int attn__kernel_last(const attn_attention_desc *d, int i)
     return d->causal ? ATTN__MIN(d->Tk - 1, i + d->Tk - d->Tq) : d->Tk - 1;
 }
 
-/* Scratch: S and R [dk, dv], z, rho, phi(q), phi(k) [dk]. */
+/* Scratch: S and R [F, dv], z, rho, phi(q), phi(k), dphi [F]. */
 static size_t attn__kernel_floats(const attn_attention_desc *d)
 {
-    return 2 * (size_t)d->dk * d->dv + 4 * (size_t)d->dk;
+    size_t F = (size_t)attn__features(d->kind, d->dk);
+    return 2 * F * d->dv + 5 * F;
 }
 
 static size_t attn__kernel_workspace(const attn_attention_desc *d)
@@ -2532,22 +2557,22 @@ static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_floa
     const attn_float *Q = a->Q, *K = a->K, *V = a->V;
     attn_float *O = a->O, *stats = a->stats;
     size_t bh = (size_t)b * d->H + h;
-    int dk = d->dk, dv = d->dv, i, j = 0, c;
+    int dk = d->dk, dv = d->dv, F = attn__features(d->kind, dk), i, j = 0, c;
     const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
-    attn_float *S = ws, *z = S + 2 * (size_t)dk * dv, *fq = z + 2 * dk, *fk = fq + dk; /* the R, rho slots unused */
-    memset(S, 0, sizeof(attn_float) * (size_t)dk * dv);
-    memset(z, 0, sizeof(attn_float) * (size_t)dk);
+    attn_float *S = ws, *z = S + 2 * (size_t)F * dv, *fq = z + 2 * F, *fk = fq + F; /* the R, rho slots unused */
+    memset(S, 0, sizeof(attn_float) * (size_t)F * dv);
+    memset(z, 0, sizeof(attn_float) * (size_t)F);
     for (i = 0; i < d->Tq; i++) {
         attn_float *o = O + (bh * d->Tq + i) * dv, den;
         for (; j <= attn__kernel_last(d, i); j++) { /* S += phi(k_j) v_j^T, z += phi(k_j) */
-            attn__phi(Kp + (size_t)j * dk, dk, d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1, fk);
-            for (c = 0; c < dk; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
-            attn_axpy((size_t)dk, 1, fk, z);
+            attn__phi(d->kind, Kp + (size_t)j * dk, dk, d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1, fk);
+            for (c = 0; c < F; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
+            attn_axpy((size_t)F, 1, fk, z);
         }
-        attn__phi(Qp + (size_t)i * dk, dk, 1, fq);
-        den = attn_dot((size_t)dk, fq, z) + ATTN__KEPS;
+        attn__phi(d->kind, Qp + (size_t)i * dk, dk, 1, fq);
+        den = attn_dot((size_t)F, fq, z) + ATTN__KEPS;
         memset(o, 0, sizeof(attn_float) * (size_t)dv);
-        for (c = 0; c < dk; c++) attn_axpy((size_t)dv, fq[c] / den, S + (size_t)c * dv, o);
+        for (c = 0; c < F; c++) attn_axpy((size_t)dv, fq[c] / den, S + (size_t)c * dv, o);
         stats[bh * d->Tq + i] = den;
     }
 }
@@ -2562,40 +2587,40 @@ static void attn__kernel_backward_bh(const attn__args *a, int b, int h, attn_flo
     const attn_float *Q = a->Q, *K = a->K, *V = a->V, *O = a->Oin, *dO = a->dO, *stats = a->stats_in;
     attn_float *dQ = a->dQ, *dK = a->dK, *dV = a->dV;
     size_t bh = (size_t)b * d->H + h;
-    int dk = d->dk, dv = d->dv, i, j, c, iq;
+    int dk = d->dk, dv = d->dv, F = attn__features(d->kind, dk), i, j, c, iq;
     const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
-    attn_float *S = ws, *R = S + (size_t)dk * dv, *z = R + (size_t)dk * dv, *rho = z + dk, *fq = rho + dk;
-    attn_float *fk = fq + dk;
-    memset(S, 0, sizeof(attn_float) * (size_t)dk * dv);
-    memset(z, 0, sizeof(attn_float) * (size_t)dk);
+    attn_float *S = ws, *R = S + (size_t)F * dv, *z = R + (size_t)F * dv, *rho = z + F, *fq = rho + F;
+    attn_float *fk = fq + F, *dphi = fk + F;
+    memset(S, 0, sizeof(attn_float) * (size_t)F * dv);
+    memset(z, 0, sizeof(attn_float) * (size_t)F);
     for (i = 0, j = 0; i < d->Tq; i++) { /* forward pass: dQ */
-        const attn_float *q = Qp + (size_t)i * dk, *dOi = dO + (bh * d->Tq + i) * dv, *oi = O + (bh * d->Tq + i) * dv;
-        attn_float den = stats[bh * d->Tq + i], dden = -attn_dot((size_t)dv, dOi, oi) / den, *dq = dQ + (bh * d->Tq + i) * dk;
+        const attn_float *dOi = dO + (bh * d->Tq + i) * dv, *oi = O + (bh * d->Tq + i) * dv;
+        attn_float den = stats[bh * d->Tq + i], dden = -attn_dot((size_t)dv, dOi, oi) / den;
         for (; j <= attn__kernel_last(d, i); j++) {
-            attn__phi(Kp + (size_t)j * dk, dk, d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1, fk);
-            for (c = 0; c < dk; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
-            attn_axpy((size_t)dk, 1, fk, z);
+            attn__phi(d->kind, Kp + (size_t)j * dk, dk, d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1, fk);
+            for (c = 0; c < F; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
+            attn_axpy((size_t)F, 1, fk, z);
         }
-        for (c = 0; c < dk; c++) dq[c] += (attn_dot((size_t)dv, S + (size_t)c * dv, dOi) / den + z[c] * dden) * attn__elu1_grad(q[c]);
+        for (c = 0; c < F; c++) dphi[c] = attn_dot((size_t)dv, S + (size_t)c * dv, dOi) / den + z[c] * dden;
+        attn__phi_vjp(d->kind, Qp + (size_t)i * dk, dk, dphi, dQ + (bh * d->Tq + i) * dk);
     }
-    memset(R, 0, sizeof(attn_float) * (size_t)dk * dv);
-    memset(rho, 0, sizeof(attn_float) * (size_t)dk);
+    memset(R, 0, sizeof(attn_float) * (size_t)F * dv);
+    memset(rho, 0, sizeof(attn_float) * (size_t)F);
     for (j = d->Tk - 1, iq = d->Tq - 1; j >= 0; j--) { /* reverse pass: dK, dV */
         attn_float w = d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1;
-        const attn_float *k = Kp + (size_t)j * dk;
         for (; iq >= 0 && attn__kernel_last(d, iq) >= j; iq--) { /* queries that see key j join */
             const attn_float *dOi = dO + (bh * d->Tq + iq) * dv, *oi = O + (bh * d->Tq + iq) * dv;
             attn_float den = stats[bh * d->Tq + iq], dden = -attn_dot((size_t)dv, dOi, oi) / den;
-            attn__phi(Qp + (size_t)iq * dk, dk, 1, fq);
-            for (c = 0; c < dk; c++) attn_axpy((size_t)dv, fq[c] / den, dOi, R + (size_t)c * dv);
-            attn_axpy((size_t)dk, dden, fq, rho);
+            attn__phi(d->kind, Qp + (size_t)iq * dk, dk, 1, fq);
+            for (c = 0; c < F; c++) attn_axpy((size_t)dv, fq[c] / den, dOi, R + (size_t)c * dv);
+            attn_axpy((size_t)F, dden, fq, rho);
         }
-        attn__phi(k, dk, w, fk);
-        for (c = 0; c < dk; c++) {
-            attn_float dfk = attn_dot((size_t)dv, R + (size_t)c * dv, Vp + (size_t)j * dv) + rho[c];
-            dK[(bh * d->Tk + j) * dk + c] += dfk * w * attn__elu1_grad(k[c]);
+        attn__phi(d->kind, Kp + (size_t)j * dk, dk, w, fk);
+        for (c = 0; c < F; c++) {
+            dphi[c] = w * (attn_dot((size_t)dv, R + (size_t)c * dv, Vp + (size_t)j * dv) + rho[c]);
             attn_axpy((size_t)dv, fk[c], R + (size_t)c * dv, dV + (bh * d->Tk + j) * dv);
         }
+        attn__phi_vjp(d->kind, Kp + (size_t)j * dk, dk, dphi, dK + (bh * d->Tk + j) * dk);
     }
 }
 
@@ -2606,8 +2631,8 @@ static attn_status attn__kernel_forward(const attn_attention_desc *d, attn_float
     attn__args a;
     ATTN__TRY(attn__forward_args(d, O, stats, Q, K, V, work, work_bytes));
     memset(&a, 0, sizeof a);
-    if (d->bias) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: kernel attention has no additive bias (no linear-time form)");
-    if (weights) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: kernel attention never forms the weights; pass weights = NULL");
+    if (d->bias) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: the linear-time kinds have no additive bias (no linear-time form)");
+    if (weights) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: the linear-time kinds never form the weights; pass weights = NULL");
     a.d = d; a.O = O; a.stats = stats; a.Q = Q; a.K = K; a.V = V;
     attn__run_heads(&a, attn__kernel_forward_bh, work, attn__kernel_floats(d), 0);
     return ATTN_OK;
@@ -2622,7 +2647,7 @@ static attn_status attn__kernel_backward(const attn_attention_desc *d, attn_floa
     attn__args a;
     ATTN__TRY(attn__backward_args(d, dQ, dK, dV, dO, Q, K, V, O, stats, work, work_bytes));
     memset(&a, 0, sizeof a);
-    if (d->bias || dbias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: kernel attention has no additive bias");
+    if (d->bias || dbias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: the linear-time kinds have no additive bias");
     a.d = d; a.dQ = dQ; a.dK = dK; a.dV = dV; a.dO = dO; a.Q = Q; a.K = K; a.V = V; a.Oin = O; a.stats_in = stats;
     attn__run_heads(&a, attn__kernel_backward_bh, work, attn__kernel_floats(d), 0);
     return ATTN_OK;
@@ -2642,6 +2667,8 @@ static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
     {ATTN_LINEAR_RAW, "linear_raw", "A = s, unnormalised (HYLA paper's linear attention)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
     {ATTN_KERNEL, "kernel", "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)",
+     attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace},
+    {ATTN_TAYLOR, "taylor", "weights 1 + qh . kh, row-normalised, by prefix sums (linear time)",
      attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace},
 };
 

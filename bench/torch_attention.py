@@ -24,9 +24,12 @@ mask = torch.ones(T, T, dtype=torch.bool).tril()
 
 
 def attention(kind, q, k, v):
-    if kind == "kernel":  # the usual quadratic PyTorch form of elu+1 causal linear attention
-        fq, fk = torch.nn.functional.elu(q) + 1, torch.nn.functional.elu(k) + 1
-        w = (fq @ fk.transpose(-1, -2)).masked_fill(~mask, 0)
+    if kind in ("kernel", "taylor"):  # the usual quadratic PyTorch forms of causal linear attention
+        if kind == "kernel":
+            w = (torch.nn.functional.elu(q) + 1) @ (torch.nn.functional.elu(k) + 1).transpose(-1, -2)
+        else:
+            w = 1 + torch.nn.functional.normalize(q, dim=-1) @ torch.nn.functional.normalize(k, dim=-1).transpose(-1, -2)
+        w = w.masked_fill(~mask, 0)
         return (w @ v) / (w.sum(-1, keepdim=True) + 1e-6)
     s = q @ k.transpose(-1, -2) / dh ** 0.5
     if kind == "softmax":

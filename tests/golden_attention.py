@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/golden/attention_<kind>_<case>.bin: inputs, upstream gradient, output and every
 gradient of one attention call, computed by PyTorch autograd in float64 from the definitions of
-SPEC §2.1-2.3, 2.5, 2.7 and 2.10 (sigmoid: sigmoid(s - ln Tk); kernel: its quadratic form) (an implementation independent of attn.h). test_attention.c reads and compares them.
+SPEC §2.1-2.3, 2.5, 2.7, 2.10 and 2.11 (sigmoid: sigmoid(s - ln Tk); kernel and taylor: their quadratic forms) (an implementation independent of attn.h). test_attention.c reads and compares them.
 
 Format (little-endian): 8 bytes magic "ATTNGLD1"; int32 kind, B, H, Tq, Tk, dk, dv, causal, has_mask,
 has_bias; float64 scale; then float64 arrays Q, K, V, mask [B, Tk] (1 visible), bias [H, Tq, Tk],
@@ -11,7 +11,7 @@ import struct
 
 import torch
 
-KINDS = {"softmax": 0, "ea": 1, "cog": 2, "centered": 3, "sigmoid": 4, "linear_raw": 5, "kernel": 6}
+KINDS = {"softmax": 0, "ea": 1, "cog": 2, "centered": 3, "sigmoid": 4, "linear_raw": 5, "kernel": 6, "taylor": 7}
 CASES = {  # name: B, H, Tq, Tk, dk, dv, causal, mask, bias, scale
     "causal": (2, 2, 6, 6, 3, 4, 1, 0, 0, 0.0),
     "cross": (2, 3, 5, 9, 4, 3, 1, 1, 1, 0.7),
@@ -21,9 +21,12 @@ CASES = {  # name: B, H, Tq, Tk, dk, dv, causal, mask, bias, scale
 
 def attention(kind, q, k, v, mask, bias, causal, scale):
     Tq, Tk = q.shape[2], k.shape[2]
-    if kind == "kernel":  # elu + 1 features, quadratic form, eps 1e-6 in the denominator
-        fq, fk = torch.nn.functional.elu(q) + 1, torch.nn.functional.elu(k) + 1
-        w = fq @ fk.transpose(-1, -2) * mask[:, None, None, :]
+    if kind in ("kernel", "taylor"):  # quadratic forms, eps 1e-6 in the denominator
+        if kind == "kernel":  # elu + 1 features
+            w = (torch.nn.functional.elu(q) + 1) @ (torch.nn.functional.elu(k) + 1).transpose(-1, -2)
+        else:  # 1 + qh . kh
+            w = 1 + torch.nn.functional.normalize(q, dim=-1) @ torch.nn.functional.normalize(k, dim=-1).transpose(-1, -2)
+        w = w * mask[:, None, None, :]
         if causal:
             i = torch.arange(Tq)[:, None]
             j = torch.arange(Tk)[None, :]
@@ -66,8 +69,8 @@ def main():
             if has_mask:  # drop some keys, never the first (no row may be empty here)
                 mask = (torch.rand(B, Tk) > 0.3).to(d)
                 mask[:, 0] = 1
-            if kname == "kernel":
-                has_bias = 0  # the kernel form has no additive bias
+            if kname in ("kernel", "taylor"):
+                has_bias = 0  # the linear-time forms have no additive bias
             bias = (0.5 * torch.randn(H, Tq, Tk, dtype=d)) if has_bias else torch.zeros(H, Tq, Tk, dtype=d)
             bias.requires_grad_(True)
             s_eff = scale if scale != 0 else dk ** -0.5

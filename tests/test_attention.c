@@ -9,7 +9,7 @@ static void naive_attention(const attn_attention_desc *d, const attn_float *Q, c
                             const attn_float *V, double *O, double *A)
 {
     int b, h, i, j, c;
-    if (d->kind == ATTN_KERNEL) { /* the quadratic form of SPEC 2.10 */
+    if (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR) { /* the quadratic forms of SPEC 2.10, 2.11 */
         for (b = 0; b < d->B; b++)
             for (h = 0; h < d->H; h++)
                 for (i = 0; i < d->Tq; i++) {
@@ -18,7 +18,16 @@ static void naive_attention(const attn_attention_desc *d, const attn_float *Q, c
                     for (j = 0; j < d->Tk; j++) {
                         int vis = (!d->causal || j <= i + d->Tk - d->Tq) && (!d->key_mask || d->key_mask[b * d->Tk + j]);
                         w[j] = 0;
-                        for (c = 0; c < d->dk && vis; c++) w[j] += naive_phi(Q[(bh * d->Tq + i) * d->dk + c]) * naive_phi(K[(bh * d->Tk + j) * d->dk + c]);
+                        if (vis && d->kind == ATTN_TAYLOR) { /* 1 + qh . kh */
+                            double qq = 0, kk = 0, qk = 0;
+                            for (c = 0; c < d->dk; c++) {
+                                double q = Q[(bh * d->Tq + i) * d->dk + c], k = K[(bh * d->Tk + j) * d->dk + c];
+                                qq += q * q; kk += k * k; qk += q * k;
+                            }
+                            w[j] = 1 + qk / sqrt(qq * kk);
+                        }
+                        for (c = 0; c < d->dk && vis && d->kind == ATTN_KERNEL; c++)
+                            w[j] += naive_phi(Q[(bh * d->Tq + i) * d->dk + c]) * naive_phi(K[(bh * d->Tk + j) * d->dk + c]);
                         den += w[j];
                     }
                     for (c = 0; c < d->dv; c++) {
@@ -119,7 +128,7 @@ static void att_setup(att_ctx *c, attn_kind kind, int B, int H, int Tq, int Tk, 
     for (i = 0; i < B * Tk; i++) c->mask[i] = (unsigned char)(attn_rng_uniform(r) < 0.7);
     if (B > 1) memset(c->mask + Tk, 0, (size_t)Tk); /* batch 1 sees nothing: empty rows */
     if (with_mask) c->d.key_mask = c->mask;
-    if (with_bias && kind != ATTN_KERNEL) c->d.bias = c->bias; /* the kernel form has no bias */
+    if (with_bias && kind != ATTN_KERNEL && kind != ATTN_TAYLOR) c->d.bias = c->bias; /* no bias in linear time */
     c->work_bytes = attn_attention_workspace(&c->d);
     c->work = malloc(c->work_bytes);
 }
@@ -154,6 +163,10 @@ static double att_forward_error(att_ctx *c)
     return worst;
 }
 
+/* Taylor attention at dk = 1 is skipped on purpose (TAYLOR_DK1 below): x / |x| is then sign(x), the
+   weights 1 + qh . kh are exactly 0 or 2, a row can have denominator eps alone (ill-conditioned: the
+   rounding of 1 + (-1) decides the output), and the gradient through sign() is 0 almost everywhere. */
+
 static void test_against_reference(void)
 {
     static const int shapes[][6] = {{1, 1, 1, 1, 1, 1}, {2, 3, 5, 5, 3, 3}, {1, 2, 17, 5, 8, 3}, {2, 1, 5, 17, 3, 8},
@@ -167,6 +180,7 @@ static void test_against_reference(void)
                 for (opt = 0; opt < 2; opt++) { /* opt: key mask + bias */
                     att_ctx c;
                     double err;
+                    if (k == ATTN_TAYLOR && shapes[s][4] < 2) continue; /* TAYLOR_DK1: see above */
                     att_setup(&c, (attn_kind)k, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt, opt, &r);
                     err = att_forward_error(&c);
                     CHECK(err <= 1e3 * T_EPS, "%s forward B%d H%d Tq%d Tk%d dk%d dv%d causal %d mask+bias %d: max error %.3g vs the naive reference",
@@ -193,6 +207,7 @@ static void test_gradients(void)
             for (causal = 0; causal < 2; causal++)
                 for (opt = 0; opt < 2; opt++) {
                     att_ctx c;
+                    if (k == ATTN_TAYLOR && shapes[s][4] < 2) continue; /* TAYLOR_DK1: see above */
                     att_setup(&c, (attn_kind)k, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt, opt, &r);
                     if (k == ATTN_COG) { /* keep every visible score at |s| >= 1e-3 (SPEC 2.3) */
                         int tries = 0;
@@ -315,7 +330,7 @@ static void test_stability(void)
             att_setup(&c, (attn_kind)k, 1, 2, 20, 20, 4, 3, 1, 0, 0, &r);
             c.d.scale = (attn_float)(big ? 1e4 : 1e3);
             W = t_alloc((size_t)2 * 20 * 20);
-            attn_attention_forward(&c.d, c.O, c.stats, k == ATTN_KERNEL ? NULL : W, c.Q, c.K, c.V, c.work, c.work_bytes);
+            attn_attention_forward(&c.d, c.O, c.stats, k >= ATTN_KERNEL ? NULL : W, c.Q, c.K, c.V, c.work, c.work_bytes);
             for (i = 0; i < c.no; i++) ok &= !t_isnan(c.O[i]) && fabs(c.O[i]) < 1e30;
             for (row = 0; k == ATTN_SOFTMAX && row < 40; row++) {
                 double s = 0;
