@@ -442,6 +442,13 @@ typedef struct attn_attention_desc {
     attn_float scale;         /* score scale; 0 means 1/sqrt(dk) (the EA paper's runs use 1) */
     const unsigned char *key_mask; /* [B, Tk], nonzero = visible; NULL: all visible */
     const attn_float *bias;   /* [H, Tq, Tk] added to the scores before normalising; NULL: none */
+    /* A sparse pattern (Longformer, SPEC 2.13), for every kind but kernel and taylor: with window
+       w > 0, query i (at key position p = i + Tk - Tq) sees key j only when j = p + m dil_h for an
+       integer m in [-w, w] (causal: [-w, 0]), or when j or p is a global token. Key tiles with
+       nothing visible are skipped, so the cost grows with the pattern, not with Tk. */
+    int window;               /* one-sided radius w; 0: no pattern */
+    const int *dilation;      /* [H] per-head dilation >= 1; NULL: 1 */
+    const unsigned char *global; /* [Tk] nonzero = global token (sees and is seen by all); NULL */
 } attn_attention_desc;
 
 /* Forward: O, stats (the backward cache) and, if weights is not NULL, the attention weights
@@ -2195,6 +2202,14 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
     if (!attn__count3(&n, (size_t)d->B * (size_t)d->H, (size_t)ATTN__MAX(d->Tq, d->Tk), (size_t)ATTN__MAX(ATTN__MAX(d->dk, d->dv), ATTN__MAX(d->Tq, d->Tk))))
         return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
     if (!(d->scale == d->scale)) return attn__fail(ATTN_ERR_ARG, "%s: scale is NaN", fn);
+    if (d->window < 0) return attn__fail(ATTN_ERR_ARG, "%s: window = %d must be >= 0", fn, d->window);
+    if (d->window > 0 && (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
+        return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern", fn);
+    if (d->window > 0 && d->dilation) {
+        int h;
+        for (h = 0; h < d->H; h++)
+            if (d->dilation[h] < 1) return attn__fail(ATTN_ERR_ARG, "%s: dilation[%d] = %d must be >= 1", fn, h, d->dilation[h]);
+    }
     if (work_bytes < attn_attention_workspace(d))
         return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_attention_workspace() asks for %lu", fn, (unsigned long)work_bytes, (unsigned long)attn_attention_workspace(d));
     return ATTN_OK;
@@ -2250,6 +2265,33 @@ static void attn__run_heads(const attn__args *a, attn__head_fn fn, void *work, s
     }
 }
 
+/* Whether the sparse pattern lets the query at key position p see key j (SPEC 2.13). */
+static int attn__in_pattern(const attn_attention_desc *d, int h, int p, int j)
+{
+    int dil, m;
+    if (d->window <= 0) return 1;
+    if (d->global && ((p >= 0 && p < d->Tk && d->global[p]) || d->global[j])) return 1;
+    dil = d->dilation ? d->dilation[h] : 1;
+    if ((j - p) % dil) return 0;
+    m = (j - p) / dil;
+    return m >= -d->window && m <= (d->causal ? 0 : d->window);
+}
+
+/* Whether a key tile [j0, j0 + bc) can hold anything the query tile [i0, i0 + br) sees through the
+   pattern: the window's reach, a global key in the tile, or a global query row. */
+static int attn__tile_live(const attn_attention_desc *d, int h, int i0, int br, int j0, int bc)
+{
+    int shift = d->Tk - d->Tq, reach, c;
+    if (d->window <= 0) return 1;
+    reach = d->window * (d->dilation ? d->dilation[h] : 1);
+    if (j0 + bc - 1 >= i0 + shift - reach && j0 <= i0 + br - 1 + shift + reach) return 1;
+    for (c = 0; d->global && c < bc; c++)
+        if (d->global[j0 + c]) return 1;
+    for (c = 0; d->global && c < br; c++)
+        if (i0 + c + shift >= 0 && i0 + c + shift < d->Tk && d->global[i0 + c + shift]) return 1;
+    return 0;
+}
+
 /* Scores of one tile: S[r, c] = scale q_{i0+r} . k_{j0+c} + bias, and vis[r, c] whether key j0+c is
    visible to query i0+r (stored as 0/1 in P, which the caller overwrites). */
 static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
@@ -2262,7 +2304,7 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
-        for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]));
+        for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && attn__in_pattern(d, h, i0 + r + shift, j0 + c));
         if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
         if (d->kind == ATTN_SIGMOID)
             for (c = 0; c < bc; c++) S[r * bc + c] -= (attn_float)log((double)d->Tk);
@@ -2355,6 +2397,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
         for (r = 0; r < br; r++) m[r] = l[r] = n[r] = 0;
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
+            if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
             if (d->kind == ATTN_CENTERED) attn__visible_sums(P, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n);
             if (!attn__normalised(d->kind)) attn__tile_weights(d->kind, S, P, X, br, bc, NULL);
@@ -2430,6 +2473,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             for (r = 0; r < br; r++) n[r] = 0;
             for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
                 int bc = ATTN__MIN(ATTN__BC, jend - j0);
+                if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
                 attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, vis);
                 attn__visible_sums(vis, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n);
             }
@@ -2438,6 +2482,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
         }
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
+            if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, vis);
             memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
             attn__tile_weights(d->kind, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
