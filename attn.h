@@ -51,7 +51,7 @@
        5. ops               linear, layer/RMS norm, activations, SwiGLU, softmax, embedding, one-hot,
                             positional encodings (learned, sinusoidal, RoPE, T5 buckets), dropout, losses
        6. attention         the kind table (softmax, expressive, Cog, centered, sigmoid, linear_raw,
-                            kernel, Taylor), the attention layer,
+                            kernel, Taylor), Linformer, the attention layer,
                             tiled forward/backward in O(T d) memory
        7. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
 
@@ -491,6 +491,26 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, attn_f
                                             const attn_float *K, const attn_float *V,
                                             const attn_float *O, const attn_float *stats,
                                             void *work, size_t work_bytes);
+
+/* Linformer (SPEC 2.12): keys and values compressed along the sequence by the layer's parameters
+   E, F [kproj, n_max] (shared by the heads; only the first T columns are used): K' = E K, V' = F V
+   per (b, h), then any kind but kernel/taylor over the kproj compressed keys, never causal (E mixes
+   future positions: a causal request, a key mask or a window is refused). d->Tk is the sequence
+   length T <= n_max. cache: attn_linformer_cache_floats() (K', V', the stats); work:
+   attn_linformer_work_bytes(). Backward accumulates dQ, dK, dV, dE, dF (dE, dF may be NULL). */
+ATTNDEF size_t attn_linformer_cache_floats(const attn_attention_desc *d, int kproj);
+ATTNDEF size_t attn_linformer_work_bytes(const attn_attention_desc *d, int kproj);
+ATTNDEF attn_status attn_linformer_forward(const attn_attention_desc *d, int kproj, int n_max,
+                                           const attn_float *E, const attn_float *F, attn_float *O,
+                                           attn_float *cache, const attn_float *Q, const attn_float *K,
+                                           const attn_float *V, void *work, size_t work_bytes);
+ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kproj, int n_max,
+                                            const attn_float *E, const attn_float *F, attn_float *dE,
+                                            attn_float *dF, attn_float *dQ, attn_float *dK,
+                                            attn_float *dV, const attn_float *dO, const attn_float *Q,
+                                            const attn_float *K, const attn_float *V,
+                                            const attn_float *O, const attn_float *cache, void *work,
+                                            size_t work_bytes);
 
 /* The attention layer: y = concat_h(attention(q_h, k_h, v_h)) Wo^T + bo with q = x Wq^T + bq and
    k, v = m Wk^T + bk, m Wv^T + bv (m = x for self-attention), any kind of the table, optional RoPE
@@ -2754,6 +2774,106 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, attn_f
 {
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
     return attn__kinds[d->kind].backward(d, dQ, dK, dV, dbias, dO, Q, K, V, O, stats, work, work_bytes);
+}
+
+/* ---- Linformer ---- */
+
+/* The compressed problem: the same heads and kind over kproj keys, not causal. */
+static void attn__linformer_desc(const attn_attention_desc *d, int kproj, attn_attention_desc *c)
+{
+    *c = *d;
+    c->Tk = kproj;
+}
+
+ATTNDEF size_t attn_linformer_cache_floats(const attn_attention_desc *d, int kproj)
+{
+    if (!d || kproj < 1) return 0;
+    return (size_t)d->B * d->H * ((size_t)kproj * (d->dk + d->dv) + (size_t)d->Tq);
+}
+
+/* Work: the compressed attention's workspace, then dK', dV' [B, H, kproj, dk + dv]. */
+ATTNDEF size_t attn_linformer_work_bytes(const attn_attention_desc *d, int kproj)
+{
+    attn_attention_desc c;
+    if (!d || kproj < 1) return 0;
+    attn__linformer_desc(d, kproj, &c);
+    return attn_attention_workspace(&c) + ATTN_ALIGN + sizeof(attn_float) * (size_t)d->B * d->H * kproj * (d->dk + d->dv);
+}
+
+static attn_status attn__linformer_check(const char *fn, const attn_attention_desc *d, int kproj, int n_max,
+                                         const attn_float *E, const attn_float *F, size_t work_bytes)
+{
+    attn_attention_desc c;
+    ATTN__TRY(attn__attention_check(fn, d, (size_t)-1));
+    if (d->causal || d->key_mask || d->window)
+        return attn__fail(ATTN_ERR_ARG, "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key mask or window", fn);
+    if (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR) return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes a scored kind, not kernel or taylor", fn);
+    if (kproj < 1 || d->Tk > n_max) return attn__fail(ATTN_ERR_SHAPE, "%s: kproj = %d must be >= 1 and T = %d <= n_max = %d", fn, kproj, d->Tk, n_max);
+    if (!E || !F) return attn__fail(ATTN_ERR_ARG, "%s: E and F must not be NULL", fn);
+    attn__linformer_desc(d, kproj, &c);
+    ATTN__TRY(attn__attention_check(fn, &c, (size_t)-1));
+    if (work_bytes < attn_linformer_work_bytes(d, kproj))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_linformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+                          (unsigned long)attn_linformer_work_bytes(d, kproj));
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_linformer_forward(const attn_attention_desc *d, int kproj, int n_max,
+                                           const attn_float *E, const attn_float *F, attn_float *O,
+                                           attn_float *cache, const attn_float *Q, const attn_float *K,
+                                           const attn_float *V, void *work, size_t work_bytes)
+{
+    attn_attention_desc c;
+    attn_float *Kc, *Vc;
+    int bh, T;
+    ATTN__TRY(attn__linformer_check(__func__, d, kproj, n_max, E, F, work_bytes));
+    ATTN__NEED(O); ATTN__NEED(cache); ATTN__NEED(Q); ATTN__NEED(K); ATTN__NEED(V); ATTN__NEED(work);
+    attn__linformer_desc(d, kproj, &c);
+    T = d->Tk;
+    Kc = cache;
+    Vc = Kc + (size_t)d->B * d->H * kproj * d->dk;
+    for (bh = 0; bh < d->B * d->H; bh++) { /* K' = E[:, :T] K, V' = F[:, :T] V */
+        attn_gemm(0, 0, kproj, d->dk, T, 1, E, n_max, K + (size_t)bh * T * d->dk, d->dk, 0, Kc + (size_t)bh * kproj * d->dk, d->dk);
+        attn_gemm(0, 0, kproj, d->dv, T, 1, F, n_max, V + (size_t)bh * T * d->dv, d->dv, 0, Vc + (size_t)bh * kproj * d->dv, d->dv);
+    }
+    return attn_attention_forward(&c, O, Vc + (size_t)d->B * d->H * kproj * d->dv, NULL, Q, Kc, Vc, work, attn_attention_workspace(&c));
+}
+
+ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kproj, int n_max,
+                                            const attn_float *E, const attn_float *F, attn_float *dE,
+                                            attn_float *dF, attn_float *dQ, attn_float *dK,
+                                            attn_float *dV, const attn_float *dO, const attn_float *Q,
+                                            const attn_float *K, const attn_float *V,
+                                            const attn_float *O, const attn_float *cache, void *work,
+                                            size_t work_bytes)
+{
+    attn_attention_desc c;
+    const attn_float *Kc, *Vc;
+    attn_float *dKc, *dVc;
+    size_t nk, nv;
+    int bh, T;
+    ATTN__TRY(attn__linformer_check(__func__, d, kproj, n_max, E, F, work_bytes));
+    ATTN__NEED(dQ); ATTN__NEED(dK); ATTN__NEED(dV); ATTN__NEED(dO); ATTN__NEED(Q); ATTN__NEED(K);
+    ATTN__NEED(V); ATTN__NEED(O); ATTN__NEED(cache); ATTN__NEED(work);
+    attn__linformer_desc(d, kproj, &c);
+    T = d->Tk;
+    nk = (size_t)d->B * d->H * kproj * d->dk;
+    nv = (size_t)d->B * d->H * kproj * d->dv;
+    Kc = cache;
+    Vc = Kc + nk;
+    dKc = (attn_float *)((uintptr_t)((unsigned char *)work + attn_attention_workspace(&c) + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    dVc = dKc + nk;
+    memset(dKc, 0, sizeof(attn_float) * (nk + nv));
+    ATTN__TRY(attn_attention_backward(&c, dQ, dKc, dVc, NULL, dO, Q, Kc, Vc, O, Vc + nv, work, attn_attention_workspace(&c)));
+    for (bh = 0; bh < d->B * d->H; bh++) { /* K' = E K  =>  dE += dK' K^T, dK += E^T dK' (and F, V) */
+        const attn_float *Kb = K + (size_t)bh * T * d->dk, *Vb = V + (size_t)bh * T * d->dv;
+        attn_float *dKb = dKc + (size_t)bh * kproj * d->dk, *dVb = dVc + (size_t)bh * kproj * d->dv;
+        if (dE) attn_gemm(0, 1, kproj, T, d->dk, 1, dKb, d->dk, Kb, d->dk, 1, dE, n_max);
+        if (dF) attn_gemm(0, 1, kproj, T, d->dv, 1, dVb, d->dv, Vb, d->dv, 1, dF, n_max);
+        attn_gemm(1, 0, T, d->dk, kproj, 1, E, n_max, dKb, d->dk, 1, dK + (size_t)bh * T * d->dk, d->dk);
+        attn_gemm(1, 0, T, d->dv, kproj, 1, F, n_max, dVb, d->dv, 1, dV + (size_t)bh * T * d->dv, d->dv);
+    }
+    return ATTN_OK;
 }
 
 /* ---- the attention layer ---- */

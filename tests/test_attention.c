@@ -511,8 +511,11 @@ static void test_patterns(void)
     }
 }
 
+static void test_linformer(void);
+
 void test_attention(void)
 {
+    test_linformer();
     test_patterns();
     test_layer();
     test_golden();
@@ -590,4 +593,79 @@ static void test_layer(void)
                     }
                     free(c.P); free(c.dP); free(c.x); free(c.m); free(c.y); free(c.dx); free(c.dm); free(c.cache); free(c.work);
                 }
+}
+
+/* ---- Linformer ---- */
+typedef struct {
+    att_ctx a;
+    int kproj, n_max;
+    attn_float *E, *F, *dE, *dF, *cache;
+    void *lwork;
+    size_t lwork_bytes;
+} lin_ctx;
+
+static void lin_f(void *p)
+{
+    lin_ctx *c = (lin_ctx *)p;
+    attn_linformer_forward(&c->a.d, c->kproj, c->n_max, c->E, c->F, c->a.O, c->cache, c->a.Q, c->a.K, c->a.V, c->lwork, c->lwork_bytes);
+}
+
+static void lin_b(void *p, const attn_float *dO)
+{
+    lin_ctx *c = (lin_ctx *)p;
+    attn_linformer_backward(&c->a.d, c->kproj, c->n_max, c->E, c->F, c->dE, c->dF, c->a.dQ, c->a.dK, c->a.dV, dO, c->a.Q, c->a.K, c->a.V,
+                            c->a.O, c->cache, c->lwork, c->lwork_bytes);
+}
+
+static void test_linformer(void)
+{
+    attn_rng r;
+    int k;
+    attn_rng_seed(&r, 39, 0);
+    for (k = 0; k <= ATTN_LINEAR_RAW; k++) {
+        lin_ctx c;
+        attn_attention_desc dc;
+        double *Oref, err = 0;
+        attn_float *Kc, *Vc;
+        size_t i, ne;
+        int bh, T = 7, p, j, e;
+        char what[96];
+        if (k == ATTN_COG && !T_DOUBLE) continue; /* as in test_gradients */
+        att_setup(&c.a, (attn_kind)k, 2, 2, 6, T, 3, 4, 0, 0, 0, &r);
+        c.kproj = 3; c.n_max = 9;
+        ne = (size_t)c.kproj * c.n_max;
+        c.E = t_alloc(ne); c.F = t_alloc(ne); c.dE = t_alloc(ne); c.dF = t_alloc(ne);
+        t_randn(c.E, ne, &r, 0.5);
+        t_randn(c.F, ne, &r, 0.5);
+        c.cache = t_alloc(attn_linformer_cache_floats(&c.a.d, c.kproj));
+        c.lwork_bytes = attn_linformer_work_bytes(&c.a.d, c.kproj);
+        c.lwork = malloc(c.lwork_bytes);
+        /* reference: compress by hand, then the naive attention over kproj keys */
+        lin_f(&c);
+        Kc = t_alloc((size_t)4 * c.kproj * 3); Vc = t_alloc((size_t)4 * c.kproj * 4);
+        for (bh = 0; bh < 4; bh++)
+            for (p = 0; p < c.kproj; p++) {
+                for (e = 0; e < 3; e++) for (Kc[(bh * c.kproj + p) * 3 + e] = 0, j = 0; j < T; j++) Kc[(bh * c.kproj + p) * 3 + e] += c.E[p * c.n_max + j] * c.a.K[(bh * T + j) * 3 + e];
+                for (e = 0; e < 4; e++) for (Vc[(bh * c.kproj + p) * 4 + e] = 0, j = 0; j < T; j++) Vc[(bh * c.kproj + p) * 4 + e] += c.F[p * c.n_max + j] * c.a.V[(bh * T + j) * 4 + e];
+            }
+        dc = c.a.d;
+        dc.Tk = c.kproj;
+        Oref = (double *)malloc(sizeof(double) * c.a.no);
+        naive_attention(&dc, c.a.Q, Kc, Vc, Oref, NULL);
+        for (i = 0; i < c.a.no; i++) err = fmax(err, fabs(Oref[i] - c.a.O[i]));
+        CHECK(err <= 1e3 * T_EPS, "linformer %s: max error %.3g vs compress-then-naive", attn_kind_get((attn_kind)k)->name, err);
+        if (k == ATTN_COG) while (min_abs_score(&dc, c.a.Q, Kc) < 1e-3) { /* redraw until |scores| >= 1e-3 */
+            t_randn(c.a.Q, c.a.nq, &r, 1);
+        }
+        {
+            t_var v[5] = {{"Q", c.a.Q, c.a.dQ, c.a.nq}, {"K", c.a.K, c.a.dK, c.a.nk}, {"V", c.a.V, c.a.dV, c.a.nv}, {"E", c.E, c.dE, ne}, {"F", c.F, c.dF, ne}};
+            snprintf(what, sizeof what, "linformer %s", attn_kind_get((attn_kind)k)->name);
+            t_gradcheck(what, lin_f, lin_b, &c, c.a.O, c.a.no, v, 5);
+        }
+        c.a.d.causal = 1;
+        CHECK(attn_linformer_forward(&c.a.d, c.kproj, c.n_max, c.E, c.F, c.a.O, c.cache, c.a.Q, c.a.K, c.a.V, c.lwork, c.lwork_bytes) == ATTN_ERR_ARG,
+              "a causal Linformer must be refused");
+        free(Oref); free(Kc); free(Vc); free(c.E); free(c.F); free(c.dE); free(c.dF); free(c.cache); free(c.lwork);
+        att_free(&c.a);
+    }
 }
