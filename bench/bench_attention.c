@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 
 /* PyTorch's ms for (kind, T, threads), or 0 when torch is not there */
@@ -28,15 +31,55 @@ static void run_torch(int ti, int T, int threads, const char *kinds)
     pclose(f);
 }
 
+/* Peak resident memory (MiB) of a forward pass at T = 8192, H = 8, dh = 64, in a child process so
+   that the peak is this kind's own (on one thread); -1 if the child failed. */
+static double peak_forward_mib(int kind, size_t *io_bytes)
+{
+    int fd[2], status;
+    double mib = -1;
+    pid_t pid;
+    *io_bytes = (size_t)8 * 8192 * 64 * 4 * sizeof(attn_float) + (size_t)8 * 8192 * sizeof(attn_float); /* Q K V O + stats */
+    if (pipe(fd)) return -1;
+    pid = fork();
+    if (pid == 0) { /* one thread: libgomp's pool does not survive fork() */
+        attn_attention_desc d;
+        size_t n = (size_t)8 * 8192 * 64, i, wb;
+        attn_float *Q, *K, *V, *O, *st;
+        void *work;
+        struct rusage ru;
+        attn_set_threads(1);
+        memset(&d, 0, sizeof d);
+        d.kind = (attn_kind)kind; d.B = 1; d.H = 8; d.Tq = d.Tk = 8192; d.dk = d.dv = 64; d.causal = 1;
+        Q = (attn_float *)malloc(n * sizeof *Q); K = (attn_float *)malloc(n * sizeof *K); V = (attn_float *)malloc(n * sizeof *V);
+        O = (attn_float *)malloc(n * sizeof *O); st = (attn_float *)malloc((size_t)8 * 8192 * sizeof *st);
+        wb = attn_attention_workspace(&d);
+        work = malloc(wb);
+        if (!Q || !K || !V || !O || !st || !work) _exit(1);
+        for (i = 0; i < n; i++) Q[i] = K[i] = V[i] = (attn_float)((i % 7) * 0.1);
+        attn_attention_forward(&d, O, st, NULL, Q, K, V, work, wb);
+        getrusage(RUSAGE_SELF, &ru);
+        mib = ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
+        if (write(fd[1], &mib, sizeof mib) != (ssize_t)sizeof mib) _exit(1);
+        _exit(0);
+    }
+    close(fd[1]);
+    if (pid > 0 && read(fd[0], &mib, sizeof mib) != (ssize_t)sizeof mib) mib = -1;
+    close(fd[0]);
+    if (pid > 0) waitpid(pid, &status, 0);
+    return mib;
+}
+
 int main(int argc, char **argv)
 {
     static const int Ts[2] = {1024, 2048};
-    int ti, th, k, rep, repeats = 5, have_torch, i;
+    int ti, th, k, rep, repeats = 5, have_torch, i, memory_only = 0;
     char kinds[256] = "";
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--memory")) memory_only = 1;
         else {
-            printf("usage: bench_attention [--repeats N]\n  causal fwd+bwd of every attention kind beside PyTorch; run from the repository root\n");
+            printf("usage: bench_attention [--repeats N] [--memory]\n  causal fwd+bwd of every attention kind beside PyTorch, then the peak memory at\n"
+                   "  T = 8192; --memory: only the memory table. Run from the repository root.\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
         }
     }
@@ -45,11 +88,13 @@ int main(int argc, char **argv)
         if (k) strcat(kinds, ",");
         strcat(kinds, attn_kind_get((attn_kind)k)->name);
     }
-    have_torch = system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
-    if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
-    printf("attn.h %s (%s kernels); causal forward + backward, B = 1, H = 8, dh = 64; median of %d\n\n", ATTN_VERSION_STRING, attn_simd_name(), repeats);
-    printf("%-8s %5s %3s %10s %10s %8s %10s\n", "kind", "T", "thr", "attn.h ms", "torch ms", "speed-up", "extra MiB");
-    for (ti = 0; ti < 2; ti++)
+    have_torch = !memory_only && system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+    if (!have_torch && !memory_only) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
+    if (!memory_only) {
+        printf("attn.h %s (%s kernels); causal forward + backward, B = 1, H = 8, dh = 64; median of %d\n\n", ATTN_VERSION_STRING, attn_simd_name(), repeats);
+        printf("%-8s %5s %3s %10s %10s %8s %10s\n", "kind", "T", "thr", "attn.h ms", "torch ms", "speed-up", "extra MiB");
+    }
+    for (ti = 0; ti < 2 && !memory_only; ti++)
         for (th = 1; th <= 2; th++) {
             int T = Ts[ti];
             size_t n = (size_t)8 * T * 64;
@@ -92,5 +137,14 @@ int main(int argc, char **argv)
             }
             free(Q); free(K); free(V); free(O); free(dO); free(dQ); free(dK); free(dV); free(st);
         }
+    printf("\nPeak resident memory of a causal forward pass at T = 8192, B = 1, H = 8, dh = 64 (a child process\n"
+           "per kind, one thread; inputs + outputs are Q, K, V, O and the stats):\n\n%-10s %12s %14s %12s\n", "kind", "peak MiB", "in+out MiB", "extra MiB");
+    fflush(stdout);
+    for (k = 0; k < ATTN_KIND_COUNT; k++) {
+        size_t io;
+        double peak = peak_forward_mib(k, &io);
+        printf("%-10s %12.1f %14.1f %12.1f\n", attn_kind_get((attn_kind)k)->name, peak, io / 1048576.0, peak - io / 1048576.0);
+        fflush(stdout);
+    }
     return 0;
 }
