@@ -2244,23 +2244,30 @@ typedef struct {
 } attn__args;
 typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
 
-static attn_status attn__forward_args(const attn_attention_desc *d, const attn_float *O, const attn_float *stats,
-                                      const attn_float *Q, const attn_float *K, const attn_float *V,
-                                      const void *work, size_t work_bytes)
+/* Checks the arguments of a forward (backward) call and packs them into *a for the workers. */
+static attn_status attn__forward_args(attn__args *a, const attn_attention_desc *d, attn_float *O, attn_float *stats,
+                                      attn_float *weights, const attn_float *Q, const attn_float *K,
+                                      const attn_float *V, const void *work, size_t work_bytes)
 {
     ATTN__TRY(attn__attention_check("attn_attention_forward", d, work_bytes));
     if (!O || !stats || !Q || !K || !V || !work) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: O, stats, Q, K, V and work must not be NULL");
+    memset(a, 0, sizeof *a);
+    a->d = d; a->O = O; a->stats = stats; a->weights = weights; a->Q = Q; a->K = K; a->V = V;
     return ATTN_OK;
 }
 
-static attn_status attn__backward_args(const attn_attention_desc *d, const attn_float *dQ, const attn_float *dK,
-                                       const attn_float *dV, const attn_float *dO, const attn_float *Q,
-                                       const attn_float *K, const attn_float *V, const attn_float *O,
-                                       const attn_float *stats, const void *work, size_t work_bytes)
+static attn_status attn__backward_args(attn__args *a, const attn_attention_desc *d, attn_float *dQ, attn_float *dK,
+                                       attn_float *dV, attn_float *dbias, const attn_float *dO,
+                                       const attn_float *Q, const attn_float *K, const attn_float *V,
+                                       const attn_float *O, const attn_float *stats, const void *work,
+                                       size_t work_bytes)
 {
     ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
     if (!dQ || !dK || !dV || !dO || !Q || !K || !V || !O || !stats || !work)
         return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
+    memset(a, 0, sizeof *a);
+    a->d = d; a->dQ = dQ; a->dK = dK; a->dV = dV; a->dbias = dbias; a->dO = dO;
+    a->Q = Q; a->K = K; a->V = V; a->Oin = O; a->stats_in = stats;
     return ATTN_OK;
 }
 
@@ -2540,9 +2547,7 @@ static attn_status attn__scored_forward(const attn_attention_desc *d, attn_float
                                         const attn_float *V, void *work, size_t work_bytes)
 {
     attn__args a;
-    ATTN__TRY(attn__forward_args(d, O, stats, Q, K, V, work, work_bytes));
-    memset(&a, 0, sizeof a);
-    a.d = d; a.O = O; a.stats = stats; a.weights = weights; a.Q = Q; a.K = K; a.V = V;
+    ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
     attn__run_heads(&a, attn__scored_forward_bh, work, attn__scored_floats(d), 0);
     return ATTN_OK;
 }
@@ -2554,9 +2559,7 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, attn_floa
                                          size_t work_bytes)
 {
     attn__args a;
-    ATTN__TRY(attn__backward_args(d, dQ, dK, dV, dO, Q, K, V, O, stats, work, work_bytes));
-    memset(&a, 0, sizeof a);
-    a.d = d; a.dQ = dQ; a.dK = dK; a.dV = dV; a.dbias = dbias; a.dO = dO; a.Q = Q; a.K = K; a.V = V; a.Oin = O; a.stats_in = stats;
+    ATTN__TRY(attn__backward_args(&a, d, dQ, dK, dV, dbias, dO, Q, K, V, O, stats, work, work_bytes));
     attn__run_heads(&a, attn__scored_backward_bh, work, attn__scored_floats(d), dbias != NULL);
     return ATTN_OK;
 }
@@ -2694,11 +2697,9 @@ static attn_status attn__kernel_forward(const attn_attention_desc *d, attn_float
                                         const attn_float *V, void *work, size_t work_bytes)
 {
     attn__args a;
-    ATTN__TRY(attn__forward_args(d, O, stats, Q, K, V, work, work_bytes));
-    memset(&a, 0, sizeof a);
+    ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
     if (d->bias) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: the linear-time kinds have no additive bias (no linear-time form)");
     if (weights) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: the linear-time kinds never form the weights; pass weights = NULL");
-    a.d = d; a.O = O; a.stats = stats; a.Q = Q; a.K = K; a.V = V;
     attn__run_heads(&a, attn__kernel_forward_bh, work, attn__kernel_floats(d), 0);
     return ATTN_OK;
 }
@@ -2710,10 +2711,8 @@ static attn_status attn__kernel_backward(const attn_attention_desc *d, attn_floa
                                          size_t work_bytes)
 {
     attn__args a;
-    ATTN__TRY(attn__backward_args(d, dQ, dK, dV, dO, Q, K, V, O, stats, work, work_bytes));
-    memset(&a, 0, sizeof a);
+    ATTN__TRY(attn__backward_args(&a, d, dQ, dK, dV, dbias, dO, Q, K, V, O, stats, work, work_bytes));
     if (d->bias || dbias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: the linear-time kinds have no additive bias");
-    a.d = d; a.dQ = dQ; a.dK = dK; a.dV = dV; a.dO = dO; a.Q = Q; a.K = K; a.V = V; a.Oin = O; a.stats_in = stats;
     attn__run_heads(&a, attn__kernel_backward_bh, work, attn__kernel_floats(d), 0);
     return ATTN_OK;
 }
