@@ -2249,9 +2249,9 @@ static attn_status attn__forward_args(attn__args *a, const attn_attention_desc *
                                       attn_float *weights, const attn_float *Q, const attn_float *K,
                                       const attn_float *V, const void *work, size_t work_bytes)
 {
+    memset(a, 0, sizeof *a);
     ATTN__TRY(attn__attention_check("attn_attention_forward", d, work_bytes));
     if (!O || !stats || !Q || !K || !V || !work) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: O, stats, Q, K, V and work must not be NULL");
-    memset(a, 0, sizeof *a);
     a->d = d; a->O = O; a->stats = stats; a->weights = weights; a->Q = Q; a->K = K; a->V = V;
     return ATTN_OK;
 }
@@ -2262,10 +2262,10 @@ static attn_status attn__backward_args(attn__args *a, const attn_attention_desc 
                                        const attn_float *O, const attn_float *stats, const void *work,
                                        size_t work_bytes)
 {
+    memset(a, 0, sizeof *a);
     ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
     if (!dQ || !dK || !dV || !dO || !Q || !K || !V || !O || !stats || !work)
         return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
-    memset(a, 0, sizeof *a);
     a->d = d; a->dQ = dQ; a->dK = dK; a->dV = dV; a->dbias = dbias; a->dO = dO;
     a->Q = Q; a->K = K; a->V = V; a->Oin = O; a->stats_in = stats;
     return ATTN_OK;
@@ -2583,8 +2583,9 @@ static void attn__phi(attn_kind kind, const attn_float *x, int dk, attn_float w,
         attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), inv = n < (attn_float)1e-12 ? 0 : 1 / n;
         out[0] = w;
         for (c = 0; c < dk; c++) out[c + 1] = w * x[c] * inv;
-    } else { /* elu(x) + 1 */
-        for (c = 0; c < dk; c++) out[c] = w * (x[c] > 0 ? x[c] + 1 : (attn_float)exp(x[c]));
+    } else { /* elu(x) + 1: exp of the row at once through the SIMD exp, then the positive side */
+        attn_exp((size_t)dk, x, out);
+        for (c = 0; c < dk; c++) out[c] = w * (x[c] > 0 ? x[c] + 1 : out[c]);
     }
 }
 
