@@ -2597,8 +2597,14 @@ static void attn__phi_vjp(attn_kind kind, const attn_float *x, int dk, const att
         if (n < (attn_float)1e-12) return;
         for (c = 0; c < dk; c++) xg += x[c] / n * dphi[c + 1];
         for (c = 0; c < dk; c++) dx[c] += (dphi[c + 1] - x[c] / n * xg) / n;
-    } else {
-        for (c = 0; c < dk; c++) dx[c] += dphi[c] * (x[c] > 0 ? 1 : (attn_float)exp(x[c]));
+    } else { /* phi'(x) = 1 for x > 0, exp(x) otherwise; the exponentials 64 at a time */
+        attn_float e[64];
+        int c0, n;
+        for (c0 = 0; c0 < dk; c0 += 64) {
+            n = ATTN__MIN(64, dk - c0);
+            attn_exp((size_t)n, x + c0, e);
+            for (c = 0; c < n; c++) dx[c0 + c] += dphi[c0 + c] * (x[c0 + c] > 0 ? 1 : e[c]);
+        }
     }
 }
 
