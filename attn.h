@@ -1031,7 +1031,7 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
 /* A small SIMD vocabulary: every vector kernel below is written once in these terms. attn__v holds
    ATTN__VW floats; the scalar "vector" is one attn_float, which makes the same kernels the portable
    fallback. fma(a, b, c) = a * b + c (fused where the ISA has it). */
-#define ATTN__VOCAB(T, LOAD, STORE, SET1, MUL, ADD, MAX, MIN)                                     \
+#define ATTN__VOCAB(T, LOAD, STORE, SET1, MUL, ADD, MAX, MIN, DIV)                                \
     typedef T attn__v;                                                                             \
     ATTN__INLINE attn__v attn__vload(const float *p) { return LOAD(p); }                           \
     ATTN__INLINE void attn__vstore(float *p, attn__v v) { STORE(p, v); }                           \
@@ -1039,36 +1039,37 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
     ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return MUL(a, b); }                    \
     ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return ADD(a, b); }                    \
     ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return MAX(a, b); }                    \
-    ATTN__INLINE attn__v attn__vmin(attn__v a, attn__v b) { return MIN(a, b); }
+    ATTN__INLINE attn__v attn__vmin(attn__v a, attn__v b) { return MIN(a, b); }                    \
+    ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return DIV(a, b); }
 /* Besides the table row, each ISA gives fma, vround (to the nearest integer, as floats) and
    vpow2 (2^n for integer-valued n in [-126, 127], built from the exponent bits) for attn__vexp. */
 #if defined(ATTN__AVX512)
 #define ATTN__VW 16
-ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_max_ps, _mm512_min_ps)
+ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_max_ps, _mm512_min_ps, _mm512_div_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm512_fmadd_ps(a, b, c); }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23)); }
 #elif defined(ATTN__AVX2)
 #define ATTN__VW 8
-ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_max_ps, _mm256_min_ps)
+ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_max_ps, _mm256_min_ps, _mm256_div_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm256_fmadd_ps(a, b, c); }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)); }
 #elif defined(ATTN__SSE2)
 #define ATTN__VW 4
-ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_max_ps, _mm_min_ps)
+ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_max_ps, _mm_min_ps, _mm_div_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(x)); } /* MXCSR: nearest */
 ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23)); }
 #elif defined(ATTN__WASM)
 #define ATTN__VW 4
-ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add, wasm_f32x4_pmax, wasm_f32x4_pmin)
+ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add, wasm_f32x4_pmax, wasm_f32x4_pmin, wasm_f32x4_div)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return wasm_f32x4_nearest(x); }
 ATTN__INLINE attn__v attn__vpow2(attn__v n) { return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23); }
 #elif defined(ATTN__NEON)
 #define ATTN__VW 4
-ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vmaxq_f32, vminq_f32)
+ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vmaxq_f32, vminq_f32, vdivq_f32)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return vfmaq_f32(c, a, b); }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return vrndnq_f32(x); }
 ATTN__INLINE attn__v attn__vpow2(attn__v n) { return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23)); }
@@ -1105,6 +1106,7 @@ ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return a * b; }
 ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return a + b; }
 ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return a > b ? a : b; }
 ATTN__INLINE attn__v attn__vmin(attn__v a, attn__v b) { return a < b ? a : b; }
+ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return a / b; }
 ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
 ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
 #endif
@@ -2346,6 +2348,40 @@ static attn_float attn__ea_g(attn_float z)
     return zz / (1 + zz);
 }
 
+/* p[i] *= g(s[i]) scale for a row (p holds 0/1 visibility or weights); returns sum_i p[i]. */
+static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, attn_float scale)
+{
+    attn__v acc = attn__vset1(0), big = attn__vset1((attn_float)1e30), one = attn__vset1(1), vs = attn__vset1(scale);
+    attn_float sum;
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v z = attn__vload(s + i), zz = attn__vmin(attn__vmul(z, z), big);
+        attn__v w = attn__vmul(attn__vload(p + i), attn__vmul(vs, attn__vdiv(zz, attn__vadd(one, zz))));
+        attn__vstore(p + i, w);
+        acc = attn__vadd(acc, w);
+    }
+    for (sum = attn__vhsum(acc); i < n; i++) sum += (p[i] *= attn__ea_g(s[i]) * scale);
+    return sum;
+}
+
+/* EA's score gradient for a row: ds = vis (dA - D) inv 2 s (1 - g)^2 with 1 - g = 1 / (1 + s^2),
+   inv = 1 / N (0 for a row that sees nothing); ds holds dA on entry. */
+static void attn__ea_dscores(size_t n, const attn_float *s, const attn_float *vis, attn_float *ds,
+                             attn_float D, attn_float inv)
+{
+    attn__v big = attn__vset1((attn_float)1e30), one = attn__vset1(1), vD = attn__vset1(-D), k = attn__vset1(2 * inv);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v z = attn__vload(s + i), q = attn__vadd(one, attn__vmin(attn__vmul(z, z), big));
+        attn__v t = attn__vmul(attn__vmul(attn__vload(vis + i), attn__vadd(attn__vload(ds + i), vD)), attn__vmul(k, z));
+        attn__vstore(ds + i, attn__vdiv(t, attn__vmul(q, q)));
+    }
+    for (; i < n; i++) {
+        attn_float q = 1 + (s[i] * s[i] < (attn_float)1e30 ? s[i] * s[i] : (attn_float)1e30);
+        ds[i] = vis[i] * (ds[i] - D) * 2 * inv * s[i] / (q * q);
+    }
+}
+
 /* The keys any row of the tile [i0, i0 + br) can see end here (exclusive): causal tiles stop early. */
 static int attn__key_end(const attn_attention_desc *d, int i0, int br)
 {
@@ -2378,8 +2414,7 @@ static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *
         const attn_float *s = S + r * bc;
         attn_float *p = P + r * bc, *x = X + r * bc;
         if (kind == ATTN_EXPRESSIVE) {
-            attn_float inv = stat[r] < ATTN__TINY ? 0 : 1 / stat[r];
-            for (c = 0; c < bc; c++) p[c] *= attn__ea_g(s[c]) * inv;
+            attn__ea_map((size_t)bc, s, p, stat[r] < ATTN__TINY ? 0 : 1 / stat[r]);
         } else if (kind == ATTN_SIGMOID) { /* 1 / (1 + exp(-s)), through the SIMD exp */
             for (c = 0; c < bc; c++) x[c] = -s[c];
             attn_exp((size_t)bc, x, x);
@@ -2431,8 +2466,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             for (r = 0; r < br && attn__normalised(d->kind); r++) {
                 attn_float *s = S + r * bc, *p = P + r * bc, *x = X + r * bc, tmax, sum = 0, alpha;
                 if (d->kind == ATTN_EXPRESSIVE) {
-                    for (c = 0; c < bc; c++) sum += (p[c] *= attn__ea_g(s[c]));
-                    l[r] += sum;
+                    l[r] += attn__ea_map((size_t)bc, s, p, 1);
                     continue;
                 }
                 attn__masked_scores(d->kind, s, p, x, bc);
@@ -2530,10 +2564,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                 else if (d->kind == ATTN_LINEAR_RAW)
                     for (c = 0; c < bc; c++) ds[c] *= vis[r * bc + c];
                 else
-                    for (c = 0; c < bc; c++) {
-                        attn_float g = attn__ea_g(sr[c]);
-                        ds[c] = a[c] != 0 ? (ds[c] - Dr) / st[i0 + r] * 2 * sr[c] * (1 - g) * (1 - g) : 0;
-                    }
+                    attn__ea_dscores((size_t)bc, sr, vis + r * bc, ds, Dr, st[i0 + r] < ATTN__TINY ? 0 : 1 / st[i0 + r]);
                 if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0);
             }
             attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kp + (size_t)j0 * dk, dk, 1, dQp + (size_t)i0 * dk, dk);
