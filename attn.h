@@ -2333,7 +2333,10 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
-        for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && attn__in_pattern(d, h, i0 + r + shift, j0 + c));
+        if (!mask && d->window <= 0) /* the common case: a run of ones up to the causal limit */
+            for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last);
+        else
+            for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && attn__in_pattern(d, h, i0 + r + shift, j0 + c));
         if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
         if (d->kind == ATTN_SIGMOID)
             for (c = 0; c < bc; c++) S[r * bc + c] -= (attn_float)log((double)d->Tk);
@@ -2392,8 +2395,28 @@ static int attn__key_end(const attn_attention_desc *d, int i0, int br)
    exp(-huge) = 0, never exp(large score) = inf, which times the visibility 0 would be NaN. */
 static void attn__masked_scores(attn_kind kind, const attn_float *s, const attn_float *vis, attn_float *x, int n)
 {
-    int c;
-    for (c = 0; c < n; c++) x[c] = vis[c] != 0 ? (kind == ATTN_COG ? (attn_float)fabs(s[c]) : s[c]) : (attn_float)-3e38;
+    attn__v low = attn__vset1((attn_float)3e38), one = attn__vset1(1), neg = attn__vset1(-1);
+    int c = 0;
+    for (; c + ATTN__VW <= n; c += ATTN__VW) { /* x = s vis + (vis - 1) 3e38, vis in {0, 1} */
+        attn__v v = attn__vload(vis + c), z = attn__vload(s + c);
+        if (kind == ATTN_COG) z = attn__vmax(z, attn__vmul(neg, z));
+        attn__vstore(x + c, attn__vadd(attn__vmul(z, v), attn__vmul(attn__vadd(v, attn__vmul(neg, one)), low)));
+    }
+    for (; c < n; c++) x[c] = vis[c] != 0 ? (kind == ATTN_COG ? (attn_float)fabs(s[c]) : s[c]) : (attn_float)-3e38;
+}
+
+/* The score gradients of the softmax family for a row, ds holding dA on entry:
+   softmax (and centered, with a the softmax weights) ds = a (dA - D); Cog ds = |a| dA - a D. */
+static void attn__softmax_dscores(int cog, size_t n, const attn_float *a, attn_float *ds, attn_float D)
+{
+    attn__v vD = attn__vset1(-D), neg = attn__vset1(-1);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v va = attn__vload(a + i), g = attn__vload(ds + i);
+        attn__vstore(ds + i, cog ? attn__vfma(va, vD, attn__vmul(attn__vmax(va, attn__vmul(neg, va)), g))
+                                 : attn__vmul(va, attn__vadd(g, vD)));
+    }
+    for (; i < n; i++) ds[i] = cog ? (attn_float)fabs(a[i]) * ds[i] - a[i] * D : a[i] * (ds[i] - D);
 }
 
 /* Cog's sign on the weights: p = sign(s) p, so s = 0 gets weight 0 (but stays in the sum). */
@@ -2553,12 +2576,10 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
                 attn_float *ds = dA + r * bc, *a = P + r * bc, Dr = D[r];
                 const attn_float *sr = S + r * bc;
-                if (d->kind == ATTN_SOFTMAX)
-                    for (c = 0; c < bc; c++) ds[c] = a[c] * (ds[c] - Dr);
+                if (d->kind == ATTN_SOFTMAX || d->kind == ATTN_COG)
+                    attn__softmax_dscores(d->kind == ATTN_COG, (size_t)bc, a, ds, Dr);
                 else if (d->kind == ATTN_CENTERED) /* the softmax backward, with the softmax A */
                     for (c = 0; c < bc; c++) ds[c] = (a[c] + (n[r] > 0 ? vis[r * bc + c] / n[r] : 0)) * (ds[c] - Dr);
-                else if (d->kind == ATTN_COG)
-                    for (c = 0; c < bc; c++) ds[c] = (attn_float)fabs(a[c]) * ds[c] - a[c] * Dr;
                 else if (d->kind == ATTN_SIGMOID)
                     for (c = 0; c < bc; c++) ds[c] *= a[c] * (1 - a[c]);
                 else if (d->kind == ATTN_LINEAR_RAW)
