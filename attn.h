@@ -420,7 +420,7 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
                       prefix sums in O(T dk dv) time, O(dk dv) memory; no bias, no weights  (2.10)
      ATTN_TAYLOR      first-order Taylor: the same with phi(x) = [1, x / |x|], i.e. weights
                       1 + qh . kh normalised per row (the thesis' linear attention)      (2.11)
-   O = A V (all but the kernel kind). The kernels stream over key tiles with running row statistics, so memory is O(T d): the
+   O = A V (all but the kernel and taylor kinds). The kernels stream over key tiles with running row statistics, so memory is O(T d): the
    forward pass keeps one number per query row (stats [B, H, Tq]: the log-sum-exp, or sum g; unused
    by the unnormalised kinds) from which the backward pass recomputes A tile by tile. */
 typedef enum attn_kind {
@@ -1579,11 +1579,11 @@ ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int co
    exponential of softmax-like rows: entries with w = 0 stay exactly 0. */
 static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float shift, attn_float *w)
 {
-    attn__v vs = attn__vset1(shift), acc = attn__vset1(0);
+    attn__v vs = attn__vset1(-shift), acc = attn__vset1(0);
     attn_float sum;
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
-        attn__v e = attn__vmul(attn__vload(w + i), attn__vexp(attn__vadd(attn__vload(x + i), attn__vmul(vs, attn__vset1(-1)))));
+        attn__v e = attn__vmul(attn__vload(w + i), attn__vexp(attn__vadd(attn__vload(x + i), vs)));
         attn__vstore(w + i, e);
         acc = attn__vadd(acc, e);
     }
@@ -2045,31 +2045,36 @@ static attn_status attn__t5_check(const char *fn, int H, int Tq, int Tk, int nb)
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_t5_bias_forward(attn_float *bias, const attn_float *table, int H, int Tq,
-                                         int Tk, int nb)
+/* The bucket map between bias[H, Tq, Tk] and table[H, nb]: gather (forward) or scatter-add (backward). */
+static void attn__t5_map(attn_float *table, attn_float *bias, int H, int Tq, int Tk, int nb, int scatter)
 {
     int h, i, j;
-    ATTN__NEED(bias); ATTN__NEED(table);
-    ATTN__TRY(attn__t5_check(__func__, H, Tq, Tk, nb));
     for (i = 0; i < Tq; i++)
         for (j = 0; j < Tk; j++) {
             int b = attn_t5_bucket(i, j, nb);
-            for (h = 0; h < H; h++) bias[((size_t)h * Tq + i) * Tk + j] = table[(size_t)h * nb + b];
+            for (h = 0; h < H; h++) {
+                attn_float *t = table + (size_t)h * nb + b, *x = bias + ((size_t)h * Tq + i) * Tk + j;
+                if (scatter) *t += *x;
+                else *x = *t;
+            }
         }
+}
+
+ATTNDEF attn_status attn_t5_bias_forward(attn_float *bias, const attn_float *table, int H, int Tq,
+                                         int Tk, int nb)
+{
+    ATTN__NEED(bias); ATTN__NEED(table);
+    ATTN__TRY(attn__t5_check(__func__, H, Tq, Tk, nb));
+    attn__t5_map((attn_float *)table, bias, H, Tq, Tk, nb, 0); /* gather: the table is only read */
     return ATTN_OK;
 }
 
 ATTNDEF attn_status attn_t5_bias_backward(attn_float *dtable, const attn_float *dbias, int H, int Tq,
                                           int Tk, int nb)
 {
-    int h, i, j;
     ATTN__NEED(dtable); ATTN__NEED(dbias);
     ATTN__TRY(attn__t5_check(__func__, H, Tq, Tk, nb));
-    for (i = 0; i < Tq; i++)
-        for (j = 0; j < Tk; j++) {
-            int b = attn_t5_bucket(i, j, nb);
-            for (h = 0; h < H; h++) dtable[(size_t)h * nb + b] += dbias[((size_t)h * Tq + i) * Tk + j];
-        }
+    attn__t5_map(dtable, (attn_float *)dbias, H, Tq, Tk, nb, 1); /* bias = table[bucket]: dtable += dbias */
     return ATTN_OK;
 }
 
@@ -2178,11 +2183,9 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
 /* ---- 6. attention ----------------------------------------------------------------------------- */
 
 #ifdef ATTN_DOUBLE
-#define ATTN__EXP exp
 #define ATTN__LOG log
 #define ATTN__TINY 1e-300 /* EA: a normaliser below this counts as zero */
 #else
-#define ATTN__EXP expf
 #define ATTN__LOG logf
 #define ATTN__TINY 1e-30f
 #endif
@@ -2329,6 +2332,7 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
 {
     int r, c, shift = d->Tk - d->Tq;
     const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
+    attn_float lnTk = d->kind == ATTN_SIGMOID ? (attn_float)log((double)d->Tk) : 0; /* sigmoid's shift */
     attn_gemm(0, 1, br, bc, d->dk, scale, Qp + (size_t)i0 * d->dk, d->dk, Kp + (size_t)j0 * d->dk, d->dk, 0, S, bc);
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
@@ -2339,7 +2343,7 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
             for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && attn__in_pattern(d, h, i0 + r + shift, j0 + c));
         if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
         if (d->kind == ATTN_SIGMOID)
-            for (c = 0; c < bc; c++) S[r * bc + c] -= (attn_float)log((double)d->Tk);
+            for (c = 0; c < bc; c++) S[r * bc + c] -= lnTk;
     }
 }
 
