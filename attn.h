@@ -420,9 +420,23 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
                       prefix sums in O(T dk dv) time, O(dk dv) memory; no bias, no weights  (2.10)
      ATTN_TAYLOR      first-order Taylor: the same with phi(x) = [1, x / |x|], i.e. weights
                       1 + qh . kh normalised per row (the thesis' linear attention)      (2.11)
-   O = A V (all but the kernel and taylor kinds). The kernels stream over key tiles with running row statistics, so memory is O(T d): the
-   forward pass keeps one number per query row (stats [B, H, Tq]: the log-sum-exp, or sum g; unused
-   by the unnormalised kinds) from which the backward pass recomputes A tile by tile. */
+   O = A V (all but the kernel and taylor kinds). The kernels stream over key tiles with running row
+   statistics, so memory is O(T d): the forward pass keeps one number per query row (stats: the
+   log-sum-exp, or sum g; unused by the unnormalised kinds) from which the backward pass recomputes A
+   tile by tile.
+     ATTN_DIFFERENTIAL  differential attention (SPEC 2.6): q, k hold two sub-heads [q1 | q2] of
+                      width dh = dk / 2, v is [dv] = [2 dh] wide; A1, A2 = softmax(scale q_m.k_m)
+                      (scale 0 means 1 / sqrt(dh)), lambda = exp(lq1.lk1) - exp(lq2.lk2) + lambda_init,
+                      o = (1 - lambda_init) gain * RMSNorm((A1 - lambda A2) V), eps 1e-5
+   The kinds below mix the heads, so each (i, j) needs all H scores s_hij (dk, dv shared by the heads;
+   O(T^2 H dv) time, O(T H) memory per thread); a_hij is the "latent code" (SPEC 2.7-2.9a):
+     ATTN_LINEAR_RMSHEAD  a = RMSHead(s): a_hij = s_hij / sqrt(mean_h s_hij^2 + 1e-6),  o = a V
+     ATTN_HYLA          a = RMSHead(s), u_ij = sum_h a_hij v_jh, o_ih = sum_j a_hij ReLU(u_ij)
+     ATTN_HYLA_NO_RMSHEAD, ATTN_HYLA_LINEAR (no ReLU), ATTN_HYLA_LINEAR_NO_RMSHEAD, ATTN_SOFTMAX_HYLA
+                        (a = softmax over keys per head): HYLA's ablations
+     ATTN_RMSHEAD_RELU_V  a = RMSHead(s), o_ih = sum_j a_hij ReLU(v_jh) (no head mixing)
+     ATTN_HYLA_PLUS     HYLA with a deep value network: u1 = ReLU(sum_h a v), u2_ij = ReLU(sum_h
+                        a_hij W2_h u1_ij), o_ih = sum_j a_hij u2_ij */
 typedef enum attn_kind {
     ATTN_SOFTMAX = 0,
     ATTN_EXPRESSIVE,
@@ -432,6 +446,15 @@ typedef enum attn_kind {
     ATTN_LINEAR_RAW,
     ATTN_KERNEL,
     ATTN_TAYLOR,
+    ATTN_DIFFERENTIAL,
+    ATTN_LINEAR_RMSHEAD,
+    ATTN_HYLA,
+    ATTN_HYLA_NO_RMSHEAD,
+    ATTN_HYLA_LINEAR,
+    ATTN_HYLA_LINEAR_NO_RMSHEAD,
+    ATTN_SOFTMAX_HYLA,
+    ATTN_RMSHEAD_RELU_V,
+    ATTN_HYLA_PLUS,
     ATTN_KIND_COUNT
 } attn_kind;
 
@@ -449,19 +472,39 @@ typedef struct attn_attention_desc {
     int window;               /* one-sided radius w; 0: no pattern */
     const int *dilation;      /* [H] per-head dilation >= 1; NULL: 1 */
     const unsigned char *global; /* [Tk] nonzero = global token (sees and is seen by all); NULL */
+    /* Dropout on the normalised weights (the latent code a for the head-mixing kinds), for
+       training: entry (i, j) is kept with probability 1 - dropout and then scaled by
+       1 / (1 - dropout). One mask [Tq, Tk] serves the batch and the heads; it is a hash of
+       (dropout_seed, i, j), so backward recomputes it (pass the same seed; change it every step).
+       0: off. Not for centered, kernel and taylor. */
+    attn_float dropout;
+    uint64_t dropout_seed;
+    /* Parameters inside some kinds (ignored by the others); their gradients go to attn_attention_grads:
+       ATTN_DIFFERENTIAL  lambda [4, dk / 2] = lambda_q1, lambda_k1, lambda_q2, lambda_k2 (NULL: 0);
+                          gain [dv] (NULL: 1); lambda_init (attn_diff_lambda_init gives the default)
+       ATTN_HYLA_PLUS     w2 [H, dv, dv] (row-major [out, in]), required */
+    const attn_float *lambda, *gain, *w2;
+    attn_float lambda_init;
 } attn_attention_desc;
 
-/* Forward: O, stats (the backward cache) and, if weights is not NULL, the attention weights
-   [B, H, Tq, Tk] (0 where not visible; this materialises T x T). work: attn_attention_workspace()
-   bytes, for the thread count set when both are called. */
+/* Backward outputs, all accumulated. dQ, dK, dV are required; the rest may be NULL (not wanted). */
+typedef struct attn_attention_grads {
+    attn_float *dQ, *dK, *dV;
+    attn_float *dbias;          /* [H, Tq, Tk], summed over the batch */
+    attn_float *dlambda, *dgain; /* differential: [4, dk / 2], [dv] */
+    attn_float *dw2;            /* HYLA+: [H, dv, dv] */
+} attn_attention_grads;
+
+/* Forward: O, stats (the backward cache, attn_attention_stats_floats()) and, if weights is not
+   NULL, the attention weights [B, H, Tq, Tk] (0 where not visible, before dropout; differential:
+   A1 - lambda A2; head-mixing kinds: the latent code a; this materialises T x T).
+   work: attn_attention_workspace() bytes, for the thread count set when both are called. */
 typedef attn_status (*attn_attention_fwd_fn)(const attn_attention_desc *d, attn_float *O,
                                              attn_float *stats, attn_float *weights,
                                              const attn_float *Q, const attn_float *K,
                                              const attn_float *V, void *work, size_t work_bytes);
-/* Backward: accumulates into dQ, dK, dV and (if not NULL) dbias [H, Tq, Tk], given dO and the
-   forward's inputs, O and stats. */
-typedef attn_status (*attn_attention_bwd_fn)(const attn_attention_desc *d, attn_float *dQ,
-                                             attn_float *dK, attn_float *dV, attn_float *dbias,
+/* Backward: accumulates into the gradients g, given dO and the forward's inputs, O and stats. */
+typedef attn_status (*attn_attention_bwd_fn)(const attn_attention_desc *d, const attn_attention_grads *g,
                                              const attn_float *dO, const attn_float *Q,
                                              const attn_float *K, const attn_float *V,
                                              const attn_float *O, const attn_float *stats,
@@ -469,24 +512,29 @@ typedef attn_status (*attn_attention_bwd_fn)(const attn_attention_desc *d, attn_
 
 typedef struct attn_kind_info {
     attn_kind kind;
-    const char *name;    /* "softmax", "ea", "cog", "centered", "sigmoid", "linear_raw", "kernel", "taylor" */
-    const char *formula; /* one line */
+    const char *name;      /* "softmax", "ea", "cog", ... */
+    const char *code_name; /* the name in the paper's code (HYLA's ablations), or NULL */
+    const char *formula;   /* one line */
     attn_attention_fwd_fn forward;
     attn_attention_bwd_fn backward;
     size_t (*workspace)(const attn_attention_desc *d); /* bytes */
 } attn_kind_info;
 
-/* The table row of a kind (NULL if out of range), and the kind with this name (-1 if none). */
+/* The table row of a kind (NULL if out of range), and the kind with this name or code name (-1 if
+   none). */
 ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind);
 ATTNDEF int attn_kind_from_name(const char *name);
+/* Differential attention's lambda_init for 0-based layer l: 0.8 - 0.6 exp(-0.3 l). */
+ATTNDEF attn_float attn_diff_lambda_init(int layer);
+/* The stats a forward call fills: B H Tq floats (differential: B H Tq (2 dv + 3)). */
+ATTNDEF size_t attn_attention_stats_floats(const attn_attention_desc *d);
 /* Dispatch through the table. */
 ATTNDEF size_t attn_attention_workspace(const attn_attention_desc *d);
 ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_float *O,
                                            attn_float *stats, attn_float *weights,
                                            const attn_float *Q, const attn_float *K,
                                            const attn_float *V, void *work, size_t work_bytes);
-ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, attn_float *dQ,
-                                            attn_float *dK, attn_float *dV, attn_float *dbias,
+ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const attn_attention_grads *g,
                                             const attn_float *dO, const attn_float *Q,
                                             const attn_float *K, const attn_float *V,
                                             const attn_float *O, const attn_float *stats,
@@ -527,6 +575,7 @@ typedef struct attn_layer {
 
 typedef struct attn_layer_grads { /* any may be NULL; accumulated */
     attn_float *dWq, *dbq, *dWk, *dbk, *dWv, *dbv, *dWo, *dbo;
+    attn_float *dbias, *dlambda, *dgain, *dw2; /* of att.bias and the kind's own parameters */
 } attn_layer_grads;
 
 ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int Tk);
@@ -1591,6 +1640,15 @@ static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float s
     return sum;
 }
 
+/* z[i] += x[i] y[i] */
+static void attn__mul_add(size_t n, const attn_float *x, const attn_float *y, attn_float *z)
+{
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW)
+        attn__vstore(z + i, attn__vfma(attn__vload(x + i), attn__vload(y + i), attn__vload(z + i)));
+    for (; i < n; i++) z[i] += x[i] * y[i];
+}
+
 /* ---- 5. ops ----------------------------------------------------------------------------------- */
 
 /* Checks shared by the row-wise ops: pointers given, dimensions >= 1, rows * cols addressable. */
@@ -2197,7 +2255,25 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
    and (centered) the visible count n [BR] each. */
 static size_t attn__scored_floats(const attn_attention_desc *d)
 {
-    return 4 * (size_t)ATTN__BR * ATTN__BC + 2 * (size_t)ATTN__BR * (size_t)d->dv + 4 * ATTN__BR;
+    return (4 + (d->dropout > 0)) * (size_t)ATTN__BR * ATTN__BC + 2 * (size_t)ATTN__BR * (size_t)d->dv + 4 * ATTN__BR;
+}
+
+/* Dropout's mask on a tile: X[r, c] *= 1 / (1 - p) if entry (i0 + r, j0 + c) is kept, else 0. The
+   draw is a splitmix64 hash of (seed, i Tk + j): the same in forward and backward, for every batch
+   element and head, and independent of tiling and threads. */
+static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int j0, int bc, attn_float *X)
+{
+    uint64_t keep = (uint64_t)((1 - (double)d->dropout) * 16777216.0); /* P(keep) in 24 bits */
+    attn_float inv = (attn_float)(1 / (1 - (double)d->dropout));
+    int r, c;
+    for (r = 0; r < br; r++)
+        for (c = 0; c < bc; c++) {
+            uint64_t z = d->dropout_seed + 0x9E3779B97F4A7C15ull * ((uint64_t)(i0 + r) * (uint64_t)d->Tk + (uint64_t)(j0 + c) + 1);
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            z ^= z >> 31;
+            X[r * bc + c] *= (z >> 40) < keep ? inv : 0;
+        }
 }
 
 /* Kinds whose rows are normalised (and keep a row statistic). */
@@ -2230,6 +2306,11 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
     if (d->window < 0) return attn__fail(ATTN_ERR_ARG, "%s: window = %d must be >= 0", fn, d->window);
     if (d->window > 0 && (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern", fn);
+    if (!(d->dropout >= 0 && d->dropout < 1)) return attn__fail(ATTN_ERR_ARG, "%s: dropout = %g must be in [0, 1)", fn, (double)d->dropout);
+    if (d->dropout > 0 && (d->kind == ATTN_CENTERED || d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
+        return attn__fail(ATTN_ERR_ARG, "%s: %s attention has no dropout", fn, attn_kind_get(d->kind)->name);
+    if (d->kind == ATTN_DIFFERENTIAL && d->dk % 2)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: differential attention splits q, k into two sub-heads: dk = %d must be even", fn, d->dk);
     if (d->window > 0 && d->dilation) {
         int h;
         for (h = 0; h < d->H; h++)
@@ -2244,7 +2325,8 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
 typedef struct {
     const attn_attention_desc *d;
     attn_float *O, *stats, *weights;   /* forward outputs */
-    attn_float *dQ, *dK, *dV, *dbias;  /* backward outputs */
+    const attn_attention_grads *g;     /* backward outputs */
+    attn_float *dQ, *dK, *dV, *dbias;  /* (copied from g) */
     const attn_float *Q, *K, *V, *dO, *Oin, *stats_in;
 } attn__args;
 typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
@@ -2261,17 +2343,16 @@ static attn_status attn__forward_args(attn__args *a, const attn_attention_desc *
     return ATTN_OK;
 }
 
-static attn_status attn__backward_args(attn__args *a, const attn_attention_desc *d, attn_float *dQ, attn_float *dK,
-                                       attn_float *dV, attn_float *dbias, const attn_float *dO,
-                                       const attn_float *Q, const attn_float *K, const attn_float *V,
-                                       const attn_float *O, const attn_float *stats, const void *work,
-                                       size_t work_bytes)
+static attn_status attn__backward_args(attn__args *a, const attn_attention_desc *d, const attn_attention_grads *g,
+                                       const attn_float *dO, const attn_float *Q, const attn_float *K,
+                                       const attn_float *V, const attn_float *O, const attn_float *stats,
+                                       const void *work, size_t work_bytes)
 {
     memset(a, 0, sizeof *a);
     ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
-    if (!dQ || !dK || !dV || !dO || !Q || !K || !V || !O || !stats || !work)
-        return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
-    a->d = d; a->dQ = dQ; a->dK = dK; a->dV = dV; a->dbias = dbias; a->dO = dO;
+    if (!g || !g->dQ || !g->dK || !g->dV || !dO || !Q || !K || !V || !O || !stats || !work)
+        return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: g, dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
+    a->d = d; a->g = g; a->dQ = g->dQ; a->dK = g->dK; a->dV = g->dV; a->dbias = g->dbias; a->dO = dO;
     a->Q = Q; a->K = K; a->V = V; a->Oin = O; a->stats_in = stats;
     return ATTN_OK;
 }
@@ -2507,6 +2588,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
                 l[r] = l[r] * alpha + sum;
                 m[r] = tmax;
             }
+            if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, P); /* after the statistics */
             attn_gemm(0, 0, br, dv, bc, 1, P, bc, Vp + (size_t)j0 * dv, dv, 1, acc, dv); /* acc += P V */
         }
         for (r = 0; r < br; r++) { /* O = acc / l; stats: lse (softmax, Cog) or N (EA) */
@@ -2551,6 +2633,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
     attn_float *dQp = dQ + bh * d->Tq * d->dk, *dKp = dK + bh * d->Tk * d->dk, *dVp = dV + bh * d->Tk * d->dv;
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC, *vis = dA + ATTN__BR * ATTN__BC;
     attn_float *vsum = vis + ATTN__BR * ATTN__BC, *D = vsum + 2 * (size_t)ATTN__BR * d->dv, *n = D + ATTN__BR;
+    attn_float *Pd = d->dropout > 0 ? n + 3 * ATTN__BR : P; /* the dropped weights */
     attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
     int i0, j0, r, c, dv = d->dv, dk = d->dk;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
@@ -2575,8 +2658,13 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
             attn__tile_weights(d->kind, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
             if (d->kind == ATTN_CENTERED) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
-            attn_gemm(1, 0, bc, dv, br, 1, P, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv, dv);
+            if (d->dropout > 0) { /* dV with the dropped A; dA through the mask */
+                memcpy(Pd, P, sizeof(attn_float) * (size_t)br * bc);
+                attn__tile_dropout(d, i0, br, j0, bc, Pd);
+            }
+            attn_gemm(1, 0, bc, dv, br, 1, Pd, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv, dv);
             attn_gemm(0, 1, br, bc, dv, 1, dOp + (size_t)i0 * dv, dv, Vp + (size_t)j0 * dv, dv, 0, dA, bc);
+            if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, dA);
             for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
                 attn_float *ds = dA + r * bc, *a = P + r * bc, Dr = D[r];
                 const attn_float *sr = S + r * bc;
@@ -2608,15 +2696,14 @@ static attn_status attn__scored_forward(const attn_attention_desc *d, attn_float
     return ATTN_OK;
 }
 
-static attn_status attn__scored_backward(const attn_attention_desc *d, attn_float *dQ, attn_float *dK,
-                                         attn_float *dV, attn_float *dbias, const attn_float *dO,
-                                         const attn_float *Q, const attn_float *K, const attn_float *V,
-                                         const attn_float *O, const attn_float *stats, void *work,
-                                         size_t work_bytes)
+static attn_status attn__scored_backward(const attn_attention_desc *d, const attn_attention_grads *g,
+                                         const attn_float *dO, const attn_float *Q, const attn_float *K,
+                                         const attn_float *V, const attn_float *O, const attn_float *stats,
+                                         void *work, size_t work_bytes)
 {
     attn__args a;
-    ATTN__TRY(attn__backward_args(&a, d, dQ, dK, dV, dbias, dO, Q, K, V, O, stats, work, work_bytes));
-    attn__run_heads(&a, attn__scored_backward_bh, work, attn__scored_floats(d), dbias != NULL);
+    ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
+    attn__run_heads(&a, attn__scored_backward_bh, work, attn__scored_floats(d), a.dbias != NULL);
     return ATTN_OK;
 }
 
@@ -2767,36 +2854,574 @@ static attn_status attn__kernel_forward(const attn_attention_desc *d, attn_float
     return ATTN_OK;
 }
 
-static attn_status attn__kernel_backward(const attn_attention_desc *d, attn_float *dQ, attn_float *dK,
-                                         attn_float *dV, attn_float *dbias, const attn_float *dO,
-                                         const attn_float *Q, const attn_float *K, const attn_float *V,
-                                         const attn_float *O, const attn_float *stats, void *work,
-                                         size_t work_bytes)
+static attn_status attn__kernel_backward(const attn_attention_desc *d, const attn_attention_grads *g,
+                                         const attn_float *dO, const attn_float *Q, const attn_float *K,
+                                         const attn_float *V, const attn_float *O, const attn_float *stats,
+                                         void *work, size_t work_bytes)
 {
     attn__args a;
-    ATTN__TRY(attn__backward_args(&a, d, dQ, dK, dV, dbias, dO, Q, K, V, O, stats, work, work_bytes));
-    if (d->bias || dbias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: the linear-time kinds have no additive bias");
+    ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
+    if (d->bias || a.dbias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: the linear-time kinds have no additive bias");
     attn__run_heads(&a, attn__kernel_backward_bh, work, attn__kernel_floats(d), 0);
     return ATTN_OK;
 }
 
+/* ---- differential attention (SPEC 2.6) ---- */
+
+/* The two softmax maps: the same problem with the sub-heads of width dk / 2. */
+static void attn__diff_desc(const attn_attention_desc *d, attn_attention_desc *c)
+{
+    *c = *d;
+    c->kind = ATTN_SOFTMAX;
+    c->dk = d->dk / 2;
+    c->scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)c->dk);
+}
+
+/* Work: the maps' workspace, then Q1 | Q2, K1 | K2 (the sub-heads side by side), their gradients
+   and dO of the maps [B H Tq dv]. */
+static size_t attn__diff_workspace(const attn_attention_desc *d)
+{
+    attn_attention_desc c;
+    size_t nq = (size_t)d->B * d->H * d->Tq, nk = (size_t)d->B * d->H * d->Tk;
+    attn__diff_desc(d, &c);
+    return attn__scored_workspace(&c) + ATTN_ALIGN + sizeof(attn_float) * (2 * (nq + nk) * (size_t)d->dk + nq * (size_t)d->dv);
+}
+
+/* The stats: O1, O2 [B H Tq dv] each, then lse1, lse2 and the RMSNorm's rstd [B H Tq] each. */
+typedef struct {
+    attn_float *O1, *O2, *lse1, *lse2, *rstd;
+} attn__diff_stats;
+
+static void attn__diff_stats_map(const attn_attention_desc *d, const attn_float *stats, attn__diff_stats *s)
+{
+    size_t rows = (size_t)d->B * d->H * d->Tq;
+    s->O1 = (attn_float *)stats;
+    s->O2 = s->O1 + rows * d->dv;
+    s->lse1 = s->O2 + rows * d->dv;
+    s->lse2 = s->lse1 + rows;
+    s->rstd = s->lse2 + rows;
+}
+
+/* lambda = exp(lq1 . lk1) - exp(lq2 . lk2) + lambda_init; e[0], e[1] = the two exponentials. */
+static attn_float attn__diff_lambda(const attn_attention_desc *d, attn_float *e)
+{
+    size_t h = (size_t)d->dk / 2;
+    e[0] = d->lambda ? (attn_float)exp(attn_dot(h, d->lambda, d->lambda + h)) : 1;
+    e[1] = d->lambda ? (attn_float)exp(attn_dot(h, d->lambda + 2 * h, d->lambda + 3 * h)) : 1;
+    return e[0] - e[1] + d->lambda_init;
+}
+
+/* X [rows, dk] -> X1 | X2 [2][rows, dk / 2]: each row split into its sub-heads (X not NULL), or
+   the halves added back into dX [rows, dk] (X NULL). */
+static void attn__diff_halves(attn_float *halves, const attn_float *X, attn_float *dX, size_t rows, int dk)
+{
+    size_t r, h = (size_t)dk / 2;
+    for (r = 0; r < rows; r++) {
+        if (!X) {
+            attn_axpy(h, 1, halves + r * h, dX + r * dk);
+            attn_axpy(h, 1, halves + (rows + r) * h, dX + r * dk + h);
+        } else {
+            memcpy(halves + r * h, X + r * dk, sizeof(attn_float) * h);
+            memcpy(halves + (rows + r) * h, X + r * dk + h, sizeof(attn_float) * h);
+        }
+    }
+}
+
+static attn_float *attn__diff_buffers(const attn_attention_desc *c, void *work)
+{
+    unsigned char *p = (unsigned char *)work + attn__scored_workspace(c);
+    return (attn_float *)((uintptr_t)(p + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+}
+
+/* Forward: O1, O2 = A1 V, A2 V by the softmax kernel; x = O1 - lambda O2;
+   o = (1 - lambda_init) gain x rstd with rstd = 1 / sqrt(mean x^2 + 1e-5). */
+static attn_status attn__diff_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
+                                      attn_float *weights, const attn_float *Q, const attn_float *K,
+                                      const attn_float *V, void *work, size_t work_bytes)
+{
+    attn__args a;
+    attn_attention_desc c;
+    attn__diff_stats st;
+    attn_float *Qs, *Ks, e[2], lambda, *W2 = NULL;
+    size_t nq = (size_t)d->B * d->H * d->Tq, nk = (size_t)d->B * d->H * d->Tk, r, k, cw;
+    int dv = d->dv;
+    ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
+    attn__diff_desc(d, &c);
+    cw = attn__scored_workspace(&c);
+    attn__diff_stats_map(d, stats, &st);
+    Qs = attn__diff_buffers(&c, work);
+    Ks = Qs + nq * d->dk;
+    if (weights && !(W2 = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * nq * d->Tk)))
+        return attn__fail(ATTN_ERR_NOMEM, "attn_attention_forward: no memory for the second map's weights");
+    attn__diff_halves(Qs, Q, NULL, nq, d->dk);
+    attn__diff_halves(Ks, K, NULL, nk, d->dk);
+    ATTN__TRY(attn_attention_forward(&c, st.O1, st.lse1, weights, Qs, Ks, V, work, cw));
+    ATTN__TRY(attn_attention_forward(&c, st.O2, st.lse2, W2, Qs + nq * c.dk, Ks + nk * c.dk, V, work, cw));
+    lambda = attn__diff_lambda(d, e);
+    for (r = 0; r < nq; r++) {
+        attn_float *o = O + r * dv, ms;
+        memcpy(o, st.O1 + r * dv, sizeof(attn_float) * dv);
+        attn_axpy((size_t)dv, -lambda, st.O2 + r * dv, o);
+        ms = attn_dot((size_t)dv, o, o) / dv;
+        st.rstd[r] = 1 / (attn_float)sqrt((double)ms + 1e-5);
+        for (k = 0; k < (size_t)dv; k++) o[k] *= (1 - d->lambda_init) * st.rstd[r] * (d->gain ? d->gain[k] : 1);
+    }
+    if (W2) {
+        attn_axpy(nq * d->Tk, -lambda, W2, weights);
+        ATTN_FREE(W2);
+    }
+    return ATTN_OK;
+}
+
+/* Backward, with c = 1 - lambda_init, g = gain and x, rstd from the forward pass:
+     dgain += c dy x rstd,  dx = c rstd (g dy - x rstd^2 mean(x g dy)),
+     the maps get dO1 = dx and dO2 = -lambda dx,  dlambda = -sum dx . O2,
+     dlq1 = dlambda e1 lk1, dlk1 = dlambda e1 lq1, dlq2 = -dlambda e2 lk2, dlk2 = -dlambda e2 lq2. */
+static attn_status attn__diff_backward(const attn_attention_desc *d, const attn_attention_grads *g,
+                                       const attn_float *dO, const attn_float *Q, const attn_float *K,
+                                       const attn_float *V, const attn_float *O, const attn_float *stats,
+                                       void *work, size_t work_bytes)
+{
+    attn__args a;
+    attn_attention_desc c;
+    attn_attention_grads gm;
+    attn__diff_stats st;
+    attn_float *Qs, *Ks, *dQs, *dKs, *dx, e[2], lambda, cf = 1 - d->lambda_init;
+    double dlambda = 0;
+    size_t nq = (size_t)d->B * d->H * d->Tq, nk = (size_t)d->B * d->H * d->Tk, r, k, cw, h = (size_t)d->dk / 2;
+    int dv = d->dv;
+    ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
+    attn__diff_desc(d, &c);
+    cw = attn__scored_workspace(&c);
+    attn__diff_stats_map(d, stats, &st);
+    Qs = attn__diff_buffers(&c, work);
+    Ks = Qs + nq * d->dk;
+    dQs = Ks + nk * d->dk;
+    dKs = dQs + nq * d->dk;
+    dx = dKs + nk * d->dk;
+    attn__diff_halves(Qs, Q, NULL, nq, d->dk);
+    attn__diff_halves(Ks, K, NULL, nk, d->dk);
+    memset(dQs, 0, sizeof(attn_float) * (nq + nk) * d->dk);
+    lambda = attn__diff_lambda(d, e);
+    for (r = 0; r < nq; r++) { /* through the scale and the RMSNorm, x = O1 - lambda O2 */
+        const attn_float *dy = dO + r * dv, *o1 = st.O1 + r * dv, *o2 = st.O2 + r * dv;
+        attn_float rs = st.rstd[r], *gx = dx + r * dv, t = 0;
+        for (k = 0; k < (size_t)dv; k++) {
+            attn_float x = o1[k] - lambda * o2[k], gk = d->gain ? d->gain[k] : 1;
+            if (g->dgain) g->dgain[k] += cf * dy[k] * x * rs;
+            t += x * gk * dy[k];
+        }
+        for (k = 0; k < (size_t)dv; k++) {
+            attn_float x = o1[k] - lambda * o2[k], gk = d->gain ? d->gain[k] : 1;
+            gx[k] = cf * rs * (gk * dy[k] - x * rs * rs * t / dv);
+        }
+        dlambda -= attn_dot((size_t)dv, gx, o2);
+    }
+    gm.dV = g->dV; gm.dbias = g->dbias; gm.dlambda = gm.dgain = gm.dw2 = NULL;
+    gm.dQ = dQs; gm.dK = dKs;
+    ATTN__TRY(attn_attention_backward(&c, &gm, dx, Qs, Ks, V, st.O1, st.lse1, work, cw));
+    attn_scale(nq * dv, -lambda, dx);
+    gm.dQ = dQs + nq * h; gm.dK = dKs + nk * h;
+    ATTN__TRY(attn_attention_backward(&c, &gm, dx, Qs + nq * h, Ks + nk * h, V, st.O2, st.lse2, work, cw));
+    attn__diff_halves(dQs, NULL, g->dQ, nq, d->dk);
+    attn__diff_halves(dKs, NULL, g->dK, nk, d->dk);
+    if (g->dlambda && d->lambda) {
+        attn_axpy(h, (attn_float)dlambda * e[0], d->lambda + h, g->dlambda);
+        attn_axpy(h, (attn_float)dlambda * e[0], d->lambda, g->dlambda + h);
+        attn_axpy(h, -(attn_float)dlambda * e[1], d->lambda + 3 * h, g->dlambda + 2 * h);
+        attn_axpy(h, -(attn_float)dlambda * e[1], d->lambda + 2 * h, g->dlambda + 3 * h);
+    }
+    return ATTN_OK;
+}
+
+/* ---- head-mixing kinds: RMSHead, HYLA and its ablations (SPEC 2.7-2.9a) ---- */
+
+enum { ATTN__NORM_NONE, ATTN__NORM_RMSHEAD, ATTN__NORM_SOFTMAX };
+enum { ATTN__VAL_LINEAR, ATTN__VAL_RELU_V, ATTN__VAL_HYPER, ATTN__VAL_DEEP };
+#define ATTN__MBR 8 /* query rows per tile */
+
+/* How a head-mixing kind normalises the scores into the latent code a, and its value network:
+   linear o_h = a_h V_h; relu_v o_h = a_h ReLU(V_h); hyper (the two head sums, with or without
+   ReLU); deep (HYLA+: three head sums, ReLU). */
+typedef struct {
+    unsigned char norm, value, relu;
+} attn__mix;
+
+static attn__mix attn__mix_of(attn_kind kind)
+{
+    static const attn__mix table[ATTN_KIND_COUNT - ATTN_LINEAR_RMSHEAD] = {
+        {ATTN__NORM_RMSHEAD, ATTN__VAL_LINEAR, 0}, /* linear_rmshead */
+        {ATTN__NORM_RMSHEAD, ATTN__VAL_HYPER, 1},  /* hyla */
+        {ATTN__NORM_NONE, ATTN__VAL_HYPER, 1},     /* hyla_no_rmshead */
+        {ATTN__NORM_RMSHEAD, ATTN__VAL_HYPER, 0},  /* hyla_linear */
+        {ATTN__NORM_NONE, ATTN__VAL_HYPER, 0},     /* hyla_linear_no_rmshead */
+        {ATTN__NORM_SOFTMAX, ATTN__VAL_HYPER, 1},  /* softmax_hyla */
+        {ATTN__NORM_RMSHEAD, ATTN__VAL_RELU_V, 1}, /* rmshead_relu_v */
+        {ATTN__NORM_RMSHEAD, ATTN__VAL_DEEP, 1}};  /* hyla_plus */
+    return table[kind - ATTN_LINEAR_RMSHEAD];
+}
+
+/* Scratch of one thread, for a tile of MBR query rows against all Tk keys: scores S, visibility,
+   latent code A, dropped code Ad and its gradient dA [H, MBR, Tk] each, rms [MBR, Tk], the values
+   of one batch element and their gradient [H, dv, Tk] each (transposed; relu_v: ReLU(V) [H, Tk, dv]),
+   and the value network of one row: 6 [dv, Tk] and one [Tk]. */
+static size_t attn__mix_floats(const attn_attention_desc *d)
+{
+    size_t tile = (size_t)d->H * ATTN__MBR * d->Tk;
+    return 5 * tile + (size_t)ATTN__MBR * d->Tk + 2 * (size_t)d->H * d->dv * d->Tk + (6 * (size_t)d->dv + 1) * d->Tk;
+}
+
+/* Backward runs the batch in a fixed number of groups (independent of the threads), each with its
+   own partial dbias and dW2, summed in group order. The count keeps the partials near 4M floats. */
+static int attn__mix_groups(const attn_attention_desc *d)
+{
+    size_t part = (d->bias ? (size_t)d->H * d->Tq * d->Tk : 0) + (d->kind == ATTN_HYLA_PLUS ? (size_t)d->H * d->dv * d->dv : 0);
+    size_t cap = part ? ATTN__MAX((size_t)1, ((size_t)1 << 22) / part) : 8;
+    return (int)ATTN__MIN((size_t)d->B, ATTN__MIN((size_t)8, cap));
+}
+
+static size_t attn__mix_part_floats(const attn_attention_desc *d)
+{
+    return (d->bias ? (size_t)d->H * d->Tq * d->Tk : 0) + (d->kind == ATTN_HYLA_PLUS ? (size_t)d->H * d->dv * d->dv : 0);
+}
+
+static size_t attn__mix_workspace(const attn_attention_desc *d)
+{
+    return sizeof(attn_float) * (attn__mix_floats(d) * (size_t)attn_get_threads() + attn__mix_part_floats(d) * attn__mix_groups(d)) + ATTN_ALIGN;
+}
+
+/* The latent code of rows [i0, i0 + br) of batch element b: S and vis by attn__tile_scores per head,
+   then A = S vis (none), S vis / rms with rms = sqrt(mean_h (S vis)^2 + 1e-6) (RMSHead), or the
+   softmax of each head's row over its visible keys. Layout [H, MBR, Tk]. */
+static void attn__mix_code(const attn__args *a, attn__mix mx, int b, int i0, int br, attn_float *S,
+                           attn_float *vis, attn_float *A, attn_float *rms)
+{
+    const attn_attention_desc *d = a->d;
+    size_t ts = (size_t)ATTN__MBR * d->Tk, n = (size_t)br * d->Tk, x;
+    attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
+    int h, r;
+    for (h = 0; h < d->H; h++) {
+        size_t bh = (size_t)b * d->H + h;
+        attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk, scale, S + h * ts, vis + h * ts);
+        if (mx.norm != ATTN__NORM_SOFTMAX)
+            for (x = 0; x < n; x++) A[h * ts + x] = S[h * ts + x] * vis[h * ts + x];
+    }
+    if (mx.norm == ATTN__NORM_RMSHEAD) {
+        memset(rms, 0, sizeof(attn_float) * n);
+        for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, A + h * ts, rms);
+        for (x = 0; x < n; x++) rms[x] = (attn_float)sqrt((double)rms[x] / d->H + 1e-6);
+        for (h = 0; h < d->H; h++)
+            for (x = 0; x < n; x++) A[h * ts + x] /= rms[x];
+    }
+    for (h = 0; h < d->H && mx.norm == ATTN__NORM_SOFTMAX; h++)
+        for (r = 0; r < br; r++) { /* rms as scratch for the masked scores */
+            attn_float *p = A + h * ts + (size_t)r * d->Tk, *xs = rms + (size_t)r * d->Tk, sum;
+            attn__masked_scores(ATTN_SOFTMAX, S + h * ts + (size_t)r * d->Tk, vis + h * ts + (size_t)r * d->Tk, xs, d->Tk);
+            memcpy(p, vis + h * ts + (size_t)r * d->Tk, sizeof(attn_float) * d->Tk);
+            sum = attn__exp_weighted((size_t)d->Tk, xs, attn_max((size_t)d->Tk, xs), p);
+            if (sum > 0) attn_scale((size_t)d->Tk, 1 / sum, p);
+        }
+}
+
+/* The values of batch element b as the value network reads them: Vt [H, dv, Tk] (transposed), or
+   ReLU(V) [H, Tk, dv] for relu_v. */
+static void attn__mix_values(const attn__args *a, attn__mix mx, int b, attn_float *Vt)
+{
+    const attn_attention_desc *d = a->d;
+    const attn_float *V = a->V + (size_t)b * d->H * d->Tk * d->dv;
+    size_t n = (size_t)d->H * d->Tk * d->dv, x;
+    int h, j, e;
+    if (mx.value == ATTN__VAL_RELU_V) {
+        for (x = 0; x < n; x++) Vt[x] = V[x] > 0 ? V[x] : 0;
+        return;
+    }
+    for (h = 0; h < d->H; h++)
+        for (j = 0; j < d->Tk; j++)
+            for (e = 0; e < d->dv; e++) Vt[((size_t)h * d->dv + e) * d->Tk + j] = V[((size_t)h * d->Tk + j) * d->dv + e];
+}
+
+/* x = max(x, 0) over n, if relu */
+static void attn__relu_if(int relu, size_t n, attn_float *x)
+{
+    size_t i;
+    for (i = 0; i < n && relu; i++) x[i] = x[i] > 0 ? x[i] : 0;
+}
+
+/* T[f] = sum_e W[f, e] U[e] over the keys: the second value layer of one head, [dv, Tk]. */
+static void attn__deep_layer(const attn_float *W, const attn_float *U, attn_float *T, int dv, int Tk)
+{
+    int f, e;
+    memset(T, 0, sizeof(attn_float) * (size_t)dv * Tk);
+    for (f = 0; f < dv; f++)
+        for (e = 0; e < dv; e++) attn_axpy((size_t)Tk, W[(size_t)f * dv + e], U + (size_t)e * Tk, T + (size_t)f * Tk);
+}
+
+/* The hypernetwork's hidden layers for one query row, given its code a_h = A + h ts over the keys:
+   U1[e] = phi(sum_h a_h Vt_h[e]); deep: U2[f] = phi(sum_h a_h (W2_h U1)[f]) with T as scratch.
+   Returns the last layer (U1, or U2 for deep), [dv, Tk]. */
+static attn_float *attn__hyper_layers(const attn_attention_desc *d, attn__mix mx, const attn_float *A, size_t ts,
+                                      const attn_float *Vt, attn_float *U1, attn_float *U2, attn_float *T)
+{
+    size_t kd = (size_t)d->dv * d->Tk;
+    int h, f;
+    memset(U1, 0, sizeof(attn_float) * kd);
+    for (h = 0; h < d->H; h++)
+        for (f = 0; f < d->dv; f++) attn__mul_add((size_t)d->Tk, A + h * ts, Vt + h * kd + (size_t)f * d->Tk, U1 + (size_t)f * d->Tk);
+    attn__relu_if(mx.relu, kd, U1);
+    if (mx.value != ATTN__VAL_DEEP) return U1;
+    memset(U2, 0, sizeof(attn_float) * kd);
+    for (h = 0; h < d->H; h++) {
+        attn__deep_layer(d->w2 + (size_t)h * d->dv * d->dv, U1, T, d->dv, d->Tk);
+        for (f = 0; f < d->dv; f++) attn__mul_add((size_t)d->Tk, A + h * ts, T + (size_t)f * d->Tk, U2 + (size_t)f * d->Tk);
+    }
+    attn__relu_if(1, kd, U2);
+    return U2;
+}
+
+/* Backward of the hypernetwork for one query row, dz_h = dO + h os: with R the last layer,
+     dR[e] = sum_h a_h dz_h[e];  dA_h = sum_e dz_h[e] R[e] (overwritten);
+     deep: dP2 = dR 1[U2 > 0];  dA_h += sum_f dP2[f] (W2_h U1)[f];  dW2_h[f, e] += sum_j a_h dP2[f] U1[e];
+           dU1[e] = sum_h sum_f W2_h[f, e] a_h dP2[f];
+     dP1 = dU1 1[U1 > 0] (no ReLU: dU1);  dA_h += sum_e dP1[e] Vt_h[e];  dVt_h[e] += a_h dP1[e].
+   buf: 6 [dv, Tk] + [Tk]. */
+static void attn__hyper_backward_row(const attn_attention_desc *d, attn__mix mx, const attn_float *A, size_t ts,
+                                     const attn_float *Vt, const attn_float *dz, size_t os, attn_float *dA,
+                                     attn_float *dVt, attn_float *dW2, attn_float *buf)
+{
+    size_t kd = (size_t)d->dv * d->Tk, Tk = (size_t)d->Tk, j;
+    attn_float *U1 = buf, *U2 = U1 + kd, *T = U2 + kd, *dR = T + kd, *dU1 = dR + kd, *G = dU1 + kd;
+    attn_float *R = attn__hyper_layers(d, mx, A, ts, Vt, U1, U2, T);
+    int h, e, f, dv = d->dv;
+    memset(dR, 0, sizeof(attn_float) * kd);
+    for (h = 0; h < d->H; h++) {
+        memset(dA + h * ts, 0, sizeof(attn_float) * Tk);
+        for (e = 0; e < dv; e++) {
+            attn_axpy(Tk, dz[h * os + e], A + h * ts, dR + e * Tk);
+            attn_axpy(Tk, dz[h * os + e], R + e * Tk, dA + h * ts);
+        }
+    }
+    for (j = 0; j < kd; j++) dR[j] *= !mx.relu || R[j] > 0; /* dP of the last layer */
+    if (mx.value == ATTN__VAL_DEEP) {
+        memset(dU1, 0, sizeof(attn_float) * kd);
+        for (h = 0; h < d->H; h++) {
+            const attn_float *W = d->w2 + (size_t)h * dv * dv;
+            attn__deep_layer(W, U1, T, dv, d->Tk);
+            for (f = 0; f < dv; f++) {
+                attn__mul_add(Tk, dR + f * Tk, T + f * Tk, dA + h * ts);
+                memset(G, 0, sizeof(attn_float) * Tk);
+                attn__mul_add(Tk, A + h * ts, dR + f * Tk, G); /* G = a_h dP2[f] */
+                for (e = 0; e < dv; e++) {
+                    if (dW2) dW2[((size_t)h * dv + f) * dv + e] += attn_dot(Tk, G, U1 + e * Tk);
+                    attn_axpy(Tk, W[(size_t)f * dv + e], G, dU1 + e * Tk);
+                }
+            }
+        }
+        for (j = 0; j < kd; j++) dR[j] = U1[j] > 0 ? dU1[j] : 0; /* dP1 */
+    }
+    for (h = 0; h < d->H; h++)
+        for (e = 0; e < dv; e++) {
+            attn__mul_add(Tk, dR + e * Tk, Vt + h * kd + e * Tk, dA + h * ts);
+            attn__mul_add(Tk, A + h * ts, dR + e * Tk, dVt + h * kd + e * Tk);
+        }
+}
+
+/* Rows [i0, i0 + br) of batch element b, forward: the code, its dropout, the value network. */
+static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_float *ws)
+{
+    const attn_attention_desc *d = a->d;
+    attn__mix mx = attn__mix_of(d->kind);
+    size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk;
+    attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *rms = Ad + 2 * d->H * ts;
+    attn_float *Vt = rms + ts, *row = Vt + 2 * d->H * kd;
+    int br = ATTN__MIN(ATTN__MBR, d->Tq - i0), h, r, e;
+    attn__mix_code(a, mx, b, i0, br, S, vis, A, rms);
+    attn__mix_values(a, mx, b, Vt);
+    if (a->weights)
+        for (h = 0; h < d->H; h++)
+            memcpy(a->weights + (((size_t)b * d->H + h) * d->Tq + i0) * d->Tk, A + h * ts, sizeof(attn_float) * br * d->Tk);
+    memcpy(Ad, A, sizeof(attn_float) * d->H * ts);
+    for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, d->Tk, Ad + h * ts);
+    for (h = 0; h < d->H; h++) {
+        attn_float *o = a->O + (((size_t)b * d->H + h) * d->Tq + i0) * d->dv;
+        if (mx.value == ATTN__VAL_LINEAR || mx.value == ATTN__VAL_RELU_V) /* o_h = a_h V_h (ReLU(V_h)) */
+            attn_gemm(0, 0, br, d->dv, d->Tk, 1, Ad + h * ts, d->Tk,
+                      mx.value == ATTN__VAL_LINEAR ? a->V + ((size_t)b * d->H + h) * d->Tk * d->dv : Vt + (size_t)h * d->Tk * d->dv,
+                      d->dv, 0, o, d->dv);
+    }
+    if (mx.value == ATTN__VAL_LINEAR || mx.value == ATTN__VAL_RELU_V) return;
+    for (r = 0; r < br; r++) { /* o_ih[e] = sum_j a_hij R_ij[e] */
+        attn_float *R = attn__hyper_layers(d, mx, Ad + (size_t)r * d->Tk, ts, Vt, row, row + kd, row + 2 * kd);
+        for (h = 0; h < d->H; h++)
+            for (e = 0; e < d->dv; e++)
+                a->O[(((size_t)b * d->H + h) * d->Tq + i0 + r) * d->dv + e] = attn_dot((size_t)d->Tk, Ad + h * ts + (size_t)r * d->Tk, R + (size_t)e * d->Tk);
+    }
+}
+
+/* Backward of batch element b, row tile by row tile (the code recomputed): dA through the value
+   network and the dropout, then dS through the normalisation (none: dA vis; RMSHead:
+   (dA_h - a_h mean_h' a_h' dA_h') / rms; softmax: a (dA - sum a dA)), then dQ += scale dS K,
+   dK += scale dS^T Q. dbias and dW2 go to the caller's partials. */
+static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, attn_float *dbias, attn_float *dW2)
+{
+    const attn_attention_desc *d = a->d;
+    attn__mix mx = attn__mix_of(d->kind);
+    size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk, os = (size_t)d->Tq * d->dv, x, n;
+    attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *dA = Ad + d->H * ts;
+    attn_float *rms = dA + d->H * ts, *Vt = rms + ts, *dVt = Vt + d->H * kd, *row = dVt + d->H * kd;
+    attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
+    int i0, br, h, r, j, e, dk = d->dk, dv = d->dv, Tk = d->Tk;
+    attn__mix_values(a, mx, b, Vt);
+    memset(dVt, 0, sizeof(attn_float) * d->H * kd);
+    for (i0 = 0; i0 < d->Tq; i0 += ATTN__MBR) {
+        br = ATTN__MIN(ATTN__MBR, d->Tq - i0);
+        n = (size_t)br * Tk;
+        attn__mix_code(a, mx, b, i0, br, S, vis, A, rms);
+        memcpy(Ad, A, sizeof(attn_float) * d->H * ts);
+        for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, Ad + h * ts);
+        for (h = 0; h < d->H && mx.value <= ATTN__VAL_RELU_V; h++) { /* dA_h = dO_h V_h^T, dV_h += A_h^T dO_h */
+            size_t bh = (size_t)b * d->H + h;
+            const attn_float *dOh = a->dO + (bh * d->Tq + i0) * dv;
+            int lin = mx.value == ATTN__VAL_LINEAR;
+            attn_gemm(0, 1, br, Tk, dv, 1, dOh, dv, lin ? a->V + bh * Tk * dv : Vt + (size_t)h * kd, dv, 0, dA + h * ts, Tk);
+            attn_gemm(1, 0, Tk, dv, br, 1, Ad + h * ts, Tk, dOh, dv, 1, lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
+        }
+        for (r = 0; r < br && mx.value >= ATTN__VAL_HYPER; r++)
+            attn__hyper_backward_row(d, mx, Ad + (size_t)r * Tk, ts, Vt, a->dO + ((size_t)b * d->H * d->Tq + i0 + r) * dv, os,
+                                     dA + (size_t)r * Tk, dVt, dW2, row);
+        for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, dA + h * ts);
+        if (mx.norm == ATTN__NORM_NONE)
+            for (x = 0; x < d->H * ts; x++) dA[x] *= vis[x];
+        if (mx.norm == ATTN__NORM_RMSHEAD) { /* S (no longer needed) holds mean_h a_h dA_h */
+            memset(S, 0, sizeof(attn_float) * n);
+            for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, dA + h * ts, S);
+            for (h = 0; h < d->H; h++)
+                for (x = 0; x < n; x++) dA[h * ts + x] = (dA[h * ts + x] - A[h * ts + x] * S[x] / d->H) / rms[x] * vis[h * ts + x];
+        }
+        for (h = 0; h < d->H && mx.norm == ATTN__NORM_SOFTMAX; h++)
+            for (r = 0; r < br; r++) {
+                attn_float *ar = A + h * ts + (size_t)r * Tk, *gr = dA + h * ts + (size_t)r * Tk;
+                attn__softmax_dscores(0, (size_t)Tk, ar, gr, attn_dot((size_t)Tk, ar, gr));
+            }
+        for (h = 0; h < d->H; h++) {
+            size_t bh = (size_t)b * d->H + h;
+            for (r = 0; r < br && dbias; r++) attn_axpy((size_t)Tk, 1, dA + h * ts + (size_t)r * Tk, dbias + ((size_t)h * d->Tq + i0 + r) * Tk);
+            attn_gemm(0, 0, br, dk, Tk, scale, dA + h * ts, Tk, a->K + bh * Tk * dk, dk, 1, a->dQ + (bh * d->Tq + i0) * dk, dk);
+            attn_gemm(1, 0, Tk, dk, br, scale, dA + h * ts, Tk, a->Q + (bh * d->Tq + i0) * dk, dk, 1, a->dK + bh * Tk * dk, dk);
+        }
+    }
+    for (h = 0; h < d->H && mx.value != ATTN__VAL_LINEAR; h++) { /* the values' gradient back to [Tk, dv] */
+        const attn_float *V = a->V + ((size_t)b * d->H + h) * Tk * dv;
+        attn_float *dV = a->dV + ((size_t)b * d->H + h) * Tk * dv;
+        for (j = 0; j < Tk; j++)
+            for (e = 0; e < dv; e++)
+                dV[(size_t)j * dv + e] += mx.value == ATTN__VAL_RELU_V ? (V[(size_t)j * dv + e] > 0) * dVt[(size_t)h * kd + (size_t)j * dv + e]
+                                                                     : dVt[(size_t)h * kd + (size_t)e * Tk + j];
+    }
+}
+
+static attn_status attn__mix_check(const char *fn, const attn_attention_desc *d)
+{
+    if (d->kind == ATTN_HYLA_PLUS && !d->w2) return attn__fail(ATTN_ERR_ARG, "%s: hyla_plus needs its second value layer w2 [H, dv, dv]", fn);
+    return ATTN_OK;
+}
+
+static attn_status attn__mix_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
+                                     attn_float *weights, const attn_float *Q, const attn_float *K,
+                                     const attn_float *V, void *work, size_t work_bytes)
+{
+    attn__args a;
+    attn_float *ws;
+    int tiles, t;
+    ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
+    ATTN__TRY(attn__mix_check("attn_attention_forward", d));
+    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    tiles = (d->Tq + ATTN__MBR - 1) / ATTN__MBR;
+    memset(stats, 0, sizeof(attn_float) * d->B * d->H * d->Tq); /* nothing to keep: backward recomputes */
+#ifdef ATTN__OMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && d->B * tiles > 1)
+#endif
+    for (t = 0; t < d->B * tiles; t++) {
+        int tid = 0;
+#ifdef ATTN__OMP
+        tid = omp_get_thread_num();
+#endif
+        attn__mix_forward_tile(&a, t / tiles, (t % tiles) * ATTN__MBR, ws + attn__mix_floats(d) * (size_t)tid);
+    }
+    return ATTN_OK;
+}
+
+/* Threads take whole groups of the batch (attn__mix_groups); the group partials of dbias and dW2
+   are then summed in order, so the result does not depend on the threads. */
+static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_attention_grads *g,
+                                      const attn_float *dO, const attn_float *Q, const attn_float *K,
+                                      const attn_float *V, const attn_float *O, const attn_float *stats,
+                                      void *work, size_t work_bytes)
+{
+    attn__args a;
+    attn_float *ws, *parts;
+    size_t pf = attn__mix_part_floats(d), nb = (size_t)d->H * d->Tq * d->Tk;
+    int groups = attn__mix_groups(d), grp;
+    ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
+    ATTN__TRY(attn__mix_check("attn_attention_backward", d));
+    if (g->dbias && !d->bias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: the head-mixing kinds give dbias only for a bias (pass d->bias)");
+    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    parts = ws + attn__mix_floats(d) * (size_t)attn_get_threads();
+    memset(parts, 0, sizeof(attn_float) * pf * groups);
+#ifdef ATTN__OMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && groups > 1)
+#endif
+    for (grp = 0; grp < groups; grp++) {
+        attn_float *part = parts + pf * grp;
+        int tid = 0, b;
+#ifdef ATTN__OMP
+        tid = omp_get_thread_num();
+#endif
+        for (b = (int)((long)d->B * grp / groups); b < (int)((long)d->B * (grp + 1) / groups); b++)
+            attn__mix_backward_b(&a, b, ws + attn__mix_floats(d) * (size_t)tid, g->dbias ? part : NULL,
+                                 d->kind == ATTN_HYLA_PLUS ? part + (d->bias ? nb : 0) : NULL);
+    }
+    for (grp = 0; grp < groups; grp++) {
+        if (g->dbias) attn_axpy(nb, 1, parts + pf * grp, g->dbias);
+        if (g->dw2 && d->kind == ATTN_HYLA_PLUS) attn_axpy((size_t)d->H * d->dv * d->dv, 1, parts + pf * grp + (d->bias ? nb : 0), g->dw2);
+    }
+    return ATTN_OK;
+}
+
 static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
-    {ATTN_SOFTMAX, "softmax", "A = softmax(s q.k + bias) over the visible keys",
+    {ATTN_SOFTMAX, "softmax", "softmax_attention", "A = softmax(s q.k + bias) over the visible keys",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_EXPRESSIVE, "ea", "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)",
+    {ATTN_EXPRESSIVE, "ea", NULL, "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_COG, "cog", "A = sign(s) softmax(|s|) (Cog attention, negative weights)",
+    {ATTN_COG, "cog", NULL, "A = sign(s) softmax(|s|) (Cog attention, negative weights)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_CENTERED, "centered", "A = softmax(s) - 1/n_i on the visible keys (rows sum to 0)",
+    {ATTN_CENTERED, "centered", NULL, "A = softmax(s) - 1/n_i on the visible keys (rows sum to 0)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_SIGMOID, "sigmoid", "A = sigmoid(s - ln Tk), unnormalised",
+    {ATTN_SIGMOID, "sigmoid", NULL, "A = sigmoid(s - ln Tk), unnormalised",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_LINEAR_RAW, "linear_raw", "A = s, unnormalised (HYLA paper's linear attention)",
+    {ATTN_LINEAR_RAW, "linear_raw", "linear_attention", "A = s, unnormalised (HYLA paper's linear attention)",
      attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_KERNEL, "kernel", "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)",
+    {ATTN_KERNEL, "kernel", NULL, "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)",
      attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace},
-    {ATTN_TAYLOR, "taylor", "weights 1 + qh . kh, row-normalised, by prefix sums (linear time)",
+    {ATTN_TAYLOR, "taylor", NULL, "weights 1 + qh . kh, row-normalised, by prefix sums (linear time)",
      attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace},
+    {ATTN_DIFFERENTIAL, "diff", NULL, "o = (1 - l0) RMSNorm((A1 - lambda A2) V), A1, A2 softmax of two sub-heads",
+     attn__diff_forward, attn__diff_backward, attn__diff_workspace},
+    {ATTN_LINEAR_RMSHEAD, "linear_rmshead", "linear_attention_rms_head", "a = s / rms over the heads, o = a V",
+     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
+    {ATTN_HYLA, "hyla", "linear_hypatt", "a = RMSHead(s), o_ih = sum_j a_hij ReLU(sum_h' a_h'ij v_jh')",
+     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
+    {ATTN_HYLA_NO_RMSHEAD, "hyla_no_rmshead", "linear_hypatt_no_rms_head", "HYLA with a = s",
+     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
+    {ATTN_HYLA_LINEAR, "hyla_linear", "linear_hypatt_mlp_linear", "HYLA without the ReLU",
+     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
+    {ATTN_HYLA_LINEAR_NO_RMSHEAD, "hyla_linear_no_rmshead", "linear_hypatt_mlp_linear_no_rms_head",
+     "HYLA without the ReLU, with a = s", attn__mix_forward, attn__mix_backward, attn__mix_workspace},
+    {ATTN_SOFTMAX_HYLA, "softmax_hyla", "softmax_hypatt", "HYLA with a = softmax(s) over the keys",
+     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
+    {ATTN_RMSHEAD_RELU_V, "linear_rmshead_relu_v", NULL, "a = RMSHead(s), o_h = a_h ReLU(V_h)",
+     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
+    {ATTN_HYLA_PLUS, "hyla_plus", NULL, "HYLA with a second value layer W2_h (deep value network)",
+     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
 };
 
 ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind)
@@ -2808,8 +3433,16 @@ ATTNDEF int attn_kind_from_name(const char *name)
 {
     int k;
     for (k = 0; name && k < ATTN_KIND_COUNT; k++)
-        if (strcmp(attn__kinds[k].name, name) == 0) return k;
+        if (strcmp(attn__kinds[k].name, name) == 0 || (attn__kinds[k].code_name && strcmp(attn__kinds[k].code_name, name) == 0)) return k;
     return -1;
+}
+
+ATTNDEF attn_float attn_diff_lambda_init(int layer) { return (attn_float)(0.8 - 0.6 * exp(-0.3 * layer)); }
+
+ATTNDEF size_t attn_attention_stats_floats(const attn_attention_desc *d)
+{
+    if (!d) return 0;
+    return (size_t)d->B * d->H * d->Tq * (d->kind == ATTN_DIFFERENTIAL ? 2 * (size_t)d->dv + 3 : 1);
 }
 
 ATTNDEF size_t attn_attention_workspace(const attn_attention_desc *d)
@@ -2827,15 +3460,14 @@ ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_fl
     return attn__kinds[d->kind].forward(d, O, stats, weights, Q, K, V, work, work_bytes);
 }
 
-ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, attn_float *dQ,
-                                            attn_float *dK, attn_float *dV, attn_float *dbias,
+ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const attn_attention_grads *g,
                                             const attn_float *dO, const attn_float *Q,
                                             const attn_float *K, const attn_float *V,
                                             const attn_float *O, const attn_float *stats,
                                             void *work, size_t work_bytes)
 {
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
-    return attn__kinds[d->kind].backward(d, dQ, dK, dV, dbias, dO, Q, K, V, O, stats, work, work_bytes);
+    return attn__kinds[d->kind].backward(d, g, dO, Q, K, V, O, stats, work, work_bytes);
 }
 
 /* ---- Linformer ---- */
@@ -2869,7 +3501,7 @@ static attn_status attn__linformer_check(const char *fn, const attn_attention_de
     ATTN__TRY(attn__attention_check(fn, d, (size_t)-1));
     if (d->causal || d->key_mask || d->window)
         return attn__fail(ATTN_ERR_ARG, "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key mask or window", fn);
-    if (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR) return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes a scored kind, not kernel or taylor", fn);
+    if (d->kind > ATTN_LINEAR_RAW) return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes a kind from softmax to linear_raw, not %s", fn, attn__kinds[d->kind].name);
     if (kproj < 1 || d->Tk > n_max) return attn__fail(ATTN_ERR_SHAPE, "%s: kproj = %d must be >= 1 and T = %d <= n_max = %d", fn, kproj, d->Tk, n_max);
     if (!E || !F) return attn__fail(ATTN_ERR_ARG, "%s: E and F must not be NULL", fn);
     attn__linformer_desc(d, kproj, &c);
@@ -2926,7 +3558,11 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
     dKc = (attn_float *)((uintptr_t)((unsigned char *)work + attn_attention_workspace(&c) + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
     dVc = dKc + nk;
     memset(dKc, 0, sizeof(attn_float) * (nk + nv));
-    ATTN__TRY(attn_attention_backward(&c, dQ, dKc, dVc, NULL, dO, Q, Kc, Vc, O, Vc + nv, work, attn_attention_workspace(&c)));
+    {
+        attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        g.dQ = dQ; g.dK = dKc; g.dV = dVc;
+        ATTN__TRY(attn_attention_backward(&c, &g, dO, Q, Kc, Vc, O, Vc + nv, work, attn_attention_workspace(&c)));
+    }
     for (bh = 0; bh < d->B * d->H; bh++) { /* K' = E K  =>  dE += dK' K^T, dK += E^T dK' (and F, V) */
         const attn_float *Kb = K + (size_t)bh * T * d->dk, *Vb = V + (size_t)bh * T * d->dv;
         attn_float *dKb = dKc + (size_t)bh * kproj * d->dk, *dVb = dVc + (size_t)bh * kproj * d->dv;
@@ -2952,7 +3588,15 @@ static void attn__heads(attn_float *dst, const attn_float *src, int B, int T, in
             }
 }
 
-/* Cache layout (floats): Q [B H Tq dk], K [B H Tk dk], V [B H Tk dv], O [B H Tq dv], stats [B H Tq],
+static void attn__layer_desc(const attn_layer *L, int B, int Tq, int Tk, attn_attention_desc *d)
+{
+    *d = L->att;
+    d->B = B;
+    d->Tq = Tq;
+    d->Tk = Tk;
+}
+
+/* Cache layout (floats): Q [B H Tq dk], K [B H Tk dk], V [B H Tk dv], O [B H Tq dv], the stats,
    Ocat [B Tq H dv], rope cos and sin [Tk dk/2] each. */
 typedef struct {
     attn_float *Q, *K, *V, *O, *stats, *Ocat, *cosv, *sinv;
@@ -2963,9 +3607,11 @@ static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, 
     size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, n = 0;
     size_t sizes[8];
     attn_float **slots[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    attn_attention_desc d;
     int i;
+    attn__layer_desc(L, B, Tq, Tk, &d);
     sizes[0] = B * H * Tq * dk; sizes[1] = B * H * Tk * dk; sizes[2] = B * H * Tk * dv; sizes[3] = B * H * Tq * dv;
-    sizes[4] = B * H * Tq; sizes[5] = (size_t)B * Tq * H * dv; sizes[6] = sizes[7] = L->rope ? (size_t)Tk * (dk / 2) : 0;
+    sizes[4] = attn_attention_stats_floats(&d); sizes[5] = (size_t)B * Tq * H * dv; sizes[6] = sizes[7] = L->rope ? (size_t)Tk * (dk / 2) : 0;
     if (c) { /* only a size query passes no map */
         slots[0] = &c->Q; slots[1] = &c->K; slots[2] = &c->V; slots[3] = &c->O; slots[4] = &c->stats;
         slots[5] = &c->Ocat; slots[6] = &c->cosv; slots[7] = &c->sinv;
@@ -2975,14 +3621,6 @@ static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, 
         n += sizes[i];
     }
     return n;
-}
-
-static void attn__layer_desc(const attn_layer *L, int B, int Tq, int Tk, attn_attention_desc *d)
-{
-    *d = L->att;
-    d->B = B;
-    d->Tq = Tq;
-    d->Tk = Tk;
 }
 
 ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int Tk)
@@ -3000,6 +3638,22 @@ ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk)
            4 * sizeof(attn_float) * (size_t)B * ATTN__MAX(Tq, Tk) * L->att.H * ATTN__MAX(L->att.dk, L->att.dv);
 }
 
+/* RoPE rotates pairs within each (sub-)head: dk must be a multiple of this. */
+static int attn__rope_unit(const attn_layer *L) { return L->att.kind == ATTN_DIFFERENTIAL ? 4 : 2; }
+
+/* The RoPE tables for the layer's q, k rows [Tk, dk / 2]: differential attention rotates each
+   sub-head of width dk / 2 on its own, so the table of width dk / 2 is repeated. */
+static void attn__layer_rope_tables(const attn_layer *L, attn_float *cosv, attn_float *sinv, int Tk)
+{
+    int dk = L->att.dk, sub = L->att.kind == ATTN_DIFFERENTIAL ? dk / 2 : dk, t, i;
+    attn_rope_tables(cosv, sinv, Tk, sub, 0, 10000);
+    for (t = Tk - 1; sub < dk && t >= 0; t--) /* [Tk, sub / 2] -> [Tk, dk / 2], back to front */
+        for (i = dk / 2 - 1; i >= 0; i--) {
+            cosv[(size_t)t * (dk / 2) + i] = cosv[(size_t)t * (sub / 2) + i % (sub / 2)];
+            sinv[(size_t)t * (dk / 2) + i] = sinv[(size_t)t * (sub / 2) + i % (sub / 2)];
+        }
+}
+
 static attn_status attn__layer_check(const char *fn, const attn_layer *L, const attn_float *x, const attn_float *m,
                                      int B, int Tq, int Tk, size_t work_bytes)
 {
@@ -3008,7 +3662,7 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
     if (!L->Wq || !L->Wk || !L->Wv || !L->Wo) return attn__fail(ATTN_ERR_ARG, "%s: Wq, Wk, Wv and Wo must be set", fn);
     if (L->C < 1 || L->Cout < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: C = %d, Cout = %d must be >= 1", fn, L->C, L->Cout);
     if (!m && Tk != Tq) return attn__fail(ATTN_ERR_SHAPE, "%s: self-attention (m = NULL) needs Tk = Tq, got %d and %d", fn, Tk, Tq);
-    if (L->rope && (m || L->att.dk % 2)) return attn__fail(ATTN_ERR_ARG, "%s: RoPE needs self-attention and an even dk (%d)", fn, L->att.dk);
+    if (L->rope && (m || L->att.dk % attn__rope_unit(L))) return attn__fail(ATTN_ERR_ARG, "%s: RoPE needs self-attention and dk (%d) a multiple of %d", fn, L->att.dk, attn__rope_unit(L));
     attn__layer_desc(L, B, Tq, Tk, &d);
     ATTN__TRY(attn__attention_check(fn, &d, (size_t)-1));
     if (work_bytes < attn_layer_work_bytes(L, B, Tq, Tk))
@@ -3048,7 +3702,7 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
     attn_linear_forward(buf, m, L->Wv, L->bv, B * Tk, L->C, H * dv);
     attn__heads(c.V, buf, B, Tk, H, dv, 1);
     if (L->rope) {
-        attn_rope_tables(c.cosv, c.sinv, Tk, dk, 0, 10000);
+        attn__layer_rope_tables(L, c.cosv, c.sinv, Tk);
         attn_rope_forward(c.Q, c.Q, c.cosv, c.sinv, B * H, Tq, dk);
         attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * H, Tk, dk);
     }
@@ -3062,7 +3716,8 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                         const attn_float *x, const attn_float *m, const attn_float *cache,
                                         int B, int Tq, int Tk, void *work, size_t work_bytes)
 {
-    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    attn_attention_grads ag;
     attn_attention_desc d;
     attn__layer_cache c;
     attn_float *b0, *b1, *b2, *b3;
@@ -3088,7 +3743,8 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     memset(b0, 0, sizeof(attn_float) * nq);
     memset(b2, 0, sizeof(attn_float) * nk);
     memset(b3, 0, sizeof(attn_float) * nv);
-    ATTN__TRY(attn_attention_backward(&d, b0, b2, b3, NULL, b1, c.Q, c.K, c.V, c.O, c.stats, work, attn_attention_workspace(&d)));
+    ag.dQ = b0; ag.dK = b2; ag.dV = b3; ag.dbias = g->dbias; ag.dlambda = g->dlambda; ag.dgain = g->dgain; ag.dw2 = g->dw2;
+    ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work, attn_attention_workspace(&d)));
     if (L->rope) { /* q = R q_lin  =>  dq_lin = R^T dq, into b1 and back */
         memset(b1, 0, sizeof(attn_float) * nq);
         attn_rope_backward(b1, b0, c.cosv, c.sinv, B * H, Tq, dk);

@@ -2,19 +2,137 @@
    finite differences, SPEC §9's single-query rows, identities, thread independence, bad input. */
 #include "test.h"
 
-/* O[B, H, Tq, dv] and A[B, H, Tq, Tk] by the definitions of SPEC §2.1-2.3, in double. */
+/* The reference: O[B, H, Tq, dv] and A[B, H, Tq, Tk] by the definitions of SPEC §2, in double,
+   one query row at a time with everything materialised. */
 static double naive_phi(double x) { return x > 0 ? x + 1 : exp(x); }
+static double naive_relu(double x) { return x > 0 ? x : 0; }
+
+/* Dropout's scale for entry (i, j): the splitmix64 definition in attn.h's desc comment. */
+static double naive_keep(const attn_attention_desc *d, int i, int j)
+{
+    uint64_t z = d->dropout_seed + 0x9E3779B97F4A7C15ull * ((uint64_t)i * (uint64_t)d->Tk + (uint64_t)j + 1);
+    if (d->dropout <= 0) return 1;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 40) < (1 - (double)d->dropout) * 16777216.0 ? 1 / (1 - (double)d->dropout) : 0;
+}
+
+/* Scores s[j] = scale q.k (over columns [c0, c0 + w) of q and k) + bias, and visibility vis[j]
+   (causal, key mask, Longformer pattern) of query i, head h, batch b. */
+static void naive_scores(const attn_attention_desc *d, const attn_float *Q, const attn_float *K, int b, int h, int i,
+                         int c0, int w, double scale, double *s, int *vis)
+{
+    size_t bh = (size_t)b * d->H + h;
+    int j, c;
+    for (j = 0; j < d->Tk; j++) {
+        s[j] = 0;
+        for (c = c0; c < c0 + w; c++) s[j] += (double)Q[(bh * d->Tq + i) * d->dk + c] * K[(bh * d->Tk + j) * d->dk + c];
+        s[j] = s[j] * scale + (d->bias ? d->bias[((size_t)h * d->Tq + i) * d->Tk + j] : 0);
+        vis[j] = (!d->causal || j <= i + d->Tk - d->Tq) && (!d->key_mask || d->key_mask[b * d->Tk + j]);
+        if (d->window > 0) { /* Longformer: j = p + m dil, |m| <= w (causal: m <= 0), or global */
+            int p = i + d->Tk - d->Tq, dil = d->dilation ? d->dilation[h] : 1, off = j - p;
+            int in_window = off % dil == 0 && off / dil >= -d->window && off / dil <= (d->causal ? 0 : d->window);
+            int glob = d->global && (d->global[j] || (p >= 0 && p < d->Tk && d->global[p]));
+            vis[j] = vis[j] && (in_window || glob);
+        }
+    }
+}
+
+/* The weights of one row for the kinds that normalise each head's row on its own. */
+static void naive_row(attn_kind kind, const double *s, const int *vis, int Tk, double *a)
+{
+    double m = 0, sum = 0;
+    int j, any = 0, nv = 0;
+    for (j = 0; j < Tk; j++)
+        if (vis[j]) {
+            double x = kind == ATTN_COG ? fabs(s[j]) : s[j];
+            if (!any || x > m) m = x;
+            any = 1;
+            nv++;
+        }
+    for (j = 0; j < Tk; j++) {
+        a[j] = 0;
+        if (!vis[j]) continue;
+        if (kind == ATTN_EXPRESSIVE) a[j] = s[j] * s[j] / (1 + s[j] * s[j]);
+        else a[j] = exp((kind == ATTN_COG ? fabs(s[j]) : s[j]) - m);
+        sum += a[j];
+    }
+    for (j = 0; j < Tk; j++) {
+        a[j] = sum < 1e-300 ? 0 : a[j] / sum;
+        if (kind == ATTN_COG) a[j] = s[j] > 0 ? a[j] : s[j] < 0 ? -a[j] : 0;
+        if (kind == ATTN_CENTERED && vis[j]) a[j] -= 1.0 / nv;
+        if (kind == ATTN_SIGMOID) a[j] = vis[j] ? 1 / (1 + exp(-(s[j] - log((double)Tk)))) : 0;
+        if (kind == ATTN_LINEAR_RAW) a[j] = vis[j] ? s[j] : 0;
+    }
+}
+
+#define NT 512 /* the reference's largest Tk */
+#define NH 8   /* its largest H (head-mixing kinds) */
+#define ND 16  /* its largest dv (head-mixing kinds) */
+
+/* The head-mixing kinds for query i of batch b: a_h (into A), then the value network. */
+static void naive_mixing(const attn_attention_desc *d, const attn_float *Q, const attn_float *K, const attn_float *V, int b,
+                         int i, double scale, double *O, double *A)
+{
+    static double s[NH][NT], a[NH][NT], u1[NT][ND], u2[NT][ND];
+    static int vis[NH][NT];
+    int H = d->H, Tk = d->Tk, dv = d->dv, h, j, e, f;
+    int rms = d->kind == ATTN_LINEAR_RMSHEAD || d->kind == ATTN_HYLA || d->kind == ATTN_HYLA_LINEAR || d->kind == ATTN_RMSHEAD_RELU_V || d->kind == ATTN_HYLA_PLUS;
+    int relu = d->kind != ATTN_HYLA_LINEAR && d->kind != ATTN_HYLA_LINEAR_NO_RMSHEAD;
+#define VAL(h, j, e) ((double)V[((((size_t)b * H + (h)) * Tk + (j)) * dv) + (e)])
+    for (h = 0; h < H; h++) {
+        naive_scores(d, Q, K, b, h, i, 0, d->dk, scale, s[h], vis[h]);
+        if (d->kind == ATTN_SOFTMAX_HYLA) naive_row(ATTN_SOFTMAX, s[h], vis[h], Tk, a[h]);
+        else for (j = 0; j < Tk; j++) a[h][j] = vis[h][j] ? s[h][j] : 0;
+    }
+    for (j = 0; j < Tk && rms; j++) { /* RMSHead: a_hij / sqrt(mean_h a_hij^2 + 1e-6) */
+        double ms = 0;
+        for (h = 0; h < H; h++) ms += a[h][j] * a[h][j] / H;
+        for (h = 0; h < H; h++) a[h][j] /= sqrt(ms + 1e-6);
+    }
+    for (h = 0; h < H; h++)
+        for (j = 0; j < Tk; j++) {
+            if (A) A[(((size_t)b * H + h) * d->Tq + i) * Tk + j] = a[h][j];
+            a[h][j] *= naive_keep(d, i, j);
+        }
+    for (j = 0; j < Tk; j++) /* the hypernetwork's layers at (i, j) */
+        for (e = 0; e < dv; e++) {
+            double u = 0;
+            for (h = 0; h < H; h++) u += a[h][j] * VAL(h, j, e);
+            u1[j][e] = relu ? naive_relu(u) : u;
+        }
+    for (j = 0; j < Tk && d->kind == ATTN_HYLA_PLUS; j++)
+        for (f = 0; f < dv; f++) {
+            double u = 0;
+            for (h = 0; h < H; h++)
+                for (e = 0; e < dv; e++) u += a[h][j] * d->w2[((size_t)h * dv + f) * dv + e] * u1[j][e];
+            u2[j][f] = naive_relu(u);
+        }
+    for (h = 0; h < H; h++)
+        for (e = 0; e < dv; e++) {
+            double o = 0;
+            for (j = 0; j < Tk; j++) {
+                double x = d->kind == ATTN_LINEAR_RMSHEAD ? VAL(h, j, e) : d->kind == ATTN_RMSHEAD_RELU_V ? naive_relu(VAL(h, j, e))
+                         : d->kind == ATTN_HYLA_PLUS ? u2[j][e] : u1[j][e];
+                o += a[h][j] * x;
+            }
+            O[(((size_t)b * H + h) * d->Tq + i) * dv + e] = o;
+        }
+#undef VAL
+}
 
 static void naive_attention(const attn_attention_desc *d, const attn_float *Q, const attn_float *K,
                             const attn_float *V, double *O, double *A)
 {
     int b, h, i, j, c;
+    double scale = d->scale != 0 ? d->scale : 1 / sqrt((double)d->dk);
     if (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR) { /* the quadratic forms of SPEC 2.10, 2.11 */
         for (b = 0; b < d->B; b++)
             for (h = 0; h < d->H; h++)
                 for (i = 0; i < d->Tq; i++) {
                     size_t bh = (size_t)b * d->H + h;
-                    double w[512], den = 1e-6;
+                    double w[NT], den = 1e-6;
                     for (j = 0; j < d->Tk; j++) {
                         int vis = (!d->causal || j <= i + d->Tk - d->Tq) && (!d->key_mask || d->key_mask[b * d->Tk + j]);
                         w[j] = 0;
@@ -38,54 +156,46 @@ static void naive_attention(const attn_attention_desc *d, const attn_float *Q, c
                 }
         return;
     }
-    double scale = d->scale != 0 ? d->scale : 1 / sqrt((double)d->dk);
+    if (d->kind >= ATTN_LINEAR_RMSHEAD) {
+        for (b = 0; b < d->B; b++)
+            for (i = 0; i < d->Tq; i++) naive_mixing(d, Q, K, V, b, i, scale, O, A);
+        return;
+    }
     for (b = 0; b < d->B; b++)
         for (h = 0; h < d->H; h++)
             for (i = 0; i < d->Tq; i++) {
                 size_t bh = (size_t)b * d->H + h;
-                double s[512], a[512], m = 0, sum = 0;
-                int vis[512], any = 0;
-                for (j = 0; j < d->Tk; j++) {
-                    s[j] = 0;
-                    for (c = 0; c < d->dk; c++) s[j] += (double)Q[(bh * d->Tq + i) * d->dk + c] * K[(bh * d->Tk + j) * d->dk + c];
-                    s[j] = s[j] * scale + (d->bias ? d->bias[((size_t)h * d->Tq + i) * d->Tk + j] : 0);
-                    vis[j] = (!d->causal || j <= i + d->Tk - d->Tq) && (!d->key_mask || d->key_mask[b * d->Tk + j]);
-                    if (d->window > 0) { /* Longformer: j = p + m dil, |m| <= w (causal: m <= 0), or global */
-                        int p = i + d->Tk - d->Tq, dil = d->dilation ? d->dilation[h] : 1, off = j - p;
-                        int in_window = off % dil == 0 && off / dil >= -d->window && off / dil <= (d->causal ? 0 : d->window);
-                        int glob = d->global && (d->global[j] || (p >= 0 && p < d->Tk && d->global[p]));
-                        vis[j] = vis[j] && (in_window || glob);
+                double s[NT], a[NT], o[2 * ND];
+                int vis[NT];
+                if (d->kind == ATTN_DIFFERENTIAL) { /* (A1 - lambda A2), A_m the softmax of sub-head m */
+                    int w = d->dk / 2;
+                    double a2[NT], sc = d->scale != 0 ? d->scale : 1 / sqrt((double)w), lambda = d->lambda_init;
+                    if (d->lambda) {
+                        double e1 = 0, e2 = 0;
+                        for (c = 0; c < w; c++) { e1 += (double)d->lambda[c] * d->lambda[w + c]; e2 += (double)d->lambda[2 * w + c] * d->lambda[3 * w + c]; }
+                        lambda += exp(e1) - exp(e2);
                     }
-                    if (vis[j]) {
-                        double x = d->kind == ATTN_COG ? fabs(s[j]) : s[j];
-                        if (!any || x > m) m = x;
-                        any = 1;
-                    }
+                    naive_scores(d, Q, K, b, h, i, w, w, sc, s, vis);
+                    naive_row(ATTN_SOFTMAX, s, vis, d->Tk, a2);
+                    naive_scores(d, Q, K, b, h, i, 0, w, sc, s, vis);
+                    naive_row(ATTN_SOFTMAX, s, vis, d->Tk, a);
+                    for (j = 0; j < d->Tk; j++) a[j] -= lambda * a2[j];
+                } else {
+                    naive_scores(d, Q, K, b, h, i, 0, d->dk, scale, s, vis);
+                    naive_row(d->kind, s, vis, d->Tk, a);
                 }
-                for (j = 0; j < d->Tk; j++) {
-                    a[j] = 0;
-                    if (!vis[j]) continue;
-                    if (d->kind == ATTN_EXPRESSIVE) a[j] = s[j] * s[j] / (1 + s[j] * s[j]);
-                    else a[j] = exp((d->kind == ATTN_COG ? fabs(s[j]) : s[j]) - m);
-                    sum += a[j];
-                }
-                for (j = 0; j < d->Tk; j++) {
-                    a[j] = sum < 1e-300 ? 0 : a[j] / sum;
-                    if (d->kind == ATTN_COG) a[j] = s[j] > 0 ? a[j] : s[j] < 0 ? -a[j] : 0;
-                    if (d->kind == ATTN_CENTERED && vis[j]) {
-                        int nv = 0, jj;
-                        for (jj = 0; jj < d->Tk; jj++) nv += vis[jj];
-                        a[j] -= 1.0 / nv;
-                    }
-                    if (d->kind == ATTN_SIGMOID) a[j] = vis[j] ? 1 / (1 + exp(-(s[j] - log((double)d->Tk)))) : 0;
-                    if (d->kind == ATTN_LINEAR_RAW) a[j] = vis[j] ? s[j] : 0;
+                for (j = 0; j < d->Tk; j++)
                     if (A) A[(bh * d->Tq + i) * d->Tk + j] = a[j];
-                }
                 for (c = 0; c < d->dv; c++) {
-                    double o = 0;
-                    for (j = 0; j < d->Tk; j++) o += a[j] * V[(bh * d->Tk + j) * d->dv + c];
-                    O[(bh * d->Tq + i) * d->dv + c] = o;
+                    o[c] = 0;
+                    for (j = 0; j < d->Tk; j++) o[c] += a[j] * naive_keep(d, i, j) * V[(bh * d->Tk + j) * d->dv + c];
                 }
+                if (d->kind == ATTN_DIFFERENTIAL) { /* (1 - lambda_init) gain RMSNorm(o), eps 1e-5 */
+                    double ms = 0;
+                    for (c = 0; c < d->dv; c++) ms += o[c] * o[c] / d->dv;
+                    for (c = 0; c < d->dv; c++) o[c] *= (1 - d->lambda_init) * (d->gain ? d->gain[c] : 1) / sqrt(ms + 1e-5);
+                }
+                for (c = 0; c < d->dv; c++) O[(bh * d->Tq + i) * d->dv + c] = o[c];
             }
 }
 
@@ -111,9 +221,10 @@ static double min_abs_score(const attn_attention_desc *d, const attn_float *Q, c
 typedef struct {
     attn_attention_desc d;
     attn_float *Q, *K, *V, *O, *stats, *dQ, *dK, *dV, *bias, *dbias, *dO;
+    attn_float *kp, *dkp; /* the kinds' own parameters, one block: lambda, gain, w2 */
     unsigned char *mask;
     void *work;
-    size_t work_bytes, nq, nk, nv, no;
+    size_t work_bytes, nq, nk, nv, no, nl, ng, nw;
 } att_ctx;
 
 static void att_setup(att_ctx *c, attn_kind kind, int B, int H, int Tq, int Tk, int dk, int dv, int causal,
@@ -121,12 +232,19 @@ static void att_setup(att_ctx *c, attn_kind kind, int B, int H, int Tq, int Tk, 
 {
     int i;
     memset(c, 0, sizeof *c);
+    if (kind == ATTN_DIFFERENTIAL && dk % 2) dk++; /* two sub-heads */
     c->d.kind = kind; c->d.B = B; c->d.H = H; c->d.Tq = Tq; c->d.Tk = Tk; c->d.dk = dk; c->d.dv = dv;
     c->d.causal = causal;
+    c->nl = (size_t)4 * (dk / 2); c->ng = (size_t)dv; c->nw = (size_t)H * dv * dv;
+    c->kp = t_alloc(c->nl + c->ng + c->nw); c->dkp = t_alloc(c->nl + c->ng + c->nw);
+    t_randn(c->kp, c->nl + c->ng + c->nw, r, 0.4);
+    for (i = 0; i < dv; i++) c->kp[c->nl + i] += 1; /* gains near 1 */
+    c->d.lambda = c->kp; c->d.gain = c->kp + c->nl; c->d.w2 = c->kp + c->nl + c->ng;
+    c->d.lambda_init = attn_diff_lambda_init(1);
     c->nq = (size_t)B * H * Tq * dk; c->nk = (size_t)B * H * Tk * dk; c->nv = (size_t)B * H * Tk * dv; c->no = (size_t)B * H * Tq * dv;
     c->Q = t_alloc(c->nq); c->K = t_alloc(c->nk); c->V = t_alloc(c->nv); c->O = t_alloc(c->no);
     c->dQ = t_alloc(c->nq); c->dK = t_alloc(c->nk); c->dV = t_alloc(c->nv); c->dO = t_alloc(c->no);
-    c->stats = t_alloc((size_t)B * H * Tq);
+    c->stats = t_alloc(attn_attention_stats_floats(&c->d));
     c->bias = t_alloc((size_t)H * Tq * Tk); c->dbias = t_alloc((size_t)H * Tq * Tk);
     c->mask = (unsigned char *)calloc((size_t)B * Tk, 1);
     t_randn(c->Q, c->nq, r, 1); t_randn(c->K, c->nk, r, 1); t_randn(c->V, c->nv, r, 1);
@@ -139,10 +257,20 @@ static void att_setup(att_ctx *c, attn_kind kind, int B, int H, int Tq, int Tk, 
     c->work = malloc(c->work_bytes);
 }
 
+/* Turns on dropout (the workspace grows with it). */
+static void att_dropout(att_ctx *c, double p, uint64_t seed)
+{
+    c->d.dropout = (attn_float)p;
+    c->d.dropout_seed = seed;
+    free(c->work);
+    c->work_bytes = attn_attention_workspace(&c->d);
+    c->work = malloc(c->work_bytes);
+}
+
 static void att_free(att_ctx *c)
 {
     free(c->Q); free(c->K); free(c->V); free(c->O); free(c->dQ); free(c->dK); free(c->dV); free(c->dO);
-    free(c->stats); free(c->bias); free(c->dbias); free(c->mask); free(c->work);
+    free(c->stats); free(c->bias); free(c->dbias); free(c->mask); free(c->work); free(c->kp); free(c->dkp);
 }
 
 static void att_f(void *p)
@@ -154,24 +282,39 @@ static void att_f(void *p)
 static void att_b(void *p, const attn_float *dO)
 {
     att_ctx *c = (att_ctx *)p;
-    attn_attention_backward(&c->d, c->dQ, c->dK, c->dV, c->d.bias ? c->dbias : NULL, dO, c->Q, c->K, c->V, c->O, c->stats, c->work, c->work_bytes);
+    attn_attention_grads g;
+    g.dQ = c->dQ; g.dK = c->dK; g.dV = c->dV; g.dbias = c->d.bias ? c->dbias : NULL;
+    g.dlambda = c->dkp; g.dgain = c->dkp + c->nl; g.dw2 = c->dkp + c->nl + c->ng;
+    attn_attention_backward(&c->d, &g, dO, c->Q, c->K, c->V, c->O, c->stats, c->work, c->work_bytes);
 }
 
-/* forward against the naive reference; returns the worst absolute error */
+/* forward against the naive reference; returns the worst error relative to max(1, max |O|) */
 static double att_forward_error(att_ctx *c)
 {
-    double *O = (double *)malloc(sizeof(double) * c->no), worst = 0;
+    double *O = (double *)malloc(sizeof(double) * c->no), worst = 0, big = 1;
     size_t k;
     att_f(c);
     naive_attention(&c->d, c->Q, c->K, c->V, O, NULL);
-    for (k = 0; k < c->no; k++) worst = fmax(worst, fabs(O[k] - c->O[k]));
+    for (k = 0; k < c->no; k++) {
+        worst = fmax(worst, fabs(O[k] - c->O[k]));
+        big = fmax(big, fabs(O[k]));
+    }
     free(O);
-    return worst;
+    return worst / big;
 }
 
 /* Taylor attention at dk = 1 is skipped on purpose (TAYLOR_DK1 below): x / |x| is then sign(x), the
    weights 1 + qh . kh are exactly 0 or 2, a row can have denominator eps alone (ill-conditioned: the
    rounding of 1 + (-1) decides the output), and the gradient through sign() is 0 almost everywhere. */
+
+/* The kinds whose finite differences are checked in the float64 build only: float's step 1e-2 is
+   far coarser than their non-smooth scale. Cog's weights jump where a score crosses 0 (SPEC 2.3);
+   differential attention RMS-normalises a difference of two maps that can be small; RMSHead divides
+   by sqrt(mean_h s^2 + 1e-6), a kink of width ~1e-3 where the scores are small, and HYLA's ReLUs
+   have kinks. */
+static int fd_in_float(attn_kind k) { return T_DOUBLE || (k != ATTN_COG && k < ATTN_DIFFERENTIAL); }
+
+static int has_dropout(attn_kind k) { return k != ATTN_CENTERED && k != ATTN_KERNEL && k != ATTN_TAYLOR; }
 
 static void test_against_reference(void)
 {
@@ -183,13 +326,15 @@ static void test_against_reference(void)
     for (k = 0; k < ATTN_KIND_COUNT; k++)
         for (s = 0; s < 7; s++)
             for (causal = 0; causal < 2; causal++)
-                for (opt = 0; opt < 2; opt++) { /* opt: key mask + bias */
+                for (opt = 0; opt < 3; opt++) { /* opt: 1 key mask + bias, 2 also dropout */
                     att_ctx c;
                     double err;
                     if (k == ATTN_TAYLOR && shapes[s][4] < 2) continue; /* TAYLOR_DK1: see above */
-                    att_setup(&c, (attn_kind)k, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt, opt, &r);
+                    if (opt == 2 && !has_dropout((attn_kind)k)) continue;
+                    att_setup(&c, (attn_kind)k, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt > 0, opt > 0, &r);
+                    if (opt == 2) att_dropout(&c, 0.3, 99);
                     err = att_forward_error(&c);
-                    CHECK(err <= 1e3 * T_EPS, "%s forward B%d H%d Tq%d Tk%d dk%d dv%d causal %d mask+bias %d: max error %.3g vs the naive reference",
+                    CHECK(err <= 1e3 * T_EPS, "%s forward B%d H%d Tq%d Tk%d dk%d dv%d causal %d mask+bias+dropout %d: max error %.3g vs the naive reference",
                           attn_kind_get((attn_kind)k)->name, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt, err);
                     att_free(&c);
                 }
@@ -203,28 +348,34 @@ static void test_gradients(void)
     char what[160];
     attn_rng_seed(&r, 32, 0);
     for (k = 0; k < ATTN_KIND_COUNT; k++) {
-        if (k == ATTN_COG && !T_DOUBLE) {
-            /* Cog's weights jump where a score crosses 0 (SPEC 2.3); float's step 1e-2 crosses too
-               many of them, so Cog is checked in the float64 build only. */
-            printf("  skip: Cog finite differences need the float64 build (test_double runs them)\n");
+        if (!fd_in_float((attn_kind)k)) {
+            printf("  skip: %s finite differences need the float64 build (test_double runs them)\n", attn_kind_get((attn_kind)k)->name);
             continue;
         }
         for (s = 0; s < 5; s++)
             for (causal = 0; causal < 2; causal++)
-                for (opt = 0; opt < 2; opt++) {
+                for (opt = 0; opt < 3; opt++) {
                     att_ctx c;
                     if (k == ATTN_TAYLOR && shapes[s][4] < 2) continue; /* TAYLOR_DK1: see above */
-                    att_setup(&c, (attn_kind)k, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt, opt, &r);
+                    if (opt == 2 && !has_dropout((attn_kind)k)) continue;
+                    att_setup(&c, (attn_kind)k, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt > 0, opt > 0, &r);
+                    if (opt == 2) att_dropout(&c, 0.3, 7);
                     if (k == ATTN_COG) { /* keep every visible score at |s| >= 1e-3 (SPEC 2.3) */
                         int tries = 0;
-                        while (min_abs_score(&c.d, c.Q, c.K) < 1e-3 && tries++ < 100) t_randn(c.Q, c.nq, &r, 1);
+                        while (min_abs_score(&c.d, c.Q, c.K) < 1e-3 && tries++ < 100) { /* both: a key near 0 needs a new K */
+                            t_randn(c.Q, c.nq, &r, 1);
+                            t_randn(c.K, c.nk, &r, 1);
+                        }
                         CHECK(tries <= 100, "could not draw Cog inputs with every |score| >= 1e-3");
                     }
                     {
-                        t_var v[4] = {{"Q", c.Q, c.dQ, c.nq}, {"K", c.K, c.dK, c.nk}, {"V", c.V, c.dV, c.nv}, {"bias", c.bias, c.dbias, (size_t)c.d.H * c.d.Tq * c.d.Tk}};
-                        snprintf(what, sizeof what, "%s B%d H%d Tq%d Tk%d dk%d dv%d causal %d mask+bias %d", attn_kind_get((attn_kind)k)->name,
-                                 shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt);
-                        t_gradcheck(what, att_f, att_b, &c, c.O, c.no, v, c.d.bias ? 4 : 3);
+                        t_var v[5] = {{"Q", c.Q, c.dQ, c.nq}, {"K", c.K, c.dK, c.nk}, {"V", c.V, c.dV, c.nv},
+                                      {"kind params", c.kp, c.dkp, c.nl + c.ng + c.nw}, {"bias", c.bias, c.dbias, (size_t)c.d.H * c.d.Tq * c.d.Tk}};
+                        int own = k == ATTN_DIFFERENTIAL || k == ATTN_HYLA_PLUS;
+                        if (!own) v[3] = v[4];
+                        snprintf(what, sizeof what, "%s B%d H%d Tq%d Tk%d dk%d dv%d causal %d mask+bias+dropout %d", attn_kind_get((attn_kind)k)->name,
+                                 shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], c.d.dk, shapes[s][5], causal, opt);
+                        t_gradcheck(what, att_f, att_b, &c, c.O, c.no, v, 3 + own + (c.d.bias != NULL));
                     }
                     att_free(&c);
                 }
@@ -336,7 +487,7 @@ static void test_stability(void)
             att_setup(&c, (attn_kind)k, 1, 2, 20, 20, 4, 3, 1, 0, 0, &r);
             c.d.scale = (attn_float)(big ? 1e4 : 1e3);
             W = t_alloc((size_t)2 * 20 * 20);
-            attn_attention_forward(&c.d, c.O, c.stats, k >= ATTN_KERNEL ? NULL : W, c.Q, c.K, c.V, c.work, c.work_bytes);
+            attn_attention_forward(&c.d, c.O, c.stats, k == ATTN_KERNEL || k == ATTN_TAYLOR ? NULL : W, c.Q, c.K, c.V, c.work, c.work_bytes);
             for (i = 0; i < c.no; i++) ok &= !t_isnan(c.O[i]) && fabs(c.O[i]) < 1e30;
             for (row = 0; k == ATTN_SOFTMAX && row < 40; row++) {
                 double s = 0;
@@ -367,7 +518,12 @@ static void test_bad_input(void)
     CHECK(attn_attention_forward(NULL, c.O, c.stats, NULL, c.Q, c.K, c.V, c.work, c.work_bytes) == ATTN_ERR_ARG, "NULL descriptor");
     CHECK(attn_attention_forward(&c.d, c.O, c.stats, NULL, NULL, c.K, c.V, c.work, c.work_bytes) == ATTN_ERR_ARG && !memcmp(keep, c.O, sizeof keep), "NULL Q");
     CHECK(attn_attention_forward(&c.d, c.O, c.stats, NULL, c.Q, c.K, c.V, c.work, 16) == ATTN_ERR_NOMEM && !memcmp(keep, c.O, sizeof keep), "workspace too small");
-    CHECK(attn_attention_backward(&c.d, c.dQ, NULL, c.dV, NULL, c.dO, c.Q, c.K, c.V, c.O, c.stats, c.work, c.work_bytes) == ATTN_ERR_ARG, "NULL dK");
+    {
+        attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        g.dQ = c.dQ; g.dV = c.dV;
+        CHECK(attn_attention_backward(&c.d, &g, c.dO, c.Q, c.K, c.V, c.O, c.stats, c.work, c.work_bytes) == ATTN_ERR_ARG, "NULL dK");
+        CHECK(attn_attention_backward(&c.d, NULL, c.dO, c.Q, c.K, c.V, c.O, c.stats, c.work, c.work_bytes) == ATTN_ERR_ARG, "NULL gradients");
+    }
     d = c.d;
     d.kind = ATTN_KERNEL;
     d.bias = c.bias;
@@ -402,7 +558,7 @@ static void test_golden(void)
 {
     static const char *cases[3] = {"causal", "cross", "full"};
     int k, cs;
-    for (k = 0; k < ATTN_KIND_COUNT; k++)
+    for (k = 0; k <= ATTN_TAYLOR; k++)
         for (cs = 0; cs < 3; cs++) {
             char path[128], magic[8];
             int hdr[10], ok;
@@ -460,9 +616,9 @@ static void test_patterns(void)
     attn_rng r;
     int k, causal, g;
     attn_rng_seed(&r, 37, 0);
-    for (k = 0; k < ATTN_KERNEL; k++)
+    for (k = 0; k < ATTN_KIND_COUNT; k++)
         for (causal = 0; causal < 2; causal++)
-            for (g = 0; g < 2; g++) {
+            for (g = 0; g < 2 && k != ATTN_KERNEL && k != ATTN_TAYLOR; g++) {
                 att_ctx c;
                 unsigned char glob[200] = {0};
                 char what[128];
@@ -476,8 +632,8 @@ static void test_patterns(void)
                 CHECK(err <= 1e3 * T_EPS, "%s window 5 dilation 1/2/3 causal %d global %d: max error %.3g vs the naive reference",
                       attn_kind_get((attn_kind)k)->name, causal, g, err);
                 att_free(&c);
-                if ((k == ATTN_COG || k == ATTN_EXPRESSIVE) && !T_DOUBLE) {
-                    /* Cog: as in test_gradients. EA: a row of this pattern sees <= 5 keys, so N can be
+                if (!fd_in_float((attn_kind)k) || (k == ATTN_EXPRESSIVE && !T_DOUBLE)) {
+                    /* Cog and the others: as in test_gradients. EA: a row of this pattern sees <= 5 keys, so N can be
                        small and the gradient ~ 1/N; float's step 1e-2 is too coarse there. The
                        float64 build checks both at 1e-6. */
                     if (causal == 0 && g == 0) printf("  skip: %s pattern finite differences need the float64 build\n", attn_kind_get((attn_kind)k)->name);
@@ -531,6 +687,7 @@ void test_attention(void)
 typedef struct {
     attn_layer L;
     attn_float *x, *m, *y, *cache, *dx, *dm, *P, *dP; /* P: all eight parameters, one block */
+    attn_float *kp, *dkp;                             /* the kind's own: lambda, gain, w2 */
     attn_layer_grads g;
     void *work;
     size_t work_bytes, nx, nm, ny, np;
@@ -551,20 +708,21 @@ static void layer_b(void *p, const attn_float *dy)
 
 static void test_layer(void)
 {
-    attn_rng r;
+    attn_rng r, kr;
     int k, causal, cross, rope;
     char what[128];
     attn_rng_seed(&r, 36, 0);
+    attn_rng_seed(&kr, 36, 1);
     for (k = 0; k < ATTN_KIND_COUNT; k++)
         for (causal = 0; causal < 2; causal++)
             for (cross = 0; cross < 2; cross++)
                 for (rope = 0; rope < 2; rope++) {
                     layer_ctx c;
                     int C = 5, H = 2, dk = 4, dv = 3, Cout = 6;
-                    size_t off[9], sz[8], i;
+                    size_t off[9], sz[8], i, nkp;
                     attn_float **W[8];
                     if (rope && cross) continue; /* RoPE is for self-attention */
-                    if (k == ATTN_COG && !T_DOUBLE) continue; /* as in test_gradients */
+                    if (!fd_in_float((attn_kind)k)) continue; /* as in test_gradients */
                     memset(&c, 0, sizeof c);
                     c.B = 2; c.Tq = 5; c.Tk = cross ? 7 : 5; c.cross = cross;
                     c.L.att.kind = (attn_kind)k; c.L.att.H = H; c.L.att.dk = dk; c.L.att.dv = dv; c.L.att.causal = causal;
@@ -583,15 +741,21 @@ static void test_layer(void)
                     c.x = t_alloc(c.nx); c.m = t_alloc(c.nm); c.y = t_alloc(c.ny); c.dx = t_alloc(c.nx); c.dm = t_alloc(c.nm);
                     t_randn(c.x, c.nx, &r, 1);
                     t_randn(c.m, c.nm, &r, 1);
+                    nkp = (size_t)2 * dk + dv + (size_t)H * dv * dv;
+                    c.kp = t_alloc(nkp); c.dkp = t_alloc(nkp);
+                    t_randn(c.kp, nkp, &kr, 0.4); /* its own stream: the other draws stay as they were */
+                    c.L.att.lambda = c.kp; c.L.att.gain = c.kp + 2 * dk; c.L.att.w2 = c.kp + 2 * dk + dv;
+                    c.L.att.lambda_init = attn_diff_lambda_init(0);
+                    c.g.dlambda = c.dkp; c.g.dgain = c.dkp + 2 * dk; c.g.dw2 = c.dkp + 2 * dk + dv;
                     c.cache = t_alloc(attn_layer_cache_floats(&c.L, c.B, c.Tq, c.Tk));
                     c.work_bytes = attn_layer_work_bytes(&c.L, c.B, c.Tq, c.Tk);
                     c.work = malloc(c.work_bytes);
                     {
-                        t_var v[3] = {{"x", c.x, c.dx, c.nx}, {"params", c.P, c.dP, c.np}, {"m", c.m, c.dm, c.nm}};
+                        t_var v[4] = {{"x", c.x, c.dx, c.nx}, {"params", c.P, c.dP, c.np}, {"kind params", c.kp, c.dkp, nkp}, {"m", c.m, c.dm, c.nm}};
                         snprintf(what, sizeof what, "layer %s causal %d %s rope %d", attn_kind_get((attn_kind)k)->name, causal, cross ? "cross" : "self", rope);
-                        t_gradcheck(what, layer_f, layer_b, &c, c.y, c.ny, v, cross ? 3 : 2);
+                        t_gradcheck(what, layer_f, layer_b, &c, c.y, c.ny, v, cross ? 4 : 3);
                     }
-                    free(c.P); free(c.dP); free(c.x); free(c.m); free(c.y); free(c.dx); free(c.dm); free(c.cache); free(c.work);
+                    free(c.kp); free(c.dkp); free(c.P); free(c.dP); free(c.x); free(c.m); free(c.y); free(c.dx); free(c.dm); free(c.cache); free(c.work);
                 }
 }
 
