@@ -472,6 +472,11 @@ typedef struct attn_attention_desc {
     int window;               /* one-sided radius w; 0: no pattern */
     const int *dilation;      /* [H] per-head dilation >= 1; NULL: 1 */
     const unsigned char *global; /* [Tk] nonzero = global token (sees and is seen by all); NULL */
+    /* A block-sparse layout (BigBird, SPEC 2.13; attn_bigbird_blocks and attn_bigbird_tokens build
+       one), for the same kinds: with block b > 0, query i sees key j only if layout[h, i / b, j / b]
+       is nonzero; layout [H, ceil(Tq / b), ceil(Tk / b)]. It narrows whatever else is visible. */
+    int block;
+    const unsigned char *layout;
     /* Dropout on the normalised weights (the latent code a for the head-mixing kinds), for
        training: entry (i, j) is kept with probability 1 - dropout and then scaled by
        1 / (1 - dropout). One mask [Tq, Tk] serves the batch and the heads; it is a hash of
@@ -486,6 +491,16 @@ typedef struct attn_attention_desc {
     const attn_float *lambda, *gain, *w2;
     attn_float lambda_init;
 } attn_attention_desc;
+
+/* BigBird's block layout (ITC, SPEC 2.13) for nb blocks: blocks 0 and nb - 1 are global (they see
+   and are seen by every block); block i sees i - 1, i, i + 1 and, for i in [1, nb - 2], r random
+   blocks drawn without replacement from [1, nb - 2] minus {i - 1, i, i + 1} (all of them if fewer
+   remain), independently per head. layout [H, nb, nb]; use with block = T / nb. */
+ATTNDEF attn_status attn_bigbird_blocks(unsigned char *layout, int H, int nb, int r, attn_rng *rng);
+/* The thesis' token-level BigBird: tokens 0 .. g-1 are global, row i sees the window
+   [i - w/2, i + w/2] and r random keys outside the window and the globals (fewer if fewer remain),
+   per head. layout [H, T, T]; use with block = 1. */
+ATTNDEF attn_status attn_bigbird_tokens(unsigned char *layout, int H, int T, int g, int w, int r, attn_rng *rng);
 
 /* Backward outputs, all accumulated. dQ, dK, dV are required; the rest may be NULL (not wanted). */
 typedef struct attn_attention_grads {
@@ -2306,6 +2321,9 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
     if (d->window < 0) return attn__fail(ATTN_ERR_ARG, "%s: window = %d must be >= 0", fn, d->window);
     if (d->window > 0 && (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern", fn);
+    if (d->block < 0 || (d->block > 0 && !d->layout)) return attn__fail(ATTN_ERR_ARG, "%s: block = %d needs block >= 0 and a layout", fn, d->block);
+    if (d->block > 0 && (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
+        return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern", fn);
     if (!(d->dropout >= 0 && d->dropout < 1)) return attn__fail(ATTN_ERR_ARG, "%s: dropout = %g must be in [0, 1)", fn, (double)d->dropout);
     if (d->dropout > 0 && (d->kind == ATTN_CENTERED || d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
         return attn__fail(ATTN_ERR_ARG, "%s: %s attention has no dropout", fn, attn_kind_get(d->kind)->name);
@@ -2390,11 +2408,22 @@ static int attn__in_pattern(const attn_attention_desc *d, int h, int p, int j)
     return m >= -d->window && m <= (d->causal ? 0 : d->window);
 }
 
-/* Whether a key tile [j0, j0 + bc) can hold anything the query tile [i0, i0 + br) sees through the
-   pattern: the window's reach, a global key in the tile, or a global query row. */
+/* Whether the block layout lets query i see key j. */
+static int attn__in_layout(const attn_attention_desc *d, int h, int i, int j)
+{
+    int nq = (d->Tq + d->block - 1) / d->block, nk = (d->Tk + d->block - 1) / d->block;
+    return d->block <= 0 || d->layout[((size_t)h * nq + i / d->block) * nk + j / d->block];
+}
+
+/* Whether a key tile [j0, j0 + bc) can hold anything the query tile [i0, i0 + br) sees: some block
+   of the layout set, and through the window pattern its reach, a global key in the tile, or a
+   global query row. */
 static int attn__tile_live(const attn_attention_desc *d, int h, int i0, int br, int j0, int bc)
 {
-    int shift = d->Tk - d->Tq, reach, c;
+    int shift = d->Tk - d->Tq, reach, c, any = 0, qb, kb;
+    for (qb = i0 / ATTN__MAX(d->block, 1); d->block > 0 && !any && qb <= (i0 + br - 1) / d->block; qb++)
+        for (kb = j0 / d->block; !any && kb <= (j0 + bc - 1) / d->block; kb++) any = attn__in_layout(d, h, qb * d->block, kb * d->block);
+    if (d->block > 0 && !any) return 0;
     if (d->window <= 0) return 1;
     reach = d->window * (d->dilation ? d->dilation[h] : 1);
     if (j0 + bc - 1 >= i0 + shift - reach && j0 <= i0 + br - 1 + shift + reach) return 1;
@@ -2418,14 +2447,66 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
-        if (!mask && d->window <= 0) /* the common case: a run of ones up to the causal limit */
+        if (!mask && d->window <= 0 && d->block <= 0) /* the common case: ones up to the causal limit */
             for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last);
         else
-            for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && attn__in_pattern(d, h, i0 + r + shift, j0 + c));
+            for (c = 0; c < bc; c++)
+                v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && attn__in_pattern(d, h, i0 + r + shift, j0 + c) &&
+                                    attn__in_layout(d, h, i0 + r, j0 + c));
         if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
         if (d->kind == ATTN_SIGMOID)
             for (c = 0; c < bc; c++) S[r * bc + c] -= lnTk;
     }
+}
+
+/* Draws up to r entries of cand[0 .. n) without replacement (a partial Fisher-Yates shuffle) and
+   sets row[cand[k]] for each. */
+static void attn__draw_set(unsigned char *row, int *cand, int n, int r, attn_rng *rng)
+{
+    int k;
+    for (k = 0; k < r && k < n; k++) {
+        int pick = k + (int)attn_rng_int(rng, (uint32_t)(n - k)), t = cand[pick];
+        cand[pick] = cand[k];
+        cand[k] = t;
+        row[t] = 1;
+    }
+}
+
+ATTNDEF attn_status attn_bigbird_blocks(unsigned char *layout, int H, int nb, int r, attn_rng *rng)
+{
+    int h, i, j, n, *cand;
+    ATTN__NEED(layout); ATTN__NEED(rng);
+    if (H < 1 || nb < 1 || r < 0) return attn__fail(ATTN_ERR_SHAPE, "attn_bigbird_blocks: H = %d, nb = %d must be >= 1 and r = %d >= 0", H, nb, r);
+    if (!(cand = (int *)ATTN_MALLOC(sizeof(int) * (size_t)nb))) return attn__fail(ATTN_ERR_NOMEM, "attn_bigbird_blocks: no memory");
+    for (h = 0; h < H; h++)
+        for (i = 0; i < nb; i++) {
+            unsigned char *row = layout + ((size_t)h * nb + i) * nb;
+            int global = i == 0 || i == nb - 1;
+            for (j = 0; j < nb; j++) row[j] = (unsigned char)(global || j == 0 || j == nb - 1 || (j >= i - 1 && j <= i + 1));
+            for (n = 0, j = 1; !global && j < nb - 1; j++)
+                if (j < i - 1 || j > i + 1) cand[n++] = j;
+            attn__draw_set(row, cand, n, r, rng);
+        }
+    ATTN_FREE(cand);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_bigbird_tokens(unsigned char *layout, int H, int T, int g, int w, int r, attn_rng *rng)
+{
+    int h, i, j, n, *cand;
+    ATTN__NEED(layout); ATTN__NEED(rng);
+    if (H < 1 || T < 1 || g < 0 || w < 0 || r < 0) return attn__fail(ATTN_ERR_SHAPE, "attn_bigbird_tokens: H = %d, T = %d must be >= 1 and g, w, r >= 0", H, T);
+    if (!(cand = (int *)ATTN_MALLOC(sizeof(int) * (size_t)T))) return attn__fail(ATTN_ERR_NOMEM, "attn_bigbird_tokens: no memory");
+    for (h = 0; h < H; h++)
+        for (i = 0; i < T; i++) {
+            unsigned char *row = layout + ((size_t)h * T + i) * T;
+            for (j = 0; j < T; j++) row[j] = (unsigned char)(i < g || j < g || (j >= i - w / 2 && j <= i + w / 2));
+            for (n = 0, j = 0; j < T; j++)
+                if (!row[j]) cand[n++] = j;
+            attn__draw_set(row, cand, n, r, rng);
+        }
+    ATTN_FREE(cand);
+    return ATTN_OK;
 }
 
 /* EA's score map g(z) = z^2 / (1 + z^2): no cancellation at small z (no 1 - ...), and z^2 capped
@@ -3499,8 +3580,8 @@ static attn_status attn__linformer_check(const char *fn, const attn_attention_de
 {
     attn_attention_desc c;
     ATTN__TRY(attn__attention_check(fn, d, (size_t)-1));
-    if (d->causal || d->key_mask || d->window)
-        return attn__fail(ATTN_ERR_ARG, "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key mask or window", fn);
+    if (d->causal || d->key_mask || d->window || d->block)
+        return attn__fail(ATTN_ERR_ARG, "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key mask or pattern", fn);
     if (d->kind > ATTN_LINEAR_RAW) return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes a kind from softmax to linear_raw, not %s", fn, attn__kinds[d->kind].name);
     if (kproj < 1 || d->Tk > n_max) return attn__fail(ATTN_ERR_SHAPE, "%s: kproj = %d must be >= 1 and T = %d <= n_max = %d", fn, kproj, d->Tk, n_max);
     if (!E || !F) return attn__fail(ATTN_ERR_ARG, "%s: E and F must not be NULL", fn);

@@ -36,6 +36,10 @@ static void naive_scores(const attn_attention_desc *d, const attn_float *Q, cons
             int glob = d->global && (d->global[j] || (p >= 0 && p < d->Tk && d->global[p]));
             vis[j] = vis[j] && (in_window || glob);
         }
+        if (d->block > 0) {
+            int nq = (d->Tq + d->block - 1) / d->block, nk = (d->Tk + d->block - 1) / d->block;
+            vis[j] = vis[j] && d->layout[((size_t)h * nq + i / d->block) * nk + j / d->block];
+        }
     }
 }
 
@@ -667,10 +671,86 @@ static void test_patterns(void)
     }
 }
 
+/* BigBird (SPEC 2.13): the builders' layouts, then attention through them against the reference
+   and finite differences, and an all-ones layout equal to plain attention bit for bit. */
+static void test_bigbird(void)
+{
+    static unsigned char L[2 * 200 * 200];
+    attn_rng r, lr;
+    int h, i, j, k, ok, causal;
+    attn_rng_seed(&r, 40, 0);
+    attn_rng_seed(&lr, 40, 1);
+    /* blocks: nb = 9, r = 3 */
+    CHECK(attn_bigbird_blocks(L, 2, 9, 3, &lr) == ATTN_OK, "attn_bigbird_blocks");
+    for (ok = 1, h = 0; h < 2; h++)
+        for (i = 0; i < 9; i++) {
+            const unsigned char *row = L + ((size_t)h * 9 + i) * 9;
+            int n = 0;
+            for (j = 0; j < 9; j++) n += row[j];
+            if (i == 0 || i == 8) ok &= n == 9;                                   /* global rows */
+            else ok &= n == 3 + 2 + 3 - (i == 1 || i == 7) && row[0] && row[8] && row[i - 1] && row[i] && row[i + 1];
+        }
+    CHECK(ok, "BigBird blocks: global rows see 9, block 1 and 7 see {0, i, i+1 or i-1, 8} + 3, the others 3 + 2 + 3");
+    CHECK(attn_bigbird_blocks(L, 1, 4, 3, &lr) == ATTN_OK && L[1 * 4 + 3] && L[2 * 4 + 0], "BigBird blocks: nb = 4 has no room for random blocks");
+    /* tokens: T = 20, g = 2, w = 4, r = 2 */
+    CHECK(attn_bigbird_tokens(L, 2, 20, 2, 4, 2, &lr) == ATTN_OK, "attn_bigbird_tokens");
+    for (ok = 1, h = 0; h < 2; h++)
+        for (i = 2; i < 20; i++) {
+            const unsigned char *row = L + ((size_t)h * 20 + i) * 20;
+            int n = 0, win = 0;
+            for (j = 0; j < 20; j++) { n += row[j]; win += j >= 2 && j >= i - 2 && j <= i + 2; }
+            ok &= row[0] && row[1] && row[i] && n == 2 + win + 2;
+        }
+    CHECK(ok, "BigBird tokens: each row sees the 2 globals, its window and exactly 2 random keys");
+    CHECK(attn_bigbird_tokens(L, 1, 4, 0, 1, -1, &lr) == ATTN_ERR_SHAPE, "BigBird tokens: r < 0 must be refused");
+    for (k = 0; k < ATTN_KIND_COUNT; k++)
+        for (causal = 0; causal < 2; causal++) {
+            att_ctx c;
+            double err;
+            char what[128];
+            if (k == ATTN_KERNEL || k == ATTN_TAYLOR) continue;
+            attn_bigbird_blocks(L, 2, 10, 2, &lr); /* T = 160 in blocks of 16: several 64-tiles, some skipped */
+            att_setup(&c, (attn_kind)k, 2, 2, 160, 160, 4, 3, causal, 1, 1, &r);
+            c.d.block = 16;
+            c.d.layout = L;
+            err = att_forward_error(&c);
+            CHECK(err <= 1e3 * T_EPS, "%s BigBird blocks causal %d: max error %.3g vs the naive reference", attn_kind_get((attn_kind)k)->name, causal, err);
+            att_free(&c);
+            if (!fd_in_float((attn_kind)k) || (k == ATTN_EXPRESSIVE && !T_DOUBLE)) continue; /* as in test_patterns */
+            attn_bigbird_tokens(L, 2, 12, 1, 2, 2, &lr);
+            att_setup(&c, (attn_kind)k, 1, 2, 12, 12, 3, 2, causal, 1, 1, &r);
+            c.d.block = 1;
+            c.d.layout = L;
+            if (k == ATTN_COG) while (min_abs_score(&c.d, c.Q, c.K) < 1e-3) t_randn(c.Q, c.nq, &r, 1);
+            {
+                t_var v[4] = {{"Q", c.Q, c.dQ, c.nq}, {"K", c.K, c.dK, c.nk}, {"V", c.V, c.dV, c.nv}, {"bias", c.bias, c.dbias, (size_t)2 * 12 * 12}};
+                snprintf(what, sizeof what, "%s BigBird tokens causal %d", attn_kind_get((attn_kind)k)->name, causal);
+                t_gradcheck(what, att_f, att_b, &c, c.O, c.no, v, 4);
+            }
+            att_free(&c);
+        }
+    { /* an all-ones layout is plain attention, bit for bit */
+        att_ctx a;
+        attn_float *O1;
+        att_setup(&a, ATTN_SOFTMAX, 1, 2, 100, 100, 4, 3, 1, 0, 0, &r);
+        att_f(&a);
+        O1 = t_alloc(a.no);
+        memcpy(O1, a.O, a.no * sizeof(attn_float));
+        memset(L, 1, (size_t)2 * 4 * 4);
+        a.d.block = 32;
+        a.d.layout = L;
+        att_f(&a);
+        CHECK(!memcmp(O1, a.O, a.no * sizeof(attn_float)), "an all-ones block layout must equal plain attention");
+        free(O1);
+        att_free(&a);
+    }
+}
+
 static void test_linformer(void);
 
 void test_attention(void)
 {
+    test_bigbird();
     test_linformer();
     test_patterns();
     test_layer();
