@@ -412,6 +412,8 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
      ATTN_EXPRESSIVE  g = s^2 / (1 + s^2), A = g / sum g (0 when sum g < tiny)       (SPEC 2.2)
      ATTN_COG         A = sign(s) softmax(|s|): negative weights (the official form) (SPEC 2.3)
      ATTN_CENTERED    A = softmax(s) - 1/n_i on the n_i visible keys: rows sum to 0    (2.5)
+                      (centered_literal: - 1/p, p = the query's key position, the Cog paper's
+                      formula as printed; 1 at p = 0, where it is undefined)
      ATTN_SIGMOID     A = sigmoid(s - ln Tk), no normalisation (add +ln Tk through the bias to
                       remove the default shift)
      ATTN_LINEAR_RAW  A = s, no feature map, no normalisation (the HYLA paper's "linear") (2.7)
@@ -477,6 +479,7 @@ typedef struct attn_attention_desc {
        is nonzero; layout [H, ceil(Tq / b), ceil(Tk / b)]. It narrows whatever else is visible. */
     int block;
     const unsigned char *layout;
+    int centered_literal;     /* ATTN_CENTERED: subtract 1/p instead of 1/n_i (see above) */
     /* Dropout on the normalised weights (the latent code a for the head-mixing kinds), for
        training: entry (i, j) is kept with probability 1 - dropout and then scaled by
        1 / (1 - dropout). One mask [Tq, Tk] serves the batch and the heads; it is a hash of
@@ -2618,12 +2621,19 @@ static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *
     }
 }
 
-/* Centered weights from softmax ones: P[r] -= vis[r] / n[r] (rows that see nothing stay 0). */
-static void attn__center(attn_float *P, const attn_float *vis, const attn_float *n, int br, int bc)
+/* The shift c of centered query i that sees n keys: 1 / n, or (centered_literal) 1 / p with p the
+   query's key position (1 at p = 0); 0 for a row that sees nothing. */
+static attn_float attn__center_shift(const attn_attention_desc *d, int i, attn_float n)
+{
+    int p = i + d->Tk - d->Tq;
+    return n == 0 ? 0 : d->centered_literal ? 1 / (attn_float)ATTN__MAX(p, 1) : 1 / n;
+}
+
+/* Centered weights from softmax ones: P[r] -= c[r] vis[r]. */
+static void attn__center(attn_float *P, const attn_float *vis, const attn_float *c, int br, int bc)
 {
     int r;
-    for (r = 0; r < br; r++)
-        if (n[r] > 0) attn_axpy((size_t)bc, -1 / n[r], vis + r * bc, P + r * bc);
+    for (r = 0; r < br; r++) attn_axpy((size_t)bc, -c[r], vis + r * bc, P + r * bc);
 }
 
 /* Forward of one (b, h): streams key tiles per query tile. Softmax and Cog keep a running max m and
@@ -2681,7 +2691,8 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
                 continue;
             }
             for (c = 0; c < dv; c++) o[c] = empty ? 0 : acc[(size_t)r * dv + c] / l[r];
-            if (d->kind == ATTN_CENTERED && !empty) attn_axpy((size_t)dv, -1 / n[r], vsum + (size_t)r * dv, o); /* - c_i sum v */
+            n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
+            if (d->kind == ATTN_CENTERED && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* - c_i sum v */
             st[i0 + r] = d->kind == ATTN_EXPRESSIVE ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
         }
         if (!weights) continue;
@@ -2701,7 +2712,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
      dV += A^T dO,  dA = dO V^T,  D_i = dO_i . O_i,
      softmax dS = A (dA - D);  Cog dS = |A| dA - A D;  EA dS = (dA - D) / N * 2 s (1 - g)^2,
      sigmoid dS = dA A (1 - A);  linear_raw dS = dA where visible,
-     centered: dV with the centered A, D_i = dO_i . (O_i + sum_visible v / n_i), dS as softmax's,
+     centered: dV with the centered A, D_i = dO_i . (O_i + c_i sum_visible v), dS as softmax's,
      dbias += dS,  dQ += scale dS K,  dK += scale dS^T Q. */
 static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_float *ws)
 {
@@ -2729,8 +2740,10 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                 attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, vis);
                 attn__visible_sums(vis, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n);
             }
-            for (r = 0; r < br; r++)
-                if (n[r] > 0) D[r] += attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, vsum + (size_t)r * dv) / n[r];
+            for (r = 0; r < br; r++) {
+                n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
+                D[r] += n[r] * attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, vsum + (size_t)r * dv);
+            }
         }
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
@@ -2752,7 +2765,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                 if (d->kind == ATTN_SOFTMAX || d->kind == ATTN_COG)
                     attn__softmax_dscores(d->kind == ATTN_COG, (size_t)bc, a, ds, Dr);
                 else if (d->kind == ATTN_CENTERED) /* the softmax backward, with the softmax A */
-                    for (c = 0; c < bc; c++) ds[c] = (a[c] + (n[r] > 0 ? vis[r * bc + c] / n[r] : 0)) * (ds[c] - Dr);
+                    for (c = 0; c < bc; c++) ds[c] = (a[c] + n[r] * vis[r * bc + c]) * (ds[c] - Dr);
                 else if (d->kind == ATTN_SIGMOID)
                     for (c = 0; c < bc; c++) ds[c] *= a[c] * (1 - a[c]);
                 else if (d->kind == ATTN_LINEAR_RAW)

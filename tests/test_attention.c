@@ -188,6 +188,12 @@ static void naive_attention(const attn_attention_desc *d, const attn_float *Q, c
                     naive_scores(d, Q, K, b, h, i, 0, d->dk, scale, s, vis);
                     naive_row(d->kind, s, vis, d->Tk, a);
                 }
+                if (d->kind == ATTN_CENTERED && d->centered_literal) { /* - 1/p instead of - 1/n */
+                    int nv = 0, p = i + d->Tk - d->Tq;
+                    for (j = 0; j < d->Tk; j++) nv += vis[j];
+                    for (j = 0; j < d->Tk; j++)
+                        if (vis[j]) a[j] += 1.0 / nv - 1.0 / (p > 1 ? p : 1);
+                }
                 for (j = 0; j < d->Tk; j++)
                     if (A) A[(bh * d->Tq + i) * d->Tk + j] = a[j];
                 for (c = 0; c < d->dv; c++) {
@@ -746,10 +752,54 @@ static void test_bigbird(void)
     }
 }
 
+/* The centered_literal option: against the reference, finite differences, and a causal row p >= 1
+   without masks summing to 1 - (p + 1) / p = -1/p. */
+static void test_centered_literal(void)
+{
+    attn_rng r;
+    int causal, opt, ok = 1;
+    attn_float W[2 * 9 * 9];
+    attn_rng_seed(&r, 41, 0);
+    for (causal = 0; causal < 2; causal++)
+        for (opt = 0; opt < 2; opt++) {
+            att_ctx c;
+            double err;
+            char what[96];
+            att_setup(&c, ATTN_CENTERED, 2, 2, 70, 75, 4, 3, causal, opt, opt, &r);
+            c.d.centered_literal = 1;
+            err = att_forward_error(&c);
+            CHECK(err <= 1e3 * T_EPS, "centered_literal causal %d mask+bias %d: max error %.3g vs the naive reference", causal, opt, err);
+            att_free(&c);
+            att_setup(&c, ATTN_CENTERED, 1, 2, 6, 7, 3, 2, causal, opt, opt, &r);
+            c.d.centered_literal = 1;
+            {
+                t_var v[4] = {{"Q", c.Q, c.dQ, c.nq}, {"K", c.K, c.dK, c.nk}, {"V", c.V, c.dV, c.nv}, {"bias", c.bias, c.dbias, (size_t)2 * 6 * 7}};
+                snprintf(what, sizeof what, "centered_literal causal %d mask+bias %d", causal, opt);
+                t_gradcheck(what, att_f, att_b, &c, c.O, c.no, v, opt ? 4 : 3);
+            }
+            att_free(&c);
+        }
+    {
+        att_ctx c;
+        int i, j;
+        att_setup(&c, ATTN_CENTERED, 1, 2, 9, 9, 4, 3, 1, 0, 0, &r);
+        c.d.centered_literal = 1;
+        attn_attention_forward(&c.d, c.O, c.stats, W, c.Q, c.K, c.V, c.work, c.work_bytes);
+        for (i = 0; i < 18; i++) {
+            double sum = 0;
+            for (j = 0; j < 9; j++) sum += W[i * 9 + j];
+            ok &= fabs(sum - (i % 9 == 0 ? 0 : -1.0 / (i % 9))) < 1e-5;
+        }
+        CHECK(ok, "centered_literal rows must sum to -1/p (0 at p = 0)");
+        att_free(&c);
+    }
+}
+
 static void test_linformer(void);
 
 void test_attention(void)
 {
+    test_centered_literal();
     test_bigbird();
     test_linformer();
     test_patterns();
