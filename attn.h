@@ -589,11 +589,17 @@ typedef struct attn_layer {
     int C, Cout;              /* input and output widths */
     int rope;                 /* nonzero: rotate q and k (positions 0 .. T-1) before the scores */
     const attn_float *Wq, *bq, *Wk, *bk, *Wv, *bv, *Wo, *bo;
+    /* Longformer's separate global projections (SPEC 2.13), optional: with Wqg, Wkg, Wvg set (self-
+       attention, not causal, no RoPE, att.global given), each global row i is recomputed over every
+       key, q = x_i Wqg^T + bqg, k, v = x Wkg^T + bkg, x Wvg^T + bvg (no window, layout or bias; the
+       key mask applies), and that replaces its windowed output. Shapes as Wq, Wk, Wv. */
+    const attn_float *Wqg, *bqg, *Wkg, *bkg, *Wvg, *bvg;
 } attn_layer;
 
 typedef struct attn_layer_grads { /* any may be NULL; accumulated */
     attn_float *dWq, *dbq, *dWk, *dbk, *dWv, *dbv, *dWo, *dbo;
     attn_float *dbias, *dlambda, *dgain, *dw2; /* of att.bias and the kind's own parameters */
+    attn_float *dWqg, *dbqg, *dWkg, *dbkg, *dWvg, *dbvg;
 } attn_layer_grads;
 
 ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int Tk);
@@ -3690,27 +3696,42 @@ static void attn__layer_desc(const attn_layer *L, int B, int Tq, int Tk, attn_at
     d->Tk = Tk;
 }
 
+/* The global rows' problem: the ng global queries over every key, nothing but the key mask. */
+static void attn__layer_global_desc(const attn_layer *L, const attn_attention_desc *d, attn_attention_desc *g)
+{
+    int t;
+    *g = *d;
+    g->window = 0; g->dilation = NULL; g->global = NULL; g->block = 0; g->layout = NULL; g->bias = NULL;
+    for (g->Tq = 0, t = 0; L->Wqg && L->att.global && t < d->Tq; t++) g->Tq += L->att.global[t] != 0;
+}
+
 /* Cache layout (floats): Q [B H Tq dk], K [B H Tk dk], V [B H Tk dv], O [B H Tq dv], the stats,
-   Ocat [B Tq H dv], rope cos and sin [Tk dk/2] each. */
+   Ocat [B Tq H dv], rope cos and sin [Tk dk/2] each; with global projections Qg [B H ng dk],
+   Kg [B H Tk dk], Vg [B H Tk dv], Og [B H ng dv] and their stats. */
 typedef struct {
-    attn_float *Q, *K, *V, *O, *stats, *Ocat, *cosv, *sinv;
+    attn_float *Q, *K, *V, *O, *stats, *Ocat, *cosv, *sinv, *Qg, *Kg, *Vg, *Og, *statsg;
 } attn__layer_cache;
 
 static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, attn_float *base, attn__layer_cache *c)
 {
-    size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, n = 0;
-    size_t sizes[8];
-    attn_float **slots[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    attn_attention_desc d;
+    size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, n = 0, ng;
+    size_t sizes[13];
+    attn_float **slots[13];
+    attn_attention_desc d, g;
     int i;
     attn__layer_desc(L, B, Tq, Tk, &d);
+    attn__layer_global_desc(L, &d, &g);
+    ng = (size_t)g.Tq;
     sizes[0] = B * H * Tq * dk; sizes[1] = B * H * Tk * dk; sizes[2] = B * H * Tk * dv; sizes[3] = B * H * Tq * dv;
     sizes[4] = attn_attention_stats_floats(&d); sizes[5] = (size_t)B * Tq * H * dv; sizes[6] = sizes[7] = L->rope ? (size_t)Tk * (dk / 2) : 0;
+    sizes[8] = B * H * ng * dk; sizes[9] = ng ? sizes[1] : 0; sizes[10] = ng ? sizes[2] : 0; sizes[11] = B * H * ng * dv;
+    sizes[12] = ng ? attn_attention_stats_floats(&g) : 0;
     if (c) { /* only a size query passes no map */
         slots[0] = &c->Q; slots[1] = &c->K; slots[2] = &c->V; slots[3] = &c->O; slots[4] = &c->stats;
         slots[5] = &c->Ocat; slots[6] = &c->cosv; slots[7] = &c->sinv;
+        slots[8] = &c->Qg; slots[9] = &c->Kg; slots[10] = &c->Vg; slots[11] = &c->Og; slots[12] = &c->statsg;
     }
-    for (i = 0; i < 8; i++) {
+    for (i = 0; i < 13; i++) {
         if (base && c) *slots[i] = base + n;
         n += sizes[i];
     }
@@ -3722,14 +3743,27 @@ ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int T
     return L ? attn__layer_cache_map(L, B, Tq, Tk, NULL, NULL) : 0;
 }
 
-/* Work: the attention's workspace, then four buffers of B max(Tq, Tk) H max(dk, dv) floats. */
+/* The size of each of the layer's scratch buffers: B max(Tq, Tk) max(H max(dk, dv), C) floats. */
+static size_t attn__layer_buf_floats(const attn_layer *L, const attn_attention_desc *d)
+{
+    return (size_t)d->B * ATTN__MAX(d->Tq, d->Tk) * ATTN__MAX((size_t)L->att.H * ATTN__MAX(L->att.dk, L->att.dv), (size_t)L->C);
+}
+
+/* The attention's workspace (enough for the global rows' problem too). */
+static size_t attn__layer_att_work(const attn_layer *L, const attn_attention_desc *d)
+{
+    attn_attention_desc g;
+    attn__layer_global_desc(L, d, &g);
+    return ATTN__MAX(attn_attention_workspace(d), g.Tq ? attn_attention_workspace(&g) : 0);
+}
+
+/* Work: the attention's workspace, then six scratch buffers. */
 ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk)
 {
     attn_attention_desc d;
     if (!L) return 0;
     attn__layer_desc(L, B, Tq, Tk, &d);
-    return attn_attention_workspace(&d) + ATTN_ALIGN +
-           4 * sizeof(attn_float) * (size_t)B * ATTN__MAX(Tq, Tk) * L->att.H * ATTN__MAX(L->att.dk, L->att.dv);
+    return attn__layer_att_work(L, &d) + ATTN_ALIGN + 6 * sizeof(attn_float) * attn__layer_buf_floats(L, &d);
 }
 
 /* RoPE rotates pairs within each (sub-)head: dk must be a multiple of this. */
@@ -3757,6 +3791,8 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
     if (L->C < 1 || L->Cout < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: C = %d, Cout = %d must be >= 1", fn, L->C, L->Cout);
     if (!m && Tk != Tq) return attn__fail(ATTN_ERR_SHAPE, "%s: self-attention (m = NULL) needs Tk = Tq, got %d and %d", fn, Tk, Tq);
     if (L->rope && (m || L->att.dk % attn__rope_unit(L))) return attn__fail(ATTN_ERR_ARG, "%s: RoPE needs self-attention and dk (%d) a multiple of %d", fn, L->att.dk, attn__rope_unit(L));
+    if ((L->Wqg || L->Wkg || L->Wvg) && (!L->Wqg || !L->Wkg || !L->Wvg || m || L->att.causal || L->rope || !L->att.global))
+        return attn__fail(ATTN_ERR_ARG, "%s: global projections need Wqg, Wkg and Wvg, global tokens, self-attention, no causal flag and no RoPE", fn);
     attn__layer_desc(L, B, Tq, Tk, &d);
     ATTN__TRY(attn__attention_check(fn, &d, (size_t)-1));
     if (work_bytes < attn_layer_work_bytes(L, B, Tq, Tk))
@@ -3765,19 +3801,36 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
     return ATTN_OK;
 }
 
-/* The four scratch buffers after the attention workspace. */
+/* The scratch buffers after the attention workspace. */
 static attn_float *attn__layer_buf(const attn_layer *L, const attn_attention_desc *d, void *work, int i)
 {
-    unsigned char *p = (unsigned char *)work + attn_attention_workspace(d);
+    unsigned char *p = (unsigned char *)work + attn__layer_att_work(L, d);
     attn_float *base = (attn_float *)((uintptr_t)(p + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
-    return base + (size_t)i * d->B * ATTN__MAX(d->Tq, d->Tk) * L->att.H * ATTN__MAX(L->att.dk, L->att.dv);
+    return base + (size_t)i * attn__layer_buf_floats(L, d);
+}
+
+/* The global rows of src [N, T, w] gathered into dst [N, ng, w] (T > 0), or with T < 0 those of
+   src [N, ng, w] written (add = 0) or added (add = 1) into rows of dst [N, -T, w]. */
+static void attn__layer_rows(const unsigned char *global, attn_float *dst, const attn_float *src, int N, int T, int ng,
+                             int w, int add)
+{
+    int n, t, k, gather = T > 0, Tf = gather ? T : -T;
+    for (n = 0; n < N; n++)
+        for (k = 0, t = 0; t < Tf; t++) {
+            size_t full = ((size_t)n * Tf + t) * w, part = ((size_t)n * ng + k) * w;
+            if (!global[t]) continue;
+            k++;
+            if (gather) memcpy(dst + part, src + full, sizeof(attn_float) * (size_t)w);
+            else if (add) attn_axpy((size_t)w, 1, src + part, dst + full);
+            else memcpy(dst + full, src + part, sizeof(attn_float) * (size_t)w);
+        }
 }
 
 ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_float *cache,
                                        const attn_float *x, const attn_float *m, int B, int Tq, int Tk,
                                        void *work, size_t work_bytes)
 {
-    attn_attention_desc d;
+    attn_attention_desc d, g;
     attn__layer_cache c;
     attn_float *buf;
     int H, dk, dv;
@@ -3801,6 +3854,19 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
         attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * H, Tk, dk);
     }
     ATTN__TRY(attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, work, attn_attention_workspace(&d)));
+    attn__layer_global_desc(L, &d, &g);
+    if (g.Tq) { /* the global rows again, with their own projections over every key */
+        attn_float *xg = attn__layer_buf(L, &d, work, 1);
+        attn__layer_rows(L->att.global, xg, x, B, Tq, g.Tq, L->C, 0);
+        attn_linear_forward(buf, xg, L->Wqg, L->bqg, B * g.Tq, L->C, H * dk);
+        attn__heads(c.Qg, buf, B, g.Tq, H, dk, 1);
+        attn_linear_forward(buf, x, L->Wkg, L->bkg, B * Tk, L->C, H * dk);
+        attn__heads(c.Kg, buf, B, Tk, H, dk, 1);
+        attn_linear_forward(buf, x, L->Wvg, L->bvg, B * Tk, L->C, H * dv);
+        attn__heads(c.Vg, buf, B, Tk, H, dv, 1);
+        ATTN__TRY(attn_attention_forward(&g, c.Og, c.statsg, NULL, c.Qg, c.Kg, c.Vg, work, attn__layer_att_work(L, &d)));
+        attn__layer_rows(L->att.global, c.O, c.Og, B * H, -Tq, g.Tq, dv, 0);
+    }
     attn__heads(c.Ocat, c.O, B, Tq, H, dv, 0);
     return attn_linear_forward(y, c.Ocat, L->Wo, L->bo, B * Tq, H * dv, L->Cout);
 }
@@ -3810,9 +3876,10 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                         const attn_float *x, const attn_float *m, const attn_float *cache,
                                         int B, int Tq, int Tk, void *work, size_t work_bytes)
 {
-    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                          NULL, NULL, NULL, NULL, NULL, NULL};
     attn_attention_grads ag;
-    attn_attention_desc d;
+    attn_attention_desc d, gd;
     attn__layer_cache c;
     attn_float *b0, *b1, *b2, *b3;
     int H, dk, dv, self = m == NULL;
@@ -3833,6 +3900,27 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     memset(b0, 0, sizeof(attn_float) * (size_t)B * Tq * H * dv);
     attn_linear_backward(b0, g->dWo, g->dbo, dy, c.Ocat, L->Wo, B * Tq, H * dv, L->Cout);
     attn__heads(b1, b0, B, Tq, H, dv, 1);
+    attn__layer_global_desc(L, &d, &gd);
+    if (gd.Tq) { /* the global rows: their dO (b2) leaves dO (b1); dQg, dKg, dVg in b0, b3, b4 */
+        attn_float *b4 = attn__layer_buf(L, &d, work, 4), *b5 = attn__layer_buf(L, &d, work, 5);
+        size_t ng = (size_t)gd.Tq;
+        attn__layer_rows(L->att.global, b2, b1, B * H, Tq, gd.Tq, dv, 0);
+        memset(b0, 0, sizeof(attn_float) * B * H * ng * ATTN__MAX(dk, dv));
+        attn__layer_rows(L->att.global, b1, b0, B * H, -Tq, gd.Tq, dv, 0);
+        memset(b3, 0, sizeof(attn_float) * nk);
+        memset(b4, 0, sizeof(attn_float) * nv);
+        ag.dQ = b0; ag.dK = b3; ag.dV = b4; ag.dbias = NULL; ag.dlambda = g->dlambda; ag.dgain = g->dgain; ag.dw2 = g->dw2;
+        ATTN__TRY(attn_attention_backward(&gd, &ag, b2, c.Qg, c.Kg, c.Vg, c.Og, c.statsg, work, attn__layer_att_work(L, &d)));
+        attn__layer_rows(L->att.global, b5, x, B, Tq, gd.Tq, L->C, 0); /* x of the global rows */
+        attn__heads(b2, b0, B, gd.Tq, H, dk, 0);
+        memset(b0, 0, sizeof(attn_float) * B * ng * L->C);
+        attn_linear_backward(b0, g->dWqg, g->dbqg, b2, b5, L->Wqg, B * gd.Tq, L->C, H * dk);
+        if (dx) attn__layer_rows(L->att.global, dx, b0, B, -Tq, gd.Tq, L->C, 1);
+        attn__heads(b2, b3, B, Tk, H, dk, 0);
+        attn_linear_backward(dx, g->dWkg, g->dbkg, b2, x, L->Wkg, B * Tk, L->C, H * dk);
+        attn__heads(b2, b4, B, Tk, H, dv, 0);
+        attn_linear_backward(dx, g->dWvg, g->dbvg, b2, x, L->Wvg, B * Tk, L->C, H * dv);
+    }
     /* the attention: dQ (b0), dK (b2), dV (b3) */
     memset(b0, 0, sizeof(attn_float) * nq);
     memset(b2, 0, sizeof(attn_float) * nk);

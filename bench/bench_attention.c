@@ -1,8 +1,10 @@
-/* bench_attention: causal attention fwd+bwd of every kind in the table, B = 1, H = 8, dh = 64,
-   T = 1024 and 2048, 1 and 2 threads, beside PyTorch running the same variants in the same run
-   (bench/torch_attention.py through Debian's /usr/bin/python3; skipped with a message without
-   torch). Prints one table: kind, T, threads, attn.h ms, PyTorch ms, speed-up, and the extra memory
-   attn.h needs (its workspace plus the per-row stats; nothing T x T). Medians of repeats. */
+/* bench_attention: causal attention fwd+bwd of the per-head kinds of the table (softmax .. diff),
+   B = 1, H = 8, dh = 64, T = 1024 and 2048, 1 and 2 threads, beside PyTorch running the same
+   variants in the same run (bench/torch_attention.py through Debian's /usr/bin/python3; skipped with
+   a message without torch). Prints: kind, T, threads, attn.h ms, PyTorch ms, speed-up, and the extra
+   memory attn.h needs (its workspace plus the stats; nothing T x T). Then the head-mixing kinds
+   (RMSHead, HYLA, ...) at the HYLA paper's SRAVEN shape, and the peak memory at T = 8192. Medians
+   of repeats. */
 #define _POSIX_C_SOURCE 200809L
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
@@ -14,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define LAST_PER_HEAD ATTN_DIFFERENTIAL /* the kinds of the first table: 0 .. this */
 
 /* PyTorch's ms for (kind, T, threads), or 0 when torch is not there */
 static double torch_ms[ATTN_KIND_COUNT][2][2];
@@ -51,7 +54,7 @@ static double peak_forward_mib(int kind, size_t *io_bytes)
         memset(&d, 0, sizeof d);
         d.kind = (attn_kind)kind; d.B = 1; d.H = 8; d.Tq = d.Tk = 8192; d.dk = d.dv = 64; d.causal = 1;
         Q = (attn_float *)malloc(n * sizeof *Q); K = (attn_float *)malloc(n * sizeof *K); V = (attn_float *)malloc(n * sizeof *V);
-        O = (attn_float *)malloc(n * sizeof *O); st = (attn_float *)malloc((size_t)8 * 8192 * sizeof *st);
+        O = (attn_float *)malloc(n * sizeof *O); st = (attn_float *)malloc(attn_attention_stats_floats(&d) * sizeof *st);
         wb = attn_attention_workspace(&d);
         work = malloc(wb);
         if (!Q || !K || !V || !O || !st || !work) _exit(1);
@@ -69,6 +72,55 @@ static double peak_forward_mib(int kind, size_t *io_bytes)
     return mib;
 }
 
+/* The head-mixing kinds at the SRAVEN preset's attention shape (SPEC 4.2: B = 128, H = 16, T = 36,
+   dh = 4, non-causal, dropout 0.1 as in training), fwd+bwd, 1 and 2 threads; softmax for scale. */
+static void bench_mixing(int repeats)
+{
+    int B = 128, H = 16, T = 36, dh = 4, th, k, rep, i;
+    size_t n = (size_t)B * H * T * dh;
+    attn_float *buf = (attn_float *)calloc(8 * n + (size_t)B * H * T + (size_t)H * dh * dh * 2, sizeof(attn_float));
+    attn_float *Q = buf, *K = Q + n, *V = K + n, *O = V + n, *dO = O + n, *dQ = dO + n, *dK = dQ + n, *dV = dK + n, *st = dV + n;
+    attn_float *w2 = st + (size_t)B * H * T, *dw2 = w2 + (size_t)H * dh * dh;
+    attn_rng r;
+    if (!buf) { fprintf(stderr, "out of memory\n"); return; }
+    attn_rng_seed(&r, 2, 2);
+    for (i = 0; i < (int)(5 * n); i++) Q[i] = (attn_float)attn_rng_normal(&r, 0, 1); /* Q K V O dO */
+    for (i = 0; i < H * dh * dh; i++) w2[i] = (attn_float)attn_rng_normal(&r, 0, 0.5);
+    printf("\nHead-mixing kinds at the SRAVEN shape: B = %d, H = %d, T = %d, dh = %d, non-causal, dropout 0.1,\n"
+           "forward + backward, median of %d:\n\n%-24s %3s %10s %14s\n", B, H, T, dh, repeats, "kind", "thr", "attn.h ms", "ms / softmax");
+    for (th = 1; th <= 2; th++) {
+        double soft = 0;
+        attn_set_threads(th);
+        for (k = 0; k < ATTN_KIND_COUNT; k++) {
+            attn_attention_desc d;
+            attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+            double t[64], ms;
+            size_t wb;
+            void *work;
+            if (k != ATTN_SOFTMAX && k <= LAST_PER_HEAD) continue;
+            memset(&d, 0, sizeof d);
+            d.kind = (attn_kind)k; d.B = B; d.H = H; d.Tq = d.Tk = T; d.dk = d.dv = dh; d.dropout = (attn_float)0.1; d.w2 = w2;
+            wb = attn_attention_workspace(&d);
+            if (!(work = malloc(wb))) continue;
+            g.dQ = dQ; g.dK = dK; g.dV = dV; g.dw2 = dw2;
+            for (rep = 0; rep <= repeats; rep++) {
+                double t0 = now();
+                d.dropout_seed = (uint64_t)rep;
+                attn_attention_forward(&d, O, st, NULL, Q, K, V, work, wb);
+                attn_attention_backward(&d, &g, dO, Q, K, V, O, st, work, wb);
+                if (rep) t[rep - 1] = now() - t0;
+            }
+            qsort(t, (size_t)repeats, sizeof t[0], cmp_double);
+            ms = 1e3 * t[repeats / 2];
+            if (k == ATTN_SOFTMAX) soft = ms;
+            printf("%-24s %3d %10.2f %14.2f\n", attn_kind_get((attn_kind)k)->name, th, ms, ms / soft);
+            fflush(stdout);
+            free(work);
+        }
+    }
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     static const int Ts[2] = {1024, 2048};
@@ -78,13 +130,14 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--memory")) memory_only = 1;
         else {
-            printf("usage: bench_attention [--repeats N] [--memory]\n  causal fwd+bwd of every attention kind beside PyTorch, then the peak memory at\n"
-                   "  T = 8192; --memory: only the memory table. Run from the repository root.\n");
+            printf("usage: bench_attention [--repeats N] [--memory]\n  causal fwd+bwd of the per-head attention kinds beside PyTorch, the head-mixing kinds\n"
+                   "  at the SRAVEN shape, then the peak memory at T = 8192; --memory: only the memory table.\n"
+                   "  Run from the repository root.\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
         }
     }
     if (repeats < 1 || repeats > 64) repeats = 5;
-    for (k = 0; k < ATTN_KIND_COUNT; k++) {
+    for (k = 0; k <= LAST_PER_HEAD; k++) {
         if (k) strcat(kinds, ",");
         strcat(kinds, attn_kind_get((attn_kind)k)->name);
     }
@@ -102,7 +155,7 @@ int main(int argc, char **argv)
             attn_float *V = (attn_float *)malloc(n * sizeof(attn_float)), *O = (attn_float *)malloc(n * sizeof(attn_float));
             attn_float *dO = (attn_float *)malloc(n * sizeof(attn_float)), *dQ = (attn_float *)calloc(n, sizeof(attn_float));
             attn_float *dK = (attn_float *)calloc(n, sizeof(attn_float)), *dV = (attn_float *)calloc(n, sizeof(attn_float));
-            attn_float *st = (attn_float *)malloc((size_t)8 * T * sizeof(attn_float));
+            attn_float *st = (attn_float *)malloc((size_t)8 * T * (2 * 64 + 3) * sizeof(attn_float)); /* diff's stats are the largest */
             attn_rng r;
             if (!Q || !K || !V || !O || !dO || !dQ || !dK || !dV || !st) { fprintf(stderr, "out of memory\n"); return 1; }
             if (have_torch) run_torch(ti, T, th, kinds);
@@ -112,7 +165,7 @@ int main(int argc, char **argv)
                 Q[i] = (attn_float)attn_rng_normal(&r, 0, 1); K[i] = (attn_float)attn_rng_normal(&r, 0, 1);
                 V[i] = (attn_float)attn_rng_normal(&r, 0, 1); dO[i] = (attn_float)attn_rng_normal(&r, 0, 1);
             }
-            for (k = 0; k < ATTN_KIND_COUNT; k++) {
+            for (k = 0; k <= LAST_PER_HEAD; k++) {
                 attn_attention_desc d;
                 attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
                 double t[64], ms, tm;
@@ -133,16 +186,17 @@ int main(int argc, char **argv)
                 ms = 1e3 * t[repeats / 2];
                 tm = torch_ms[k][ti][th - 1];
                 printf("%-8s %5d %3d %10.1f %10.1f %8.2f %10.2f\n", attn_kind_get((attn_kind)k)->name, T, th, ms, tm, tm > 0 ? tm / ms : 0,
-                       (double)(wb + (size_t)8 * T * sizeof(attn_float)) / (1 << 20));
+                       (double)(wb + attn_attention_stats_floats(&d) * sizeof(attn_float)) / (1 << 20));
                 fflush(stdout);
                 free(work);
             }
             free(Q); free(K); free(V); free(O); free(dO); free(dQ); free(dK); free(dV); free(st);
         }
+    if (!memory_only) bench_mixing(repeats);
     printf("\nPeak resident memory of a causal forward pass at T = 8192, B = 1, H = 8, dh = 64 (a child process\n"
            "per kind, one thread; inputs + outputs are Q, K, V, O and the stats):\n\n%-10s %12s %14s %12s\n", "kind", "peak MiB", "in+out MiB", "extra MiB");
     fflush(stdout);
-    for (k = 0; k < ATTN_KIND_COUNT; k++) {
+    for (k = 0; k <= LAST_PER_HEAD; k++) {
         size_t io;
         double peak = peak_forward_mib(k, &io);
         printf("%-10s %12.1f %14.1f %12.1f\n", attn_kind_get((attn_kind)k)->name, peak, io / 1048576.0, peak - io / 1048576.0);

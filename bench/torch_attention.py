@@ -21,6 +21,8 @@ torch.set_num_threads(a.threads)
 torch.manual_seed(0)
 B, H, T, dh = 1, 8, a.T, 64
 mask = torch.ones(T, T, dtype=torch.bool).tril()
+lq1, lk1, lq2, lk2 = (0.1 * torch.randn(dh // 2, requires_grad=True) for _ in range(4))  # diff's lambda vectors
+gain = torch.ones(dh, requires_grad=True)
 
 
 def attention(kind, q, k, v):
@@ -31,6 +33,14 @@ def attention(kind, q, k, v):
             w = 1 + torch.nn.functional.normalize(q, dim=-1) @ torch.nn.functional.normalize(k, dim=-1).transpose(-1, -2)
         w = w.masked_fill(~mask, 0)
         return (w @ v) / (w.sum(-1, keepdim=True) + 1e-6)
+    if kind == "diff":  # differential attention: sub-heads [q1 | q2], lambda_init 0.2, RMSNorm eps 1e-5
+        h = dh // 2
+        a = [torch.softmax((q[..., i * h:(i + 1) * h] @ k[..., i * h:(i + 1) * h].transpose(-1, -2) / h ** 0.5)
+                           .masked_fill(~mask, float("-inf")), dim=-1) for i in range(2)]
+        lam = torch.exp((lq1 * lk1).sum()) - torch.exp((lq2 * lk2).sum()) + 0.2
+        o = (a[0] - lam * a[1]) @ v
+        o = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + 1e-5) * gain
+        return o * (1 - 0.2)
     s = q @ k.transpose(-1, -2) / dh ** 0.5
     if kind == "softmax":
         w = torch.softmax(s.masked_fill(~mask, float("-inf")), dim=-1)
@@ -44,8 +54,10 @@ def attention(kind, q, k, v):
         w = torch.softmax(s.masked_fill(~mask, float("-inf")), dim=-1) - mask / n
     elif kind == "sigmoid":  # sigmoid(s - ln T), unnormalised
         w = torch.sigmoid(s - float(torch.log(torch.tensor(float(T))))).masked_fill(~mask, 0)
-    else:  # linear_raw: the scores, unnormalised
+    elif kind == "linear_raw":  # the scores, unnormalised
         w = s.masked_fill(~mask, 0)
+    else:
+        raise SystemExit(f"torch_attention.py: unknown kind {kind}")
     return w @ v
 
 

@@ -796,10 +796,12 @@ static void test_centered_literal(void)
 }
 
 static void test_linformer(void);
+static void test_layer_global(void);
 
 void test_attention(void)
 {
     test_centered_literal();
+    test_layer_global();
     test_bigbird();
     test_linformer();
     test_patterns();
@@ -887,6 +889,80 @@ static void test_layer(void)
                     }
                     free(c.kp); free(c.dkp); free(c.P); free(c.dP); free(c.x); free(c.m); free(c.y); free(c.dx); free(c.dm); free(c.cache); free(c.work);
                 }
+}
+
+/* Longformer's global projections: the global rows of y equal a plain layer with (Wqg, Wkg, Wvg) and
+   no window, every gradient against finite differences, and bad configurations refused. */
+static void test_layer_global(void)
+{
+    static const unsigned char glob[9] = {1, 0, 0, 0, 1, 0, 0, 0, 0};
+    static const int kinds[3] = {ATTN_SOFTMAX, ATTN_EXPRESSIVE, ATTN_HYLA};
+    attn_rng r;
+    int kk, B = 2, T = 9, C = 5, H = 2, dk = 4, dv = 3, Cout = 4;
+    attn_rng_seed(&r, 42, 0);
+    for (kk = 0; kk < 3; kk++) {
+        layer_ctx c;
+        attn_layer plain;
+        attn_float *y2, *cache2;
+        void *work2;
+        size_t off[15], sz[14], i, w2b;
+        attn_float **W[14];
+        double worst = 0;
+        int b, t, ok;
+        memset(&c, 0, sizeof c);
+        c.B = B; c.Tq = c.Tk = T;
+        c.L.att.kind = (attn_kind)kinds[kk]; c.L.att.H = H; c.L.att.dk = dk; c.L.att.dv = dv; c.L.att.window = 1; c.L.att.global = glob;
+        c.L.C = C; c.L.Cout = Cout;
+        sz[0] = sz[2] = sz[8] = sz[10] = (size_t)H * dk * C; sz[1] = sz[3] = sz[9] = sz[11] = (size_t)H * dk;
+        sz[4] = sz[12] = (size_t)H * dv * C; sz[5] = sz[13] = (size_t)H * dv; sz[6] = (size_t)Cout * H * dv; sz[7] = (size_t)Cout;
+        for (off[0] = 0, i = 0; i < 14; i++) off[i + 1] = off[i] + sz[i];
+        c.np = off[14];
+        c.P = t_alloc(c.np); c.dP = t_alloc(c.np);
+        t_randn(c.P, c.np, &r, 0.5);
+        c.L.Wq = c.P + off[0]; c.L.bq = c.P + off[1]; c.L.Wk = c.P + off[2]; c.L.bk = c.P + off[3];
+        c.L.Wv = c.P + off[4]; c.L.bv = c.P + off[5]; c.L.Wo = c.P + off[6]; c.L.bo = c.P + off[7];
+        c.L.Wqg = c.P + off[8]; c.L.bqg = c.P + off[9]; c.L.Wkg = c.P + off[10]; c.L.bkg = c.P + off[11];
+        c.L.Wvg = c.P + off[12]; c.L.bvg = c.P + off[13];
+        W[0] = &c.g.dWq; W[1] = &c.g.dbq; W[2] = &c.g.dWk; W[3] = &c.g.dbk; W[4] = &c.g.dWv; W[5] = &c.g.dbv; W[6] = &c.g.dWo; W[7] = &c.g.dbo;
+        W[8] = &c.g.dWqg; W[9] = &c.g.dbqg; W[10] = &c.g.dWkg; W[11] = &c.g.dbkg; W[12] = &c.g.dWvg; W[13] = &c.g.dbvg;
+        for (i = 0; i < 14; i++) *W[i] = c.dP + off[i];
+        c.nx = (size_t)B * T * C; c.ny = (size_t)B * T * Cout;
+        c.x = t_alloc(c.nx); c.y = t_alloc(c.ny); c.dx = t_alloc(c.nx);
+        t_randn(c.x, c.nx, &r, 1);
+        c.cache = t_alloc(attn_layer_cache_floats(&c.L, B, T, T));
+        c.work_bytes = attn_layer_work_bytes(&c.L, B, T, T);
+        c.work = malloc(c.work_bytes);
+        layer_f(&c);
+        /* the reference for the global rows: the global weights, no pattern */
+        plain = c.L;
+        plain.att.window = 0; plain.att.global = NULL;
+        plain.Wq = c.L.Wqg; plain.bq = c.L.bqg; plain.Wk = c.L.Wkg; plain.bk = c.L.bkg; plain.Wv = c.L.Wvg; plain.bv = c.L.bvg;
+        plain.Wqg = plain.Wkg = plain.Wvg = NULL;
+        y2 = t_alloc(c.ny);
+        cache2 = t_alloc(attn_layer_cache_floats(&plain, B, T, T));
+        w2b = attn_layer_work_bytes(&plain, B, T, T);
+        work2 = malloc(w2b);
+        ok = attn_layer_forward(&plain, y2, cache2, c.x, NULL, B, T, T, work2, w2b) == ATTN_OK;
+        for (b = 0; b < B; b++)
+            for (t = 0; t < T; t++)
+                for (i = 0; glob[t] && i < (size_t)Cout; i++)
+                    worst = fmax(worst, fabs(y2[((size_t)b * T + t) * Cout + i] - c.y[((size_t)b * T + t) * Cout + i]));
+        CHECK(ok && worst <= 1e3 * T_EPS, "%s global projections: global rows differ from a full layer with the global weights by %.3g",
+              attn_kind_get((attn_kind)kinds[kk])->name, worst);
+        if (fd_in_float((attn_kind)kinds[kk]) && (T_DOUBLE || kinds[kk] != ATTN_EXPRESSIVE)) { /* as in test_patterns */
+            t_var v[2] = {{"x", c.x, c.dx, c.nx}, {"params", c.P, c.dP, c.np}};
+            char what[96];
+            snprintf(what, sizeof what, "layer %s with global projections", attn_kind_get((attn_kind)kinds[kk])->name);
+            t_gradcheck(what, layer_f, layer_b, &c, c.y, c.ny, v, 2);
+        }
+        c.L.att.causal = 1;
+        CHECK(attn_layer_forward(&c.L, c.y, c.cache, c.x, NULL, B, T, T, c.work, c.work_bytes) == ATTN_ERR_ARG, "global projections with a causal flag must be refused");
+        c.L.att.causal = 0;
+        c.L.Wvg = NULL;
+        CHECK(attn_layer_forward(&c.L, c.y, c.cache, c.x, NULL, B, T, T, c.work, c.work_bytes) == ATTN_ERR_ARG, "global projections need all three weights");
+        free(y2); free(cache2); free(work2);
+        free(c.P); free(c.dP); free(c.x); free(c.y); free(c.dx); free(c.cache); free(c.work);
+    }
 }
 
 /* ---- Linformer ---- */
