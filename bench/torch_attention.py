@@ -21,7 +21,7 @@ torch.set_num_threads(a.threads)
 torch.manual_seed(0)
 B, H, T, dh = 1, 8, a.T, 64
 mask = torch.ones(T, T, dtype=torch.bool).tril()
-lq1, lk1, lq2, lk2 = (0.1 * torch.randn(dh // 2, requires_grad=True) for _ in range(4))  # diff's lambda vectors
+lq1, lk1, lq2, lk2 = ((0.1 * torch.randn(dh // 2)).requires_grad_() for _ in range(4))  # diff's lambda vectors
 gain = torch.ones(dh, requires_grad=True)
 
 
