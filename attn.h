@@ -3171,18 +3171,18 @@ static size_t attn__mix_floats(const attn_attention_desc *d)
     return 5 * tile + (size_t)ATTN__MBR * d->Tk + 2 * (size_t)d->H * d->dv * d->Tk + (6 * (size_t)d->dv + 1) * d->Tk;
 }
 
-/* Backward runs the batch in a fixed number of groups (independent of the threads), each with its
-   own partial dbias and dW2, summed in group order. The count keeps the partials near 4M floats. */
-static int attn__mix_groups(const attn_attention_desc *d)
-{
-    size_t part = (d->bias ? (size_t)d->H * d->Tq * d->Tk : 0) + (d->kind == ATTN_HYLA_PLUS ? (size_t)d->H * d->dv * d->dv : 0);
-    size_t cap = part ? ATTN__MAX((size_t)1, ((size_t)1 << 22) / part) : 8;
-    return (int)ATTN__MIN((size_t)d->B, ATTN__MIN((size_t)8, cap));
-}
-
+/* One group's partial gradients: dbias (with a bias) and dW2 (HYLA+). */
 static size_t attn__mix_part_floats(const attn_attention_desc *d)
 {
     return (d->bias ? (size_t)d->H * d->Tq * d->Tk : 0) + (d->kind == ATTN_HYLA_PLUS ? (size_t)d->H * d->dv * d->dv : 0);
+}
+
+/* Backward runs the batch in a fixed number of groups (independent of the threads), each with its
+   own partials, summed in group order. The count keeps the partials near 4M floats. */
+static int attn__mix_groups(const attn_attention_desc *d)
+{
+    size_t part = attn__mix_part_floats(d), cap = part ? ATTN__MAX((size_t)1, ((size_t)1 << 22) / part) : 8;
+    return (int)ATTN__MIN((size_t)d->B, ATTN__MIN((size_t)8, cap));
 }
 
 static size_t attn__mix_workspace(const attn_attention_desc *d)
