@@ -2420,8 +2420,11 @@ static int attn__in_pattern(const attn_attention_desc *d, int h, int p, int j)
 /* Whether the block layout lets query i see key j. */
 static int attn__in_layout(const attn_attention_desc *d, int h, int i, int j)
 {
-    int nq = (d->Tq + d->block - 1) / d->block, nk = (d->Tk + d->block - 1) / d->block;
-    return d->block <= 0 || d->layout[((size_t)h * nq + i / d->block) * nk + j / d->block];
+    int nq, nk;
+    if (d->block <= 0) return 1;
+    nq = (d->Tq + d->block - 1) / d->block;
+    nk = (d->Tk + d->block - 1) / d->block;
+    return d->layout[((size_t)h * nq + i / d->block) * nk + j / d->block] != 0;
 }
 
 /* Whether a key tile [j0, j0 + bc) can hold anything the query tile [i0, i0 + br) sees: some block
