@@ -3490,41 +3490,30 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
     return ATTN_OK;
 }
 
+/* The engines, as the table's last three columns. */
+#define ATTN__SCORED attn__scored_forward, attn__scored_backward, attn__scored_workspace
+#define ATTN__LINEAR_TIME attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace
+#define ATTN__DIFF attn__diff_forward, attn__diff_backward, attn__diff_workspace
+#define ATTN__MIXING attn__mix_forward, attn__mix_backward, attn__mix_workspace
 static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
-    {ATTN_SOFTMAX, "softmax", "softmax_attention", "A = softmax(s q.k + bias) over the visible keys",
-     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_EXPRESSIVE, "ea", NULL, "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)",
-     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_COG, "cog", NULL, "A = sign(s) softmax(|s|) (Cog attention, negative weights)",
-     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_CENTERED, "centered", NULL, "A = softmax(s) - 1/n_i on the visible keys (rows sum to 0)",
-     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_SIGMOID, "sigmoid", NULL, "A = sigmoid(s - ln Tk), unnormalised",
-     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_LINEAR_RAW, "linear_raw", "linear_attention", "A = s, unnormalised (HYLA paper's linear attention)",
-     attn__scored_forward, attn__scored_backward, attn__scored_workspace},
-    {ATTN_KERNEL, "kernel", NULL, "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)",
-     attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace},
-    {ATTN_TAYLOR, "taylor", NULL, "weights 1 + qh . kh, row-normalised, by prefix sums (linear time)",
-     attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace},
-    {ATTN_DIFFERENTIAL, "diff", NULL, "o = (1 - l0) RMSNorm((A1 - lambda A2) V), A1, A2 softmax of two sub-heads",
-     attn__diff_forward, attn__diff_backward, attn__diff_workspace},
-    {ATTN_LINEAR_RMSHEAD, "linear_rmshead", "linear_attention_rms_head", "a = s / rms over the heads, o = a V",
-     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
-    {ATTN_HYLA, "hyla", "linear_hypatt", "a = RMSHead(s), o_ih = sum_j a_hij ReLU(sum_h' a_h'ij v_jh')",
-     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
-    {ATTN_HYLA_NO_RMSHEAD, "hyla_no_rmshead", "linear_hypatt_no_rms_head", "HYLA with a = s",
-     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
-    {ATTN_HYLA_LINEAR, "hyla_linear", "linear_hypatt_mlp_linear", "HYLA without the ReLU",
-     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
+    {ATTN_SOFTMAX, "softmax", "softmax_attention", "A = softmax(s q.k + bias) over the visible keys", ATTN__SCORED},
+    {ATTN_EXPRESSIVE, "ea", NULL, "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)", ATTN__SCORED},
+    {ATTN_COG, "cog", NULL, "A = sign(s) softmax(|s|) (Cog attention, negative weights)", ATTN__SCORED},
+    {ATTN_CENTERED, "centered", NULL, "A = softmax(s) - 1/n_i on the visible keys (rows sum to 0)", ATTN__SCORED},
+    {ATTN_SIGMOID, "sigmoid", NULL, "A = sigmoid(s - ln Tk), unnormalised", ATTN__SCORED},
+    {ATTN_LINEAR_RAW, "linear_raw", "linear_attention", "A = s, unnormalised (HYLA paper's linear attention)", ATTN__SCORED},
+    {ATTN_KERNEL, "kernel", NULL, "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)", ATTN__LINEAR_TIME},
+    {ATTN_TAYLOR, "taylor", NULL, "weights 1 + qh . kh, row-normalised, by prefix sums (linear time)", ATTN__LINEAR_TIME},
+    {ATTN_DIFFERENTIAL, "diff", NULL, "o = (1 - l0) RMSNorm((A1 - lambda A2) V), A1, A2 softmax of two sub-heads", ATTN__DIFF},
+    {ATTN_LINEAR_RMSHEAD, "linear_rmshead", "linear_attention_rms_head", "a = s / rms over the heads, o = a V", ATTN__MIXING},
+    {ATTN_HYLA, "hyla", "linear_hypatt", "a = RMSHead(s), o_ih = sum_j a_hij ReLU(sum_h' a_h'ij v_jh')", ATTN__MIXING},
+    {ATTN_HYLA_NO_RMSHEAD, "hyla_no_rmshead", "linear_hypatt_no_rms_head", "HYLA with a = s", ATTN__MIXING},
+    {ATTN_HYLA_LINEAR, "hyla_linear", "linear_hypatt_mlp_linear", "HYLA without the ReLU", ATTN__MIXING},
     {ATTN_HYLA_LINEAR_NO_RMSHEAD, "hyla_linear_no_rmshead", "linear_hypatt_mlp_linear_no_rms_head",
-     "HYLA without the ReLU, with a = s", attn__mix_forward, attn__mix_backward, attn__mix_workspace},
-    {ATTN_SOFTMAX_HYLA, "softmax_hyla", "softmax_hypatt", "HYLA with a = softmax(s) over the keys",
-     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
-    {ATTN_RMSHEAD_RELU_V, "linear_rmshead_relu_v", NULL, "a = RMSHead(s), o_h = a_h ReLU(V_h)",
-     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
-    {ATTN_HYLA_PLUS, "hyla_plus", NULL, "HYLA with a second value layer W2_h (deep value network)",
-     attn__mix_forward, attn__mix_backward, attn__mix_workspace},
+     "HYLA without the ReLU, with a = s", ATTN__MIXING},
+    {ATTN_SOFTMAX_HYLA, "softmax_hyla", "softmax_hypatt", "HYLA with a = softmax(s) over the keys", ATTN__MIXING},
+    {ATTN_RMSHEAD_RELU_V, "linear_rmshead_relu_v", NULL, "a = RMSHead(s), o_h = a_h ReLU(V_h)", ATTN__MIXING},
+    {ATTN_HYLA_PLUS, "hyla_plus", NULL, "HYLA with a second value layer W2_h (deep value network)", ATTN__MIXING},
 };
 
 ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind)
