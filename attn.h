@@ -2300,6 +2300,12 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
         }
 }
 
+/* The score scale: d->scale, or 1 / sqrt(dk) when it is 0. */
+static attn_float attn__score_scale(const attn_attention_desc *d)
+{
+    return d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
+}
+
 /* Kinds whose rows are normalised (and keep a row statistic). */
 static int attn__normalised(attn_kind kind) { return kind != ATTN_SIGMOID && kind != ATTN_LINEAR_RAW; }
 
@@ -2352,8 +2358,7 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
 typedef struct {
     const attn_attention_desc *d;
     attn_float *O, *stats, *weights;   /* forward outputs */
-    const attn_attention_grads *g;     /* backward outputs */
-    attn_float *dQ, *dK, *dV, *dbias;  /* (copied from g) */
+    attn_float *dQ, *dK, *dV, *dbias;  /* backward outputs */
     const attn_float *Q, *K, *V, *dO, *Oin, *stats_in;
 } attn__args;
 typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
@@ -2379,7 +2384,7 @@ static attn_status attn__backward_args(attn__args *a, const attn_attention_desc 
     ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
     if (!g || !g->dQ || !g->dK || !g->dV || !dO || !Q || !K || !V || !O || !stats || !work)
         return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: g, dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
-    a->d = d; a->g = g; a->dQ = g->dQ; a->dK = g->dK; a->dV = g->dV; a->dbias = g->dbias; a->dO = dO;
+    a->d = d; a->dQ = g->dQ; a->dK = g->dK; a->dV = g->dV; a->dbias = g->dbias; a->dO = dO;
     a->Q = Q; a->K = K; a->V = V; a->Oin = O; a->stats_in = stats;
     return ATTN_OK;
 }
@@ -2658,7 +2663,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC, *acc = X + 2 * ATTN__BR * ATTN__BC;
     attn_float *vsum = acc + (size_t)ATTN__BR * d->dv, *m = vsum + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR, *n = l + 2 * ATTN__BR;
-    attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
+    attn_float scale = attn__score_scale(d);
     int i0, j0, r, c, dv = d->dv;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
@@ -2735,7 +2740,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC, *vis = dA + ATTN__BR * ATTN__BC;
     attn_float *vsum = vis + ATTN__BR * ATTN__BC, *D = vsum + 2 * (size_t)ATTN__BR * d->dv, *n = D + ATTN__BR;
     attn_float *Pd = d->dropout > 0 ? n + 3 * ATTN__BR : P; /* the dropped weights */
-    attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
+    attn_float scale = attn__score_scale(d);
     int i0, j0, r, c, dv = d->dv, dk = d->dk;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
@@ -2977,7 +2982,7 @@ static void attn__diff_desc(const attn_attention_desc *d, attn_attention_desc *c
     *c = *d;
     c->kind = ATTN_SOFTMAX;
     c->dk = d->dk / 2;
-    c->scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)c->dk);
+    c->scale = attn__score_scale(c);
 }
 
 /* Work: the maps' workspace, then Q1 | Q2, K1 | K2 (the sub-heads side by side), their gradients
@@ -3046,6 +3051,7 @@ static attn_status attn__diff_forward(const attn_attention_desc *d, attn_float *
     attn_attention_desc c;
     attn__diff_stats st;
     attn_float *Qs, *Ks, e[2], lambda, *W2 = NULL;
+    attn_status status;
     size_t nq = (size_t)d->B * d->H * d->Tq, nk = (size_t)d->B * d->H * d->Tk, r, k, cw;
     int dv = d->dv;
     ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
@@ -3058,8 +3064,12 @@ static attn_status attn__diff_forward(const attn_attention_desc *d, attn_float *
         return attn__fail(ATTN_ERR_NOMEM, "attn_attention_forward: no memory for the second map's weights");
     attn__diff_halves(Qs, Q, NULL, nq, d->dk);
     attn__diff_halves(Ks, K, NULL, nk, d->dk);
-    ATTN__TRY(attn_attention_forward(&c, st.O1, st.lse1, weights, Qs, Ks, V, work, cw));
-    ATTN__TRY(attn_attention_forward(&c, st.O2, st.lse2, W2, Qs + nq * c.dk, Ks + nk * c.dk, V, work, cw));
+    status = attn_attention_forward(&c, st.O1, st.lse1, weights, Qs, Ks, V, work, cw);
+    if (status == ATTN_OK) status = attn_attention_forward(&c, st.O2, st.lse2, W2, Qs + nq * c.dk, Ks + nk * c.dk, V, work, cw);
+    if (status != ATTN_OK) {
+        if (W2) ATTN_FREE(W2);
+        return status;
+    }
     lambda = attn__diff_lambda(d, e);
     for (r = 0; r < nq; r++) {
         attn_float *o = O + r * dv, ms;
@@ -3201,7 +3211,7 @@ static void attn__mix_code(const attn__args *a, attn__mix mx, int b, int i0, int
 {
     const attn_attention_desc *d = a->d;
     size_t ts = (size_t)ATTN__MBR * d->Tk, n = (size_t)br * d->Tk, x;
-    attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
+    attn_float scale = attn__score_scale(d);
     int h, r;
     for (h = 0; h < d->H; h++) {
         size_t bh = (size_t)b * d->H + h;
@@ -3371,7 +3381,7 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk, os = (size_t)d->Tq * d->dv, x, n;
     attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *dA = Ad + d->H * ts;
     attn_float *rms = dA + d->H * ts, *Vt = rms + ts, *dVt = Vt + d->H * kd, *row = dVt + d->H * kd;
-    attn_float scale = d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
+    attn_float scale = attn__score_scale(d);
     int i0, br, h, r, j, e, dk = d->dk, dv = d->dv, Tk = d->Tk;
     attn__mix_values(a, mx, b, Vt);
     memset(dVt, 0, sizeof(attn_float) * d->H * kd);

@@ -838,6 +838,30 @@ static void layer_b(void *p, const attn_float *dy)
     attn_layer_backward(&c->L, c->dx, c->cross ? c->dm : NULL, &c->g, dy, c->x, c->cross ? c->m : NULL, c->cache, c->B, c->Tq, c->Tk, c->work, c->work_bytes);
 }
 
+/* The layer's weights in one block P drawn from N(0, 0.5^2), gradients in the mirror block dP:
+   Wq bq Wk bk Wv bv Wo bo and, with global, Wqg bqg Wkg bkg Wvg bvg. */
+static void layer_params(layer_ctx *c, int global, attn_rng *r)
+{
+    const attn_float **w[14] = {&c->L.Wq, &c->L.bq, &c->L.Wk, &c->L.bk, &c->L.Wv, &c->L.bv, &c->L.Wo, &c->L.bo,
+                                &c->L.Wqg, &c->L.bqg, &c->L.Wkg, &c->L.bkg, &c->L.Wvg, &c->L.bvg};
+    attn_float **g[14] = {&c->g.dWq, &c->g.dbq, &c->g.dWk, &c->g.dbk, &c->g.dWv, &c->g.dbv, &c->g.dWo, &c->g.dbo,
+                          &c->g.dWqg, &c->g.dbqg, &c->g.dWkg, &c->g.dbkg, &c->g.dWvg, &c->g.dbvg};
+    size_t H = (size_t)c->L.att.H, dk = (size_t)c->L.att.dk, dv = (size_t)c->L.att.dv, C = (size_t)c->L.C, sz[14], off;
+    int i, n = global ? 14 : 8;
+    for (i = 0; i < 14; i += 8) { /* the projections q, k, v (and their global twins) */
+        sz[i] = sz[i + 2] = H * dk * C; sz[i + 1] = sz[i + 3] = H * dk;
+        sz[i + 4] = H * dv * C; sz[i + 5] = H * dv;
+    }
+    sz[6] = (size_t)c->L.Cout * H * dv; sz[7] = (size_t)c->L.Cout;
+    for (c->np = 0, i = 0; i < n; i++) c->np += sz[i];
+    c->P = t_alloc(c->np); c->dP = t_alloc(c->np);
+    t_randn(c->P, c->np, r, 0.5);
+    for (off = 0, i = 0; i < n; off += sz[i], i++) {
+        *w[i] = c->P + off;
+        *g[i] = c->dP + off;
+    }
+}
+
 static void test_layer(void)
 {
     attn_rng r, kr;
@@ -851,24 +875,14 @@ static void test_layer(void)
                 for (rope = 0; rope < 2; rope++) {
                     layer_ctx c;
                     int C = 5, H = 2, dk = 4, dv = 3, Cout = 6;
-                    size_t off[9], sz[8], i, nkp;
-                    attn_float **W[8];
+                    size_t nkp;
                     if (rope && cross) continue; /* RoPE is for self-attention */
                     if (!fd_in_float((attn_kind)k)) continue; /* as in test_gradients */
                     memset(&c, 0, sizeof c);
                     c.B = 2; c.Tq = 5; c.Tk = cross ? 7 : 5; c.cross = cross;
                     c.L.att.kind = (attn_kind)k; c.L.att.H = H; c.L.att.dk = dk; c.L.att.dv = dv; c.L.att.causal = causal;
                     c.L.C = C; c.L.Cout = Cout; c.L.rope = rope;
-                    sz[0] = (size_t)H * dk * C; sz[1] = (size_t)H * dk; sz[2] = sz[0]; sz[3] = sz[1];
-                    sz[4] = (size_t)H * dv * C; sz[5] = (size_t)H * dv; sz[6] = (size_t)Cout * H * dv; sz[7] = (size_t)Cout;
-                    for (off[0] = 0, i = 0; i < 8; i++) off[i + 1] = off[i] + sz[i];
-                    c.np = off[8];
-                    c.P = t_alloc(c.np); c.dP = t_alloc(c.np);
-                    t_randn(c.P, c.np, &r, 0.5);
-                    c.L.Wq = c.P + off[0]; c.L.bq = c.P + off[1]; c.L.Wk = c.P + off[2]; c.L.bk = c.P + off[3];
-                    c.L.Wv = c.P + off[4]; c.L.bv = c.P + off[5]; c.L.Wo = c.P + off[6]; c.L.bo = c.P + off[7];
-                    W[0] = &c.g.dWq; W[1] = &c.g.dbq; W[2] = &c.g.dWk; W[3] = &c.g.dbk; W[4] = &c.g.dWv; W[5] = &c.g.dbv; W[6] = &c.g.dWo; W[7] = &c.g.dbo;
-                    for (i = 0; i < 8; i++) *W[i] = c.dP + off[i];
+                    layer_params(&c, 0, &r);
                     c.nx = (size_t)c.B * c.Tq * C; c.nm = (size_t)c.B * c.Tk * C; c.ny = (size_t)c.B * c.Tq * Cout;
                     c.x = t_alloc(c.nx); c.m = t_alloc(c.nm); c.y = t_alloc(c.ny); c.dx = t_alloc(c.nx); c.dm = t_alloc(c.nm);
                     t_randn(c.x, c.nx, &r, 1);
@@ -918,27 +932,14 @@ static void test_layer_global(void)
         attn_layer plain;
         attn_float *y2, *cache2;
         void *work2;
-        size_t off[15], sz[14], i, w2b;
-        attn_float **W[14];
+        size_t w2b;
         double worst = 0;
         int b, t, ok;
         memset(&c, 0, sizeof c);
         c.B = B; c.Tq = c.Tk = T;
         c.L.att.kind = (attn_kind)kinds[kk]; c.L.att.H = H; c.L.att.dk = dk; c.L.att.dv = dv; c.L.att.window = 1; c.L.att.global = glob;
         c.L.C = C; c.L.Cout = Cout;
-        sz[0] = sz[2] = sz[8] = sz[10] = (size_t)H * dk * C; sz[1] = sz[3] = sz[9] = sz[11] = (size_t)H * dk;
-        sz[4] = sz[12] = (size_t)H * dv * C; sz[5] = sz[13] = (size_t)H * dv; sz[6] = (size_t)Cout * H * dv; sz[7] = (size_t)Cout;
-        for (off[0] = 0, i = 0; i < 14; i++) off[i + 1] = off[i] + sz[i];
-        c.np = off[14];
-        c.P = t_alloc(c.np); c.dP = t_alloc(c.np);
-        t_randn(c.P, c.np, &r, 0.5);
-        c.L.Wq = c.P + off[0]; c.L.bq = c.P + off[1]; c.L.Wk = c.P + off[2]; c.L.bk = c.P + off[3];
-        c.L.Wv = c.P + off[4]; c.L.bv = c.P + off[5]; c.L.Wo = c.P + off[6]; c.L.bo = c.P + off[7];
-        c.L.Wqg = c.P + off[8]; c.L.bqg = c.P + off[9]; c.L.Wkg = c.P + off[10]; c.L.bkg = c.P + off[11];
-        c.L.Wvg = c.P + off[12]; c.L.bvg = c.P + off[13];
-        W[0] = &c.g.dWq; W[1] = &c.g.dbq; W[2] = &c.g.dWk; W[3] = &c.g.dbk; W[4] = &c.g.dWv; W[5] = &c.g.dbv; W[6] = &c.g.dWo; W[7] = &c.g.dbo;
-        W[8] = &c.g.dWqg; W[9] = &c.g.dbqg; W[10] = &c.g.dWkg; W[11] = &c.g.dbkg; W[12] = &c.g.dWvg; W[13] = &c.g.dbvg;
-        for (i = 0; i < 14; i++) *W[i] = c.dP + off[i];
+        layer_params(&c, 1, &r);
         c.nx = (size_t)B * T * C; c.ny = (size_t)B * T * Cout;
         c.x = t_alloc(c.nx); c.y = t_alloc(c.ny); c.dx = t_alloc(c.nx);
         t_randn(c.x, c.nx, &r, 1);
