@@ -64,4 +64,5 @@ void test_ops(void);
 void test_optim(void);
 void test_errors(void);
 void test_attention(void);
+void test_golden(void);
 #endif
