@@ -1673,6 +1673,14 @@ static void attn__mul_add(size_t n, const attn_float *x, const attn_float *y, at
     for (; i < n; i++) z[i] += x[i] * y[i];
 }
 
+/* y[i] *= x[i] */
+static void attn__mul_into(size_t n, const attn_float *x, attn_float *y)
+{
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(y + i, attn__vmul(attn__vload(x + i), attn__vload(y + i)));
+    for (; i < n; i++) y[i] *= x[i];
+}
+
 /* ---- 5. ops ----------------------------------------------------------------------------------- */
 
 /* Checks shared by the row-wise ops: pointers given, dimensions >= 1, rows * cols addressable. */
@@ -2609,24 +2617,46 @@ static void attn__cog_sign(const attn_float *s, attn_float *p, int n)
     for (c = 0; c < n; c++) p[c] *= (attn_float)((s[c] > 0) - (s[c] < 0)); /* branch-free: signs are random */
 }
 
+/* p[i] *= sigmoid(s[i]) = 1 / (1 + exp(-s[i])) for a row, through the SIMD exp; x is scratch. */
+static void attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p, attn_float *x)
+{
+    attn__v neg = attn__vset1(-1), one = attn__vset1(1);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(x + i, attn__vmul(neg, attn__vload(s + i)));
+    for (; i < n; i++) x[i] = -s[i];
+    attn_exp(n, x, x);
+    for (i = 0; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(p + i, attn__vdiv(attn__vload(p + i), attn__vadd(one, attn__vload(x + i))));
+    for (; i < n; i++) p[i] /= 1 + x[i];
+}
+
+/* Sigmoid's score gradient for a row: ds *= a (1 - a), ds holding dA on entry. */
+static void attn__sigmoid_dscores(size_t n, const attn_float *a, attn_float *ds)
+{
+    attn__v one = attn__vset1(1);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v va = attn__vload(a + i);
+        attn__vstore(ds + i, attn__vmul(attn__vload(ds + i), attn__vmul(va, attn__vadd(one, attn__vmul(attn__vset1(-1), va)))));
+    }
+    for (; i < n; i++) ds[i] *= a[i] * (1 - a[i]);
+}
+
 /* P[r, c] = A of the tile from the final row statistics, where P holds the 0/1 visibility on entry:
    softmax exp(s - lse), Cog sign(s) exp(|s| - lse), EA g(s) / N, sigmoid sigmoid(s), linear_raw s.
    X [BR, BC] is scratch. */
 static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *P, attn_float *X, int br,
                                int bc, const attn_float *stat)
 {
-    int r, c;
+    int r;
     for (r = 0; r < br; r++) {
         const attn_float *s = S + r * bc;
         attn_float *p = P + r * bc, *x = X + r * bc;
         if (kind == ATTN_EXPRESSIVE) {
             attn__ea_map((size_t)bc, s, p, stat[r] < ATTN__TINY ? 0 : 1 / stat[r]);
-        } else if (kind == ATTN_SIGMOID) { /* 1 / (1 + exp(-s)), through the SIMD exp */
-            for (c = 0; c < bc; c++) x[c] = -s[c];
-            attn_exp((size_t)bc, x, x);
-            for (c = 0; c < bc; c++) p[c] /= 1 + x[c];
+        } else if (kind == ATTN_SIGMOID) {
+            attn__sigmoid_map((size_t)bc, s, p, x);
         } else if (kind == ATTN_LINEAR_RAW) {
-            for (c = 0; c < bc; c++) p[c] *= s[c];
+            attn__mul_into((size_t)bc, s, p);
         } else {
             attn__masked_scores(kind, s, p, x, bc);
             attn__exp_weighted((size_t)bc, x, stat[r], p);
@@ -2741,7 +2771,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
     attn_float *vsum = vis + ATTN__BR * ATTN__BC, *D = vsum + 2 * (size_t)ATTN__BR * d->dv, *n = D + ATTN__BR;
     attn_float *Pd = d->dropout > 0 ? n + 3 * ATTN__BR : P; /* the dropped weights */
     attn_float scale = attn__score_scale(d);
-    int i0, j0, r, c, dv = d->dv, dk = d->dk;
+    int i0, j0, r, dv = d->dv, dk = d->dk;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         for (r = 0; r < br; r++) D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
@@ -2778,12 +2808,13 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                 const attn_float *sr = S + r * bc;
                 if (d->kind == ATTN_SOFTMAX || d->kind == ATTN_COG)
                     attn__softmax_dscores(d->kind == ATTN_COG, (size_t)bc, a, ds, Dr);
-                else if (d->kind == ATTN_CENTERED) /* the softmax backward, with the softmax A */
-                    for (c = 0; c < bc; c++) ds[c] = (a[c] + n[r] * vis[r * bc + c]) * (ds[c] - Dr);
-                else if (d->kind == ATTN_SIGMOID)
-                    for (c = 0; c < bc; c++) ds[c] *= a[c] * (1 - a[c]);
+                else if (d->kind == ATTN_CENTERED) { /* the softmax backward, with the softmax A = a + c vis */
+                    attn_axpy((size_t)bc, n[r], vis + r * bc, a);
+                    attn__softmax_dscores(0, (size_t)bc, a, ds, Dr);
+                } else if (d->kind == ATTN_SIGMOID)
+                    attn__sigmoid_dscores((size_t)bc, a, ds);
                 else if (d->kind == ATTN_LINEAR_RAW)
-                    for (c = 0; c < bc; c++) ds[c] *= vis[r * bc + c];
+                    attn__mul_into((size_t)bc, vis + r * bc, ds);
                 else
                     attn__ea_dscores((size_t)bc, sr, vis + r * bc, ds, Dr, st[i0 + r] < ATTN__TINY ? 0 : 1 / st[i0 + r]);
                 if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0);
@@ -2834,9 +2865,10 @@ static void attn__phi(attn_kind kind, const attn_float *x, int dk, attn_float w,
         attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), inv = n < (attn_float)1e-12 ? 0 : 1 / n;
         out[0] = w;
         for (c = 0; c < dk; c++) out[c + 1] = w * x[c] * inv;
-    } else { /* elu(x) + 1: exp of the row at once through the SIMD exp, then the positive side */
+    } else { /* elu(x) + 1 = max(x, 0) + min(exp(x), 1): the SIMD exp of the row, then branch-free
+                (the signs are random: a branch here mispredicts half the time) */
         attn_exp((size_t)dk, x, out);
-        for (c = 0; c < dk; c++) out[c] = w * (x[c] > 0 ? x[c] + 1 : out[c]);
+        for (c = 0; c < dk; c++) out[c] = w * ((x[c] > 0 ? x[c] : 0) + (out[c] < 1 ? out[c] : 1));
     }
 }
 
@@ -2848,13 +2880,13 @@ static void attn__phi_vjp(attn_kind kind, const attn_float *x, int dk, const att
         if (n < (attn_float)1e-12) return;
         for (c = 0; c < dk; c++) xg += x[c] / n * dphi[c + 1];
         for (c = 0; c < dk; c++) dx[c] += (dphi[c + 1] - x[c] / n * xg) / n;
-    } else { /* phi'(x) = 1 for x > 0, exp(x) otherwise; the exponentials 64 at a time */
+    } else { /* phi'(x) = 1 for x > 0, exp(x) otherwise, i.e. min(exp(x), 1); 64 exponentials at a time */
         attn_float e[64];
         int c0, n;
         for (c0 = 0; c0 < dk; c0 += 64) {
             n = ATTN__MIN(64, dk - c0);
             attn_exp((size_t)n, x + c0, e);
-            for (c = 0; c < n; c++) dx[c0 + c] += dphi[c0 + c] * (x[c0 + c] > 0 ? 1 : e[c]);
+            for (c = 0; c < n; c++) dx[c0 + c] += dphi[c0 + c] * (e[c] < 1 ? e[c] : 1);
         }
     }
 }
