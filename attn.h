@@ -51,8 +51,9 @@
        5. ops               linear, layer/RMS norm, activations, SwiGLU, softmax, embedding, one-hot,
                             positional encodings (learned, sinusoidal, RoPE, T5 buckets), dropout, losses
        6. attention         the kind table (softmax, expressive, Cog, centered, sigmoid, linear_raw,
-                            kernel, Taylor), Linformer, the attention layer,
-                            tiled forward/backward in O(T d) memory
+                            kernel, Taylor, differential, RMSHead, HYLA and its ablations, HYLA+),
+                            dropout, sparse patterns (Longformer, BigBird), Linformer, the attention
+                            layer; tiled forward/backward in O(T d) memory
        7. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
 
    CONVENTIONS
