@@ -54,7 +54,9 @@
                             kernel, Taylor, differential, RMSHead, HYLA and its ablations, HYLA+),
                             dropout, sparse patterns (Longformer, BigBird), Linformer, the attention
                             layer; tiled forward/backward in O(T d) memory
-       7. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
+       7. models            the expressive-attention paper's cisformer
+       8. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
+       9. tasks             the NT series (NT, NT-S, NT-R, the mixture) and their cycle census
 
    CONVENTIONS
        Arrays are row-major; shapes are written as [rows, cols] in the comment of every function and
@@ -616,7 +618,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                         int B, int Tq, int Tk, void *work, size_t work_bytes);
 
 /* ============================================================================================== */
-/* 7. optimizers                                                                                   */
+/* 8. optimizers                                                                                   */
 /* ============================================================================================== */
 
 /* SGD with momentum, PyTorch semantics (no dampening, no Nesterov):
@@ -662,6 +664,42 @@ ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, 
 ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr, double peak_lr,
                                                 long warmup, long decay_steps, double end_lr);
 ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t);
+
+/* ============================================================================================== */
+/* 9. tasks                                                                                        */
+/* ============================================================================================== */
+
+/* The expressive-attention paper's NT series (SPEC 6.1) over symbols 0 .. N-1 with delay tau:
+     ATTN_NT    x(t) = (x(t - tau) + x(t - tau - 1)) mod N                       ("NxTy": N, tau)
+     ATTN_NT_S  x(t) = (x(t - 1) + ... + x(t - tau - 1)) mod N
+     ATTN_NT_R  the NT-S value when x(t - tau - 1) = 0, else the NT value
+     ATTN_NT_MIX each series is NT or NT-S with probability 1/2 (no label; the choice is per series)
+   for t >= tau + 1; x(0 .. tau) is the initial condition. */
+typedef enum attn_nt_task { ATTN_NT = 0, ATTN_NT_S, ATTN_NT_R, ATTN_NT_MIX, ATTN_NT_TASK_COUNT } attn_nt_task;
+ATTNDEF const char *attn_nt_name(attn_nt_task t); /* "nt", "nts", "ntr", "mix" */
+ATTNDEF int attn_nt_from_name(const char *name);  /* the task, or -1 */
+/* x(t) from x(t - tau - 1 .. t - 1) = prev[0 .. tau] (oldest first); task is NT, NT_S or NT_R. */
+ATTNDEF int attn_nt_next(attn_nt_task task, int N, int tau, const int *prev);
+/* A series x [len]: the initial condition init [tau + 1] (NULL: uniform draws from r), then the
+   rule. ATTN_NT_MIX draws the rule from r first; *rule (may be NULL) receives the rule used.
+   Needs N >= 2, tau >= 1, len >= tau + 1 (r may be NULL only when init is given and the task is
+   not the mixture). */
+ATTNDEF attn_status attn_nt_series(int *x, int len, attn_nt_task task, int N, int tau, const int *init,
+                                   attn_rng *r, attn_nt_task *rule);
+
+/* The cycle census of the state map (x(t - tau - 1), ..., x(t - 1)) -> (x(t - tau), ..., x(t)) over
+   all N^(tau + 1) states: cycle lengths with their multiplicities, longest first. NT and NT-S are
+   bijections, so every state is on a cycle; NT-R is not, and the states off the cycles are counted
+   as transient. The paper's "mean cycle length" is cycle_states / cycles. Needs N^(tau + 1) <= 2^27
+   (it allocates 4 bytes per state, ATTN_MALLOC). */
+#define ATTN_NT_MAX_LENGTHS 64
+typedef struct attn_nt_census {
+    int nlengths;                      /* distinct cycle lengths */
+    long length[ATTN_NT_MAX_LENGTHS];  /* longest first */
+    long count[ATTN_NT_MAX_LENGTHS];   /* cycles of that length */
+    long states, cycles, cycle_states, transient;
+} attn_nt_census;
+ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *c, attn_nt_task task, int N, int tau);
 
 #ifdef __cplusplus
 }
@@ -3979,7 +4017,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     return attn_linear_backward(dm, g->dWv, g->dbv, b1, m, L->Wv, B * Tk, L->C, H * dv);
 }
 
-/* ---- 7. optimizers ---------------------------------------------------------------------------- */
+/* ---- 8. optimizers ---------------------------------------------------------------------------- */
 
 ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
                            long step)
@@ -4072,6 +4110,128 @@ ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t)
         }
     default: return s->lr;
     }
+}
+
+/* ---- 9. tasks --------------------------------------------------------------------------------- */
+
+static const char *const attn__nt_names[ATTN_NT_TASK_COUNT] = {"nt", "nts", "ntr", "mix"};
+
+ATTNDEF const char *attn_nt_name(attn_nt_task t) { return t >= 0 && t < ATTN_NT_TASK_COUNT ? attn__nt_names[t] : "?"; }
+
+ATTNDEF int attn_nt_from_name(const char *name)
+{
+    int t;
+    for (t = 0; name && t < ATTN_NT_TASK_COUNT; t++)
+        if (!strcmp(name, attn__nt_names[t])) return t;
+    return -1;
+}
+
+ATTNDEF int attn_nt_next(attn_nt_task task, int N, int tau, const int *prev)
+{
+    int nt = (prev[0] + prev[1]) % N, sum = 0, k; /* x(t - tau - 1) + x(t - tau) */
+    if (task == ATTN_NT || (task == ATTN_NT_R && prev[0] != 0)) return nt;
+    for (k = 0; k <= tau; k++) sum = (sum + prev[k]) % N;
+    return sum;
+}
+
+ATTNDEF attn_status attn_nt_series(int *x, int len, attn_nt_task task, int N, int tau, const int *init,
+                                   attn_rng *r, attn_nt_task *rule)
+{
+    int t;
+    ATTN__NEED(x);
+    if (task < 0 || task >= ATTN_NT_TASK_COUNT) return attn__fail(ATTN_ERR_ARG, "attn_nt_series: unknown task %d", (int)task);
+    if (N < 2 || tau < 1 || len < tau + 1)
+        return attn__fail(ATTN_ERR_ARG, "attn_nt_series: needs N >= 2 (got %d), tau >= 1 (got %d) and len >= tau + 1 (got %d)", N, tau, len);
+    if (!r && (!init || task == ATTN_NT_MIX)) return attn__fail(ATTN_ERR_ARG, "attn_nt_series: a random initial condition or mixture needs r");
+    for (t = 0; init && t <= tau; t++)
+        if (init[t] < 0 || init[t] >= N) return attn__fail(ATTN_ERR_ARG, "attn_nt_series: init[%d] = %d is not a symbol of 0 .. %d", t, init[t], N - 1);
+    if (task == ATTN_NT_MIX) task = attn_rng_int(r, 2) ? ATTN_NT_S : ATTN_NT;
+    if (rule) *rule = task;
+    for (t = 0; t <= tau; t++) x[t] = init ? init[t] : (int)attn_rng_int(r, (uint32_t)N);
+    for (; t < len; t++) x[t] = attn_nt_next(task, N, tau, x + t - tau - 1);
+    return ATTN_OK;
+}
+
+/* State s = sum_k x_k N^(tau - k) (oldest symbol most significant) decoded into x [tau + 1]. */
+static void attn__nt_decode(int N, int tau, uint32_t s, int *x)
+{
+    int k;
+    for (k = tau; k >= 0; k--) { x[k] = (int)(s % (uint32_t)N); s /= (uint32_t)N; }
+}
+
+/* The successor of state s, whose symbols x [tau + 1] are rolled along with it. */
+static uint32_t attn__nt_step(attn_nt_task task, int N, int tau, uint32_t s, uint32_t top, int *x)
+{
+    int next = attn_nt_next(task, N, tau, x);
+    memmove(x, x + 1, sizeof(int) * (size_t)tau);
+    x[tau] = next;
+    return (s % top) * (uint32_t)N + (uint32_t)next;
+}
+
+/* Adds one cycle of length len to the census; 0 if there are too many distinct lengths. */
+static int attn__nt_add_cycle(attn_nt_census *c, long len)
+{
+    int k;
+    for (k = 0; k < c->nlengths && c->length[k] != len; k++) {}
+    if (k == ATTN_NT_MAX_LENGTHS) return 0;
+    if (k == c->nlengths) c->length[c->nlengths++] = len;
+    c->count[k]++;
+    c->cycles++;
+    c->cycle_states += len;
+    return 1;
+}
+
+ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *out, attn_nt_task task, int N, int tau)
+{
+    attn_nt_census census, *c = &census; /* written to *out only on success */
+    uint32_t *mark, s, top, walk = 0, states;
+    double n = 1;
+    int k, bijection = task != ATTN_NT_R, ok = 1;
+    size_t bytes;
+    ATTN__NEED(out);
+    if (task != ATTN_NT && task != ATTN_NT_S && task != ATTN_NT_R) return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: the task must be nt, nts or ntr");
+    if (N < 2 || tau < 1 || tau > 30) return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: needs N >= 2 and 1 <= tau <= 30 (got %d, %d)", N, tau);
+    for (k = 0; k <= tau; k++) n *= N;
+    if (n > (double)(1u << 27)) return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: N^(tau+1) = %.0f states is over the 2^27 limit", n);
+    states = (uint32_t)n;
+    top = states / (uint32_t)N;
+    /* A bijection's walks are its cycles, so one visited bit per state does (and stays in cache); NT-R
+       marks each state with the walk that reached it, to tell a new cycle from a known path. */
+    bytes = bijection ? (states + 31) / 32 * sizeof(uint32_t) : sizeof(uint32_t) * states;
+    mark = (uint32_t *)ATTN_MALLOC(bytes);
+    if (!mark) return attn__fail(ATTN_ERR_NOMEM, "attn_nt_census_compute: cannot allocate %lu bytes", (unsigned long)bytes);
+    memset(mark, 0, bytes);
+    memset(c, 0, sizeof *c);
+    c->states = (long)states;
+    for (s = 0; s < states && ok; s++) {
+        uint32_t u = s, len = 0;
+        int x[32];
+        if (bijection ? (mark[s >> 5] >> (s & 31)) & 1u : mark[s] != 0) continue;
+        attn__nt_decode(N, tau, s, x);
+        if (bijection) { /* around the cycle through s */
+            do { mark[u >> 5] |= 1u << (u & 31); u = attn__nt_step(task, N, tau, u, top, x); len++; } while (u != s);
+        } else { /* walk until a marked state; a cycle is new only if this walk marked it */
+            uint32_t v;
+            walk++;
+            while (!mark[u]) { mark[u] = walk; u = attn__nt_step(task, N, tau, u, top, x); }
+            if (mark[u] != walk) continue;
+            v = u; /* x holds u's symbols */
+            do { v = attn__nt_step(task, N, tau, v, top, x); len++; } while (v != u);
+        }
+        ok = attn__nt_add_cycle(c, (long)len);
+    }
+    ATTN_FREE(mark);
+    if (!ok) return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: more than %d distinct cycle lengths", ATTN_NT_MAX_LENGTHS);
+    c->transient = c->states - c->cycle_states;
+    for (k = 1; k < c->nlengths; k++) { /* longest first (insertion sort of a short list) */
+        long l = c->length[k], m = c->count[k];
+        int j = k;
+        for (; j > 0 && c->length[j - 1] < l; j--) { c->length[j] = c->length[j - 1]; c->count[j] = c->count[j - 1]; }
+        c->length[j] = l;
+        c->count[j] = m;
+    }
+    *out = census;
+    return ATTN_OK;
 }
 
 #endif /* ATTN_IMPLEMENTATION */

@@ -81,6 +81,7 @@ int main(int argc, char **argv)
     test_optim();
     test_attention();
     test_golden();
+    test_tasks();
     test_errors();
     printf("%d passed, %d failed\n", t_pass, t_fail);
     return t_fail ? 1 : 0;

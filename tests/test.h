@@ -65,4 +65,5 @@ void test_optim(void);
 void test_errors(void);
 void test_attention(void);
 void test_golden(void);
+void test_tasks(void);
 #endif
