@@ -618,6 +618,60 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                         int B, int Tq, int Tk, void *work, size_t work_bytes);
 
 /* ============================================================================================== */
+/* 7. models                                                                                       */
+/* ============================================================================================== */
+
+/* The expressive-attention paper's cisformer (SPEC 4.1): one bilayer over a window of ncon one-hot
+   tokens x_c of width d (= the alphabet size N), every weight specific to its position c:
+     xt_c = LN(x_c)                 LN without affine parameters, eps 1e-5, i.e. xh_c
+                                    (ATTN_CIS_LN_BIAS: + u_c;  ATTN_CIS_LN_GAINS: * g1_c)
+     q_c, k_c, v_c = Wq[c] xt_c, Wk[c] xt_c, Wv[c] xt_c
+     h_m = x_m + sum_{k <= m} A_mk v_k          causal attention of the chosen kind, one head
+     n_m = LN(h_m)                  (ATTN_CIS_LN_GAINS: * g2_m)
+     f_m = h_m + W2[m] tanh(W1[m] n_m)   (ATTN_CIS_FFN_BIAS: + b_m)
+     y = R vec(f) + r               vec(f) = f_1, ..., f_ncon (position-major)
+   The prediction is argmax_i y_i; the paper's loss is sum_i (y_i - onehot(target)_i)^2.
+   Parameters: N_con (12 d^2 + d) + d (802 at d = 2, ncon = 16), or N_con (12 d^2 + 2) + d with
+   the two per-position LN gains. */
+typedef enum attn_cis_vec {
+    ATTN_CIS_FFN_BIAS = 0, /* the per-position d-vector is the FFN's output bias b_c (SPEC's canonical choice) */
+    ATTN_CIS_LN_BIAS,      /* it is the attention LN's bias u_c (a shift after normalising the input) */
+    ATTN_CIS_LN_GAINS      /* two per-position scalar LN gains g1_c, g2_c instead */
+} attn_cis_vec;
+
+typedef struct attn_cisformer_config {
+    int d, ncon;       /* width (= alphabet size) >= 2 and window length >= 1 */
+    attn_kind kind;    /* a per-head scored kind with a causal form: softmax .. linear_raw, or taylor/kernel */
+    attn_float scale;  /* score scale; the paper's runs use 1 (0 would mean 1/sqrt(d)) */
+    attn_cis_vec vec;
+} attn_cisformer_config;
+
+/* params: Wq, Wk, Wv [ncon, d, d], W1 [ncon, 4d, d], W2 [ncon, d, 4d], vec ([ncon, d] "b" or "u",
+   or [ncon, 2] "g"), R [d, ncon d], r [d], in that order. */
+typedef struct attn_cisformer {
+    attn_cisformer_config cfg;
+    attn_params p;
+} attn_cisformer;
+
+/* The parameter count of a configuration; 0 if it is invalid. */
+ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg);
+/* Allocates the parameters and draws them: matrices N(0, 1 / fan_in), biases 0, gains 1. */
+ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng);
+ATTNDEF void attn_cisformer_free(attn_cisformer *m);
+/* Sizes for nb windows at once: the cache forward fills for backward, and the scratch either uses. */
+ATTNDEF size_t attn_cisformer_cache_floats(const attn_cisformer *m, int nb);
+ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb);
+/* y [nb, d] for nb windows; window i is tokens[i stride .. i stride + ncon) (stride 1 slides along
+   one series, stride ncon reads separate windows). Tokens must be in 0 .. d-1. */
+ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *y, attn_float *cache,
+                                           const int *tokens, int stride, int nb, void *work,
+                                           size_t work_bytes);
+/* Accumulates the gradient of the loss with dL/dy = dy [nb, d] into m->p's gradient block. */
+ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy,
+                                            const attn_float *cache, const int *tokens, int stride,
+                                            int nb, void *work, size_t work_bytes);
+
+/* ============================================================================================== */
 /* 8. optimizers                                                                                   */
 /* ============================================================================================== */
 
@@ -4015,6 +4069,264 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     attn_linear_backward(dm, g->dWk, g->dbk, b1, m, L->Wk, B * Tk, L->C, H * dk);
     attn__heads(b1, b3, B, Tk, H, dv, 0);
     return attn_linear_backward(dm, g->dWv, g->dbv, b1, m, L->Wv, B * Tk, L->C, H * dv);
+}
+
+/* ---- 7. models -------------------------------------------------------------------------------- */
+
+static attn_status attn__cis_check(const char *fn, const attn_cisformer_config *c)
+{
+    if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
+    if (c->d < 2 || c->d > 4096 || c->ncon < 1 || c->ncon > 65536)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: d = %d must be in 2 .. 4096 and ncon = %d in 1 .. 65536", fn, c->d, c->ncon);
+    if ((int)c->kind < 0 || c->kind > ATTN_TAYLOR)
+        return attn__fail(ATTN_ERR_ARG, "%s: kind %d: the cisformer takes a one-head kind from softmax to taylor", fn, (int)c->kind);
+    if ((int)c->vec < 0 || c->vec > ATTN_CIS_LN_GAINS) return attn__fail(ATTN_ERR_ARG, "%s: unknown per-position vector choice %d", fn, (int)c->vec);
+    return ATTN_OK;
+}
+
+/* The eight parameter tensors of SPEC 4.1, in the order of the attn_cisformer comment. */
+static void attn__cis_descs(const attn_cisformer_config *c, attn_param_desc *p)
+{
+    static const char *names[8] = {"Wq", "Wk", "Wv", "W1", "W2", "b", "R", "r"};
+    int d = c->d, n = c->ncon, i;
+    const int shapes[8][3] = {{n, d, d}, {n, d, d}, {n, d, d}, {n, 4 * d, d}, {n, d, 4 * d}, {n, d, 0}, {d, n * d, 0}, {d, 0, 0}};
+    const int ndims[8] = {3, 3, 3, 3, 3, 2, 2, 1};
+    for (i = 0; i < 8; i++) {
+        p[i].name = names[i];
+        p[i].ndim = ndims[i];
+        memcpy(p[i].shape, shapes[i], sizeof shapes[i]);
+        p[i].decay = -1;
+    }
+    if (c->vec == ATTN_CIS_LN_BIAS) p[5].name = "u";
+    if (c->vec == ATTN_CIS_LN_GAINS) { p[5].name = "g"; p[5].shape[1] = 2; }
+}
+
+ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg)
+{
+    size_t d, n;
+    if (!cfg || cfg->d < 2 || cfg->ncon < 1) return 0;
+    d = (size_t)cfg->d; n = (size_t)cfg->ncon;
+    return n * (12 * d * d + (cfg->vec == ATTN_CIS_LN_GAINS ? 2 : d)) + d;
+}
+
+ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng)
+{
+    attn_param_desc pd[8];
+    static const int fan[8] = {1, 1, 1, 1, 4, 0, -1, 0}; /* fan_in in units of d; -1: ncon d; 0: not a matrix */
+    int i;
+    size_t j, n;
+    ATTN__NEED(m); ATTN__NEED(rng);
+    ATTN__TRY(attn__cis_check(__func__, cfg));
+    attn__cis_descs(cfg, pd);
+    ATTN__TRY(attn_params_init(&m->p, pd, 8));
+    m->cfg = *cfg;
+    for (i = 0; i < 8; i++) {
+        attn_float *v = m->p.value[i].data;
+        double f = fan[i] < 0 ? (double)cfg->ncon * cfg->d : (double)fan[i] * cfg->d;
+        n = attn_tensor_numel(&m->p.value[i]);
+        for (j = 0; j < n; j++) v[j] = fan[i] ? (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(f)) : (attn_float)(cfg->vec == ATTN_CIS_LN_GAINS && i == 5);
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_cisformer_free(attn_cisformer *m)
+{
+    if (m) attn_params_free(&m->p);
+}
+
+/* The attention problem of nb windows: one head, causal, dk = dv = d. */
+static void attn__cis_desc(const attn_cisformer *m, int nb, attn_attention_desc *a)
+{
+    memset(a, 0, sizeof *a);
+    a->kind = m->cfg.kind; a->B = nb; a->H = 1; a->Tq = a->Tk = m->cfg.ncon; a->dk = a->dv = m->cfg.d;
+    a->causal = 1; a->scale = m->cfg.scale;
+}
+
+/* Cache (per window, floats): xh, xt, q, k, v, o, h, nh (= LN(h)), nt (the FFN input), f [ncon d]
+   each, t [ncon 4d], LN(h)'s mean and rstd [ncon] each; then the attention stats of all windows. */
+typedef struct {
+    attn_float *xh, *xt, *q, *k, *v, *o, *h, *nh, *nt, *f, *t, *hmean, *hrstd, *stats;
+} attn__cis_cache;
+
+static size_t attn__cis_cache_map(const attn_cisformer *m, int nb, attn_float *base, attn__cis_cache *c)
+{
+    size_t w = (size_t)nb * m->cfg.ncon * m->cfg.d, r = (size_t)nb * m->cfg.ncon;
+    attn_attention_desc a;
+    attn__cis_desc(m, nb, &a);
+    if (c) {
+        c->xh = base; c->xt = c->xh + w; c->q = c->xt + w; c->k = c->q + w; c->v = c->k + w; c->o = c->v + w;
+        c->h = c->o + w; c->nh = c->h + w; c->nt = c->nh + w; c->f = c->nt + w; c->t = c->f + w;
+        c->hmean = c->t + 4 * w; c->hrstd = c->hmean + r; c->stats = c->hrstd + r;
+    }
+    return 14 * w + 2 * r + attn_attention_stats_floats(&a);
+}
+
+ATTNDEF size_t attn_cisformer_cache_floats(const attn_cisformer *m, int nb)
+{
+    return m && nb > 0 ? attn__cis_cache_map(m, nb, NULL, NULL) : 0;
+}
+
+/* Work: the attention's workspace, then the backward scratch dF, dH, dN, dQ, dK, dV, dX [nb ncon d]
+   each and dT [nb ncon 4d]. */
+ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb)
+{
+    attn_attention_desc a;
+    if (!m || nb < 1) return 0;
+    attn__cis_desc(m, nb, &a);
+    return attn_attention_workspace(&a) + ATTN_ALIGN + sizeof(attn_float) * 11 * (size_t)nb * m->cfg.ncon * m->cfg.d;
+}
+
+static attn_status attn__cis_args(const char *fn, const attn_cisformer *m, const int *tokens, int stride, int nb,
+                                  size_t work_bytes)
+{
+    int i, c;
+    if (!m || !tokens) return attn__fail(ATTN_ERR_ARG, "%s: the model or the tokens are NULL", fn);
+    ATTN__TRY(attn__cis_check(fn, &m->cfg));
+    if (nb < 1 || stride < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: nb = %d and stride = %d must be >= 1", fn, nb, stride);
+    if (work_bytes < attn_cisformer_work_bytes(m, nb))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_cisformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+                          (unsigned long)attn_cisformer_work_bytes(m, nb));
+    for (i = 0; i < nb; i++)
+        for (c = 0; c < m->cfg.ncon; c++) {
+            int x = tokens[(size_t)i * stride + c];
+            if (x < 0 || x >= m->cfg.d) return attn__fail(ATTN_ERR_ARG, "%s: token %d of window %d is %d, not in 0 .. %d", fn, c, i, x, m->cfg.d - 1);
+        }
+    return ATTN_OK;
+}
+
+/* Y[:, c, :] = X[:, c, :] op(W[c]) + beta Y[:, c, :] for every position c: X [nb, ncon, kin],
+   Y [nb, ncon, kout]; trans = 1: W[c] is [kout, kin] and op is the transpose (y = W x, forward);
+   trans = 0: W[c] is [kin, kout] (dx = W^T dy, backward through a [kin, kout] weight). */
+static void attn__cis_per_position(int trans, int nb, int ncon, int kin, int kout, const attn_float *X,
+                                   const attn_float *W, attn_float beta, attn_float *Y)
+{
+    int c;
+    for (c = 0; c < ncon; c++)
+        attn_gemm(0, trans, nb, kout, kin, 1, X + (size_t)c * kin, ncon * kin, W + (size_t)c * kin * kout, trans ? kin : kout, beta,
+                  Y + (size_t)c * kout, ncon * kout);
+}
+
+/* dW[c] += dY[:, c, :]^T X[:, c, :] for every position c: dW [ncon] of [kout, kin]. */
+static void attn__cis_weight_grad(int nb, int ncon, int kin, int kout, const attn_float *dY, const attn_float *X, attn_float *dW)
+{
+    int c;
+    for (c = 0; c < ncon; c++)
+        attn_gemm(1, 0, kout, kin, nb, 1, dY + (size_t)c * kout, ncon * kout, X + (size_t)c * kin, ncon * kin, 1,
+                  dW + (size_t)c * kout * kin, kin);
+}
+
+ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *y, attn_float *cache,
+                                           const int *tokens, int stride, int nb, void *work,
+                                           size_t work_bytes)
+{
+    const attn_cisformer_config *cf;
+    attn__cis_cache c;
+    attn_attention_desc a;
+    const attn_float *const *P;
+    attn_float *Pv[8];
+    int d, n, i, p, e;
+    size_t w;
+    ATTN__TRY(attn__cis_args(__func__, m, tokens, stride, nb, work_bytes));
+    ATTN__NEED(y); ATTN__NEED(cache);
+    cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
+    for (i = 0; i < 8; i++) Pv[i] = m->p.value[i].data;
+    P = (const attn_float *const *)Pv;
+    attn__cis_cache_map(m, nb, cache, &c);
+    attn__cis_desc(m, nb, &a);
+    /* x one-hot (kept in h for now), xh = LN(x), xt = xh (+ u_c or * g1_c); x is an input, so
+       LN(x)'s statistics are not kept (hmean, hrstd are LN(h)'s, written below) */
+    memset(c.h, 0, sizeof(attn_float) * w);
+    for (i = 0; i < nb; i++)
+        for (p = 0; p < n; p++) c.h[((size_t)i * n + p) * d + tokens[(size_t)i * stride + p]] = 1;
+    attn_layernorm_forward(c.xh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, (attn_float)1e-5, ATTN_LN_EPS_INSIDE);
+    memcpy(c.xt, c.xh, sizeof(attn_float) * w);
+    for (i = 0; i < nb && cf->vec != ATTN_CIS_FFN_BIAS; i++)
+        for (p = 0; p < n; p++) {
+            attn_float *r = c.xt + ((size_t)i * n + p) * d;
+            if (cf->vec == ATTN_CIS_LN_BIAS) attn_axpy((size_t)d, 1, P[5] + (size_t)p * d, r);
+            else attn_scale((size_t)d, P[5][2 * p], r);
+        }
+    attn__cis_per_position(1, nb, n, d, d, c.xt, P[0], 0, c.q);
+    attn__cis_per_position(1, nb, n, d, d, c.xt, P[1], 0, c.k);
+    attn__cis_per_position(1, nb, n, d, d, c.xt, P[2], 0, c.v);
+    ATTN__TRY(attn_attention_forward(&a, c.o, c.stats, NULL, c.q, c.k, c.v, work, attn_attention_workspace(&a)));
+    attn_axpy(w, 1, c.o, c.h); /* h = x + attention */
+    attn_layernorm_forward(c.nh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, (attn_float)1e-5, ATTN_LN_EPS_INSIDE);
+    memcpy(c.nt, c.nh, sizeof(attn_float) * w);
+    for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++)
+        for (p = 0; p < n; p++) attn_scale((size_t)d, P[5][2 * p + 1], c.nt + ((size_t)i * n + p) * d);
+    attn__cis_per_position(1, nb, n, d, 4 * d, c.nt, P[3], 0, c.t);
+    attn_act_forward(c.t, c.t, 4 * w, ATTN_ACT_TANH);
+    memcpy(c.f, c.h, sizeof(attn_float) * w); /* f = h + W2 t (+ b) */
+    attn__cis_per_position(1, nb, n, 4 * d, d, c.t, P[4], 1, c.f);
+    for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++) attn_axpy((size_t)n * d, 1, P[5], c.f + (size_t)i * n * d);
+    attn_gemm(0, 1, nb, d, n * d, 1, c.f, n * d, P[6], n * d, 0, y, d); /* y = R vec(f) + r */
+    for (i = 0; i < nb; i++)
+        for (e = 0; e < d; e++) y[(size_t)i * d + e] += P[7][e];
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy,
+                                            const attn_float *cache, const int *tokens, int stride,
+                                            int nb, void *work, size_t work_bytes)
+{
+    const attn_cisformer_config *cf;
+    attn__cis_cache c;
+    attn_attention_desc a;
+    attn_attention_grads ag;
+    attn_float *P[8], *G[8], *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT;
+    unsigned char *base;
+    int d, n, i, p;
+    size_t w, k;
+    ATTN__TRY(attn__cis_args(__func__, m, tokens, stride, nb, work_bytes));
+    ATTN__NEED(dy); ATTN__NEED(cache);
+    cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
+    for (i = 0; i < 8; i++) { P[i] = m->p.value[i].data; G[i] = m->p.grad[i].data; }
+    attn__cis_cache_map(m, nb, (attn_float *)cache, &c);
+    attn__cis_desc(m, nb, &a);
+    base = (unsigned char *)work + attn_attention_workspace(&a);
+    dF = (attn_float *)((uintptr_t)(base + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    dH = dF + w; dN = dH + w; dQ = dN + w; dK = dQ + w; dV = dK + w; dX = dV + w; dT = dX + w;
+    /* y = R vec(f) + r */
+    attn_gemm(0, 0, nb, n * d, d, 1, dy, d, P[6], n * d, 0, dF, n * d);
+    attn_gemm(1, 0, d, n * d, nb, 1, dy, d, c.f, n * d, 1, G[6], n * d);
+    for (i = 0; i < nb; i++) attn_axpy((size_t)d, 1, dy + (size_t)i * d, G[7]);
+    /* f = h + W2[c] t (+ b_c);  t = tanh(W1[c] nt) */
+    memcpy(dH, dF, sizeof(attn_float) * w);
+    for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++) attn_axpy((size_t)n * d, 1, dF + (size_t)i * n * d, G[5]);
+    attn__cis_per_position(0, nb, n, d, 4 * d, dF, P[4], 0, dT);
+    attn__cis_weight_grad(nb, n, 4 * d, d, dF, c.t, G[4]);
+    for (k = 0; k < 4 * w; k++) dT[k] *= 1 - c.t[k] * c.t[k];
+    attn__cis_weight_grad(nb, n, d, 4 * d, dT, c.nt, G[3]);
+    attn__cis_per_position(0, nb, n, 4 * d, d, dT, P[3], 0, dN);
+    for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++) /* nt = g2_c nh */
+        for (p = 0; p < n; p++) {
+            attn_float *r = dN + ((size_t)i * n + p) * d;
+            G[5][2 * p + 1] += attn_dot((size_t)d, r, c.nh + ((size_t)i * n + p) * d);
+            attn_scale((size_t)d, P[5][2 * p + 1], r);
+        }
+    /* nh = LN(h) */
+    attn_layernorm_backward(dH, NULL, NULL, dN, c.h, NULL, c.hmean, c.hrstd, nb * n, d, (attn_float)1e-5, ATTN_LN_EPS_INSIDE);
+    /* h = x + attention(q, k, v) */
+    memset(dQ, 0, sizeof(attn_float) * 3 * w);
+    memset(&ag, 0, sizeof ag);
+    ag.dQ = dQ; ag.dK = dK; ag.dV = dV;
+    ATTN__TRY(attn_attention_backward(&a, &ag, dH, c.q, c.k, c.v, c.o, c.stats, work, attn_attention_workspace(&a)));
+    /* q, k, v = W[c] xt */
+    attn__cis_weight_grad(nb, n, d, d, dQ, c.xt, G[0]);
+    attn__cis_weight_grad(nb, n, d, d, dK, c.xt, G[1]);
+    attn__cis_weight_grad(nb, n, d, d, dV, c.xt, G[2]);
+    if (cf->vec == ATTN_CIS_FFN_BIAS) return ATTN_OK;
+    attn__cis_per_position(0, nb, n, d, d, dQ, P[0], 0, dX);
+    attn__cis_per_position(0, nb, n, d, d, dK, P[1], 1, dX);
+    attn__cis_per_position(0, nb, n, d, d, dV, P[2], 1, dX);
+    for (i = 0; i < nb; i++) /* xt = xh + u_c, or g1_c xh */
+        for (p = 0; p < n; p++) {
+            const attn_float *r = dX + ((size_t)i * n + p) * d;
+            if (cf->vec == ATTN_CIS_LN_BIAS) attn_axpy((size_t)d, 1, r, G[5] + (size_t)p * d);
+            else G[5][2 * p] += attn_dot((size_t)d, r, c.xh + ((size_t)i * n + p) * d);
+        }
+    return ATTN_OK;
 }
 
 /* ---- 8. optimizers ---------------------------------------------------------------------------- */

@@ -82,6 +82,7 @@ int main(int argc, char **argv)
     test_attention();
     test_golden();
     test_tasks();
+    test_models();
     test_errors();
     printf("%d passed, %d failed\n", t_pass, t_fail);
     return t_fail ? 1 : 0;

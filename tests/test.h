@@ -66,4 +66,5 @@ void test_errors(void);
 void test_attention(void);
 void test_golden(void);
 void test_tasks(void);
+void test_models(void);
 #endif
