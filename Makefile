@@ -35,7 +35,7 @@ ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
 
-PROGRAMS = $(BUILD)/quickstart $(BUILD)/bench_gemm $(BUILD)/bench_attention
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention
 
 .PHONY: all run test test-sanitize test-valgrind test-wasm test-neon bench clean
 
@@ -50,6 +50,10 @@ run: $(BUILD)/quickstart
 
 $(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
+
+# The experiment driver: runs in parallel over (attention, seed) pairs with OpenMP.
+$(BUILD)/attnlab: examples/attnlab.c attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 $(BUILD)/bench_gemm: bench/bench_gemm.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)

@@ -269,6 +269,9 @@ ATTNDEF attn_float attn_max(size_t n, const attn_float *x); /* max_i x_i; -INFIN
    [-87, 88], and x is clamped to that range in every build (scalar and double builds use libm's
    exp inside it). out may be x. */
 ATTNDEF void attn_exp(size_t n, const attn_float *x, attn_float *out);
+/* out[i] = tanh(x[i]), SIMD: an odd Taylor polynomial for |x| < 0.3, (e^2x - 1) / (e^2x + 1) above,
+   x clamped to [-9, 9] (tanh(9) rounds to 1 in float); absolute error below 1e-6. out may be x. */
+ATTNDEF void attn_tanh(size_t n, const attn_float *x, attn_float *out);
 ATTNDEF attn_float attn_sum(size_t n, const attn_float *x); /* sum_i x_i */
 /* out[r] = max (or sum) of row r of x [rows, cols]. */
 ATTNDEF void attn_row_max(attn_float *out, const attn_float *x, int rows, int cols);
@@ -1719,6 +1722,38 @@ ATTNDEF void attn_exp(size_t n, const attn_float *x, attn_float *out)
     for (; i < n; i++) out[i] = (attn_float)exp(x[i] < -87 ? -87 : x[i] > 88 ? 88 : x[i]);
 }
 
+#if defined(ATTN__SCALAR)
+ATTN__INLINE attn__v attn__vtanh(attn__v x) { return (attn_float)tanh(x); }
+#else
+/* Both branches for every lane, then a 0/1 blend s = [|x| >= 0.3] built from min/max: the odd
+   polynomial p of x clamped to [-0.3, 0.3], and q = sign(x) (1 - e) / (1 + e) with e = exp(-2|x|).
+   Both are odd to the bit, so the result is too. */
+ATTN__INLINE attn__v attn__vtanh(attn__v x)
+{
+    attn__v ax, xp, x2, p, e, q, s, sgn, one = attn__vset1(1.0f), big = attn__vset1(1e30f), neg = attn__vset1(-1.0f);
+    x = attn__vmin(attn__vmax(x, attn__vset1(-9.0f)), attn__vset1(9.0f));
+    ax = attn__vmax(x, attn__vmul(x, neg));
+    sgn = attn__vmin(attn__vmax(attn__vmul(x, big), neg), one); /* +-1 unless |x| < 1e-30 (then s = 0) */
+    xp = attn__vmin(attn__vmax(x, attn__vset1(-0.3f)), attn__vset1(0.3f));
+    x2 = attn__vmul(xp, xp);
+    p = attn__vfma(attn__vset1(62.0f / 2835), x2, attn__vset1(-17.0f / 315)); /* x - x^3/3 + 2x^5/15 - ... */
+    p = attn__vfma(p, x2, attn__vset1(2.0f / 15));
+    p = attn__vfma(p, x2, attn__vset1(-1.0f / 3));
+    p = attn__vmul(xp, attn__vfma(p, x2, one));
+    e = attn__vexp(attn__vmul(ax, attn__vset1(-2.0f)));
+    q = attn__vmul(sgn, attn__vdiv(attn__vadd(one, attn__vmul(e, neg)), attn__vadd(one, e)));
+    s = attn__vmin(attn__vmax(attn__vmul(attn__vadd(ax, attn__vset1(-0.3f)), big), attn__vset1(0.0f)), one);
+    return attn__vfma(s, attn__vadd(q, attn__vmul(p, neg)), p);
+}
+#endif
+
+ATTNDEF void attn_tanh(size_t n, const attn_float *x, attn_float *out)
+{
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(out + i, attn__vtanh(attn__vload(x + i)));
+    for (; i < n; i++) out[i] = (attn_float)tanh(x[i]);
+}
+
 ATTNDEF attn_float attn_sum(size_t n, const attn_float *x)
 {
     attn__v s0 = attn__vset1(0);
@@ -1975,6 +2010,10 @@ ATTNDEF attn_status attn_act_forward(attn_float *out, const attn_float *inp, siz
     ATTN__NEED(out); ATTN__NEED(inp);
     ATTN__TRY(attn__count(__func__, n));
     if ((int)a < 0 || a >= ATTN_ACT_COUNT) return attn__fail(ATTN_ERR_ARG, "attn_act_forward: unknown activation %d", (int)a);
+    if (a == ATTN_ACT_TANH) { /* the SIMD kernel */
+        attn_tanh(n, inp, out);
+        return ATTN_OK;
+    }
     for (i = 0; i < n; i++) out[i] = (attn_float)attn__act_f(a, inp[i], &d);
     return ATTN_OK;
 }

@@ -143,9 +143,31 @@ static void test_exp(void)
           (double)y[20001], (double)y[20002]);
 }
 
+/* attn_tanh against libm: absolute error below 1e-6 on [-12, 12] (both sides of the 0.3 switch and
+   the clamp at 9), relative error 1e-6 near 0, odd, and the infinities. */
+static void test_tanh(void)
+{
+    static attn_float x[24005], y[24005];
+    double worst = 0, worst_rel = 0, at = 0;
+    int i, odd = 1;
+    for (i = 0; i <= 12000; i++) x[24000 - i] = -(x[i] = (attn_float)(-12 + 24.0 * i / 24000)); /* mirrored exactly */
+    x[24001] = (attn_float)1e-5; x[24002] = (attn_float)-3e-3; x[24003] = (attn_float)INFINITY; x[24004] = (attn_float)-INFINITY;
+    attn_tanh(24005, x, y);
+    for (i = 0; i < 24003; i++) {
+        double t = tanh((double)x[i]), e = fabs(y[i] - t);
+        if (e > worst) { worst = e; at = x[i]; }
+        if (fabs(t) > 0 && fabs(x[i]) < 0.5) worst_rel = fmax(worst_rel, e / fabs(t));
+    }
+    for (i = 0; i < 12000; i++) odd = odd && y[i] == -y[24000 - i];
+    CHECK(worst < (T_DOUBLE ? 1e-15 : 1e-6) && worst_rel < (T_DOUBLE ? 1e-14 : 1e-6), "attn_tanh: error %.3g at x = %g, relative near 0 %.3g",
+          worst, at, worst_rel);
+    CHECK(odd && y[24003] == 1 && y[24004] == -1, "attn_tanh is odd and tanh(+-inf) = +-1");
+}
+
 void test_core(void)
 {
     test_exp();
+    test_tanh();
     test_rng();
     test_arena_params();
     test_vector_primitives();

@@ -1,0 +1,527 @@
+/* attnlab: the experiment driver for the expressive-attention paper (SPEC 4.1, 6.1, 7.1).
+
+     attnlab train  --task nt --N 16 --tau 2 --ncon 32 --attn softmax,ea --seeds 4 --epochs 2000 ...
+     attnlab census --task nt --N 16 --tau 2
+     attnlab params --N 2 --ncon 16
+
+   `train` runs every (attention, seed) pair, the pairs in parallel over the cores (OpenMP), each one
+   reproducible on its own: seed s draws the initial weights, the training series and the evaluation
+   series from its own streams, the same for every attention, so the attentions see the same data.
+   Run `attnlab --help` for every option. */
+#define ATTN_IMPLEMENTATION
+#include "../attn.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define MAX_ATTN 8
+#define NBATCH 40 /* predictions per epoch (the paper's N_batch) */
+
+typedef struct {
+    attn_nt_task task;
+    int N, tau, ncon, seeds, nattn, update_epoch, eval_every, ntest, ng, final_test, lr_drop_epoch, threads;
+    long epochs;
+    double lr, momentum, scale;
+    attn_kind attn[MAX_ATTN];
+    attn_cis_vec vec;
+    const char *csv, *svg;
+} options;
+
+/* One (attention, seed) run: its evaluation curve and final numbers. */
+typedef struct {
+    int nevals, epoch_100; /* epoch_100: first evaluation at 100% (teacher-forced), -1: never */
+    int *epoch;
+    double *acc, *acc_task[2], *loss; /* acc_task: per rule of the mixture (NT, NT-S) */
+    double final_tf, final_rollout, final_perfect, final_task[2];
+    volatile long done; /* epochs done, for the progress line */
+    int failed;
+} run_result;
+
+static volatile sig_atomic_t interrupted = 0;
+static void on_sigint(int sig) { (void)sig; interrupted = 1; }
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: attnlab COMMAND [options]\n"
+            "\n"
+            "commands:\n"
+            "  train    train cisformers on an NT task, every attention x seed, and report\n"
+            "  census   print the cycle census of a task's state map (SPEC 6.1)\n"
+            "  params   print the cisformer's parameter count\n"
+            "\n"
+            "task options (all commands):\n"
+            "  --task nt|nts|ntr|mix   the series rule (mix: NT or NT-S per series)   [nt]\n"
+            "  --N N                   alphabet size (= model width d), >= 2          [16]\n"
+            "  --tau T                 delay, >= 1                                     [2]\n"
+            "  --ncon C                context length (window) of the model            [32]\n"
+            "model and training options:\n"
+            "  --attn K1,K2,...        attention kinds (softmax, ea, cog, centered, sigmoid,\n"
+            "                          linear_raw, kernel, taylor)                     [softmax,ea]\n"
+            "  --vec ffn_bias|ln_bias|ln_gains   the per-position vector (SPEC U4)  [ffn_bias]\n"
+            "  --scale S               score scale                                     [1]\n"
+            "  --seeds S               seeds per attention                             [4]\n"
+            "  --epochs E              epochs (one series of ncon + 40 symbols each)   [2000]\n"
+            "  --update epoch|sample   one SGD step per epoch on the mean of the 40\n"
+            "                          losses, or one per prediction (SPEC U1)          [epoch]\n"
+            "  --lr X, --momentum X    SGD (PyTorch momentum)                          [0.02, 0.8]\n"
+            "  --lr-drop E             divide the rate by 4 after epoch E (0: never)   [0]\n"
+            "  --eval-every E          evaluate every E epochs                         [50]\n"
+            "  --ntest N, --ng G       evaluation: N distinct series, G predictions   [100, 50]\n"
+            "  --final-test N          final evaluation series (capped at the number of\n"
+            "                          distinct initial conditions)                    [10000]\n"
+            "  --threads T             parallel runs (0: all cores)                    [0]\n"
+            "  --csv FILE, --svg FILE  the curves as CSV and as an SVG figure\n"
+            "\n"
+            "The loss of a prediction is sum_i (y_i - onehot(target)_i)^2 (SPEC U2); curves are teacher-\n"
+            "forced per-token accuracy; the final evaluation also reports greedy rollouts (SPEC U3).\n");
+}
+
+static int parse_int(const char *s, int lo, int *out)
+{
+    char *end;
+    long v;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > 1000000000L) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return !errno && end != s && !*end;
+}
+
+/* Parses argv[2..]; prints one line and returns 0 on a bad option. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    int i;
+    memset(o, 0, sizeof *o);
+    o->task = ATTN_NT; o->N = 16; o->tau = 2; o->ncon = 32; o->seeds = 4; o->epochs = 2000; o->update_epoch = 1;
+    o->eval_every = 50; o->ntest = 100; o->ng = 50; o->final_test = 10000; o->lr = 0.02; o->momentum = 0.8; o->scale = 1;
+    o->nattn = 2; o->attn[0] = ATTN_SOFTMAX; o->attn[1] = ATTN_EXPRESSIVE; o->vec = ATTN_CIS_FFN_BIAS;
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = v != NULL, e;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
+        if (!v) { fprintf(stderr, "attnlab: %s needs a value (or is unknown; see --help)\n", a); return 0; }
+        if (!strcmp(a, "--task")) ok = (e = attn_nt_from_name(v)) >= 0 && (o->task = (attn_nt_task)e, 1);
+        else if (!strcmp(a, "--N")) ok = parse_int(v, 2, &o->N);
+        else if (!strcmp(a, "--tau")) ok = parse_int(v, 1, &o->tau);
+        else if (!strcmp(a, "--ncon")) ok = parse_int(v, 1, &o->ncon);
+        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds);
+        else if (!strcmp(a, "--epochs")) ok = parse_int(v, 1, &e) && (o->epochs = e, 1);
+        else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
+        else if (!strcmp(a, "--ntest")) ok = parse_int(v, 1, &o->ntest);
+        else if (!strcmp(a, "--ng")) ok = parse_int(v, 1, &o->ng);
+        else if (!strcmp(a, "--final-test")) ok = parse_int(v, 0, &o->final_test);
+        else if (!strcmp(a, "--lr-drop")) ok = parse_int(v, 0, &o->lr_drop_epoch);
+        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
+        else if (!strcmp(a, "--lr")) ok = parse_double(v, &o->lr) && o->lr > 0;
+        else if (!strcmp(a, "--momentum")) ok = parse_double(v, &o->momentum) && o->momentum >= 0 && o->momentum < 1;
+        else if (!strcmp(a, "--scale")) ok = parse_double(v, &o->scale) && o->scale > 0;
+        else if (!strcmp(a, "--csv")) o->csv = v;
+        else if (!strcmp(a, "--svg")) o->svg = v;
+        else if (!strcmp(a, "--update")) ok = (!strcmp(v, "epoch") || !strcmp(v, "sample")) && (o->update_epoch = !strcmp(v, "epoch"), 1);
+        else if (!strcmp(a, "--vec"))
+            ok = !strcmp(v, "ffn_bias") ? (o->vec = ATTN_CIS_FFN_BIAS, 1) : !strcmp(v, "ln_bias") ? (o->vec = ATTN_CIS_LN_BIAS, 1)
+               : !strcmp(v, "ln_gains") ? (o->vec = ATTN_CIS_LN_GAINS, 1) : 0;
+        else if (!strcmp(a, "--model")) ok = !strcmp(v, "cisformer"); /* the shared-weight decoder is not built yet */
+        else if (!strcmp(a, "--attn")) {
+            char buf[256], *tok, *save = NULL;
+            snprintf(buf, sizeof buf, "%s", v);
+            o->nattn = 0;
+            for (tok = strtok_r(buf, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
+                int k = attn_kind_from_name(tok);
+                ok = k >= 0 && k <= ATTN_TAYLOR && o->nattn < MAX_ATTN;
+                if (ok) o->attn[o->nattn++] = (attn_kind)k;
+            }
+            ok = ok && o->nattn > 0;
+        } else { fprintf(stderr, "attnlab: unknown option %s (see --help)\n", a); return 0; }
+        if (!ok) { fprintf(stderr, "attnlab: bad value '%s' for %s (see --help)\n", v, a); return 0; }
+        i++;
+    }
+    if (o->ncon < o->tau + 1) {
+        fprintf(stderr, "attnlab: --ncon %d is too short for tau = %d: a window must hold the tau + 1 symbols the rule reads\n", o->ncon, o->tau);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- evaluation ---- */
+
+/* count series of length len with distinct initial conditions (while the state space allows it),
+   from r; returns how many were drawn. rules [count] receives each series' rule. */
+static int draw_series(const options *o, int *x, int *rules, int count, int len, attn_rng *r)
+{
+    double states = pow((double)o->N, o->tau + 1);
+    unsigned char *seen = states <= (double)(1 << 26) ? (unsigned char *)calloc((size_t)states, 1) : NULL;
+    int n = 0, tries = 0;
+    if (seen && count > states) count = (int)states;
+    while (n < count && tries < 100 * count + 1000) {
+        attn_nt_task rule;
+        int *s = x + (size_t)n * len, t;
+        size_t id = 0;
+        tries++;
+        attn_nt_series(s, len, o->task, o->N, o->tau, NULL, r, &rule);
+        for (t = 0; t <= o->tau; t++) id = id * (size_t)o->N + (size_t)s[t];
+        if (seen && seen[id]) continue;
+        if (seen) seen[id] = 1;
+        rules[n++] = rule == ATTN_NT_S;
+    }
+    free(seen);
+    return n;
+}
+
+typedef struct {
+    attn_float *y, *cache;
+    void *work;
+    size_t wb;
+    int nb;
+} model_buf;
+
+static int buf_alloc(model_buf *b, const attn_cisformer *m, int nb)
+{
+    b->nb = nb;
+    b->y = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * m->cfg.d);
+    b->cache = (attn_float *)malloc(sizeof(attn_float) * attn_cisformer_cache_floats(m, nb));
+    b->wb = attn_cisformer_work_bytes(m, nb);
+    b->work = malloc(b->wb);
+    return b->y && b->cache && b->work;
+}
+
+static void buf_free(model_buf *b) { free(b->y); free(b->cache); free(b->work); }
+
+static int argmax(const attn_float *y, int d)
+{
+    int i, best = 0;
+    for (i = 1; i < d; i++)
+        if (y[i] > y[best]) best = i;
+    return best;
+}
+
+/* Teacher-forced accuracy over ns series x [ns, ncon + ng] (ng predictions each), per rule too;
+   returns the accuracy and the mean loss in *loss. */
+static double eval_tf(const attn_cisformer *m, model_buf *b, const int *x, const int *rules, int ns, int ng, double *loss,
+                      double acc_task[2])
+{
+    int s, j, len = m->cfg.ncon + ng, d = m->cfg.d;
+    long right = 0, rt[2] = {0, 0}, nt[2] = {0, 0};
+    double l = 0;
+    for (s = 0; s < ns; s++) {
+        attn_cisformer_forward(m, b->y, b->cache, x + (size_t)s * len, 1, ng, b->work, b->wb);
+        for (j = 0; j < ng; j++) {
+            int target = x[(size_t)s * len + m->cfg.ncon + j], e, ok = argmax(b->y + (size_t)j * d, d) == target;
+            for (e = 0; e < d; e++) {
+                double diff = b->y[(size_t)j * d + e] - (e == target);
+                l += diff * diff;
+            }
+            right += ok;
+            rt[rules[s]] += ok;
+            nt[rules[s]]++;
+        }
+    }
+    *loss = l / ((double)ns * ng);
+    acc_task[0] = nt[0] ? (double)rt[0] / nt[0] : -1;
+    acc_task[1] = nt[1] ? (double)rt[1] / nt[1] : -1;
+    return (double)right / ((double)ns * ng);
+}
+
+/* Greedy rollouts: from the first ncon true symbols, ng predictions fed back; the per-token accuracy
+   and the fraction of series entirely right. b must hold one window. */
+static double eval_rollout(const attn_cisformer *m, model_buf *b, const int *x, int ns, int ng, double *perfect)
+{
+    int s, j, n = m->cfg.ncon, len = n + ng, *w = (int *)malloc(sizeof(int) * (size_t)len);
+    long right = 0, all = 0;
+    for (s = 0; s < ns; s++) {
+        int ok_all = 1;
+        memcpy(w, x + (size_t)s * len, sizeof(int) * (size_t)n);
+        for (j = 0; j < ng; j++) {
+            attn_cisformer_forward(m, b->y, b->cache, w + j, n, 1, b->work, b->wb);
+            w[n + j] = argmax(b->y, m->cfg.d);
+            right += w[n + j] == x[(size_t)s * len + n + j];
+            ok_all = ok_all && w[n + j] == x[(size_t)s * len + n + j];
+        }
+        all += ok_all;
+    }
+    free(w);
+    *perfect = (double)all / ns;
+    return (double)right / ((double)ns * ng);
+}
+
+/* ---- one run ---- */
+
+static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
+{
+    attn_cisformer_config cf;
+    attn_cisformer m;
+    attn_rng init_rng, train_rng, eval_rng;
+    model_buf tb, eb, rb;
+    int len = o->ncon + NBATCH, elen = o->ncon + o->ng, *series = (int *)malloc(sizeof(int) * (size_t)len), *ev, *rules, nev, j, d = o->N;
+    attn_float *vel = NULL, *dy = (attn_float *)malloc(sizeof(attn_float) * NBATCH * (size_t)o->N);
+    long epoch, step = 0;
+    memset(&cf, 0, sizeof cf);
+    cf.d = o->N; cf.ncon = o->ncon; cf.kind = kind; cf.scale = (attn_float)o->scale; cf.vec = o->vec;
+    attn_rng_seed(&init_rng, (uint64_t)seed, 1);
+    attn_rng_seed(&train_rng, (uint64_t)seed, 2);
+    attn_rng_seed(&eval_rng, (uint64_t)seed, 3);
+    res->failed = attn_cisformer_init(&m, &cf, &init_rng) != ATTN_OK;
+    if (res->failed) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(series); free(dy); return; }
+    vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
+    ev = (int *)malloc(sizeof(int) * (size_t)o->ntest * elen);
+    rules = (int *)malloc(sizeof(int) * (size_t)o->ntest);
+    nev = draw_series(o, ev, rules, o->ntest, elen, &eval_rng);
+    buf_alloc(&tb, &m, o->update_epoch ? NBATCH : 1);
+    buf_alloc(&eb, &m, o->ng);
+    buf_alloc(&rb, &m, 1);
+    res->epoch_100 = -1;
+    for (epoch = 0; epoch <= o->epochs && !interrupted; epoch++) {
+        if (epoch % o->eval_every == 0 || epoch == o->epochs) { /* evaluate before training epoch `epoch` */
+            int k = res->nevals++;
+            res->epoch[k] = (int)epoch;
+            double at[2];
+            res->acc[k] = eval_tf(&m, &eb, ev, rules, nev, o->ng, &res->loss[k], at);
+            res->acc_task[0][k] = at[0];
+            res->acc_task[1][k] = at[1];
+            if (res->acc[k] >= 1 && res->epoch_100 < 0) res->epoch_100 = (int)epoch;
+        }
+        if (epoch == o->epochs) break;
+        {
+            double lr = o->lr * (o->lr_drop_epoch && epoch >= o->lr_drop_epoch ? 0.25 : 1);
+            attn_nt_series(series, len, o->task, o->N, o->tau, NULL, &train_rng, NULL);
+            for (j = 0; j < (o->update_epoch ? 1 : NBATCH); j++) {
+                int nb = o->update_epoch ? NBATCH : 1, i, e;
+                attn_cisformer_forward(&m, tb.y, tb.cache, series + j, 1, nb, tb.work, tb.wb);
+                for (i = 0; i < nb; i++) /* d/dy of sum_e (y_e - onehot_e)^2, averaged over the nb predictions */
+                    for (e = 0; e < d; e++) dy[i * d + e] = (attn_float)(2.0 * (tb.y[i * d + e] - (e == series[j + i + o->ncon])) / nb);
+                attn_params_zero_grad(&m.p);
+                attn_cisformer_backward(&m, dy, tb.cache, series + j, 1, nb, tb.work, tb.wb);
+                attn_sgd_step(&m.p, vel, (attn_float)lr, (attn_float)o->momentum, step++);
+            }
+        }
+        res->done = epoch + 1;
+    }
+    if (!interrupted && o->final_test > 0) { /* the final evaluation on fresh distinct series */
+        int nf;
+        int *fx = (int *)malloc(sizeof(int) * (size_t)o->final_test * elen), *fr = (int *)malloc(sizeof(int) * (size_t)o->final_test);
+        double l;
+        attn_rng fin;
+        attn_rng_seed(&fin, (uint64_t)seed, 4);
+        nf = draw_series(o, fx, fr, o->final_test, elen, &fin);
+        res->final_tf = eval_tf(&m, &eb, fx, fr, nf, o->ng, &l, res->final_task);
+        res->final_rollout = eval_rollout(&m, &rb, fx, nf < 1000 ? nf : 1000, o->ng, &res->final_perfect);
+        free(fx); free(fr);
+    }
+    buf_free(&tb); buf_free(&eb); buf_free(&rb);
+    free(series); free(dy); free(vel); free(ev); free(rules);
+    attn_cisformer_free(&m);
+}
+
+/* ---- reporting ---- */
+
+static double mean_sd(const double *x, int n, double *sd)
+{
+    double m = 0, v = 0;
+    int i;
+    for (i = 0; i < n; i++) m += x[i] / n;
+    for (i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m);
+    *sd = n > 1 ? sqrt(v / (n - 1)) : 0;
+    return m;
+}
+
+static void write_csv(const options *o, run_result *res)
+{
+    FILE *f = fopen(o->csv, "w");
+    int a, s, k;
+    if (!f) { fprintf(stderr, "attnlab: cannot write %s: %s\n", o->csv, strerror(errno)); return; }
+    fprintf(f, "attention,seed,epoch,acc_tf,loss,acc_nt,acc_nts\n");
+    for (a = 0; a < o->nattn; a++)
+        for (s = 0; s < o->seeds; s++) {
+            run_result *r = &res[a * o->seeds + s];
+            for (k = 0; k < r->nevals; k++)
+                fprintf(f, "%s,%d,%d,%.6f,%.6f,%.6f,%.6f\n", attn_kind_get(o->attn[a])->name, s, r->epoch[k], r->acc[k], r->loss[k],
+                        r->acc_task[0][k], r->acc_task[1][k]);
+        }
+    fclose(f);
+    printf("wrote %s\n", o->csv);
+}
+
+/* The curves as the paper draws them: mean teacher-forced accuracy per attention with a band of
+   +-1 sd over seeds (left axis), mean loss dashed (right axis). */
+static void write_svg(const options *o, run_result *res)
+{
+    static const char *colours[MAX_ATTN] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
+    FILE *f = fopen(o->svg, "w");
+    const double W = 640, H = 400, L = 60, R = 60, T = 40, B = 50, pw = W - L - R, ph = H - T - B;
+    double maxloss = 1e-12, xmax = (double)o->epochs;
+    int a, s, k, n = res[0].nevals;
+    if (!f) { fprintf(stderr, "attnlab: cannot write %s: %s\n", o->svg, strerror(errno)); return; }
+    for (a = 0; a < o->nattn * o->seeds; a++) {
+        if (res[a].nevals < n) n = res[a].nevals;
+        for (k = 0; k < res[a].nevals; k++) maxloss = fmax(maxloss, res[a].loss[k]);
+    }
+    if (n > 0) xmax = fmax(1, res[0].epoch[n - 1]);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(f, "<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s N%dT%d, N_con = %d, %d seeds (band: +-1 sd)</text>\n", W / 2,
+            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->seeds);
+    for (k = 0; k <= 5; k++) { /* grid, left axis (accuracy) and right axis (loss) */
+        double y = T + ph - ph * k / 5;
+        fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y, y);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>\n", L - 6, y + 4, k / 5.0);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#555\">%.3g</text>\n", L + pw + 6, y + 4, maxloss * k / 5);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.0f</text>\n", L + pw * k / 5, T + ph + 18, xmax * k / 5);
+    }
+    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", L, T, pw, ph);
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">epoch</text>\n", L + pw / 2, H - 12);
+    fprintf(f, "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">accuracy (teacher-forced)</text>\n", T + ph / 2);
+    fprintf(f, "<text transform=\"translate(%.0f,%.0f) rotate(90)\" text-anchor=\"middle\" fill=\"#555\">loss (dashed)</text>\n", W - 12, T + ph / 2);
+    for (a = 0; a < o->nattn && n > 0; a++) {
+        double *col = (double *)malloc(sizeof(double) * (size_t)o->seeds), m, sd;
+        int pass;
+        for (pass = 0; pass < 4; pass++) { /* band up, band down (one polygon), mean accuracy, mean loss */
+            if (pass == 0) fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" points=\"", colours[a]);
+            if (pass == 2) fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colours[a]);
+            if (pass == 3) fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-dasharray=\"5,3\" points=\"", colours[a]);
+            for (k = 0; k < n; k++) {
+                int kk = pass == 1 ? n - 1 - k : k;
+                double x = L + pw * res[a * o->seeds].epoch[kk] / xmax, v;
+                for (s = 0; s < o->seeds; s++) col[s] = pass == 3 ? res[a * o->seeds + s].loss[kk] : res[a * o->seeds + s].acc[kk];
+                m = mean_sd(col, o->seeds, &sd);
+                v = pass == 0 ? fmin(1, m + sd) : pass == 1 ? fmax(0, m - sd) : pass == 3 ? m / maxloss : m;
+                fprintf(f, "%.1f,%.1f ", x, T + ph - ph * v);
+            }
+            if (pass != 0) fprintf(f, "\"/>\n");
+        }
+        fprintf(f, "<text x=\"%.0f\" y=\"%d\" fill=\"%s\">%s</text>\n", L + 10, (int)T + 16 + 16 * a, colours[a], attn_kind_get(o->attn[a])->name);
+        free(col);
+    }
+    fprintf(f, "</svg>\n");
+    fclose(f);
+    printf("wrote %s\n", o->svg);
+}
+
+static void print_table(const options *o, run_result *res)
+{
+    int a, s;
+    printf("\n%-10s %-17s %-17s %-9s %-10s %s\n", "attention", "final acc (tf)", "rollout acc", "100% runs", "epochs>100%", "all-correct rollouts");
+    for (a = 0; a < o->nattn; a++) {
+        double tf[256], ro[256], pf[256], ep[256], m1, s1, m2, s2, m3, s3, me = 0, se = 0;
+        int n100 = 0, ns = o->seeds < 256 ? o->seeds : 256;
+        for (s = 0; s < ns; s++) {
+            run_result *r = &res[a * o->seeds + s];
+            tf[s] = r->final_tf; ro[s] = r->final_rollout; pf[s] = r->final_perfect;
+            if (r->epoch_100 >= 0) ep[n100++] = r->epoch_100;
+        }
+        m1 = mean_sd(tf, ns, &s1); m2 = mean_sd(ro, ns, &s2); m3 = mean_sd(pf, ns, &s3);
+        if (n100) me = mean_sd(ep, n100, &se);
+        printf("%-10s %.4f +- %.4f  %.4f +- %.4f  %2d / %-4d ", attn_kind_get(o->attn[a])->name, m1, s1, m2, s2, n100, ns);
+        if (n100) printf("%6.0f +- %-5.0f", me, se);
+        else printf("%-13s", "never");
+        printf(" %.3f\n", m3);
+        if (o->task == ATTN_NT_MIX) {
+            double t0[256], t1[256], sd0, sd1, m0, m1t;
+            for (s = 0; s < ns; s++) { t0[s] = res[a * o->seeds + s].final_task[0]; t1[s] = res[a * o->seeds + s].final_task[1]; }
+            m0 = mean_sd(t0, ns, &sd0);
+            m1t = mean_sd(t1, ns, &sd1);
+            printf("           per task: NT %.4f +- %.4f, NT-S %.4f +- %.4f\n", m0, sd0, m1t, sd1);
+        }
+    }
+    printf("(final: teacher-forced on %d distinct series x %d predictions; rollouts on up to 1000 of them;\n"
+           " \"epochs>100%%\": the first evaluation at 100%%, mean over the runs that got there)\n", o->final_test, o->ng);
+}
+
+static int cmd_train(const options *o)
+{
+    int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + 2, finished = 0;
+    run_result *res = (run_result *)calloc((size_t)njobs, sizeof(run_result));
+    time_t t0 = time(NULL);
+    for (j = 0; j < njobs; j++) {
+        res[j].epoch = (int *)calloc((size_t)nev, sizeof(int));
+        res[j].acc = (double *)calloc((size_t)nev, sizeof(double));
+        res[j].loss = (double *)calloc((size_t)nev, sizeof(double));
+        res[j].acc_task[0] = (double *)calloc((size_t)nev, sizeof(double));
+        res[j].acc_task[1] = (double *)calloc((size_t)nev, sizeof(double));
+    }
+    attn_cisformer_config cf = {0};
+    cf.d = o->N; cf.ncon = o->ncon; cf.kind = ATTN_SOFTMAX; cf.scale = 1; cf.vec = o->vec;
+    printf("attnlab train: %s N%dT%d, N_con = %d (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
+           attn_nt_name(o->task), o->N, o->tau, o->ncon, (unsigned long)attn_cisformer_param_count(&cf), o->nattn, o->seeds, o->epochs,
+           o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
+    signal(SIGINT, on_sigint);
+    attn_set_threads(1); /* parallel over runs, each run on one thread */
+#ifdef _OPENMP
+    if (o->threads > 0) omp_set_num_threads(o->threads);
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (j = 0; j < njobs; j++) {
+        run_one(o, o->attn[j / o->seeds], j % o->seeds, &res[j]);
+#ifdef _OPENMP
+#pragma omp critical
+#endif
+        {
+            long done = 0, total = (long)njobs * o->epochs;
+            double accsum = 0, el = difftime(time(NULL), t0);
+            int k, nacc = 0;
+            finished++;
+            for (k = 0; k < njobs; k++) {
+                done += res[k].done;
+                if (res[k].nevals) { accsum += res[k].acc[res[k].nevals - 1]; nacc++; }
+            }
+            printf("\r  %d/%d runs done, %ld/%ld epochs, mean latest acc %.3f, %.0fs elapsed, ~%.0fs left   ", finished, njobs, done, total,
+                   nacc ? accsum / nacc : 0, el, done ? el * (double)(total - done) / done : 0);
+            fflush(stdout);
+        }
+    }
+    printf("\n");
+    if (interrupted) printf("interrupted: reporting what was done\n");
+    print_table(o, res);
+    if (o->csv) write_csv(o, res);
+    if (o->svg) write_svg(o, res);
+    for (j = 0; j < njobs; j++) { free(res[j].epoch); free(res[j].acc); free(res[j].loss); free(res[j].acc_task[0]); free(res[j].acc_task[1]); }
+    free(res);
+    return interrupted ? 130 : 0;
+}
+
+static int cmd_census(const options *o)
+{
+    attn_nt_census c;
+    int k;
+    if (o->task == ATTN_NT_MIX) { fprintf(stderr, "attnlab census: the mixture has no single state map; use nt or nts\n"); return 1; }
+    if (attn_nt_census_compute(&c, o->task, o->N, o->tau) != ATTN_OK) { fprintf(stderr, "attnlab census: %s\n", attn_last_error()); return 1; }
+    printf("%s N%dT%d:", attn_nt_name(o->task), o->N, o->tau);
+    for (k = 0; k < c.nlengths; k++) printf(" %ldx%ld", c.count[k], c.length[k]);
+    printf("\nstates %ld, cycles %ld, states on cycles %ld, transient %ld, mean cycle length %.2f\n", c.states, c.cycles, c.cycle_states,
+           c.transient, (double)c.cycle_states / (double)c.cycles);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 1 : 0;
+    }
+    if (!parse_options(argc, argv, &o)) return 1;
+    if (!strcmp(argv[1], "train")) return cmd_train(&o);
+    if (!strcmp(argv[1], "census")) return cmd_census(&o);
+    if (!strcmp(argv[1], "params")) {
+        attn_cisformer_config cf = {0};
+        cf.d = o.N; cf.ncon = o.ncon; cf.kind = ATTN_SOFTMAX; cf.scale = 1; cf.vec = o.vec;
+        printf("%lu\n", (unsigned long)attn_cisformer_param_count(&cf));
+        return 0;
+    }
+    fprintf(stderr, "attnlab: unknown command '%s' (train, census, params; see --help)\n", argv[1]);
+    return 1;
+}
