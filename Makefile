@@ -44,9 +44,12 @@ all: $(PROGRAMS) $(FLAVOURS)
 $(BUILD):
 	mkdir -p $(BUILD)
 
-# The main job. For now: the quickstart (a layer trained end to end); the paper experiments replace it.
-run: $(BUILD)/quickstart
-	$(BUILD)/quickstart
+# The main job: the expressive-attention paper's central comparison, EA against softmax on N16T2
+# with a 32-token context (SPEC 7.1 E1), 4 seeds each, in about two minutes on two cores.
+run: $(BUILD)/attnlab
+	mkdir -p results
+	$(BUILD)/attnlab train --task nt --N 16 --tau 2 --ncon 32 --attn softmax,ea --seeds 4 --epochs 2500 \
+	    --eval-every 100 --final-test 2000 --csv results/run.csv --svg results/run.svg
 
 $(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)

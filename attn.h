@@ -647,6 +647,8 @@ typedef struct attn_cisformer_config {
     attn_kind kind;    /* a per-head scored kind with a causal form: softmax .. linear_raw, or taylor/kernel */
     attn_float scale;  /* score scale; the paper's runs use 1 (0 would mean 1/sqrt(d)) */
     attn_cis_vec vec;
+    int init_uniform;  /* 0: matrices N(0, 1 / fan_in) (SPEC U5); 1: U(-1/sqrt(fan_in), 1/sqrt(fan_in)),
+                          PyTorch's nn.Linear default, a third of the variance */
 } attn_cisformer_config;
 
 /* params: Wq, Wk, Wv [ncon, d, d], W1 [ncon, 4d, d], W2 [ncon, d, 4d], vec ([ncon, d] "b" or "u",
@@ -658,7 +660,7 @@ typedef struct attn_cisformer {
 
 /* The parameter count of a configuration; 0 if it is invalid. */
 ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg);
-/* Allocates the parameters and draws them: matrices N(0, 1 / fan_in), biases 0, gains 1. */
+/* Allocates the parameters and draws them: matrices as cfg->init_uniform says, biases 0, gains 1. */
 ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng);
 ATTNDEF void attn_cisformer_free(attn_cisformer *m);
 /* Sizes for nb windows at once: the cache forward fills for backward, and the scratch either uses. */
@@ -4163,7 +4165,9 @@ ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_
         attn_float *v = m->p.value[i].data;
         double f = fan[i] < 0 ? (double)cfg->ncon * cfg->d : (double)fan[i] * cfg->d;
         n = attn_tensor_numel(&m->p.value[i]);
-        for (j = 0; j < n; j++) v[j] = fan[i] ? (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(f)) : (attn_float)(cfg->vec == ATTN_CIS_LN_GAINS && i == 5);
+        for (j = 0; j < n; j++)
+            v[j] = !fan[i] ? (attn_float)(cfg->vec == ATTN_CIS_LN_GAINS && i == 5)
+                 : cfg->init_uniform ? (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(f)) : (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(f));
     }
     return ATTN_OK;
 }

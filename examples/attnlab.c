@@ -30,6 +30,7 @@ typedef struct {
     double lr, momentum, scale;
     attn_kind attn[MAX_ATTN];
     attn_cis_vec vec;
+    int init_uniform;
     const char *csv, *svg;
 } options;
 
@@ -44,6 +45,39 @@ typedef struct {
 } run_result;
 
 static volatile sig_atomic_t interrupted = 0;
+
+/* The progress line: every run reports its epochs; whoever passes a second since the last print
+   prints the totals. */
+static struct {
+    run_result *res;
+    int njobs, finished;
+    long total;
+    time_t start, last;
+} progress;
+
+static void progress_print(int force)
+{
+#ifdef _OPENMP
+#pragma omp critical(progress)
+#endif
+    {
+        time_t now = time(NULL);
+        if (force || now > progress.last) {
+            long done = 0;
+            double accsum = 0, el = difftime(now, progress.start);
+            int k, nacc = 0;
+            progress.last = now;
+            for (k = 0; k < progress.njobs; k++) {
+                done += progress.res[k].done;
+                if (progress.res[k].nevals) { accsum += progress.res[k].acc[progress.res[k].nevals - 1]; nacc++; }
+            }
+            printf("\r  %d/%d runs done, %ld/%ld epochs, mean latest accuracy %.3f, %.0fs elapsed, ~%.0fs left   ", progress.finished,
+                   progress.njobs, done, progress.total, nacc ? accsum / nacc : 0, el,
+                   done ? el * (double)(progress.total - done) / done : 0);
+            fflush(stdout);
+        }
+    }
+}
 static void on_sigint(int sig) { (void)sig; interrupted = 1; }
 
 static void usage(FILE *f)
@@ -66,6 +100,8 @@ static void usage(FILE *f)
             "                          linear_raw, kernel, taylor)                     [softmax,ea]\n"
             "  --vec ffn_bias|ln_bias|ln_gains   the per-position vector (SPEC U4)  [ffn_bias]\n"
             "  --scale S               score scale                                     [1]\n"
+            "  --init uniform|normal   matrices U(+-1/sqrt(fan_in)) (PyTorch's default),\n"
+            "                          or N(0, 1/fan_in) (SPEC U5; diverges at lr 0.02) [uniform]\n"
             "  --seeds S               seeds per attention                             [4]\n"
             "  --epochs E              epochs (one series of ncon + 40 symbols each)   [2000]\n"
             "  --update epoch|sample   one SGD step per epoch on the mean of the 40\n"
@@ -109,7 +145,7 @@ static int parse_options(int argc, char **argv, options *o)
     memset(o, 0, sizeof *o);
     o->task = ATTN_NT; o->N = 16; o->tau = 2; o->ncon = 32; o->seeds = 4; o->epochs = 2000; o->update_epoch = 1;
     o->eval_every = 50; o->ntest = 100; o->ng = 50; o->final_test = 10000; o->lr = 0.02; o->momentum = 0.8; o->scale = 1;
-    o->nattn = 2; o->attn[0] = ATTN_SOFTMAX; o->attn[1] = ATTN_EXPRESSIVE; o->vec = ATTN_CIS_FFN_BIAS;
+    o->nattn = 2; o->attn[0] = ATTN_SOFTMAX; o->attn[1] = ATTN_EXPRESSIVE; o->vec = ATTN_CIS_FFN_BIAS; o->init_uniform = 1;
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = v != NULL, e;
@@ -136,6 +172,7 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--vec"))
             ok = !strcmp(v, "ffn_bias") ? (o->vec = ATTN_CIS_FFN_BIAS, 1) : !strcmp(v, "ln_bias") ? (o->vec = ATTN_CIS_LN_BIAS, 1)
                : !strcmp(v, "ln_gains") ? (o->vec = ATTN_CIS_LN_GAINS, 1) : 0;
+        else if (!strcmp(a, "--init")) ok = (!strcmp(v, "normal") || !strcmp(v, "uniform")) && (o->init_uniform = !strcmp(v, "uniform"), 1);
         else if (!strcmp(a, "--model")) ok = !strcmp(v, "cisformer"); /* the shared-weight decoder is not built yet */
         else if (!strcmp(a, "--attn")) {
             char buf[256], *tok, *save = NULL;
@@ -271,7 +308,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     attn_float *vel = NULL, *dy = (attn_float *)malloc(sizeof(attn_float) * NBATCH * (size_t)o->N);
     long epoch, step = 0;
     memset(&cf, 0, sizeof cf);
-    cf.d = o->N; cf.ncon = o->ncon; cf.kind = kind; cf.scale = (attn_float)o->scale; cf.vec = o->vec;
+    cf.d = o->N; cf.ncon = o->ncon; cf.kind = kind; cf.scale = (attn_float)o->scale; cf.vec = o->vec; cf.init_uniform = o->init_uniform;
     attn_rng_seed(&init_rng, (uint64_t)seed, 1);
     attn_rng_seed(&train_rng, (uint64_t)seed, 2);
     attn_rng_seed(&eval_rng, (uint64_t)seed, 3);
@@ -310,6 +347,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
             }
         }
         res->done = epoch + 1;
+        if (epoch % 64 == 0) progress_print(0);
     }
     if (!interrupted && o->final_test > 0) { /* the final evaluation on fresh distinct series */
         int nf;
@@ -443,9 +481,8 @@ static void print_table(const options *o, run_result *res)
 
 static int cmd_train(const options *o)
 {
-    int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + 2, finished = 0;
+    int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + 2;
     run_result *res = (run_result *)calloc((size_t)njobs, sizeof(run_result));
-    time_t t0 = time(NULL);
     for (j = 0; j < njobs; j++) {
         res[j].epoch = (int *)calloc((size_t)nev, sizeof(int));
         res[j].acc = (double *)calloc((size_t)nev, sizeof(double));
@@ -458,6 +495,7 @@ static int cmd_train(const options *o)
     printf("attnlab train: %s N%dT%d, N_con = %d (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
            attn_nt_name(o->task), o->N, o->tau, o->ncon, (unsigned long)attn_cisformer_param_count(&cf), o->nattn, o->seeds, o->epochs,
            o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
+    progress.res = res; progress.njobs = njobs; progress.total = (long)njobs * o->epochs; progress.start = progress.last = time(NULL);
     signal(SIGINT, on_sigint);
     attn_set_threads(1); /* parallel over runs, each run on one thread */
 #ifdef _OPENMP
@@ -467,21 +505,10 @@ static int cmd_train(const options *o)
     for (j = 0; j < njobs; j++) {
         run_one(o, o->attn[j / o->seeds], j % o->seeds, &res[j]);
 #ifdef _OPENMP
-#pragma omp critical
+#pragma omp atomic
 #endif
-        {
-            long done = 0, total = (long)njobs * o->epochs;
-            double accsum = 0, el = difftime(time(NULL), t0);
-            int k, nacc = 0;
-            finished++;
-            for (k = 0; k < njobs; k++) {
-                done += res[k].done;
-                if (res[k].nevals) { accsum += res[k].acc[res[k].nevals - 1]; nacc++; }
-            }
-            printf("\r  %d/%d runs done, %ld/%ld epochs, mean latest acc %.3f, %.0fs elapsed, ~%.0fs left   ", finished, njobs, done, total,
-                   nacc ? accsum / nacc : 0, el, done ? el * (double)(total - done) / done : 0);
-            fflush(stdout);
-        }
+        progress.finished++;
+        progress_print(1);
     }
     printf("\n");
     if (interrupted) printf("interrupted: reporting what was done\n");

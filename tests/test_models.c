@@ -170,6 +170,31 @@ static void test_cisformer_forward_backward(void)
         }
 }
 
+/* The two initialisations: N(0, 1/fan_in) and U(+-1/sqrt(fan_in)) (variance 1/(3 fan_in)); biases 0. */
+static void test_cisformer_init(void)
+{
+    int u;
+    attn_rng r;
+    attn_rng_seed(&r, 6, 0);
+    for (u = 0; u < 2; u++) {
+        attn_cisformer_config cf = {0};
+        attn_cisformer m;
+        const attn_float *W1;
+        double var = 0, mx = 0, bmax = 0;
+        size_t i, n;
+        cf.d = 16; cf.ncon = 8; cf.kind = ATTN_SOFTMAX; cf.scale = 1; cf.init_uniform = u;
+        attn_cisformer_init(&m, &cf, &r);
+        W1 = m.p.value[3].data; /* fan_in d = 16 */
+        n = attn_tensor_numel(&m.p.value[3]);
+        for (i = 0; i < n; i++) { var += (double)W1[i] * W1[i] / n; mx = fmax(mx, fabs(W1[i])); }
+        for (i = 0; i < attn_tensor_numel(&m.p.value[5]); i++) bmax = fmax(bmax, fabs(m.p.value[5].data[i]));
+        CHECK(fabs(var * 16 * (u ? 3 : 1) - 1) < 0.1 && (!u || mx <= 0.25) && bmax == 0,
+              "cisformer init %s: W1 variance x fan_in = %.3f (expected %s), max |w| %.3f, max |b| %g", u ? "uniform" : "normal", var * 16,
+              u ? "1/3" : "1", mx, bmax);
+        attn_cisformer_free(&m);
+    }
+}
+
 static void test_cisformer_bad_input(void)
 {
     attn_cisformer_config cf = {0};
@@ -203,5 +228,6 @@ void test_models(void)
 {
     test_cisformer_counts();
     test_cisformer_forward_backward();
+    test_cisformer_init();
     test_cisformer_bad_input();
 }
