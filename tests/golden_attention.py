@@ -155,6 +155,15 @@ class Writer:
         self.f.close()
 
 
+def put_mask_bias(wr, mask, bias):
+    """The optional records: the key mask, the bias and its gradient (None: not used)."""
+    if mask is not None:
+        wr.put("mask", mask)
+    if bias is not None:
+        wr.put("bias", bias)
+        wr.put("dbias", bias.grad)
+
+
 def leaf(*shape, std=1.0):
     return (std * torch.randn(*shape, dtype=F64)).requires_grad_(True)
 
@@ -211,11 +220,7 @@ def attention_case(out_dir, name, spec):
     wr.put("cfg", [0, KIND_IDS[kind], B, H, Tq, Tk, dk, dv, causal, scale, window, block, lambda_init])
     for n, t in (("Q", q), ("K", k), ("V", v), ("dO", do), ("O", o), ("A", a), ("dQ", q.grad), ("dK", k.grad), ("dV", v.grad)):
         wr.put(n, t)
-    if has_mask:
-        wr.put("mask", mask)
-    if has_bias:
-        wr.put("bias", bias)
-        wr.put("dbias", bias.grad)
+    put_mask_bias(wr, mask if has_mask else None, bias if has_bias else None)
     if window:
         wr.put("dilation", dil)
         wr.put("global", glob)
@@ -349,11 +354,7 @@ def main():
             wr.put("cfg", [0, KIND_IDS[kname], B, H, Tq, Tk, dk, dv, causal, scale, 0, 0, 0])
             for n, t in (("Q", q), ("K", k), ("V", v), ("dO", do), ("O", o), ("dQ", q.grad), ("dK", k.grad), ("dV", v.grad)):
                 wr.put(n, t)
-            if has_mask:
-                wr.put("mask", mask)
-            if has_bias:
-                wr.put("bias", bias)
-                wr.put("dbias", bias.grad)
+            put_mask_bias(wr, mask if has_mask else None, bias if has_bias else None)
             wr.close()
     return names
 
