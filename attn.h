@@ -269,8 +269,9 @@ ATTNDEF attn_float attn_max(size_t n, const attn_float *x); /* max_i x_i; -INFIN
    [-87, 88], and x is clamped to that range in every build (scalar and double builds use libm's
    exp inside it). out may be x. */
 ATTNDEF void attn_exp(size_t n, const attn_float *x, attn_float *out);
-/* out[i] = tanh(x[i]), SIMD: an odd Taylor polynomial for |x| < 0.3, (e^2x - 1) / (e^2x + 1) above,
-   x clamped to [-9, 9] (tanh(9) rounds to 1 in float); absolute error below 1e-6. out may be x. */
+/* out[i] = tanh(x[i]), SIMD: an odd Taylor polynomial for |x| < 0.3, sign(x) (1 - e) / (1 + e) with
+   e = exp(-2|x|) above, x clamped to [-9, 9] (tanh(9) rounds to 1 in float); absolute error below
+   1e-6, odd to the bit. out may be x. */
 ATTNDEF void attn_tanh(size_t n, const attn_float *x, attn_float *out);
 ATTNDEF attn_float attn_sum(size_t n, const attn_float *x); /* sum_i x_i */
 /* out[r] = max (or sum) of row r of x [rows, cols]. */
@@ -644,7 +645,7 @@ typedef enum attn_cis_vec {
 
 typedef struct attn_cisformer_config {
     int d, ncon;       /* width (= alphabet size) >= 2 and window length >= 1 */
-    attn_kind kind;    /* a per-head scored kind with a causal form: softmax .. linear_raw, or taylor/kernel */
+    attn_kind kind;    /* a one-head kind from softmax to taylor (the table's first eight) */
     attn_float scale;  /* score scale; the paper's runs use 1 (0 would mean 1/sqrt(d)) */
     attn_cis_vec vec;
     int init_uniform;  /* 0: matrices N(0, 1 / fan_in) (SPEC U5); 1: U(-1/sqrt(fan_in), 1/sqrt(fan_in)),
@@ -671,10 +672,11 @@ ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb);
 ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *y, attn_float *cache,
                                            const int *tokens, int stride, int nb, void *work,
                                            size_t work_bytes);
-/* Accumulates the gradient of the loss with dL/dy = dy [nb, d] into m->p's gradient block. */
+/* Accumulates the gradient of the loss with dL/dy = dy [nb, d] into m->p's gradient block, from the
+   cache of the forward call over the same nb windows (the one-hot inputs need no gradient). */
 ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy,
-                                            const attn_float *cache, const int *tokens, int stride,
-                                            int nb, void *work, size_t work_bytes);
+                                            const attn_float *cache, int nb, void *work,
+                                            size_t work_bytes);
 
 /* ============================================================================================== */
 /* 8. optimizers                                                                                   */
@@ -749,8 +751,8 @@ ATTNDEF attn_status attn_nt_series(int *x, int len, attn_nt_task task, int N, in
 /* The cycle census of the state map (x(t - tau - 1), ..., x(t - 1)) -> (x(t - tau), ..., x(t)) over
    all N^(tau + 1) states: cycle lengths with their multiplicities, longest first. NT and NT-S are
    bijections, so every state is on a cycle; NT-R is not, and the states off the cycles are counted
-   as transient. The paper's "mean cycle length" is cycle_states / cycles. Needs N^(tau + 1) <= 2^27
-   (it allocates 4 bytes per state, ATTN_MALLOC). */
+   as transient. The paper's "mean cycle length" is cycle_states / cycles. Needs N^(tau + 1) <= 2^27;
+   it allocates (ATTN_MALLOC) one bit per state for NT and NT-S, 4 bytes per state for NT-R. */
 #define ATTN_NT_MAX_LENGTHS 64
 typedef struct attn_nt_census {
     int nlengths;                      /* distinct cycle lengths */
@@ -2766,11 +2768,11 @@ static void attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p, attn
 /* Sigmoid's score gradient for a row: ds *= a (1 - a), ds holding dA on entry. */
 static void attn__sigmoid_dscores(size_t n, const attn_float *a, attn_float *ds)
 {
-    attn__v one = attn__vset1(1);
+    attn__v one = attn__vset1(1), neg = attn__vset1(-1);
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
         attn__v va = attn__vload(a + i);
-        attn__vstore(ds + i, attn__vmul(attn__vload(ds + i), attn__vmul(va, attn__vadd(one, attn__vmul(attn__vset1(-1), va)))));
+        attn__vstore(ds + i, attn__vmul(attn__vload(ds + i), attn__vmul(va, attn__vadd(one, attn__vmul(neg, va)))));
     }
     for (; i < n; i++) ds[i] *= a[i] * (1 - a[i]);
 }
@@ -4114,6 +4116,8 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
 
 /* ---- 7. models -------------------------------------------------------------------------------- */
 
+#define ATTN__CIS_LN_EPS ((attn_float)1e-5) /* both of the cisformer's layer norms (SPEC U5) */
+
 static attn_status attn__cis_check(const char *fn, const attn_cisformer_config *c)
 {
     if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
@@ -4145,7 +4149,7 @@ static void attn__cis_descs(const attn_cisformer_config *c, attn_param_desc *p)
 ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg)
 {
     size_t d, n;
-    if (!cfg || cfg->d < 2 || cfg->ncon < 1) return 0;
+    if (attn__cis_check(__func__, cfg) != ATTN_OK) return 0;
     d = (size_t)cfg->d; n = (size_t)cfg->ncon;
     return n * (12 * d * d + (cfg->vec == ATTN_CIS_LN_GAINS ? 2 : d)) + d;
 }
@@ -4219,21 +4223,16 @@ ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb)
     return attn_attention_workspace(&a) + ATTN_ALIGN + sizeof(attn_float) * 11 * (size_t)nb * m->cfg.ncon * m->cfg.d;
 }
 
-static attn_status attn__cis_args(const char *fn, const attn_cisformer *m, const int *tokens, int stride, int nb,
+/* Checks shared by forward and backward: the model, nb >= 1, the workspace, the cache and work given. */
+static attn_status attn__cis_args(const char *fn, const attn_cisformer *m, const attn_float *cache, int nb, const void *work,
                                   size_t work_bytes)
 {
-    int i, c;
-    if (!m || !tokens) return attn__fail(ATTN_ERR_ARG, "%s: the model or the tokens are NULL", fn);
+    if (!m || !cache || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache or work is NULL", fn);
     ATTN__TRY(attn__cis_check(fn, &m->cfg));
-    if (nb < 1 || stride < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: nb = %d and stride = %d must be >= 1", fn, nb, stride);
+    if (nb < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: nb = %d must be >= 1", fn, nb);
     if (work_bytes < attn_cisformer_work_bytes(m, nb))
         return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_cisformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
                           (unsigned long)attn_cisformer_work_bytes(m, nb));
-    for (i = 0; i < nb; i++)
-        for (c = 0; c < m->cfg.ncon; c++) {
-            int x = tokens[(size_t)i * stride + c];
-            if (x < 0 || x >= m->cfg.d) return attn__fail(ATTN_ERR_ARG, "%s: token %d of window %d is %d, not in 0 .. %d", fn, c, i, x, m->cfg.d - 1);
-        }
     return ATTN_OK;
 }
 
@@ -4265,15 +4264,19 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     const attn_cisformer_config *cf;
     attn__cis_cache c;
     attn_attention_desc a;
-    const attn_float *const *P;
-    attn_float *Pv[8];
+    const attn_float *P[8];
     int d, n, i, p, e;
     size_t w;
-    ATTN__TRY(attn__cis_args(__func__, m, tokens, stride, nb, work_bytes));
-    ATTN__NEED(y); ATTN__NEED(cache);
+    ATTN__TRY(attn__cis_args(__func__, m, cache, nb, work, work_bytes));
+    ATTN__NEED(y); ATTN__NEED(tokens);
+    if (stride < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: stride = %d must be >= 1", __func__, stride);
     cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
-    for (i = 0; i < 8; i++) Pv[i] = m->p.value[i].data;
-    P = (const attn_float *const *)Pv;
+    for (i = 0; i < nb; i++)
+        for (p = 0; p < n; p++) {
+            int x = tokens[(size_t)i * stride + p];
+            if (x < 0 || x >= d) return attn__fail(ATTN_ERR_ARG, "%s: token %d of window %d is %d, not in 0 .. %d", __func__, p, i, x, d - 1);
+        }
+    for (i = 0; i < 8; i++) P[i] = m->p.value[i].data;
     attn__cis_cache_map(m, nb, cache, &c);
     attn__cis_desc(m, nb, &a);
     /* x one-hot (kept in h for now), xh = LN(x), xt = xh (+ u_c or * g1_c); x is an input, so
@@ -4281,7 +4284,7 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     memset(c.h, 0, sizeof(attn_float) * w);
     for (i = 0; i < nb; i++)
         for (p = 0; p < n; p++) c.h[((size_t)i * n + p) * d + tokens[(size_t)i * stride + p]] = 1;
-    attn_layernorm_forward(c.xh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, (attn_float)1e-5, ATTN_LN_EPS_INSIDE);
+    attn_layernorm_forward(c.xh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, ATTN__CIS_LN_EPS, ATTN_LN_EPS_INSIDE);
     memcpy(c.xt, c.xh, sizeof(attn_float) * w);
     for (i = 0; i < nb && cf->vec != ATTN_CIS_FFN_BIAS; i++)
         for (p = 0; p < n; p++) {
@@ -4294,7 +4297,7 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     attn__cis_per_position(1, nb, n, d, d, c.xt, P[2], 0, c.v);
     ATTN__TRY(attn_attention_forward(&a, c.o, c.stats, NULL, c.q, c.k, c.v, work, attn_attention_workspace(&a)));
     attn_axpy(w, 1, c.o, c.h); /* h = x + attention */
-    attn_layernorm_forward(c.nh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, (attn_float)1e-5, ATTN_LN_EPS_INSIDE);
+    attn_layernorm_forward(c.nh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, ATTN__CIS_LN_EPS, ATTN_LN_EPS_INSIDE);
     memcpy(c.nt, c.nh, sizeof(attn_float) * w);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++)
         for (p = 0; p < n; p++) attn_scale((size_t)d, P[5][2 * p + 1], c.nt + ((size_t)i * n + p) * d);
@@ -4310,8 +4313,8 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
 }
 
 ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy,
-                                            const attn_float *cache, const int *tokens, int stride,
-                                            int nb, void *work, size_t work_bytes)
+                                            const attn_float *cache, int nb, void *work,
+                                            size_t work_bytes)
 {
     const attn_cisformer_config *cf;
     attn__cis_cache c;
@@ -4321,8 +4324,8 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
     unsigned char *base;
     int d, n, i, p;
     size_t w, k;
-    ATTN__TRY(attn__cis_args(__func__, m, tokens, stride, nb, work_bytes));
-    ATTN__NEED(dy); ATTN__NEED(cache);
+    ATTN__TRY(attn__cis_args(__func__, m, cache, nb, work, work_bytes));
+    ATTN__NEED(dy);
     cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
     for (i = 0; i < 8; i++) { P[i] = m->p.value[i].data; G[i] = m->p.grad[i].data; }
     attn__cis_cache_map(m, nb, (attn_float *)cache, &c);
@@ -4349,7 +4352,7 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
             attn_scale((size_t)d, P[5][2 * p + 1], r);
         }
     /* nh = LN(h) */
-    attn_layernorm_backward(dH, NULL, NULL, dN, c.h, NULL, c.hmean, c.hrstd, nb * n, d, (attn_float)1e-5, ATTN_LN_EPS_INSIDE);
+    attn_layernorm_backward(dH, NULL, NULL, dN, c.h, NULL, c.hmean, c.hrstd, nb * n, d, ATTN__CIS_LN_EPS, ATTN_LN_EPS_INSIDE);
     /* h = x + attention(q, k, v) */
     memset(dQ, 0, sizeof(attn_float) * 3 * w);
     memset(&ag, 0, sizeof ag);

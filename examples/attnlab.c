@@ -11,6 +11,7 @@
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ typedef struct {
     int *epoch;
     double *acc, *acc_task[2], *loss; /* acc_task: per rule of the mixture (NT, NT-S) */
     double final_tf, final_rollout, final_perfect, final_task[2];
+    int final_series; /* distinct series of the final evaluation (fewer than asked if the states run out) */
     volatile long done; /* epochs done, for the progress line */
     int failed;
 } run_result;
@@ -342,7 +344,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
                 for (i = 0; i < nb; i++) /* d/dy of sum_e (y_e - onehot_e)^2, averaged over the nb predictions */
                     for (e = 0; e < d; e++) dy[i * d + e] = (attn_float)(2.0 * (tb.y[i * d + e] - (e == series[j + i + o->ncon])) / nb);
                 attn_params_zero_grad(&m.p);
-                attn_cisformer_backward(&m, dy, tb.cache, series + j, 1, nb, tb.work, tb.wb);
+                attn_cisformer_backward(&m, dy, tb.cache, nb, tb.work, tb.wb);
                 attn_sgd_step(&m.p, vel, (attn_float)lr, (attn_float)o->momentum, step++);
             }
         }
@@ -355,7 +357,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
         double l;
         attn_rng fin;
         attn_rng_seed(&fin, (uint64_t)seed, 4);
-        nf = draw_series(o, fx, fr, o->final_test, elen, &fin);
+        nf = res->final_series = draw_series(o, fx, fr, o->final_test, elen, &fin);
         res->final_tf = eval_tf(&m, &eb, fx, fr, nf, o->ng, &l, res->final_task);
         res->final_rollout = eval_rollout(&m, &rb, fx, nf < 1000 ? nf : 1000, o->ng, &res->final_perfect);
         free(fx); free(fr);
@@ -449,34 +451,44 @@ static void write_svg(const options *o, run_result *res)
     printf("wrote %s\n", o->svg);
 }
 
+/* Mean and sd over the seeds of attention a of the double field at offset `off` of run_result. */
+static double over_seeds(const options *o, const run_result *res, int a, size_t off, double *sd)
+{
+    double *x = (double *)malloc(sizeof(double) * (size_t)o->seeds), m;
+    int s;
+    for (s = 0; s < o->seeds; s++) x[s] = *(const double *)((const char *)&res[a * o->seeds + s] + off);
+    m = mean_sd(x, o->seeds, sd);
+    free(x);
+    return m;
+}
+
 static void print_table(const options *o, run_result *res)
 {
     int a, s;
+    double *ep = (double *)malloc(sizeof(double) * (size_t)o->seeds);
     printf("\n%-10s %-17s %-17s %-9s %-10s %s\n", "attention", "final acc (tf)", "rollout acc", "100% runs", "epochs>100%", "all-correct rollouts");
     for (a = 0; a < o->nattn; a++) {
-        double tf[256], ro[256], pf[256], ep[256], m1, s1, m2, s2, m3, s3, me = 0, se = 0;
-        int n100 = 0, ns = o->seeds < 256 ? o->seeds : 256;
-        for (s = 0; s < ns; s++) {
-            run_result *r = &res[a * o->seeds + s];
-            tf[s] = r->final_tf; ro[s] = r->final_rollout; pf[s] = r->final_perfect;
-            if (r->epoch_100 >= 0) ep[n100++] = r->epoch_100;
-        }
-        m1 = mean_sd(tf, ns, &s1); m2 = mean_sd(ro, ns, &s2); m3 = mean_sd(pf, ns, &s3);
+        double m1, s1, m2, s2, m3, s3, me = 0, se = 0;
+        int n100 = 0;
+        for (s = 0; s < o->seeds; s++)
+            if (res[a * o->seeds + s].epoch_100 >= 0) ep[n100++] = res[a * o->seeds + s].epoch_100;
+        m1 = over_seeds(o, res, a, offsetof(run_result, final_tf), &s1);
+        m2 = over_seeds(o, res, a, offsetof(run_result, final_rollout), &s2);
+        m3 = over_seeds(o, res, a, offsetof(run_result, final_perfect), &s3);
         if (n100) me = mean_sd(ep, n100, &se);
-        printf("%-10s %.4f +- %.4f  %.4f +- %.4f  %2d / %-4d ", attn_kind_get(o->attn[a])->name, m1, s1, m2, s2, n100, ns);
+        printf("%-10s %.4f +- %.4f  %.4f +- %.4f  %2d / %-4d ", attn_kind_get(o->attn[a])->name, m1, s1, m2, s2, n100, o->seeds);
         if (n100) printf("%6.0f +- %-5.0f", me, se);
         else printf("%-13s", "never");
         printf(" %.3f\n", m3);
         if (o->task == ATTN_NT_MIX) {
-            double t0[256], t1[256], sd0, sd1, m0, m1t;
-            for (s = 0; s < ns; s++) { t0[s] = res[a * o->seeds + s].final_task[0]; t1[s] = res[a * o->seeds + s].final_task[1]; }
-            m0 = mean_sd(t0, ns, &sd0);
-            m1t = mean_sd(t1, ns, &sd1);
-            printf("           per task: NT %.4f +- %.4f, NT-S %.4f +- %.4f\n", m0, sd0, m1t, sd1);
+            m1 = over_seeds(o, res, a, offsetof(run_result, final_task[0]), &s1);
+            m2 = over_seeds(o, res, a, offsetof(run_result, final_task[1]), &s2);
+            printf("           per task: NT %.4f +- %.4f, NT-S %.4f +- %.4f\n", m1, s1, m2, s2);
         }
     }
+    free(ep);
     printf("(final: teacher-forced on %d distinct series x %d predictions; rollouts on up to 1000 of them;\n"
-           " \"epochs>100%%\": the first evaluation at 100%%, mean over the runs that got there)\n", o->final_test, o->ng);
+           " \"epochs>100%%\": the first evaluation at 100%%, mean over the runs that got there)\n", res[0].final_series, o->ng);
 }
 
 static int cmd_train(const options *o)

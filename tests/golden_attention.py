@@ -164,6 +164,25 @@ def put_mask_bias(wr, mask, bias):
         wr.put("dbias", bias.grad)
 
 
+def diff_params(kind, dk, dv, layer):
+    """Differential attention's lambda vectors, gain and lambda_init for 0-based layer `layer`
+    (None, None, 0 for the other kinds)."""
+    if kind != "diff":
+        return None, None, 0.0
+    lam = [leaf(dk // 2, std=0.4) for _ in range(4)]
+    gain = (1 + 0.3 * torch.randn(dv, dtype=F64)).requires_grad_(True)
+    return lam, gain, 0.8 - 0.6 * math.exp(-0.3 * layer)
+
+
+def put_diff_params(wr, lam, gain):
+    """The records of diff_params and their gradients, if any."""
+    if lam is not None:
+        wr.put("lambda", torch.cat([t.detach() for t in lam]))
+        wr.put("dlambda", torch.cat([t.grad for t in lam]))
+        wr.put("gain", gain)
+        wr.put("dgain", gain.grad)
+
+
 def leaf(*shape, std=1.0):
     return (std * torch.randn(*shape, dtype=F64)).requires_grad_(True)
 
@@ -205,12 +224,8 @@ def attention_case(out_dir, name, spec):
                 layout[h, i, i] = 1
         layout = layout.tolist()
     vis = visible(B, H, Tq, Tk, mask, causal, window, dil, glob, block, layout)
-    lam = gain = w2 = None
-    lambda_init = 0.0
-    if kind == "diff":
-        lam = [leaf(dk // 2, std=0.4) for _ in range(4)]
-        gain = (1 + 0.3 * torch.randn(dv, dtype=F64)).requires_grad_(True)
-        lambda_init = 0.8 - 0.6 * math.exp(-0.3 * 2)
+    w2 = None
+    lam, gain, lambda_init = diff_params(kind, dk, dv, 2)
     if kind == "hyla_plus":
         w2 = leaf(H, dv, dv, std=0.5)
     o, a = attention2(kind, q, k, v, vis, bias, scale, lam, gain, lambda_init, w2)
@@ -226,11 +241,7 @@ def attention_case(out_dir, name, spec):
         wr.put("global", glob)
     if block:
         wr.put("layout", layout)
-    if lam is not None:
-        wr.put("lambda", torch.cat([t.detach() for t in lam]))
-        wr.put("dlambda", torch.cat([t.grad for t in lam]))
-        wr.put("gain", gain)
-        wr.put("dgain", gain.grad)
+    put_diff_params(wr, lam, gain)
     if w2 is not None:
         wr.put("w2", w2)
         wr.put("dw2", w2.grad)
@@ -293,12 +304,7 @@ def layer_case(out_dir, name, spec):
     if use_rope:
         sub = dk // 2 if kind == "diff" else dk
         q, k = rope(q, sub), rope(k, sub)
-    lam = gain = None
-    lambda_init = 0.0
-    if kind == "diff":
-        lam = [leaf(dk // 2, std=0.4) for _ in range(4)]
-        gain = (1 + 0.3 * torch.randn(dv, dtype=F64)).requires_grad_(True)
-        lambda_init = 0.8 - 0.6 * math.exp(-0.3 * 1)
+    lam, gain, lambda_init = diff_params(kind, dk, dv, 1)
     vis = visible(B, H, Tq, Tk, torch.ones(B, Tk), causal)
     o, _ = attention2(kind, q, k, v, vis, bias, scale, lam, gain, lambda_init)
     y = o.transpose(1, 2).reshape(B, Tq, H * dv) @ W["Wo"].T + W["bo"]
@@ -318,11 +324,7 @@ def layer_case(out_dir, name, spec):
     wr.put("dbias", bias.grad)
     wr.put("dy", dy)
     wr.put("y", y)
-    if lam is not None:
-        wr.put("lambda", torch.cat([t.detach() for t in lam]))
-        wr.put("dlambda", torch.cat([t.grad for t in lam]))
-        wr.put("gain", gain)
-        wr.put("dgain", gain.grad)
+    put_diff_params(wr, lam, gain)
     wr.close()
 
 

@@ -90,7 +90,7 @@ static void cis_f(void *p)
 static void cis_b(void *p, const attn_float *dy)
 {
     cis_ctx *c = (cis_ctx *)p;
-    attn_cisformer_backward(&c->m, dy, c->cache, c->tok, c->stride, c->nb, c->work, c->wb);
+    attn_cisformer_backward(&c->m, dy, c->cache, c->nb, c->work, c->wb);
 }
 
 static void test_cisformer_counts(void)
