@@ -2504,6 +2504,7 @@ typedef struct {
     attn_float *O, *stats, *weights;   /* forward outputs */
     attn_float *dQ, *dK, *dV, *dbias;  /* backward outputs */
     const attn_float *Q, *K, *V, *dO, *Oin, *stats_in;
+    int ldk; /* row stride of Q, K, dQ, dK: dk, or 2 dk for differential attention's sub-heads */
 } attn__args;
 typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
 
@@ -2515,7 +2516,7 @@ static attn_status attn__forward_args(attn__args *a, const attn_attention_desc *
     memset(a, 0, sizeof *a);
     ATTN__TRY(attn__attention_check("attn_attention_forward", d, work_bytes));
     if (!O || !stats || !Q || !K || !V || !work) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: O, stats, Q, K, V and work must not be NULL");
-    a->d = d; a->O = O; a->stats = stats; a->weights = weights; a->Q = Q; a->K = K; a->V = V;
+    a->d = d; a->O = O; a->stats = stats; a->weights = weights; a->Q = Q; a->K = K; a->V = V; a->ldk = d->dk;
     return ATTN_OK;
 }
 
@@ -2529,7 +2530,7 @@ static attn_status attn__backward_args(attn__args *a, const attn_attention_desc 
     if (!g || !g->dQ || !g->dK || !g->dV || !dO || !Q || !K || !V || !O || !stats || !work)
         return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: g, dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
     a->d = d; a->dQ = g->dQ; a->dK = g->dK; a->dV = g->dV; a->dbias = g->dbias; a->dO = dO;
-    a->Q = Q; a->K = K; a->V = V; a->Oin = O; a->stats_in = stats;
+    a->Q = Q; a->K = K; a->V = V; a->Oin = O; a->stats_in = stats; a->ldk = d->dk;
     return ATTN_OK;
 }
 
@@ -2598,13 +2599,13 @@ static int attn__tile_live(const attn_attention_desc *d, int h, int i0, int br, 
 /* Scores of one tile: S[r, c] = scale q_{i0+r} . k_{j0+c} + bias, and vis[r, c] whether key j0+c is
    visible to query i0+r (stored as 0/1 in P, which the caller overwrites). */
 static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
-                              const attn_float *Qp, const attn_float *Kp, attn_float scale, attn_float *S,
-                              attn_float *vis)
+                              const attn_float *Qp, const attn_float *Kp, int ld, attn_float scale,
+                              attn_float *S, attn_float *vis)
 {
     int r, c, shift = d->Tk - d->Tq;
     const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
     attn_float lnTk = d->kind == ATTN_SIGMOID ? (attn_float)log((double)d->Tk) : 0; /* sigmoid's shift */
-    attn_gemm(0, 1, br, bc, d->dk, scale, Qp + (size_t)i0 * d->dk, d->dk, Kp + (size_t)j0 * d->dk, d->dk, 0, S, bc);
+    attn_gemm(0, 1, br, bc, d->dk, scale, Qp + (size_t)i0 * ld, ld, Kp + (size_t)j0 * ld, ld, 0, S, bc);
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
@@ -2825,7 +2826,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     const attn_float *Q = a->Q, *K = a->K, *V = a->V;
     attn_float *O = a->O, *stats = a->stats, *weights = a->weights;
     size_t bh = (size_t)b * d->H + h;
-    const attn_float *Qp = Q + bh * d->Tq * d->dk, *Kp = K + bh * d->Tk * d->dk, *Vp = V + bh * d->Tk * d->dv;
+    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + bh * d->Tk * a->ldk, *Vp = V + bh * d->Tk * d->dv;
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC, *acc = X + 2 * ATTN__BR * ATTN__BC;
     attn_float *vsum = acc + (size_t)ATTN__BR * d->dv, *m = vsum + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR, *n = l + 2 * ATTN__BR;
@@ -2839,7 +2840,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
             if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P);
             if (d->kind == ATTN_CENTERED) attn__visible_sums(P, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n);
             if (!attn__normalised(d->kind)) attn__tile_weights(d->kind, S, P, X, br, bc, NULL);
             for (r = 0; r < br && attn__normalised(d->kind); r++) {
@@ -2879,7 +2880,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
         for (j0 = 0; j0 < d->Tk; j0 += ATTN__BC) { /* A itself, recomputed from the final stats */
             int bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, P);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P);
             memcpy(X + ATTN__BR * ATTN__BC, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
             attn__tile_weights(d->kind, S, P, X, br, bc, st + i0);
             if (d->kind == ATTN_CENTERED) attn__center(P, X + ATTN__BR * ATTN__BC, n, br, bc);
@@ -2900,14 +2901,14 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
     const attn_float *Q = a->Q, *K = a->K, *V = a->V, *O = a->Oin, *dO = a->dO, *stats = a->stats_in;
     attn_float *dQ = a->dQ, *dK = a->dK, *dV = a->dV, *dbias = a->dbias;
     size_t bh = (size_t)b * d->H + h;
-    const attn_float *Qp = Q + bh * d->Tq * d->dk, *Kp = K + bh * d->Tk * d->dk, *Vp = V + bh * d->Tk * d->dv;
+    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + bh * d->Tk * a->ldk, *Vp = V + bh * d->Tk * d->dv;
     const attn_float *Op = O + bh * d->Tq * d->dv, *dOp = dO + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn_float *dQp = dQ + bh * d->Tq * d->dk, *dKp = dK + bh * d->Tk * d->dk, *dVp = dV + bh * d->Tk * d->dv;
+    attn_float *dQp = dQ + bh * d->Tq * a->ldk, *dKp = dK + bh * d->Tk * a->ldk, *dVp = dV + bh * d->Tk * d->dv;
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC, *vis = dA + ATTN__BR * ATTN__BC;
     attn_float *vsum = vis + ATTN__BR * ATTN__BC, *D = vsum + 2 * (size_t)ATTN__BR * d->dv, *n = D + ATTN__BR;
     attn_float *Pd = d->dropout > 0 ? n + 3 * ATTN__BR : P; /* the dropped weights */
     attn_float scale = attn__score_scale(d);
-    int i0, j0, r, dv = d->dv, dk = d->dk;
+    int i0, j0, r, dv = d->dv, dk = d->dk, ld = a->ldk;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         for (r = 0; r < br; r++) D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
@@ -2917,7 +2918,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
                 int bc = ATTN__MIN(ATTN__BC, jend - j0);
                 if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
-                attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, vis);
+                attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, vis);
                 attn__visible_sums(vis, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n);
             }
             for (r = 0; r < br; r++) {
@@ -2928,7 +2929,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
             if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, scale, S, vis);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, vis);
             memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
             attn__tile_weights(d->kind, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
             if (d->kind == ATTN_CENTERED) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
@@ -2955,8 +2956,8 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                     attn__ea_dscores((size_t)bc, sr, vis + r * bc, ds, Dr, st[i0 + r] < ATTN__TINY ? 0 : 1 / st[i0 + r]);
                 if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0);
             }
-            attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kp + (size_t)j0 * dk, dk, 1, dQp + (size_t)i0 * dk, dk);
-            attn_gemm(1, 0, bc, dk, br, scale, dA, bc, Qp + (size_t)i0 * dk, dk, 1, dKp + (size_t)j0 * dk, dk);
+            attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kp + (size_t)j0 * ld, ld, 1, dQp + (size_t)i0 * ld, ld);
+            attn_gemm(1, 0, bc, dk, br, scale, dA, bc, Qp + (size_t)i0 * ld, ld, 1, dKp + (size_t)j0 * ld, ld);
         }
     }
 }
@@ -3153,14 +3154,13 @@ static void attn__diff_desc(const attn_attention_desc *d, attn_attention_desc *c
     c->scale = attn__score_scale(c);
 }
 
-/* Work: the maps' workspace, then Q1 | Q2, K1 | K2 (the sub-heads side by side), their gradients
-   and dO of the maps [B H Tq dv]. */
+/* Work: the maps' workspace, then dx [B H Tq dv] (backward). The maps read their sub-heads in
+   place: q1 and q2 are the two halves of each q row (row stride dk), so nothing is copied. */
 static size_t attn__diff_workspace(const attn_attention_desc *d)
 {
     attn_attention_desc c;
-    size_t nq = (size_t)d->B * d->H * d->Tq, nk = (size_t)d->B * d->H * d->Tk;
     attn__diff_desc(d, &c);
-    return attn__scored_workspace(&c) + ATTN_ALIGN + sizeof(attn_float) * (2 * (nq + nk) * (size_t)d->dk + nq * (size_t)d->dv);
+    return attn__scored_workspace(&c) + ATTN_ALIGN + sizeof(attn_float) * (size_t)d->B * d->H * d->Tq * d->dv;
 }
 
 /* The stats: O1, O2 [B H Tq dv] each, then lse1, lse2 and the RMSNorm's rstd [B H Tq] each. */
@@ -3187,26 +3187,16 @@ static attn_float attn__diff_lambda(const attn_attention_desc *d, attn_float *e)
     return e[0] - e[1] + d->lambda_init;
 }
 
-/* X [rows, dk] -> X1 | X2 [2][rows, dk / 2]: each row split into its sub-heads (X not NULL), or
-   the halves added back into dX [rows, dk] (X NULL). */
-static void attn__diff_halves(attn_float *halves, const attn_float *X, attn_float *dX, size_t rows, int dk)
+/* Runs the softmax engine on sub-head m (0 or 1) of q, k: a->Q, a->K (and a->dQ, a->dK) point at
+   the full rows; the map sees columns [m dk/2, (m + 1) dk/2) of them with row stride dk. */
+static void attn__diff_map(attn__args a, const attn_attention_desc *c, int m, attn__head_fn fn, void *work)
 {
-    size_t r, h = (size_t)dk / 2;
-    for (r = 0; r < rows; r++) {
-        if (!X) {
-            attn_axpy(h, 1, halves + r * h, dX + r * dk);
-            attn_axpy(h, 1, halves + (rows + r) * h, dX + r * dk + h);
-        } else {
-            memcpy(halves + r * h, X + r * dk, sizeof(attn_float) * h);
-            memcpy(halves + (rows + r) * h, X + r * dk + h, sizeof(attn_float) * h);
-        }
-    }
-}
-
-static attn_float *attn__diff_buffers(const attn_attention_desc *c, void *work)
-{
-    unsigned char *p = (unsigned char *)work + attn__scored_workspace(c);
-    return (attn_float *)((uintptr_t)(p + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    size_t off = (size_t)m * c->dk;
+    a.ldk = 2 * c->dk;
+    a.d = c;
+    a.Q += off; a.K += off;
+    if (a.dQ) { a.dQ += off; a.dK += off; }
+    attn__run_heads(&a, fn, work, attn__scored_floats(c), a.dbias != NULL);
 }
 
 /* Forward: O1, O2 = A1 V, A2 V by the softmax kernel; x = O1 - lambda O2;
@@ -3218,26 +3208,18 @@ static attn_status attn__diff_forward(const attn_attention_desc *d, attn_float *
     attn__args a;
     attn_attention_desc c;
     attn__diff_stats st;
-    attn_float *Qs, *Ks, e[2], lambda, *W2 = NULL;
-    attn_status status;
-    size_t nq = (size_t)d->B * d->H * d->Tq, nk = (size_t)d->B * d->H * d->Tk, r, k, cw;
+    attn_float e[2], lambda, *W2 = NULL;
+    size_t nq = (size_t)d->B * d->H * d->Tq, r, k;
     int dv = d->dv;
     ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
     attn__diff_desc(d, &c);
-    cw = attn__scored_workspace(&c);
     attn__diff_stats_map(d, stats, &st);
-    Qs = attn__diff_buffers(&c, work);
-    Ks = Qs + nq * d->dk;
     if (weights && !(W2 = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * nq * d->Tk)))
         return attn__fail(ATTN_ERR_NOMEM, "attn_attention_forward: no memory for the second map's weights");
-    attn__diff_halves(Qs, Q, NULL, nq, d->dk);
-    attn__diff_halves(Ks, K, NULL, nk, d->dk);
-    status = attn_attention_forward(&c, st.O1, st.lse1, weights, Qs, Ks, V, work, cw);
-    if (status == ATTN_OK) status = attn_attention_forward(&c, st.O2, st.lse2, W2, Qs + nq * c.dk, Ks + nk * c.dk, V, work, cw);
-    if (status != ATTN_OK) {
-        if (W2) ATTN_FREE(W2);
-        return status;
-    }
+    a.O = st.O1; a.stats = st.lse1;
+    attn__diff_map(a, &c, 0, attn__scored_forward_bh, work);
+    a.O = st.O2; a.stats = st.lse2; a.weights = W2;
+    attn__diff_map(a, &c, 1, attn__scored_forward_bh, work);
     lambda = attn__diff_lambda(d, e);
     for (r = 0; r < nq; r++) {
         attn_float *o = O + r * dv, ms;
@@ -3265,24 +3247,15 @@ static attn_status attn__diff_backward(const attn_attention_desc *d, const attn_
 {
     attn__args a;
     attn_attention_desc c;
-    attn_attention_grads gm;
     attn__diff_stats st;
-    attn_float *Qs, *Ks, *dQs, *dKs, *dx, e[2], lambda, cf = 1 - d->lambda_init;
+    attn_float *dx, e[2], lambda, cf = 1 - d->lambda_init;
     double dlambda = 0;
-    size_t nq = (size_t)d->B * d->H * d->Tq, nk = (size_t)d->B * d->H * d->Tk, r, k, cw, h = (size_t)d->dk / 2;
+    size_t nq = (size_t)d->B * d->H * d->Tq, r, k, h = (size_t)d->dk / 2;
     int dv = d->dv;
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
     attn__diff_desc(d, &c);
-    cw = attn__scored_workspace(&c);
     attn__diff_stats_map(d, stats, &st);
-    Qs = attn__diff_buffers(&c, work);
-    Ks = Qs + nq * d->dk;
-    dQs = Ks + nk * d->dk;
-    dKs = dQs + nq * d->dk;
-    dx = dKs + nk * d->dk;
-    attn__diff_halves(Qs, Q, NULL, nq, d->dk);
-    attn__diff_halves(Ks, K, NULL, nk, d->dk);
-    memset(dQs, 0, sizeof(attn_float) * (nq + nk) * d->dk);
+    dx = (attn_float *)((uintptr_t)((unsigned char *)work + attn__scored_workspace(&c) + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
     lambda = attn__diff_lambda(d, e);
     for (r = 0; r < nq; r++) { /* through the scale and the RMSNorm, x = O1 - lambda O2 */
         const attn_float *dy = dO + r * dv, *o1 = st.O1 + r * dv, *o2 = st.O2 + r * dv;
@@ -3298,14 +3271,11 @@ static attn_status attn__diff_backward(const attn_attention_desc *d, const attn_
         }
         dlambda -= attn_dot((size_t)dv, gx, o2);
     }
-    gm.dV = g->dV; gm.dbias = g->dbias; gm.dlambda = gm.dgain = gm.dw2 = NULL;
-    gm.dQ = dQs; gm.dK = dKs;
-    ATTN__TRY(attn_attention_backward(&c, &gm, dx, Qs, Ks, V, st.O1, st.lse1, work, cw));
+    a.dO = dx; a.Oin = st.O1; a.stats_in = st.lse1;
+    attn__diff_map(a, &c, 0, attn__scored_backward_bh, work);
     attn_scale(nq * dv, -lambda, dx);
-    gm.dQ = dQs + nq * h; gm.dK = dKs + nk * h;
-    ATTN__TRY(attn_attention_backward(&c, &gm, dx, Qs + nq * h, Ks + nk * h, V, st.O2, st.lse2, work, cw));
-    attn__diff_halves(dQs, NULL, g->dQ, nq, d->dk);
-    attn__diff_halves(dKs, NULL, g->dK, nk, d->dk);
+    a.Oin = st.O2; a.stats_in = st.lse2;
+    attn__diff_map(a, &c, 1, attn__scored_backward_bh, work);
     if (g->dlambda && d->lambda) {
         attn_axpy(h, (attn_float)dlambda * e[0], d->lambda + h, g->dlambda);
         attn_axpy(h, (attn_float)dlambda * e[0], d->lambda, g->dlambda + h);
@@ -3383,7 +3353,7 @@ static void attn__mix_code(const attn__args *a, attn__mix mx, int b, int i0, int
     int h, r;
     for (h = 0; h < d->H; h++) {
         size_t bh = (size_t)b * d->H + h;
-        attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk, scale, S + h * ts, vis + h * ts);
+        attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk, d->dk, scale, S + h * ts, vis + h * ts);
         if (mx.norm != ATTN__NORM_SOFTMAX)
             for (x = 0; x < n; x++) A[h * ts + x] = S[h * ts + x] * vis[h * ts + x];
     }

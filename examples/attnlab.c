@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -89,6 +90,9 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  train    train cisformers on an NT task, every attention x seed, and report\n"
+            "  preset   run one of the paper's experiments: attnlab preset E1 .. E12 [--quick]\n"
+            "           [--out DIR] [train options, which override the preset's]; writes\n"
+            "           DIR/E1.csv and .svg (DIR: results); `attnlab preset` lists them\n"
             "  census   print the cycle census of a task's state map (SPEC 6.1)\n"
             "  params   print the cisformer's parameter count\n"
             "\n"
@@ -545,6 +549,111 @@ static int cmd_census(const options *o)
     return 0;
 }
 
+/* ---- presets: the paper's settings (SPEC 7.1) ---- */
+
+/* A preset is one or more runs, each an option string for `train` (or `census` for E12); the quick
+   variant cuts seeds and epochs so that it finishes in minutes on two cores. Budgets are SPEC 7.1's
+   defaults (the paper does not state them), 16 seeds as the paper averages. */
+typedef struct {
+    const char *name, *claim;
+    const char *runs[4], *quick[4];
+} preset;
+
+#define P_NT16 "--task nt --N 16 --tau 2 --attn softmax,ea "
+#define P_T5 "--task nt --N 16 --tau 5 "
+static const preset presets[] = {
+    {"E1", "N16T2, N_con 32: both rise to a plateau ~0.55; softmax stays, EA escapes slowly",
+     {P_NT16 "--ncon 32 --seeds 16 --epochs 10000 --eval-every 100"},
+     {P_NT16 "--ncon 32 --seeds 4 --epochs 2000 --eval-every 50 --final-test 1000"}},
+    {"E2", "N16T2, N_con 52: softmax trapped at ~0.55, EA reaches 100%",
+     {P_NT16 "--ncon 52 --seeds 16 --epochs 2000 --eval-every 50"},
+     {P_NT16 "--ncon 52 --seeds 4 --epochs 1000 --eval-every 50 --final-test 1000"}},
+    {"E3", "N16T2, N_con 56: both reach 100% within ~100 epochs",
+     {P_NT16 "--ncon 56 --seeds 16 --epochs 500 --eval-every 10"},
+     {P_NT16 "--ncon 56 --seeds 4 --epochs 300 --eval-every 10 --final-test 1000"}},
+    {"E4", "N16T2, N_con 16: EA converges to 100% after ~2000 epochs",
+     {P_NT16 "--ncon 16 --seeds 16 --epochs 5000 --eval-every 50"},
+     {P_NT16 "--ncon 16 --seeds 4 --epochs 3000 --eval-every 50 --final-test 1000"}},
+    {"E5", "N2T5, N_con 16 (802 parameters): softmax waits long at 50% before converging, EA shorter",
+     {"--task nt --N 2 --tau 5 --attn softmax,ea --ncon 16 --seeds 16 --epochs 20000 --eval-every 100"},
+     {"--task nt --N 2 --tau 5 --attn softmax,ea --ncon 16 --seeds 4 --epochs 5000 --eval-every 50"}},
+    {"E6", "N16T5, N_con 128: both reach a plateau ~0.2; softmax stuck, EA escapes slowly",
+     {P_T5 "--attn softmax,ea --ncon 128 --seeds 16 --epochs 10000 --eval-every 100"},
+     {P_T5 "--attn softmax,ea --ncon 128 --seeds 2 --epochs 1000 --eval-every 50 --final-test 1000"}},
+    {"E7", "N16T5, N_con 256, softmax: trapped at ~0.44",
+     {P_T5 "--attn softmax --ncon 256 --seeds 16 --epochs 10000 --eval-every 100"},
+     {P_T5 "--attn softmax --ncon 256 --seeds 2 --epochs 500 --eval-every 50 --final-test 1000"}},
+    {"E8", "N16T5, N_con 512: training unstable for both at momentum 0.8, lr 0.02",
+     {P_T5 "--attn softmax,ea --ncon 512 --seeds 16 --epochs 2000 --eval-every 50"},
+     {P_T5 "--attn softmax,ea --ncon 512 --seeds 2 --epochs 300 --eval-every 25 --final-test 500"}},
+    {"E9", "NT + NT-S mixture, N_con 32, lr / 4 after epoch 2500: EA ~99% on both, softmax ~0.34 on NT",
+     {"--task mix --N 16 --tau 2 --attn softmax,ea --ncon 32 --seeds 16 --epochs 5000 --lr-drop 2500 --eval-every 50"},
+     {"--task mix --N 16 --tau 2 --attn softmax,ea --ncon 32 --seeds 4 --epochs 3000 --lr-drop 1500 --eval-every 50 --final-test 1000"}},
+    {"E10", "NT-S alone (N16T2, N_con 32): both reach 100%",
+     {"--task nts --N 16 --tau 2 --attn softmax,ea --ncon 32 --seeds 16 --epochs 1000 --eval-every 25"},
+     {"--task nts --N 16 --tau 2 --attn softmax,ea --ncon 32 --seeds 4 --epochs 500 --eval-every 25 --final-test 1000"}},
+    {"E11", "NT-R, N_con 64 / 128: softmax ~0.36 / 0.72, EA 98.8% / 99.9%",
+     {"--task ntr --N 16 --tau 2 --attn softmax,ea --ncon 64 --seeds 16 --epochs 20000 --eval-every 200",
+      "--task ntr --N 16 --tau 2 --attn softmax,ea --ncon 128 --seeds 16 --epochs 20000 --eval-every 200"},
+     {"--task ntr --N 16 --tau 2 --attn softmax,ea --ncon 64 --seeds 2 --epochs 2000 --eval-every 50 --final-test 1000"}},
+    {"E12", "cycle census: N16T3, N16T2 (mean length 47.6), N16T2-S (23.8), N2T5 = 63 + 1",
+     {"--task nt --N 16 --tau 3", "--task nt --N 16 --tau 2", "--task nts --N 16 --tau 2", "--task nt --N 2 --tau 5"},
+     {"--task nt --N 16 --tau 3", "--task nt --N 16 --tau 2", "--task nts --N 16 --tau 2", "--task nt --N 2 --tau 5"}},
+};
+#define NPRESETS (int)(sizeof presets / sizeof presets[0])
+
+/* attnlab preset NAME [--quick] [--out DIR] [train options]: each run of the preset, with the
+   user's options after the preset's (so they win), writing DIR/NAME[-ncon C].csv and .svg. */
+static int cmd_preset(int argc, char **argv)
+{
+    const preset *p = NULL;
+    const char *out = "results";
+    int i, k, quick = 0, nuser = 0, rc = 0;
+    char **user = (char **)malloc(sizeof(char *) * (size_t)argc);
+    for (i = 0; i < NPRESETS && argc > 2; i++)
+        if (!strcmp(argv[2], presets[i].name)) p = &presets[i];
+    if (!p) {
+        if (argc > 2) fprintf(stderr, "attnlab preset: unknown preset '%s'\n", argv[2]);
+        fprintf(stderr, "usage: attnlab preset NAME [--quick] [--out DIR] [train options]; the presets:\n");
+        for (i = 0; i < NPRESETS; i++) fprintf(stderr, "  %-4s %s\n", presets[i].name, presets[i].claim);
+        free(user);
+        return 1;
+    }
+    for (i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else user[nuser++] = argv[i];
+    }
+    printf("preset %s%s: %s\n", p->name, quick ? " (quick)" : "", p->claim);
+    for (k = 0; k < 4 && (quick ? p->quick : p->runs)[k] && rc == 0 && !interrupted; k++) {
+        char buf[512], *tok, *save = NULL, *args[64], csv[512], svg[512], label[64];
+        int n = 2;
+        options o;
+        snprintf(buf, sizeof buf, "%s", (quick ? p->quick : p->runs)[k]);
+        args[0] = argv[0];
+        args[1] = argv[1];
+        for (tok = strtok_r(buf, " ", &save); tok && n < 48; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
+        for (i = 0; i < nuser && n < 63; i++) args[n++] = user[i];
+        args[n] = NULL;
+        if (!parse_options(n, args, &o)) { rc = 1; break; }
+        if (!strcmp(p->name, "E12")) { rc = cmd_census(&o); continue; }
+        if ((quick ? p->quick : p->runs)[1]) snprintf(label, sizeof label, "%s-ncon%d%s", p->name, o.ncon, quick ? "-quick" : "");
+        else snprintf(label, sizeof label, "%s%s", p->name, quick ? "-quick" : "");
+        snprintf(csv, sizeof csv, "%s/%s.csv", out, label);
+        snprintf(svg, sizeof svg, "%s/%s.svg", out, label);
+        if (!o.csv) o.csv = csv;
+        if (!o.svg) o.svg = svg;
+        if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "attnlab preset: cannot create %s: %s\n", out, strerror(errno));
+            rc = 1;
+            break;
+        }
+        rc = cmd_train(&o);
+    }
+    free(user);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -552,6 +661,7 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
     }
+    if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);
     if (!parse_options(argc, argv, &o)) return 1;
     if (!strcmp(argv[1], "train")) return cmd_train(&o);
     if (!strcmp(argv[1], "census")) return cmd_census(&o);
@@ -561,6 +671,6 @@ int main(int argc, char **argv)
         printf("%lu\n", (unsigned long)attn_cisformer_param_count(&cf));
         return 0;
     }
-    fprintf(stderr, "attnlab: unknown command '%s' (train, census, params; see --help)\n", argv[1]);
+    fprintf(stderr, "attnlab: unknown command '%s' (train, preset, census, params; see --help)\n", argv[1]);
     return 1;
 }

@@ -547,6 +547,11 @@ static void test_bad_input(void)
     d.kind = ATTN_TAYLOR;
     d.window = 3;
     CHECK(attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, c.work, c.work_bytes) == ATTN_ERR_ARG, "a pattern on a linear-time kind must be refused");
+    d = c.d;
+    d.kind = ATTN_DIFFERENTIAL;
+    d.dk = 1;
+    CHECK(attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, c.work, c.work_bytes) == ATTN_ERR_SHAPE && !memcmp(keep, c.O, sizeof keep),
+          "differential attention with an odd dk must be refused");
     CHECK(attn_kind_from_name("cog") == ATTN_COG && attn_kind_from_name("nope") == -1 && attn_kind_get((attn_kind)-1) == NULL, "kind table lookups");
     att_free(&c);
 }
