@@ -57,6 +57,7 @@
        7. models            the expressive-attention paper's cisformer
        8. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
        9. tasks             the NT series (NT, NT-S, NT-R, the mixture) and their cycle census
+      10. analysis and io   checkpoints (a self-checking record of a model's parameters)
 
    CONVENTIONS
        Arrays are row-major; shapes are written as [rows, cols] in the comment of every function and
@@ -761,6 +762,54 @@ typedef struct attn_nt_census {
     long states, cycles, cycle_states, transient;
 } attn_nt_census;
 ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *c, attn_nt_task task, int N, int tau);
+
+/* ============================================================================================== */
+/* 10. analysis and io                                                                             */
+/* ============================================================================================== */
+
+/* Checkpoints: a model's name, its configuration and its parameter block in one self-checking
+   record, every number little-endian:
+     "ATTNCKPT" | u32 version (1) | model name, 16 bytes, NUL-padded | u32 nconfig (<= 32) |
+     i32 config[nconfig] | u32 float bytes (4 or 8) | u64 count | count IEEE floats |
+     u64 FNV-1a hash (64-bit) of every byte before it
+   The model defines its configuration words. A record is written in this build's float width and
+   read in either width (a float64 record read by a float build is rounded). Reading checks every
+   field and the hash before it writes anything. */
+#define ATTN_CKPT_VERSION 1
+#define ATTN_CKPT_MAX_CONFIG 32
+typedef struct attn_checkpoint_header {
+    char model[17];                       /* NUL-terminated */
+    int nconfig;
+    int32_t config[ATTN_CKPT_MAX_CONFIG];
+    int float_bytes;                      /* of the stored floats: 4 or 8 */
+    uint64_t count;                       /* floats stored */
+} attn_checkpoint_header;
+
+/* Bytes of a record with nconfig words and count floats of this build; 0 if it overflows. */
+ATTNDEF size_t attn_checkpoint_bytes(int nconfig, size_t count);
+/* Writes the record of values [count] into buf [bytes >= attn_checkpoint_bytes()]; model is at
+   most 16 characters. */
+ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *model,
+                                          const int32_t *config, int nconfig,
+                                          const attn_float *values, size_t count);
+/* Validates the record buf [bytes] and fills *h; then, if values is not NULL, copies the floats
+   into values [cap] (cap must be h->count). ATTN_ERR_FORMAT: not a valid record. */
+ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_float *values, size_t cap,
+                                         const void *buf, size_t bytes);
+/* The same through a file (ATTN_ERR_IO without stdio, or when the file cannot be written or read).
+   attn_checkpoint_load_file allocates (ATTN_MALLOC) *buf with the whole file, validated; free it
+   with ATTN_FREE (or free() with the default allocator) after attn_checkpoint_read. */
+ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config,
+                                         int nconfig, const attn_float *values, size_t count);
+ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size_t *bytes,
+                                              attn_checkpoint_header *h);
+
+/* The cisformer's checkpoint: model "cisformer", config d, ncon, kind, vec, init_uniform and the
+   bits of the score scale as a float32, then the parameter block (m->p.total floats, with the
+   alignment padding between tensors). Load initialises *m (attn_cisformer_free releases it) with
+   the configuration of the file. */
+ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *path);
+ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
 
 #ifdef __cplusplus
 }
@@ -4560,6 +4609,237 @@ ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *out, attn_nt_task tas
     }
     *out = census;
     return ATTN_OK;
+}
+
+/* ---- 10. analysis and io --------------------------------------------------------------------- */
+
+/* FNV-1a, 64 bits, over n bytes, continuing from h (start: 14695981039346656037). */
+static uint64_t attn__fnv1a(uint64_t h, const unsigned char *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void attn__put_le(unsigned char *p, uint64_t v, int bytes)
+{
+    int i;
+    for (i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t attn__get_le(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+#define ATTN__CKPT_FIXED 52 /* magic 8, version 4, model 16, nconfig 4, float bytes 4, count 8, hash 8 */
+
+/* Record size for nconfig words and count floats of fb bytes; 0 on overflow. */
+static size_t attn__ckpt_size(int nconfig, uint64_t count, int fb)
+{
+    if (count > ((size_t)-1 - ATTN__CKPT_FIXED - 4 * ATTN_CKPT_MAX_CONFIG) / (size_t)fb) return 0;
+    return ATTN__CKPT_FIXED + 4 * (size_t)nconfig + (size_t)count * (size_t)fb;
+}
+
+ATTNDEF size_t attn_checkpoint_bytes(int nconfig, size_t count)
+{
+    if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG) return 0;
+    return attn__ckpt_size(nconfig, count, (int)sizeof(attn_float));
+}
+
+ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *model,
+                                          const int32_t *config, int nconfig,
+                                          const attn_float *values, size_t count)
+{
+    unsigned char *p = (unsigned char *)buf;
+    size_t i, need = attn_checkpoint_bytes(nconfig, count), fb = sizeof(attn_float);
+    ATTN__NEED(buf); ATTN__NEED(model); ATTN__NEED(values);
+    if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG || (nconfig && !config))
+        return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: nconfig = %d must be in 0 .. %d (with config)", nconfig, ATTN_CKPT_MAX_CONFIG);
+    if (strlen(model) > 16) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: model name '%s' is longer than 16 characters", model);
+    if (!need) return attn__fail(ATTN_ERR_OVERFLOW, "attn_checkpoint_write: %lu floats overflow", (unsigned long)count);
+    if (bytes < need) return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_write: buffer of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
+    memcpy(p, "ATTNCKPT", 8);
+    attn__put_le(p + 8, ATTN_CKPT_VERSION, 4);
+    memset(p + 12, 0, 16);
+    memcpy(p + 12, model, strlen(model));
+    attn__put_le(p + 28, (uint64_t)nconfig, 4);
+    p += 32;
+    for (i = 0; i < (size_t)nconfig; i++, p += 4) attn__put_le(p, (uint32_t)config[i], 4);
+    attn__put_le(p, fb, 4);
+    attn__put_le(p + 4, count, 8);
+    p += 12;
+    for (i = 0; i < count; i++, p += fb) {
+        uint64_t bits = 0;
+        if (fb == 4) { float f = (float)values[i]; uint32_t u; memcpy(&u, &f, 4); bits = u; }
+        else { double f = (double)values[i]; memcpy(&bits, &f, 8); }
+        attn__put_le(p, bits, (int)fb);
+    }
+    attn__put_le(p, attn__fnv1a(14695981039346656037ull, (const unsigned char *)buf, need - 8), 8);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_float *values, size_t cap,
+                                         const void *buf, size_t bytes)
+{
+    const unsigned char *b = (const unsigned char *)buf, *p;
+    attn_checkpoint_header t;
+    uint64_t version, nconfig, fb;
+    size_t i, need;
+    ATTN__NEED(h); ATTN__NEED(buf);
+    memset(&t, 0, sizeof t);
+    if (bytes < ATTN__CKPT_FIXED || memcmp(b, "ATTNCKPT", 8) != 0)
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: not a checkpoint (%s)", bytes < ATTN__CKPT_FIXED ? "too short" : "no ATTNCKPT magic");
+    if ((version = attn__get_le(b + 8, 4)) != ATTN_CKPT_VERSION)
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: format version %lu, this build reads %d", (unsigned long)version, ATTN_CKPT_VERSION);
+    memcpy(t.model, b + 12, 16);
+    for (i = strlen(t.model); i < 16; i++)
+        if (b[12 + i]) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: the model name is not NUL-padded");
+    if ((nconfig = attn__get_le(b + 28, 4)) > ATTN_CKPT_MAX_CONFIG)
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu configuration words, at most %d", (unsigned long)nconfig, ATTN_CKPT_MAX_CONFIG);
+    t.nconfig = (int)nconfig;
+    if (bytes < ATTN__CKPT_FIXED + 4 * nconfig) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: truncated in the configuration");
+    p = b + 32;
+    for (i = 0; i < nconfig; i++, p += 4) t.config[i] = (int32_t)(uint32_t)attn__get_le(p, 4);
+    fb = attn__get_le(p, 4);
+    t.count = attn__get_le(p + 4, 8);
+    if (fb != 4 && fb != 8) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: floats of %lu bytes (4 or 8)", (unsigned long)fb);
+    t.float_bytes = (int)fb;
+    need = attn__ckpt_size(t.nconfig, t.count, t.float_bytes);
+    if (!need || bytes != need)
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu bytes, the header says %lu floats (%lu bytes in all): %s", (unsigned long)bytes,
+                          (unsigned long)t.count, (unsigned long)need, bytes < need ? "truncated" : "trailing bytes or a bad count");
+    if (attn__get_le(b + need - 8, 8) != attn__fnv1a(14695981039346656037ull, b, need - 8))
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: checksum mismatch (the file is corrupt)");
+    if (values && cap != t.count)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_checkpoint_read: the record holds %lu floats, the destination %lu", (unsigned long)t.count, (unsigned long)cap);
+    p += 12;
+    for (i = 0; values && i < t.count; i++, p += fb) {
+        uint64_t bits = attn__get_le(p, (int)fb);
+        if (fb == 4) { uint32_t u = (uint32_t)bits; float f; memcpy(&f, &u, 4); values[i] = (attn_float)f; }
+        else { double f; memcpy(&f, &bits, 8); values[i] = (attn_float)f; }
+    }
+    *h = t;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config,
+                                         int nconfig, const attn_float *values, size_t count)
+{
+#ifndef ATTN_NO_STDIO
+    size_t n = attn_checkpoint_bytes(nconfig, count);
+    void *buf;
+    FILE *f;
+    int ok;
+    ATTN__NEED(path);
+    if (!n) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_save: nconfig = %d or %lu floats out of range", nconfig, (unsigned long)count);
+    if (!(buf = ATTN_MALLOC(n))) return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_save: no memory for %lu bytes", (unsigned long)n);
+    if (attn_checkpoint_write(buf, n, model, config, nconfig, values, count) != ATTN_OK) {
+        ATTN_FREE(buf);
+        return attn_last_status();
+    }
+    f = fopen(path, "wb");
+    ok = f && fwrite(buf, 1, n, f) == n;
+    if (f) ok = (fclose(f) == 0) && ok;
+    ATTN_FREE(buf);
+    return ok ? ATTN_OK : attn__fail(ATTN_ERR_IO, "attn_checkpoint_save: cannot write %s", path);
+#else
+    (void)path; (void)model; (void)config; (void)nconfig; (void)values; (void)count;
+    return attn__fail(ATTN_ERR_IO, "attn_checkpoint_save: built with ATTN_NO_STDIO");
+#endif
+}
+
+ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size_t *bytes,
+                                              attn_checkpoint_header *h)
+{
+#ifndef ATTN_NO_STDIO
+    FILE *f;
+    long n;
+    unsigned char *b;
+    attn_status s;
+    ATTN__NEED(path); ATTN__NEED(buf); ATTN__NEED(bytes); ATTN__NEED(h);
+    if (!(f = fopen(path, "rb"))) return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot open %s", path);
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot size %s", path);
+    }
+    if (!(b = (unsigned char *)ATTN_MALLOC(n ? (size_t)n : 1))) {
+        fclose(f);
+        return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_load_file: no memory for the %ld bytes of %s", n, path);
+    }
+    if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        ATTN_FREE(b);
+        return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot read %s", path);
+    }
+    fclose(f);
+    if ((s = attn_checkpoint_read(h, NULL, 0, b, (size_t)n)) != ATTN_OK) {
+        char why[256];
+        strncpy(why, attn_last_error(), sizeof why - 1);
+        why[sizeof why - 1] = 0;
+        ATTN_FREE(b);
+        return attn__fail(s, "%s: %s", path, why);
+    }
+    *buf = b;
+    *bytes = (size_t)n;
+    return ATTN_OK;
+#else
+    (void)path; (void)buf; (void)bytes; (void)h;
+    return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: built with ATTN_NO_STDIO");
+#endif
+}
+
+ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *path)
+{
+    int32_t cfg[6];
+    float scale;
+    uint32_t bits;
+    ATTN__NEED(m);
+    scale = (float)m->cfg.scale;
+    memcpy(&bits, &scale, 4);
+    cfg[0] = m->cfg.d; cfg[1] = m->cfg.ncon; cfg[2] = (int32_t)m->cfg.kind; cfg[3] = (int32_t)m->cfg.vec;
+    cfg[4] = m->cfg.init_uniform; cfg[5] = (int32_t)bits;
+    return attn_checkpoint_save(path, "cisformer", cfg, 6, m->p.data, m->p.total);
+}
+
+ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
+{
+    attn_checkpoint_header h;
+    attn_cisformer_config c;
+    attn_rng r;
+    void *buf = NULL;
+    size_t n = 0;
+    float scale;
+    uint32_t bits;
+    attn_status s;
+    ATTN__NEED(m);
+    ATTN__TRY(attn_checkpoint_load_file(path, &buf, &n, &h));
+    if (strcmp(h.model, "cisformer") != 0 || h.nconfig != 6) {
+        ATTN_FREE(buf);
+        return attn__fail(ATTN_ERR_FORMAT, "attn_cisformer_load: %s holds a '%s' model with %d configuration words, not a cisformer", path, h.model, h.nconfig);
+    }
+    memset(&c, 0, sizeof c);
+    bits = (uint32_t)h.config[5];
+    memcpy(&scale, &bits, 4);
+    c.d = h.config[0]; c.ncon = h.config[1]; c.kind = (attn_kind)h.config[2]; c.vec = (attn_cis_vec)h.config[3];
+    c.init_uniform = h.config[4]; c.scale = (attn_float)scale;
+    attn_rng_seed(&r, 0, 0);
+    if ((s = attn_cisformer_init(m, &c, &r)) != ATTN_OK) {
+        ATTN_FREE(buf);
+        return attn__fail(ATTN_ERR_FORMAT, "attn_cisformer_load: %s: its configuration is not a valid cisformer's", path);
+    }
+    if (m->p.total != h.count) {
+        s = attn__fail(ATTN_ERR_FORMAT, "attn_cisformer_load: %s: its configuration (d %d, ncon %d, kind %d, vec %d) needs a block of %lu floats, it holds %lu",
+                       path, c.d, c.ncon, (int)c.kind, (int)c.vec, (unsigned long)m->p.total, (unsigned long)h.count);
+    } else {
+        s = attn_checkpoint_read(&h, m->p.data, m->p.total, buf, n);
+    }
+    if (s != ATTN_OK) attn_cisformer_free(m);
+    ATTN_FREE(buf);
+    return s;
 }
 
 #endif /* ATTN_IMPLEMENTATION */

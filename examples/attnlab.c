@@ -33,7 +33,8 @@ typedef struct {
     attn_kind attn[MAX_ATTN];
     attn_cis_vec vec;
     int init_uniform;
-    const char *csv, *svg;
+    const char *csv, *svg, *save, *load;
+    int attn_given, N_given, ncon_given;
 } options;
 
 /* One (attention, seed) run: its evaluation curve and final numbers. */
@@ -93,6 +94,7 @@ static void usage(FILE *f)
             "  preset   run one of the paper's experiments: attnlab preset E1 .. E12 [--quick]\n"
             "           [--out DIR] [train options, which override the preset's]; writes\n"
             "           DIR/E1.csv and .svg (DIR: results); `attnlab preset` lists them\n"
+            "  eval     evaluate a saved model: attnlab eval --load F [--task ...] [--final-test N]\n"
             "  census   print the cycle census of a task's state map (SPEC 6.1)\n"
             "  params   print the cisformer's parameter count\n"
             "\n"
@@ -120,6 +122,10 @@ static void usage(FILE *f)
             "                          distinct initial conditions)                    [10000]\n"
             "  --threads T             parallel runs (0: all cores)                    [0]\n"
             "  --csv FILE, --svg FILE  the curves as CSV and as an SVG figure\n"
+            "  --save F                save each run's final model (F-ATTENTION-sSEED.ckpt when\n"
+            "                          there are several runs; attn.h's checkpoint format)\n"
+            "  --load F                start every run from a saved model (its N, N_con and\n"
+            "                          attention are then the checkpoint's; momentum starts at 0)\n"
             "\n"
             "The loss of a prediction is sum_i (y_i - onehot(target)_i)^2 (SPEC U2); curves are teacher-\n"
             "forced per-token accuracy; the final evaluation also reports greedy rollouts (SPEC U3).\n");
@@ -144,6 +150,27 @@ static int parse_double(const char *s, double *out)
     return !errno && end != s && !*end;
 }
 
+/* --load: the model's width, window and attention come from the checkpoint; options that name
+   others are an error. */
+static int load_config(options *o)
+{
+    attn_cisformer m;
+    if (attn_cisformer_load(&m, o->load) != ATTN_OK) {
+        fprintf(stderr, "attnlab: %s\n", attn_last_error());
+        return 0;
+    }
+    if ((o->N_given && o->N != m.cfg.d) || (o->ncon_given && o->ncon != m.cfg.ncon) ||
+        (o->attn_given && (o->nattn != 1 || o->attn[0] != m.cfg.kind))) {
+        fprintf(stderr, "attnlab: %s holds a cisformer with N %d, ncon %d, attention %s; the options ask for another\n", o->load, m.cfg.d,
+                m.cfg.ncon, attn_kind_get(m.cfg.kind)->name);
+        attn_cisformer_free(&m);
+        return 0;
+    }
+    o->N = m.cfg.d; o->ncon = m.cfg.ncon; o->nattn = 1; o->attn[0] = m.cfg.kind; o->vec = m.cfg.vec; o->scale = m.cfg.scale;
+    attn_cisformer_free(&m);
+    return 1;
+}
+
 /* Parses argv[2..]; prints one line and returns 0 on a bad option. */
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -158,9 +185,9 @@ static int parse_options(int argc, char **argv, options *o)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
         if (!v) { fprintf(stderr, "attnlab: %s needs a value (or is unknown; see --help)\n", a); return 0; }
         if (!strcmp(a, "--task")) ok = (e = attn_nt_from_name(v)) >= 0 && (o->task = (attn_nt_task)e, 1);
-        else if (!strcmp(a, "--N")) ok = parse_int(v, 2, &o->N);
+        else if (!strcmp(a, "--N")) ok = parse_int(v, 2, &o->N) && (o->N_given = 1);
         else if (!strcmp(a, "--tau")) ok = parse_int(v, 1, &o->tau);
-        else if (!strcmp(a, "--ncon")) ok = parse_int(v, 1, &o->ncon);
+        else if (!strcmp(a, "--ncon")) ok = parse_int(v, 1, &o->ncon) && (o->ncon_given = 1);
         else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds);
         else if (!strcmp(a, "--epochs")) ok = parse_int(v, 1, &e) && (o->epochs = e, 1);
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
@@ -174,6 +201,8 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--scale")) ok = parse_double(v, &o->scale) && o->scale > 0;
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
+        else if (!strcmp(a, "--save")) o->save = v;
+        else if (!strcmp(a, "--load")) o->load = v;
         else if (!strcmp(a, "--update")) ok = (!strcmp(v, "epoch") || !strcmp(v, "sample")) && (o->update_epoch = !strcmp(v, "epoch"), 1);
         else if (!strcmp(a, "--vec"))
             ok = !strcmp(v, "ffn_bias") ? (o->vec = ATTN_CIS_FFN_BIAS, 1) : !strcmp(v, "ln_bias") ? (o->vec = ATTN_CIS_LN_BIAS, 1)
@@ -190,10 +219,12 @@ static int parse_options(int argc, char **argv, options *o)
                 if (ok) o->attn[o->nattn++] = (attn_kind)k;
             }
             ok = ok && o->nattn > 0;
+            o->attn_given = 1;
         } else { fprintf(stderr, "attnlab: unknown option %s (see --help)\n", a); return 0; }
         if (!ok) { fprintf(stderr, "attnlab: bad value '%s' for %s (see --help)\n", v, a); return 0; }
         i++;
     }
+    if (o->load && !load_config(o)) return 0;
     if (o->ncon < o->tau + 1) {
         fprintf(stderr, "attnlab: --ncon %d is too short for tau = %d: a window must hold the tau + 1 symbols the rule reads\n", o->ncon, o->tau);
         return 0;
@@ -304,6 +335,16 @@ static double eval_rollout(const attn_cisformer *m, model_buf *b, const int *x, 
 
 /* ---- one run ---- */
 
+/* Where run (kind, seed) saves its model: --save F itself when there is one run, else F with
+   "-ATTENTION-sSEED" before its extension. */
+static void save_path(const options *o, attn_kind kind, int seed, char *path, size_t size)
+{
+    const char *dot = strrchr(o->save, '.'), *slash = strrchr(o->save, '/');
+    int stem = dot && (!slash || dot > slash) ? (int)(dot - o->save) : (int)strlen(o->save);
+    if (o->nattn * o->seeds == 1) snprintf(path, size, "%s", o->save);
+    else snprintf(path, size, "%.*s-%s-s%d%s", stem, o->save, attn_kind_get(kind)->name, seed, o->save + stem);
+}
+
 static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
 {
     attn_cisformer_config cf;
@@ -318,7 +359,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     attn_rng_seed(&init_rng, (uint64_t)seed, 1);
     attn_rng_seed(&train_rng, (uint64_t)seed, 2);
     attn_rng_seed(&eval_rng, (uint64_t)seed, 3);
-    res->failed = attn_cisformer_init(&m, &cf, &init_rng) != ATTN_OK;
+    res->failed = (o->load ? attn_cisformer_load(&m, o->load) : attn_cisformer_init(&m, &cf, &init_rng)) != ATTN_OK;
     if (res->failed) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(series); free(dy); return; }
     vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
     ev = (int *)malloc(sizeof(int) * (size_t)o->ntest * elen);
@@ -365,6 +406,11 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
         res->final_tf = eval_tf(&m, &eb, fx, fr, nf, o->ng, &l, res->final_task);
         res->final_rollout = eval_rollout(&m, &rb, fx, nf < 1000 ? nf : 1000, o->ng, &res->final_perfect);
         free(fx); free(fr);
+    }
+    if (o->save) {
+        char path[1024];
+        save_path(o, kind, seed, path, sizeof path);
+        if (attn_cisformer_save(&m, path) != ATTN_OK) fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
     }
     buf_free(&tb); buf_free(&eb); buf_free(&rb);
     free(series); free(dy); free(vel); free(ev); free(rules);
@@ -536,6 +582,33 @@ static int cmd_train(const options *o)
     return interrupted ? 130 : 0;
 }
 
+/* attnlab eval --load F: the final evaluation of a saved model on --final-test fresh series. */
+static int cmd_eval(const options *o)
+{
+    attn_cisformer m;
+    model_buf eb, rb;
+    attn_rng r;
+    int elen = o->ncon + o->ng, n = o->final_test > 0 ? o->final_test : 1, *x = (int *)malloc(sizeof(int) * (size_t)n * elen),
+        *rules = (int *)malloc(sizeof(int) * (size_t)n), ns;
+    double loss, at[2], tf, ro, perfect;
+    if (!o->load) { fprintf(stderr, "attnlab eval: --load FILE names the model to evaluate\n"); return 1; }
+    if (attn_cisformer_load(&m, o->load) != ATTN_OK) { fprintf(stderr, "attnlab eval: %s\n", attn_last_error()); return 1; }
+    attn_rng_seed(&r, 0, 4);
+    ns = draw_series(o, x, rules, n, elen, &r);
+    if (!buf_alloc(&eb, &m, o->ng) || !buf_alloc(&rb, &m, 1)) { fprintf(stderr, "attnlab eval: out of memory\n"); return 1; }
+    tf = eval_tf(&m, &eb, x, rules, ns, o->ng, &loss, at);
+    ro = eval_rollout(&m, &rb, x, ns < 1000 ? ns : 1000, o->ng, &perfect);
+    printf("%s (%s, N %d, ncon %d) on %s N%dT%d, %d series x %d predictions:\n  teacher-forced accuracy %.4f, loss %.4f;"
+           " rollout accuracy %.4f (%d series), all-correct rollouts %.3f\n",
+           o->load, attn_kind_get(m.cfg.kind)->name, m.cfg.d, m.cfg.ncon, attn_nt_name(o->task), o->N, o->tau, ns, o->ng, tf, loss, ro,
+           ns < 1000 ? ns : 1000, perfect);
+    if (o->task == ATTN_NT_MIX) printf("  per task: NT %.4f, NT-S %.4f\n", at[0], at[1]);
+    buf_free(&eb); buf_free(&rb);
+    free(x); free(rules);
+    attn_cisformer_free(&m);
+    return 0;
+}
+
 static int cmd_census(const options *o)
 {
     attn_nt_census c;
@@ -665,12 +738,13 @@ int main(int argc, char **argv)
     if (!parse_options(argc, argv, &o)) return 1;
     if (!strcmp(argv[1], "train")) return cmd_train(&o);
     if (!strcmp(argv[1], "census")) return cmd_census(&o);
+    if (!strcmp(argv[1], "eval")) return cmd_eval(&o);
     if (!strcmp(argv[1], "params")) {
         attn_cisformer_config cf = {0};
         cf.d = o.N; cf.ncon = o.ncon; cf.kind = ATTN_SOFTMAX; cf.scale = 1; cf.vec = o.vec;
         printf("%lu\n", (unsigned long)attn_cisformer_param_count(&cf));
         return 0;
     }
-    fprintf(stderr, "attnlab: unknown command '%s' (train, preset, census, params; see --help)\n", argv[1]);
+    fprintf(stderr, "attnlab: unknown command '%s' (train, preset, eval, census, params; see --help)\n", argv[1]);
     return 1;
 }

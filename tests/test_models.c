@@ -224,10 +224,93 @@ static void test_cisformer_bad_input(void)
     attn_cisformer_free(&m);
 }
 
+/* Checkpoints: a round trip through memory and a file gives the same parameters and the same
+   output; every single-byte corruption and every truncation of a record is refused with
+   ATTN_ERR_FORMAT and leaves the destination as it was; a record for another model or size is
+   refused; a float64 record reads into either build. */
+static void test_checkpoints(void)
+{
+    attn_cisformer_config cf = {0};
+    attn_cisformer m, back;
+    attn_checkpoint_header h;
+    attn_rng r;
+    int32_t cfgw[2] = {3, -7};
+    attn_float vals[5] = {1.5f, -2.25f, 0, 3e-8f, 1e20f}, got[5], keep[5] = {9, 9, 9, 9, 9};
+    unsigned char rec[256];
+    size_t n = attn_checkpoint_bytes(2, 5), i;
+    int tok[8] = {0, 1, 2, 3, 0, 1, 2, 3}, bad = 0, e;
+    const char *path = "build/test_checkpoint.ckpt";
+    FILE *f;
+    CHECK(n == 52 + 8 + 5 * sizeof(attn_float) && n <= sizeof rec, "record size %lu", (unsigned long)n);
+    CHECK(attn_checkpoint_write(rec, n, "toy", cfgw, 2, vals, 5) == ATTN_OK, "write: %s", attn_last_error());
+    CHECK(attn_checkpoint_read(&h, got, 5, rec, n) == ATTN_OK && !strcmp(h.model, "toy") && h.nconfig == 2 && h.config[0] == 3 &&
+              h.config[1] == -7 && h.count == 5 && h.float_bytes == (int)sizeof(attn_float) && !memcmp(got, vals, sizeof vals),
+          "memory round trip: %s", attn_last_error());
+    for (i = 0; i < n; i++) { /* any flipped bit is caught: by a field check or by the hash */
+        int b;
+        for (b = 0; b < 8; b++) {
+            memcpy(got, keep, sizeof keep);
+            rec[i] ^= (unsigned char)(1 << b);
+            bad += attn_checkpoint_read(&h, got, 5, rec, n) != ATTN_ERR_FORMAT || memcmp(got, keep, sizeof keep) != 0;
+            rec[i] ^= (unsigned char)(1 << b);
+        }
+    }
+    CHECK(bad == 0, "%d of %lu single-bit corruptions were not refused", bad, (unsigned long)(8 * n));
+    for (i = 0, bad = 0; i < n; i++) bad += attn_checkpoint_read(&h, got, 5, rec, i) != ATTN_ERR_FORMAT;
+    CHECK(bad == 0 && memcmp(got, keep, sizeof keep) == 0, "%d truncations were not refused", bad);
+    CHECK(attn_checkpoint_read(&h, got, 4, rec, n) == ATTN_ERR_SHAPE && !memcmp(got, keep, sizeof keep), "a destination of the wrong size refused");
+    CHECK(attn_checkpoint_write(rec, n - 1, "toy", cfgw, 2, vals, 5) == ATTN_ERR_NOMEM, "a short buffer refused");
+    CHECK(attn_checkpoint_write(rec, n, "a-name-of-17-chrs", cfgw, 2, vals, 5) == ATTN_ERR_ARG, "a long model name refused");
+    { /* a float64 record (as a double build writes it) reads into this build, rounded */
+        static const unsigned char hdr[12] = {'A', 'T', 'T', 'N', 'C', 'K', 'P', 'T', 1, 0, 0, 0};
+        unsigned char d64[52 + 8];
+        double x = 0.1;
+        uint64_t bits, hs = 14695981039346656037ull;
+        memset(d64, 0, sizeof d64);
+        memcpy(d64, hdr, 12);
+        memcpy(d64 + 12, "f64", 3);
+        d64[32] = 8; d64[36] = 1; /* float bytes 8, count 1 */
+        memcpy(&bits, &x, 8);
+        for (e = 0; e < 8; e++) d64[44 + e] = (unsigned char)(bits >> (8 * e));
+        for (e = 0; e < 52; e++) hs = (hs ^ d64[e]) * 1099511628211ull;
+        for (e = 0; e < 8; e++) d64[52 + e] = (unsigned char)(hs >> (8 * e));
+        CHECK(attn_checkpoint_read(&h, got, 1, d64, sizeof d64) == ATTN_OK && got[0] == (attn_float)0.1 && h.float_bytes == 8,
+              "a float64 record: %s", attn_last_error());
+    }
+    /* the cisformer through a file */
+    attn_rng_seed(&r, 8, 0);
+    cf.d = 4; cf.ncon = 5; cf.kind = ATTN_EXPRESSIVE; cf.scale = 0.75f; cf.vec = ATTN_CIS_LN_GAINS; cf.init_uniform = 1;
+    CHECK(attn_cisformer_init(&m, &cf, &r) == ATTN_OK, "init");
+    CHECK(attn_cisformer_save(&m, path) == ATTN_OK, "save: %s", attn_last_error());
+    CHECK(attn_cisformer_load(&back, path) == ATTN_OK, "load: %s", attn_last_error());
+    if (attn_last_status() == ATTN_OK || back.p.data) {
+        attn_float y1[4 * 4], y2[4 * 4], *cache = t_alloc(attn_cisformer_cache_floats(&m, 4));
+        size_t wb = attn_cisformer_work_bytes(&m, 4);
+        void *work = malloc(wb);
+        attn_cisformer_forward(&m, y1, cache, tok, 1, 4, work, wb);
+        attn_cisformer_forward(&back, y2, cache, tok, 1, 4, work, wb);
+        CHECK(back.cfg.d == 4 && back.cfg.ncon == 5 && back.cfg.kind == ATTN_EXPRESSIVE && back.cfg.scale == 0.75f &&
+                  back.cfg.vec == ATTN_CIS_LN_GAINS && back.p.total == m.p.total && !memcmp(back.p.data, m.p.data, sizeof(attn_float) * m.p.total) &&
+                  !memcmp(y1, y2, sizeof y1),
+              "the loaded cisformer differs from the saved one");
+        attn_cisformer_free(&back);
+        free(cache); free(work);
+    }
+    CHECK(attn_checkpoint_save(path, "toy", cfgw, 2, vals, 5) == ATTN_OK && attn_cisformer_load(&back, path) == ATTN_ERR_FORMAT,
+          "another model's checkpoint refused");
+    f = fopen(path, "wb");
+    if (f) { fputs("not a checkpoint", f); fclose(f); }
+    CHECK(attn_cisformer_load(&back, path) == ATTN_ERR_FORMAT, "a text file refused");
+    CHECK(attn_cisformer_load(&back, "build/no-such-dir/x.ckpt") == ATTN_ERR_IO, "a missing file refused");
+    remove(path);
+    attn_cisformer_free(&m);
+}
+
 void test_models(void)
 {
     test_cisformer_counts();
     test_cisformer_forward_backward();
     test_cisformer_init();
     test_cisformer_bad_input();
+    test_checkpoints();
 }
