@@ -35,7 +35,7 @@ ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
 
-PROGRAMS = $(BUILD)/quickstart $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer
 
 .PHONY: all run test test-sanitize test-valgrind test-wasm test-neon bench clean
 
@@ -62,6 +62,9 @@ $(BUILD)/bench_gemm: bench/bench_gemm.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)
 
 $(BUILD)/bench_attention: bench/bench_attention.c bench/bench.h attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
+
+$(BUILD)/bench_cisformer: bench/bench_cisformer.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 $(BUILD)/test_float: $(TEST_DEP) | $(BUILD)
@@ -106,9 +109,10 @@ $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)
 test-neon: $(BUILD)/test_neon
 	@sh tests/run.sh --no-compile "qemu-aarch64 $(BUILD)/test_neon"
 
-bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention
+bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_gemm --csv $(BUILD)/bench_gemm.csv
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_attention
+	env -u OPENBLAS_CORETYPE $(BUILD)/bench_cisformer
 
 clean:
 	rm -rf $(BUILD)

@@ -1660,6 +1660,33 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
     }
 }
 
+/* Products too small to repay packing and a buffer (the cisformer's per-position matrices of one
+   window): row by row, C_i = beta C_i + alpha sum_p A_ip B_p (axpy over B's rows), or with B
+   transposed C_ij = beta C_ij + alpha A_i . B_j. */
+#define ATTN__SMALL_MACS 4096
+static void attn__gemm_small(int transA, int transB, int M, int N, int K, attn_float alpha,
+                             const attn_float *A, int lda, const attn_float *B, int ldb,
+                             attn_float beta, attn_float *C, int ldc)
+{
+    int i, j, p;
+    size_t ars = transA ? 1 : (size_t)lda, acs = transA ? (size_t)lda : 1;
+    for (i = 0; i < M; i++) {
+        attn_float *c = C + (size_t)i * ldc;
+        const attn_float *a = A + (size_t)i * ars;
+        if (beta != 1) for (j = 0; j < N; j++) c[j] = beta == 0 ? 0 : beta * c[j];
+        if (!transB)
+            for (p = 0; p < K; p++) attn_axpy((size_t)N, alpha * a[(size_t)p * acs], B + (size_t)p * ldb, c);
+        else
+            for (j = 0; j < N; j++) {
+                const attn_float *bj = B + (size_t)j * ldb;
+                attn_float t = 0;
+                if (!transA) t = attn_dot((size_t)K, a, bj);
+                else for (p = 0; p < K; p++) t += a[(size_t)p * acs] * bj[p];
+                c[j] += alpha * t;
+            }
+    }
+}
+
 static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_float alpha,
                               const attn_float *A, int lda, const attn_float *B, int ldb,
                               attn_float beta, attn_float *C, int ldc)
@@ -1720,7 +1747,8 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
 #elif defined(ATTN_USE_CBLAS)
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #else
-    attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if ((size_t)M * N * K <= ATTN__SMALL_MACS) attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
 }
 
@@ -4399,11 +4427,19 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
 ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
                            long step)
 {
-    size_t i;
-    for (i = 0; i < p->total; i++) {
-        attn_float g = p->gdata[i];
-        velocity[i] = step == 0 ? g : momentum * velocity[i] + g;
-        p->data[i] -= lr * velocity[i];
+    attn_float *w = p->data, *v = velocity, mu = step == 0 ? 0 : momentum;
+    const attn_float *g = p->gdata;
+    attn__v vmu = attn__vset1(mu), vlr = attn__vset1(-lr);
+    size_t i = 0, n = p->total;
+    if (step == 0) memset(v, 0, sizeof(attn_float) * n); /* b = 0 mu + g: whatever v held */
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v b = attn__vfma(vmu, attn__vload(v + i), attn__vload(g + i));
+        attn__vstore(v + i, b);
+        attn__vstore(w + i, attn__vfma(vlr, b, attn__vload(w + i)));
+    }
+    for (; i < n; i++) {
+        v[i] = mu * v[i] + g[i];
+        w[i] -= lr * v[i];
     }
 }
 
