@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -50,11 +51,12 @@ typedef struct {
 
 static volatile sig_atomic_t interrupted = 0;
 
-/* The progress line: every run reports its epochs; whoever passes a second since the last print
-   prints the totals. */
+/* The progress line: every run reports its epochs; whoever passes the interval since the last
+   print prints the totals (on a terminal every second, in place; into a file or pipe every 30 s,
+   one line each). */
 static struct {
     run_result *res;
-    int njobs, finished;
+    int njobs, finished, tty;
     long total;
     time_t start, last;
 } progress;
@@ -66,7 +68,7 @@ static void progress_print(int force)
 #endif
     {
         time_t now = time(NULL);
-        if (force || now > progress.last) {
+        if (force || difftime(now, progress.last) >= (progress.tty ? 1 : 30)) {
             long done = 0;
             double accsum = 0, el = difftime(now, progress.start);
             int k, nacc = 0;
@@ -75,9 +77,9 @@ static void progress_print(int force)
                 done += progress.res[k].done;
                 if (progress.res[k].nevals) { accsum += progress.res[k].acc[progress.res[k].nevals - 1]; nacc++; }
             }
-            printf("\r  %d/%d runs done, %ld/%ld epochs, mean latest accuracy %.3f, %.0fs elapsed, ~%.0fs left   ", progress.finished,
+            printf("%s  %d/%d runs done, %ld/%ld epochs, mean latest accuracy %.3f, %.0fs elapsed, ~%.0fs left   %s", progress.tty ? "\r" : "", progress.finished,
                    progress.njobs, done, progress.total, nacc ? accsum / nacc : 0, el,
-                   done ? el * (double)(progress.total - done) / done : 0);
+                   done ? el * (double)(progress.total - done) / done : 0, progress.tty ? "" : "\n");
             fflush(stdout);
         }
     }
@@ -557,6 +559,7 @@ static int cmd_train(const options *o)
     printf("attnlab train: %s N%dT%d, N_con = %d (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
            attn_nt_name(o->task), o->N, o->tau, o->ncon, (unsigned long)attn_cisformer_param_count(&cf), o->nattn, o->seeds, o->epochs,
            o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
+    progress.tty = isatty(fileno(stdout));
     progress.res = res; progress.njobs = njobs; progress.total = (long)njobs * o->epochs; progress.start = progress.last = time(NULL);
     signal(SIGINT, on_sigint);
     attn_set_threads(1); /* parallel over runs, each run on one thread */
