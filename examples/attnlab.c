@@ -495,7 +495,8 @@ static void write_svg(const options *o, run_result *res)
             }
             if (pass != 0) fprintf(f, "\"/>\n");
         }
-        fprintf(f, "<text x=\"%.0f\" y=\"%d\" fill=\"%s\">%s</text>\n", L + 10, (int)T + 16 + 16 * a, colours[a], attn_kind_get(o->attn[a])->name);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">%s</text>\n", L + 100.0 * a, T - 6, colours[a],
+                attn_kind_get(o->attn[a])->name); /* the legend, above the plot */
         free(col);
     }
     fprintf(f, "</svg>\n");
