@@ -1057,6 +1057,13 @@ ATTNDEF attn_rng attn_rng_split(attn_rng *r)
 /* ---- 3. memory and tensors -------------------------------------------------------------------- */
 
 static size_t attn__align_up(size_t n) { return (n + (ATTN_ALIGN - 1)) & ~(size_t)(ATTN_ALIGN - 1); }
+/* The first ATTN_ALIGN-aligned address at or after p + offset bytes (workspaces carry ATTN_ALIGN
+   bytes of slack for it). */
+static attn_float *attn__align_ptr(void *p, size_t offset)
+{
+    uintptr_t a = (uintptr_t)((unsigned char *)p + offset);
+    return (attn_float *)((a + (ATTN_ALIGN - 1)) & ~(uintptr_t)(ATTN_ALIGN - 1));
+}
 
 /* Elements of a shape; 0 if invalid or too large to address in bytes (with alignment slack). */
 static size_t attn__shape_numel(int ndim, const int *shape)
@@ -1661,29 +1668,29 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 }
 
 /* Products too small to repay packing and a buffer (the cisformer's per-position matrices of one
-   window): row by row, C_i = beta C_i + alpha sum_p A_ip B_p (axpy over B's rows), or with B
-   transposed C_ij = beta C_ij + alpha A_i . B_j. */
+   window), whose rows are whole vectors: C = beta C, then row by row C_i += alpha sum_p A_ip B_p
+   (axpy over B's rows, N >= ATTN__VW), or with B transposed (A not) C_ij += alpha A_i . B_j
+   (K >= ATTN__VW). Short rows (the head-mixing kinds' dh = 4) stay with the packed kernels. */
 #define ATTN__SMALL_MACS 4096
+static int attn__gemm_is_small(int transA, int transB, int M, int N, int K)
+{
+    return (size_t)M * N * K <= ATTN__SMALL_MACS && (transB ? !transA && K >= ATTN__VW : N >= ATTN__VW);
+}
+
 static void attn__gemm_small(int transA, int transB, int M, int N, int K, attn_float alpha,
                              const attn_float *A, int lda, const attn_float *B, int ldb,
                              attn_float beta, attn_float *C, int ldc)
 {
     int i, j, p;
     size_t ars = transA ? 1 : (size_t)lda, acs = transA ? (size_t)lda : 1;
+    if (beta != 1) attn__gemm_scale_c(M, N, beta, C, ldc);
     for (i = 0; i < M; i++) {
         attn_float *c = C + (size_t)i * ldc;
         const attn_float *a = A + (size_t)i * ars;
-        if (beta != 1) for (j = 0; j < N; j++) c[j] = beta == 0 ? 0 : beta * c[j];
         if (!transB)
             for (p = 0; p < K; p++) attn_axpy((size_t)N, alpha * a[(size_t)p * acs], B + (size_t)p * ldb, c);
         else
-            for (j = 0; j < N; j++) {
-                const attn_float *bj = B + (size_t)j * ldb;
-                attn_float t = 0;
-                if (!transA) t = attn_dot((size_t)K, a, bj);
-                else for (p = 0; p < K; p++) t += a[(size_t)p * acs] * bj[p];
-                c[j] += alpha * t;
-            }
+            for (j = 0; j < N; j++) c[j] += alpha * attn_dot((size_t)K, a, B + (size_t)j * ldb);
     }
 }
 
@@ -1722,7 +1729,7 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
         attn_gemm_reference(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
-    g.bpack = (attn_float *)((uintptr_t)((unsigned char *)buf + ATTN_ALIGN) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    g.bpack = attn__align_ptr(buf, 0);
     g.apack = g.bpack + (size_t)g.NC * g.KC;
 #ifdef ATTN__OMP
     if (nth > 1) {
@@ -1747,7 +1754,7 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
 #elif defined(ATTN_USE_CBLAS)
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #else
-    if ((size_t)M * N * K <= ATTN__SMALL_MACS) attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (attn__gemm_is_small(transA, transB, M, N, K)) attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     else attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
 }
@@ -2616,7 +2623,7 @@ static attn_status attn__backward_args(attn__args *a, const attn_attention_desc 
    whole heads and run the batch in order. Either way the result does not depend on the threads. */
 static void attn__run_heads(const attn__args *a, attn__head_fn fn, void *work, size_t floats, int by_head)
 {
-    attn_float *ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    attn_float *ws = attn__align_ptr(work, 0);
     const attn_attention_desc *d = a->d;
     int n = by_head ? d->H : d->B * d->H, w;
 #ifdef ATTN__OMP
@@ -3332,7 +3339,7 @@ static attn_status attn__diff_backward(const attn_attention_desc *d, const attn_
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
     attn__diff_desc(d, &c);
     attn__diff_stats_map(d, stats, &st);
-    dx = (attn_float *)((uintptr_t)((unsigned char *)work + attn__scored_workspace(&c) + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    dx = attn__align_ptr(work, attn__scored_workspace(&c));
     lambda = attn__diff_lambda(d, e);
     for (r = 0; r < nq; r++) { /* through the scale and the RMSNorm, x = O1 - lambda O2 */
         const attn_float *dy = dO + r * dv, *o1 = st.O1 + r * dv, *o2 = st.O2 + r * dv;
@@ -3662,7 +3669,7 @@ static attn_status attn__mix_forward(const attn_attention_desc *d, attn_float *O
     int tiles, t;
     ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
     ATTN__TRY(attn__mix_check("attn_attention_forward", d));
-    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    ws = attn__align_ptr(work, 0);
     tiles = (d->Tq + ATTN__MBR - 1) / ATTN__MBR;
     memset(stats, 0, sizeof(attn_float) * d->B * d->H * d->Tq); /* nothing to keep: backward recomputes */
 #ifdef ATTN__OMP
@@ -3692,7 +3699,7 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
     ATTN__TRY(attn__mix_check("attn_attention_backward", d));
     if (g->dbias && !d->bias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: the head-mixing kinds give dbias only for a bias (pass d->bias)");
-    ws = (attn_float *)((uintptr_t)((unsigned char *)work + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    ws = attn__align_ptr(work, 0);
     parts = ws + attn__mix_floats(d) * (size_t)attn_get_threads();
     memset(parts, 0, sizeof(attn_float) * pf * groups);
 #ifdef ATTN__OMP
@@ -3872,7 +3879,7 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
     nv = (size_t)d->B * d->H * kproj * d->dv;
     Kc = cache;
     Vc = Kc + nk;
-    dKc = (attn_float *)((uintptr_t)((unsigned char *)work + attn_attention_workspace(&c) + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    dKc = attn__align_ptr(work, attn_attention_workspace(&c));
     dVc = dKc + nk;
     memset(dKc, 0, sizeof(attn_float) * (nk + nv));
     {
@@ -4021,9 +4028,7 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
 /* The scratch buffers after the attention workspace. */
 static attn_float *attn__layer_buf(const attn_layer *L, const attn_attention_desc *d, void *work, int i)
 {
-    unsigned char *p = (unsigned char *)work + attn__layer_att_work(L, d);
-    attn_float *base = (attn_float *)((uintptr_t)(p + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
-    return base + (size_t)i * attn__layer_buf_floats(L, d);
+    return attn__align_ptr(work, attn__layer_att_work(L, d)) + (size_t)i * attn__layer_buf_floats(L, d);
 }
 
 /* The global rows of src [N, T, w] gathered into dst [N, ng, w] (T > 0), or with T < 0 those of
@@ -4368,7 +4373,6 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
     attn_attention_desc a;
     attn_attention_grads ag;
     attn_float *P[8], *G[8], *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT;
-    unsigned char *base;
     int d, n, i, p;
     size_t w, k;
     ATTN__TRY(attn__cis_args(__func__, m, cache, nb, work, work_bytes));
@@ -4377,8 +4381,7 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
     for (i = 0; i < 8; i++) { P[i] = m->p.value[i].data; G[i] = m->p.grad[i].data; }
     attn__cis_cache_map(m, nb, (attn_float *)cache, &c);
     attn__cis_desc(m, nb, &a);
-    base = (unsigned char *)work + attn_attention_workspace(&a);
-    dF = (attn_float *)((uintptr_t)(base + ATTN_ALIGN - 1) & ~(uintptr_t)(ATTN_ALIGN - 1));
+    dF = attn__align_ptr(work, attn_attention_workspace(&a));
     dH = dF + w; dN = dH + w; dQ = dN + w; dK = dQ + w; dV = dK + w; dX = dV + w; dT = dX + w;
     /* y = R vec(f) + r */
     attn_gemm(0, 0, nb, n * d, d, 1, dy, d, P[6], n * d, 0, dF, n * d);
@@ -4649,9 +4652,10 @@ ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *out, attn_nt_task tas
 
 /* ---- 10. analysis and io --------------------------------------------------------------------- */
 
-/* FNV-1a, 64 bits, over n bytes, continuing from h (start: 14695981039346656037). */
-static uint64_t attn__fnv1a(uint64_t h, const unsigned char *p, size_t n)
+/* The FNV-1a hash (64 bits) of n bytes. */
+static uint64_t attn__fnv1a(const unsigned char *p, size_t n)
 {
+    uint64_t h = 14695981039346656037ull;
     size_t i;
     for (i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
     return h;
@@ -4714,7 +4718,7 @@ ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *m
         else { double f = (double)values[i]; memcpy(&bits, &f, 8); }
         attn__put_le(p, bits, (int)fb);
     }
-    attn__put_le(p, attn__fnv1a(14695981039346656037ull, (const unsigned char *)buf, need - 8), 8);
+    attn__put_le(p, attn__fnv1a((const unsigned char *)buf, need - 8), 8);
     return ATTN_OK;
 }
 
@@ -4748,7 +4752,7 @@ ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_float *
     if (!need || bytes != need)
         return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu bytes, the header says %lu floats (%lu bytes in all): %s", (unsigned long)bytes,
                           (unsigned long)t.count, (unsigned long)need, bytes < need ? "truncated" : "trailing bytes or a bad count");
-    if (attn__get_le(b + need - 8, 8) != attn__fnv1a(14695981039346656037ull, b, need - 8))
+    if (attn__get_le(b + need - 8, 8) != attn__fnv1a(b, need - 8))
         return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: checksum mismatch (the file is corrupt)");
     if (values && cap != t.count)
         return attn__fail(ATTN_ERR_SHAPE, "attn_checkpoint_read: the record holds %lu floats, the destination %lu", (unsigned long)t.count, (unsigned long)cap);

@@ -3,8 +3,8 @@
    variants in the same run (bench/torch_attention.py through Debian's /usr/bin/python3; skipped with
    a message without torch). Prints: kind, T, threads, attn.h ms, PyTorch ms, speed-up, and the extra
    memory attn.h needs (its workspace plus the stats; nothing T x T). Then the head-mixing kinds
-   (RMSHead, HYLA, ...) at the HYLA paper's SRAVEN shape, and the peak memory at T = 8192. Medians
-   of repeats. */
+   (RMSHead, HYLA, ...) at the HYLA paper's SRAVEN shape, kernel attention's time ratio T = 4096 :
+   1024, and the peak memory at T = 8192. Medians of repeats. */
 #define _POSIX_C_SOURCE 200809L
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
@@ -72,6 +72,53 @@ static double peak_forward_mib(int kind, size_t *io_bytes)
     return mib;
 }
 
+/* Median ms of a causal forward + backward of `kind` at B = 1, H = 8, T, dh = 64 (after a warm-up),
+   on buffers [8 T 64] (st: 8 T (2 64 + 3), differential's stats being the largest); *bytes gets the
+   workspace plus the stats. */
+static double fwd_bwd_ms(int kind, int T, const attn_float *Q, const attn_float *K, const attn_float *V, attn_float *O, attn_float *st,
+                         const attn_float *dO, attn_float *dQ, attn_float *dK, attn_float *dV, int repeats, size_t *bytes)
+{
+    attn_attention_desc d;
+    attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    double t[64];
+    size_t wb;
+    void *work;
+    int rep;
+    memset(&d, 0, sizeof d);
+    d.kind = (attn_kind)kind; d.B = 1; d.H = 8; d.Tq = d.Tk = T; d.dk = d.dv = 64; d.causal = 1;
+    wb = attn_attention_workspace(&d);
+    if (!(work = malloc(wb))) return 0;
+    g.dQ = dQ; g.dK = dK; g.dV = dV;
+    for (rep = 0; rep <= repeats; rep++) { /* the first is a warm-up */
+        double t0 = now();
+        attn_attention_forward(&d, O, st, NULL, Q, K, V, work, wb);
+        attn_attention_backward(&d, &g, dO, Q, K, V, O, st, work, wb);
+        if (rep) t[rep - 1] = now() - t0;
+    }
+    free(work);
+    qsort(t, (size_t)repeats, sizeof t[0], cmp_double);
+    *bytes = wb + attn_attention_stats_floats(&d) * sizeof(attn_float);
+    return 1e3 * t[repeats / 2];
+}
+
+/* Kernel attention's time at T = 4096 against T = 1024, one thread: linear time means 4. */
+static void bench_kernel_ratio(int repeats)
+{
+    size_t n = (size_t)8 * 4096 * 64, i, bytes;
+    attn_float *buf = (attn_float *)malloc(sizeof(attn_float) * (8 * n + (size_t)8 * 4096 * (2 * 64 + 3)));
+    attn_float *Q = buf, *K = Q + n, *V = K + n, *O = V + n, *dO = O + n, *dQ = dO + n, *dK = dQ + n, *dV = dK + n, *st = dV + n;
+    double a, b;
+    attn_rng r;
+    if (!buf) { fprintf(stderr, "out of memory\n"); return; }
+    attn_rng_seed(&r, 3, 3);
+    for (i = 0; i < 8 * n; i++) buf[i] = (attn_float)attn_rng_normal(&r, 0, 1);
+    attn_set_threads(1);
+    a = fwd_bwd_ms(ATTN_KERNEL, 1024, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes);
+    b = fwd_bwd_ms(ATTN_KERNEL, 4096, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes);
+    printf("\nKernel attention, causal fwd+bwd, one thread, median of %d: T = 1024 %.1f ms, T = 4096 %.1f ms, ratio %.2f\n", repeats, a, b, b / a);
+    free(buf);
+}
+
 /* The head-mixing kinds at the SRAVEN preset's attention shape (SPEC 4.2: B = 128, H = 16, T = 36,
    dh = 4, non-causal, dropout 0.1 as in training), fwd+bwd, 1 and 2 threads; softmax for scale. */
 static void bench_mixing(int repeats)
@@ -124,14 +171,15 @@ static void bench_mixing(int repeats)
 int main(int argc, char **argv)
 {
     static const int Ts[2] = {1024, 2048};
-    int ti, th, k, rep, repeats = 5, have_torch, i, memory_only = 0;
+    int ti, th, k, repeats = 5, have_torch, i, memory_only = 0;
     char kinds[256] = "";
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--memory")) memory_only = 1;
         else {
             printf("usage: bench_attention [--repeats N] [--memory]\n  causal fwd+bwd of the per-head attention kinds beside PyTorch, the head-mixing kinds\n"
-                   "  at the SRAVEN shape, then the peak memory at T = 8192; --memory: only the memory table.\n"
+                   "  at the SRAVEN shape, kernel attention's time ratio T = 4096 : 1024, then the peak memory\n"
+                   "  at T = 8192; --memory: only the memory table.\n"
                    "  Run from the repository root.\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
         }
@@ -166,33 +214,16 @@ int main(int argc, char **argv)
                 V[i] = (attn_float)attn_rng_normal(&r, 0, 1); dO[i] = (attn_float)attn_rng_normal(&r, 0, 1);
             }
             for (k = 0; k <= LAST_PER_HEAD; k++) {
-                attn_attention_desc d;
-                attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-                double t[64], ms, tm;
-                size_t wb;
-                void *work;
-                memset(&d, 0, sizeof d);
-                d.kind = (attn_kind)k; d.B = 1; d.H = 8; d.Tq = d.Tk = T; d.dk = d.dv = 64; d.causal = 1;
-                wb = attn_attention_workspace(&d);
-                work = malloc(wb);
-                g.dQ = dQ; g.dK = dK; g.dV = dV;
-                for (rep = 0; rep <= repeats; rep++) { /* the first is a warm-up */
-                    double t0 = now();
-                    attn_attention_forward(&d, O, st, NULL, Q, K, V, work, wb);
-                    attn_attention_backward(&d, &g, dO, Q, K, V, O, st, work, wb);
-                    if (rep) t[rep - 1] = now() - t0;
-                }
-                qsort(t, (size_t)repeats, sizeof t[0], cmp_double);
-                ms = 1e3 * t[repeats / 2];
-                tm = torch_ms[k][ti][th - 1];
+                size_t bytes;
+                double ms = fwd_bwd_ms(k, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes), tm = torch_ms[k][ti][th - 1];
                 printf("%-8s %5d %3d %10.1f %10.1f %8.2f %10.2f\n", attn_kind_get((attn_kind)k)->name, T, th, ms, tm, tm > 0 ? tm / ms : 0,
-                       (double)(wb + attn_attention_stats_floats(&d) * sizeof(attn_float)) / (1 << 20));
+                       (double)bytes / (1 << 20));
                 fflush(stdout);
-                free(work);
             }
             free(Q); free(K); free(V); free(O); free(dO); free(dQ); free(dK); free(dV); free(st);
         }
     if (!memory_only) bench_mixing(repeats);
+    if (!memory_only) bench_kernel_ratio(repeats);
     printf("\nPeak resident memory of a causal forward pass at T = 8192, B = 1, H = 8, dh = 64 (a child process\n"
            "per kind, one thread; inputs + outputs are Q, K, V, O and the stats):\n\n%-10s %12s %14s %12s\n", "kind", "peak MiB", "in+out MiB", "extra MiB");
     fflush(stdout);

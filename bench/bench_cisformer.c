@@ -24,7 +24,7 @@
 
 typedef struct {
     attn_cisformer m;
-    attn_float *vel, *y, *cache, *dy;
+    attn_float *vel, *y, *target, *dy, *cache;
     void *work;
     size_t wb;
     int *series, nb;
@@ -43,29 +43,31 @@ static void trainer_init(trainer *t, attn_kind kind, int N, int ncon, int batche
     t->nb = batched ? NBATCH : 1;
     t->vel = (attn_float *)calloc(t->m.p.total, sizeof(attn_float));
     t->y = (attn_float *)malloc(sizeof(attn_float) * (size_t)t->nb * N);
+    t->target = (attn_float *)malloc(sizeof(attn_float) * (size_t)t->nb * N);
     t->dy = (attn_float *)malloc(sizeof(attn_float) * (size_t)t->nb * N);
     t->cache = (attn_float *)malloc(sizeof(attn_float) * attn_cisformer_cache_floats(&t->m, t->nb));
     t->wb = attn_cisformer_work_bytes(&t->m, t->nb);
     t->work = malloc(t->wb);
     t->series = (int *)malloc(sizeof(int) * (size_t)(ncon + NBATCH));
-    if (!t->vel || !t->y || !t->dy || !t->cache || !t->work || !t->series) { fprintf(stderr, "bench_cisformer: out of memory\n"); exit(1); }
+    if (!t->vel || !t->y || !t->target || !t->dy || !t->cache || !t->work || !t->series) { fprintf(stderr, "bench_cisformer: out of memory\n"); exit(1); }
 }
 
 static void trainer_free(trainer *t)
 {
     attn_cisformer_free(&t->m);
-    free(t->vel); free(t->y); free(t->dy); free(t->cache); free(t->work); free(t->series);
+    free(t->vel); free(t->y); free(t->target); free(t->dy); free(t->cache); free(t->work); free(t->series);
 }
 
 /* One epoch: a fresh NT series of ncon + 40 symbols, its 40 predictions, 40 steps or one. */
 static void trainer_epoch(trainer *t, int tau)
 {
-    int d = t->m.cfg.d, n = t->m.cfg.ncon, j, i, e;
+    int d = t->m.cfg.d, n = t->m.cfg.ncon, j;
     attn_nt_series(t->series, n + NBATCH, ATTN_NT, d, tau, NULL, &t->rng, NULL);
-    for (j = 0; j < NBATCH; j += t->nb) {
+    for (j = 0; j < NBATCH; j += t->nb) { /* loss: the mean over the nb predictions of sum_e (y_e - onehot_e)^2 */
         attn_cisformer_forward(&t->m, t->y, t->cache, t->series + j, 1, t->nb, t->work, t->wb);
-        for (i = 0; i < t->nb; i++) /* d/dy of sum_e (y_e - onehot_e)^2, the mean over the nb predictions */
-            for (e = 0; e < d; e++) t->dy[i * d + e] = (attn_float)(2.0 * (t->y[i * d + e] - (e == t->series[j + i + n])) / t->nb);
+        attn_one_hot(t->target, t->series + j + n, t->nb, d);
+        memset(t->dy, 0, sizeof(attn_float) * (size_t)t->nb * d);
+        attn_mse_backward(t->dy, t->y, t->target, (size_t)t->nb * d, ATTN_REDUCE_SUM, (attn_float)(1.0 / t->nb));
         attn_params_zero_grad(&t->m.p);
         attn_cisformer_backward(&t->m, t->dy, t->cache, t->nb, t->work, t->wb);
         attn_sgd_step(&t->m.p, t->vel, 0.02f, 0.8f, t->step++);

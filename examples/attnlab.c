@@ -36,6 +36,7 @@ typedef struct {
     int init_uniform;
     const char *csv, *svg, *save, *load;
     int attn_given, N_given, ncon_given;
+    const attn_cisformer *start; /* the model --load read, or NULL */
 } options;
 
 /* One (attention, seed) run: its evaluation curve and final numbers. */
@@ -152,24 +153,29 @@ static int parse_double(const char *s, double *out)
     return !errno && end != s && !*end;
 }
 
-/* --load: the model's width, window and attention come from the checkpoint; options that name
-   others are an error. */
+/* --load: reads the checkpoint once (the program keeps it; every run copies its parameters) and
+   takes the model's width, window and attention from it; options that name others are an error. */
 static int load_config(options *o)
 {
-    attn_cisformer m;
-    if (attn_cisformer_load(&m, o->load) != ATTN_OK) {
-        fprintf(stderr, "attnlab: %s\n", attn_last_error());
-        return 0;
+    static attn_cisformer m;
+    static const char *path = NULL;
+    if (!path || strcmp(path, o->load) != 0) {
+        if (path) attn_cisformer_free(&m);
+        path = NULL;
+        if (attn_cisformer_load(&m, o->load) != ATTN_OK) {
+            fprintf(stderr, "attnlab: %s\n", attn_last_error());
+            return 0;
+        }
+        path = o->load;
     }
     if ((o->N_given && o->N != m.cfg.d) || (o->ncon_given && o->ncon != m.cfg.ncon) ||
         (o->attn_given && (o->nattn != 1 || o->attn[0] != m.cfg.kind))) {
         fprintf(stderr, "attnlab: %s holds a cisformer with N %d, ncon %d, attention %s; the options ask for another\n", o->load, m.cfg.d,
                 m.cfg.ncon, attn_kind_get(m.cfg.kind)->name);
-        attn_cisformer_free(&m);
         return 0;
     }
     o->N = m.cfg.d; o->ncon = m.cfg.ncon; o->nattn = 1; o->attn[0] = m.cfg.kind; o->vec = m.cfg.vec; o->scale = m.cfg.scale;
-    attn_cisformer_free(&m);
+    o->start = &m;
     return 1;
 }
 
@@ -259,8 +265,10 @@ static int draw_series(const options *o, int *x, int *rules, int count, int len,
     return n;
 }
 
+/* Buffers for nb windows at once: outputs y, one-hot targets and dL/dy [nb, d], the cache and the
+   workspace. */
 typedef struct {
-    attn_float *y, *cache;
+    attn_float *y, *target, *dy, *cache;
     void *work;
     size_t wb;
     int nb;
@@ -268,15 +276,18 @@ typedef struct {
 
 static int buf_alloc(model_buf *b, const attn_cisformer *m, int nb)
 {
+    size_t out = sizeof(attn_float) * (size_t)nb * m->cfg.d;
     b->nb = nb;
-    b->y = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * m->cfg.d);
+    b->y = (attn_float *)malloc(out);
+    b->target = (attn_float *)malloc(out);
+    b->dy = (attn_float *)malloc(out);
     b->cache = (attn_float *)malloc(sizeof(attn_float) * attn_cisformer_cache_floats(m, nb));
     b->wb = attn_cisformer_work_bytes(m, nb);
     b->work = malloc(b->wb);
-    return b->y && b->cache && b->work;
+    return b->y && b->target && b->dy && b->cache && b->work;
 }
 
-static void buf_free(model_buf *b) { free(b->y); free(b->cache); free(b->work); }
+static void buf_free(model_buf *b) { free(b->y); free(b->target); free(b->dy); free(b->cache); free(b->work); }
 
 static int argmax(const attn_float *y, int d)
 {
@@ -295,13 +306,14 @@ static double eval_tf(const attn_cisformer *m, model_buf *b, const int *x, const
     long right = 0, rt[2] = {0, 0}, nt[2] = {0, 0};
     double l = 0;
     for (s = 0; s < ns; s++) {
+        const int *next = x + (size_t)s * len + m->cfg.ncon;
+        attn_float ls;
         attn_cisformer_forward(m, b->y, b->cache, x + (size_t)s * len, 1, ng, b->work, b->wb);
+        attn_one_hot(b->target, next, ng, d);
+        attn_mse_forward(&ls, b->y, b->target, (size_t)ng * d, ATTN_REDUCE_SUM);
+        l += ls;
         for (j = 0; j < ng; j++) {
-            int target = x[(size_t)s * len + m->cfg.ncon + j], e, ok = argmax(b->y + (size_t)j * d, d) == target;
-            for (e = 0; e < d; e++) {
-                double diff = b->y[(size_t)j * d + e] - (e == target);
-                l += diff * diff;
-            }
+            int ok = argmax(b->y + (size_t)j * d, d) == next[j];
             right += ok;
             rt[rules[s]] += ok;
             nt[rules[s]]++;
@@ -353,16 +365,17 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     attn_cisformer m;
     attn_rng init_rng, train_rng, eval_rng;
     model_buf tb, eb, rb;
-    int len = o->ncon + NBATCH, elen = o->ncon + o->ng, *series = (int *)malloc(sizeof(int) * (size_t)len), *ev, *rules, nev, j, d = o->N;
-    attn_float *vel = NULL, *dy = (attn_float *)malloc(sizeof(attn_float) * NBATCH * (size_t)o->N);
+    int len = o->ncon + NBATCH, elen = o->ncon + o->ng, *series = (int *)malloc(sizeof(int) * (size_t)len), *ev, *rules, nev, j;
+    attn_float *vel = NULL;
     long epoch, step = 0;
     memset(&cf, 0, sizeof cf);
     cf.d = o->N; cf.ncon = o->ncon; cf.kind = kind; cf.scale = (attn_float)o->scale; cf.vec = o->vec; cf.init_uniform = o->init_uniform;
     attn_rng_seed(&init_rng, (uint64_t)seed, 1);
     attn_rng_seed(&train_rng, (uint64_t)seed, 2);
     attn_rng_seed(&eval_rng, (uint64_t)seed, 3);
-    res->failed = (o->load ? attn_cisformer_load(&m, o->load) : attn_cisformer_init(&m, &cf, &init_rng)) != ATTN_OK;
-    if (res->failed) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(series); free(dy); return; }
+    res->failed = attn_cisformer_init(&m, &cf, &init_rng) != ATTN_OK;
+    if (res->failed) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(series); return; }
+    if (o->start) memcpy(m.p.data, o->start->p.data, sizeof(attn_float) * m.p.total); /* the same configuration, so the same block */
     vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
     ev = (int *)malloc(sizeof(int) * (size_t)o->ntest * elen);
     rules = (int *)malloc(sizeof(int) * (size_t)o->ntest);
@@ -386,12 +399,13 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
             double lr = o->lr * (o->lr_drop_epoch && epoch >= o->lr_drop_epoch ? 0.25 : 1);
             attn_nt_series(series, len, o->task, o->N, o->tau, NULL, &train_rng, NULL);
             for (j = 0; j < (o->update_epoch ? 1 : NBATCH); j++) {
-                int nb = o->update_epoch ? NBATCH : 1, i, e;
+                int nb = o->update_epoch ? NBATCH : 1;
                 attn_cisformer_forward(&m, tb.y, tb.cache, series + j, 1, nb, tb.work, tb.wb);
-                for (i = 0; i < nb; i++) /* d/dy of sum_e (y_e - onehot_e)^2, averaged over the nb predictions */
-                    for (e = 0; e < d; e++) dy[i * d + e] = (attn_float)(2.0 * (tb.y[i * d + e] - (e == series[j + i + o->ncon])) / nb);
+                attn_one_hot(tb.target, series + j + o->ncon, nb, o->N); /* loss: mean over the nb of sum_e (y_e - onehot_e)^2 */
+                memset(tb.dy, 0, sizeof(attn_float) * (size_t)nb * o->N);
+                attn_mse_backward(tb.dy, tb.y, tb.target, (size_t)nb * o->N, ATTN_REDUCE_SUM, (attn_float)(1.0 / nb));
                 attn_params_zero_grad(&m.p);
-                attn_cisformer_backward(&m, dy, tb.cache, nb, tb.work, tb.wb);
+                attn_cisformer_backward(&m, tb.dy, tb.cache, nb, tb.work, tb.wb);
                 attn_sgd_step(&m.p, vel, (attn_float)lr, (attn_float)o->momentum, step++);
             }
         }
@@ -415,7 +429,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
         if (attn_cisformer_save(&m, path) != ATTN_OK) fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
     }
     buf_free(&tb); buf_free(&eb); buf_free(&rb);
-    free(series); free(dy); free(vel); free(ev); free(rules);
+    free(series); free(vel); free(ev); free(rules);
     attn_cisformer_free(&m);
 }
 
@@ -589,27 +603,27 @@ static int cmd_train(const options *o)
 /* attnlab eval --load F: the final evaluation of a saved model on --final-test fresh series. */
 static int cmd_eval(const options *o)
 {
-    attn_cisformer m;
+    const attn_cisformer *m = o->start; /* parse_options read it */
     model_buf eb, rb;
     attn_rng r;
-    int elen = o->ncon + o->ng, n = o->final_test > 0 ? o->final_test : 1, *x = (int *)malloc(sizeof(int) * (size_t)n * elen),
-        *rules = (int *)malloc(sizeof(int) * (size_t)n), ns;
+    int elen = o->ncon + o->ng, n = o->final_test > 0 ? o->final_test : 1, *x, *rules, ns, nr;
     double loss, at[2], tf, ro, perfect;
-    if (!o->load) { fprintf(stderr, "attnlab eval: --load FILE names the model to evaluate\n"); return 1; }
-    if (attn_cisformer_load(&m, o->load) != ATTN_OK) { fprintf(stderr, "attnlab eval: %s\n", attn_last_error()); return 1; }
+    if (!m) { fprintf(stderr, "attnlab eval: --load FILE names the model to evaluate\n"); return 1; }
+    x = (int *)malloc(sizeof(int) * (size_t)n * elen);
+    rules = (int *)malloc(sizeof(int) * (size_t)n);
+    if (!x || !rules || !buf_alloc(&eb, m, o->ng) || !buf_alloc(&rb, m, 1)) { fprintf(stderr, "attnlab eval: out of memory\n"); return 1; }
     attn_rng_seed(&r, 0, 4);
     ns = draw_series(o, x, rules, n, elen, &r);
-    if (!buf_alloc(&eb, &m, o->ng) || !buf_alloc(&rb, &m, 1)) { fprintf(stderr, "attnlab eval: out of memory\n"); return 1; }
-    tf = eval_tf(&m, &eb, x, rules, ns, o->ng, &loss, at);
-    ro = eval_rollout(&m, &rb, x, ns < 1000 ? ns : 1000, o->ng, &perfect);
+    nr = ns < 1000 ? ns : 1000;
+    tf = eval_tf(m, &eb, x, rules, ns, o->ng, &loss, at);
+    ro = eval_rollout(m, &rb, x, nr, o->ng, &perfect);
     printf("%s (%s, N %d, ncon %d) on %s N%dT%d, %d series x %d predictions:\n  teacher-forced accuracy %.4f, loss %.4f;"
            " rollout accuracy %.4f (%d series), all-correct rollouts %.3f\n",
-           o->load, attn_kind_get(m.cfg.kind)->name, m.cfg.d, m.cfg.ncon, attn_nt_name(o->task), o->N, o->tau, ns, o->ng, tf, loss, ro,
-           ns < 1000 ? ns : 1000, perfect);
+           o->load, attn_kind_get(m->cfg.kind)->name, m->cfg.d, m->cfg.ncon, attn_nt_name(o->task), o->N, o->tau, ns, o->ng, tf, loss, ro, nr,
+           perfect);
     if (o->task == ATTN_NT_MIX) printf("  per task: NT %.4f, NT-S %.4f\n", at[0], at[1]);
     buf_free(&eb); buf_free(&rb);
     free(x); free(rules);
-    attn_cisformer_free(&m);
     return 0;
 }
 
@@ -629,7 +643,8 @@ static int cmd_census(const options *o)
 /* ---- presets: the paper's settings (SPEC 7.1) ---- */
 
 /* A preset is one or more runs, each an option string for `train` (or `census` for E12); the quick
-   variant cuts seeds and epochs so that it finishes in minutes on two cores. Budgets are SPEC 7.1's
+   variant cuts seeds and epochs so that it finishes in minutes on two cores (none: the runs are
+   quick already). Budgets are SPEC 7.1's
    defaults (the paper does not state them), 16 seeds as the paper averages. */
 typedef struct {
     const char *name, *claim;
@@ -675,7 +690,7 @@ static const preset presets[] = {
      {"--task ntr --N 16 --tau 2 --attn softmax,ea --ncon 64 --seeds 2 --epochs 2000 --eval-every 50 --final-test 1000"}},
     {"E12", "cycle census: N16T3, N16T2 (mean length 47.6), N16T2-S (23.8), N2T5 = 63 + 1",
      {"--task nt --N 16 --tau 3", "--task nt --N 16 --tau 2", "--task nts --N 16 --tau 2", "--task nt --N 2 --tau 5"},
-     {"--task nt --N 16 --tau 3", "--task nt --N 16 --tau 2", "--task nts --N 16 --tau 2", "--task nt --N 2 --tau 5"}},
+     {NULL}},
 };
 #define NPRESETS (int)(sizeof presets / sizeof presets[0])
 
@@ -684,7 +699,7 @@ static const preset presets[] = {
 static int cmd_preset(int argc, char **argv)
 {
     const preset *p = NULL;
-    const char *out = "results";
+    const char *out = "results", *const *runs;
     int i, k, quick = 0, nuser = 0, rc = 0;
     char **user = (char **)malloc(sizeof(char *) * (size_t)argc);
     for (i = 0; i < NPRESETS && argc > 2; i++)
@@ -701,12 +716,13 @@ static int cmd_preset(int argc, char **argv)
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else user[nuser++] = argv[i];
     }
+    runs = quick && p->quick[0] ? p->quick : p->runs;
     printf("preset %s%s: %s\n", p->name, quick ? " (quick)" : "", p->claim);
-    for (k = 0; k < 4 && (quick ? p->quick : p->runs)[k] && rc == 0 && !interrupted; k++) {
+    for (k = 0; k < 4 && runs[k] && rc == 0 && !interrupted; k++) {
         char buf[512], *tok, *save = NULL, *args[64], csv[512], svg[512], label[64];
         int n = 2;
         options o;
-        snprintf(buf, sizeof buf, "%s", (quick ? p->quick : p->runs)[k]);
+        snprintf(buf, sizeof buf, "%s", runs[k]);
         args[0] = argv[0];
         args[1] = argv[1];
         for (tok = strtok_r(buf, " ", &save); tok && n < 48; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
@@ -714,7 +730,7 @@ static int cmd_preset(int argc, char **argv)
         args[n] = NULL;
         if (!parse_options(n, args, &o)) { rc = 1; break; }
         if (!strcmp(p->name, "E12")) { rc = cmd_census(&o); continue; }
-        if ((quick ? p->quick : p->runs)[1]) snprintf(label, sizeof label, "%s-ncon%d%s", p->name, o.ncon, quick ? "-quick" : "");
+        if (runs[1]) snprintf(label, sizeof label, "%s-ncon%d%s", p->name, o.ncon, quick ? "-quick" : "");
         else snprintf(label, sizeof label, "%s%s", p->name, quick ? "-quick" : "");
         snprintf(csv, sizeof csv, "%s/%s.csv", out, label);
         snprintf(svg, sizeof svg, "%s/%s.svg", out, label);

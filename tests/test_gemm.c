@@ -41,7 +41,7 @@ static void gemm_case(attn_rng *r, int ta, int tb, int M, int N, int K, attn_flo
 
 void test_gemm(void)
 {
-    static const int sizes[] = {1, 7, 17, 33, 129}; /* products up to 4096 multiply-adds take the small path, the rest the packed one */
+    static const int sizes[] = {1, 7, 17, 33, 129}; /* small products with vector-long rows take the small path, the rest the packed one */
     static const int shapes[][3] = {{300, 70, 50}, {64, 2048, 16}, {513, 16, 200}, {130, 65, 770}, {45, 200, 33}, {2, 900, 3}};
     attn_rng r;
     int ta, tb, a, b, c, s, bad = 0;
