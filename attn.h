@@ -679,6 +679,67 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
                                             const attn_float *cache, int nb, void *work,
                                             size_t work_bytes);
 
+/* A transformer of pre-norm blocks over token sequences (SPEC 4.2's block with a token embedding;
+   in the expressive-attention experiments, the shared-weight baseline beside the cisformer):
+     x_0[t] = E[tok_t] (+ P[t] with learned positions)
+     per layer l:  h = x + Attn_l(Norm(x));   x = h + W2 act(W1 Norm(h) + b1) + b2
+     y[t] = Wout Norm(x_L[t]) + bout       for the last `readout` positions t (0: every position)
+   Norm is LayerNorm with gain and bias, or RMSNorm with gain, eps cfg->eps. Attn_l is attn_layer
+   with H heads of dk, dv, causal or not, of the layer's kind (differential attention carries its
+   lambda [4, dk/2] and gain [dv], HYLA+ its w2 [H, dv, dv]); RoPE on q and k with ATTN_POS_ROPE.
+   With bias = 0 no projection, MLP or head has a bias (Llama style). */
+#define ATTN_MAX_LAYERS 64
+typedef enum attn_pos_kind { ATTN_POS_NONE = 0, ATTN_POS_LEARNED, ATTN_POS_ROPE, ATTN_POS_COUNT } attn_pos_kind;
+typedef enum attn_norm_kind { ATTN_NORM_LAYER = 0, ATTN_NORM_RMS, ATTN_NORM_COUNT } attn_norm_kind;
+
+typedef struct attn_transformer_config {
+    int vocab, d, layers;    /* token alphabet >= 1, model width, blocks in 1 .. ATTN_MAX_LAYERS */
+    int heads, dk, dv, mlp;  /* attention heads and their widths; the MLP's hidden width */
+    int max_T;               /* longest sequence (the learned position table's rows) */
+    int out, readout;        /* output width; positions read out (0: all, r: the last r) */
+    int causal;
+    attn_float scale;        /* score scale; 0: 1/sqrt(dk) */
+    attn_pos_kind pos;
+    attn_norm_kind norm;
+    attn_float eps;          /* of every norm; PyTorch's LayerNorm uses 1e-5 */
+    attn_act act;            /* the MLP's activation */
+    int bias;                /* nonzero: projections, MLP and head have biases */
+    int init_uniform;        /* matrices U(+-1/sqrt(fan_in)) (PyTorch's nn.Linear), else N(0, 1/fan_in) */
+    attn_kind kinds[ATTN_MAX_LAYERS]; /* the attention kind of each layer */
+} attn_transformer_config;
+
+/* params: E [vocab, d], P [max_T, d] (learned positions); per layer n1g, n1b [d] (n1b: LayerNorm
+   only), Wq [H dk, d], bq, Wk [H dk, d], bk, Wv [H dv, d], bv, Wo [d, H dv], bo (the biases only
+   with cfg.bias), lambda [4, dk/2] and gain [dv] (differential) or w2 [H, dv, dv] (HYLA+), n2g,
+   n2b, W1 [mlp, d], b1, W2 [d, mlp], b2; then nfg, nfb, Wout [out, d], bout. at[] is private: the
+   tensor index of each slot of each layer (-1: absent). */
+typedef struct attn_transformer {
+    attn_transformer_config cfg;
+    attn_params p;
+    short at[ATTN_MAX_LAYERS + 1][20];
+} attn_transformer;
+
+/* The parameter count of a configuration; 0 if it is invalid. */
+ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg);
+/* Allocates and draws the parameters: matrices as cfg->init_uniform says, E and P N(0, 1),
+   biases 0, gains 1, differential lambda N(0, 0.1^2). */
+ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg,
+                                          attn_rng *rng);
+ATTNDEF void attn_transformer_free(attn_transformer *m);
+/* Sizes for B sequences of T tokens: the cache forward fills for backward, the scratch of either. */
+ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, int T);
+ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int T);
+/* y [B, R, out] with R = readout (or T when readout is 0) from tokens [B, T] in 0 .. vocab-1,
+   1 <= T <= max_T, R <= T. */
+ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_float *y, attn_float *cache,
+                                             const int *tokens, int B, int T, void *work,
+                                             size_t work_bytes);
+/* Accumulates the gradient for dL/dy = dy [B, R, out] into m->p's gradient block, from the cache
+   of the forward call with the same tokens, B and T. */
+ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_float *dy,
+                                              const attn_float *cache, const int *tokens, int B,
+                                              int T, void *work, size_t work_bytes);
+
 /* ============================================================================================== */
 /* 8. optimizers                                                                                   */
 /* ============================================================================================== */
@@ -769,14 +830,14 @@ ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *c, attn_nt_task task,
 
 /* Checkpoints: a model's name, its configuration and its parameter block in one self-checking
    record, every number little-endian:
-     "ATTNCKPT" | u32 version (1) | model name, 16 bytes, NUL-padded | u32 nconfig (<= 32) |
+     "ATTNCKPT" | u32 version (1) | model name, 16 bytes, NUL-padded | u32 nconfig (<= 96) |
      i32 config[nconfig] | u32 float bytes (4 or 8) | u64 count | count IEEE floats |
      u64 FNV-1a hash (64-bit) of every byte before it
    The model defines its configuration words. A record is written in this build's float width and
    read in either width (a float64 record read by a float build is rounded). Reading checks every
    field and the hash before it writes anything. */
 #define ATTN_CKPT_VERSION 1
-#define ATTN_CKPT_MAX_CONFIG 32
+#define ATTN_CKPT_MAX_CONFIG 96
 typedef struct attn_checkpoint_header {
     char model[17];                       /* NUL-terminated */
     int nconfig;
@@ -804,12 +865,18 @@ ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, co
 ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size_t *bytes,
                                               attn_checkpoint_header *h);
 
-/* The cisformer's checkpoint: model "cisformer", config d, ncon, kind, vec, init_uniform and the
-   bits of the score scale as a float32, then the parameter block (m->p.total floats, with the
+/* Configuration floats are stored as two words, the low and high halves of their float64 bits.
+   The cisformer's checkpoint: model "cisformer", config d, ncon, kind, vec, init_uniform, the
+   score scale (2 words), then the parameter block (m->p.total floats, with the
    alignment padding between tensors). Load initialises *m (attn_cisformer_free releases it) with
    the configuration of the file. */
 ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *path);
 ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
+/* The transformer's: model "transformer", config vocab, d, layers, heads, dk, dv, mlp, max_T, out,
+   readout, causal, pos, norm, act, bias, init_uniform, scale (2 words), eps (2 words), then the
+   kind of each layer; the parameter block. */
+ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path);
+ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path);
 
 #ifdef __cplusplus
 }
@@ -4425,6 +4492,351 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
     return ATTN_OK;
 }
 
+/* ---- the transformer ---- */
+
+/* The slots of a layer's tensors (at[l][slot]) and of the model's own (at[ATTN_MAX_LAYERS][slot]). */
+enum { ATTN__TF_N1G, ATTN__TF_N1B, ATTN__TF_WQ, ATTN__TF_BQ, ATTN__TF_WK, ATTN__TF_BK, ATTN__TF_WV, ATTN__TF_BV, ATTN__TF_WO,
+       ATTN__TF_BO, ATTN__TF_LAMBDA, ATTN__TF_GAIN, ATTN__TF_W2H, ATTN__TF_N2G, ATTN__TF_N2B, ATTN__TF_W1, ATTN__TF_B1,
+       ATTN__TF_W2, ATTN__TF_B2, ATTN__TF_SLOTS };
+enum { ATTN__TF_E, ATTN__TF_P, ATTN__TF_NFG, ATTN__TF_NFB, ATTN__TF_WOUT, ATTN__TF_BOUT, ATTN__TF_GLOBALS };
+#define ATTN__TF_G ATTN_MAX_LAYERS /* the row of at[] with the model's own tensors */
+
+static attn_status attn__tf_check(const char *fn, const attn_transformer_config *c)
+{
+    attn_attention_desc a;
+    int l;
+    if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
+    if (c->vocab < 1 || c->d < 1 || c->layers < 1 || c->layers > ATTN_MAX_LAYERS || c->heads < 1 || c->dk < 1 || c->dv < 1 ||
+        c->mlp < 1 || c->max_T < 1 || c->out < 1 || c->readout < 0 || c->readout > c->max_T)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: vocab %d, d %d, heads %d, dk %d, dv %d, mlp %d, max_T %d, out %d must be >= 1, layers %d in 1 .. %d, readout %d in 0 .. max_T",
+                          fn, c->vocab, c->d, c->heads, c->dk, c->dv, c->mlp, c->max_T, c->out, c->layers, ATTN_MAX_LAYERS, c->readout);
+    if ((int)c->pos < 0 || c->pos >= ATTN_POS_COUNT || (int)c->norm < 0 || c->norm >= ATTN_NORM_COUNT || (int)c->act < 0 || c->act >= ATTN_ACT_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "%s: unknown position (%d), norm (%d) or activation (%d) choice", fn, (int)c->pos, (int)c->norm, (int)c->act);
+    if (!(c->eps > 0)) return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be > 0", fn, (double)c->eps);
+    for (l = 0; l < c->layers; l++) {
+        memset(&a, 0, sizeof a);
+        a.kind = c->kinds[l]; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv; a.scale = c->scale;
+        if (a.kind == ATTN_KERNEL || a.kind == ATTN_TAYLOR) a.H = c->heads; /* just the checks below */
+        ATTN__TRY(attn__attention_check(fn, &a, (size_t)-1));
+        if (c->pos == ATTN_POS_ROPE && c->dk % (c->kinds[l] == ATTN_DIFFERENTIAL ? 4 : 2))
+            return attn__fail(ATTN_ERR_SHAPE, "%s: RoPE rotates pairs of each (sub-)head: dk = %d does not split (layer %d)", fn, c->dk, l);
+    }
+    return ATTN_OK;
+}
+
+/* The parameter descriptors in block order (p may be NULL to count them) and at[][] filled;
+   returns the number of tensors. */
+static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, short at[][20])
+{
+    static const char *lname[ATTN__TF_SLOTS] = {"n1g", "n1b", "Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo", "lambda", "gain",
+                                                "w2", "n2g", "n2b", "W1", "b1", "W2", "b2"};
+    static const char *gname[ATTN__TF_GLOBALS] = {"E", "P", "nfg", "nfb", "Wout", "bout"};
+    int n = 0, l, s, d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, ln = c->norm == ATTN_NORM_LAYER;
+    int sh[ATTN__TF_SLOTS][4]; /* ndim (0: absent), shape (ATTN__TF_SLOTS > ATTN__TF_GLOBALS) */
+    for (l = -1; l <= c->layers; l++) { /* -1: E, P; layers; then layers: the final norm and head */
+        int g = l < 0 || l == c->layers, k = g ? (int)ATTN__TF_GLOBALS : (int)ATTN__TF_SLOTS;
+        memset(sh, 0, sizeof sh);
+        if (g) {
+            int e[ATTN__TF_GLOBALS][4] = {{2, c->vocab, d}, {c->pos == ATTN_POS_LEARNED ? 2 : 0, c->max_T, d}, {1, d}, {ln, d},
+                                          {2, c->out, d}, {c->bias, c->out}};
+            memcpy(sh, e, sizeof e);
+        } else {
+            attn_kind kd = c->kinds[l];
+            int e[ATTN__TF_SLOTS][4] = {{1, d}, {ln, d}, {2, hk, d}, {c->bias, hk}, {2, hk, d}, {c->bias, hk}, {2, hv, d},
+                                        {c->bias, hv}, {2, d, hv}, {c->bias, d}, {kd == ATTN_DIFFERENTIAL ? 2 : 0, 4, c->dk / 2},
+                                        {kd == ATTN_DIFFERENTIAL, c->dv}, {kd == ATTN_HYLA_PLUS ? 3 : 0, c->heads, c->dv, c->dv},
+                                        {1, d}, {ln, d}, {2, c->mlp, d}, {c->bias, c->mlp}, {2, d, c->mlp}, {c->bias, d}};
+            memcpy(sh, e, sizeof e);
+        }
+        for (s = 0; s < k; s++) {
+            short *slot = g ? &at[ATTN__TF_G][s] : &at[l][s];
+            if (g && (l < 0) != (s < ATTN__TF_NFG)) continue; /* E, P before the layers, the rest after */
+            *slot = (short)(sh[s][0] ? n : -1);
+            if (!sh[s][0]) continue;
+            if (p) {
+                p[n].name = g ? gname[s] : lname[s];
+                p[n].ndim = sh[s][0];
+                memset(p[n].shape, 0, sizeof p[n].shape);
+                memcpy(p[n].shape, sh[s] + 1, sizeof(int) * (size_t)sh[s][0]);
+                p[n].decay = -1;
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
+ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg)
+{
+    attn_param_desc p[ATTN__TF_GLOBALS + ATTN_MAX_LAYERS * ATTN__TF_SLOTS];
+    short at[ATTN_MAX_LAYERS + 1][20];
+    size_t total = 0, k;
+    int i, n;
+    if (attn__tf_check(__func__, cfg) != ATTN_OK) return 0;
+    n = attn__tf_descs(cfg, p, at);
+    for (i = 0; i < n; i++) {
+        size_t t = 1;
+        for (k = 0; k < (size_t)p[i].ndim; k++) t *= (size_t)p[i].shape[k];
+        total += t;
+    }
+    return total;
+}
+
+ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg, attn_rng *rng)
+{
+    attn_param_desc p[ATTN__TF_GLOBALS + ATTN_MAX_LAYERS * ATTN__TF_SLOTS];
+    int i, n;
+    size_t j, cnt;
+    ATTN__NEED(m); ATTN__NEED(rng);
+    ATTN__TRY(attn__tf_check(__func__, cfg));
+    n = attn__tf_descs(cfg, p, m->at);
+    ATTN__TRY(attn_params_init(&m->p, p, n));
+    m->cfg = *cfg;
+    for (i = 0; i < n; i++) { /* by name: E, P, lambda, gains ("n?g", "gain"), biases, matrices */
+        const char *nm = p[i].name;
+        attn_float *v = m->p.value[i].data;
+        double fan = p[i].shape[p[i].ndim - 1];
+        cnt = attn_tensor_numel(&m->p.value[i]);
+        for (j = 0; j < cnt; j++) {
+            if (!strcmp(nm, "E") || !strcmp(nm, "P")) v[j] = (attn_float)attn_rng_normal(rng, 0, 1);
+            else if (!strcmp(nm, "lambda")) v[j] = (attn_float)attn_rng_normal(rng, 0, 0.1);
+            else if (p[i].ndim == 1) v[j] = (attn_float)(nm[0] == 'g' || (nm[0] == 'n' && nm[2] == 'g'));
+            else v[j] = cfg->init_uniform ? (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(fan)) : (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(fan));
+        }
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_transformer_free(attn_transformer *m)
+{
+    if (m) attn_params_free(&m->p);
+}
+
+/* The tensor of a slot (value or gradient), NULL if the configuration has none. */
+static attn_float *attn__tf_t(const attn_transformer *m, int row, int slot, int grad)
+{
+    int i = m->at[row][slot];
+    return i < 0 ? NULL : grad ? m->p.grad[i].data : m->p.value[i].data;
+}
+
+/* Layer l as an attn_layer over the model's parameters. */
+static void attn__tf_layer(const attn_transformer *m, int l, attn_layer *L)
+{
+    const attn_transformer_config *c = &m->cfg;
+    memset(L, 0, sizeof *L);
+    L->att.kind = c->kinds[l]; L->att.H = c->heads; L->att.dk = c->dk; L->att.dv = c->dv; L->att.causal = c->causal;
+    L->att.scale = c->scale;
+    L->att.lambda = attn__tf_t(m, l, ATTN__TF_LAMBDA, 0); L->att.gain = attn__tf_t(m, l, ATTN__TF_GAIN, 0);
+    L->att.w2 = attn__tf_t(m, l, ATTN__TF_W2H, 0); L->att.lambda_init = attn_diff_lambda_init(l);
+    L->C = L->Cout = c->d;
+    L->rope = c->pos == ATTN_POS_ROPE;
+    L->Wq = attn__tf_t(m, l, ATTN__TF_WQ, 0); L->bq = attn__tf_t(m, l, ATTN__TF_BQ, 0);
+    L->Wk = attn__tf_t(m, l, ATTN__TF_WK, 0); L->bk = attn__tf_t(m, l, ATTN__TF_BK, 0);
+    L->Wv = attn__tf_t(m, l, ATTN__TF_WV, 0); L->bv = attn__tf_t(m, l, ATTN__TF_BV, 0);
+    L->Wo = attn__tf_t(m, l, ATTN__TF_WO, 0); L->bo = attn__tf_t(m, l, ATTN__TF_BO, 0);
+}
+
+static int attn__tf_rows(const attn_transformer *m, int T) { return m->cfg.readout ? m->cfg.readout : T; }
+
+/* Cache, per layer: x (the block's input), a = Norm(x), h, bn = Norm(h) [N d] each, the norms'
+   mean and rstd [N] each, u = W1 bn + b1 and act(u) [N mlp] each, then the attention layer's
+   cache; after the layers x_L [N d], its read-out rows xr and f = Norm(xr) [B R d] each, their
+   mean and rstd [B R] each. N = B T. */
+typedef struct {
+    attn_float *x, *a, *h, *bn, *m1, *r1, *m2, *r2, *u, *g, *att, *next; /* layer l < layers */
+    attn_float *xr, *f, *mf, *rf;                                        /* l = layers: x is x_L */
+} attn__tf_cache;
+
+static size_t attn__tf_lcache_floats(const attn_transformer *m, int l, int B, int T)
+{
+    attn_layer L;
+    size_t N = (size_t)B * T;
+    attn__tf_layer(m, l, &L);
+    return 4 * N * m->cfg.d + 4 * N + 2 * N * m->cfg.mlp + attn_layer_cache_floats(&L, B, T, T);
+}
+
+/* Maps the cache of layer l, or with l = layers the final norm's. */
+static void attn__tf_cache_map(const attn_transformer *m, int l, int B, int T, attn_float *base, attn__tf_cache *c)
+{
+    size_t N = (size_t)B * T, Nd = N * m->cfg.d, Rd = (size_t)B * attn__tf_rows(m, T) * m->cfg.d, M = N * m->cfg.mlp;
+    int i;
+    for (i = 0; i < l; i++) base += attn__tf_lcache_floats(m, i, B, T);
+    memset(c, 0, sizeof *c);
+    c->x = base;
+    if (l == m->cfg.layers) {
+        c->xr = c->x + Nd; c->f = c->xr + Rd; c->mf = c->f + Rd; c->rf = c->mf + Rd / m->cfg.d;
+        return;
+    }
+    c->a = c->x + Nd; c->h = c->a + Nd; c->bn = c->h + Nd;
+    c->m1 = c->bn + Nd; c->r1 = c->m1 + N; c->m2 = c->r1 + N; c->r2 = c->m2 + N;
+    c->u = c->r2 + N; c->g = c->u + M; c->att = c->g + M; c->next = base + attn__tf_lcache_floats(m, l, B, T);
+}
+
+ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, int T)
+{
+    size_t n = 0, R, d;
+    int l;
+    if (!m || B < 1 || T < 1) return 0;
+    for (l = 0; l < m->cfg.layers; l++) n += attn__tf_lcache_floats(m, l, B, T);
+    R = (size_t)B * attn__tf_rows(m, T); d = (size_t)m->cfg.d;
+    return n + (size_t)B * T * d + 2 * R * d + 2 * R;
+}
+
+/* Work: the largest attention layer's work, then dX, dH, dA [N d] and dG, dU [N mlp]. */
+static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
+{
+    attn_layer L;
+    size_t w = 0;
+    int l;
+    for (l = 0; l < m->cfg.layers; l++) {
+        attn__tf_layer(m, l, &L);
+        w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, T, T));
+    }
+    return w;
+}
+
+ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int T)
+{
+    size_t N = (size_t)B * T;
+    if (!m || B < 1 || T < 1) return 0;
+    return attn__tf_layer_work(m, B, T) + ATTN_ALIGN + sizeof(attn_float) * (3 * N * m->cfg.d + 2 * N * m->cfg.mlp);
+}
+
+/* out = Norm(in) over rows [N, d] with the gain and bias of a slot pair (RMSNorm keeps no mean). */
+static void attn__tf_norm(const attn_transformer *m, attn_float *out, attn_float *mean, attn_float *rstd, const attn_float *in,
+                          const attn_float *g, const attn_float *b, size_t N)
+{
+    if (m->cfg.norm == ATTN_NORM_RMS) attn_rmsnorm_forward(out, rstd, in, g, (int)N, m->cfg.d, m->cfg.eps);
+    else attn_layernorm_forward(out, mean, rstd, in, g, b, (int)N, m->cfg.d, m->cfg.eps, ATTN_LN_EPS_INSIDE);
+}
+
+/* din += Norm'(in) dout, dg (and db) accumulated. */
+static void attn__tf_norm_back(const attn_transformer *m, attn_float *din, attn_float *dg, attn_float *db, const attn_float *dout,
+                               const attn_float *in, const attn_float *g, const attn_float *mean, const attn_float *rstd, size_t N)
+{
+    if (m->cfg.norm == ATTN_NORM_RMS) attn_rmsnorm_backward(din, dg, dout, in, g, rstd, (int)N, m->cfg.d);
+    else attn_layernorm_backward(din, dg, db, dout, in, g, mean, rstd, (int)N, m->cfg.d, m->cfg.eps, ATTN_LN_EPS_INSIDE);
+}
+
+/* The read-out rows: xr [B, R, d] <- x [B, T, d] (scatter = 0), or dx += dxr (scatter = 1). */
+static void attn__tf_readout(attn_float *xr, attn_float *x, int B, int T, int R, int d, int scatter)
+{
+    int b;
+    for (b = 0; b < B; b++) {
+        attn_float *full = x + ((size_t)b * T + (T - R)) * d, *part = xr + (size_t)b * R * d;
+        if (scatter) attn_axpy((size_t)R * d, 1, part, full);
+        else memcpy(part, full, sizeof(attn_float) * (size_t)R * d);
+    }
+}
+
+static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache, const int *tokens, int B,
+                                 int T, const void *work, size_t work_bytes)
+{
+    if (!m || !cache || !tokens || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache, tokens or work is NULL", fn);
+    ATTN__TRY(attn__tf_check(fn, &m->cfg));
+    if (B < 1 || T < 1 || T > m->cfg.max_T || attn__tf_rows(m, T) > T)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1 and T = %d in max(1, readout %d) .. max_T %d", fn, B, T, m->cfg.readout, m->cfg.max_T);
+    if (work_bytes < attn_transformer_work_bytes(m, B, T))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_transformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+                          (unsigned long)attn_transformer_work_bytes(m, B, T));
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_float *y, attn_float *cache,
+                                             const int *tokens, int B, int T, void *work,
+                                             size_t work_bytes)
+{
+    const attn_transformer_config *cf;
+    attn__tf_cache c;
+    attn_layer L;
+    size_t N, Nd;
+    int l, R;
+    ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, B, T, work, work_bytes));
+    ATTN__NEED(y);
+    cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T);
+    attn__tf_cache_map(m, 0, B, T, cache, &c);
+    ATTN__TRY(attn_embedding_forward(c.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), (int)N, cf->vocab, cf->d));
+    if (cf->pos == ATTN_POS_LEARNED) attn_pos_learned_forward(c.x, c.x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 0), B, T, cf->d, cf->max_T);
+    for (l = 0; l < cf->layers; l++) {
+        attn__tf_cache_map(m, l, B, T, cache, &c);
+        attn__tf_layer(m, l, &L);
+        /* h = x + Attn(Norm(x)) */
+        attn__tf_norm(m, c.a, c.m1, c.r1, c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0), attn__tf_t(m, l, ATTN__TF_N1B, 0), N);
+        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.a, NULL, B, T, T, work, work_bytes));
+        attn_axpy(Nd, 1, c.x, c.h);
+        /* x' = h + W2 act(W1 Norm(h) + b1) + b2 */
+        attn__tf_norm(m, c.bn, c.m2, c.r2, c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0), attn__tf_t(m, l, ATTN__TF_N2B, 0), N);
+        attn_linear_forward(c.u, c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), attn__tf_t(m, l, ATTN__TF_B1, 0), (int)N, cf->d, cf->mlp);
+        attn_act_forward(c.g, c.u, N * cf->mlp, cf->act);
+        attn_linear_forward(c.next, c.g, attn__tf_t(m, l, ATTN__TF_W2, 0), attn__tf_t(m, l, ATTN__TF_B2, 0), (int)N, cf->mlp, cf->d);
+        attn_axpy(Nd, 1, c.h, c.next);
+    }
+    /* y = Wout Norm(xr) + bout, xr the read-out rows of x_L */
+    attn__tf_cache_map(m, cf->layers, B, T, cache, &c);
+    attn__tf_readout(c.xr, c.x, B, T, R, cf->d, 0);
+    attn__tf_norm(m, c.f, c.mf, c.rf, c.xr, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0), attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 0), (size_t)B * R);
+    return attn_linear_forward(y, c.f, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 0), B * R, cf->d, cf->out);
+}
+
+ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_float *dy,
+                                              const attn_float *cache, const int *tokens, int B,
+                                              int T, void *work, size_t work_bytes)
+{
+    const attn_transformer_config *cf;
+    attn__tf_cache c;
+    attn_layer L;
+    attn_layer_grads lg;
+    attn_float *dX, *dH, *dA, *dG, *dU;
+    size_t N, Nd, Rd, lw;
+    int l, R;
+    ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, B, T, work, work_bytes));
+    ATTN__NEED(dy);
+    cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
+    lw = attn__tf_layer_work(m, B, T);
+    dX = attn__align_ptr(work, lw); dH = dX + Nd; dA = dH + Nd; dG = dA + Nd; dU = dG + N * cf->mlp;
+    /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L in dX */
+    attn__tf_cache_map(m, cf->layers, B, T, (attn_float *)cache, &c);
+    memset(dA, 0, sizeof(attn_float) * Rd);
+    attn_linear_backward(dA, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 1), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 1), dy, c.f,
+                         attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0), B * R, cf->d, cf->out);
+    memset(dH, 0, sizeof(attn_float) * Rd);
+    attn__tf_norm_back(m, dH, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 1), attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 1), dA, c.xr,
+                       attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0), c.mf, c.rf, (size_t)B * R);
+    memset(dX, 0, sizeof(attn_float) * Nd);
+    attn__tf_readout(dH, dX, B, T, R, cf->d, 1);
+    for (l = cf->layers - 1; l >= 0; l--) {
+        attn__tf_cache_map(m, l, B, T, (attn_float *)cache, &c);
+        attn__tf_layer(m, l, &L);
+        /* x' = h + W2 g + b2, g = act(u), u = W1 bn + b1, bn = Norm(h): dx' in dX, dh in dH */
+        memcpy(dH, dX, sizeof(attn_float) * Nd);
+        memset(dG, 0, sizeof(attn_float) * 2 * N * cf->mlp);
+        attn_linear_backward(dG, attn__tf_t(m, l, ATTN__TF_W2, 1), attn__tf_t(m, l, ATTN__TF_B2, 1), dX, c.g,
+                             attn__tf_t(m, l, ATTN__TF_W2, 0), (int)N, cf->mlp, cf->d);
+        attn_act_backward(dU, dG, c.u, N * cf->mlp, cf->act);
+        memset(dA, 0, sizeof(attn_float) * Nd);
+        attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU, c.bn,
+                             attn__tf_t(m, l, ATTN__TF_W1, 0), (int)N, cf->d, cf->mlp);
+        attn__tf_norm_back(m, dH, attn__tf_t(m, l, ATTN__TF_N2G, 1), attn__tf_t(m, l, ATTN__TF_N2B, 1), dA, c.h,
+                           attn__tf_t(m, l, ATTN__TF_N2G, 0), c.m2, c.r2, N);
+        /* h = x + Attn(a), a = Norm(x): dx in dX */
+        memcpy(dX, dH, sizeof(attn_float) * Nd);
+        memset(dA, 0, sizeof(attn_float) * Nd);
+        memset(&lg, 0, sizeof lg);
+        lg.dWq = attn__tf_t(m, l, ATTN__TF_WQ, 1); lg.dbq = attn__tf_t(m, l, ATTN__TF_BQ, 1);
+        lg.dWk = attn__tf_t(m, l, ATTN__TF_WK, 1); lg.dbk = attn__tf_t(m, l, ATTN__TF_BK, 1);
+        lg.dWv = attn__tf_t(m, l, ATTN__TF_WV, 1); lg.dbv = attn__tf_t(m, l, ATTN__TF_BV, 1);
+        lg.dWo = attn__tf_t(m, l, ATTN__TF_WO, 1); lg.dbo = attn__tf_t(m, l, ATTN__TF_BO, 1);
+        lg.dlambda = attn__tf_t(m, l, ATTN__TF_LAMBDA, 1); lg.dgain = attn__tf_t(m, l, ATTN__TF_GAIN, 1);
+        lg.dw2 = attn__tf_t(m, l, ATTN__TF_W2H, 1);
+        ATTN__TRY(attn_layer_backward(&L, dA, NULL, &lg, dH, c.a, NULL, c.att, B, T, T, work, lw));
+        attn__tf_norm_back(m, dX, attn__tf_t(m, l, ATTN__TF_N1G, 1), attn__tf_t(m, l, ATTN__TF_N1B, 1), dA, c.x,
+                           attn__tf_t(m, l, ATTN__TF_N1G, 0), c.m1, c.r1, N);
+    }
+    /* x_0 = E[tok] (+ P[t]) */
+    if (cf->pos == ATTN_POS_LEARNED) attn_pos_learned_backward(NULL, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 1), dX, B, T, cf->d, cf->max_T);
+    return attn_embedding_backward(attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 1), dX, tokens, (int)N, cf->vocab, cf->d);
+}
+
 /* ---- 8. optimizers ---------------------------------------------------------------------------- */
 
 ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
@@ -4832,17 +5244,59 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
 #endif
 }
 
+/* A float as two configuration words, the low and high halves of its float64 bits, and back. */
+static void attn__f64_words(attn_float x, int32_t *w)
+{
+    double f = (double)x;
+    uint64_t u;
+    memcpy(&u, &f, 8);
+    w[0] = (int32_t)(uint32_t)(u & 0xffffffffu);
+    w[1] = (int32_t)(uint32_t)(u >> 32);
+}
+
+static attn_float attn__words_f64(const int32_t *w)
+{
+    uint64_t u = (uint64_t)(uint32_t)w[0] | (uint64_t)(uint32_t)w[1] << 32;
+    double f;
+    memcpy(&f, &u, 8);
+    return (attn_float)f;
+}
+
+/* Reads path's record into *buf and *h; it must hold a `model` with at least `min` words. */
+static attn_status attn__ckpt_open(const char *fn, const char *path, const char *model, int min, void **buf, size_t *n,
+                                   attn_checkpoint_header *h)
+{
+    ATTN__TRY(attn_checkpoint_load_file(path, buf, n, h));
+    if (strcmp(h->model, model) == 0 && h->nconfig >= min) return ATTN_OK;
+    ATTN_FREE(*buf);
+    return attn__fail(ATTN_ERR_FORMAT, "%s: %s holds a '%s' model with %d configuration words, not a %s", fn, path, h->model, h->nconfig, model);
+}
+
+/* After the model was initialised from h's configuration (status s): copies the record's floats
+   into p when the sizes agree. Frees buf; on failure the caller releases the model. */
+static attn_status attn__ckpt_fill(const char *fn, const char *path, attn_status s, attn_params *p, attn_checkpoint_header *h,
+                                   void *buf, size_t n)
+{
+    char why[256];
+    if (s != ATTN_OK) {
+        strncpy(why, attn_last_error(), sizeof why - 1);
+        why[sizeof why - 1] = 0;
+        s = attn__fail(ATTN_ERR_FORMAT, "%s: %s: its configuration is not a valid %s's (%s)", fn, path, h->model, why);
+    } else if (p->total != h->count)
+        s = attn__fail(ATTN_ERR_FORMAT, "%s: %s: its configuration needs a block of %lu floats, it holds %lu", fn, path, (unsigned long)p->total,
+                       (unsigned long)h->count);
+    else s = attn_checkpoint_read(h, p->data, p->total, buf, n);
+    ATTN_FREE(buf);
+    return s;
+}
+
 ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *path)
 {
-    int32_t cfg[6];
-    float scale;
-    uint32_t bits;
+    int32_t cfg[7];
     ATTN__NEED(m);
-    scale = (float)m->cfg.scale;
-    memcpy(&bits, &scale, 4);
     cfg[0] = m->cfg.d; cfg[1] = m->cfg.ncon; cfg[2] = (int32_t)m->cfg.kind; cfg[3] = (int32_t)m->cfg.vec;
-    cfg[4] = m->cfg.init_uniform; cfg[5] = (int32_t)bits;
-    return attn_checkpoint_save(path, "cisformer", cfg, 6, m->p.data, m->p.total);
+    cfg[4] = m->cfg.init_uniform; attn__f64_words(m->cfg.scale, cfg + 5);
+    return attn_checkpoint_save(path, "cisformer", cfg, 7, m->p.data, m->p.total);
 }
 
 ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
@@ -4852,33 +5306,58 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
     attn_rng r;
     void *buf = NULL;
     size_t n = 0;
-    float scale;
-    uint32_t bits;
     attn_status s;
+    int made;
     ATTN__NEED(m);
-    ATTN__TRY(attn_checkpoint_load_file(path, &buf, &n, &h));
-    if (strcmp(h.model, "cisformer") != 0 || h.nconfig != 6) {
-        ATTN_FREE(buf);
-        return attn__fail(ATTN_ERR_FORMAT, "attn_cisformer_load: %s holds a '%s' model with %d configuration words, not a cisformer", path, h.model, h.nconfig);
-    }
+    ATTN__TRY(attn__ckpt_open(__func__, path, "cisformer", 7, &buf, &n, &h));
     memset(&c, 0, sizeof c);
-    bits = (uint32_t)h.config[5];
-    memcpy(&scale, &bits, 4);
     c.d = h.config[0]; c.ncon = h.config[1]; c.kind = (attn_kind)h.config[2]; c.vec = (attn_cis_vec)h.config[3];
-    c.init_uniform = h.config[4]; c.scale = (attn_float)scale;
+    c.init_uniform = h.config[4]; c.scale = attn__words_f64(h.config + 5);
     attn_rng_seed(&r, 0, 0);
-    if ((s = attn_cisformer_init(m, &c, &r)) != ATTN_OK) {
-        ATTN_FREE(buf);
-        return attn__fail(ATTN_ERR_FORMAT, "attn_cisformer_load: %s: its configuration is not a valid cisformer's", path);
-    }
-    if (m->p.total != h.count) {
-        s = attn__fail(ATTN_ERR_FORMAT, "attn_cisformer_load: %s: its configuration (d %d, ncon %d, kind %d, vec %d) needs a block of %lu floats, it holds %lu",
-                       path, c.d, c.ncon, (int)c.kind, (int)c.vec, (unsigned long)m->p.total, (unsigned long)h.count);
-    } else {
-        s = attn_checkpoint_read(&h, m->p.data, m->p.total, buf, n);
-    }
-    if (s != ATTN_OK) attn_cisformer_free(m);
-    ATTN_FREE(buf);
+    s = h.nconfig == 7 ? attn_cisformer_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
+    made = s == ATTN_OK;
+    if ((s = attn__ckpt_fill(__func__, path, s, &m->p, &h, buf, n)) != ATTN_OK && made) attn_cisformer_free(m);
+    return s;
+}
+
+/* The transformer's configuration words, in order (then kinds[0 .. layers-1]). */
+#define ATTN__TF_WORDS 20
+
+ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
+{
+    const attn_transformer_config *c;
+    int32_t w[ATTN__TF_WORDS + ATTN_MAX_LAYERS];
+    int l;
+    ATTN__NEED(m);
+    c = &m->cfg;
+    w[0] = c->vocab; w[1] = c->d; w[2] = c->layers; w[3] = c->heads; w[4] = c->dk; w[5] = c->dv; w[6] = c->mlp; w[7] = c->max_T;
+    w[8] = c->out; w[9] = c->readout; w[10] = c->causal; w[11] = (int32_t)c->pos; w[12] = (int32_t)c->norm; w[13] = (int32_t)c->act;
+    w[14] = c->bias; w[15] = c->init_uniform; attn__f64_words(c->scale, w + 16); attn__f64_words(c->eps, w + 18);
+    for (l = 0; l < c->layers; l++) w[ATTN__TF_WORDS + l] = (int32_t)c->kinds[l];
+    return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers, m->p.data, m->p.total);
+}
+
+ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
+{
+    attn_checkpoint_header h;
+    attn_transformer_config c;
+    attn_rng r;
+    const int32_t *w = h.config;
+    void *buf = NULL;
+    size_t n = 0;
+    attn_status s;
+    int l, made;
+    ATTN__NEED(m);
+    ATTN__TRY(attn__ckpt_open(__func__, path, "transformer", ATTN__TF_WORDS, &buf, &n, &h));
+    memset(&c, 0, sizeof c);
+    c.vocab = w[0]; c.d = w[1]; c.layers = w[2]; c.heads = w[3]; c.dk = w[4]; c.dv = w[5]; c.mlp = w[6]; c.max_T = w[7];
+    c.out = w[8]; c.readout = w[9]; c.causal = w[10]; c.pos = (attn_pos_kind)w[11]; c.norm = (attn_norm_kind)w[12]; c.act = (attn_act)w[13];
+    c.bias = w[14]; c.init_uniform = w[15]; c.scale = attn__words_f64(w + 16); c.eps = attn__words_f64(w + 18);
+    for (l = 0; l < c.layers && l < ATTN_MAX_LAYERS && ATTN__TF_WORDS + l < h.nconfig; l++) c.kinds[l] = (attn_kind)w[ATTN__TF_WORDS + l];
+    attn_rng_seed(&r, 0, 0);
+    s = h.nconfig == ATTN__TF_WORDS + c.layers ? attn_transformer_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
+    made = s == ATTN_OK;
+    if ((s = attn__ckpt_fill(__func__, path, s, &m->p, &h, buf, n)) != ATTN_OK && made) attn_transformer_free(m);
     return s;
 }
 

@@ -306,6 +306,282 @@ static void test_checkpoints(void)
     attn_cisformer_free(&m);
 }
 
+/* ---- the transformer ---- */
+
+/* The data of the occurrence-th tensor called name (layer l's, for the per-layer names), or NULL. */
+static const attn_float *tf_param(const attn_transformer *m, const char *name, int occurrence)
+{
+    int i;
+    for (i = 0; i < m->p.count; i++)
+        if (!strcmp(m->p.name[i], name) && occurrence-- == 0) return m->p.value[i].data;
+    return NULL;
+}
+
+/* out = Norm(x) of a row of d values, LayerNorm (with b) or RMSNorm, eps 1e-5 (double). */
+static void tf_naive_norm(const attn_transformer_config *cf, const double *x, const attn_float *g, const attn_float *b, double *out)
+{
+    double mu = 0, var = 0;
+    int e, d = cf->d, ln = cf->norm == ATTN_NORM_LAYER;
+    for (e = 0; e < d && ln; e++) mu += x[e] / d;
+    for (e = 0; e < d; e++) var += (x[e] - mu) * (x[e] - mu) / d;
+    for (e = 0; e < d; e++) out[e] = (x[e] - mu) / sqrt(var + cf->eps) * g[e] + (ln ? b[e] : 0);
+}
+
+/* out [n] = W [n, k] x [k] + b (b may be NULL), double. */
+static void tf_naive_linear(double *out, const attn_float *W, const attn_float *b, const double *x, int n, int k)
+{
+    int i, j;
+    for (i = 0; i < n; i++) {
+        out[i] = b ? b[i] : 0;
+        for (j = 0; j < k; j++) out[i] += W[(size_t)i * k + j] * x[j];
+    }
+}
+
+/* y [R, out] of one sequence by the formulas of the attn_transformer comment, for softmax
+   attention and learned or no positions, in double. */
+#define TT 6  /* the reference's largest T */
+#define TD 8  /* d, H dk, H dv, mlp, out */
+static void naive_transformer(const attn_transformer *m, const int *tok, int T, double *y)
+{
+    const attn_transformer_config *cf = &m->cfg;
+    const attn_float *E = tf_param(m, "E", 0), *P = tf_param(m, "P", 0);
+    double x[TT][TD], a[TT][TD], q[TT][TD], k[TT][TD], v[TT][TD], o[TT][TD], u[TD], f[TD];
+    double scale = cf->scale ? cf->scale : 1 / sqrt((double)cf->dk);
+    int t, e, l, h, j, R = cf->readout ? cf->readout : T, d = cf->d;
+    for (t = 0; t < T; t++)
+        for (e = 0; e < d; e++) x[t][e] = E[tok[t] * d + e] + (P ? P[t * d + e] : 0);
+    for (l = 0; l < cf->layers; l++) {
+        for (t = 0; t < T; t++) {
+            tf_naive_norm(cf, x[t], tf_param(m, "n1g", l), tf_param(m, "n1b", l), a[t]);
+            tf_naive_linear(q[t], tf_param(m, "Wq", l), tf_param(m, "bq", l), a[t], cf->heads * cf->dk, d);
+            tf_naive_linear(k[t], tf_param(m, "Wk", l), tf_param(m, "bk", l), a[t], cf->heads * cf->dk, d);
+            tf_naive_linear(v[t], tf_param(m, "Wv", l), tf_param(m, "bv", l), a[t], cf->heads * cf->dv, d);
+        }
+        for (t = 0; t < T; t++)
+            for (h = 0; h < cf->heads; h++) {
+                double s[TT], mx = -1e300, z = 0;
+                int n = cf->causal ? t + 1 : T;
+                for (j = 0; j < n; j++) {
+                    s[j] = 0;
+                    for (e = 0; e < cf->dk; e++) s[j] += scale * q[t][h * cf->dk + e] * k[j][h * cf->dk + e];
+                    mx = fmax(mx, s[j]);
+                }
+                for (j = 0; j < n; j++) z += (s[j] = exp(s[j] - mx));
+                for (e = 0; e < cf->dv; e++) {
+                    o[t][h * cf->dv + e] = 0;
+                    for (j = 0; j < n; j++) o[t][h * cf->dv + e] += s[j] / z * v[j][h * cf->dv + e];
+                }
+            }
+        for (t = 0; t < T; t++) {
+            double att[TD], hm[TD], nb[TD], w[TD];
+            tf_naive_linear(att, tf_param(m, "Wo", l), tf_param(m, "bo", l), o[t], d, cf->heads * cf->dv);
+            for (e = 0; e < d; e++) hm[e] = x[t][e] + att[e];
+            tf_naive_norm(cf, hm, tf_param(m, "n2g", l), tf_param(m, "n2b", l), nb);
+            tf_naive_linear(u, tf_param(m, "W1", l), tf_param(m, "b1", l), nb, cf->mlp, d);
+            for (e = 0; e < cf->mlp; e++) /* GELU, tanh approximation */
+                u[e] = 0.5 * u[e] * (1 + tanh(sqrt(2 / 3.141592653589793) * (u[e] + 0.044715 * u[e] * u[e] * u[e])));
+            tf_naive_linear(w, tf_param(m, "W2", l), tf_param(m, "b2", l), u, d, cf->mlp);
+            for (e = 0; e < d; e++) x[t][e] = hm[e] + w[e];
+        }
+    }
+    for (t = T - R; t < T; t++) {
+        tf_naive_norm(cf, x[t], tf_param(m, "nfg", 0), tf_param(m, "nfb", 0), f);
+        tf_naive_linear(y + (size_t)(t - T + R) * cf->out, tf_param(m, "Wout", 0), tf_param(m, "bout", 0), f, cf->out, d);
+    }
+}
+
+typedef struct {
+    attn_transformer m;
+    attn_float *y, *cache;
+    int *tok, B, T;
+    void *work;
+    size_t wb;
+} tf_ctx;
+
+static void tf_f(void *p)
+{
+    tf_ctx *c = (tf_ctx *)p;
+    attn_transformer_forward(&c->m, c->y, c->cache, c->tok, c->B, c->T, c->work, c->wb);
+}
+
+static void tf_b(void *p, const attn_float *dy)
+{
+    tf_ctx *c = (tf_ctx *)p;
+    attn_transformer_backward(&c->m, dy, c->cache, c->tok, c->B, c->T, c->work, c->wb);
+}
+
+/* A small configuration: vocab 5, d 6, 2 heads of dk 4, dv 3, mlp 7, max_T 6, out 4. */
+static attn_transformer_config tf_small(void)
+{
+    attn_transformer_config cf;
+    memset(&cf, 0, sizeof cf);
+    cf.vocab = 5; cf.d = 6; cf.layers = 2; cf.heads = 2; cf.dk = 4; cf.dv = 3; cf.mlp = 7; cf.max_T = 6; cf.out = 4;
+    cf.eps = (attn_float)1e-5; cf.act = ATTN_ACT_GELU_TANH; cf.bias = 1; cf.causal = 1;
+    cf.kinds[0] = cf.kinds[1] = ATTN_SOFTMAX;
+    return cf;
+}
+
+/* Parameter counts against the closed form, and forward against the naive reference. */
+static void test_transformer_forward(void)
+{
+    attn_rng r;
+    int variant;
+    attn_rng_seed(&r, 11, 0);
+    for (variant = 0; variant < 8; variant++) { /* bits: RMSNorm, no positions / no biases, non-causal and read-out 2 */
+        tf_ctx c;
+        attn_transformer_config cf = tf_small();
+        size_t d, want;
+        double worst = 0;
+        int i, b;
+        cf.norm = variant & 1 ? ATTN_NORM_RMS : ATTN_NORM_LAYER;
+        cf.pos = variant & 2 ? ATTN_POS_NONE : ATTN_POS_LEARNED;
+        cf.bias = !(variant & 2);
+        cf.causal = !(variant & 4);
+        cf.readout = variant & 4 ? 2 : 0;
+        d = (size_t)cf.d;
+        want = 5 * d + (cf.pos == ATTN_POS_LEARNED ? 6 * d : 0) + (variant & 1 ? 1 : 2) * d + 4 * d + (cf.bias ? 4 : 0)
+             + 2 * (size_t)(2 * 8 * d + 2 * 6 * d + 2 * 7 * d + (variant & 1 ? 2 : 4) * d + (cf.bias ? 16 + 6 + d + 7 + d : 0));
+        CHECK(attn_transformer_param_count(&cf) == want, "transformer variant %d: %lu parameters, the closed form says %lu", variant,
+              (unsigned long)attn_transformer_param_count(&cf), (unsigned long)want);
+        CHECK(attn_transformer_init(&c.m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+        CHECK(c.m.p.total >= want, "the block holds %lu floats for %lu parameters", (unsigned long)c.m.p.total, (unsigned long)want);
+        for (i = 0; i < (int)c.m.p.total; i++) c.m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
+        c.B = 3; c.T = 5;
+        c.tok = (int *)malloc(sizeof(int) * (size_t)c.B * c.T);
+        for (i = 0; i < c.B * c.T; i++) c.tok[i] = (int)attn_rng_int(&r, (uint32_t)cf.vocab);
+        c.y = t_alloc((size_t)c.B * c.T * cf.out);
+        c.cache = t_alloc(attn_transformer_cache_floats(&c.m, c.B, c.T));
+        c.wb = attn_transformer_work_bytes(&c.m, c.B, c.T);
+        c.work = malloc(c.wb);
+        tf_f(&c);
+        for (b = 0; b < c.B; b++) {
+            double y[TT * TD];
+            int R = cf.readout ? cf.readout : c.T;
+            naive_transformer(&c.m, c.tok + b * c.T, c.T, y);
+            for (i = 0; i < R * cf.out; i++) worst = fmax(worst, fabs(y[i] - c.y[b * R * cf.out + i]) / (1 + fabs(y[i])));
+        }
+        CHECK(worst <= 1e3 * T_EPS, "transformer variant %d: forward differs from the naive reference by %.3g", variant, worst);
+        free(c.tok); free(c.y); free(c.cache); free(c.work);
+        attn_transformer_free(&c.m);
+    }
+}
+
+/* Backward against finite differences: every parameter, for kinds with and without their own
+   parameters (differential, HYLA+), both norms, learned and RoPE positions, with and without
+   biases, causal or not, every position or the last two read out. */
+static void test_transformer_backward(void)
+{
+    static const attn_kind kinds[][2] = {{ATTN_SOFTMAX, ATTN_EXPRESSIVE}, {ATTN_DIFFERENTIAL, ATTN_SOFTMAX}, {ATTN_HYLA_PLUS, ATTN_LINEAR_RAW},
+                                         {ATTN_COG, ATTN_SOFTMAX}};
+    attn_rng r;
+    int k, variant;
+    attn_rng_seed(&r, 12, 0);
+    for (k = 0; k < 4; k++)
+        for (variant = 0; variant < 3; variant++) {
+            tf_ctx c;
+            attn_transformer_config cf = tf_small();
+            t_var tv[1];
+            char what[128];
+            int i;
+            /* float64 only (make test always runs that build): in float, differences through two
+               blocks are noisy at the 1-2% level, more than the tolerance, whatever the kind */
+            if (!T_DOUBLE) continue;
+            cf.kinds[0] = kinds[k][0]; cf.kinds[1] = kinds[k][1];
+            cf.norm = variant == 1 ? ATTN_NORM_RMS : ATTN_NORM_LAYER;
+            cf.pos = variant == 0 ? ATTN_POS_LEARNED : variant == 1 ? ATTN_POS_ROPE : ATTN_POS_NONE;
+            cf.bias = variant != 1;
+            cf.causal = variant != 2;
+            cf.readout = variant == 2 ? 2 : 0;
+            cf.act = variant == 1 ? ATTN_ACT_SILU : ATTN_ACT_GELU_TANH;
+            CHECK(attn_transformer_init(&c.m, &cf, &r) == ATTN_OK, "init %s/%s variant %d: %s", attn_kind_get(cf.kinds[0])->name,
+                  attn_kind_get(cf.kinds[1])->name, variant, attn_last_error());
+            for (i = 0; i < (int)c.m.p.total; i++) c.m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
+            c.B = 2; c.T = 5;
+            c.tok = (int *)malloc(sizeof(int) * (size_t)c.B * c.T);
+            for (i = 0; i < c.B * c.T; i++) c.tok[i] = (int)attn_rng_int(&r, (uint32_t)cf.vocab);
+            c.y = t_alloc((size_t)c.B * c.T * cf.out);
+            c.cache = t_alloc(attn_transformer_cache_floats(&c.m, c.B, c.T));
+            c.wb = attn_transformer_work_bytes(&c.m, c.B, c.T);
+            c.work = malloc(c.wb);
+            tv[0].name = "params"; tv[0].x = c.m.p.data; tv[0].g = c.m.p.gdata; tv[0].n = c.m.p.total;
+            snprintf(what, sizeof what, "transformer %s/%s variant %d", attn_kind_get(cf.kinds[0])->name, attn_kind_get(cf.kinds[1])->name, variant);
+            tf_f(&c);
+            t_gradcheck(what, tf_f, tf_b, &c, c.y, (size_t)c.B * (cf.readout ? cf.readout : c.T) * cf.out, tv, 1);
+            free(c.tok); free(c.y); free(c.cache); free(c.work);
+            attn_transformer_free(&c.m);
+        }
+}
+
+/* Bad configurations and arguments: an error, nothing written. */
+static void test_transformer_bad_input(void)
+{
+    attn_transformer_config cf = tf_small();
+    attn_transformer m;
+    attn_float y[4 * 6], cache[4096];
+    int tok[6] = {0, 1, 2, 3, 4, 0}, i;
+    void *work;
+    size_t wb;
+    attn_rng r;
+    attn_rng_seed(&r, 13, 0);
+    cf.layers = 0;
+    CHECK(attn_transformer_param_count(&cf) == 0 && attn_transformer_init(&m, &cf, &r) == ATTN_ERR_SHAPE, "0 layers refused");
+    cf = tf_small(); cf.kinds[1] = ATTN_KIND_COUNT;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_ARG, "an unknown kind refused");
+    cf = tf_small(); cf.kinds[0] = ATTN_DIFFERENTIAL; cf.dk = 3;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_SHAPE, "differential attention with odd dk refused");
+    cf = tf_small(); cf.pos = ATTN_POS_ROPE; cf.kinds[0] = ATTN_DIFFERENTIAL; cf.dk = 6;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_SHAPE, "RoPE on differential sub-heads of odd width refused");
+    cf = tf_small(); cf.eps = 0;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_ARG, "eps 0 refused");
+    cf = tf_small(); cf.readout = 7;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_SHAPE, "readout > max_T refused");
+    cf = tf_small(); cf.readout = 3;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    CHECK(attn_transformer_cache_floats(&m, 1, 6) <= 4096, "the test's cache is large enough");
+    wb = attn_transformer_work_bytes(&m, 1, 6);
+    work = malloc(wb);
+    for (i = 0; i < 24; i++) y[i] = -7;
+    tok[2] = 5;
+    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 6, work, wb) == ATTN_ERR_ARG, "a token outside the vocabulary refused");
+    tok[2] = 2;
+    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 7, work, wb) == ATTN_ERR_SHAPE, "T > max_T refused");
+    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 2, work, wb) == ATTN_ERR_SHAPE, "T < readout refused");
+    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 6, work, wb - 1) == ATTN_ERR_NOMEM, "a short workspace refused");
+    for (i = 0; i < 24 && y[i] == -7; i++) {}
+    CHECK(i == 24, "refused calls leave y as it was");
+    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    free(work);
+    attn_transformer_free(&m);
+}
+
+/* A saved transformer (mixed kinds, RMSNorm, RoPE) loads back with the same configuration and
+   bit-identical parameters; a cisformer's record and a missing file are refused. */
+static void test_transformer_checkpoint(void)
+{
+    const char *path = "build/test_transformer.ckpt";
+    attn_transformer_config cf = tf_small();
+    attn_transformer m, back;
+    attn_cisformer cis;
+    attn_cisformer_config cc = {0};
+    attn_rng r;
+    attn_rng_seed(&r, 14, 0);
+    cf.layers = 3; cf.kinds[0] = ATTN_DIFFERENTIAL; cf.kinds[1] = ATTN_HYLA_PLUS; cf.kinds[2] = ATTN_EXPRESSIVE;
+    cf.norm = ATTN_NORM_RMS; cf.pos = ATTN_POS_ROPE; cf.scale = (attn_float)0.7; cf.readout = 1;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    CHECK(attn_transformer_save(&m, path) == ATTN_OK, "save: %s", attn_last_error());
+    CHECK(attn_transformer_load(&back, path) == ATTN_OK, "load: %s", attn_last_error());
+    CHECK(!memcmp(&back.cfg, &m.cfg, sizeof cf) && back.p.total == m.p.total && !memcmp(back.p.data, m.p.data, sizeof(attn_float) * m.p.total),
+          "the loaded transformer differs from the saved one");
+    attn_transformer_free(&back);
+    cc.d = 3; cc.ncon = 4; cc.scale = 1;
+    CHECK(attn_cisformer_init(&cis, &cc, &r) == ATTN_OK && attn_cisformer_save(&cis, path) == ATTN_OK, "cisformer save: %s", attn_last_error());
+    CHECK(attn_transformer_load(&back, path) == ATTN_ERR_FORMAT, "a cisformer's record refused");
+    CHECK(attn_transformer_load(&back, "build/no-such-dir/x.ckpt") == ATTN_ERR_IO, "a missing file refused");
+    remove(path);
+    attn_cisformer_free(&cis);
+    attn_transformer_free(&m);
+}
+
 void test_models(void)
 {
     test_cisformer_counts();
@@ -313,4 +589,8 @@ void test_models(void)
     test_cisformer_init();
     test_cisformer_bad_input();
     test_checkpoints();
+    test_transformer_forward();
+    test_transformer_backward();
+    test_transformer_bad_input();
+    test_transformer_checkpoint();
 }
