@@ -34,10 +34,22 @@ typedef struct {
     attn_kind attn[MAX_ATTN];
     attn_cis_vec vec;
     int init_uniform;
+    int decoder, layers, dmodel, heads; /* --model decoder and its shape */
+    attn_pos_kind pos;
     const char *csv, *svg, *save, *load;
-    int attn_given, N_given, ncon_given;
-    const attn_cisformer *start; /* the model --load read, or NULL */
+    int attn_given, N_given, ncon_given, scale_given;
+    const struct model *start; /* the model --load read, or NULL */
 } options;
+
+/* A run's model: the cisformer (SPEC 4.1), or the shared-weight decoder (attn_transformer: pre-LN
+   blocks, GELU MLP of width 4 d_model, read out at the window's last position into N outputs),
+   behind one interface. p is the parameter block of whichever it is. */
+typedef struct model {
+    int decoder, N, ncon;
+    attn_cisformer cis;
+    attn_transformer tf;
+    attn_params *p;
+} model;
 
 /* One (attention, seed) run: its evaluation curve and final numbers. */
 typedef struct {
@@ -93,13 +105,13 @@ static void usage(FILE *f)
             "usage: attnlab COMMAND [options]\n"
             "\n"
             "commands:\n"
-            "  train    train cisformers on an NT task, every attention x seed, and report\n"
+            "  train    train models on an NT task, every attention x seed, and report\n"
             "  preset   run one of the paper's experiments: attnlab preset E1 .. E12 [--quick]\n"
             "           [--out DIR] [train options, which override the preset's]; writes\n"
             "           DIR/E1.csv and .svg (DIR: results); `attnlab preset` lists them\n"
             "  eval     evaluate a saved model: attnlab eval --load F [--task ...] [--final-test N]\n"
             "  census   print the cycle census of a task's state map (SPEC 6.1)\n"
-            "  params   print the cisformer's parameter count\n"
+            "  params   print the model's parameter count\n"
             "\n"
             "task options (all commands):\n"
             "  --task nt|nts|ntr|mix   the series rule (mix: NT or NT-S per series)   [nt]\n"
@@ -107,10 +119,17 @@ static void usage(FILE *f)
             "  --tau T                 delay, >= 1                                     [2]\n"
             "  --ncon C                context length (window) of the model            [32]\n"
             "model and training options:\n"
+            "  --model cisformer|decoder  the paper's cisformer, or a standard decoder with\n"
+            "                          weights shared across positions                 [cisformer]\n"
             "  --attn K1,K2,...        attention kinds (softmax, ea, cog, centered, sigmoid,\n"
-            "                          linear_raw, kernel, taylor)                     [softmax,ea]\n"
-            "  --vec ffn_bias|ln_bias|ln_gains   the per-position vector (SPEC U4)  [ffn_bias]\n"
-            "  --scale S               score scale                                     [1]\n"
+            "                          linear_raw, kernel, taylor; the decoder takes every\n"
+            "                          kind of attn.h's table)                         [softmax,ea]\n"
+            "  --vec ffn_bias|ln_bias|ln_gains   cisformer: the per-position vector (SPEC U4)\n"
+            "                                                                          [ffn_bias]\n"
+            "  --layers L, --dmodel D, --heads H   decoder: blocks, width, heads (D/H each)\n"
+            "                                                                          [2, 64, 4]\n"
+            "  --pos learned|none|rope decoder: positional encoding                   [learned]\n"
+            "  --scale S               score scale (decoder default 1/sqrt(D/H))      [1]\n"
             "  --init uniform|normal   matrices U(+-1/sqrt(fan_in)) (PyTorch's default),\n"
             "                          or N(0, 1/fan_in) (SPEC U5; diverges at lr 0.02) [uniform]\n"
             "  --seeds S               seeds per attention                             [4]\n"
@@ -153,28 +172,153 @@ static int parse_double(const char *s, double *out)
     return !errno && end != s && !*end;
 }
 
+/* ---- the model ---- */
+
+/* The configurations the options ask for. */
+static attn_cisformer_config cis_config(const options *o, attn_kind kind)
+{
+    attn_cisformer_config c;
+    memset(&c, 0, sizeof c);
+    c.d = o->N; c.ncon = o->ncon; c.kind = kind; c.scale = (attn_float)o->scale; c.vec = o->vec; c.init_uniform = o->init_uniform;
+    return c;
+}
+
+static attn_transformer_config decoder_config(const options *o, attn_kind kind)
+{
+    attn_transformer_config c;
+    int l;
+    memset(&c, 0, sizeof c);
+    c.vocab = c.out = o->N; c.d = o->dmodel; c.layers = o->layers; c.heads = o->heads; c.dk = c.dv = o->dmodel / o->heads;
+    c.mlp = 4 * o->dmodel; c.max_T = o->ncon; c.readout = 1; c.causal = 1; c.scale = (attn_float)o->scale; c.pos = o->pos;
+    c.norm = ATTN_NORM_LAYER; c.eps = (attn_float)1e-5; c.act = ATTN_ACT_GELU_TANH; c.bias = 1; c.init_uniform = o->init_uniform;
+    for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
+    return c;
+}
+
+static size_t model_param_count(const options *o)
+{
+    attn_cisformer_config c = cis_config(o, ATTN_SOFTMAX);
+    attn_transformer_config t = decoder_config(o, o->attn[0]);
+    return o->decoder ? attn_transformer_param_count(&t) : attn_cisformer_param_count(&c);
+}
+
+static attn_status model_init(model *m, const options *o, attn_kind kind, attn_rng *r)
+{
+    attn_cisformer_config c = cis_config(o, kind);
+    attn_transformer_config t = decoder_config(o, kind);
+    attn_status s = o->decoder ? attn_transformer_init(&m->tf, &t, r) : attn_cisformer_init(&m->cis, &c, r);
+    m->decoder = o->decoder; m->N = o->N; m->ncon = o->ncon;
+    m->p = o->decoder ? &m->tf.p : &m->cis.p;
+    return s;
+}
+
+static void model_free(model *m)
+{
+    if (m->decoder) attn_transformer_free(&m->tf);
+    else attn_cisformer_free(&m->cis);
+}
+
+static attn_status model_save(const model *m, const char *path)
+{
+    return m->decoder ? attn_transformer_save(&m->tf, path) : attn_cisformer_save(&m->cis, path);
+}
+
+static attn_kind model_kind(const model *m) { return m->decoder ? m->tf.cfg.kinds[0] : m->cis.cfg.kind; }
+
+/* Buffers for nb windows at once: outputs y, one-hot targets and dL/dy [nb, N], the decoder's
+   windows [nb, ncon], the cache and the workspace. */
+typedef struct {
+    attn_float *y, *target, *dy, *cache;
+    int *win;
+    void *work;
+    size_t wb;
+    int nb;
+} model_buf;
+
+static int buf_alloc(model_buf *b, const model *m, int nb)
+{
+    size_t out = sizeof(attn_float) * (size_t)nb * m->N;
+    b->nb = nb;
+    b->y = (attn_float *)malloc(out);
+    b->target = (attn_float *)malloc(out);
+    b->dy = (attn_float *)malloc(out);
+    b->win = (int *)malloc(sizeof(int) * (size_t)nb * m->ncon);
+    b->cache = (attn_float *)malloc(sizeof(attn_float) * (m->decoder ? attn_transformer_cache_floats(&m->tf, nb, m->ncon)
+                                                                     : attn_cisformer_cache_floats(&m->cis, nb)));
+    b->wb = m->decoder ? attn_transformer_work_bytes(&m->tf, nb, m->ncon) : attn_cisformer_work_bytes(&m->cis, nb);
+    b->work = malloc(b->wb);
+    return b->y && b->target && b->dy && b->win && b->cache && b->work;
+}
+
+static void buf_free(model_buf *b) { free(b->y); free(b->target); free(b->dy); free(b->win); free(b->cache); free(b->work); }
+
+/* b->y [nb, N] for the nb windows tokens[i stride .. i stride + ncon) (nb <= b->nb). */
+static void model_forward(const model *m, model_buf *b, const int *tokens, int stride, int nb)
+{
+    int i;
+    if (!m->decoder) {
+        attn_cisformer_forward(&m->cis, b->y, b->cache, tokens, stride, nb, b->work, b->wb);
+        return;
+    }
+    for (i = 0; i < nb; i++) memcpy(b->win + (size_t)i * m->ncon, tokens + (size_t)i * stride, sizeof(int) * (size_t)m->ncon);
+    attn_transformer_forward(&m->tf, b->y, b->cache, b->win, nb, m->ncon, b->work, b->wb);
+}
+
+/* Accumulates the gradient for dL/dy = b->dy from the last model_forward over nb windows. */
+static void model_backward(model *m, model_buf *b, int nb)
+{
+    if (m->decoder) attn_transformer_backward(&m->tf, b->dy, b->cache, b->win, nb, m->ncon, b->work, b->wb);
+    else attn_cisformer_backward(&m->cis, b->dy, b->cache, nb, b->work, b->wb);
+}
+
 /* --load: reads the checkpoint once (the program keeps it; every run copies its parameters) and
-   takes the model's width, window and attention from it; options that name others are an error. */
+   takes the model's kind, shape, width, window and attention from it; options that name others are
+   an error. */
 static int load_config(options *o)
 {
-    static attn_cisformer m;
+    static model m;
     static const char *path = NULL;
+    attn_checkpoint_header h;
+    void *buf;
+    size_t n;
+    int l, same = 1;
+    attn_kind k;
     if (!path || strcmp(path, o->load) != 0) {
-        if (path) attn_cisformer_free(&m);
+        if (path) model_free(&m);
         path = NULL;
-        if (attn_cisformer_load(&m, o->load) != ATTN_OK) {
+        if (attn_checkpoint_load_file(o->load, &buf, &n, &h) != ATTN_OK) {
             fprintf(stderr, "attnlab: %s\n", attn_last_error());
             return 0;
         }
+        free(buf);
+        m.decoder = !strcmp(h.model, "transformer");
+        if ((m.decoder ? attn_transformer_load(&m.tf, o->load) : attn_cisformer_load(&m.cis, o->load)) != ATTN_OK) {
+            fprintf(stderr, "attnlab: %s\n", attn_last_error());
+            return 0;
+        }
+        m.p = m.decoder ? &m.tf.p : &m.cis.p;
+        m.N = m.decoder ? m.tf.cfg.vocab : m.cis.cfg.d;
+        m.ncon = m.decoder ? m.tf.cfg.max_T : m.cis.cfg.ncon;
         path = o->load;
     }
-    if ((o->N_given && o->N != m.cfg.d) || (o->ncon_given && o->ncon != m.cfg.ncon) ||
-        (o->attn_given && (o->nattn != 1 || o->attn[0] != m.cfg.kind))) {
-        fprintf(stderr, "attnlab: %s holds a cisformer with N %d, ncon %d, attention %s; the options ask for another\n", o->load, m.cfg.d,
-                m.cfg.ncon, attn_kind_get(m.cfg.kind)->name);
+    k = model_kind(&m);
+    for (l = 1; m.decoder && l < m.tf.cfg.layers; l++) same = same && m.tf.cfg.kinds[l] == k;
+    if (m.decoder && (m.tf.cfg.out != m.N || m.tf.cfg.readout != 1 || m.tf.cfg.dk * m.tf.cfg.heads != m.tf.cfg.d || !same)) {
+        fprintf(stderr, "attnlab: %s holds a transformer that is not attnlab's decoder (N outputs at the last position, one kind)\n", o->load);
         return 0;
     }
-    o->N = m.cfg.d; o->ncon = m.cfg.ncon; o->nattn = 1; o->attn[0] = m.cfg.kind; o->vec = m.cfg.vec; o->scale = m.cfg.scale;
+    if ((o->N_given && o->N != m.N) || (o->ncon_given && o->ncon != m.ncon) || (o->attn_given && (o->nattn != 1 || o->attn[0] != k))) {
+        fprintf(stderr, "attnlab: %s holds a %s with N %d, ncon %d, attention %s; the options ask for another\n", o->load,
+                m.decoder ? "decoder" : "cisformer", m.N, m.ncon, attn_kind_get(k)->name);
+        return 0;
+    }
+    o->decoder = m.decoder; o->N = m.N; o->ncon = m.ncon; o->nattn = 1; o->attn[0] = k; o->scale_given = 1;
+    if (m.decoder) {
+        o->layers = m.tf.cfg.layers; o->dmodel = m.tf.cfg.d; o->heads = m.tf.cfg.heads; o->pos = m.tf.cfg.pos; o->scale = m.tf.cfg.scale;
+        o->init_uniform = m.tf.cfg.init_uniform;
+    } else {
+        o->vec = m.cis.cfg.vec; o->scale = m.cis.cfg.scale;
+    }
     o->start = &m;
     return 1;
 }
@@ -187,6 +331,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->task = ATTN_NT; o->N = 16; o->tau = 2; o->ncon = 32; o->seeds = 4; o->epochs = 2000; o->update_epoch = 1;
     o->eval_every = 50; o->ntest = 100; o->ng = 50; o->final_test = 10000; o->lr = 0.02; o->momentum = 0.8; o->scale = 1;
     o->nattn = 2; o->attn[0] = ATTN_SOFTMAX; o->attn[1] = ATTN_EXPRESSIVE; o->vec = ATTN_CIS_FFN_BIAS; o->init_uniform = 1;
+    o->layers = 2; o->dmodel = 64; o->heads = 4; o->pos = ATTN_POS_LEARNED;
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = v != NULL, e;
@@ -206,7 +351,13 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
         else if (!strcmp(a, "--lr")) ok = parse_double(v, &o->lr) && o->lr > 0;
         else if (!strcmp(a, "--momentum")) ok = parse_double(v, &o->momentum) && o->momentum >= 0 && o->momentum < 1;
-        else if (!strcmp(a, "--scale")) ok = parse_double(v, &o->scale) && o->scale > 0;
+        else if (!strcmp(a, "--scale")) ok = parse_double(v, &o->scale) && o->scale > 0 && (o->scale_given = 1);
+        else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &o->layers) && o->layers <= ATTN_MAX_LAYERS;
+        else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 1, &o->dmodel);
+        else if (!strcmp(a, "--heads")) ok = parse_int(v, 1, &o->heads);
+        else if (!strcmp(a, "--pos"))
+            ok = !strcmp(v, "learned") ? (o->pos = ATTN_POS_LEARNED, 1) : !strcmp(v, "none") ? (o->pos = ATTN_POS_NONE, 1)
+               : !strcmp(v, "rope") ? (o->pos = ATTN_POS_ROPE, 1) : 0;
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--save")) o->save = v;
@@ -216,14 +367,14 @@ static int parse_options(int argc, char **argv, options *o)
             ok = !strcmp(v, "ffn_bias") ? (o->vec = ATTN_CIS_FFN_BIAS, 1) : !strcmp(v, "ln_bias") ? (o->vec = ATTN_CIS_LN_BIAS, 1)
                : !strcmp(v, "ln_gains") ? (o->vec = ATTN_CIS_LN_GAINS, 1) : 0;
         else if (!strcmp(a, "--init")) ok = (!strcmp(v, "normal") || !strcmp(v, "uniform")) && (o->init_uniform = !strcmp(v, "uniform"), 1);
-        else if (!strcmp(a, "--model")) ok = !strcmp(v, "cisformer"); /* the shared-weight decoder is not built yet */
+        else if (!strcmp(a, "--model")) ok = (!strcmp(v, "cisformer") || !strcmp(v, "decoder")) && (o->decoder = !strcmp(v, "decoder"), 1);
         else if (!strcmp(a, "--attn")) {
             char buf[256], *tok, *save = NULL;
             snprintf(buf, sizeof buf, "%s", v);
             o->nattn = 0;
             for (tok = strtok_r(buf, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
                 int k = attn_kind_from_name(tok);
-                ok = k >= 0 && k <= ATTN_TAYLOR && o->nattn < MAX_ATTN;
+                ok = k >= 0 && o->nattn < MAX_ATTN;
                 if (ok) o->attn[o->nattn++] = (attn_kind)k;
             }
             ok = ok && o->nattn > 0;
@@ -233,6 +384,17 @@ static int parse_options(int argc, char **argv, options *o)
         i++;
     }
     if (o->load && !load_config(o)) return 0;
+    if (!o->decoder && !o->scale_given) o->scale = 1; /* the paper's runs */
+    if (o->decoder && !o->scale_given) o->scale = 0;  /* 1/sqrt(dk) */
+    for (i = 0; i < o->nattn && !o->decoder; i++)
+        if (o->attn[i] > ATTN_TAYLOR) {
+            fprintf(stderr, "attnlab: the cisformer has one head: %s attention needs --model decoder\n", attn_kind_get(o->attn[i])->name);
+            return 0;
+        }
+    if (o->decoder && o->dmodel % o->heads) {
+        fprintf(stderr, "attnlab: --dmodel %d is not a multiple of --heads %d\n", o->dmodel, o->heads);
+        return 0;
+    }
     if (o->ncon < o->tau + 1) {
         fprintf(stderr, "attnlab: --ncon %d is too short for tau = %d: a window must hold the tau + 1 symbols the rule reads\n", o->ncon, o->tau);
         return 0;
@@ -265,30 +427,6 @@ static int draw_series(const options *o, int *x, int *rules, int count, int len,
     return n;
 }
 
-/* Buffers for nb windows at once: outputs y, one-hot targets and dL/dy [nb, d], the cache and the
-   workspace. */
-typedef struct {
-    attn_float *y, *target, *dy, *cache;
-    void *work;
-    size_t wb;
-    int nb;
-} model_buf;
-
-static int buf_alloc(model_buf *b, const attn_cisformer *m, int nb)
-{
-    size_t out = sizeof(attn_float) * (size_t)nb * m->cfg.d;
-    b->nb = nb;
-    b->y = (attn_float *)malloc(out);
-    b->target = (attn_float *)malloc(out);
-    b->dy = (attn_float *)malloc(out);
-    b->cache = (attn_float *)malloc(sizeof(attn_float) * attn_cisformer_cache_floats(m, nb));
-    b->wb = attn_cisformer_work_bytes(m, nb);
-    b->work = malloc(b->wb);
-    return b->y && b->target && b->dy && b->cache && b->work;
-}
-
-static void buf_free(model_buf *b) { free(b->y); free(b->target); free(b->dy); free(b->cache); free(b->work); }
-
 static int argmax(const attn_float *y, int d)
 {
     int i, best = 0;
@@ -299,16 +437,15 @@ static int argmax(const attn_float *y, int d)
 
 /* Teacher-forced accuracy over ns series x [ns, ncon + ng] (ng predictions each), per rule too;
    returns the accuracy and the mean loss in *loss. */
-static double eval_tf(const attn_cisformer *m, model_buf *b, const int *x, const int *rules, int ns, int ng, double *loss,
-                      double acc_task[2])
+static double eval_tf(const model *m, model_buf *b, const int *x, const int *rules, int ns, int ng, double *loss, double acc_task[2])
 {
-    int s, j, len = m->cfg.ncon + ng, d = m->cfg.d;
+    int s, j, len = m->ncon + ng, d = m->N;
     long right = 0, rt[2] = {0, 0}, nt[2] = {0, 0};
     double l = 0;
     for (s = 0; s < ns; s++) {
-        const int *next = x + (size_t)s * len + m->cfg.ncon;
+        const int *next = x + (size_t)s * len + m->ncon;
         attn_float ls;
-        attn_cisformer_forward(m, b->y, b->cache, x + (size_t)s * len, 1, ng, b->work, b->wb);
+        model_forward(m, b, x + (size_t)s * len, 1, ng);
         attn_one_hot(b->target, next, ng, d);
         attn_mse_forward(&ls, b->y, b->target, (size_t)ng * d, ATTN_REDUCE_SUM);
         l += ls;
@@ -327,16 +464,16 @@ static double eval_tf(const attn_cisformer *m, model_buf *b, const int *x, const
 
 /* Greedy rollouts: from the first ncon true symbols, ng predictions fed back; the per-token accuracy
    and the fraction of series entirely right. b must hold one window. */
-static double eval_rollout(const attn_cisformer *m, model_buf *b, const int *x, int ns, int ng, double *perfect)
+static double eval_rollout(const model *m, model_buf *b, const int *x, int ns, int ng, double *perfect)
 {
-    int s, j, n = m->cfg.ncon, len = n + ng, *w = (int *)malloc(sizeof(int) * (size_t)len);
+    int s, j, n = m->ncon, len = n + ng, *w = (int *)malloc(sizeof(int) * (size_t)len);
     long right = 0, all = 0;
     for (s = 0; s < ns; s++) {
         int ok_all = 1;
         memcpy(w, x + (size_t)s * len, sizeof(int) * (size_t)n);
         for (j = 0; j < ng; j++) {
-            attn_cisformer_forward(m, b->y, b->cache, w + j, n, 1, b->work, b->wb);
-            w[n + j] = argmax(b->y, m->cfg.d);
+            model_forward(m, b, w + j, n, 1);
+            w[n + j] = argmax(b->y, m->N);
             right += w[n + j] == x[(size_t)s * len + n + j];
             ok_all = ok_all && w[n + j] == x[(size_t)s * len + n + j];
         }
@@ -361,22 +498,19 @@ static void save_path(const options *o, attn_kind kind, int seed, char *path, si
 
 static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
 {
-    attn_cisformer_config cf;
-    attn_cisformer m;
+    model m;
     attn_rng init_rng, train_rng, eval_rng;
     model_buf tb, eb, rb;
     int len = o->ncon + NBATCH, elen = o->ncon + o->ng, *series = (int *)malloc(sizeof(int) * (size_t)len), *ev, *rules, nev, j;
     attn_float *vel = NULL;
     long epoch, step = 0;
-    memset(&cf, 0, sizeof cf);
-    cf.d = o->N; cf.ncon = o->ncon; cf.kind = kind; cf.scale = (attn_float)o->scale; cf.vec = o->vec; cf.init_uniform = o->init_uniform;
     attn_rng_seed(&init_rng, (uint64_t)seed, 1);
     attn_rng_seed(&train_rng, (uint64_t)seed, 2);
     attn_rng_seed(&eval_rng, (uint64_t)seed, 3);
-    res->failed = attn_cisformer_init(&m, &cf, &init_rng) != ATTN_OK;
+    res->failed = model_init(&m, o, kind, &init_rng) != ATTN_OK;
     if (res->failed) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(series); return; }
-    if (o->start) memcpy(m.p.data, o->start->p.data, sizeof(attn_float) * m.p.total); /* the same configuration, so the same block */
-    vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
+    if (o->start) memcpy(m.p->data, o->start->p->data, sizeof(attn_float) * m.p->total); /* the same configuration, so the same block */
+    vel = (attn_float *)calloc(m.p->total, sizeof(attn_float));
     ev = (int *)malloc(sizeof(int) * (size_t)o->ntest * elen);
     rules = (int *)malloc(sizeof(int) * (size_t)o->ntest);
     nev = draw_series(o, ev, rules, o->ntest, elen, &eval_rng);
@@ -400,13 +534,13 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
             attn_nt_series(series, len, o->task, o->N, o->tau, NULL, &train_rng, NULL);
             for (j = 0; j < (o->update_epoch ? 1 : NBATCH); j++) {
                 int nb = o->update_epoch ? NBATCH : 1;
-                attn_cisformer_forward(&m, tb.y, tb.cache, series + j, 1, nb, tb.work, tb.wb);
+                model_forward(&m, &tb, series + j, 1, nb);
                 attn_one_hot(tb.target, series + j + o->ncon, nb, o->N); /* loss: mean over the nb of sum_e (y_e - onehot_e)^2 */
                 memset(tb.dy, 0, sizeof(attn_float) * (size_t)nb * o->N);
                 attn_mse_backward(tb.dy, tb.y, tb.target, (size_t)nb * o->N, ATTN_REDUCE_SUM, (attn_float)(1.0 / nb));
-                attn_params_zero_grad(&m.p);
-                attn_cisformer_backward(&m, tb.dy, tb.cache, nb, tb.work, tb.wb);
-                attn_sgd_step(&m.p, vel, (attn_float)lr, (attn_float)o->momentum, step++);
+                attn_params_zero_grad(m.p);
+                model_backward(&m, &tb, nb);
+                attn_sgd_step(m.p, vel, (attn_float)lr, (attn_float)o->momentum, step++);
             }
         }
         res->done = epoch + 1;
@@ -426,11 +560,11 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     if (o->save) {
         char path[1024];
         save_path(o, kind, seed, path, sizeof path);
-        if (attn_cisformer_save(&m, path) != ATTN_OK) fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
+        if (model_save(&m, path) != ATTN_OK) fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
     }
     buf_free(&tb); buf_free(&eb); buf_free(&rb);
     free(series); free(vel); free(ev); free(rules);
-    attn_cisformer_free(&m);
+    model_free(&m);
 }
 
 /* ---- reporting ---- */
@@ -479,8 +613,8 @@ static void write_svg(const options *o, run_result *res)
     if (n > 0) xmax = fmax(1, res[0].epoch[n - 1]);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s N%dT%d, N_con = %d, %d seeds (band: +-1 sd)</text>\n", W / 2,
-            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->seeds);
+    fprintf(f, "<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s N%dT%d, N_con = %d, %s, %d seeds (band: +-1 sd)</text>\n", W / 2,
+            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", o->seeds);
     for (k = 0; k <= 5; k++) { /* grid, left axis (accuracy) and right axis (loss) */
         double y = T + ph - ph * k / 5;
         fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y, y);
@@ -569,10 +703,8 @@ static int cmd_train(const options *o)
         res[j].acc_task[0] = (double *)calloc((size_t)nev, sizeof(double));
         res[j].acc_task[1] = (double *)calloc((size_t)nev, sizeof(double));
     }
-    attn_cisformer_config cf = {0};
-    cf.d = o->N; cf.ncon = o->ncon; cf.kind = ATTN_SOFTMAX; cf.scale = 1; cf.vec = o->vec;
-    printf("attnlab train: %s N%dT%d, N_con = %d (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
-           attn_nt_name(o->task), o->N, o->tau, o->ncon, (unsigned long)attn_cisformer_param_count(&cf), o->nattn, o->seeds, o->epochs,
+    printf("attnlab train: %s N%dT%d, N_con = %d, %s (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
+           attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", (unsigned long)model_param_count(o), o->nattn, o->seeds, o->epochs,
            o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
     progress.tty = isatty(fileno(stdout));
     progress.res = res; progress.njobs = njobs; progress.total = (long)njobs * o->epochs; progress.start = progress.last = time(NULL);
@@ -603,7 +735,7 @@ static int cmd_train(const options *o)
 /* attnlab eval --load F: the final evaluation of a saved model on --final-test fresh series. */
 static int cmd_eval(const options *o)
 {
-    const attn_cisformer *m = o->start; /* parse_options read it */
+    const model *m = o->start; /* parse_options read it */
     model_buf eb, rb;
     attn_rng r;
     int elen = o->ncon + o->ng, n = o->final_test > 0 ? o->final_test : 1, *x, *rules, ns, nr;
@@ -619,7 +751,7 @@ static int cmd_eval(const options *o)
     ro = eval_rollout(m, &rb, x, nr, o->ng, &perfect);
     printf("%s (%s, N %d, ncon %d) on %s N%dT%d, %d series x %d predictions:\n  teacher-forced accuracy %.4f, loss %.4f;"
            " rollout accuracy %.4f (%d series), all-correct rollouts %.3f\n",
-           o->load, attn_kind_get(m->cfg.kind)->name, m->cfg.d, m->cfg.ncon, attn_nt_name(o->task), o->N, o->tau, ns, o->ng, tf, loss, ro, nr,
+           o->load, attn_kind_get(model_kind(m))->name, m->N, m->ncon, attn_nt_name(o->task), o->N, o->tau, ns, o->ng, tf, loss, ro, nr,
            perfect);
     if (o->task == ATTN_NT_MIX) printf("  per task: NT %.4f, NT-S %.4f\n", at[0], at[1]);
     buf_free(&eb); buf_free(&rb);
@@ -760,9 +892,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "census")) return cmd_census(&o);
     if (!strcmp(argv[1], "eval")) return cmd_eval(&o);
     if (!strcmp(argv[1], "params")) {
-        attn_cisformer_config cf = {0};
-        cf.d = o.N; cf.ncon = o.ncon; cf.kind = ATTN_SOFTMAX; cf.scale = 1; cf.vec = o.vec;
-        printf("%lu\n", (unsigned long)attn_cisformer_param_count(&cf));
+        printf("%lu\n", (unsigned long)model_param_count(&o));
         return 0;
     }
     fprintf(stderr, "attnlab: unknown command '%s' (train, preset, eval, census, params; see --help)\n", argv[1]);
