@@ -2137,10 +2137,11 @@ static double attn__act_f(attn_act a, double x, double *dfdx)
     double t, s;
     switch (a) {
     case ATTN_ACT_RELU: *dfdx = x > 0; return x > 0 ? x : 0;
-    case ATTN_ACT_GELU_TANH:
-        t = tanh(k * (x + c * x * x * x));
-        *dfdx = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
-        return 0.5 * x * (1 + t);
+    case ATTN_ACT_GELU_TANH: /* (1 + tanh u) / 2 = sigmoid(2u): no cancellation in the left tail */
+        t = 2 * k * (x + c * x * x * x);
+        s = attn__sigmoid(t);
+        *dfdx = s + 2 * x * s * attn__sigmoid(-t) * k * (1 + 3 * c * x * x);
+        return x * s;
     case ATTN_ACT_GELU_ERF:
         t = erf(x * 0.7071067811865476);
         *dfdx = 0.5 * (1 + t) + x * exp(-0.5 * x * x) * 0.3989422804014327;
@@ -2150,6 +2151,41 @@ static double attn__act_f(attn_act a, double x, double *dfdx)
     case ATTN_ACT_SIGMOID: s = attn__sigmoid(x); *dfdx = s * (1 - s); return s;
     default: *dfdx = 1; return x;
     }
+}
+
+/* The activations with a vector form (tanh, GELU-tanh, SiLU, sigmoid), over the whole vectors of
+   x [n]: out = f(x) when out is not NULL, else dinp += f'(x) dout. Returns how many leading
+   elements it did (0 for the others, which the scalar loop does). */
+static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_float *out, const attn_float *dout, attn_float *dinp)
+{
+    const attn__v one = attn__vset1(1), neg = attn__vset1(-1), two = attn__vset1(2), four = attn__vset1(4);
+    const attn__v k2 = attn__vset1((attn_float)(2 * 0.7978845608028654)), kc2 = attn__vset1((attn_float)(2 * 0.7978845608028654 * 0.044715));
+    size_t i = 0;
+    if (a != ATTN_ACT_TANH && a != ATTN_ACT_GELU_TANH && a != ATTN_ACT_SILU && a != ATTN_ACT_SIGMOID) return 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v v = attn__vload(x + i), f = v, df = v, e, s, u;
+        if (a == ATTN_ACT_TANH && out) f = attn__vtanh(v);
+        else if (a == ATTN_ACT_TANH) { /* f' = 1 - tanh^2 x = 4e / (1 + e)^2 with e = exp(-2|x|), exact in the tails */
+            e = attn__vexp(attn__vmul(attn__vmax(v, attn__vmul(v, neg)), attn__vmul(two, neg)));
+            u = attn__vadd(one, e);
+            df = attn__vdiv(attn__vmul(four, e), attn__vmul(u, u));
+        } else { /* s = sigmoid(u) = 1 / (1 + e), e = exp(-u), 1 - s = e s; u = x (sigmoid, SiLU) or
+                    2 k (x + c x^3) (GELU-tanh: (1 + tanh(u / 2)) / 2 = sigmoid(u)) */
+            u = a == ATTN_ACT_GELU_TANH ? attn__vmul(v, attn__vfma(kc2, attn__vmul(v, v), k2)) : v;
+            e = attn__vexp(attn__vmul(u, neg));
+            s = attn__vdiv(one, attn__vadd(one, e));
+            e = attn__vmul(e, s); /* 1 - s */
+            if (a == ATTN_ACT_SIGMOID) { f = s; df = attn__vmul(s, e); }
+            else if (a == ATTN_ACT_SILU) { f = attn__vmul(v, s); df = attn__vmul(s, attn__vfma(v, e, one)); } /* s (1 + x (1 - s)) */
+            else { /* f = x s, f' = s + x s (1 - s) u', u' = 2k (1 + 3c x^2) */
+                f = attn__vmul(v, s);
+                df = attn__vfma(attn__vmul(attn__vmul(v, s), e), attn__vfma(attn__vmul(kc2, attn__vset1(3)), attn__vmul(v, v), k2), s);
+            }
+        }
+        if (out) attn__vstore(out + i, f);
+        else attn__vstore(dinp + i, attn__vfma(df, attn__vload(dout + i), attn__vload(dinp + i)));
+    }
+    return i;
 }
 
 ATTNDEF const char *attn_act_name(attn_act a)
@@ -2165,11 +2201,7 @@ ATTNDEF attn_status attn_act_forward(attn_float *out, const attn_float *inp, siz
     ATTN__NEED(out); ATTN__NEED(inp);
     ATTN__TRY(attn__count(__func__, n));
     if ((int)a < 0 || a >= ATTN_ACT_COUNT) return attn__fail(ATTN_ERR_ARG, "attn_act_forward: unknown activation %d", (int)a);
-    if (a == ATTN_ACT_TANH) { /* the SIMD kernel */
-        attn_tanh(n, inp, out);
-        return ATTN_OK;
-    }
-    for (i = 0; i < n; i++) out[i] = (attn_float)attn__act_f(a, inp[i], &d);
+    for (i = attn__act_simd(a, n, inp, out, NULL, NULL); i < n; i++) out[i] = (attn_float)attn__act_f(a, inp[i], &d);
     return ATTN_OK;
 }
 
@@ -2181,7 +2213,7 @@ ATTNDEF attn_status attn_act_backward(attn_float *dinp, const attn_float *dout, 
     ATTN__NEED(dinp); ATTN__NEED(dout); ATTN__NEED(inp);
     ATTN__TRY(attn__count(__func__, n));
     if ((int)a < 0 || a >= ATTN_ACT_COUNT) return attn__fail(ATTN_ERR_ARG, "attn_act_backward: unknown activation %d", (int)a);
-    for (i = 0; i < n; i++) {
+    for (i = attn__act_simd(a, n, inp, NULL, dout, dinp); i < n; i++) {
         attn__act_f(a, inp[i], &d);
         dinp[i] += (attn_float)d * dout[i];
     }

@@ -266,6 +266,29 @@ static void test_values(void)
         attn_mse_forward(&d, a, x, 3, ATTN_REDUCE_MEAN);
         CHECK(fabs(d - (4 + 2.25 + 1) / 3.0) < 1e-6, "mse mean");
     }
+    { /* the vector forms of the activations (whole vectors of a run) against the scalar path (runs of 1) */
+        attn_float x[37], o[37], o1, dout[37], din[37], din1;
+        attn_rng rr;
+        int k, i, a;
+        attn_rng_seed(&rr, 21, 0);
+        for (i = 0; i < 37; i++) { x[i] = (attn_float)(12 * attn_rng_uniform(&rr) - 6); dout[i] = (attn_float)attn_rng_normal(&rr, 0, 1); }
+        x[0] = 0; x[1] = (attn_float)1e-4; x[2] = (attn_float)-0.29; x[3] = (attn_float)0.31; /* the tanh kernel's branch point */
+        for (a = 0; a < ATTN_ACT_COUNT; a++) {
+            double worst = 0, worstd = 0;
+            attn_act_forward(o, x, 37, (attn_act)a);
+            for (i = 0; i < 37; i++) din[i] = 0;
+            attn_act_backward(din, dout, x, 37, (attn_act)a);
+            for (k = 0; k < 37; k++) {
+                din1 = 0;
+                attn_act_forward(&o1, x + k, 1, (attn_act)a);
+                attn_act_backward(&din1, dout + k, x + k, 1, (attn_act)a);
+                worst = fmax(worst, fabs(o[k] - o1) / (1e-6 + fabs(o1)));
+                worstd = fmax(worstd, fabs(din[k] - din1) / (1e-6 + fabs(din1)));
+            }
+            CHECK(worst <= 8 * T_EPS && worstd <= 16 * T_EPS, "activation %s: vector vs scalar, forward %.3g, backward %.3g (relative)",
+                  attn_act_name((attn_act)a), worst, worstd);
+        }
+    }
     {
         attn_float in[6] = {1, 2, 3, 4, 5, 6}, out[6], mu[2], rs[2];
         attn_layernorm_forward(out, mu, rs, in, NULL, NULL, 2, 3, 0, ATTN_LN_EPS_INSIDE);
