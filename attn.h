@@ -878,6 +878,27 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path);
 
+/* Line plots as SVG files (the examples' figures): each series is a polyline through (x[i], y[i]),
+   with an optional shaded band lo[i] .. hi[i], drawn against the left axis, or dashed against a
+   right axis that runs from 0 (or the least value, if negative) to the largest value of those
+   series. Points with a non-finite coordinate are left out. The legend, above the plot, lists the
+   series that have a label. ATTN_ERR_IO without stdio or when the file cannot be written. */
+typedef struct attn_plot_series {
+    const char *label;              /* legend entry, or NULL */
+    const double *x, *y, *lo, *hi;  /* [n] each; lo and hi may be NULL (no band) */
+    int n;
+    int right;                      /* nonzero: against the right axis, dashed */
+    int colour;                     /* index into an 8-colour palette */
+} attn_plot_series;
+
+typedef struct attn_plot {
+    const char *title, *xlabel, *ylabel, *y2label; /* y2label: the right axis' name, or NULL */
+    double ymin, ymax;              /* the left axis; equal values: from the data */
+    int width, height;              /* pixels; 0: 640 x 400 */
+} attn_plot;
+
+ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const attn_plot_series *s, int ns);
+
 #ifdef __cplusplus
 }
 #endif
@@ -5391,6 +5412,122 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     made = s == ATTN_OK;
     if ((s = attn__ckpt_fill(__func__, path, s, &m->p, &h, buf, n)) != ATTN_OK && made) attn_transformer_free(m);
     return s;
+}
+
+/* ---- plots ---- */
+
+/* The range [lo, hi] of the finite values of the series on one side (and their bands), widened to
+   a nonzero span; x: of the x values instead. */
+static void attn__plot_range(const attn_plot_series *s, int ns, int right, int x, double *lo, double *hi)
+{
+    int k, i, j;
+    *lo = INFINITY; *hi = -INFINITY;
+    for (k = 0; k < ns; k++) {
+        const double *v[3];
+        if (!x && (s[k].right != 0) != (right != 0)) continue;
+        v[0] = x ? s[k].x : s[k].y; v[1] = x ? NULL : s[k].lo; v[2] = x ? NULL : s[k].hi;
+        for (j = 0; j < 3; j++)
+            for (i = 0; v[j] && i < s[k].n; i++)
+                if (isfinite(v[j][i])) { *lo = v[j][i] < *lo ? v[j][i] : *lo; *hi = v[j][i] > *hi ? v[j][i] : *hi; }
+    }
+    if (!(*lo <= *hi)) { *lo = 0; *hi = 1; }
+    if (*hi - *lo < 1e-12 * (fabs(*hi) + 1)) { *lo -= 0.5; *hi += 0.5; }
+}
+
+#ifndef ATTN_NO_STDIO
+/* Text into an SVG element, with &, < and > escaped; then the closing tag. */
+static void attn__svg_text(FILE *f, const char *t, const char *close)
+{
+    for (; *t; t++) {
+        if (*t == '&') fputs("&amp;", f);
+        else if (*t == '<') fputs("&lt;", f);
+        else if (*t == '>') fputs("&gt;", f);
+        else fputc(*t, f);
+    }
+    fputs(close, f);
+}
+#endif
+
+ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const attn_plot_series *s, int ns)
+{
+#ifndef ATTN_NO_STDIO
+    static const char *palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
+    double W, H, L = 64, R = 64, T = 44, B = 50, pw, ph, x0, x1, y0, y1, z0, z1;
+    int k, i, j, legend = 0, has_right = 0;
+    FILE *f;
+    if (!path || !p || !s || ns < 1) return attn__fail(ATTN_ERR_ARG, "attn_plot_svg: path, plot and at least one series are needed");
+    for (k = 0; k < ns; k++) {
+        if (!s[k].x || !s[k].y || s[k].n < 1 || (!s[k].lo) != (!s[k].hi))
+            return attn__fail(ATTN_ERR_ARG, "attn_plot_svg: series %d needs x, y with n >= 1 (n = %d), and lo with hi", k, s[k].n);
+        has_right |= s[k].right != 0;
+    }
+    W = p->width > 0 ? p->width : 640; H = p->height > 0 ? p->height : 400;
+    pw = W - L - R; ph = H - T - B;
+    attn__plot_range(s, ns, 0, 1, &x0, &x1);
+    attn__plot_range(s, ns, 0, 0, &y0, &y1);
+    if (p->ymin < p->ymax) { y0 = p->ymin; y1 = p->ymax; }
+    attn__plot_range(s, ns, 1, 0, &z0, &z1);
+    z0 = z0 < 0 ? z0 : 0;
+    if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_plot_svg: cannot write %s", path);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    if (p->title) {
+        fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">", W / 2);
+        attn__svg_text(f, p->title, "</text>\n");
+    }
+    for (k = 0; k <= 5; k++) { /* grid and the three axes' ticks */
+        double y = T + ph - ph * k / 5;
+        fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y, y);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4, y0 + (y1 - y0) * k / 5);
+        if (has_right) fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#555\">%.3g</text>\n", L + pw + 6, y + 4, z0 + (z1 - z0) * k / 5);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.4g</text>\n", L + pw * k / 5, T + ph + 18, x0 + (x1 - x0) * k / 5);
+    }
+    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", L, T, pw, ph);
+    if (p->xlabel) {
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">", L + pw / 2, H - 12);
+        attn__svg_text(f, p->xlabel, "</text>\n");
+    }
+    if (p->ylabel) {
+        fprintf(f, "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">", T + ph / 2);
+        attn__svg_text(f, p->ylabel, "</text>\n");
+    }
+    if (p->y2label && has_right) {
+        fprintf(f, "<text transform=\"translate(%.0f,%.0f) rotate(90)\" text-anchor=\"middle\" fill=\"#555\">", W - 12, T + ph / 2);
+        attn__svg_text(f, p->y2label, "</text>\n");
+    }
+    for (k = 0; k < ns; k++) {
+        const attn_plot_series *c = &s[k];
+        const char *col = palette[(c->colour % 8 + 8) % 8];
+        double lo = c->right ? z0 : y0, span = (c->right ? z1 : y1) - lo;
+#define ATTN__PX(v) (L + pw * ((v) - x0) / (x1 - x0))
+#define ATTN__PY(v) (T + ph - ph * ((v) - lo) / span)
+        if (c->lo) { /* the band: along hi, back along lo */
+            fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" points=\"", col);
+            for (j = 0; j < 2 * c->n; j++) {
+                int q = j < c->n ? j : 2 * c->n - 1 - j;
+                double v = j < c->n ? c->hi[q] : c->lo[q];
+                if (isfinite(c->x[q]) && isfinite(v)) fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[q]), ATTN__PY(v));
+            }
+            fprintf(f, "\"/>\n");
+        }
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" %s points=\"", col, c->right ? "stroke-dasharray=\"5,3\"" : "stroke-width=\"2\"");
+        for (i = 0; i < c->n; i++)
+            if (isfinite(c->x[i]) && isfinite(c->y[i])) fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[i]), ATTN__PY(c->y[i]));
+        fprintf(f, "\"/>\n");
+#undef ATTN__PX
+#undef ATTN__PY
+        if (c->label) {
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", L + 110.0 * legend++, T - 8, col);
+            attn__svg_text(f, c->label, "</text>\n");
+        }
+    }
+    fprintf(f, "</svg>\n");
+    if (fclose(f) != 0) return attn__fail(ATTN_ERR_IO, "attn_plot_svg: cannot write %s", path);
+    return ATTN_OK;
+#else
+    (void)path; (void)p; (void)s; (void)ns;
+    return attn__fail(ATTN_ERR_IO, "attn_plot_svg: built with ATTN_NO_STDIO");
+#endif
 }
 
 #endif /* ATTN_IMPLEMENTATION */

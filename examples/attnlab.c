@@ -600,56 +600,37 @@ static void write_csv(const options *o, run_result *res)
    +-1 sd over seeds (left axis), mean loss dashed (right axis). */
 static void write_svg(const options *o, run_result *res)
 {
-    static const char *colours[MAX_ATTN] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
-    FILE *f = fopen(o->svg, "w");
-    const double W = 640, H = 400, L = 60, R = 60, T = 40, B = 50, pw = W - L - R, ph = H - T - B;
-    double maxloss = 1e-12, xmax = (double)o->epochs;
-    int a, s, k, n = res[0].nevals;
-    if (!f) { fprintf(stderr, "attnlab: cannot write %s: %s\n", o->svg, strerror(errno)); return; }
-    for (a = 0; a < o->nattn * o->seeds; a++) {
-        if (res[a].nevals < n) n = res[a].nevals;
-        for (k = 0; k < res[a].nevals; k++) maxloss = fmax(maxloss, res[a].loss[k]);
-    }
-    if (n > 0) xmax = fmax(1, res[0].epoch[n - 1]);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
-    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s N%dT%d, N_con = %d, %s, %d seeds (band: +-1 sd)</text>\n", W / 2,
-            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", o->seeds);
-    for (k = 0; k <= 5; k++) { /* grid, left axis (accuracy) and right axis (loss) */
-        double y = T + ph - ph * k / 5;
-        fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y, y);
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>\n", L - 6, y + 4, k / 5.0);
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#555\">%.3g</text>\n", L + pw + 6, y + 4, maxloss * k / 5);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.0f</text>\n", L + pw * k / 5, T + ph + 18, xmax * k / 5);
-    }
-    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", L, T, pw, ph);
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">epoch</text>\n", L + pw / 2, H - 12);
-    fprintf(f, "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">accuracy (teacher-forced)</text>\n", T + ph / 2);
-    fprintf(f, "<text transform=\"translate(%.0f,%.0f) rotate(90)\" text-anchor=\"middle\" fill=\"#555\">loss (dashed)</text>\n", W - 12, T + ph / 2);
-    for (a = 0; a < o->nattn && n > 0; a++) {
-        double *col = (double *)malloc(sizeof(double) * (size_t)o->seeds), m, sd;
-        int pass;
-        for (pass = 0; pass < 4; pass++) { /* band up, band down (one polygon), mean accuracy, mean loss */
-            if (pass == 0) fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" points=\"", colours[a]);
-            if (pass == 2) fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colours[a]);
-            if (pass == 3) fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-dasharray=\"5,3\" points=\"", colours[a]);
-            for (k = 0; k < n; k++) {
-                int kk = pass == 1 ? n - 1 - k : k;
-                double x = L + pw * res[a * o->seeds].epoch[kk] / xmax, v;
-                for (s = 0; s < o->seeds; s++) col[s] = pass == 3 ? res[a * o->seeds + s].loss[kk] : res[a * o->seeds + s].acc[kk];
-                m = mean_sd(col, o->seeds, &sd);
-                v = pass == 0 ? fmin(1, m + sd) : pass == 1 ? fmax(0, m - sd) : pass == 3 ? m / maxloss : m;
-                fprintf(f, "%.1f,%.1f ", x, T + ph - ph * v);
-            }
-            if (pass != 0) fprintf(f, "\"/>\n");
+    attn_plot p;
+    attn_plot_series s[2 * MAX_ATTN];
+    char title[160];
+    int a, k, r, n = res[0].nevals;
+    double *x, *col = (double *)malloc(sizeof(double) * (size_t)o->seeds), *buf;
+    for (r = 0; r < o->nattn * o->seeds; r++) n = res[r].nevals < n ? res[r].nevals : n;
+    if (n < 1) { free(col); return; }
+    buf = (double *)malloc(sizeof(double) * (size_t)n * (1 + 4 * o->nattn));
+    x = buf;
+    for (k = 0; k < n; k++) x[k] = res[0].epoch[k];
+    for (a = 0; a < o->nattn; a++) {
+        double *acc = buf + (size_t)n * (1 + 4 * a), *lo = acc + n, *hi = lo + n, *loss = hi + n, sd;
+        for (k = 0; k < n; k++) {
+            for (r = 0; r < o->seeds; r++) col[r] = res[a * o->seeds + r].acc[k];
+            acc[k] = mean_sd(col, o->seeds, &sd);
+            lo[k] = fmax(0, acc[k] - sd); hi[k] = fmin(1, acc[k] + sd);
+            for (r = 0; r < o->seeds; r++) col[r] = res[a * o->seeds + r].loss[k];
+            loss[k] = mean_sd(col, o->seeds, &sd);
         }
-        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">%s</text>\n", L + 100.0 * a, T - 6, colours[a],
-                attn_kind_get(o->attn[a])->name); /* the legend, above the plot */
-        free(col);
+        memset(&s[2 * a], 0, 2 * sizeof s[0]);
+        s[2 * a].label = attn_kind_get(o->attn[a])->name; s[2 * a].x = x; s[2 * a].y = acc; s[2 * a].lo = lo; s[2 * a].hi = hi;
+        s[2 * a + 1].x = x; s[2 * a + 1].y = loss; s[2 * a + 1].right = 1;
+        s[2 * a].n = s[2 * a + 1].n = n; s[2 * a].colour = s[2 * a + 1].colour = a;
     }
-    fprintf(f, "</svg>\n");
-    fclose(f);
-    printf("wrote %s\n", o->svg);
+    snprintf(title, sizeof title, "%s N%dT%d, N_con = %d, %s, %d seeds (band: +-1 sd)", attn_nt_name(o->task), o->N, o->tau, o->ncon,
+             o->decoder ? "decoder" : "cisformer", o->seeds);
+    memset(&p, 0, sizeof p);
+    p.title = title; p.xlabel = "epoch"; p.ylabel = "accuracy (teacher-forced)"; p.y2label = "loss (dashed)"; p.ymin = 0; p.ymax = 1;
+    if (attn_plot_svg(o->svg, &p, s, 2 * o->nattn) == ATTN_OK) printf("wrote %s\n", o->svg);
+    else fprintf(stderr, "attnlab: %s\n", attn_last_error());
+    free(buf); free(col);
 }
 
 /* Mean and sd over the seeds of attention a of the double field at offset `off` of run_result. */

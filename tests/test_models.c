@@ -582,6 +582,38 @@ static void test_transformer_checkpoint(void)
     attn_transformer_free(&m);
 }
 
+/* attn_plot_svg: a file with the title (escaped), one polyline per series and a band polygon,
+   non-finite points left out; bad series and an unwritable path refused. */
+static void test_plot_svg(void)
+{
+    const char *path = "build/test_plot.svg";
+    double x[4] = {0, 1, 2, 3}, y[4] = {0.1, NAN, 0.5, 0.9}, lo[4] = {0, 0, 0.4, 0.8}, hi[4] = {0.2, 0.3, 0.6, 1}, loss[4] = {2, 1, 0.5, 0.25};
+    attn_plot_series s[2];
+    attn_plot p;
+    char text[8192];
+    size_t n;
+    FILE *f;
+    memset(s, 0, sizeof s);
+    memset(&p, 0, sizeof p);
+    s[0].label = "a<b"; s[0].x = x; s[0].y = y; s[0].lo = lo; s[0].hi = hi; s[0].n = 4;
+    s[1].x = x; s[1].y = loss; s[1].n = 4; s[1].right = 1; s[1].colour = 1;
+    p.title = "T & U"; p.xlabel = "epoch"; p.ylabel = "acc"; p.y2label = "loss";
+    CHECK(attn_plot_svg(path, &p, s, 2) == ATTN_OK, "plot: %s", attn_last_error());
+    f = fopen(path, "rb");
+    n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    CHECK(strstr(text, "T &amp; U") && strstr(text, "a&lt;b") && !strstr(text, "nan") && strstr(text, "<polygon") &&
+              strstr(text, "stroke-dasharray") && strstr(text, "</svg>"), "the SVG lacks an element or holds a NaN:\n%s", text);
+    s[1].x = NULL;
+    CHECK(attn_plot_svg(path, &p, s, 2) == ATTN_ERR_ARG, "a series without x refused");
+    s[1].x = x; s[1].lo = lo;
+    CHECK(attn_plot_svg(path, &p, s, 2) == ATTN_ERR_ARG, "a band without hi refused");
+    s[1].lo = NULL;
+    CHECK(attn_plot_svg("build/no-such-dir/p.svg", &p, s, 2) == ATTN_ERR_IO, "an unwritable path refused");
+    remove(path);
+}
+
 void test_models(void)
 {
     test_cisformer_counts();
@@ -593,4 +625,5 @@ void test_models(void)
     test_transformer_backward();
     test_transformer_bad_input();
     test_transformer_checkpoint();
+    test_plot_svg();
 }
