@@ -5416,6 +5416,14 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
 
 /* ---- plots ---- */
 
+/* Finite, from the bits (isfinite may be folded to 1 under -ffast-math). */
+static int attn__finite(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    return (u >> 52 & 0x7ff) != 0x7ff;
+}
+
 /* The range [lo, hi] of the finite values of the series on one side (and their bands), widened to
    a nonzero span; x: of the x values instead. */
 static void attn__plot_range(const attn_plot_series *s, int ns, int right, int x, double *lo, double *hi)
@@ -5428,7 +5436,7 @@ static void attn__plot_range(const attn_plot_series *s, int ns, int right, int x
         v[0] = x ? s[k].x : s[k].y; v[1] = x ? NULL : s[k].lo; v[2] = x ? NULL : s[k].hi;
         for (j = 0; j < 3; j++)
             for (i = 0; v[j] && i < s[k].n; i++)
-                if (isfinite(v[j][i])) { *lo = v[j][i] < *lo ? v[j][i] : *lo; *hi = v[j][i] > *hi ? v[j][i] : *hi; }
+                if (attn__finite(v[j][i])) { *lo = v[j][i] < *lo ? v[j][i] : *lo; *hi = v[j][i] > *hi ? v[j][i] : *hi; }
     }
     if (!(*lo <= *hi)) { *lo = 0; *hi = 1; }
     if (*hi - *lo < 1e-12 * (fabs(*hi) + 1)) { *lo -= 0.5; *hi += 0.5; }
@@ -5506,13 +5514,13 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
             for (j = 0; j < 2 * c->n; j++) {
                 int q = j < c->n ? j : 2 * c->n - 1 - j;
                 double v = j < c->n ? c->hi[q] : c->lo[q];
-                if (isfinite(c->x[q]) && isfinite(v)) fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[q]), ATTN__PY(v));
+                if (attn__finite(c->x[q]) && attn__finite(v)) fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[q]), ATTN__PY(v));
             }
             fprintf(f, "\"/>\n");
         }
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" %s points=\"", col, c->right ? "stroke-dasharray=\"5,3\"" : "stroke-width=\"2\"");
         for (i = 0; i < c->n; i++)
-            if (isfinite(c->x[i]) && isfinite(c->y[i])) fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[i]), ATTN__PY(c->y[i]));
+            if (attn__finite(c->x[i]) && attn__finite(c->y[i])) fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[i]), ATTN__PY(c->y[i]));
         fprintf(f, "\"/>\n");
 #undef ATTN__PX
 #undef ATTN__PY
