@@ -1775,10 +1775,24 @@ static void attn__gemm_small(int transA, int transB, int M, int N, int K, attn_f
     for (i = 0; i < M; i++) {
         attn_float *c = C + (size_t)i * ldc;
         const attn_float *a = A + (size_t)i * ars;
-        if (!transB)
-            for (p = 0; p < K; p++) attn_axpy((size_t)N, alpha * a[(size_t)p * acs], B + (size_t)p * ldb, c);
-        else
-            for (j = 0; j < N; j++) c[j] += alpha * attn_dot((size_t)K, a, B + (size_t)j * ldb);
+        if (!transB) { /* c[j..] += alpha sum_p a_p B[p, j..], a vector of C in a register over p */
+            for (j = 0; j + ATTN__VW <= N; j += ATTN__VW) {
+                attn__v acc = attn__vload(c + j);
+                for (p = 0; p < K; p++) acc = attn__vfma(attn__vset1(alpha * a[(size_t)p * acs]), attn__vload(B + (size_t)p * ldb + j), acc);
+                attn__vstore(c + j, acc);
+            }
+            for (; j < N; j++)
+                for (p = 0; p < K; p++) c[j] += alpha * a[(size_t)p * acs] * B[(size_t)p * ldb + j];
+        } else { /* c_j += alpha a . B[j, :] (A not transposed: a is contiguous) */
+            for (j = 0; j < N; j++) {
+                const attn_float *b = B + (size_t)j * ldb;
+                attn__v acc = attn__vset1(0);
+                attn_float t;
+                for (p = 0; p + ATTN__VW <= K; p += ATTN__VW) acc = attn__vfma(attn__vload(a + p), attn__vload(b + p), acc);
+                for (t = attn__vhsum(acc); p < K; p++) t += a[p] * b[p];
+                c[j] += alpha * t;
+            }
+        }
     }
 }
 
