@@ -679,21 +679,33 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
                                             const attn_float *cache, int nb, void *work,
                                             size_t work_bytes);
 
-/* A transformer of pre-norm blocks over token sequences (SPEC 4.2's block with a token embedding;
-   in the expressive-attention experiments, the shared-weight baseline beside the cisformer):
-     x_0[t] = E[tok_t] (+ P[t] with learned positions)
+/* A transformer of pre-norm blocks (SPEC 4.2, the HYLA paper's model; in the expressive-attention
+   experiments, the shared-weight baseline beside the cisformer):
+     x_0[t] = E[tok_t], or Win in_t + bin with dense inputs;  + P[t] with learned positions
      per layer l:  h = x + Attn_l(Norm(x));   x = h + W2 act(W1 Norm(h) + b1) + b2
      y[t] = Wout Norm(x_L[t]) + bout       for the last `readout` positions t (0: every position)
    Norm is LayerNorm with gain and bias, or RMSNorm with gain, eps cfg->eps. Attn_l is attn_layer
    with H heads of dk, dv, causal or not, of the layer's kind (differential attention carries its
-   lambda [4, dk/2] and gain [dv], HYLA+ its w2 [H, dv, dv]); RoPE on q and k with ATTN_POS_ROPE.
-   With bias = 0 no projection, MLP or head has a bias (Llama style). */
+   lambda [4, dk/2] and gain [dv], HYLA+ its w2 [H, dv, dv]); RoPE on q and k with ATTN_POS_ROPE;
+   with t5, each layer adds its own T5 relative-position bias table[h, bucket(i, j)] (table
+   [H, max_T], unidirectional, nb = max_T; SPEC 3) to the scores; with dropout > 0 and
+   m->training set, attention dropout on the normalised weights (the latent code), masks drawn
+   from m->seed (change it every step; backward needs the same value). With bias = 0 no
+   projection, MLP or head has a bias (Llama style). */
 #define ATTN_MAX_LAYERS 64
 typedef enum attn_pos_kind { ATTN_POS_NONE = 0, ATTN_POS_LEARNED, ATTN_POS_ROPE, ATTN_POS_COUNT } attn_pos_kind;
 typedef enum attn_norm_kind { ATTN_NORM_LAYER = 0, ATTN_NORM_RMS, ATTN_NORM_COUNT } attn_norm_kind;
 
+typedef enum attn_init_kind {
+    ATTN_INIT_NORMAL = 0,  /* N(0, 1 / fan_in) */
+    ATTN_INIT_UNIFORM,     /* U(+-1/sqrt(fan_in)), PyTorch's nn.Linear */
+    ATTN_INIT_LECUN,       /* flax's lecun_normal: N(0, 1) truncated to [-2, 2], scaled to variance 1 / fan_in */
+    ATTN_INIT_COUNT
+} attn_init_kind;
+
 typedef struct attn_transformer_config {
-    int vocab, d, layers;    /* token alphabet >= 1, model width, blocks in 1 .. ATTN_MAX_LAYERS */
+    int vocab, in_dim;       /* token inputs 0 .. vocab-1, or (vocab 0) dense inputs of width in_dim */
+    int d, layers;           /* model width, blocks in 1 .. ATTN_MAX_LAYERS */
     int heads, dk, dv, mlp;  /* attention heads and their widths; the MLP's hidden width */
     int max_T;               /* longest sequence (the learned position table's rows) */
     int out, readout;        /* output width; positions read out (0: all, r: the last r) */
@@ -704,41 +716,48 @@ typedef struct attn_transformer_config {
     attn_float eps;          /* of every norm; PyTorch's LayerNorm uses 1e-5 */
     attn_act act;            /* the MLP's activation */
     int bias;                /* nonzero: projections, MLP and head have biases */
-    int init_uniform;        /* matrices U(+-1/sqrt(fan_in)) (PyTorch's nn.Linear), else N(0, 1/fan_in) */
+    int t5;                  /* nonzero: T5 relative-position bias tables */
+    attn_float dropout;      /* attention dropout rate (applied when m->training is set) */
+    attn_init_kind init;     /* of the matrices */
     attn_kind kinds[ATTN_MAX_LAYERS]; /* the attention kind of each layer */
 } attn_transformer_config;
 
-/* params: E [vocab, d], P [max_T, d] (learned positions); per layer n1g, n1b [d] (n1b: LayerNorm
-   only), Wq [H dk, d], bq, Wk [H dk, d], bk, Wv [H dv, d], bv, Wo [d, H dv], bo (the biases only
-   with cfg.bias), lambda [4, dk/2] and gain [dv] (differential) or w2 [H, dv, dv] (HYLA+), n2g,
-   n2b, W1 [mlp, d], b1, W2 [d, mlp], b2; then nfg, nfb, Wout [out, d], bout. at[] is private: the
-   tensor index of each slot of each layer (-1: absent). */
+/* params: E [vocab, d] or Win [d, in_dim] and bin [d], P [max_T, d] (learned positions); per layer
+   n1g, n1b [d] (n1b: LayerNorm only), Wq [H dk, d], bq, Wk [H dk, d], bk, Wv [H dv, d], bv,
+   Wo [d, H dv], bo (the biases only with cfg.bias), lambda [4, dk/2] and gain [dv] (differential)
+   or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], n2g, n2b, W1 [mlp, d], b1, W2 [d, mlp], b2; then nfg,
+   nfb, Wout [out, d], bout. at[] is private: the tensor index of each slot of each layer (-1:
+   absent). */
 typedef struct attn_transformer {
     attn_transformer_config cfg;
     attn_params p;
+    int training;      /* nonzero: attention dropout on */
+    uint64_t seed;     /* the dropout masks' seed */
     short at[ATTN_MAX_LAYERS + 1][20];
 } attn_transformer;
 
 /* The parameter count of a configuration; 0 if it is invalid. */
 ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg);
-/* Allocates and draws the parameters: matrices as cfg->init_uniform says, E and P N(0, 1),
-   biases 0, gains 1, differential lambda N(0, 0.1^2). */
+/* Allocates and draws the parameters: matrices (Win too) as cfg->init says, E and P N(0, 1), T5
+   tables N(0, 1 / max_T) (flax's embedding default), biases 0, gains 1, differential lambda
+   N(0, 0.1^2). training and seed start at 0. */
 ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg,
                                           attn_rng *rng);
 ATTNDEF void attn_transformer_free(attn_transformer *m);
 /* Sizes for B sequences of T tokens: the cache forward fills for backward, the scratch of either. */
 ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, int T);
 ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int T);
-/* y [B, R, out] with R = readout (or T when readout is 0) from tokens [B, T] in 0 .. vocab-1,
-   1 <= T <= max_T, R <= T. */
+/* y [B, R, out] with R = readout (or T when readout is 0) from tokens [B, T] in 0 .. vocab-1 (x
+   NULL), or from dense inputs x [B, T, in_dim] (tokens NULL); 1 <= T <= max_T, R <= T. */
 ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_float *y, attn_float *cache,
-                                             const int *tokens, int B, int T, void *work,
-                                             size_t work_bytes);
+                                             const int *tokens, const attn_float *x, int B, int T,
+                                             void *work, size_t work_bytes);
 /* Accumulates the gradient for dL/dy = dy [B, R, out] into m->p's gradient block, from the cache
-   of the forward call with the same tokens, B and T. */
+   of the forward call with the same inputs, B, T, training flag and seed. */
 ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_float *dy,
-                                              const attn_float *cache, const int *tokens, int B,
-                                              int T, void *work, size_t work_bytes);
+                                              const attn_float *cache, const int *tokens,
+                                              const attn_float *x, int B, int T, void *work,
+                                              size_t work_bytes);
 
 /* ============================================================================================== */
 /* 8. optimizers                                                                                   */
@@ -873,8 +892,8 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
 ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *path);
 ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
 /* The transformer's: model "transformer", config vocab, d, layers, heads, dk, dv, mlp, max_T, out,
-   readout, causal, pos, norm, act, bias, init_uniform, scale (2 words), eps (2 words), then the
-   kind of each layer; the parameter block. */
+   readout, causal, pos, norm, act, bias, init, scale (2 words), eps (2 words), in_dim, t5,
+   dropout (2 words), then the kind of each layer; the parameter block. */
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path);
 
@@ -4563,9 +4582,9 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
 
 /* The slots of a layer's tensors (at[l][slot]) and of the model's own (at[ATTN_MAX_LAYERS][slot]). */
 enum { ATTN__TF_N1G, ATTN__TF_N1B, ATTN__TF_WQ, ATTN__TF_BQ, ATTN__TF_WK, ATTN__TF_BK, ATTN__TF_WV, ATTN__TF_BV, ATTN__TF_WO,
-       ATTN__TF_BO, ATTN__TF_LAMBDA, ATTN__TF_GAIN, ATTN__TF_W2H, ATTN__TF_N2G, ATTN__TF_N2B, ATTN__TF_W1, ATTN__TF_B1,
-       ATTN__TF_W2, ATTN__TF_B2, ATTN__TF_SLOTS };
-enum { ATTN__TF_E, ATTN__TF_P, ATTN__TF_NFG, ATTN__TF_NFB, ATTN__TF_WOUT, ATTN__TF_BOUT, ATTN__TF_GLOBALS };
+       ATTN__TF_BO, ATTN__TF_LAMBDA, ATTN__TF_GAIN, ATTN__TF_W2H, ATTN__TF_T5, ATTN__TF_N2G, ATTN__TF_N2B, ATTN__TF_W1,
+       ATTN__TF_B1, ATTN__TF_W2, ATTN__TF_B2, ATTN__TF_SLOTS };
+enum { ATTN__TF_E, ATTN__TF_WIN, ATTN__TF_BIN, ATTN__TF_P, ATTN__TF_NFG, ATTN__TF_NFB, ATTN__TF_WOUT, ATTN__TF_BOUT, ATTN__TF_GLOBALS };
 #define ATTN__TF_G ATTN_MAX_LAYERS /* the row of at[] with the model's own tensors */
 
 static attn_status attn__tf_check(const char *fn, const attn_transformer_config *c)
@@ -4573,16 +4592,21 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
     attn_attention_desc a;
     int l;
     if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
-    if (c->vocab < 1 || c->d < 1 || c->layers < 1 || c->layers > ATTN_MAX_LAYERS || c->heads < 1 || c->dk < 1 || c->dv < 1 ||
+    if ((c->vocab > 0) == (c->in_dim > 0) || c->vocab < 0 || c->in_dim < 0)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: exactly one of vocab (%d) and in_dim (%d) must be > 0", fn, c->vocab, c->in_dim);
+    if (c->d < 1 || c->layers < 1 || c->layers > ATTN_MAX_LAYERS || c->heads < 1 || c->dk < 1 || c->dv < 1 ||
         c->mlp < 1 || c->max_T < 1 || c->out < 1 || c->readout < 0 || c->readout > c->max_T)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: vocab %d, d %d, heads %d, dk %d, dv %d, mlp %d, max_T %d, out %d must be >= 1, layers %d in 1 .. %d, readout %d in 0 .. max_T",
-                          fn, c->vocab, c->d, c->heads, c->dk, c->dv, c->mlp, c->max_T, c->out, c->layers, ATTN_MAX_LAYERS, c->readout);
-    if ((int)c->pos < 0 || c->pos >= ATTN_POS_COUNT || (int)c->norm < 0 || c->norm >= ATTN_NORM_COUNT || (int)c->act < 0 || c->act >= ATTN_ACT_COUNT)
-        return attn__fail(ATTN_ERR_ARG, "%s: unknown position (%d), norm (%d) or activation (%d) choice", fn, (int)c->pos, (int)c->norm, (int)c->act);
+        return attn__fail(ATTN_ERR_SHAPE, "%s: d %d, heads %d, dk %d, dv %d, mlp %d, max_T %d, out %d must be >= 1, layers %d in 1 .. %d, readout %d in 0 .. max_T",
+                          fn, c->d, c->heads, c->dk, c->dv, c->mlp, c->max_T, c->out, c->layers, ATTN_MAX_LAYERS, c->readout);
+    if ((int)c->pos < 0 || c->pos >= ATTN_POS_COUNT || (int)c->norm < 0 || c->norm >= ATTN_NORM_COUNT || (int)c->act < 0 || c->act >= ATTN_ACT_COUNT ||
+        (int)c->init < 0 || c->init >= ATTN_INIT_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "%s: unknown position (%d), norm (%d), activation (%d) or initialisation (%d) choice", fn, (int)c->pos, (int)c->norm,
+                          (int)c->act, (int)c->init);
+    if (c->t5 && c->max_T < 2) return attn__fail(ATTN_ERR_SHAPE, "%s: T5 buckets need max_T >= 2", fn);
     if (!(c->eps > 0)) return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be > 0", fn, (double)c->eps);
     for (l = 0; l < c->layers; l++) {
         memset(&a, 0, sizeof a);
-        a.kind = c->kinds[l]; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv; a.scale = c->scale;
+        a.kind = c->kinds[l]; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv; a.scale = c->scale; a.dropout = c->dropout;
         if (a.kind == ATTN_KERNEL || a.kind == ATTN_TAYLOR) a.H = c->heads; /* just the checks below */
         ATTN__TRY(attn__attention_check(fn, &a, (size_t)-1));
         if (c->pos == ATTN_POS_ROPE && c->dk % (c->kinds[l] == ATTN_DIFFERENTIAL ? 4 : 2))
@@ -4596,28 +4620,28 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
 static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, short at[][20])
 {
     static const char *lname[ATTN__TF_SLOTS] = {"n1g", "n1b", "Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo", "lambda", "gain",
-                                                "w2", "n2g", "n2b", "W1", "b1", "W2", "b2"};
-    static const char *gname[ATTN__TF_GLOBALS] = {"E", "P", "nfg", "nfb", "Wout", "bout"};
+                                                "w2", "t5", "n2g", "n2b", "W1", "b1", "W2", "b2"};
+    static const char *gname[ATTN__TF_GLOBALS] = {"E", "Win", "bin", "P", "nfg", "nfb", "Wout", "bout"};
     int n = 0, l, s, d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, ln = c->norm == ATTN_NORM_LAYER;
     int sh[ATTN__TF_SLOTS][4]; /* ndim (0: absent), shape (ATTN__TF_SLOTS > ATTN__TF_GLOBALS) */
     for (l = -1; l <= c->layers; l++) { /* -1: E, P; layers; then layers: the final norm and head */
         int g = l < 0 || l == c->layers, k = g ? (int)ATTN__TF_GLOBALS : (int)ATTN__TF_SLOTS;
         memset(sh, 0, sizeof sh);
         if (g) {
-            int e[ATTN__TF_GLOBALS][4] = {{2, c->vocab, d}, {c->pos == ATTN_POS_LEARNED ? 2 : 0, c->max_T, d}, {1, d}, {ln, d},
-                                          {2, c->out, d}, {c->bias, c->out}};
+            int e[ATTN__TF_GLOBALS][4] = {{c->vocab ? 2 : 0, c->vocab, d}, {c->in_dim ? 2 : 0, d, c->in_dim}, {c->in_dim && c->bias, d},
+                                          {c->pos == ATTN_POS_LEARNED ? 2 : 0, c->max_T, d}, {1, d}, {ln, d}, {2, c->out, d}, {c->bias, c->out}};
             memcpy(sh, e, sizeof e);
         } else {
             attn_kind kd = c->kinds[l];
             int e[ATTN__TF_SLOTS][4] = {{1, d}, {ln, d}, {2, hk, d}, {c->bias, hk}, {2, hk, d}, {c->bias, hk}, {2, hv, d},
                                         {c->bias, hv}, {2, d, hv}, {c->bias, d}, {kd == ATTN_DIFFERENTIAL ? 2 : 0, 4, c->dk / 2},
                                         {kd == ATTN_DIFFERENTIAL, c->dv}, {kd == ATTN_HYLA_PLUS ? 3 : 0, c->heads, c->dv, c->dv},
-                                        {1, d}, {ln, d}, {2, c->mlp, d}, {c->bias, c->mlp}, {2, d, c->mlp}, {c->bias, d}};
+                                        {c->t5 ? 2 : 0, c->heads, c->max_T}, {1, d}, {ln, d}, {2, c->mlp, d}, {c->bias, c->mlp}, {2, d, c->mlp}, {c->bias, d}};
             memcpy(sh, e, sizeof e);
         }
         for (s = 0; s < k; s++) {
             short *slot = g ? &at[ATTN__TF_G][s] : &at[l][s];
-            if (g && (l < 0) != (s < ATTN__TF_NFG)) continue; /* E, P before the layers, the rest after */
+            if (g && (l < 0) != (s < ATTN__TF_NFG)) continue; /* E, Win, bin, P before the layers, the rest after */
             *slot = (short)(sh[s][0] ? n : -1);
             if (!sh[s][0]) continue;
             if (p) {
@@ -4659,16 +4683,23 @@ ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transf
     n = attn__tf_descs(cfg, p, m->at);
     ATTN__TRY(attn_params_init(&m->p, p, n));
     m->cfg = *cfg;
-    for (i = 0; i < n; i++) { /* by name: E, P, lambda, gains ("n?g", "gain"), biases, matrices */
+    m->training = 0; m->seed = 0;
+    for (i = 0; i < n; i++) { /* by name: E, P, t5, lambda, gains ("n?g", "gain"), biases, matrices */
         const char *nm = p[i].name;
         attn_float *v = m->p.value[i].data;
-        double fan = p[i].shape[p[i].ndim - 1];
+        double fan = p[i].shape[p[i].ndim - 1], z;
         cnt = attn_tensor_numel(&m->p.value[i]);
         for (j = 0; j < cnt; j++) {
             if (!strcmp(nm, "E") || !strcmp(nm, "P")) v[j] = (attn_float)attn_rng_normal(rng, 0, 1);
+            else if (!strcmp(nm, "t5")) v[j] = (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->max_T));
             else if (!strcmp(nm, "lambda")) v[j] = (attn_float)attn_rng_normal(rng, 0, 0.1);
             else if (p[i].ndim == 1) v[j] = (attn_float)(nm[0] == 'g' || (nm[0] == 'n' && nm[2] == 'g'));
-            else v[j] = cfg->init_uniform ? (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(fan)) : (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(fan));
+            else if (cfg->init == ATTN_INIT_UNIFORM) v[j] = (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(fan));
+            else if (cfg->init == ATTN_INIT_NORMAL) v[j] = (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(fan));
+            else { /* truncated to [-2, 2], whose standard deviation is 0.8796: divided by it */
+                do z = attn_rng_normal(rng, 0, 1); while (fabs(z) > 2);
+                v[j] = (attn_float)(z / (0.87962566103423978 * sqrt(fan)));
+            }
         }
     }
     return ATTN_OK;
@@ -4686,8 +4717,9 @@ static attn_float *attn__tf_t(const attn_transformer *m, int row, int slot, int 
     return i < 0 ? NULL : grad ? m->p.grad[i].data : m->p.value[i].data;
 }
 
-/* Layer l as an attn_layer over the model's parameters. */
-static void attn__tf_layer(const attn_transformer *m, int l, attn_layer *L)
+/* Layer l as an attn_layer over the model's parameters, with the T5 bias [H, T, T] (NULL without;
+   the size queries pass any non-NULL pointer, as the bias' gradient needs work). */
+static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *bias, attn_layer *L)
 {
     const attn_transformer_config *c = &m->cfg;
     memset(L, 0, sizeof *L);
@@ -4695,6 +4727,9 @@ static void attn__tf_layer(const attn_transformer *m, int l, attn_layer *L)
     L->att.scale = c->scale;
     L->att.lambda = attn__tf_t(m, l, ATTN__TF_LAMBDA, 0); L->att.gain = attn__tf_t(m, l, ATTN__TF_GAIN, 0);
     L->att.w2 = attn__tf_t(m, l, ATTN__TF_W2H, 0); L->att.lambda_init = attn_diff_lambda_init(l);
+    L->att.bias = c->t5 ? bias : NULL;
+    L->att.dropout = m->training ? c->dropout : 0;
+    L->att.dropout_seed = m->seed + 0x9E3779B97F4A7C15ull * (uint64_t)(l + 1);
     L->C = L->Cout = c->d;
     L->rope = c->pos == ATTN_POS_ROPE;
     L->Wq = attn__tf_t(m, l, ATTN__TF_WQ, 0); L->bq = attn__tf_t(m, l, ATTN__TF_BQ, 0);
@@ -4706,20 +4741,23 @@ static void attn__tf_layer(const attn_transformer *m, int l, attn_layer *L)
 static int attn__tf_rows(const attn_transformer *m, int T) { return m->cfg.readout ? m->cfg.readout : T; }
 
 /* Cache, per layer: x (the block's input), a = Norm(x), h, bn = Norm(h) [N d] each, the norms'
-   mean and rstd [N] each, u = W1 bn + b1 and act(u) [N mlp] each, then the attention layer's
-   cache; after the layers x_L [N d], its read-out rows xr and f = Norm(xr) [B R d] each, their
-   mean and rstd [B R] each. N = B T. */
+   mean and rstd [N] each, u = W1 bn + b1 and act(u) [N mlp] each, the T5 bias [H T T] (with t5),
+   then the attention layer's cache; after the layers x_L [N d], its read-out rows xr and
+   f = Norm(xr) [B R d] each, their mean and rstd [B R] each. N = B T. */
 typedef struct {
-    attn_float *x, *a, *h, *bn, *m1, *r1, *m2, *r2, *u, *g, *att, *next; /* layer l < layers */
+    attn_float *x, *a, *h, *bn, *m1, *r1, *m2, *r2, *u, *g, *bias, *att, *next; /* layer l < layers */
     attn_float *xr, *f, *mf, *rf;                                        /* l = layers: x is x_L */
 } attn__tf_cache;
+
+/* The T5 bias of a layer, [H, T, T] (0 without t5). */
+static size_t attn__tf_bias_floats(const attn_transformer *m, int T) { return m->cfg.t5 ? (size_t)m->cfg.heads * T * T : 0; }
 
 static size_t attn__tf_lcache_floats(const attn_transformer *m, int l, int B, int T)
 {
     attn_layer L;
     size_t N = (size_t)B * T;
-    attn__tf_layer(m, l, &L);
-    return 4 * N * m->cfg.d + 4 * N + 2 * N * m->cfg.mlp + attn_layer_cache_floats(&L, B, T, T);
+    attn__tf_layer(m, l, m->p.data, &L);
+    return 4 * N * m->cfg.d + 4 * N + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T) + attn_layer_cache_floats(&L, B, T, T);
 }
 
 /* Maps the cache of layer l, or with l = layers the final norm's. */
@@ -4736,7 +4774,8 @@ static void attn__tf_cache_map(const attn_transformer *m, int l, int B, int T, a
     }
     c->a = c->x + Nd; c->h = c->a + Nd; c->bn = c->h + Nd;
     c->m1 = c->bn + Nd; c->r1 = c->m1 + N; c->m2 = c->r1 + N; c->r2 = c->m2 + N;
-    c->u = c->r2 + N; c->g = c->u + M; c->att = c->g + M; c->next = base + attn__tf_lcache_floats(m, l, B, T);
+    c->u = c->r2 + N; c->g = c->u + M; c->bias = c->g + M; c->att = c->bias + attn__tf_bias_floats(m, T);
+    c->next = base + attn__tf_lcache_floats(m, l, B, T);
 }
 
 ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, int T)
@@ -4749,14 +4788,15 @@ ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, i
     return n + (size_t)B * T * d + 2 * R * d + 2 * R;
 }
 
-/* Work: the largest attention layer's work, then dX, dH, dA [N d] and dG, dU [N mlp]. */
+/* Work: the largest attention layer's work, then dX, dH, dA [N d], dG, dU [N mlp] and the T5
+   bias' gradient [H T T]. */
 static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
 {
     attn_layer L;
     size_t w = 0;
     int l;
     for (l = 0; l < m->cfg.layers; l++) {
-        attn__tf_layer(m, l, &L);
+        attn__tf_layer(m, l, m->p.data, &L);
         w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, T, T));
     }
     return w;
@@ -4766,7 +4806,7 @@ ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int
 {
     size_t N = (size_t)B * T;
     if (!m || B < 1 || T < 1) return 0;
-    return attn__tf_layer_work(m, B, T) + ATTN_ALIGN + sizeof(attn_float) * (3 * N * m->cfg.d + 2 * N * m->cfg.mlp);
+    return attn__tf_layer_work(m, B, T) + ATTN_ALIGN + sizeof(attn_float) * (3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T));
 }
 
 /* out = Norm(in) over rows [N, d] with the gain and bias of a slot pair (RMSNorm keeps no mean). */
@@ -4796,11 +4836,13 @@ static void attn__tf_readout(attn_float *xr, attn_float *x, int B, int T, int R,
     }
 }
 
-static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache, const int *tokens, int B,
-                                 int T, const void *work, size_t work_bytes)
+static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache, const int *tokens,
+                                 const attn_float *x, int B, int T, const void *work, size_t work_bytes)
 {
-    if (!m || !cache || !tokens || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache, tokens or work is NULL", fn);
+    if (!m || !cache || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache or work is NULL", fn);
     ATTN__TRY(attn__tf_check(fn, &m->cfg));
+    if (m->cfg.vocab ? !tokens || x : !x || tokens)
+        return attn__fail(ATTN_ERR_ARG, "%s: the model takes %s: pass them, and NULL for the other", fn, m->cfg.vocab ? "tokens" : "dense inputs x");
     if (B < 1 || T < 1 || T > m->cfg.max_T || attn__tf_rows(m, T) > T)
         return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1 and T = %d in max(1, readout %d) .. max_T %d", fn, B, T, m->cfg.readout, m->cfg.max_T);
     if (work_bytes < attn_transformer_work_bytes(m, B, T))
@@ -4810,23 +4852,25 @@ static attn_status attn__tf_args(const char *fn, const attn_transformer *m, cons
 }
 
 ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_float *y, attn_float *cache,
-                                             const int *tokens, int B, int T, void *work,
-                                             size_t work_bytes)
+                                             const int *tokens, const attn_float *x, int B, int T,
+                                             void *work, size_t work_bytes)
 {
     const attn_transformer_config *cf;
     attn__tf_cache c;
     attn_layer L;
     size_t N, Nd;
     int l, R;
-    ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, B, T, work, work_bytes));
+    ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(y);
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T);
     attn__tf_cache_map(m, 0, B, T, cache, &c);
-    ATTN__TRY(attn_embedding_forward(c.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), (int)N, cf->vocab, cf->d));
+    if (tokens) ATTN__TRY(attn_embedding_forward(c.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), (int)N, cf->vocab, cf->d));
+    else attn_linear_forward(c.x, x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 0), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BIN, 0), (int)N, cf->in_dim, cf->d);
     if (cf->pos == ATTN_POS_LEARNED) attn_pos_learned_forward(c.x, c.x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 0), B, T, cf->d, cf->max_T);
     for (l = 0; l < cf->layers; l++) {
         attn__tf_cache_map(m, l, B, T, cache, &c);
-        attn__tf_layer(m, l, &L);
+        attn__tf_layer(m, l, c.bias, &L);
+        if (cf->t5) attn_t5_bias_forward(c.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), cf->heads, T, T, cf->max_T);
         /* h = x + Attn(Norm(x)) */
         attn__tf_norm(m, c.a, c.m1, c.r1, c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0), attn__tf_t(m, l, ATTN__TF_N1B, 0), N);
         ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.a, NULL, B, T, T, work, work_bytes));
@@ -4846,21 +4890,22 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
 }
 
 ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_float *dy,
-                                              const attn_float *cache, const int *tokens, int B,
-                                              int T, void *work, size_t work_bytes)
+                                              const attn_float *cache, const int *tokens,
+                                              const attn_float *x, int B, int T, void *work,
+                                              size_t work_bytes)
 {
     const attn_transformer_config *cf;
     attn__tf_cache c;
     attn_layer L;
     attn_layer_grads lg;
-    attn_float *dX, *dH, *dA, *dG, *dU;
+    attn_float *dX, *dH, *dA, *dG, *dU, *dB;
     size_t N, Nd, Rd, lw;
     int l, R;
-    ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, B, T, work, work_bytes));
+    ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
     lw = attn__tf_layer_work(m, B, T);
-    dX = attn__align_ptr(work, lw); dH = dX + Nd; dA = dH + Nd; dG = dA + Nd; dU = dG + N * cf->mlp;
+    dX = attn__align_ptr(work, lw); dH = dX + Nd; dA = dH + Nd; dG = dA + Nd; dU = dG + N * cf->mlp; dB = dU + N * cf->mlp;
     /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L in dX */
     attn__tf_cache_map(m, cf->layers, B, T, (attn_float *)cache, &c);
     memset(dA, 0, sizeof(attn_float) * Rd);
@@ -4873,7 +4918,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     attn__tf_readout(dH, dX, B, T, R, cf->d, 1);
     for (l = cf->layers - 1; l >= 0; l--) {
         attn__tf_cache_map(m, l, B, T, (attn_float *)cache, &c);
-        attn__tf_layer(m, l, &L);
+        attn__tf_layer(m, l, c.bias, &L);
         /* x' = h + W2 g + b2, g = act(u), u = W1 bn + b1, bn = Norm(h): dx' in dX, dh in dH */
         memcpy(dH, dX, sizeof(attn_float) * Nd);
         memset(dG, 0, sizeof(attn_float) * 2 * N * cf->mlp);
@@ -4895,12 +4940,18 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         lg.dWo = attn__tf_t(m, l, ATTN__TF_WO, 1); lg.dbo = attn__tf_t(m, l, ATTN__TF_BO, 1);
         lg.dlambda = attn__tf_t(m, l, ATTN__TF_LAMBDA, 1); lg.dgain = attn__tf_t(m, l, ATTN__TF_GAIN, 1);
         lg.dw2 = attn__tf_t(m, l, ATTN__TF_W2H, 1);
+        lg.dbias = cf->t5 ? dB : NULL;
+        if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, T));
         ATTN__TRY(attn_layer_backward(&L, dA, NULL, &lg, dH, c.a, NULL, c.att, B, T, T, work, lw));
+        if (cf->t5) attn_t5_bias_backward(attn__tf_t(m, l, ATTN__TF_T5, 1), dB, cf->heads, T, T, cf->max_T);
         attn__tf_norm_back(m, dX, attn__tf_t(m, l, ATTN__TF_N1G, 1), attn__tf_t(m, l, ATTN__TF_N1B, 1), dA, c.x,
                            attn__tf_t(m, l, ATTN__TF_N1G, 0), c.m1, c.r1, N);
     }
-    /* x_0 = E[tok] (+ P[t]) */
+    /* x_0 = E[tok] or Win x + bin (+ P[t]) */
     if (cf->pos == ATTN_POS_LEARNED) attn_pos_learned_backward(NULL, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 1), dX, B, T, cf->d, cf->max_T);
+    if (x)
+        return attn_linear_backward(NULL, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 1), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BIN, 1), dX, x,
+                                    attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 0), (int)N, cf->in_dim, cf->d);
     return attn_embedding_backward(attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 1), dX, tokens, (int)N, cf->vocab, cf->d);
 }
 
@@ -5388,7 +5439,7 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 }
 
 /* The transformer's configuration words, in order (then kinds[0 .. layers-1]). */
-#define ATTN__TF_WORDS 20
+#define ATTN__TF_WORDS 24
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
@@ -5399,7 +5450,8 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     c = &m->cfg;
     w[0] = c->vocab; w[1] = c->d; w[2] = c->layers; w[3] = c->heads; w[4] = c->dk; w[5] = c->dv; w[6] = c->mlp; w[7] = c->max_T;
     w[8] = c->out; w[9] = c->readout; w[10] = c->causal; w[11] = (int32_t)c->pos; w[12] = (int32_t)c->norm; w[13] = (int32_t)c->act;
-    w[14] = c->bias; w[15] = c->init_uniform; attn__f64_words(c->scale, w + 16); attn__f64_words(c->eps, w + 18);
+    w[14] = c->bias; w[15] = (int32_t)c->init; attn__f64_words(c->scale, w + 16); attn__f64_words(c->eps, w + 18);
+    w[20] = c->in_dim; w[21] = c->t5; attn__f64_words(c->dropout, w + 22);
     for (l = 0; l < c->layers; l++) w[ATTN__TF_WORDS + l] = (int32_t)c->kinds[l];
     return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers, m->p.data, m->p.total);
 }
@@ -5419,7 +5471,8 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     memset(&c, 0, sizeof c);
     c.vocab = w[0]; c.d = w[1]; c.layers = w[2]; c.heads = w[3]; c.dk = w[4]; c.dv = w[5]; c.mlp = w[6]; c.max_T = w[7];
     c.out = w[8]; c.readout = w[9]; c.causal = w[10]; c.pos = (attn_pos_kind)w[11]; c.norm = (attn_norm_kind)w[12]; c.act = (attn_act)w[13];
-    c.bias = w[14]; c.init_uniform = w[15]; c.scale = attn__words_f64(w + 16); c.eps = attn__words_f64(w + 18);
+    c.bias = w[14]; c.init = (attn_init_kind)w[15]; c.scale = attn__words_f64(w + 16); c.eps = attn__words_f64(w + 18);
+    c.in_dim = w[20]; c.t5 = w[21]; c.dropout = attn__words_f64(w + 22);
     for (l = 0; l < c.layers && l < ATTN_MAX_LAYERS && ATTN__TF_WORDS + l < h.nconfig; l++) c.kinds[l] = (attn_kind)w[ATTN__TF_WORDS + l];
     attn_rng_seed(&r, 0, 0);
     s = h.nconfig == ATTN__TF_WORDS + c.layers ? attn_transformer_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);

@@ -190,7 +190,8 @@ static attn_transformer_config decoder_config(const options *o, attn_kind kind)
     memset(&c, 0, sizeof c);
     c.vocab = c.out = o->N; c.d = o->dmodel; c.layers = o->layers; c.heads = o->heads; c.dk = c.dv = o->dmodel / o->heads;
     c.mlp = 4 * o->dmodel; c.max_T = o->ncon; c.readout = 1; c.causal = 1; c.scale = (attn_float)o->scale; c.pos = o->pos;
-    c.norm = ATTN_NORM_LAYER; c.eps = (attn_float)1e-5; c.act = ATTN_ACT_GELU_TANH; c.bias = 1; c.init_uniform = o->init_uniform;
+    c.norm = ATTN_NORM_LAYER; c.eps = (attn_float)1e-5; c.act = ATTN_ACT_GELU_TANH; c.bias = 1;
+    c.init = o->init_uniform ? ATTN_INIT_UNIFORM : ATTN_INIT_NORMAL;
     for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
     return c;
 }
@@ -261,13 +262,13 @@ static void model_forward(const model *m, model_buf *b, const int *tokens, int s
         return;
     }
     for (i = 0; i < nb; i++) memcpy(b->win + (size_t)i * m->ncon, tokens + (size_t)i * stride, sizeof(int) * (size_t)m->ncon);
-    attn_transformer_forward(&m->tf, b->y, b->cache, b->win, nb, m->ncon, b->work, b->wb);
+    attn_transformer_forward(&m->tf, b->y, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
 }
 
 /* Accumulates the gradient for dL/dy = b->dy from the last model_forward over nb windows. */
 static void model_backward(model *m, model_buf *b, int nb)
 {
-    if (m->decoder) attn_transformer_backward(&m->tf, b->dy, b->cache, b->win, nb, m->ncon, b->work, b->wb);
+    if (m->decoder) attn_transformer_backward(&m->tf, b->dy, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
     else attn_cisformer_backward(&m->cis, b->dy, b->cache, nb, b->work, b->wb);
 }
 
@@ -315,7 +316,7 @@ static int load_config(options *o)
     o->decoder = m.decoder; o->N = m.N; o->ncon = m.ncon; o->nattn = 1; o->attn[0] = k; o->scale_given = 1;
     if (m.decoder) {
         o->layers = m.tf.cfg.layers; o->dmodel = m.tf.cfg.d; o->heads = m.tf.cfg.heads; o->pos = m.tf.cfg.pos; o->scale = m.tf.cfg.scale;
-        o->init_uniform = m.tf.cfg.init_uniform;
+        o->init_uniform = m.tf.cfg.init == ATTN_INIT_UNIFORM;
     } else {
         o->vec = m.cis.cfg.vec; o->scale = m.cis.cfg.scale;
     }

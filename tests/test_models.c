@@ -337,19 +337,24 @@ static void tf_naive_linear(double *out, const attn_float *W, const attn_float *
     }
 }
 
-/* y [R, out] of one sequence by the formulas of the attn_transformer comment, for softmax
-   attention and learned or no positions, in double. */
+/* y [R, out] of one sequence (tokens tok, or dense inputs x [T, in_dim]) by the formulas of the
+   attn_transformer comment, for softmax attention, learned or no positions, with or without T5
+   biases, in double. */
 #define TT 6  /* the reference's largest T */
 #define TD 8  /* d, H dk, H dv, mlp, out */
-static void naive_transformer(const attn_transformer *m, const int *tok, int T, double *y)
+static void naive_transformer(const attn_transformer *m, const int *tok, const attn_float *xin, int T, double *y)
 {
     const attn_transformer_config *cf = &m->cfg;
     const attn_float *E = tf_param(m, "E", 0), *P = tf_param(m, "P", 0);
     double x[TT][TD], a[TT][TD], q[TT][TD], k[TT][TD], v[TT][TD], o[TT][TD], u[TD], f[TD];
     double scale = cf->scale ? cf->scale : 1 / sqrt((double)cf->dk);
     int t, e, l, h, j, R = cf->readout ? cf->readout : T, d = cf->d;
-    for (t = 0; t < T; t++)
-        for (e = 0; e < d; e++) x[t][e] = E[tok[t] * d + e] + (P ? P[t * d + e] : 0);
+    for (t = 0; t < T; t++) {
+        double in[TD];
+        for (e = 0; e < cf->in_dim; e++) in[e] = xin[t * cf->in_dim + e];
+        if (xin) tf_naive_linear(x[t], tf_param(m, "Win", 0), tf_param(m, "bin", 0), in, d, cf->in_dim);
+        for (e = 0; e < d; e++) x[t][e] = (xin ? x[t][e] : E[tok[t] * d + e]) + (P ? P[t * d + e] : 0);
+    }
     for (l = 0; l < cf->layers; l++) {
         for (t = 0; t < T; t++) {
             tf_naive_norm(cf, x[t], tf_param(m, "n1g", l), tf_param(m, "n1b", l), a[t]);
@@ -364,6 +369,7 @@ static void naive_transformer(const attn_transformer *m, const int *tok, int T, 
                 for (j = 0; j < n; j++) {
                     s[j] = 0;
                     for (e = 0; e < cf->dk; e++) s[j] += scale * q[t][h * cf->dk + e] * k[j][h * cf->dk + e];
+                    if (cf->t5) s[j] += tf_param(m, "t5", l)[h * cf->max_T + attn_t5_bucket(t, j, cf->max_T)];
                     mx = fmax(mx, s[j]);
                 }
                 for (j = 0; j < n; j++) z += (s[j] = exp(s[j] - mx));
@@ -392,7 +398,7 @@ static void naive_transformer(const attn_transformer *m, const int *tok, int T, 
 
 typedef struct {
     attn_transformer m;
-    attn_float *y, *cache;
+    attn_float *y, *cache, *x; /* x: dense inputs, or NULL */
     int *tok, B, T;
     void *work;
     size_t wb;
@@ -401,13 +407,15 @@ typedef struct {
 static void tf_f(void *p)
 {
     tf_ctx *c = (tf_ctx *)p;
-    attn_transformer_forward(&c->m, c->y, c->cache, c->tok, c->B, c->T, c->work, c->wb);
+    attn_status st = attn_transformer_forward(&c->m, c->y, c->cache, c->tok, c->x, c->B, c->T, c->work, c->wb);
+    if (st != ATTN_OK) CHECK(0, "transformer forward: %s", attn_last_error()); /* counted only when it fails */
 }
 
 static void tf_b(void *p, const attn_float *dy)
 {
     tf_ctx *c = (tf_ctx *)p;
-    attn_transformer_backward(&c->m, dy, c->cache, c->tok, c->B, c->T, c->work, c->wb);
+    attn_status st = attn_transformer_backward(&c->m, dy, c->cache, c->tok, c->x, c->B, c->T, c->work, c->wb);
+    if (st != ATTN_OK) CHECK(0, "transformer backward: %s", attn_last_error());
 }
 
 /* A small configuration: vocab 5, d 6, 2 heads of dk 4, dv 3, mlp 7, max_T 6, out 4. */
@@ -427,19 +435,22 @@ static void test_transformer_forward(void)
     attn_rng r;
     int variant;
     attn_rng_seed(&r, 11, 0);
-    for (variant = 0; variant < 8; variant++) { /* bits: RMSNorm, no positions / no biases, non-causal and read-out 2 */
+    for (variant = 0; variant < 16; variant++) { /* bits: RMSNorm, no positions / no biases, non-causal and read-out 2,
+                                                      dense inputs of width 3 and T5 biases */
         tf_ctx c;
         attn_transformer_config cf = tf_small();
         size_t d, want;
         double worst = 0;
         int i, b;
+        memset(&c, 0, sizeof c);
+        if (variant & 8) { cf.vocab = 0; cf.in_dim = 3; cf.t5 = 1; }
         cf.norm = variant & 1 ? ATTN_NORM_RMS : ATTN_NORM_LAYER;
         cf.pos = variant & 2 ? ATTN_POS_NONE : ATTN_POS_LEARNED;
         cf.bias = !(variant & 2);
         cf.causal = !(variant & 4);
         cf.readout = variant & 4 ? 2 : 0;
         d = (size_t)cf.d;
-        want = 5 * d + (cf.pos == ATTN_POS_LEARNED ? 6 * d : 0) + (variant & 1 ? 1 : 2) * d + 4 * d + (cf.bias ? 4 : 0)
+        want = (variant & 8 ? 3 * d + (cf.bias ? d : 0) + 2 * 2 * 6 : 5 * d) + (cf.pos == ATTN_POS_LEARNED ? 6 * d : 0) + (variant & 1 ? 1 : 2) * d + 4 * d + (cf.bias ? 4 : 0)
              + 2 * (size_t)(2 * 8 * d + 2 * 6 * d + 2 * 7 * d + (variant & 1 ? 2 : 4) * d + (cf.bias ? 16 + 6 + d + 7 + d : 0));
         CHECK(attn_transformer_param_count(&cf) == want, "transformer variant %d: %lu parameters, the closed form says %lu", variant,
               (unsigned long)attn_transformer_param_count(&cf), (unsigned long)want);
@@ -448,20 +459,25 @@ static void test_transformer_forward(void)
         for (i = 0; i < (int)c.m.p.total; i++) c.m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
         c.B = 3; c.T = 5;
         c.tok = (int *)malloc(sizeof(int) * (size_t)c.B * c.T);
-        for (i = 0; i < c.B * c.T; i++) c.tok[i] = (int)attn_rng_int(&r, (uint32_t)cf.vocab);
+        for (i = 0; i < c.B * c.T; i++) c.tok[i] = (int)attn_rng_int(&r, 5);
+        if (cf.in_dim) {
+            c.x = t_alloc((size_t)c.B * c.T * cf.in_dim);
+            t_randn(c.x, (size_t)c.B * c.T * cf.in_dim, &r, 1);
+        }
         c.y = t_alloc((size_t)c.B * c.T * cf.out);
         c.cache = t_alloc(attn_transformer_cache_floats(&c.m, c.B, c.T));
         c.wb = attn_transformer_work_bytes(&c.m, c.B, c.T);
         c.work = malloc(c.wb);
+        if (c.x) { free(c.tok); c.tok = NULL; }
         tf_f(&c);
         for (b = 0; b < c.B; b++) {
             double y[TT * TD];
             int R = cf.readout ? cf.readout : c.T;
-            naive_transformer(&c.m, c.tok + b * c.T, c.T, y);
+            naive_transformer(&c.m, c.x ? NULL : c.tok + b * c.T, c.x ? c.x + b * c.T * cf.in_dim : NULL, c.T, y);
             for (i = 0; i < R * cf.out; i++) worst = fmax(worst, fabs(y[i] - c.y[b * R * cf.out + i]) / (1 + fabs(y[i])));
         }
         CHECK(worst <= 1e3 * T_EPS, "transformer variant %d: forward differs from the naive reference by %.3g", variant, worst);
-        free(c.tok); free(c.y); free(c.cache); free(c.work);
+        free(c.tok); free(c.x); free(c.y); free(c.cache); free(c.work);
         attn_transformer_free(&c.m);
     }
 }
@@ -472,14 +488,18 @@ static void test_transformer_forward(void)
 static void test_transformer_backward(void)
 {
     static const attn_kind kinds[][2] = {{ATTN_SOFTMAX, ATTN_EXPRESSIVE}, {ATTN_DIFFERENTIAL, ATTN_SOFTMAX}, {ATTN_HYLA_PLUS, ATTN_LINEAR_RAW},
-                                         {ATTN_COG, ATTN_SOFTMAX}};
+                                         {ATTN_COG, ATTN_SOFTMAX}, {ATTN_HYLA, ATTN_LINEAR_RMSHEAD}};
     attn_rng r;
     int k, variant;
     attn_rng_seed(&r, 12, 0);
-    for (k = 0; k < 4; k++)
+    for (k = 0; k < 5; k++)
         for (variant = 0; variant < 3; variant++) {
             tf_ctx c;
             attn_transformer_config cf = tf_small();
+            memset(&c, 0, sizeof c);
+            if (k == 4) { /* the HYLA paper's model: dense inputs, T5 biases, attention dropout while training */
+                cf.vocab = 0; cf.in_dim = 3; cf.t5 = 1; cf.dropout = (attn_float)0.3; cf.dv = cf.dk;
+            }
             t_var tv[1];
             char what[128];
             int i;
@@ -497,8 +517,14 @@ static void test_transformer_backward(void)
                   attn_kind_get(cf.kinds[1])->name, variant, attn_last_error());
             for (i = 0; i < (int)c.m.p.total; i++) c.m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
             c.B = 2; c.T = 5;
-            c.tok = (int *)malloc(sizeof(int) * (size_t)c.B * c.T);
-            for (i = 0; i < c.B * c.T; i++) c.tok[i] = (int)attn_rng_int(&r, (uint32_t)cf.vocab);
+            c.m.training = k == 4; c.m.seed = 77;
+            if (cf.in_dim) {
+                c.x = t_alloc((size_t)c.B * c.T * cf.in_dim);
+                t_randn(c.x, (size_t)c.B * c.T * cf.in_dim, &r, 1);
+            } else {
+                c.tok = (int *)malloc(sizeof(int) * (size_t)c.B * c.T);
+                for (i = 0; i < c.B * c.T; i++) c.tok[i] = (int)attn_rng_int(&r, (uint32_t)cf.vocab);
+            }
             c.y = t_alloc((size_t)c.B * c.T * cf.out);
             c.cache = t_alloc(attn_transformer_cache_floats(&c.m, c.B, c.T));
             c.wb = attn_transformer_work_bytes(&c.m, c.B, c.T);
@@ -507,9 +533,46 @@ static void test_transformer_backward(void)
             snprintf(what, sizeof what, "transformer %s/%s variant %d", attn_kind_get(cf.kinds[0])->name, attn_kind_get(cf.kinds[1])->name, variant);
             tf_f(&c);
             t_gradcheck(what, tf_f, tf_b, &c, c.y, (size_t)c.B * (cf.readout ? cf.readout : c.T) * cf.out, tv, 1);
-            free(c.tok); free(c.y); free(c.cache); free(c.work);
+            free(c.tok); free(c.x); free(c.y); free(c.cache); free(c.work);
             attn_transformer_free(&c.m);
         }
+}
+
+/* SPEC 4.2 / 9: the HYLA paper's presets (dense inputs, T5 biases, GELU, LayerNorm, biases), their
+   parameter counts; and flax's LeCun-normal initialisation (truncated, variance 1 / fan_in). */
+static void test_transformer_hyla_presets(void)
+{
+    static const int sraven[3][2] = {{4, 402824}, {8, 803208}, {16, 1603976}};
+    attn_transformer_config cf;
+    attn_transformer m;
+    attn_rng r;
+    int i, l;
+    memset(&cf, 0, sizeof cf);
+    cf.in_dim = 5; cf.d = 128; cf.layers = 2; cf.heads = 8; cf.dk = cf.dv = 2; cf.mlp = 256; cf.max_T = 32; cf.out = 1; cf.readout = 1;
+    cf.eps = (attn_float)1e-6; cf.act = ATTN_ACT_GELU_TANH; cf.bias = 1; cf.t5 = 1; cf.dropout = (attn_float)0.1; cf.init = ATTN_INIT_LECUN;
+    for (l = 0; l < ATTN_MAX_LAYERS; l++) cf.kinds[l] = ATTN_HYLA;
+    CHECK(attn_transformer_param_count(&cf) == 151265, "the fuzzy preset at T = 32: %lu parameters, SPEC says 151,265",
+          (unsigned long)attn_transformer_param_count(&cf));
+    cf.in_dim = 8; cf.heads = 16; cf.dk = cf.dv = 4; cf.max_T = 36; cf.out = 8; cf.readout = 4;
+    for (i = 0; i < 3; i++) {
+        cf.layers = sraven[i][0];
+        CHECK(attn_transformer_param_count(&cf) == (size_t)sraven[i][1], "SRAVEN width 1, %d layers: %lu parameters, SPEC says %d", cf.layers,
+              (unsigned long)attn_transformer_param_count(&cf), sraven[i][1]);
+    }
+    attn_rng_seed(&r, 15, 0);
+    cf.layers = 4;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    {   /* W1 [256, 128]: variance x fan_in near 1, nothing beyond 2 / 0.8796 / sqrt(fan_in) */
+        const attn_float *w = NULL;
+        double v = 0, mx = 0;
+        size_t n = 256 * 128, j;
+        for (i = 0; i < m.p.count && !w; i++)
+            if (!strcmp(m.p.name[i], "W1")) w = m.p.value[i].data;
+        for (j = 0; j < n; j++) { v += (double)w[j] * w[j] / n; mx = fmax(mx, fabs(w[j])); }
+        CHECK(fabs(v * 128 - 1) < 0.03 && mx * sqrt(128.0) <= 2 / 0.87962566103423978 + 1e-5,
+              "LeCun-normal W1: variance x fan_in %.4f (expected 1), max |w| sqrt(fan_in) %.4f (bound 2.2737)", v * 128, mx * sqrt(128.0));
+    }
+    attn_transformer_free(&m);
 }
 
 /* Bad configurations and arguments: an error, nothing written. */
@@ -533,6 +596,10 @@ static void test_transformer_bad_input(void)
     CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_SHAPE, "RoPE on differential sub-heads of odd width refused");
     cf = tf_small(); cf.eps = 0;
     CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_ARG, "eps 0 refused");
+    cf = tf_small(); cf.in_dim = 3;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_SHAPE, "both a vocabulary and dense inputs refused");
+    cf = tf_small(); cf.kinds[0] = ATTN_KERNEL; cf.dropout = (attn_float)0.1;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_ARG, "dropout on kernel attention refused");
     cf = tf_small(); cf.readout = 7;
     CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_SHAPE, "readout > max_T refused");
     cf = tf_small(); cf.readout = 3;
@@ -542,14 +609,15 @@ static void test_transformer_bad_input(void)
     work = malloc(wb);
     for (i = 0; i < 24; i++) y[i] = -7;
     tok[2] = 5;
-    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 6, work, wb) == ATTN_ERR_ARG, "a token outside the vocabulary refused");
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb) == ATTN_ERR_ARG, "a token outside the vocabulary refused");
     tok[2] = 2;
-    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 7, work, wb) == ATTN_ERR_SHAPE, "T > max_T refused");
-    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 2, work, wb) == ATTN_ERR_SHAPE, "T < readout refused");
-    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 6, work, wb - 1) == ATTN_ERR_NOMEM, "a short workspace refused");
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 7, work, wb) == ATTN_ERR_SHAPE, "T > max_T refused");
+    CHECK(attn_transformer_forward(&m, y, cache, NULL, cache, 1, 6, work, wb) == ATTN_ERR_ARG, "dense inputs to a token model refused");
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 2, work, wb) == ATTN_ERR_SHAPE, "T < readout refused");
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb - 1) == ATTN_ERR_NOMEM, "a short workspace refused");
     for (i = 0; i < 24 && y[i] == -7; i++) {}
     CHECK(i == 24, "refused calls leave y as it was");
-    CHECK(attn_transformer_forward(&m, y, cache, tok, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
     free(work);
     attn_transformer_free(&m);
 }
@@ -623,6 +691,7 @@ void test_models(void)
     test_checkpoints();
     test_transformer_forward();
     test_transformer_backward();
+    test_transformer_hyla_presets();
     test_transformer_bad_input();
     test_transformer_checkpoint();
     test_plot_svg();
