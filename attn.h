@@ -843,6 +843,69 @@ typedef struct attn_nt_census {
 } attn_nt_census;
 ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *c, attn_nt_task task, int N, int tau);
 
+/* The HYLA paper's fuzzy-logic in-context regression (SPEC 6.2). Terms are the 2^L sign vectors c
+   (index sum_i c_i 2^(L-1-i)); a term's value is min_i l_i with l_i = x_i (c_i = 1) or 1 - x_i; a
+   function is the max of K distinct terms. The terms with index >= 2^L - num_ood (num_ood =
+   floor(2^L frac_ood_terms)) are unseen; the K-subsets of the others (lexicographic) are shuffled
+   with the seed, the first floor(n frac_heldout) are the held-out combinations (the paper's "OOD"
+   split) and the rest train; the K-subsets of the unseen terms form the third split. A task: a
+   combination drawn uniformly from its split, x_t ~ U[0, 1]^L for t < N, tokens [x_t, f(x_t)], the
+   query [x_N, 0] and target f(x_N). */
+typedef enum attn_fuzzy_split { ATTN_FUZZY_TRAIN = 0, ATTN_FUZZY_HELDOUT, ATTN_FUZZY_UNSEEN, ATTN_FUZZY_SPLITS } attn_fuzzy_split;
+typedef struct attn_fuzzy {
+    int L, K, N;                     /* variables, terms per function, examples per task (query included) */
+    int nterms, num_ood;             /* 2^L, unseen terms */
+    int count[ATTN_FUZZY_SPLITS];    /* combinations in each split */
+    int *combos[ATTN_FUZZY_SPLITS];  /* [count, K] term indices, ascending within a combination */
+    void *owned;
+} attn_fuzzy;
+/* L in 1 .. 12, K >= 1, N >= 2, frac_heldout in (0, 1), frac_ood_terms in [0, 1); at most 2^24
+   combinations in all; every split but the unseen one must be non-empty (ATTN_ERR_ARG). */
+ATTNDEF attn_status attn_fuzzy_init(attn_fuzzy *f, int L, int K, int N, double frac_heldout,
+                                    double frac_ood_terms, uint64_t seed);
+ATTNDEF void attn_fuzzy_free(attn_fuzzy *f);
+/* The function of the K terms terms[] at x [L]. */
+ATTNDEF double attn_fuzzy_value(const attn_fuzzy *f, const int *terms, const attn_float *x);
+/* B tasks of a split: x [B, N, L + 1] (the tokens), y [B] (the query's target), var [B] (the
+   population variance of the N targets, the query's included; the R^2 denominator), combo [B]
+   (the combination's index in its split; may be NULL). */
+ATTNDEF attn_status attn_fuzzy_batch(const attn_fuzzy *f, attn_fuzzy_split split, int B, attn_float *x,
+                                     attn_float *y, attn_float *var, int *combo, attn_rng *r);
+/* The metric: mean over the B tasks of 1 - (pred - y)^2 / var. */
+ATTNDEF double attn_fuzzy_r2(const attn_float *pred, const attn_float *y, const attn_float *var, int B);
+
+/* The HYLA paper's symbolic Raven task, SRAVEN (SPEC 6.3): 3 x 3 panels of K features with values
+   0 .. F-1; feature k of every panel follows one rule, each row drawn on its own:
+     0 constant (v, v, v)    1..4 progression by +1, +2, -1, -2 (s, s+k, s+2k) mod F
+     5 addition (a, b, a+b)  6 subtraction (a, b, a-b) mod F
+     7 distribute three: 3 distinct symbols per grid, each row a permutation of them
+   A task latent is a multiset of K rules (combinations with replacement, lexicographic: C(K+7, K),
+   330 at K = 4), rule k for feature k; they are shuffled with the seed and the first
+   floor(n frac_ood) are held out (OOD). With permute, each column c shows the features in its own
+   random order pi_c. The sequence: panels 0..7 (row-major) as K one-hot tokens of width F each,
+   then K zero query tokens (9K tokens); the targets are panel 8's K values. */
+#define ATTN_SRAVEN_RULES 8
+typedef struct attn_sraven {
+    int K, F, permute;
+    int nlatent, nood;          /* latents in all and held out (the first nood of latent[]) */
+    unsigned char *latent;      /* [nlatent, K] rule indices, ascending within a latent */
+    void *owned;
+} attn_sraven;
+/* K in 1 .. 8, F in 3 .. 32, frac_ood in (0, 1) leaving latents on both sides. */
+ATTNDEF attn_status attn_sraven_init(attn_sraven *s, int K, int F, double frac_ood, int permute, uint64_t seed);
+ATTNDEF void attn_sraven_free(attn_sraven *s);
+/* One instance of latent index li: panels [9, K] values as shown (after the column permutations). */
+ATTNDEF attn_status attn_sraven_panels(const attn_sraven *s, int li, int *panels, attn_rng *r);
+/* B instances from the training latents (ood = 0) or the held-out ones: x [B, 9K, F] one-hot
+   tokens, targets [B, K], latent [B] indices into latent[] (may be NULL). */
+ATTNDEF attn_status attn_sraven_batch(const attn_sraven *s, int ood, int B, attn_float *x, int *targets,
+                                      int *latent, attn_rng *r);
+/* 1 if the context (panels 0..7 of panels [9, K]) admits an answer other than panel 8: some
+   assignment of features to columns (all (K!)^2 relative orders) under which every feature follows
+   one of the 8 rules in rows 0 and 1 and the start of row 2 predicts a different value somewhere
+   (Table A2's check). K <= 6. */
+ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels);
+
 /* ============================================================================================== */
 /* 10. analysis and io                                                                             */
 /* ============================================================================================== */
@@ -5178,6 +5241,310 @@ ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *out, attn_nt_task tas
     }
     *out = census;
     return ATTN_OK;
+}
+
+/* ---- fuzzy logic ---- */
+
+/* Fisher-Yates with r: a uniformly random order of idx [n]. */
+static void attn__shuffle(int *idx, int n, attn_rng *r)
+{
+    int i;
+    for (i = n - 1; i > 0; i--) {
+        int j = (int)attn_rng_int(r, (uint32_t)i + 1), t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+}
+
+/* C(n, k) as a double (exact below 2^53). */
+static double attn__choose(int n, int k)
+{
+    double c = 1;
+    int i;
+    if (k < 0 || k > n) return 0;
+    for (i = 1; i <= k; i++) c = c * (n - k + i) / i;
+    return c;
+}
+
+/* Writes the K-subsets of {first .. first + n - 1} in lexicographic order to out [C(n, K), K]. */
+static void attn__subsets(int *out, int first, int n, int K)
+{
+    int c[32], i, j, m = 0;
+    for (i = 0; i < K; i++) c[i] = i;
+    while (K <= n) {
+        for (i = 0; i < K; i++) out[(size_t)m * K + i] = first + c[i];
+        m++;
+        for (i = K - 1; i >= 0 && c[i] == n - K + i; i--) {}
+        if (i < 0) break;
+        c[i]++;
+        for (j = i + 1; j < K; j++) c[j] = c[j - 1] + 1;
+    }
+}
+
+ATTNDEF attn_status attn_fuzzy_init(attn_fuzzy *f, int L, int K, int N, double frac_heldout,
+                                    double frac_ood_terms, uint64_t seed)
+{
+    int nt, seen, nin, nhold, i, *all, *order;
+    double cin, cood;
+    attn_rng r;
+    ATTN__NEED(f);
+    if (L < 1 || L > 12 || K < 1 || K > 32 || N < 2)
+        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_init: L = %d must be in 1 .. 12, K = %d in 1 .. 32, N = %d >= 2", L, K, N);
+    if (!(frac_heldout > 0 && frac_heldout < 1) || !(frac_ood_terms >= 0 && frac_ood_terms < 1))
+        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_init: the held-out fraction %g must be in (0, 1), the unseen-term fraction %g in [0, 1)",
+                          frac_heldout, frac_ood_terms);
+    nt = 1 << L;
+    f->num_ood = (int)(nt * frac_ood_terms);
+    seen = nt - f->num_ood;
+    cin = attn__choose(seen, K); cood = attn__choose(f->num_ood, K);
+    if (cin + cood > (double)(1 << 24))
+        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_init: %.0f combinations of %d terms; at most 2^24", cin + cood, K);
+    nin = (int)cin;
+    nhold = (int)(nin * frac_heldout);
+    if (nhold < 1 || nin - nhold < 1)
+        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_init: %d seen terms give %d combinations of %d; held out %d leaves %d to train on (both must be >= 1)",
+                          seen, nin, K, nhold, nin - nhold);
+    all = (int *)ATTN_MALLOC(sizeof(int) * ((size_t)(nin + (int)cood) * K + (size_t)nin * (K + 1)));
+    if (!all) return attn__fail(ATTN_ERR_NOMEM, "attn_fuzzy_init: out of memory");
+    /* all: [held-out | train | unseen] combinations; order: the shuffled indices, then scratch */
+    order = all + (size_t)(nin + (int)cood) * K;
+    attn__subsets(order + nin, 0, seen, K);
+    for (i = 0; i < nin; i++) order[i] = i;
+    attn_rng_seed(&r, seed, 0x66757a7aull);
+    attn__shuffle(order, nin, &r);
+    for (i = 0; i < nin; i++) memcpy(all + (size_t)i * K, order + nin + (size_t)order[i] * K, sizeof(int) * (size_t)K);
+    attn__subsets(all + (size_t)nin * K, seen, f->num_ood, K);
+    f->L = L; f->K = K; f->N = N; f->nterms = nt; f->owned = all;
+    f->combos[ATTN_FUZZY_HELDOUT] = all; f->count[ATTN_FUZZY_HELDOUT] = nhold;
+    f->combos[ATTN_FUZZY_TRAIN] = all + (size_t)nhold * K; f->count[ATTN_FUZZY_TRAIN] = nin - nhold;
+    f->combos[ATTN_FUZZY_UNSEEN] = all + (size_t)nin * K; f->count[ATTN_FUZZY_UNSEEN] = (int)cood;
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_fuzzy_free(attn_fuzzy *f)
+{
+    if (f && f->owned) ATTN_FREE(f->owned);
+    if (f) f->owned = NULL;
+}
+
+ATTNDEF double attn_fuzzy_value(const attn_fuzzy *f, const int *terms, const attn_float *x)
+{
+    double best = 0;
+    int k, i;
+    for (k = 0; k < f->K; k++) { /* OR = max over the terms of AND = min over the literals */
+        double t = 1;
+        for (i = 0; i < f->L; i++) {
+            double l = (terms[k] >> (f->L - 1 - i) & 1) ? x[i] : 1 - x[i];
+            t = l < t ? l : t;
+        }
+        best = t > best ? t : best;
+    }
+    return best;
+}
+
+ATTNDEF attn_status attn_fuzzy_batch(const attn_fuzzy *f, attn_fuzzy_split split, int B, attn_float *x,
+                                     attn_float *y, attn_float *var, int *combo, attn_rng *r)
+{
+    int b, t, i, w;
+    ATTN__NEED(f); ATTN__NEED(x); ATTN__NEED(y); ATTN__NEED(var); ATTN__NEED(r);
+    if ((int)split < 0 || split >= ATTN_FUZZY_SPLITS || B < 1)
+        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_batch: split %d, B = %d", (int)split, B);
+    if (f->count[split] < 1) return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_batch: split %d has no combination", (int)split);
+    w = f->L + 1;
+    for (b = 0; b < B; b++) {
+        int c = (int)attn_rng_int(r, (uint32_t)f->count[split]);
+        const int *terms = f->combos[split] + (size_t)c * f->K;
+        attn_float *s = x + (size_t)b * f->N * w;
+        double mean = 0, v = 0;
+        for (t = 0; t < f->N; t++) {
+            attn_float *e = s + (size_t)t * w;
+            for (i = 0; i < f->L; i++) e[i] = (attn_float)attn_rng_uniform(r);
+            e[f->L] = (attn_float)attn_fuzzy_value(f, terms, e);
+            mean += e[f->L] / f->N;
+        }
+        for (t = 0; t < f->N; t++) v += (s[(size_t)t * w + f->L] - mean) * (s[(size_t)t * w + f->L] - mean) / f->N;
+        y[b] = s[(size_t)(f->N - 1) * w + f->L];
+        s[(size_t)(f->N - 1) * w + f->L] = 0; /* the query */
+        var[b] = (attn_float)v;
+        if (combo) combo[b] = c;
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF double attn_fuzzy_r2(const attn_float *pred, const attn_float *y, const attn_float *var, int B)
+{
+    double s = 0;
+    int b;
+    for (b = 0; b < B; b++) s += 1 - ((double)pred[b] - y[b]) * ((double)pred[b] - y[b]) / var[b];
+    return B > 0 ? s / B : 0;
+}
+
+/* ---- SRAVEN ---- */
+
+ATTNDEF attn_status attn_sraven_init(attn_sraven *s, int K, int F, double frac_ood, int permute, uint64_t seed)
+{
+    int n, i, k, *order, *tuples;
+    unsigned char *lat;
+    attn_rng r;
+    ATTN__NEED(s);
+    if (K < 1 || K > 8 || F < 3 || F > 32)
+        return attn__fail(ATTN_ERR_ARG, "attn_sraven_init: K = %d must be in 1 .. 8 and F = %d in 3 .. 32", K, F);
+    if (!(frac_ood > 0 && frac_ood < 1)) return attn__fail(ATTN_ERR_ARG, "attn_sraven_init: frac_ood = %g must be in (0, 1)", frac_ood);
+    n = (int)attn__choose(ATTN_SRAVEN_RULES + K - 1, K);
+    if ((int)(n * frac_ood) < 1 || (int)(n * frac_ood) >= n)
+        return attn__fail(ATTN_ERR_ARG, "attn_sraven_init: frac_ood = %g holds out %d of %d latents; both sides must be non-empty", frac_ood,
+                          (int)(n * frac_ood), n);
+    tuples = (int *)ATTN_MALLOC(sizeof(int) * (size_t)n * (K + 1));
+    lat = (unsigned char *)ATTN_MALLOC((size_t)n * K);
+    if (!tuples || !lat) {
+        ATTN_FREE(tuples); ATTN_FREE(lat);
+        return attn__fail(ATTN_ERR_NOMEM, "attn_sraven_init: out of memory");
+    }
+    /* multisets of K rules = K-subsets of {0 .. R+K-2} minus their positions (stars and bars),
+       both in lexicographic order */
+    attn__subsets(tuples, 0, ATTN_SRAVEN_RULES + K - 1, K);
+    order = tuples + (size_t)n * K;
+    for (i = 0; i < n; i++) order[i] = i;
+    attn_rng_seed(&r, seed, 0x72617665ull);
+    attn__shuffle(order, n, &r);
+    for (i = 0; i < n; i++)
+        for (k = 0; k < K; k++) lat[(size_t)i * K + k] = (unsigned char)(tuples[(size_t)order[i] * K + k] - k);
+    ATTN_FREE(tuples);
+    s->K = K; s->F = F; s->permute = permute != 0; s->nlatent = n; s->nood = (int)(n * frac_ood); s->latent = lat; s->owned = lat;
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_sraven_free(attn_sraven *s)
+{
+    if (s && s->owned) ATTN_FREE(s->owned);
+    if (s) s->owned = NULL;
+}
+
+/* The 3 x 3 grid g [9] of one feature under rule `rule`, rows drawn independently. */
+static void attn__sraven_grid(int rule, int F, int *g, attn_rng *r)
+{
+    static const int step[5] = {0, 1, 2, -1, -2};
+    int row, sym[3] = {0, 0, 0}, i;
+    if (rule == 7) { /* three distinct symbols, drawn once */
+        sym[0] = (int)attn_rng_int(r, (uint32_t)F);
+        do sym[1] = (int)attn_rng_int(r, (uint32_t)F); while (sym[1] == sym[0]);
+        do sym[2] = (int)attn_rng_int(r, (uint32_t)F); while (sym[2] == sym[0] || sym[2] == sym[1]);
+    }
+    for (row = 0; row < 3; row++) {
+        int *c = g + 3 * row, a = (int)attn_rng_int(r, (uint32_t)F), b;
+        if (rule <= 4) for (i = 0; i < 3; i++) c[i] = ((a + i * step[rule]) % F + F) % F;
+        else if (rule <= 6) {
+            b = (int)attn_rng_int(r, (uint32_t)F);
+            c[0] = a; c[1] = b; c[2] = ((rule == 5 ? a + b : a - b) % F + F) % F;
+        } else {
+            int p[3] = {0, 1, 2};
+            attn__shuffle(p, 3, r);
+            for (i = 0; i < 3; i++) c[i] = sym[p[i]];
+        }
+    }
+}
+
+ATTNDEF attn_status attn_sraven_panels(const attn_sraven *s, int li, int *panels, attn_rng *r)
+{
+    int g[8][9], pi[3][8], k, c, row;
+    ATTN__NEED(s); ATTN__NEED(panels); ATTN__NEED(r);
+    if (li < 0 || li >= s->nlatent) return attn__fail(ATTN_ERR_ARG, "attn_sraven_panels: latent %d of %d", li, s->nlatent);
+    for (k = 0; k < s->K; k++) attn__sraven_grid(s->latent[(size_t)li * s->K + k], s->F, g[k], r);
+    for (c = 0; c < 3; c++) {
+        for (k = 0; k < s->K; k++) pi[c][k] = k;
+        if (s->permute) attn__shuffle(pi[c], s->K, r);
+    }
+    for (row = 0; row < 3; row++)
+        for (c = 0; c < 3; c++)
+            for (k = 0; k < s->K; k++) panels[(3 * row + c) * s->K + k] = g[pi[c][k]][3 * row + c];
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_sraven_batch(const attn_sraven *s, int ood, int B, attn_float *x, int *targets,
+                                      int *latent, attn_rng *r)
+{
+    int b, p, k, panels[9 * 8], T;
+    ATTN__NEED(s); ATTN__NEED(x); ATTN__NEED(targets); ATTN__NEED(r);
+    if (B < 1) return attn__fail(ATTN_ERR_ARG, "attn_sraven_batch: B = %d", B);
+    T = 9 * s->K;
+    memset(x, 0, sizeof(attn_float) * (size_t)B * T * s->F);
+    for (b = 0; b < B; b++) {
+        int li = ood ? (int)attn_rng_int(r, (uint32_t)s->nood) : s->nood + (int)attn_rng_int(r, (uint32_t)(s->nlatent - s->nood));
+        attn_float *e = x + (size_t)b * T * s->F;
+        attn_sraven_panels(s, li, panels, r);
+        for (p = 0; p < 8; p++)
+            for (k = 0; k < s->K; k++) e[((size_t)p * s->K + k) * s->F + panels[p * s->K + k]] = 1;
+        for (k = 0; k < s->K; k++) targets[(size_t)b * s->K + k] = panels[8 * s->K + k];
+        if (latent) latent[b] = li;
+    }
+    return ATTN_OK;
+}
+
+/* The values the 8 rules predict for cell (2, 2) of a feature's grid g [8] (row-major, the last
+   cell missing), as a bit mask: a rule counts when rows 0 and 1 follow it and row 2 starts as it
+   would. */
+static uint32_t attn__sraven_predict(const int *g, int F)
+{
+    static const int step[5] = {0, 1, 2, -1, -2};
+    uint32_t m = 0;
+    int rule, row;
+    for (rule = 0; rule < 7; rule++) {
+        int ok = 1;
+        for (row = 0; row < 3 && ok; row++) {
+            const int *c = g + 3 * row;
+            int want1 = rule <= 4 ? ((c[0] + step[rule]) % F + F) % F : c[1];
+            int want2 = rule <= 4 ? ((c[0] + 2 * step[rule]) % F + F) % F : ((rule == 5 ? c[0] + c[1] : c[0] - c[1]) % F + F) % F;
+            if (c[1] != want1) ok = 0;
+            else if (row < 2 && c[2] != want2) ok = 0;
+            else if (row == 2) m |= 1u << want2;
+        }
+    }
+    { /* distribute three: rows 0 and 1 permutations of one set of 3 distinct symbols; row 2 two of them */
+        uint32_t s0 = 1u << g[0] | 1u << g[1] | 1u << g[2], s1 = 1u << g[3] | 1u << g[4] | 1u << g[5], two = 1u << g[6] | 1u << g[7];
+        if (s0 == s1 && g[0] != g[1] && g[0] != g[2] && g[1] != g[2] && g[6] != g[7] && (two & s0) == two) m |= s0 & ~two;
+    }
+    return m;
+}
+
+ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels)
+{
+    int K = s->K, a, b, c, k, f, n, p[720][6], idx[6];
+    uint32_t mask[6][6][6]; /* mask[f][j][l]: feature at column-0 position f, column-1 position j, column-2 position l */
+    int g[8];
+    if (K > 6) return -1;
+    for (f = 0; f < K; f++)
+        for (a = 0; a < K; a++)
+            for (b = 0; b < K; b++) {
+                for (k = 0; k < 3; k++) { /* the rows: columns 0, 1, 2 at positions f, a, b */
+                    g[3 * k] = panels[(3 * k) * K + f];
+                    g[3 * k + 1] = panels[(3 * k + 1) * K + a];
+                    if (k < 2) g[3 * k + 2] = panels[(3 * k + 2) * K + b];
+                }
+                mask[f][a][b] = attn__sraven_predict(g, s->F);
+            }
+    /* every order of K positions, for columns 1 and 2 (column 0's order is the reference) */
+    for (k = 0; k < K; k++) idx[k] = k;
+    n = 0;
+    for (;;) {
+        memcpy(p[n++], idx, sizeof idx);
+        for (k = K - 2; k >= 0 && idx[k] > idx[k + 1]; k--) {}
+        if (k < 0) break;
+        for (c = K - 1; idx[c] < idx[k]; c--) {}
+        a = idx[k]; idx[k] = idx[c]; idx[c] = a;
+        for (a = k + 1, b = K - 1; a < b; a++, b--) { c = idx[a]; idx[a] = idx[b]; idx[b] = c; }
+    }
+    for (a = 0; a < n; a++)
+        for (b = 0; b < n; b++) {
+            int all = 1, other = 0;
+            for (f = 0; f < K && all; f++) {
+                uint32_t m = mask[f][p[a][f]][p[b][f]];
+                int l = p[b][f], truth = panels[8 * K + l];
+                all = m != 0;
+                other |= (m & ~(1u << truth)) != 0;
+            }
+            if (all && other) return 1;
+        }
+    return 0;
 }
 
 /* ---- 10. analysis and io --------------------------------------------------------------------- */

@@ -1,5 +1,6 @@
 /* Task generators against the exact test vectors of SPEC §6.1: the NT-family cycle censuses and
-   example series, the mixture's rule draws, bad input. */
+   example series, the mixture's rule draws, bad input; the fuzzy-logic splits of SPEC §6.2 / §9 and
+   its functions; SRAVEN's latents, rules and layout (SPEC §6.3) and Table A2's ambiguity rates. */
 #include "test.h"
 
 /* One census row of SPEC §6.1: task, N, tau, then "multiplicity x length" terms, longest first. */
@@ -144,9 +145,162 @@ static void test_nt_mixture_and_input(void)
           !strcmp(attn_nt_name(ATTN_NT_S), "nts"), "task names");
 }
 
+/* SPEC 6.2 / 9: L 4, K 2, unseen-term fraction 0.25: 16 terms, 66 + 6 combinations; held out
+   19 / 33 / 46 of them at 0.3 / 0.5 / 0.7; the unseen terms are 12-15 (x1, x2 un-negated). */
+static void test_fuzzy(void)
+{
+    static const double frac[3] = {0.3, 0.5, 0.7};
+    static const int held[3] = {19, 33, 46};
+    attn_fuzzy f;
+    attn_rng r;
+    int i, k, j;
+    for (i = 0; i < 3; i++) {
+        int seen[16][16] = {{0}}, dup = 0, bad = 0;
+        CHECK(attn_fuzzy_init(&f, 4, 2, 32, frac[i], 0.25, 7) == ATTN_OK, "fuzzy init: %s", attn_last_error());
+        CHECK(f.nterms == 16 && f.num_ood == 4 && f.count[ATTN_FUZZY_HELDOUT] == held[i] && f.count[ATTN_FUZZY_TRAIN] == 66 - held[i] &&
+                  f.count[ATTN_FUZZY_UNSEEN] == 6,
+              "fuzzy split at %.1f: held out %d, train %d, unseen %d (SPEC: %d, %d, 6)", frac[i], f.count[ATTN_FUZZY_HELDOUT], f.count[ATTN_FUZZY_TRAIN],
+              f.count[ATTN_FUZZY_UNSEEN], held[i], 66 - held[i]);
+        for (k = 0; k < 2; k++) /* train and held out: every pair of the 12 seen terms once */
+            for (j = 0; j < f.count[k]; j++) {
+                const int *c = f.combos[k] + 2 * j;
+                bad += !(c[0] < c[1] && c[1] < 12);
+                if (c[1] < 12) dup += seen[c[0]][c[1]]++ > 0;
+            }
+        for (j = 0; j < 6; j++) bad += !(f.combos[ATTN_FUZZY_UNSEEN][2 * j] >= 12 && f.combos[ATTN_FUZZY_UNSEEN][2 * j] < f.combos[ATTN_FUZZY_UNSEEN][2 * j + 1]);
+        CHECK(!bad && !dup, "fuzzy split at %.1f: %d malformed and %d repeated combinations", frac[i], bad, dup);
+        attn_fuzzy_free(&f);
+    }
+    {   /* another seed holds out another set; the values; a batch */
+        attn_fuzzy g;
+        attn_float x[2] = {(attn_float)0.2, (attn_float)0.7}, *tok, y[64], var[64], pred[64];
+        int terms[2] = {3, 0}, combo[64], differ = 0, t, bad;
+        double v;
+        attn_fuzzy_init(&f, 4, 2, 32, 0.7, 0.25, 7);
+        attn_fuzzy_init(&g, 4, 2, 32, 0.7, 0.25, 8);
+        for (j = 0; j < 46; j++) differ |= memcmp(f.combos[ATTN_FUZZY_HELDOUT] + 2 * j, g.combos[ATTN_FUZZY_HELDOUT] + 2 * j, 2 * sizeof(int)) != 0;
+        CHECK(differ, "seeds 7 and 8 hold out the same combinations");
+        attn_fuzzy_free(&g);
+        attn_fuzzy_init(&g, 2, 2, 4, 0.5, 0, 1);
+        v = attn_fuzzy_value(&g, terms, x); /* max(min(x1, x2), min(1 - x1, 1 - x2)) = max(0.2, 0.3) */
+        CHECK(fabs(v - 0.3) < 1e-6, "fuzzy value of terms {x1 x2, !x1 !x2} at (0.2, 0.7): %g, expected 0.3", v);
+        attn_fuzzy_free(&g);
+        tok = t_alloc(64 * 32 * 5);
+        attn_rng_seed(&r, 5, 0);
+        CHECK(attn_fuzzy_batch(&f, ATTN_FUZZY_HELDOUT, 64, tok, y, var, combo, &r) == ATTN_OK, "fuzzy batch: %s", attn_last_error());
+        bad = 0;
+        for (j = 0; j < 64; j++) {
+            const attn_float *s = tok + (size_t)j * 32 * 5;
+            double m = 0, vv = 0, q;
+            for (t = 0; t < 32; t++) {
+                q = t < 31 ? s[t * 5 + 4] : y[j];
+                bad += t < 31 && fabs(q - attn_fuzzy_value(&f, f.combos[ATTN_FUZZY_HELDOUT] + 2 * combo[j], s + t * 5)) > 1e-6;
+                m += q / 32;
+            }
+            for (t = 0; t < 32; t++) { q = t < 31 ? s[t * 5 + 4] : y[j]; vv += (q - m) * (q - m) / 32; }
+            bad += s[31 * 5 + 4] != 0 || fabs(y[j] - attn_fuzzy_value(&f, f.combos[ATTN_FUZZY_HELDOUT] + 2 * combo[j], s + 31 * 5)) > 1e-6 ||
+                   fabs(vv - var[j]) > 1e-5 || combo[j] < 0 || combo[j] >= 46;
+            pred[j] = y[j];
+        }
+        CHECK(!bad, "fuzzy batch: %d tasks with a wrong token, target, variance or combination", bad);
+        CHECK(fabs(attn_fuzzy_r2(pred, y, var, 64) - 1) < 1e-12, "R^2 of exact predictions is 1");
+        free(tok);
+        attn_fuzzy_free(&f);
+    }
+    CHECK(attn_fuzzy_init(&f, 4, 2, 32, 0, 0.25, 1) == ATTN_ERR_ARG, "held-out fraction 0 refused");
+    CHECK(attn_fuzzy_init(&f, 4, 2, 32, 1, 0.25, 1) == ATTN_ERR_ARG, "held-out fraction 1 refused");
+    CHECK(attn_fuzzy_init(&f, 4, 2, 32, 0.5, 1, 1) == ATTN_ERR_ARG, "unseen-term fraction 1 refused");
+    CHECK(attn_fuzzy_init(&f, 2, 4, 32, 0.5, 0, 1) == ATTN_ERR_ARG, "a split with no training combination refused");
+    CHECK(attn_fuzzy_init(&f, 0, 2, 32, 0.5, 0, 1) == ATTN_ERR_ARG, "L = 0 refused");
+}
+
+/* SPEC 6.3 / 9: 330 latents, 82 held out; every grid follows its rules; 36 tokens of width 8 with
+   the queries at 32..35; the ambiguity checker on a constructed case and over F (Table A2). */
+static void test_sraven(void)
+{
+    attn_sraven s;
+    attn_rng r;
+    int i, k, bad = 0, panels[36], rules[8] = {0}, dup = 0;
+    attn_float *x;
+    int targets[16 * 4], lat[16];
+    CHECK(attn_sraven_init(&s, 4, 8, 0.25, 0, 3) == ATTN_OK, "sraven init: %s", attn_last_error());
+    CHECK(s.nlatent == 330 && s.nood == 82, "sraven: %d latents, %d held out (SPEC: 330, 82)", s.nlatent, s.nood);
+    for (i = 0; i < s.nlatent; i++) {
+        for (k = 0; k < 4; k++) { bad += s.latent[i * 4 + k] >= 8 || (k && s.latent[i * 4 + k] < s.latent[i * 4 + k - 1]); rules[s.latent[i * 4 + k]]++; }
+        for (k = 0; k < i; k++) dup += !memcmp(s.latent + i * 4, s.latent + k * 4, 4);
+    }
+    CHECK(!bad && !dup && rules[0] && rules[7], "sraven latents: %d malformed, %d repeated", bad, dup);
+    attn_rng_seed(&r, 9, 0);
+    for (i = 0; i < 400; i++) { /* unpermuted: feature k follows rule latent[k] in every row */
+        int li = i % s.nlatent;
+        attn_sraven_panels(&s, li, panels, &r);
+        for (k = 0; k < 4; k++) {
+            int rule = s.latent[li * 4 + k], row, g[9], c;
+            for (c = 0; c < 9; c++) g[c] = panels[c * 4 + k];
+            for (row = 0; row < 3; row++) {
+                int *v = g + 3 * row, d1 = (v[1] - v[0] + 8) % 8, d2 = (v[2] - v[1] + 8) % 8;
+                static const int step[5] = {0, 1, 2, 7, 6};
+                if (rule <= 4) bad += d1 != step[rule] || d2 != step[rule];
+                else if (rule == 5) bad += v[2] != (v[0] + v[1]) % 8;
+                else if (rule == 6) bad += v[2] != (v[0] - v[1] + 8) % 8;
+                else bad += (1 << v[0] | 1 << v[1] | 1 << v[2]) != (1 << g[0] | 1 << g[1] | 1 << g[2]) || v[0] == v[1] || v[1] == v[2] || v[0] == v[2];
+            }
+        }
+    }
+    CHECK(!bad, "sraven: %d rows break their rule", bad);
+    attn_sraven_free(&s);
+    attn_sraven_init(&s, 4, 8, 0.25, 1, 3);
+    x = t_alloc(16 * 36 * 8);
+    CHECK(attn_sraven_batch(&s, 1, 16, x, targets, lat, &r) == ATTN_OK, "sraven batch: %s", attn_last_error());
+    for (i = 0; i < 16; i++) {
+        int t, ones = 0;
+        for (t = 0; t < 36 * 8; t++) ones += x[i * 36 * 8 + t] == 1;
+        for (t = 32 * 8; t < 36 * 8; t++) bad += x[i * 36 * 8 + t] != 0;
+        bad += ones != 32 || lat[i] >= s.nood;
+        for (k = 0; k < 4; k++) bad += targets[i * 4 + k] < 0 || targets[i * 4 + k] >= 8;
+    }
+    CHECK(!bad, "sraven batch: %d malformed instances (32 one-hot context tokens, 4 zero queries, OOD latents)", bad);
+    free(x);
+    {   /* an instance that is ambiguous by construction: feature 2's rows (5, 4, 1), (0, 0, 0) fit both
+           addition and subtraction mod 8, and row 2's (3, 1) then predicts 4 or 2 */
+        static const int grid[4][9] = {{4, 4, 4, 6, 6, 6, 7, 7, 7}, {3, 5, 0, 0, 5, 5, 6, 1, 7}, {5, 4, 1, 0, 0, 0, 3, 1, 4}, {4, 2, 2, 4, 3, 1, 2, 0, 2}};
+        int c;
+        for (k = 0; k < 4; k++)
+            for (c = 0; c < 9; c++) panels[c * 4 + k] = grid[k][c];
+        CHECK(attn_sraven_ambiguous(&s, panels) == 1, "sraven: the addition/subtraction coincidence is not flagged as ambiguous");
+    }
+    {   /* Table A2's Monte-Carlo estimate: by the paper's definition (another assignment of rules and
+           feature orders fits every context panel and gives another answer) our instances are far more
+           often ambiguous than Table A2 says (the README discusses it); the fraction falls with F */
+        static const int F[3] = {4, 8, 16};
+        double frac[3];
+        int f;
+        for (f = 0; f < 3; f++) {
+            int amb = 0;
+            attn_sraven t;
+            attn_sraven_init(&t, 4, F[f], 0.25, 1, 4);
+            for (i = 0; i < 4096; i++) {
+                attn_sraven_panels(&t, (int)attn_rng_int(&r, (uint32_t)t.nlatent), panels, &r);
+                amb += attn_sraven_ambiguous(&t, panels);
+            }
+            frac[f] = amb / 4096.0;
+            printf("  sraven ambiguity, K 4, F %d: %.4f of 4096 instances (Table A2: %s)\n", F[f], frac[f],
+                   f == 0 ? "0.0642 +- 0.0038" : f == 1 ? "0.0032 +- 0.0009" : "0.0005 +- 0.0003");
+            attn_sraven_free(&t);
+        }
+        CHECK(frac[0] > frac[1] && frac[1] > frac[2] && frac[2] > 0, "sraven ambiguity should fall with F: %.4f, %.4f, %.4f", frac[0], frac[1], frac[2]);
+    }
+    CHECK(attn_sraven_init(&s, 4, 8, 1, 1, 3) == ATTN_ERR_ARG, "frac_ood 1 refused");
+    CHECK(attn_sraven_init(&s, 0, 8, 0.25, 1, 3) == ATTN_ERR_ARG, "K = 0 refused");
+    CHECK(attn_sraven_init(&s, 4, 2, 0.25, 1, 3) == ATTN_ERR_ARG, "F = 2 refused");
+    attn_sraven_free(&s);
+}
+
 void test_tasks(void)
 {
     test_nt_census();
     test_nt_series();
     test_nt_mixture_and_input();
+    test_fuzzy();
+    test_sraven();
 }
