@@ -5850,6 +5850,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
 
 /* ---- plots ---- */
 
+#ifndef ATTN_NO_STDIO
 /* Finite, from the bits (isfinite may be folded to 1 under -ffast-math). */
 static int attn__finite(double v)
 {
@@ -5876,7 +5877,6 @@ static void attn__plot_range(const attn_plot_series *s, int ns, int right, int x
     if (*hi - *lo < 1e-12 * (fabs(*hi) + 1)) { *lo -= 0.5; *hi += 0.5; }
 }
 
-#ifndef ATTN_NO_STDIO
 /* Text into an SVG element, with &, < and > escaped; then the closing tag. */
 static void attn__svg_text(FILE *f, const char *t, const char *close)
 {
