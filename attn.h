@@ -4860,6 +4860,7 @@ static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
     int l;
     for (l = 0; l < m->cfg.layers; l++) {
         attn__tf_layer(m, l, m->p.data, &L);
+        L.att.dropout = m->cfg.dropout; /* sized for training, whatever m->training says now */
         w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, T, T));
     }
     return w;

@@ -115,6 +115,8 @@ static void usage(FILE *f)
             "\n"
             "task options (all commands):\n"
             "  --task nt|nts|ntr|mix   the series rule (mix: NT or NT-S per series)   [nt]\n"
+            "                          (fuzzy|sraven: the HYLA paper's tasks, with their own\n"
+            "                          options: attnlab train --task fuzzy --help)\n"
             "  --N N                   alphabet size (= model width d), >= 2          [16]\n"
             "  --tau T                 delay, >= 1                                     [2]\n"
             "  --ncon C                context length (window) of the model            [32]\n"
@@ -861,6 +863,9 @@ static int cmd_preset(int argc, char **argv)
     return rc;
 }
 
+int hyla_wants(int argc, char **argv); /* examples/hyla.c: the HYLA paper's tasks */
+int hyla_main(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     options o;
@@ -868,6 +873,7 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
     }
+    if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
     if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);
     if (!parse_options(argc, argv, &o)) return 1;
     if (!strcmp(argv[1], "train")) return cmd_train(&o);

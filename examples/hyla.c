@@ -1,0 +1,618 @@
+/* attnlab's part for the HYLA paper (SPEC 4.2, 5, 6.2, 6.3, 7.2): the pre-LN transformer with T5
+   biases trained with AdamW and warmup-cosine on the fuzzy-logic task or SRAVEN, for every
+   (attention kind, lr, wd, seed), the runs in parallel over the cores.
+
+     attnlab train --task fuzzy  --attn softmax,linear_raw,hyla --steps 2000 --seeds 3
+     attnlab train --task sraven --attn softmax,hyla --steps 2000 --layers 4
+     attnlab preset hyla-fuzzy [--quick]      attnlab preset hyla-sraven [--quick]
+     attnlab params --task fuzzy --N 32       (151265)
+
+   Each seed fixes the task split and the initial weights (as in the paper's code); the training
+   batches, the validation tasks (fresh draws from the training combinations) and the held-out
+   ("OOD") tasks come from three independent streams of it. */
+#include "../attn.h"
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define HMAX_KINDS 16
+#define HMAX_GRID 4
+
+typedef struct {
+    int sraven;                     /* the task: fuzzy logic (0) or SRAVEN (1) */
+    int L, K, F, N;                 /* fuzzy: variables, terms, sequence length; SRAVEN: features K, values F */
+    double frac, frac_terms;        /* held-out fraction of the combinations (latents); unseen-term fraction */
+    int layers, width, seeds, batch, warmup, eval_every, eval_tasks, threads, nkind, nlr, nwd;
+    long steps;
+    double lr[HMAX_GRID], wd[HMAX_GRID], dropout;
+    attn_kind kind[HMAX_KINDS];
+    const char *csv, *svg;
+} hopts;
+
+/* One run's curve and final numbers: metric = R^2 (fuzzy) or all-features accuracy (SRAVEN). */
+typedef struct {
+    int kind, ilr, iwd, seed, nevals, failed;
+    long *step;
+    double *loss, *valid, *ood;
+    double final_valid, final_ood;
+    volatile long done;
+} hrun;
+
+static volatile sig_atomic_t hyla_interrupted = 0;
+static void hyla_on_sigint(int sig) { (void)sig; hyla_interrupted = 1; }
+
+static void hyla_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: attnlab train --task fuzzy|sraven [options]   (the HYLA paper, SPEC 4.2 / 6.2 / 6.3)\n"
+            "       attnlab preset hyla-fuzzy|hyla-sraven [--quick] [train options]\n"
+            "       attnlab params --task fuzzy|sraven [options]\n"
+            "\n"
+            "task options:\n"
+            "  --N N            fuzzy: examples per sequence, the query included     [32]\n"
+            "  --L L, --K K     fuzzy: variables and terms per function               [4, 2]\n"
+            "  --K K, --F F     sraven: features and values                           [4, 8]\n"
+            "  --frac X         held-out fraction of the combinations (latents)      [0.7 fuzzy, 0.25 sraven]\n"
+            "  --frac-terms X   fuzzy: fraction of terms never seen                   [0.25]\n"
+            "model and training options:\n"
+            "  --attn K1,K2,..  attention kinds by SPEC name (softmax, linear_raw, hyla,\n"
+            "                   linear_rmshead, hyla_no_rmshead, hyla_linear, ...)  [softmax,linear_raw,hyla]\n"
+            "  --layers L       blocks                                               [2 fuzzy, 4 sraven]\n"
+            "  --width W        SRAVEN width multiplier (heads, widths)              [1]\n"
+            "  --steps S        optimizer steps of --batch sequences                  [2000]\n"
+            "  --batch B        sequences per step                                   [128]\n"
+            "  --lr X[,Y..]     AdamW peak rates (a grid, with --wd)                 [1e-3 fuzzy, 3e-4 sraven]\n"
+            "  --wd X[,Y..]     weight decays                                        [0.1]\n"
+            "  --warmup W       linear warmup steps, then cosine to 0.1 lr (optax)   [100 fuzzy, 1000 sraven]\n"
+            "  --dropout P      attention dropout on the latent code                 [0.1]\n"
+            "  --seeds S        seeds per (kind, lr, wd)                             [3]\n"
+            "  --eval-every E   evaluate every E steps                               [250]\n"
+            "  --eval-tasks N   tasks per evaluation (validation and held-out)       [2048]\n"
+            "  --threads T      parallel runs (0: all cores)                         [0]\n"
+            "  --csv F, --svg F the curves\n"
+            "\n"
+            "The table gives, per kind, the held-out metric (the paper's \"OOD\": R^2 for fuzzy logic,\n"
+            "all-features accuracy for SRAVEN) at the (lr, wd) with the best mean held-out metric (as the\n"
+            "paper picked) and at the one with the best validation metric, mean +- s.e. over seeds.\n");
+}
+
+static int hparse_list(const char *v, double *out, int max, int *n)
+{
+    char buf[256], *tok, *save = NULL, *end;
+    snprintf(buf, sizeof buf, "%s", v);
+    *n = 0;
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n >= max) return 0;
+        errno = 0;
+        out[*n] = strtod(tok, &end);
+        if (errno || end == tok || *end || !(out[*n] >= 0)) return 0;
+        (*n)++;
+    }
+    return *n > 0;
+}
+
+static int hparse_int(const char *v, int lo, int *out)
+{
+    char *end;
+    long x;
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > 1000000000L) return 0;
+    *out = (int)x;
+    return 1;
+}
+
+static int hparse_frac(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(v, &end);
+    return !errno && end != v && !*end && *out > 0 && *out < 1;
+}
+
+/* Parses argv[2..] for the HYLA tasks; one line and 0 on a bad option. */
+static int hyla_parse(int argc, char **argv, hopts *o)
+{
+    int i, e, layers = 0, lr_given = 0, warm_given = 0, frac_given = 0;
+    memset(o, 0, sizeof *o);
+    o->L = 4; o->K = 2; o->F = 8; o->N = 32; o->frac_terms = 0.25; o->width = 1; o->seeds = 3; o->batch = 128; o->steps = 2000;
+    o->eval_every = 250; o->eval_tasks = 2048; o->dropout = 0.1; o->nwd = 1; o->wd[0] = 0.1; o->nlr = 1;
+    o->nkind = 3; o->kind[0] = ATTN_SOFTMAX; o->kind[1] = ATTN_LINEAR_RAW; o->kind[2] = ATTN_HYLA;
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { hyla_usage(stdout); exit(0); }
+        if (!v) { fprintf(stderr, "attnlab: %s needs a value (or is unknown; see --help)\n", a); return 0; }
+        if (!strcmp(a, "--task")) {
+            ok = !strcmp(v, "fuzzy") || !strcmp(v, "sraven");
+            o->sraven = !strcmp(v, "sraven");
+            if (o->sraven) o->K = 4;
+        } else if (!strcmp(a, "--N")) ok = hparse_int(v, 2, &o->N);
+        else if (!strcmp(a, "--L")) ok = hparse_int(v, 1, &o->L) && o->L <= 12;
+        else if (!strcmp(a, "--K")) ok = hparse_int(v, 1, &o->K);
+        else if (!strcmp(a, "--F")) ok = hparse_int(v, 3, &o->F) && o->F <= 32;
+        else if (!strcmp(a, "--frac")) ok = hparse_frac(v, &o->frac) && (frac_given = 1);
+        else if (!strcmp(a, "--frac-terms")) ok = hparse_frac(v, &o->frac_terms);
+        else if (!strcmp(a, "--layers")) ok = hparse_int(v, 1, &layers) && layers <= ATTN_MAX_LAYERS;
+        else if (!strcmp(a, "--width")) ok = hparse_int(v, 1, &o->width) && o->width <= 16;
+        else if (!strcmp(a, "--steps")) ok = hparse_int(v, 1, &e) && (o->steps = e, 1);
+        else if (!strcmp(a, "--batch")) ok = hparse_int(v, 1, &o->batch);
+        else if (!strcmp(a, "--lr")) ok = hparse_list(v, o->lr, HMAX_GRID, &o->nlr) && (lr_given = 1);
+        else if (!strcmp(a, "--wd")) ok = hparse_list(v, o->wd, HMAX_GRID, &o->nwd);
+        else if (!strcmp(a, "--warmup")) ok = hparse_int(v, 0, &o->warmup) && (warm_given = 1);
+        else if (!strcmp(a, "--dropout")) ok = hparse_list(v, &o->dropout, 1, &e) && o->dropout < 1;
+        else if (!strcmp(a, "--seeds")) ok = hparse_int(v, 1, &o->seeds);
+        else if (!strcmp(a, "--eval-every")) ok = hparse_int(v, 1, &o->eval_every);
+        else if (!strcmp(a, "--eval-tasks")) ok = hparse_int(v, 1, &o->eval_tasks);
+        else if (!strcmp(a, "--threads")) ok = hparse_int(v, 0, &o->threads);
+        else if (!strcmp(a, "--csv")) o->csv = v;
+        else if (!strcmp(a, "--svg")) o->svg = v;
+        else if (!strcmp(a, "--attn")) {
+            char buf[256], *tok, *save = NULL;
+            snprintf(buf, sizeof buf, "%s", v);
+            o->nkind = 0;
+            for (tok = strtok_r(buf, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
+                int k = attn_kind_from_name(tok);
+                ok = k >= 0 && k != ATTN_KERNEL && k != ATTN_TAYLOR && k != ATTN_CENTERED && o->nkind < HMAX_KINDS;
+                if (ok) o->kind[o->nkind++] = (attn_kind)k;
+            }
+        } else { fprintf(stderr, "attnlab: unknown option %s for --task fuzzy|sraven (see attnlab train --task fuzzy --help)\n", a); return 0; }
+        if (!ok) { fprintf(stderr, "attnlab: bad value '%s' for %s (see attnlab train --task fuzzy --help)\n", v, a); return 0; }
+        i++;
+    }
+    o->layers = layers ? layers : o->sraven ? 4 : 2;
+    if (!lr_given) o->lr[0] = o->sraven ? 3e-4 : 1e-3;
+    if (!warm_given) o->warmup = o->sraven ? 1000 : 100;
+    if (!frac_given) o->frac = o->sraven ? 0.25 : 0.7;
+    if (o->warmup >= o->steps - o->warmup) o->warmup = (int)(o->steps / 4); /* short runs: keep the cosine */
+    if (o->sraven && (o->K > 8)) { fprintf(stderr, "attnlab: --K %d: SRAVEN takes 1 .. 8 features\n", o->K); return 0; }
+    return 1;
+}
+
+/* The model of SPEC 4.2 for the options: fuzzy 2 layers, E 128, 8 heads of 2, MLP 256; SRAVEN
+   E 128 w, 16 w heads of 4, MLP 256 w; pre-LN (eps 1e-6), GELU, T5 biases, non-causal, dense inputs,
+   flax initialisation. */
+static attn_transformer_config hyla_config(const hopts *o, attn_kind kind)
+{
+    attn_transformer_config c;
+    int l;
+    memset(&c, 0, sizeof c);
+    c.in_dim = o->sraven ? o->F : o->L + 1;
+    c.d = 128 * (o->sraven ? o->width : 1);
+    c.layers = o->layers;
+    c.heads = o->sraven ? 16 * o->width : 8;
+    c.dk = c.dv = o->sraven ? 4 : 2;
+    c.mlp = 256 * (o->sraven ? o->width : 1);
+    c.max_T = o->sraven ? 9 * o->K : o->N;
+    c.out = o->sraven ? o->F : 1;
+    c.readout = o->sraven ? o->K : 1;
+    c.eps = (attn_float)1e-6; c.act = ATTN_ACT_GELU_TANH; c.bias = 1; c.t5 = 1; c.dropout = (attn_float)o->dropout;
+    c.init = ATTN_INIT_LECUN;
+    for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
+    return c;
+}
+
+/* The task of a seed: its split. */
+typedef struct {
+    attn_fuzzy fz;
+    attn_sraven sr;
+} htask;
+
+static int htask_init(htask *t, const hopts *o, int seed)
+{
+    memset(t, 0, sizeof *t);
+    if (o->sraven) return attn_sraven_init(&t->sr, o->K, o->F, o->frac, 1, (uint64_t)seed) == ATTN_OK;
+    return attn_fuzzy_init(&t->fz, o->L, o->K, o->N, o->frac, o->frac_terms, (uint64_t)seed) == ATTN_OK;
+}
+
+static void htask_free(htask *t)
+{
+    attn_fuzzy_free(&t->fz);
+    attn_sraven_free(&t->sr);
+}
+
+/* Buffers for one batch: inputs x [B, T, in], fuzzy targets y and variances [B], SRAVEN targets
+   [B, K], outputs and their gradient [B, R, out], per-token losses and probabilities. */
+typedef struct {
+    attn_float *x, *y, *var, *out, *dout, *loss, *probs, *cache;
+    int *targets;
+    void *work;
+    size_t wb;
+} hbuf;
+
+static int hbuf_alloc(hbuf *b, const attn_transformer *m, int B)
+{
+    const attn_transformer_config *c = &m->cfg;
+    size_t no = (size_t)B * c->readout * c->out;
+    b->x = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c->max_T * c->in_dim);
+    b->y = (attn_float *)malloc(sizeof(attn_float) * (size_t)B);
+    b->var = (attn_float *)malloc(sizeof(attn_float) * (size_t)B);
+    b->out = (attn_float *)malloc(sizeof(attn_float) * no);
+    b->dout = (attn_float *)malloc(sizeof(attn_float) * no);
+    b->loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c->readout);
+    b->probs = (attn_float *)malloc(sizeof(attn_float) * no);
+    b->targets = (int *)malloc(sizeof(int) * (size_t)B * c->readout);
+    b->cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(m, B, c->max_T));
+    b->wb = attn_transformer_work_bytes(m, B, c->max_T);
+    b->work = malloc(b->wb);
+    return b->x && b->y && b->var && b->out && b->dout && b->loss && b->probs && b->targets && b->cache && b->work;
+}
+
+static void hbuf_free(hbuf *b)
+{
+    free(b->x); free(b->y); free(b->var); free(b->out); free(b->dout); free(b->loss); free(b->probs); free(b->targets);
+    free(b->cache); free(b->work);
+}
+
+/* Draws a batch of B tasks: the training combinations (ood = 0) or the held-out ones. */
+static void hbatch(const hopts *o, const htask *t, int ood, int B, hbuf *b, attn_rng *r)
+{
+    if (o->sraven) attn_sraven_batch(&t->sr, ood, B, b->x, b->targets, NULL, r);
+    else attn_fuzzy_batch(&t->fz, ood ? ATTN_FUZZY_HELDOUT : ATTN_FUZZY_TRAIN, B, b->x, b->y, b->var, NULL, r);
+}
+
+/* The loss of the batch in b->out and, with grad, its gradient in b->dout: fuzzy mean squared
+   error of the query's output; SRAVEN mean cross-entropy over the K query tokens. */
+static double hloss(const hopts *o, const attn_transformer *m, hbuf *b, int B, int grad)
+{
+    const attn_transformer_config *c = &m->cfg;
+    double l = 0;
+    int i, n = B * c->readout;
+    if (o->sraven) {
+        attn_cross_entropy_forward(b->loss, b->probs, b->out, b->targets, n, c->out);
+        for (i = 0; i < n; i++) l += b->loss[i] / n;
+        if (grad) {
+            memset(b->dout, 0, sizeof(attn_float) * (size_t)n * c->out);
+            attn_cross_entropy_backward(b->dout, NULL, (attn_float)(1.0 / n), b->probs, b->targets, n, c->out);
+        }
+        return l;
+    }
+    for (i = 0; i < B; i++) {
+        double e = (double)b->out[i] - b->y[i];
+        l += e * e / B;
+        if (grad) b->dout[i] = (attn_float)(2 * e / B);
+    }
+    return l;
+}
+
+/* The metric over n tasks (in batches): mean R^2 (fuzzy) or the fraction of instances with every
+   feature right (SRAVEN). The evaluation set is the same at every call (r re-seeded by the caller). */
+static double hmetric(const hopts *o, attn_transformer *m, const htask *t, int ood, int n, hbuf *b, int B, attn_rng *r)
+{
+    const attn_transformer_config *c = &m->cfg;
+    double s = 0;
+    int done = 0, i, k;
+    m->training = 0;
+    while (done < n) {
+        int nb = n - done < B ? n - done : B;
+        hbatch(o, t, ood, nb, b, r);
+        if (attn_transformer_forward(m, b->out, b->cache, NULL, b->x, nb, c->max_T, b->work, b->wb) != ATTN_OK) return NAN;
+        if (!o->sraven) s += attn_fuzzy_r2(b->out, b->y, b->var, nb) * nb;
+        else
+            for (i = 0; i < nb; i++) {
+                int all = 1;
+                for (k = 0; k < c->readout; k++) {
+                    const attn_float *z = b->out + ((size_t)i * c->readout + k) * c->out;
+                    int best = 0, v;
+                    for (v = 1; v < c->out; v++) best = z[v] > z[best] ? v : best;
+                    all = all && best == b->targets[i * c->readout + k];
+                }
+                s += all;
+            }
+        done += nb;
+    }
+    return s / n;
+}
+
+static struct {
+    hrun *res;
+    int njobs, finished, tty;
+    long total;
+    time_t start, last;
+} hprog;
+
+static void hprogress(int force)
+{
+#ifdef _OPENMP
+#pragma omp critical(hprogress)
+#endif
+    {
+        time_t now = time(NULL);
+        if (force || difftime(now, hprog.last) >= (hprog.tty ? 1 : 30)) {
+            long done = 0;
+            double el = difftime(now, hprog.start), ood = 0;
+            int k, n = 0;
+            hprog.last = now;
+            for (k = 0; k < hprog.njobs; k++) {
+                done += hprog.res[k].done;
+                if (hprog.res[k].nevals) { ood += hprog.res[k].ood[hprog.res[k].nevals - 1]; n++; }
+            }
+            printf("%s  %d/%d runs done, %ld/%ld steps, mean latest held-out metric %.3f, %.0fs elapsed, ~%.0fs left   %s", hprog.tty ? "\r" : "",
+                   hprog.finished, hprog.njobs, done, hprog.total, n ? ood / n : 0, el, done ? el * (hprog.total - done) / done : 0,
+                   hprog.tty ? "" : "\n");
+            fflush(stdout);
+        }
+    }
+}
+
+static void hyla_run(const hopts *o, hrun *res)
+{
+    attn_transformer_config cf = hyla_config(o, o->kind[res->kind]);
+    attn_transformer m;
+    attn_schedule sched;
+    htask task;
+    hbuf tb, eb;
+    attn_rng init, data, ev;
+    attn_float *mom = NULL, *vel = NULL;
+    long step;
+    double lsum = 0;
+    int i, lcount = 0;
+    attn_status st = ATTN_OK;
+    attn_rng_seed(&init, (uint64_t)res->seed, 1);
+    attn_rng_seed(&data, (uint64_t)res->seed, 2);
+    if (!htask_init(&task, o, res->seed) || attn_transformer_init(&m, &cf, &init) != ATTN_OK) {
+        fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
+        res->failed = 1;
+        return;
+    }
+    for (i = 0; i < m.p.count; i++) /* optax's mask: every tensor but the 1-D ones; flax's q, k, v biases are (H, dh) */
+        if (!strcmp(m.p.name[i], "bq") || !strcmp(m.p.name[i], "bk") || !strcmp(m.p.name[i], "bv")) m.p.decay[i] = 1;
+    attn_schedule_warmup_cosine(&sched, 0, o->lr[res->ilr], o->warmup, o->steps - o->warmup, 0.1 * o->lr[res->ilr]);
+    mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
+    vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
+    if (!mom || !vel || !hbuf_alloc(&tb, &m, o->batch) || !hbuf_alloc(&eb, &m, o->batch)) {
+        fprintf(stderr, "\nattnlab: out of memory\n");
+        res->failed = 1;
+        return;
+    }
+    for (step = 0; step <= o->steps && !hyla_interrupted; step++) {
+        if (step % o->eval_every == 0 || step == o->steps) {
+            int k = res->nevals++;
+            res->step[k] = step;
+            res->loss[k] = lcount ? lsum / lcount : NAN; /* the mean training loss since the last evaluation */
+            lsum = 0; lcount = 0;
+            attn_rng_seed(&ev, (uint64_t)res->seed, 3);
+            res->valid[k] = hmetric(o, &m, &task, 0, o->eval_tasks, &eb, o->batch, &ev);
+            attn_rng_seed(&ev, (uint64_t)res->seed, 4);
+            res->ood[k] = hmetric(o, &m, &task, 1, o->eval_tasks, &eb, o->batch, &ev);
+        }
+        if (step == o->steps) break;
+        hbatch(o, &task, 0, o->batch, &tb, &data);
+        m.training = 1;
+        m.seed = ((uint64_t)res->seed << 32) + (uint64_t)step;
+        if ((st = attn_transformer_forward(&m, tb.out, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
+        lsum += hloss(o, &m, &tb, o->batch, 1);
+        lcount++;
+        attn_params_zero_grad(&m.p);
+        if ((st = attn_transformer_backward(&m, tb.dout, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
+        attn_adamw_step(&m.p, mom, vel, step + 1, (attn_float)attn_schedule_lr(&sched, step), (attn_float)0.9, (attn_float)0.999,
+                        (attn_float)1e-8, (attn_float)o->wd[res->iwd]);
+        res->done = step + 1;
+        if (step % 8 == 0) hprogress(0);
+    }
+    if (st != ATTN_OK || res->ood[res->nevals - 1] != res->ood[res->nevals - 1]) { /* a call refused: say why, report nothing */
+        fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
+        res->failed = 1;
+    }
+    res->final_valid = res->valid[res->nevals - 1];
+    res->final_ood = res->ood[res->nevals - 1];
+    hbuf_free(&tb); hbuf_free(&eb);
+    free(mom); free(vel);
+    htask_free(&task);
+    attn_transformer_free(&m);
+}
+
+/* Mean and standard error over the seeds of (kind, ilr, iwd) of a final number (0 valid, 1 ood). */
+static double hmean(const hopts *o, const hrun *res, int kind, int ilr, int iwd, int which, double *se)
+{
+    double m = 0, v = 0, x;
+    int s, n = o->seeds;
+    for (s = 0; s < n; s++) {
+        const hrun *r = &res[((kind * o->nlr + ilr) * o->nwd + iwd) * n + s];
+        m += (which ? r->final_ood : r->final_valid) / n;
+    }
+    for (s = 0; s < n; s++) {
+        const hrun *r = &res[((kind * o->nlr + ilr) * o->nwd + iwd) * n + s];
+        x = which ? r->final_ood : r->final_valid;
+        v += (x - m) * (x - m);
+    }
+    *se = n > 1 ? sqrt(v / (n - 1) / n) : 0;
+    return m;
+}
+
+/* The (lr, wd) index ilr * nwd + iwd with the best mean final metric (0 valid, 1 ood). */
+static int hbest(const hopts *o, const hrun *res, int kind, int which)
+{
+    double best = -INFINITY, se, m;
+    int g, arg = 0;
+    for (g = 0; g < o->nlr * o->nwd; g++)
+        if ((m = hmean(o, res, kind, g / o->nwd, g % o->nwd, which, &se)) > best) { best = m; arg = g; }
+    return arg;
+}
+
+static void hyla_report(const hopts *o, const hrun *res)
+{
+    const char *metric = o->sraven ? "accuracy" : "R^2";
+    int k;
+    printf("\n%-24s %-26s %-22s %-26s\n", "attention", "held-out (best held-out)", "at lr, wd", "held-out (best validation)");
+    for (k = 0; k < o->nkind; k++) {
+        int a = hbest(o, res, k, 1), b = hbest(o, res, k, 0);
+        double sa, sb, ma = hmean(o, res, k, a / o->nwd, a % o->nwd, 1, &sa), mb = hmean(o, res, k, b / o->nwd, b % o->nwd, 1, &sb);
+        char at[32];
+        snprintf(at, sizeof at, "%g, %g", o->lr[a / o->nwd], o->wd[a % o->nwd]);
+        printf("%-24s %.4f +- %.4f          %-22s %.4f +- %.4f (lr %g, wd %g)\n", attn_kind_get(o->kind[k])->name, ma, sa, at, mb, sb,
+               o->lr[b / o->nwd], o->wd[b % o->nwd]);
+    }
+    printf("(held-out %s on %d tasks after %ld steps, mean +- s.e. over %d seeds; validation: fresh tasks of the\n"
+           " training combinations)\n", metric, o->eval_tasks, o->steps, o->seeds);
+}
+
+static void hyla_csv(const hopts *o, const hrun *res, int njobs)
+{
+    FILE *f = fopen(o->csv, "w");
+    int j, k;
+    if (!f) { fprintf(stderr, "attnlab: cannot write %s: %s\n", o->csv, strerror(errno)); return; }
+    fprintf(f, "attention,lr,wd,seed,step,loss,valid,heldout\n");
+    for (j = 0; j < njobs; j++)
+        for (k = 0; k < res[j].nevals; k++) {
+            fprintf(f, "%s,%g,%g,%d,%ld,", attn_kind_get(o->kind[res[j].kind])->name, o->lr[res[j].ilr], o->wd[res[j].iwd], res[j].seed, res[j].step[k]);
+            if (res[j].loss[k] == res[j].loss[k]) fprintf(f, "%.6f", res[j].loss[k]); /* empty before the first step */
+            fprintf(f, ",%.6f,%.6f\n", res[j].valid[k], res[j].ood[k]);
+        }
+    fclose(f);
+    printf("wrote %s\n", o->csv);
+}
+
+/* The held-out metric per kind at its best-by-validation (lr, wd): mean with a +-1 sd band over
+   seeds, and the training loss dashed on the right axis. */
+static void hyla_svg(const hopts *o, const hrun *res)
+{
+    attn_plot p;
+    attn_plot_series s[2 * HMAX_KINDS];
+    char title[160];
+    int k, i, j, n = res[0].nevals;
+    double *buf = (double *)malloc(sizeof(double) * (size_t)n * (1 + 4 * o->nkind));
+    for (j = 0; j < o->nkind * o->nlr * o->nwd * o->seeds; j++) n = res[j].nevals < n ? res[j].nevals : n;
+    for (i = 0; i < n; i++) buf[i] = (double)res[0].step[i];
+    for (k = 0; k < o->nkind; k++) {
+        int g = hbest(o, res, k, 0), base = ((k * o->nlr + g / o->nwd) * o->nwd + g % o->nwd) * o->seeds;
+        double *m = buf + (size_t)n * (1 + 4 * k), *lo = m + n, *hi = lo + n, *ls = hi + n;
+        for (i = 0; i < n; i++) {
+            double mm = 0, v = 0, l = 0;
+            for (j = 0; j < o->seeds; j++) { mm += res[base + j].ood[i] / o->seeds; l += res[base + j].loss[i] / o->seeds; }
+            for (j = 0; j < o->seeds; j++) v += (res[base + j].ood[i] - mm) * (res[base + j].ood[i] - mm);
+            v = o->seeds > 1 ? sqrt(v / (o->seeds - 1)) : 0;
+            m[i] = mm; lo[i] = mm - v; hi[i] = mm + v; ls[i] = l;
+        }
+        memset(&s[2 * k], 0, 2 * sizeof s[0]);
+        s[2 * k].label = attn_kind_get(o->kind[k])->name; s[2 * k].x = buf; s[2 * k].y = m; s[2 * k].lo = lo; s[2 * k].hi = hi;
+        s[2 * k + 1].x = buf; s[2 * k + 1].y = ls; s[2 * k + 1].right = 1;
+        s[2 * k].n = s[2 * k + 1].n = n; s[2 * k].colour = s[2 * k + 1].colour = k;
+    }
+    if (o->sraven) snprintf(title, sizeof title, "SRAVEN K %d, F %d, %d layers, width %d, %d seeds (band: +-1 sd)", o->K, o->F, o->layers, o->width, o->seeds);
+    else snprintf(title, sizeof title, "fuzzy logic L %d, K %d, N %d, held out %.0f%%, %d seeds (band: +-1 sd)", o->L, o->K, o->N, 100 * o->frac, o->seeds);
+    memset(&p, 0, sizeof p);
+    p.title = title; p.xlabel = "step"; p.ylabel = o->sraven ? "held-out accuracy" : "held-out R^2"; p.y2label = "training loss (dashed)";
+    if (attn_plot_svg(o->svg, &p, s, 2 * o->nkind) == ATTN_OK) printf("wrote %s\n", o->svg);
+    else fprintf(stderr, "attnlab: %s\n", attn_last_error());
+    free(buf);
+}
+
+static int hyla_train(const hopts *o)
+{
+    int njobs = o->nkind * o->nlr * o->nwd * o->seeds, j, nev = (int)(o->steps / o->eval_every) + 2;
+    hrun *res = (hrun *)calloc((size_t)njobs, sizeof(hrun));
+    attn_transformer_config cf = hyla_config(o, o->kind[0]);
+    htask probe;
+    if (!htask_init(&probe, o, 0)) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(res); return 1; }
+    htask_free(&probe);
+    for (j = 0; j < njobs; j++) {
+        res[j].seed = j % o->seeds; res[j].iwd = j / o->seeds % o->nwd; res[j].ilr = j / (o->seeds * o->nwd) % o->nlr;
+        res[j].kind = j / (o->seeds * o->nwd * o->nlr);
+        res[j].step = (long *)calloc((size_t)nev, sizeof(long));
+        res[j].loss = (double *)calloc((size_t)nev, sizeof(double));
+        res[j].valid = (double *)calloc((size_t)nev, sizeof(double));
+        res[j].ood = (double *)calloc((size_t)nev, sizeof(double));
+    }
+    printf("attnlab train: %s, %d layers (%lu parameters with %s), %d kind(s) x %d lr x %d wd x %d seeds, %ld steps of %d, warmup %d\n",
+           o->sraven ? "SRAVEN" : "fuzzy logic", o->layers, (unsigned long)attn_transformer_param_count(&cf), attn_kind_get(o->kind[0])->name,
+           o->nkind, o->nlr, o->nwd, o->seeds, o->steps, o->batch, o->warmup);
+    hprog.tty = isatty(fileno(stdout));
+    hprog.res = res; hprog.njobs = njobs; hprog.total = (long)njobs * o->steps; hprog.start = hprog.last = time(NULL);
+    signal(SIGINT, hyla_on_sigint);
+    attn_set_threads(1);
+#ifdef _OPENMP
+    if (o->threads > 0) omp_set_num_threads(o->threads);
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (j = 0; j < njobs; j++) {
+        hyla_run(o, &res[j]);
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+        hprog.finished++;
+        hprogress(1);
+    }
+    printf("\n");
+    if (hyla_interrupted) printf("interrupted: reporting what was done\n");
+    for (j = 0; j < njobs && !res[j].failed; j++) {}
+    if (j == njobs) {
+        hyla_report(o, res);
+        if (o->csv) hyla_csv(o, res, njobs);
+        if (o->svg) hyla_svg(o, res);
+    }
+    for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].valid); free(res[j].ood); }
+    free(res);
+    return hyla_interrupted ? 130 : 0;
+}
+
+/* The presets: Table A1's columns at a budget this machine carries (SPEC 7.2). */
+static const struct {
+    const char *name, *claim, *args, *quick;
+} hpresets[] = {
+    {"hyla-fuzzy", "Table A1, fuzzy column: held-out R^2, L 4, K 2, N 32, 70% of combinations held out",
+     "--task fuzzy --attn softmax,linear_raw,hyla,linear_rmshead,hyla_no_rmshead,hyla_linear,hyla_linear_no_rmshead,softmax_hyla,hyla_plus "
+     "--steps 5000 --seeds 3 --lr 0.001,0.003 --wd 0.1,0.03 --eval-every 500",
+     "--task fuzzy --attn softmax,linear_raw,hyla --steps 600 --seeds 2 --eval-every 150 --eval-tasks 1024"},
+    {"hyla-sraven", "Table A1, SRAVEN column: OOD accuracy, 4 layers, width 1",
+     "--task sraven --attn softmax,linear_raw,hyla,linear_rmshead,hyla_plus --steps 5000 --seeds 3 --lr 0.0003,0.001 --wd 0.1 "
+     "--warmup 500 --eval-every 500",
+     "--task sraven --attn softmax,linear_raw,hyla --steps 400 --seeds 1 --warmup 50 --eval-every 100 --eval-tasks 512"},
+};
+
+/* attnlab preset hyla-fuzzy|hyla-sraven [--quick] [options]: the preset's options, then the user's. */
+static int hyla_preset(int argc, char **argv)
+{
+    const char *name = argv[2];
+    char *args[256], buf[1024], *tok, *save = NULL;
+    int i, n = 2, quick = 0, p;
+    hopts o;
+    for (p = 0; p < 2 && strcmp(hpresets[p].name, name); p++) {}
+    for (i = 3; i < argc; i++) quick |= !strcmp(argv[i], "--quick");
+    snprintf(buf, sizeof buf, "%s", quick ? hpresets[p].quick : hpresets[p].args);
+    args[0] = argv[0]; args[1] = (char *)"train";
+    for (tok = strtok_r(buf, " ", &save); tok && n < 200; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
+    for (i = 3; i < argc && n < 255; i++)
+        if (strcmp(argv[i], "--quick")) args[n++] = argv[i];
+    printf("preset %s%s: %s\n", name, quick ? " (quick)" : "", hpresets[p].claim);
+    if (!hyla_parse(n, args, &o)) return 1;
+    return hyla_train(&o);
+}
+
+/* 1 if the command line is for the HYLA tasks: --task fuzzy|sraven, or a hyla- preset. */
+int hyla_wants(int argc, char **argv)
+{
+    int i;
+    if (argc >= 3 && !strcmp(argv[1], "preset")) return !strncmp(argv[2], "hyla-", 5);
+    for (i = 2; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--task") && (!strcmp(argv[i + 1], "fuzzy") || !strcmp(argv[i + 1], "sraven"))) return 1;
+    return 0;
+}
+
+int hyla_main(int argc, char **argv)
+{
+    hopts o;
+    if (!strcmp(argv[1], "preset")) {
+        int p;
+        for (p = 0; p < 2 && strcmp(hpresets[p].name, argv[2]); p++) {}
+        if (p == 2) { fprintf(stderr, "attnlab: unknown preset '%s' (hyla-fuzzy, hyla-sraven)\n", argv[2]); return 1; }
+        return hyla_preset(argc, argv);
+    }
+    if (!hyla_parse(argc, argv, &o)) return 1;
+    if (!strcmp(argv[1], "train")) return hyla_train(&o);
+    if (!strcmp(argv[1], "params")) {
+        attn_transformer_config c = hyla_config(&o, o.kind[0]);
+        printf("%lu\n", (unsigned long)attn_transformer_param_count(&c));
+        return 0;
+    }
+    fprintf(stderr, "attnlab: '%s' does not take --task fuzzy|sraven (train, params, preset hyla-*)\n", argv[1]);
+    return 1;
+}
