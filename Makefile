@@ -35,7 +35,7 @@ ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
 
-PROGRAMS = $(BUILD)/quickstart $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer
 
 .PHONY: all run test test-sanitize test-valgrind test-wasm test-neon bench clean
 
@@ -65,6 +65,9 @@ $(BUILD)/bench_attention: bench/bench_attention.c bench/bench.h attn.h | $(BUILD
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 $(BUILD)/bench_cisformer: bench/bench_cisformer.c bench/bench.h attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
+
+$(BUILD)/bench_transformer: bench/bench_transformer.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 $(BUILD)/test_float: $(TEST_DEP) | $(BUILD)
@@ -109,10 +112,11 @@ $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)
 test-neon: $(BUILD)/test_neon
 	@sh tests/run.sh --no-compile "qemu-aarch64 $(BUILD)/test_neon"
 
-bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer
+bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_gemm --csv $(BUILD)/bench_gemm.csv
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_attention
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_cisformer
+	env -u OPENBLAS_CORETYPE $(BUILD)/bench_transformer
 
 clean:
 	rm -rf $(BUILD)

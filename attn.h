@@ -1509,6 +1509,8 @@ ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return a / b; }
 ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
 ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
 #endif
+/* a - b in every backend: b (-1) is exact, so the fused add rounds once, as a subtraction does. */
+ATTN__INLINE attn__v attn__vsub(attn__v a, attn__v b) { return attn__vfma(b, attn__vset1(-1), a); }
 
 /* exp(x) for every lane. SIMD: x = n ln2 + r with n = round(x / ln2) and |r| <= ln2 / 2, then
    e^r by its Taylor polynomial of degree 6 (truncation error r^7 / 7! < 1.3e-7, about an ulp) and
@@ -2135,9 +2137,14 @@ ATTNDEF attn_status attn_linear_backward(attn_float *dinp, attn_float *dW, attn_
 /* mean and variance of one row, two passes (the variance never goes negative) */
 static void attn__moments(const attn_float *x, int C, attn_float *mu, attn_float *var)
 {
-    attn_float m = attn_sum((size_t)C, x) / C, v = 0;
-    int i;
-    for (i = 0; i < C; i++) v += (x[i] - m) * (x[i] - m);
+    attn_float m = attn_sum((size_t)C, x) / C, v;
+    attn__v vm = attn__vset1(m), acc = attn__vset1(0);
+    int i = 0;
+    for (; i + ATTN__VW <= C; i += ATTN__VW) {
+        attn__v dx = attn__vsub(attn__vload(x + i), vm);
+        acc = attn__vfma(dx, dx, acc);
+    }
+    for (v = attn__vhsum(acc); i < C; i++) v += (x[i] - m) * (x[i] - m);
     *mu = m;
     *var = v / C;
 }
@@ -2157,7 +2164,13 @@ ATTNDEF attn_status attn_layernorm_forward(attn_float *out, attn_float *mean, at
         attn_float *y = out + (size_t)n * C, mu, var, r;
         attn__moments(x, C, &mu, &var);
         r = mode == ATTN_LN_EPS_INSIDE ? 1 / (attn_float)sqrt(var + eps) : 1 / ((attn_float)sqrt(var) + eps);
-        for (i = 0; i < C; i++) {
+        for (i = 0; i + ATTN__VW <= C; i += ATTN__VW) { /* xh = (x - mu) r;  y = gamma xh + beta */
+            attn__v xh = attn__vmul(attn__vsub(attn__vload(x + i), attn__vset1(mu)), attn__vset1(r));
+            if (gamma) xh = attn__vmul(xh, attn__vload(gamma + i));
+            if (beta) xh = attn__vadd(xh, attn__vload(beta + i));
+            attn__vstore(y + i, xh);
+        }
+        for (; i < C; i++) {
             attn_float xh = (x[i] - mu) * r;
             y[i] = (gamma ? gamma[i] * xh : xh) + (beta ? beta[i] : 0);
         }
@@ -2183,8 +2196,16 @@ ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma
          outside (r = 1 / (sqrt v + eps)): dx = r (g - mean(g)) - xhat mean(g xhat) / sqrt(v)  */
     for (n = 0; n < N; n++) {
         const attn_float *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
-        attn_float mu = mean[n], r = rstd[n], mg = 0, mgx = 0, sd = 0;
-        for (i = 0; i < C; i++) {
+        attn_float mu = mean[n], r = rstd[n], mg, mgx, sd = 0;
+        attn__v vmu = attn__vset1(mu), vr = attn__vset1(r), amg = attn__vset1(0), amgx = attn__vset1(0);
+        for (i = 0; i + ATTN__VW <= C; i += ATTN__VW) { /* sums of g and g xh; dgamma += dy xh, dbeta += dy */
+            attn__v xh = attn__vmul(attn__vsub(attn__vload(x + i), vmu), vr), d = attn__vload(dy + i), g = gamma ? attn__vmul(d, attn__vload(gamma + i)) : d;
+            amg = attn__vadd(amg, g);
+            amgx = attn__vfma(g, xh, amgx);
+            if (dgamma) attn__vstore(dgamma + i, attn__vfma(d, xh, attn__vload(dgamma + i)));
+            if (dbeta) attn__vstore(dbeta + i, attn__vadd(d, attn__vload(dbeta + i)));
+        }
+        for (mg = attn__vhsum(amg), mgx = attn__vhsum(amgx); i < C; i++) {
             attn_float xh = (x[i] - mu) * r, g = gamma ? dy[i] * gamma[i] : dy[i];
             mg += g;
             mgx += g * xh;
@@ -2199,7 +2220,12 @@ ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma
             attn__moments(x, C, &m2, &v2);
             sd = (attn_float)sqrt(v2);
         }
-        for (i = 0; i < C; i++) {
+        for (i = 0; mode == ATTN_LN_EPS_INSIDE && i + ATTN__VW <= C; i += ATTN__VW) { /* dx += r (g - mg - xh mgx) */
+            attn__v xh = attn__vmul(attn__vsub(attn__vload(x + i), vmu), vr), d = attn__vload(dy + i), g = gamma ? attn__vmul(d, attn__vload(gamma + i)) : d;
+            attn__v t = attn__vsub(attn__vsub(g, attn__vset1(mg)), attn__vmul(xh, attn__vset1(mgx)));
+            attn__vstore(dinp + (size_t)n * C + i, attn__vfma(vr, t, attn__vload(dinp + (size_t)n * C + i)));
+        }
+        for (; i < C; i++) {
             attn_float xh = (x[i] - mu) * r, g = gamma ? dy[i] * gamma[i] : dy[i];
             if (mode == ATTN_LN_EPS_INSIDE) dinp[(size_t)n * C + i] += r * (g - mg - xh * mgx);
             else dinp[(size_t)n * C + i] += r * (g - mg) - (sd > 0 ? xh * mgx / sd : 0);

@@ -1,0 +1,122 @@
+/* bench_transformer: training throughput of the HYLA paper's transformer (SPEC 4.2) in tokens per
+   second (a step = forward, loss, backward and AdamW over a batch of 128 sequences), for the fuzzy
+   preset (2 layers, E 128, 8 heads of 2, T 32) and SRAVEN width 1 (4 layers, 16 heads of 4, T 36),
+   softmax and HYLA, one and two threads, beside bench/torch_hyla.py training the same model in
+   PyTorch in the same run (through Debian's /usr/bin/python3; skipped with a message without
+   torch). Both sides train on random inputs of the task's shape with attention dropout 0.1.
+   Usage: bench_transformer [--repeats 3] [--seconds 2] */
+#define ATTN_IMPLEMENTATION
+#include "../attn.h"
+#include "bench.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* attn.h's tokens per second for a preset (0 fuzzy, 1 SRAVEN) and kind on `threads` threads. */
+static double run_attn(int sraven, attn_kind kind, int threads, int repeats, double seconds)
+{
+    attn_transformer_config c;
+    attn_transformer m;
+    attn_rng r;
+    int B = 128, l, i, rep, n_out, *targets;
+    double rates[16];
+    attn_float *x, *out, *dout, *loss, *probs, *cache, *mom, *vel;
+    void *work;
+    size_t wb;
+    memset(&c, 0, sizeof c);
+    c.in_dim = sraven ? 8 : 5; c.d = 128; c.layers = sraven ? 4 : 2; c.heads = sraven ? 16 : 8; c.dk = c.dv = sraven ? 4 : 2;
+    c.mlp = 256; c.max_T = sraven ? 36 : 32; c.out = sraven ? 8 : 1; c.readout = sraven ? 4 : 1; c.eps = (attn_float)1e-6;
+    c.act = ATTN_ACT_GELU_TANH; c.bias = 1; c.t5 = 1; c.dropout = (attn_float)0.1; c.init = ATTN_INIT_LECUN;
+    for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
+    attn_set_threads(threads);
+    attn_rng_seed(&r, 1, 0);
+    if (attn_transformer_init(&m, &c, &r) != ATTN_OK) { fprintf(stderr, "%s\n", attn_last_error()); exit(1); }
+    n_out = B * c.readout * c.out;
+    x = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c.max_T * c.in_dim);
+    out = (attn_float *)malloc(sizeof(attn_float) * (size_t)n_out);
+    dout = (attn_float *)malloc(sizeof(attn_float) * (size_t)n_out);
+    probs = (attn_float *)malloc(sizeof(attn_float) * (size_t)n_out);
+    loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c.readout);
+    targets = (int *)malloc(sizeof(int) * (size_t)B * c.readout);
+    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, B, c.max_T));
+    wb = attn_transformer_work_bytes(&m, B, c.max_T);
+    work = malloc(wb);
+    mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
+    vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
+    for (i = 0; i < B * c.max_T * c.in_dim; i++) x[i] = (attn_float)attn_rng_uniform(&r);
+    for (i = 0; i < B * c.readout; i++) targets[i] = (int)attn_rng_int(&r, (uint32_t)c.out);
+    m.training = 1;
+    for (rep = -1; rep < repeats; rep++) { /* rep -1 warms up */
+        double t0 = now(), el;
+        long steps = 0;
+        do {
+            m.seed = (uint64_t)steps;
+            attn_transformer_forward(&m, out, cache, NULL, x, B, c.max_T, work, wb);
+            if (sraven) {
+                attn_cross_entropy_forward(loss, probs, out, targets, B * c.readout, c.out);
+                memset(dout, 0, sizeof(attn_float) * (size_t)n_out);
+                attn_cross_entropy_backward(dout, NULL, (attn_float)(1.0 / (B * c.readout)), probs, targets, B * c.readout, c.out);
+            } else {
+                for (i = 0; i < B; i++) dout[i] = (attn_float)(2 * (out[i] - 0.5) / B);
+            }
+            attn_params_zero_grad(&m.p);
+            attn_transformer_backward(&m, dout, cache, NULL, x, B, c.max_T, work, wb);
+            attn_adamw_step(&m.p, mom, vel, steps + 1, (attn_float)1e-3, (attn_float)0.9, (attn_float)0.999, (attn_float)1e-8, (attn_float)0.1);
+            steps++;
+            el = now() - t0;
+        } while (el < (rep < 0 ? 0.5 : seconds));
+        if (rep >= 0) rates[rep] = (double)steps * B * c.max_T / el;
+    }
+    qsort(rates, (size_t)repeats, sizeof(double), cmp_double);
+    free(x); free(out); free(dout); free(probs); free(loss); free(targets); free(cache); free(work); free(mom); free(vel);
+    attn_transformer_free(&m);
+    return rates[repeats / 2];
+}
+
+static double run_torch(int sraven, const char *kind, int threads, int repeats, double seconds)
+{
+    char cmd[512];
+    FILE *f;
+    double rate = 0;
+    char k[32], pr[32];
+    int t;
+    snprintf(cmd, sizeof cmd,
+             "env -u OPENBLAS_CORETYPE /usr/bin/python3 bench/torch_hyla.py --preset %s --kind %s --threads %d --repeats %d --seconds %g 2>/dev/null",
+             sraven ? "sraven" : "fuzzy", kind, threads, repeats, seconds);
+    if (!(f = popen(cmd, "r"))) return 0;
+    if (fscanf(f, "%31s %31s %d %lf", k, pr, &t, &rate) != 4) rate = 0;
+    pclose(f);
+    return rate;
+}
+
+int main(int argc, char **argv)
+{
+    static const attn_kind kinds[2] = {ATTN_SOFTMAX, ATTN_HYLA};
+    int repeats = 3, i, s, k, t, have_torch;
+    double seconds = 2;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help")) {
+            printf("usage: bench_transformer [--repeats R] [--seconds S]\n  training tokens/s of the HYLA paper's transformer beside PyTorch\n");
+            return 0;
+        } else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+        else { fprintf(stderr, "bench_transformer: unknown option %s (see --help)\n", argv[i]); return 1; }
+    }
+    if (repeats < 1 || repeats > 16 || !(seconds > 0)) { fprintf(stderr, "bench_transformer: --repeats in 1 .. 16, --seconds > 0\n"); return 1; }
+    have_torch = system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+    printf("attn.h %s (%s kernels); HYLA-paper transformer training, tokens per second (batch 128), median of %d x %gs\n",
+           ATTN_VERSION_STRING, attn_simd_name(), repeats, seconds);
+    if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
+    printf("\n%-8s %-7s %7s | %12s %12s %8s\n", "kind", "preset", "threads", "attn.h", "PyTorch", "ratio");
+    for (s = 0; s < 2; s++)
+        for (k = 0; k < 2; k++)
+            for (t = 1; t <= 2; t++) {
+                double ours = run_attn(s, kinds[k], t, repeats, seconds), theirs = have_torch ? run_torch(s, attn_kind_get(kinds[k])->name, t, repeats, seconds) : 0;
+                printf("%-8s %-7s %7d | %12.0f %12.0f %7.2fx\n", attn_kind_get(kinds[k])->name, s ? "sraven" : "fuzzy", t, ours, theirs,
+                       theirs > 0 ? ours / theirs : 0);
+                fflush(stdout);
+            }
+    printf("\n(fuzzy: 2 layers, E 128, 8 heads of 2, T 32, one output; sraven: width 1, 4 layers, 16 heads of 4,\n"
+           " T 36, 4 x 8 logits; both with T5 biases, attention dropout 0.1, AdamW.)\n");
+    return 0;
+}

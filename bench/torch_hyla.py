@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""PyTorch training throughput of the HYLA paper's transformer (SPEC 4.2), the competitor of
+bench_transformer.c: the same model (dense input projection, pre-LN blocks with LayerNorm eps 1e-6,
+multi-head attention with q scaled by 1/sqrt(dh), a T5 relative-position bias table per layer added
+to the scores, dropout 0.1 on the normalised weights, GELU (tanh) MLP, final LN, output head at the
+last R positions), the same batch, AdamW (lr 1e-3, wd 0.1), and the same loss (squared error of the
+query's scalar for the fuzzy preset, cross-entropy over the 4 query tokens for SRAVEN), on random
+inputs of the task's shape. Attention kinds:
+
+  softmax  a = softmax_k(s)                          o = a v
+  hyla     a = s / sqrt(mean_h s^2 + 1e-6) (RMSHead)  u_qk = ReLU(sum_h a_hqk v_kh), o_qh = sum_k a_hqk u_qk
+
+Prints "kind preset threads tokens_per_second" (the median of the repeats). Run with
+/usr/bin/python3 (Debian's python3-torch) and OPENBLAS_CORETYPE unset.
+Usage: torch_hyla.py --preset fuzzy|sraven --kind softmax|hyla [--threads 1] [--repeats 3] [--seconds 2]"""
+import argparse
+import math
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+p = argparse.ArgumentParser()
+p.add_argument("--preset", default="fuzzy")
+p.add_argument("--kind", default="softmax")
+p.add_argument("--threads", type=int, default=1)
+p.add_argument("--repeats", type=int, default=3)
+p.add_argument("--seconds", type=float, default=2.0, help="minimum time per repeat")
+a = p.parse_args()
+torch.set_num_threads(a.threads)
+torch.manual_seed(0)
+
+if a.preset == "fuzzy":  # L 4 variables: tokens of width 5, T = 32, read out at the last position
+    IN, E, L, H, DH, M, T, OUT, R = 5, 128, 2, 8, 2, 256, 32, 1, 1
+else:  # SRAVEN K 4, F 8, width 1, 4 layers: 36 one-hot tokens of width 8, 4 queries
+    IN, E, L, H, DH, M, T, OUT, R = 8, 128, 4, 16, 4, 256, 36, 8, 4
+B = 128
+
+
+def t5_buckets(n):
+    """Unidirectional T5 buckets with num_buckets = max_distance = n (SPEC 3)."""
+    me = n // 2
+    idx = torch.zeros(n, n, dtype=torch.long)
+    for i in range(n):
+        for j in range(n):
+            d = max(i - j, 0)
+            if d < me:
+                idx[i, j] = d
+            else:
+                v = me + int(math.log(d / me + 1.1920929e-07) / math.log(n / me) * (n - me))
+                idx[i, j] = min(v, n - 1)
+    return idx
+
+
+BUCKETS = t5_buckets(T)
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln1 = torch.nn.LayerNorm(E, eps=1e-6)
+        self.q = torch.nn.Linear(E, H * DH)
+        self.k = torch.nn.Linear(E, H * DH)
+        self.v = torch.nn.Linear(E, H * DH)
+        self.o = torch.nn.Linear(H * DH, E)
+        self.t5 = torch.nn.Parameter(torch.randn(H, T) / math.sqrt(T))
+        self.ln2 = torch.nn.LayerNorm(E, eps=1e-6)
+        self.w1 = torch.nn.Linear(E, M)
+        self.w2 = torch.nn.Linear(M, E)
+
+    def attn(self, x):
+        q = self.q(x).view(B, T, H, DH)
+        k = self.k(x).view(B, T, H, DH)
+        v = self.v(x).view(B, T, H, DH)
+        s = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(DH) + self.t5[:, BUCKETS]
+        if a.kind == "softmax":
+            w = F.dropout(torch.softmax(s, dim=-1), 0.1, self.training)
+            z = torch.einsum("bhqk,bkhd->bqhd", w, v)
+        else:
+            w = s / torch.sqrt((s * s).mean(dim=1, keepdim=True) + 1e-6)
+            w = F.dropout(w, 0.1, self.training)
+            u = torch.relu(torch.einsum("bhqk,bkhd->bqkd", w, v))
+            z = torch.einsum("bhqk,bqkd->bqhd", w, u)
+        return self.o(z.reshape(B, T, H * DH))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.w2(F.gelu(self.w1(self.ln2(x)), approximate="tanh"))
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inp = torch.nn.Linear(IN, E)
+        self.blocks = torch.nn.ModuleList([Block() for _ in range(L)])
+        self.lnf = torch.nn.LayerNorm(E, eps=1e-6)
+        self.head = torch.nn.Linear(E, OUT)
+
+    def forward(self, x):
+        x = self.inp(x)
+        for b in self.blocks:
+            x = b(x)
+        return self.head(self.lnf(x[:, T - R:]))
+
+
+model = Model()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1, eps=1e-8)
+x = torch.rand(B, T, IN)
+if a.preset == "fuzzy":
+    y = torch.rand(B, 1, 1)
+else:
+    y = torch.randint(0, OUT, (B * R,))
+
+
+def step():
+    out = model(x)
+    loss = F.mse_loss(out, y) if a.preset == "fuzzy" else F.cross_entropy(out.reshape(B * R, OUT), y)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+
+
+for _ in range(2):
+    step()
+rates = []
+for _ in range(a.repeats):
+    n, t0 = 0, time.perf_counter()
+    while True:
+        step()
+        n += 1
+        el = time.perf_counter() - t0
+        if el >= a.seconds:
+            break
+    rates.append(n * B * T / el)
+print(a.kind, a.preset, a.threads, round(statistics.median(rates)))
