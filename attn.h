@@ -495,6 +495,10 @@ typedef struct attn_attention_desc {
        0: off. Not for centered, kernel and taylor. */
     attn_float dropout;
     uint64_t dropout_seed;
+    /* Optional: the mask's multipliers [Tq, Tk] (0 or 1 / (1 - dropout)) computed beforehand.
+       NULL: attn_attention_forward / _backward compute them once per call into the workspace when
+       Tq Tk <= 65536 (and hash tile by tile beyond), instead of once per (b, h). */
+    const attn_float *dropout_mask;
     /* Parameters inside some kinds (ignored by the others); their gradients go to attn_attention_grads:
        ATTN_DIFFERENTIAL  lambda [4, dk / 2] = lambda_q1, lambda_k1, lambda_q2, lambda_k2 (NULL: 0);
                           gain [dv] (NULL: 1); lambda_init (attn_diff_lambda_init gives the default)
@@ -2760,7 +2764,9 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
     uint64_t keep = (uint64_t)((1 - (double)d->dropout) * 16777216.0); /* P(keep) in 24 bits */
     attn_float inv = (attn_float)(1 / (1 - (double)d->dropout));
     int r, c;
-    for (r = 0; r < br; r++)
+    for (r = 0; r < br && d->dropout_mask; r++) /* the multipliers, computed once per call */
+        for (c = 0; c < bc; c++) X[r * bc + c] *= d->dropout_mask[(size_t)(i0 + r) * d->Tk + j0 + c];
+    for (r = 0; r < br && !d->dropout_mask; r++)
         for (c = 0; c < bc; c++) {
             uint64_t z = d->dropout_seed + 0x9E3779B97F4A7C15ull * ((uint64_t)(i0 + r) * (uint64_t)d->Tk + (uint64_t)(j0 + c) + 1);
             z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -4011,10 +4017,35 @@ ATTNDEF size_t attn_attention_stats_floats(const attn_attention_desc *d)
     return (size_t)d->B * d->H * d->Tq * (d->kind == ATTN_DIFFERENTIAL ? 2 * (size_t)d->dv + 3 : 1);
 }
 
+/* The bytes of the dropout multipliers the dispatcher computes (0 when it does not). */
+static size_t attn__dmask_bytes(const attn_attention_desc *d)
+{
+    int own = d->dropout > 0 && !d->dropout_mask && (size_t)d->Tq * (size_t)d->Tk <= 65536 && d->Tq > 0 && d->Tk > 0;
+    return own ? attn__align_up(sizeof(attn_float) * (size_t)d->Tq * d->Tk) : 0;
+}
+
+/* When the dispatcher computes the dropout multipliers: fills them at the start of work into
+   dd (a copy of d that points at them) and moves work past them. */
+static void attn__dmask_fill(const attn_attention_desc *d, attn_attention_desc *dd, void **work, size_t *work_bytes)
+{
+    size_t m = attn__dmask_bytes(d);
+    attn_float *mask;
+    int i;
+    *dd = *d;
+    if (!m) return;
+    mask = attn__align_ptr(*work, 0);
+    for (i = 0; i < d->Tq * d->Tk; i++) mask[i] = 1;
+    dd->dropout_mask = NULL;
+    attn__tile_dropout(dd, 0, d->Tq, 0, d->Tk, mask);
+    dd->dropout_mask = mask;
+    *work = (char *)*work + m;
+    *work_bytes -= m;
+}
+
 ATTNDEF size_t attn_attention_workspace(const attn_attention_desc *d)
 {
     const attn_kind_info *k = d ? attn_kind_get(d->kind) : NULL;
-    return k ? k->workspace(d) : 0;
+    return k ? k->workspace(d) + attn__dmask_bytes(d) : 0;
 }
 
 ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_float *O,
@@ -4022,8 +4053,11 @@ ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_fl
                                            const attn_float *Q, const attn_float *K,
                                            const attn_float *V, void *work, size_t work_bytes)
 {
+    attn_attention_desc dd;
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
-    return attn__kinds[d->kind].forward(d, O, stats, weights, Q, K, V, work, work_bytes);
+    ATTN__NEED(work);
+    attn__dmask_fill(d, &dd, &work, &work_bytes);
+    return attn__kinds[d->kind].forward(&dd, O, stats, weights, Q, K, V, work, work_bytes);
 }
 
 ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const attn_attention_grads *g,
@@ -4032,8 +4066,11 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const 
                                             const attn_float *O, const attn_float *stats,
                                             void *work, size_t work_bytes)
 {
+    attn_attention_desc dd;
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
-    return attn__kinds[d->kind].backward(d, g, dO, Q, K, V, O, stats, work, work_bytes);
+    ATTN__NEED(work);
+    attn__dmask_fill(d, &dd, &work, &work_bytes);
+    return attn__kinds[d->kind].backward(&dd, g, dO, Q, K, V, O, stats, work, work_bytes);
 }
 
 /* ---- Linformer ---- */
