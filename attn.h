@@ -762,6 +762,14 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
                                               const attn_float *cache, const int *tokens,
                                               const attn_float *x, int B, int T, void *work,
                                               size_t work_bytes);
+/* The normalised attention weights of one layer, weights [B, H, T, T] (as attn_attention_forward
+   writes them: before dropout; for the head-mixing kinds the latent code a), recomputed from the
+   cache of the last forward call over B sequences of length T. work:
+   attn_transformer_weights_work_bytes(). */
+ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, int B, int T);
+ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_float *weights,
+                                             const attn_float *cache, int B, int T, int layer,
+                                             void *work, size_t work_bytes);
 
 /* ============================================================================================== */
 /* 8. optimizers                                                                                   */
@@ -984,6 +992,29 @@ typedef struct attn_plot {
 } attn_plot;
 
 ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const attn_plot_series *s, int ns);
+
+/* Heatmaps as SVG files (attention matrices, similarity matrices): M [rows, cols], one cell per
+   entry, coloured by scale: ATTN_HEAT_LINEAR white (min(0, min M)) to blue (max M);
+   ATTN_HEAT_SIGNED blue (-m) through white (0) to red (+m), m = max |M| (Cog's negative weights);
+   ATTN_HEAT_LOG white (10^-4 m) to blue (m) on log10 |M|. Labels (may be NULL) name the rows and
+   columns. ATTN_ERR_IO without stdio or when the file cannot be written. */
+typedef enum attn_heat_scale { ATTN_HEAT_LINEAR = 0, ATTN_HEAT_SIGNED, ATTN_HEAT_LOG } attn_heat_scale;
+ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const attn_float *M, int rows, int cols,
+                                     const char *const *row_labels, const char *const *col_labels,
+                                     attn_heat_scale scale);
+
+/* Probes on representations (the HYLA paper's latent-code analysis, SPEC 6.2 / 7.2):
+   attn_probe_fit fits a logistic regression p = sigmoid(w . z + w[dim]) to labels y [n] in {0, 1}
+   from features X [n, dim], standardised by their mean and sd over the n rows (written to mu, sd
+   [dim]), by `iters` full-batch gradient steps of size lr on the mean log loss + l2 |w|^2 / 2;
+   w [dim + 1]. attn_probe_f1 is the F1 score of the predictions p >= 1/2 on other rows (0 when
+   nothing is positive or predicted). attn_cosine_matrix: S [n, n] = cosine similarities of the rows
+   of M [n, dim] (0 for a zero row). */
+ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y, int n,
+                                   int dim, int iters, double lr, double l2);
+ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd, const attn_float *X,
+                             const int *y, int n, int dim);
+ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int dim);
 
 #ifdef __cplusplus
 }
@@ -5082,6 +5113,48 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     return attn_embedding_backward(attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 1), dX, tokens, (int)N, cf->vocab, cf->d);
 }
 
+ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, int B, int T)
+{
+    attn_layer L;
+    attn_attention_desc d;
+    size_t w = 0;
+    int l;
+    if (!m || B < 1 || T < 1) return 0;
+    for (l = 0; l < m->cfg.layers; l++) { /* the attention's workspace, then O [B H T dv] and its stats */
+        attn__tf_layer(m, l, m->p.data, &L);
+        attn__layer_desc(&L, B, T, T, &d);
+        d.dropout = 0;
+        w = ATTN__MAX(w, attn_attention_workspace(&d) + ATTN_ALIGN +
+                             sizeof(attn_float) * ((size_t)B * d.H * T * d.dv + attn_attention_stats_floats(&d)));
+    }
+    return w;
+}
+
+ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_float *weights,
+                                             const attn_float *cache, int B, int T, int layer,
+                                             void *work, size_t work_bytes)
+{
+    attn__tf_cache c;
+    attn__layer_cache lc;
+    attn_layer L;
+    attn_attention_desc d;
+    attn_float *O;
+    ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
+    ATTN__TRY(attn__tf_check(__func__, &m->cfg));
+    if (layer < 0 || layer >= m->cfg.layers || B < 1 || T < 1 || T > m->cfg.max_T)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: layer %d of %d, B = %d, T = %d (max_T %d)", __func__, layer, m->cfg.layers, B, T, m->cfg.max_T);
+    if (work_bytes < attn_transformer_weights_work_bytes(m, B, T))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_transformer_weights_work_bytes() asks for %lu", __func__,
+                          (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
+    attn__tf_cache_map(m, layer, B, T, (attn_float *)cache, &c);
+    attn__tf_layer(m, layer, c.bias, &L);
+    attn__layer_desc(&L, B, T, T, &d);
+    d.dropout = 0;
+    attn__layer_cache_map(&L, B, T, T, c.att, &lc);
+    O = attn__align_ptr(work, attn_attention_workspace(&d));
+    return attn_attention_forward(&d, O, O + (size_t)B * d.H * T * d.dv, weights, lc.Q, lc.K, lc.V, work, attn_attention_workspace(&d));
+}
+
 /* ---- 8. optimizers ---------------------------------------------------------------------------- */
 
 ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
@@ -6034,6 +6107,128 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
     (void)path; (void)p; (void)s; (void)ns;
     return attn__fail(ATTN_ERR_IO, "attn_plot_svg: built with ATTN_NO_STDIO");
 #endif
+}
+
+ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const attn_float *M, int rows, int cols,
+                                     const char *const *row_labels, const char *const *col_labels,
+                                     attn_heat_scale scale)
+{
+#ifndef ATTN_NO_STDIO
+    double lo = 0, hi = 0, cell, L = row_labels ? 90 : 20, T = col_labels ? 110 : 40, x0, v, t;
+    int i, j, r, g, b;
+    FILE *f;
+    if (!path || !M || rows < 1 || cols < 1 || (int)scale < 0 || scale > ATTN_HEAT_LOG)
+        return attn__fail(ATTN_ERR_ARG, "attn_heatmap_svg: path, M, rows = %d >= 1, cols = %d >= 1 and a known scale are needed", rows, cols);
+    for (i = 0; i < rows * cols; i++) {
+        v = scale == ATTN_HEAT_LINEAR ? M[i] : fabs((double)M[i]);
+        if (!attn__finite(v)) continue;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    if (hi <= lo) hi = lo + 1;
+    cell = 560.0 / (rows > cols ? rows : cols);
+    cell = cell > 40 ? 40 : cell;
+    if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: cannot write %s", path);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
+            L + cols * cell + 80, T + rows * cell + 20);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    if (title) {
+        fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">", (L + cols * cell + 80) / 2);
+        attn__svg_text(f, title, "</text>\n");
+    }
+    for (i = 0; i < rows; i++)
+        for (j = 0; j < cols; j++) {
+            double m = M[(size_t)i * cols + j];
+            if (!attn__finite(m)) { r = g = b = 128; } /* grey: not a number */
+            else if (scale == ATTN_HEAT_SIGNED) { /* white to red (positive) or blue (negative) */
+                t = fabs(m) / hi;
+                r = m >= 0 ? 255 : (int)(255 * (1 - t)); g = (int)(255 * (1 - t)); b = m >= 0 ? (int)(255 * (1 - t)) : 255;
+            } else {
+                t = scale == ATTN_HEAT_LOG ? (fabs(m) > 0 ? (log10(fabs(m) / hi) + 4) / 4 : 0) : (m - lo) / (hi - lo);
+                t = t < 0 ? 0 : t > 1 ? 1 : t;
+                r = (int)(255 * (1 - t)); g = (int)(255 * (1 - 0.6 * t)); b = 255;
+            }
+            x0 = L + j * cell;
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"><title>%.4g</title></rect>\n", x0,
+                    T + i * cell, cell, cell, r, g, b, m);
+        }
+    for (i = 0; row_labels && i < rows; i++) {
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", L - 4, T + (i + 0.5) * cell + 4);
+        attn__svg_text(f, row_labels[i], "</text>\n");
+    }
+    for (j = 0; col_labels && j < cols; j++) {
+        fprintf(f, "<text transform=\"translate(%.1f,%.0f) rotate(-60)\">", L + (j + 0.5) * cell, T - 4);
+        attn__svg_text(f, col_labels[j], "</text>\n");
+    }
+    fprintf(f, "</svg>\n");
+    if (fclose(f) != 0) return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: cannot write %s", path);
+    return ATTN_OK;
+#else
+    (void)path; (void)title; (void)M; (void)rows; (void)cols; (void)row_labels; (void)col_labels; (void)scale;
+    return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: built with ATTN_NO_STDIO");
+#endif
+}
+
+/* ---- probes ---- */
+
+ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y, int n,
+                                   int dim, int iters, double lr, double l2)
+{
+    double *gw;
+    int i, k, it;
+    ATTN__NEED(w); ATTN__NEED(mu); ATTN__NEED(sd); ATTN__NEED(X); ATTN__NEED(y);
+    if (n < 1 || dim < 1 || iters < 0 || !(lr > 0) || !(l2 >= 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_probe_fit: n = %d, dim = %d >= 1, iters = %d >= 0, lr > 0, l2 >= 0", n, dim, iters);
+    gw = (double *)ATTN_MALLOC(sizeof(double) * ((size_t)dim + 1));
+    if (!gw) return attn__fail(ATTN_ERR_NOMEM, "attn_probe_fit: out of memory");
+    for (k = 0; k < dim; k++) { /* standardise each feature */
+        double m = 0, v = 0;
+        for (i = 0; i < n; i++) m += X[(size_t)i * dim + k] / (double)n;
+        for (i = 0; i < n; i++) v += (X[(size_t)i * dim + k] - m) * (X[(size_t)i * dim + k] - m) / n;
+        mu[k] = m;
+        sd[k] = v > 1e-24 ? sqrt(v) : 1;
+    }
+    for (k = 0; k <= dim; k++) w[k] = 0;
+    for (it = 0; it < iters; it++) { /* d/dw of mean log loss: mean (p - y) z, plus l2 w */
+        for (k = 0; k <= dim; k++) gw[k] = k < dim ? l2 * w[k] : 0;
+        for (i = 0; i < n; i++) {
+            double z = w[dim], p;
+            for (k = 0; k < dim; k++) z += w[k] * (X[(size_t)i * dim + k] - mu[k]) / sd[k];
+            p = 1 / (1 + exp(-z)) - (y[i] != 0);
+            for (k = 0; k < dim; k++) gw[k] += p * (X[(size_t)i * dim + k] - mu[k]) / sd[k] / n;
+            gw[dim] += p / n;
+        }
+        for (k = 0; k <= dim; k++) w[k] -= lr * gw[k];
+    }
+    ATTN_FREE(gw);
+    return ATTN_OK;
+}
+
+ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd, const attn_float *X,
+                             const int *y, int n, int dim)
+{
+    long tp = 0, fp = 0, fn = 0;
+    int i, k;
+    for (i = 0; i < n; i++) {
+        double z = w[dim];
+        int pred;
+        for (k = 0; k < dim; k++) z += w[k] * (X[(size_t)i * dim + k] - mu[k]) / sd[k];
+        pred = z >= 0;
+        tp += pred && y[i];
+        fp += pred && !y[i];
+        fn += !pred && y[i];
+    }
+    return tp ? 2.0 * tp / (2.0 * tp + fp + fn) : 0;
+}
+
+ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int dim)
+{
+    int i, j;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++) {
+            double a = attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)i * dim), b = attn_dot((size_t)dim, M + (size_t)j * dim, M + (size_t)j * dim);
+            S[(size_t)i * n + j] = a > 0 && b > 0 ? (attn_float)(attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)j * dim) / sqrt(a * b)) : 0;
+        }
 }
 
 #endif /* ATTN_IMPLEMENTATION */

@@ -34,7 +34,7 @@ typedef struct {
     long steps;
     double lr[HMAX_GRID], wd[HMAX_GRID], dropout;
     attn_kind kind[HMAX_KINDS];
-    const char *csv, *svg;
+    const char *csv, *svg, *codes;
 } hopts;
 
 /* One run's curve and final numbers: metric = R^2 (fuzzy) or all-features accuracy (SRAVEN). */
@@ -43,6 +43,7 @@ typedef struct {
     long *step;
     double *loss, *valid, *ood;
     double final_valid, final_ood;
+    double probe[ATTN_MAX_LAYERS]; /* fuzzy: mean F1 over the terms of the latent-code probe, per layer */
     volatile long done;
 } hrun;
 
@@ -78,6 +79,9 @@ static void hyla_usage(FILE *f)
             "  --eval-tasks N   tasks per evaluation (validation and held-out)       [2048]\n"
             "  --threads T      parallel runs (0: all cores)                         [0]\n"
             "  --csv F, --svg F the curves\n"
+            "  --codes PREFIX   the latent codes (the query's self-attention scores, per head) of\n"
+            "                   held-out tasks, seed 0, first (lr, wd): PREFIX-KIND.csv; SRAVEN also\n"
+            "                   PREFIX-KIND-cos.csv / .svg, the cosine similarity of the mean code per rule\n"
             "\n"
             "The table gives, per kind, the held-out metric (the paper's \"OOD\": R^2 for fuzzy logic,\n"
             "all-features accuracy for SRAVEN) at the (lr, wd) with the best mean held-out metric (as the\n"
@@ -155,6 +159,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
         else if (!strcmp(a, "--threads")) ok = hparse_int(v, 0, &o->threads);
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
+        else if (!strcmp(a, "--codes")) o->codes = v;
         else if (!strcmp(a, "--attn")) {
             char buf[256], *tok, *save = NULL;
             snprintf(buf, sizeof buf, "%s", v);
@@ -252,11 +257,12 @@ static void hbuf_free(hbuf *b)
     free(b->cache); free(b->work);
 }
 
-/* Draws a batch of B tasks: the training combinations (ood = 0) or the held-out ones. */
-static void hbatch(const hopts *o, const htask *t, int ood, int B, hbuf *b, attn_rng *r)
+/* Draws a batch of B tasks: the training combinations (ood = 0) or the held-out ones; which [B]
+   (may be NULL) receives each task's combination (latent) index in its split (in latent[]). */
+static void hbatch(const hopts *o, const htask *t, int ood, int B, hbuf *b, int *which, attn_rng *r)
 {
-    if (o->sraven) attn_sraven_batch(&t->sr, ood, B, b->x, b->targets, NULL, r);
-    else attn_fuzzy_batch(&t->fz, ood ? ATTN_FUZZY_HELDOUT : ATTN_FUZZY_TRAIN, B, b->x, b->y, b->var, NULL, r);
+    if (o->sraven) attn_sraven_batch(&t->sr, ood, B, b->x, b->targets, which, r);
+    else attn_fuzzy_batch(&t->fz, ood ? ATTN_FUZZY_HELDOUT : ATTN_FUZZY_TRAIN, B, b->x, b->y, b->var, which, r);
 }
 
 /* The loss of the batch in b->out and, with grad, its gradient in b->dout: fuzzy mean squared
@@ -293,7 +299,7 @@ static double hmetric(const hopts *o, attn_transformer *m, const htask *t, int o
     m->training = 0;
     while (done < n) {
         int nb = n - done < B ? n - done : B;
-        hbatch(o, t, ood, nb, b, r);
+        hbatch(o, t, ood, nb, b, NULL, r);
         if (attn_transformer_forward(m, b->out, b->cache, NULL, b->x, nb, c->max_T, b->work, b->wb) != ATTN_OK) return NAN;
         if (!o->sraven) s += attn_fuzzy_r2(b->out, b->y, b->var, nb) * nb;
         else
@@ -343,6 +349,123 @@ static void hprogress(int force)
     }
 }
 
+/* The latent codes of n tasks of a split, codes [layers, n, H]: at each layer, every head's score of
+   the query token attending to itself (fuzzy: the last token; SRAVEN: query token q of the K, given
+   by q_of_task [n]); which [n] gets each task's combination or latent. */
+static void hcodes(const hopts *o, attn_transformer *m, const htask *t, int ood, int n, const int *q_of_task, attn_float *codes,
+                   int *which, hbuf *b, attn_rng *r)
+{
+    const attn_transformer_config *c = &m->cfg;
+    size_t wwb = attn_transformer_weights_work_bytes(m, o->batch, c->max_T);
+    void *ww = malloc(wwb);
+    attn_float *w = (attn_float *)malloc(sizeof(attn_float) * (size_t)o->batch * c->heads * c->max_T * c->max_T);
+    int done = 0, i, l, h, T = c->max_T;
+    m->training = 0;
+    while (done < n && ww && w) {
+        int nb = n - done < o->batch ? n - done : o->batch;
+        hbatch(o, t, ood, nb, b, which + done, r);
+        attn_transformer_forward(m, b->out, b->cache, NULL, b->x, nb, T, b->work, b->wb);
+        for (l = 0; l < c->layers; l++) {
+            attn_transformer_weights(m, w, b->cache, nb, T, l, ww, wwb);
+            for (i = 0; i < nb; i++) {
+                int q = T - 1 - (q_of_task ? q_of_task[done + i] : 0);
+                for (h = 0; h < c->heads; h++)
+                    codes[((size_t)l * n + done + i) * c->heads + h] = w[(((size_t)i * c->heads + h) * T + q) * T + q];
+            }
+        }
+        done += nb;
+    }
+    free(ww); free(w);
+}
+
+/* After training: the fuzzy probe (per layer, the mean over terms of the held-out F1 of a logistic
+   regression from the code to "term k is in the function", fit on training tasks), and with
+   --codes the codes of held-out tasks (and for SRAVEN the rule similarity of the last layer). */
+static void hyla_analyse(const hopts *o, attn_transformer *m, htask *t, hrun *res, hbuf *b)
+{
+    const attn_transformer_config *c = &m->cfg;
+    int n = o->eval_tasks, H = c->heads, l, k, i, *wtr = (int *)malloc(sizeof(int) * (size_t)n), *who = (int *)malloc(sizeof(int) * (size_t)n);
+    int *qs = (int *)malloc(sizeof(int) * (size_t)n), *ytr = (int *)malloc(sizeof(int) * (size_t)n), *yho = (int *)malloc(sizeof(int) * (size_t)n);
+    attn_float *ctr = (attn_float *)malloc(sizeof(attn_float) * (size_t)c->layers * n * H), *cho = (attn_float *)malloc(sizeof(attn_float) * (size_t)c->layers * n * H);
+    int write = o->codes && res->seed == 0 && res->ilr == 0 && res->iwd == 0;
+    attn_rng r;
+    if (!wtr || !who || !qs || !ytr || !yho || !ctr || !cho) goto done;
+    for (i = 0; i < n; i++) qs[i] = o->sraven ? i % o->K : 0; /* SRAVEN: query token K-1-q, cycling */
+    if (o->sraven) t->sr.permute = 0; /* unpermuted instances: query q asks for feature K-1-q's rule */
+    attn_rng_seed(&r, (uint64_t)res->seed, 6);
+    hcodes(o, m, t, 1, n, o->sraven ? qs : NULL, cho, who, b, &r);
+    if (!o->sraven) {
+        attn_rng_seed(&r, (uint64_t)res->seed, 5);
+        hcodes(o, m, t, 0, n, NULL, ctr, wtr, b, &r);
+        for (l = 0; l < c->layers; l++) {
+            double sum = 0, w[64], mu[64], sd[64];
+            int terms = 0;
+            for (k = 0; k < t->fz.nterms && H < 64; k++) {
+                int ptr = 0, pho = 0, j;
+                for (i = 0; i < n; i++) {
+                    const int *ct = t->fz.combos[ATTN_FUZZY_TRAIN] + (size_t)wtr[i] * o->K, *ch = t->fz.combos[ATTN_FUZZY_HELDOUT] + (size_t)who[i] * o->K;
+                    ytr[i] = yho[i] = 0;
+                    for (j = 0; j < o->K; j++) { ytr[i] |= ct[j] == k; yho[i] |= ch[j] == k; }
+                    ptr += ytr[i]; pho += yho[i];
+                }
+                if (!ptr || ptr == n || !pho) continue; /* the term must vary in training and occur held out */
+                attn_probe_fit(w, mu, sd, ctr + (size_t)l * n * H, ytr, n, H, 200, 0.5, 1e-3);
+                sum += attn_probe_f1(w, mu, sd, cho + (size_t)l * n * H, yho, n, H);
+                terms++;
+            }
+            res->probe[l] = terms ? sum / terms : 0;
+        }
+    }
+    if (write) {
+        char path[1024];
+        FILE *f;
+        snprintf(path, sizeof path, "%s-%s.csv", o->codes, attn_kind_get(c->kinds[0])->name);
+        if ((f = fopen(path, "w")) != NULL) {
+            fprintf(f, "layer,task,%s", o->sraven ? "latent,query,rule" : "combination,terms");
+            for (k = 0; k < H; k++) fprintf(f, ",head%d", k);
+            fprintf(f, "\n");
+            for (l = 0; l < c->layers; l++)
+                for (i = 0; i < n; i++) {
+                    if (o->sraven) fprintf(f, "%d,%d,%d,%d,%d", l, i, who[i], qs[i], t->sr.latent[(size_t)who[i] * o->K + o->K - 1 - qs[i]]);
+                    else {
+                        fprintf(f, "%d,%d,%d,", l, i, who[i]);
+                        for (k = 0; k < o->K; k++) fprintf(f, "%s%d", k ? " " : "", t->fz.combos[ATTN_FUZZY_HELDOUT][(size_t)who[i] * o->K + k]);
+                    }
+                    for (k = 0; k < H; k++) fprintf(f, ",%.6g", cho[((size_t)l * n + i) * H + k]);
+                    fprintf(f, "\n");
+                }
+            fclose(f);
+        }
+        if (o->sraven) { /* the mean code per rule at the last layer, and the cosine similarity of those */
+            static const char *rules[ATTN_SRAVEN_RULES] = {"constant", "prog +1", "prog +2", "prog -1", "prog -2", "addition", "subtraction", "distribute 3"};
+            attn_float mean[ATTN_SRAVEN_RULES * 64] = {0}, S[ATTN_SRAVEN_RULES * ATTN_SRAVEN_RULES];
+            int cnt[ATTN_SRAVEN_RULES] = {0}, rr;
+            char title[128];
+            l = c->layers - 1;
+            for (i = 0; i < n && H <= 64; i++) {
+                rr = t->sr.latent[(size_t)who[i] * o->K + o->K - 1 - qs[i]];
+                cnt[rr]++;
+                for (k = 0; k < H; k++) mean[rr * H + k] += cho[((size_t)l * n + i) * H + k];
+            }
+            for (rr = 0; rr < ATTN_SRAVEN_RULES; rr++)
+                for (k = 0; k < H && cnt[rr]; k++) mean[rr * H + k] /= (attn_float)cnt[rr];
+            attn_cosine_matrix(S, mean, ATTN_SRAVEN_RULES, H);
+            snprintf(path, sizeof path, "%s-%s-cos.csv", o->codes, attn_kind_get(c->kinds[0])->name);
+            if ((f = fopen(path, "w")) != NULL) {
+                for (rr = 0; rr < ATTN_SRAVEN_RULES * ATTN_SRAVEN_RULES; rr++)
+                    fprintf(f, "%.6f%s", S[rr], rr % ATTN_SRAVEN_RULES == ATTN_SRAVEN_RULES - 1 ? "\n" : ",");
+                fclose(f);
+            }
+            snprintf(path, sizeof path, "%s-%s-cos.svg", o->codes, attn_kind_get(c->kinds[0])->name);
+            snprintf(title, sizeof title, "%s, layer %d: cosine similarity of the mean code per rule", attn_kind_get(c->kinds[0])->name, l);
+            attn_heatmap_svg(path, title, S, ATTN_SRAVEN_RULES, ATTN_SRAVEN_RULES, rules, rules, ATTN_HEAT_SIGNED);
+        }
+    }
+    if (o->sraven) t->sr.permute = 1;
+done:
+    free(wtr); free(who); free(qs); free(ytr); free(yho); free(ctr); free(cho);
+}
+
 static void hyla_run(const hopts *o, hrun *res)
 {
     attn_transformer_config cf = hyla_config(o, o->kind[res->kind]);
@@ -385,7 +508,7 @@ static void hyla_run(const hopts *o, hrun *res)
             res->ood[k] = hmetric(o, &m, &task, 1, o->eval_tasks, &eb, o->batch, &ev);
         }
         if (step == o->steps) break;
-        hbatch(o, &task, 0, o->batch, &tb, &data);
+        hbatch(o, &task, 0, o->batch, &tb, NULL, &data);
         m.training = 1;
         m.seed = ((uint64_t)res->seed << 32) + (uint64_t)step;
         if ((st = attn_transformer_forward(&m, tb.out, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
@@ -404,6 +527,7 @@ static void hyla_run(const hopts *o, hrun *res)
     }
     res->final_valid = res->valid[res->nevals - 1];
     res->final_ood = res->ood[res->nevals - 1];
+    if (!res->failed && !hyla_interrupted) hyla_analyse(o, &m, &task, res, &eb);
     hbuf_free(&tb); hbuf_free(&eb);
     free(mom); free(vel);
     htask_free(&task);
@@ -453,6 +577,21 @@ static void hyla_report(const hopts *o, const hrun *res)
     }
     printf("(held-out %s on %d tasks after %ld steps, mean +- s.e. over %d seeds; validation: fresh tasks of the\n"
            " training combinations)\n", metric, o->eval_tasks, o->steps, o->seeds);
+    if (!o->sraven) { /* the probe, at the best-by-validation (lr, wd), mean over seeds, per layer */
+        int l, s;
+        printf("\nlatent-code probe: held-out F1 of a logistic regression from the query's self-attention code\n"
+               "(one score per head) to each term, mean over the terms, per layer:\n");
+        for (k = 0; k < o->nkind; k++) {
+            int g = hbest(o, res, k, 0), base = ((k * o->nlr + g / o->nwd) * o->nwd + g % o->nwd) * o->seeds;
+            printf("%-24s", attn_kind_get(o->kind[k])->name);
+            for (l = 0; l < o->layers; l++) {
+                double f = 0;
+                for (s = 0; s < o->seeds; s++) f += res[base + s].probe[l] / o->seeds;
+                printf(" layer %d %.3f", l, f);
+            }
+            printf("\n");
+        }
+    }
 }
 
 static void hyla_csv(const hopts *o, const hrun *res, int njobs)

@@ -682,6 +682,84 @@ static void test_plot_svg(void)
     remove(path);
 }
 
+/* attn_transformer_weights: softmax rows sum to 1 with nothing above the diagonal (causal); HYLA's
+   code is RMS-normalised over the heads (mean_h a^2 = 1 up to the 1e-6); bad arguments refused. */
+static void test_transformer_weights(void)
+{
+    attn_rng r;
+    int k;
+    attn_rng_seed(&r, 16, 0);
+    for (k = 0; k < 2; k++) {
+        attn_transformer_config cf = tf_small();
+        attn_transformer m;
+        attn_float *y, *cache, *w;
+        void *work, *ww;
+        size_t wb, wwb;
+        int tok[2 * 5], i, j, b, h, bad = 0, B = 2, T = 5;
+        double worst = 0;
+        if (k) { cf.kinds[0] = cf.kinds[1] = ATTN_HYLA; cf.dv = cf.dk; cf.causal = 0; cf.t5 = 1; }
+        CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+        for (i = 0; i < B * T; i++) tok[i] = (int)attn_rng_int(&r, 5);
+        y = t_alloc((size_t)B * T * cf.out);
+        cache = t_alloc(attn_transformer_cache_floats(&m, B, T));
+        wb = attn_transformer_work_bytes(&m, B, T);
+        work = malloc(wb);
+        wwb = attn_transformer_weights_work_bytes(&m, B, T);
+        ww = malloc(wwb);
+        w = t_alloc((size_t)B * cf.heads * T * T);
+        attn_transformer_forward(&m, y, cache, tok, NULL, B, T, work, wb);
+        CHECK(attn_transformer_weights(&m, w, cache, B, T, 1, ww, wwb) == ATTN_OK, "weights: %s", attn_last_error());
+        for (b = 0; b < B; b++)
+            for (i = 0; i < T; i++) {
+                double rs = 0;
+                for (j = 0; j < T; j++) {
+                    double ms = 0;
+                    for (h = 0; h < cf.heads; h++) {
+                        attn_float a = w[(((size_t)b * cf.heads + h) * T + i) * T + j];
+                        ms += (double)a * a / cf.heads;
+                        if (!k) bad += j > i && a != 0;
+                        if (!k && h == 0) rs += a;
+                    }
+                    if (k) worst = fmax(worst, fabs(ms - 1));
+                }
+                if (!k) worst = fmax(worst, fabs(rs - 1));
+            }
+        CHECK(!bad && worst < 1e-3, "transformer %s weights: %d entries above the diagonal, worst deviation %.3g", k ? "HYLA" : "softmax", bad, worst);
+        CHECK(attn_transformer_weights(&m, w, cache, B, T, 2, ww, wwb) == ATTN_ERR_SHAPE, "layer 2 of 2 refused");
+        CHECK(attn_transformer_weights(&m, w, cache, B, T, 0, ww, wwb - 1) == ATTN_ERR_NOMEM, "a short workspace refused");
+        free(y); free(cache); free(work); free(ww); free(w);
+        attn_transformer_free(&m);
+    }
+}
+
+/* The probe separates separable data (F1 1) and scores a constant guess 0; cosine similarities;
+   a heatmap file with one cell per entry. */
+static void test_probe_cosine_heatmap(void)
+{
+    attn_float X[8] = {-2, 1, -1, 0, 1, 0, 2, -1}, M[6] = {1, 0, 0, 1, 1, 1}, S[9];
+    int y[4] = {0, 0, 1, 1}, none[4] = {0, 0, 0, 0}, cells = 0;
+    double w[3], mu[2], sd[2];
+    char text[16384], *q;
+    size_t n;
+    FILE *f;
+    CHECK(attn_probe_fit(w, mu, sd, X, y, 4, 2, 300, 0.5, 0) == ATTN_OK, "probe: %s", attn_last_error());
+    CHECK(attn_probe_f1(w, mu, sd, X, y, 4, 2) == 1, "the probe should separate x < 0 from x > 0: F1 %g", attn_probe_f1(w, mu, sd, X, y, 4, 2));
+    CHECK(attn_probe_f1(w, mu, sd, X, none, 4, 2) == 0, "F1 with no positives is 0");
+    CHECK(attn_probe_fit(w, mu, sd, X, y, 0, 2, 10, 0.5, 0) == ATTN_ERR_ARG, "n = 0 refused");
+    attn_cosine_matrix(S, M, 3, 2);
+    CHECK(fabs(S[0] - 1) < 1e-6 && fabs(S[1]) < 1e-6 && fabs(S[2] - 0.70710678) < 1e-6 && fabs(S[7] - 0.70710678) < 1e-6,
+          "cosine matrix: %g %g %g %g", S[0], S[1], S[2], S[7]);
+    CHECK(attn_heatmap_svg("build/test_heat.svg", "S & M", S, 3, 3, NULL, NULL, ATTN_HEAT_SIGNED) == ATTN_OK, "heatmap: %s", attn_last_error());
+    f = fopen("build/test_heat.svg", "rb");
+    n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    for (q = text; (q = strstr(q, "<rect x=")) != NULL; q++) cells++;
+    CHECK(cells == 9 && strstr(text, "S &amp; M"), "the heatmap holds %d cells (9 expected) or lacks its title", cells);
+    CHECK(attn_heatmap_svg("build/test_heat.svg", NULL, S, 0, 3, NULL, NULL, ATTN_HEAT_LOG) == ATTN_ERR_ARG, "0 rows refused");
+    remove("build/test_heat.svg");
+}
+
 void test_models(void)
 {
     test_cisformer_counts();
@@ -695,4 +773,6 @@ void test_models(void)
     test_transformer_bad_input();
     test_transformer_checkpoint();
     test_plot_svg();
+    test_transformer_weights();
+    test_probe_cosine_heatmap();
 }
