@@ -10,6 +10,7 @@
    Run `attnlab --help` for every option. */
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
+#include "attnlab.h"
 #include <errno.h>
 #include <stddef.h>
 #include <signal.h>
@@ -64,14 +65,35 @@ typedef struct {
 
 static volatile sig_atomic_t interrupted = 0;
 
-/* The progress line: every run reports its epochs; whoever passes the interval since the last
-   print prints the totals (on a terminal every second, in place; into a file or pipe every 30 s,
-   one line each). */
+void progress_start(progress_clock *c)
+{
+    c->tty = isatty(fileno(stdout));
+    c->start = c->last = time(NULL);
+}
+
+int progress_due(progress_clock *c, int force)
+{
+    time_t now = time(NULL);
+    if (!force && difftime(now, c->last) < (c->tty ? 1 : 30)) return 0;
+    c->last = now;
+    return 1;
+}
+
+void progress_line(const progress_clock *c, int finished, int njobs, long done, long total, const char *unit, const char *metric,
+                   double value)
+{
+    double el = difftime(c->last, c->start);
+    printf("%s  %d/%d runs done, %ld/%ld %s, %s %.3f, %.0fs elapsed, ~%.0fs left   %s", c->tty ? "\r" : "", finished, njobs, done, total, unit,
+           metric, value, el, done ? el * (double)(total - done) / done : 0, c->tty ? "" : "\n");
+    fflush(stdout);
+}
+
+/* The NT runs' progress: every run reports its epochs; whoever finds the line due prints the totals. */
 static struct {
     run_result *res;
-    int njobs, finished, tty;
+    int njobs, finished;
     long total;
-    time_t start, last;
+    progress_clock clock;
 } progress;
 
 static void progress_print(int force)
@@ -79,22 +101,15 @@ static void progress_print(int force)
 #ifdef _OPENMP
 #pragma omp critical(progress)
 #endif
-    {
-        time_t now = time(NULL);
-        if (force || difftime(now, progress.last) >= (progress.tty ? 1 : 30)) {
-            long done = 0;
-            double accsum = 0, el = difftime(now, progress.start);
-            int k, nacc = 0;
-            progress.last = now;
-            for (k = 0; k < progress.njobs; k++) {
-                done += progress.res[k].done;
-                if (progress.res[k].nevals) { accsum += progress.res[k].acc[progress.res[k].nevals - 1]; nacc++; }
-            }
-            printf("%s  %d/%d runs done, %ld/%ld epochs, mean latest accuracy %.3f, %.0fs elapsed, ~%.0fs left   %s", progress.tty ? "\r" : "", progress.finished,
-                   progress.njobs, done, progress.total, nacc ? accsum / nacc : 0, el,
-                   done ? el * (double)(progress.total - done) / done : 0, progress.tty ? "" : "\n");
-            fflush(stdout);
+    if (progress_due(&progress.clock, force)) {
+        long done = 0;
+        double accsum = 0;
+        int k, nacc = 0;
+        for (k = 0; k < progress.njobs; k++) {
+            done += progress.res[k].done;
+            if (progress.res[k].nevals) { accsum += progress.res[k].acc[progress.res[k].nevals - 1]; nacc++; }
         }
+        progress_line(&progress.clock, progress.finished, progress.njobs, done, progress.total, "epochs", "mean latest accuracy", nacc ? accsum / nacc : 0);
     }
 }
 static void on_sigint(int sig) { (void)sig; interrupted = 1; }
@@ -155,7 +170,7 @@ static void usage(FILE *f)
             "forced per-token accuracy; the final evaluation also reports greedy rollouts (SPEC U3).\n");
 }
 
-static int parse_int(const char *s, int lo, int *out)
+int parse_int(const char *s, int lo, int *out)
 {
     char *end;
     long v;
@@ -166,7 +181,7 @@ static int parse_int(const char *s, int lo, int *out)
     return 1;
 }
 
-static int parse_double(const char *s, double *out)
+int parse_double(const char *s, double *out)
 {
     char *end;
     errno = 0;
@@ -690,8 +705,8 @@ static int cmd_train(const options *o)
     printf("attnlab train: %s N%dT%d, N_con = %d, %s (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", (unsigned long)model_param_count(o), o->nattn, o->seeds, o->epochs,
            o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
-    progress.tty = isatty(fileno(stdout));
-    progress.res = res; progress.njobs = njobs; progress.total = (long)njobs * o->epochs; progress.start = progress.last = time(NULL);
+    progress.res = res; progress.njobs = njobs; progress.total = (long)njobs * o->epochs;
+    progress_start(&progress.clock);
     signal(SIGINT, on_sigint);
     attn_set_threads(1); /* parallel over runs, each run on one thread */
 #ifdef _OPENMP
@@ -862,9 +877,6 @@ static int cmd_preset(int argc, char **argv)
     free(user);
     return rc;
 }
-
-int hyla_wants(int argc, char **argv); /* examples/hyla.c: the HYLA paper's tasks */
-int hyla_main(int argc, char **argv);
 
 int main(int argc, char **argv)
 {

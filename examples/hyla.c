@@ -11,6 +11,7 @@
    batches, the validation tasks (fresh draws from the training combinations) and the held-out
    ("OOD") tasks come from three independent streams of it. */
 #include "../attn.h"
+#include "attnlab.h"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -88,39 +89,18 @@ static void hyla_usage(FILE *f)
             "paper picked) and at the one with the best validation metric, mean +- s.e. over seeds.\n");
 }
 
+/* A comma-separated list of at most max numbers >= 0. */
 static int hparse_list(const char *v, double *out, int max, int *n)
 {
-    char buf[256], *tok, *save = NULL, *end;
+    char buf[256], *tok, *save = NULL;
     snprintf(buf, sizeof buf, "%s", v);
-    *n = 0;
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (*n >= max) return 0;
-        errno = 0;
-        out[*n] = strtod(tok, &end);
-        if (errno || end == tok || *end || !(out[*n] >= 0)) return 0;
-        (*n)++;
-    }
+    for (*n = 0, tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), (*n)++)
+        if (*n >= max || !parse_double(tok, &out[*n]) || !(out[*n] >= 0)) return 0;
     return *n > 0;
 }
 
-static int hparse_int(const char *v, int lo, int *out)
-{
-    char *end;
-    long x;
-    errno = 0;
-    x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > 1000000000L) return 0;
-    *out = (int)x;
-    return 1;
-}
-
-static int hparse_frac(const char *v, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(v, &end);
-    return !errno && end != v && !*end && *out > 0 && *out < 1;
-}
+/* A number strictly between 0 and 1. */
+static int hparse_frac(const char *v, double *out) { return parse_double(v, out) && *out > 0 && *out < 1; }
 
 /* Parses argv[2..] for the HYLA tasks; one line and 0 on a bad option. */
 static int hyla_parse(int argc, char **argv, hopts *o)
@@ -139,24 +119,24 @@ static int hyla_parse(int argc, char **argv, hopts *o)
             ok = !strcmp(v, "fuzzy") || !strcmp(v, "sraven");
             o->sraven = !strcmp(v, "sraven");
             if (o->sraven) o->K = 4;
-        } else if (!strcmp(a, "--N")) ok = hparse_int(v, 2, &o->N);
-        else if (!strcmp(a, "--L")) ok = hparse_int(v, 1, &o->L) && o->L <= 12;
-        else if (!strcmp(a, "--K")) ok = hparse_int(v, 1, &o->K);
-        else if (!strcmp(a, "--F")) ok = hparse_int(v, 3, &o->F) && o->F <= 32;
+        } else if (!strcmp(a, "--N")) ok = parse_int(v, 2, &o->N);
+        else if (!strcmp(a, "--L")) ok = parse_int(v, 1, &o->L) && o->L <= 12;
+        else if (!strcmp(a, "--K")) ok = parse_int(v, 1, &o->K);
+        else if (!strcmp(a, "--F")) ok = parse_int(v, 3, &o->F) && o->F <= 32;
         else if (!strcmp(a, "--frac")) ok = hparse_frac(v, &o->frac) && (frac_given = 1);
         else if (!strcmp(a, "--frac-terms")) ok = hparse_frac(v, &o->frac_terms);
-        else if (!strcmp(a, "--layers")) ok = hparse_int(v, 1, &layers) && layers <= ATTN_MAX_LAYERS;
-        else if (!strcmp(a, "--width")) ok = hparse_int(v, 1, &o->width) && o->width <= 16;
-        else if (!strcmp(a, "--steps")) ok = hparse_int(v, 1, &e) && (o->steps = e, 1);
-        else if (!strcmp(a, "--batch")) ok = hparse_int(v, 1, &o->batch);
+        else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &layers) && layers <= ATTN_MAX_LAYERS;
+        else if (!strcmp(a, "--width")) ok = parse_int(v, 1, &o->width) && o->width <= 16;
+        else if (!strcmp(a, "--steps")) ok = parse_int(v, 1, &e) && (o->steps = e, 1);
+        else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, &o->batch);
         else if (!strcmp(a, "--lr")) ok = hparse_list(v, o->lr, HMAX_GRID, &o->nlr) && (lr_given = 1);
         else if (!strcmp(a, "--wd")) ok = hparse_list(v, o->wd, HMAX_GRID, &o->nwd);
-        else if (!strcmp(a, "--warmup")) ok = hparse_int(v, 0, &o->warmup) && (warm_given = 1);
+        else if (!strcmp(a, "--warmup")) ok = parse_int(v, 0, &o->warmup) && (warm_given = 1);
         else if (!strcmp(a, "--dropout")) ok = hparse_list(v, &o->dropout, 1, &e) && o->dropout < 1;
-        else if (!strcmp(a, "--seeds")) ok = hparse_int(v, 1, &o->seeds);
-        else if (!strcmp(a, "--eval-every")) ok = hparse_int(v, 1, &o->eval_every);
-        else if (!strcmp(a, "--eval-tasks")) ok = hparse_int(v, 1, &o->eval_tasks);
-        else if (!strcmp(a, "--threads")) ok = hparse_int(v, 0, &o->threads);
+        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds);
+        else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
+        else if (!strcmp(a, "--eval-tasks")) ok = parse_int(v, 1, &o->eval_tasks);
+        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--codes")) o->codes = v;
@@ -320,32 +300,25 @@ static double hmetric(const hopts *o, attn_transformer *m, const htask *t, int o
 
 static struct {
     hrun *res;
-    int njobs, finished, tty;
+    int njobs, finished;
     long total;
-    time_t start, last;
+    progress_clock clock;
 } hprog;
 
 static void hprogress(int force)
 {
 #ifdef _OPENMP
-#pragma omp critical(hprogress)
+#pragma omp critical(progress)
 #endif
-    {
-        time_t now = time(NULL);
-        if (force || difftime(now, hprog.last) >= (hprog.tty ? 1 : 30)) {
-            long done = 0;
-            double el = difftime(now, hprog.start), ood = 0;
-            int k, n = 0;
-            hprog.last = now;
-            for (k = 0; k < hprog.njobs; k++) {
-                done += hprog.res[k].done;
-                if (hprog.res[k].nevals) { ood += hprog.res[k].ood[hprog.res[k].nevals - 1]; n++; }
-            }
-            printf("%s  %d/%d runs done, %ld/%ld steps, mean latest held-out metric %.3f, %.0fs elapsed, ~%.0fs left   %s", hprog.tty ? "\r" : "",
-                   hprog.finished, hprog.njobs, done, hprog.total, n ? ood / n : 0, el, done ? el * (hprog.total - done) / done : 0,
-                   hprog.tty ? "" : "\n");
-            fflush(stdout);
+    if (progress_due(&hprog.clock, force)) {
+        long done = 0;
+        double ood = 0;
+        int k, n = 0;
+        for (k = 0; k < hprog.njobs; k++) {
+            done += hprog.res[k].done;
+            if (hprog.res[k].nevals) { ood += hprog.res[k].ood[hprog.res[k].nevals - 1]; n++; }
         }
+        progress_line(&hprog.clock, hprog.finished, hprog.njobs, done, hprog.total, "steps", "mean latest held-out metric", n ? ood / n : 0);
     }
 }
 
@@ -664,8 +637,8 @@ static int hyla_train(const hopts *o)
     printf("attnlab train: %s, %d layers (%lu parameters with %s), %d kind(s) x %d lr x %d wd x %d seeds, %ld steps of %d, warmup %d\n",
            o->sraven ? "SRAVEN" : "fuzzy logic", o->layers, (unsigned long)attn_transformer_param_count(&cf), attn_kind_get(o->kind[0])->name,
            o->nkind, o->nlr, o->nwd, o->seeds, o->steps, o->batch, o->warmup);
-    hprog.tty = isatty(fileno(stdout));
-    hprog.res = res; hprog.njobs = njobs; hprog.total = (long)njobs * o->steps; hprog.start = hprog.last = time(NULL);
+    hprog.res = res; hprog.njobs = njobs; hprog.total = (long)njobs * o->steps;
+    progress_start(&hprog.clock);
     signal(SIGINT, hyla_on_sigint);
     attn_set_threads(1);
 #ifdef _OPENMP
