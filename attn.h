@@ -1875,13 +1875,17 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 }
 
 /* Products too small to repay packing and a buffer (the cisformer's per-position matrices of one
-   window), whose rows are whole vectors: C = beta C, then row by row C_i += alpha sum_p A_ip B_p
-   (axpy over B's rows, N >= ATTN__VW), or with B transposed (A not) C_ij += alpha A_i . B_j
-   (K >= ATTN__VW). Short rows (the head-mixing kinds' dh = 4) stay with the packed kernels. */
+   window), and matrix-vector products and rank-1 updates (M = 1 or K = 1: nothing to reuse, so
+   packing only adds traffic) up to ATTN__THIN_MACS, whose rows are whole vectors: C = beta C, then
+   row by row C_i += alpha sum_p A_ip B_p (N >= ATTN__VW), or with B transposed (A not)
+   C_ij += alpha A_i . B_j (K >= ATTN__VW). Short rows (the head-mixing kinds' dh = 4) stay with the
+   packed kernels. */
 #define ATTN__SMALL_MACS 4096
+#define ATTN__THIN_MACS (1 << 20)
 static int attn__gemm_is_small(int transA, int transB, int M, int N, int K)
 {
-    return (size_t)M * N * K <= ATTN__SMALL_MACS && (transB ? !transA && K >= ATTN__VW : N >= ATTN__VW);
+    size_t macs = (size_t)M * N * K;
+    return (macs <= ATTN__SMALL_MACS || ((M == 1 || K == 1) && macs <= ATTN__THIN_MACS)) && (transB ? !transA && K >= ATTN__VW : N >= ATTN__VW);
 }
 
 static void attn__gemm_small(int transA, int transB, int M, int N, int K, attn_float alpha,
