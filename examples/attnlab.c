@@ -669,9 +669,12 @@ static void print_table(const options *o, run_result *res)
     printf("\n%-10s %-17s %-17s %-9s %-10s %s\n", "attention", "final acc (tf)", "rollout acc", "100% runs", "epochs>100%", "all-correct rollouts");
     for (a = 0; a < o->nattn; a++) {
         double m1, s1, m2, s2, m3, s3, me = 0, se = 0;
-        int n100 = 0;
-        for (s = 0; s < o->seeds; s++)
-            if (res[a * o->seeds + s].epoch_100 >= 0) ep[n100++] = res[a * o->seeds + s].epoch_100;
+        int n100 = 0, nan = 0;
+        for (s = 0; s < o->seeds; s++) {
+            const run_result *r = &res[a * o->seeds + s];
+            if (r->epoch_100 >= 0) ep[n100++] = r->epoch_100;
+            nan += r->nevals > 0 && !(r->loss[r->nevals - 1] == r->loss[r->nevals - 1]); /* diverged: the loss is NaN */
+        }
         m1 = over_seeds(o, res, a, offsetof(run_result, final_tf), &s1);
         m2 = over_seeds(o, res, a, offsetof(run_result, final_rollout), &s2);
         m3 = over_seeds(o, res, a, offsetof(run_result, final_perfect), &s3);
@@ -679,7 +682,9 @@ static void print_table(const options *o, run_result *res)
         printf("%-10s %.4f +- %.4f  %.4f +- %.4f  %2d / %-4d ", attn_kind_get(o->attn[a])->name, m1, s1, m2, s2, n100, o->seeds);
         if (n100) printf("%6.0f +- %-5.0f", me, se);
         else printf("%-13s", "never");
-        printf(" %.3f\n", m3);
+        printf(" %.3f", m3);
+        if (nan) printf("  (%d diverged: NaN loss)", nan);
+        printf("\n");
         if (o->task == ATTN_NT_MIX) {
             m1 = over_seeds(o, res, a, offsetof(run_result, final_task[0]), &s1);
             m2 = over_seeds(o, res, a, offsetof(run_result, final_task[1]), &s2);
