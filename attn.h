@@ -687,6 +687,8 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
    experiments, the shared-weight baseline beside the cisformer):
      x_0[t] = E[tok_t], or Win in_t + bin with dense inputs;  + P[t] with learned positions
      per layer l:  h = x + Attn_l(Norm(x));   x = h + W2 act(W1 Norm(h) + b1) + b2
+                 (glu: x = h + W2 ((W1 n + b1) . act(W3 n + b3)) + b2 with n = Norm(h); SiLU gives
+                 the Llama / Cogformer SwiGLU of SPEC 3)
      y[t] = Wout Norm(x_L[t]) + bout       for the last `readout` positions t (0: every position)
    Norm is LayerNorm with gain and bias, or RMSNorm with gain, eps cfg->eps. Attn_l is attn_layer
    with H heads of dk, dv, causal or not, of the layer's kind (differential attention carries its
@@ -697,6 +699,7 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
    from m->seed (change it every step; backward needs the same value). With bias = 0 no
    projection, MLP or head has a bias (Llama style). */
 #define ATTN_MAX_LAYERS 64
+#define ATTN__TF_MAX_SLOTS 24 /* private: parameter tensors per layer, at most */
 typedef enum attn_pos_kind { ATTN_POS_NONE = 0, ATTN_POS_LEARNED, ATTN_POS_ROPE, ATTN_POS_COUNT } attn_pos_kind;
 typedef enum attn_norm_kind { ATTN_NORM_LAYER = 0, ATTN_NORM_RMS, ATTN_NORM_COUNT } attn_norm_kind;
 
@@ -719,6 +722,7 @@ typedef struct attn_transformer_config {
     attn_norm_kind norm;
     attn_float eps;          /* of every norm; PyTorch's LayerNorm uses 1e-5 */
     attn_act act;            /* the MLP's activation */
+    int glu;                 /* nonzero: a gated MLP (a third matrix W3 [mlp, d] and bias b3) */
     int bias;                /* nonzero: projections, MLP and head have biases */
     int t5;                  /* nonzero: T5 relative-position bias tables */
     attn_float dropout;      /* attention dropout rate (applied when m->training is set) */
@@ -729,7 +733,8 @@ typedef struct attn_transformer_config {
 /* params: E [vocab, d] or Win [d, in_dim] and bin [d], P [max_T, d] (learned positions); per layer
    n1g, n1b [d] (n1b: LayerNorm only), Wq [H dk, d], bq, Wk [H dk, d], bk, Wv [H dv, d], bv,
    Wo [d, H dv], bo (the biases only with cfg.bias), lambda [4, dk/2] and gain [dv] (differential)
-   or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], n2g, n2b, W1 [mlp, d], b1, W2 [d, mlp], b2; then nfg,
+   or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], n2g, n2b, W1 [mlp, d], b1, W3 [mlp, d], b3 (glu),
+   W2 [d, mlp], b2; then nfg,
    nfb, Wout [out, d], bout. at[] is private: the tensor index of each slot of each layer (-1:
    absent). */
 typedef struct attn_transformer {
@@ -737,7 +742,7 @@ typedef struct attn_transformer {
     attn_params p;
     int training;      /* nonzero: attention dropout on */
     uint64_t seed;     /* the dropout masks' seed */
-    short at[ATTN_MAX_LAYERS + 1][20];
+    short at[ATTN_MAX_LAYERS + 1][ATTN__TF_MAX_SLOTS];
 } attn_transformer;
 
 /* The parameter count of a configuration; 0 if it is invalid. */
@@ -968,7 +973,7 @@ ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *pat
 ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
 /* The transformer's: model "transformer", config vocab, d, layers, heads, dk, dv, mlp, max_T, out,
    readout, causal, pos, norm, act, bias, init, scale (2 words), eps (2 words), in_dim, t5,
-   dropout (2 words), then the kind of each layer; the parameter block. */
+   dropout (2 words), glu, then the kind of each layer; the parameter block. */
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path);
 
@@ -4744,7 +4749,7 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
 /* The slots of a layer's tensors (at[l][slot]) and of the model's own (at[ATTN_MAX_LAYERS][slot]). */
 enum { ATTN__TF_N1G, ATTN__TF_N1B, ATTN__TF_WQ, ATTN__TF_BQ, ATTN__TF_WK, ATTN__TF_BK, ATTN__TF_WV, ATTN__TF_BV, ATTN__TF_WO,
        ATTN__TF_BO, ATTN__TF_LAMBDA, ATTN__TF_GAIN, ATTN__TF_W2H, ATTN__TF_T5, ATTN__TF_N2G, ATTN__TF_N2B, ATTN__TF_W1,
-       ATTN__TF_B1, ATTN__TF_W2, ATTN__TF_B2, ATTN__TF_SLOTS };
+       ATTN__TF_B1, ATTN__TF_W3, ATTN__TF_B3, ATTN__TF_W2, ATTN__TF_B2, ATTN__TF_SLOTS };
 enum { ATTN__TF_E, ATTN__TF_WIN, ATTN__TF_BIN, ATTN__TF_P, ATTN__TF_NFG, ATTN__TF_NFB, ATTN__TF_WOUT, ATTN__TF_BOUT, ATTN__TF_GLOBALS };
 #define ATTN__TF_G ATTN_MAX_LAYERS /* the row of at[] with the model's own tensors */
 
@@ -4778,10 +4783,10 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
 
 /* The parameter descriptors in block order (p may be NULL to count them) and at[][] filled;
    returns the number of tensors. */
-static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, short at[][20])
+static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, short at[][ATTN__TF_MAX_SLOTS])
 {
     static const char *lname[ATTN__TF_SLOTS] = {"n1g", "n1b", "Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo", "lambda", "gain",
-                                                "w2", "t5", "n2g", "n2b", "W1", "b1", "W2", "b2"};
+                                                "w2", "t5", "n2g", "n2b", "W1", "b1", "W3", "b3", "W2", "b2"};
     static const char *gname[ATTN__TF_GLOBALS] = {"E", "Win", "bin", "P", "nfg", "nfb", "Wout", "bout"};
     int n = 0, l, s, d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, ln = c->norm == ATTN_NORM_LAYER;
     int sh[ATTN__TF_SLOTS][4]; /* ndim (0: absent), shape (ATTN__TF_SLOTS > ATTN__TF_GLOBALS) */
@@ -4797,7 +4802,8 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, 
             int e[ATTN__TF_SLOTS][4] = {{1, d}, {ln, d}, {2, hk, d}, {c->bias, hk}, {2, hk, d}, {c->bias, hk}, {2, hv, d},
                                         {c->bias, hv}, {2, d, hv}, {c->bias, d}, {kd == ATTN_DIFFERENTIAL ? 2 : 0, 4, c->dk / 2},
                                         {kd == ATTN_DIFFERENTIAL, c->dv}, {kd == ATTN_HYLA_PLUS ? 3 : 0, c->heads, c->dv, c->dv},
-                                        {c->t5 ? 2 : 0, c->heads, c->max_T}, {1, d}, {ln, d}, {2, c->mlp, d}, {c->bias, c->mlp}, {2, d, c->mlp}, {c->bias, d}};
+                                        {c->t5 ? 2 : 0, c->heads, c->max_T}, {1, d}, {ln, d}, {2, c->mlp, d}, {c->bias, c->mlp},
+                                        {c->glu ? 2 : 0, c->mlp, d}, {c->glu && c->bias, c->mlp}, {2, d, c->mlp}, {c->bias, d}};
             memcpy(sh, e, sizeof e);
         }
         for (s = 0; s < k; s++) {
@@ -4821,7 +4827,7 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, 
 ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg)
 {
     attn_param_desc p[ATTN__TF_GLOBALS + ATTN_MAX_LAYERS * ATTN__TF_SLOTS];
-    short at[ATTN_MAX_LAYERS + 1][20];
+    short at[ATTN_MAX_LAYERS + 1][ATTN__TF_MAX_SLOTS];
     size_t total = 0, k;
     int i, n;
     if (attn__tf_check(__func__, cfg) != ATTN_OK) return 0;
@@ -4902,11 +4908,12 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
 static int attn__tf_rows(const attn_transformer *m, int T) { return m->cfg.readout ? m->cfg.readout : T; }
 
 /* Cache, per layer: x (the block's input), a = Norm(x), h, bn = Norm(h) [N d] each, the norms'
-   mean and rstd [N] each, u = W1 bn + b1 and act(u) [N mlp] each, the T5 bias [H T T] (with t5),
+   mean and rstd [N] each, u = W1 bn + b1 and g [N mlp] each (glu: then u2 = W3 bn + b3 and
+   a2 = act(u2), g = u a2; else g = act(u)), the T5 bias [H T T] (with t5),
    then the attention layer's cache; after the layers x_L [N d], its read-out rows xr and
    f = Norm(xr) [B R d] each, their mean and rstd [B R] each. N = B T. */
 typedef struct {
-    attn_float *x, *a, *h, *bn, *m1, *r1, *m2, *r2, *u, *g, *bias, *att, *next; /* layer l < layers */
+    attn_float *x, *a, *h, *bn, *m1, *r1, *m2, *r2, *u, *g, *u2, *a2, *bias, *att, *next; /* layer l < layers */
     attn_float *xr, *f, *mf, *rf;                                        /* l = layers: x is x_L */
 } attn__tf_cache;
 
@@ -4918,7 +4925,7 @@ static size_t attn__tf_lcache_floats(const attn_transformer *m, int l, int B, in
     attn_layer L;
     size_t N = (size_t)B * T;
     attn__tf_layer(m, l, m->p.data, &L);
-    return 4 * N * m->cfg.d + 4 * N + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T) + attn_layer_cache_floats(&L, B, T, T);
+    return 4 * N * m->cfg.d + 4 * N + (m->cfg.glu ? 4 : 2) * N * m->cfg.mlp + attn__tf_bias_floats(m, T) + attn_layer_cache_floats(&L, B, T, T);
 }
 
 /* Maps the cache of layer l, or with l = layers the final norm's. */
@@ -4935,7 +4942,8 @@ static void attn__tf_cache_map(const attn_transformer *m, int l, int B, int T, a
     }
     c->a = c->x + Nd; c->h = c->a + Nd; c->bn = c->h + Nd;
     c->m1 = c->bn + Nd; c->r1 = c->m1 + N; c->m2 = c->r1 + N; c->r2 = c->m2 + N;
-    c->u = c->r2 + N; c->g = c->u + M; c->bias = c->g + M; c->att = c->bias + attn__tf_bias_floats(m, T);
+    c->u = c->r2 + N; c->g = c->u + M; c->u2 = c->g + M; c->a2 = c->u2 + (m->cfg.glu ? M : 0);
+    c->bias = c->a2 + (m->cfg.glu ? M : 0); c->att = c->bias + attn__tf_bias_floats(m, T);
     c->next = base + attn__tf_lcache_floats(m, l, B, T);
 }
 
@@ -5040,7 +5048,14 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         /* x' = h + W2 act(W1 Norm(h) + b1) + b2 */
         attn__tf_norm(m, c.bn, c.m2, c.r2, c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0), attn__tf_t(m, l, ATTN__TF_N2B, 0), N);
         attn_linear_forward(c.u, c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), attn__tf_t(m, l, ATTN__TF_B1, 0), (int)N, cf->d, cf->mlp);
-        attn_act_forward(c.g, c.u, N * cf->mlp, cf->act);
+        if (cf->glu) { /* g = u act(W3 bn + b3) */
+            size_t k;
+            attn_linear_forward(c.u2, c.bn, attn__tf_t(m, l, ATTN__TF_W3, 0), attn__tf_t(m, l, ATTN__TF_B3, 0), (int)N, cf->d, cf->mlp);
+            attn_act_forward(c.a2, c.u2, N * cf->mlp, cf->act);
+            for (k = 0; k < N * cf->mlp; k++) c.g[k] = c.u[k] * c.a2[k];
+        } else {
+            attn_act_forward(c.g, c.u, N * cf->mlp, cf->act);
+        }
         attn_linear_forward(c.next, c.g, attn__tf_t(m, l, ATTN__TF_W2, 0), attn__tf_t(m, l, ATTN__TF_B2, 0), (int)N, cf->mlp, cf->d);
         attn_axpy(Nd, 1, c.h, c.next);
     }
@@ -5081,15 +5096,27 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     for (l = cf->layers - 1; l >= 0; l--) {
         attn__tf_cache_map(m, l, B, T, (attn_float *)cache, &c);
         attn__tf_layer(m, l, c.bias, &L);
-        /* x' = h + W2 g + b2, g = act(u), u = W1 bn + b1, bn = Norm(h): dx' in dX, dh in dH */
+        /* x' = h + W2 g + b2, g = act(u) or u act(u2), u = W1 bn + b1, u2 = W3 bn + b3, bn = Norm(h):
+           dx' in dX, dh in dH */
         memcpy(dH, dX, sizeof(attn_float) * Nd);
         memset(dG, 0, sizeof(attn_float) * 2 * N * cf->mlp);
         attn_linear_backward(dG, attn__tf_t(m, l, ATTN__TF_W2, 1), attn__tf_t(m, l, ATTN__TF_B2, 1), dX, c.g,
                              attn__tf_t(m, l, ATTN__TF_W2, 0), (int)N, cf->mlp, cf->d);
-        attn_act_backward(dU, dG, c.u, N * cf->mlp, cf->act);
         memset(dA, 0, sizeof(attn_float) * Nd);
-        attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU, c.bn,
-                             attn__tf_t(m, l, ATTN__TF_W1, 0), (int)N, cf->d, cf->mlp);
+        if (cf->glu) { /* g = u a2, a2 = act(u2): du = dg a2 (dU), then dz = dg u (dG) and du2 = act'(u2) dz (dU) */
+            size_t k;
+            for (k = 0; k < N * cf->mlp; k++) { dU[k] = dG[k] * c.a2[k]; dG[k] *= c.u[k]; }
+            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU, c.bn,
+                                 attn__tf_t(m, l, ATTN__TF_W1, 0), (int)N, cf->d, cf->mlp);
+            memset(dU, 0, sizeof(attn_float) * N * cf->mlp);
+            attn_act_backward(dU, dG, c.u2, N * cf->mlp, cf->act);
+            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W3, 1), attn__tf_t(m, l, ATTN__TF_B3, 1), dU, c.bn,
+                                 attn__tf_t(m, l, ATTN__TF_W3, 0), (int)N, cf->d, cf->mlp);
+        } else {
+            attn_act_backward(dU, dG, c.u, N * cf->mlp, cf->act);
+            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU, c.bn,
+                                 attn__tf_t(m, l, ATTN__TF_W1, 0), (int)N, cf->d, cf->mlp);
+        }
         attn__tf_norm_back(m, dH, attn__tf_t(m, l, ATTN__TF_N2G, 1), attn__tf_t(m, l, ATTN__TF_N2B, 1), dA, c.h,
                            attn__tf_t(m, l, ATTN__TF_N2G, 0), c.m2, c.r2, N);
         /* h = x + Attn(a), a = Norm(x): dx in dX */
@@ -5947,7 +5974,7 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 }
 
 /* The transformer's configuration words, in order (then kinds[0 .. layers-1]). */
-#define ATTN__TF_WORDS 24
+#define ATTN__TF_WORDS 25
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
@@ -5959,7 +5986,7 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     w[0] = c->vocab; w[1] = c->d; w[2] = c->layers; w[3] = c->heads; w[4] = c->dk; w[5] = c->dv; w[6] = c->mlp; w[7] = c->max_T;
     w[8] = c->out; w[9] = c->readout; w[10] = c->causal; w[11] = (int32_t)c->pos; w[12] = (int32_t)c->norm; w[13] = (int32_t)c->act;
     w[14] = c->bias; w[15] = (int32_t)c->init; attn__f64_words(c->scale, w + 16); attn__f64_words(c->eps, w + 18);
-    w[20] = c->in_dim; w[21] = c->t5; attn__f64_words(c->dropout, w + 22);
+    w[20] = c->in_dim; w[21] = c->t5; attn__f64_words(c->dropout, w + 22); w[24] = c->glu;
     for (l = 0; l < c->layers; l++) w[ATTN__TF_WORDS + l] = (int32_t)c->kinds[l];
     return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers, m->p.data, m->p.total);
 }
@@ -5980,7 +6007,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     c.vocab = w[0]; c.d = w[1]; c.layers = w[2]; c.heads = w[3]; c.dk = w[4]; c.dv = w[5]; c.mlp = w[6]; c.max_T = w[7];
     c.out = w[8]; c.readout = w[9]; c.causal = w[10]; c.pos = (attn_pos_kind)w[11]; c.norm = (attn_norm_kind)w[12]; c.act = (attn_act)w[13];
     c.bias = w[14]; c.init = (attn_init_kind)w[15]; c.scale = attn__words_f64(w + 16); c.eps = attn__words_f64(w + 18);
-    c.in_dim = w[20]; c.t5 = w[21]; c.dropout = attn__words_f64(w + 22);
+    c.in_dim = w[20]; c.t5 = w[21]; c.dropout = attn__words_f64(w + 22); c.glu = w[24];
     for (l = 0; l < c.layers && l < ATTN_MAX_LAYERS && ATTN__TF_WORDS + l < h.nconfig; l++) c.kinds[l] = (attn_kind)w[ATTN__TF_WORDS + l];
     attn_rng_seed(&r, 0, 0);
     s = h.nconfig == ATTN__TF_WORDS + c.layers ? attn_transformer_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);

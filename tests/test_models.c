@@ -346,7 +346,7 @@ static void naive_transformer(const attn_transformer *m, const int *tok, const a
 {
     const attn_transformer_config *cf = &m->cfg;
     const attn_float *E = tf_param(m, "E", 0), *P = tf_param(m, "P", 0);
-    double x[TT][TD], a[TT][TD], q[TT][TD], k[TT][TD], v[TT][TD], o[TT][TD], u[TD], f[TD];
+    double x[TT][TD], a[TT][TD], q[TT][TD], k[TT][TD], v[TT][TD], o[TT][TD], u[TD], u2[TD], f[TD];
     double scale = cf->scale ? cf->scale : 1 / sqrt((double)cf->dk);
     int t, e, l, h, j, R = cf->readout ? cf->readout : T, d = cf->d;
     for (t = 0; t < T; t++) {
@@ -384,8 +384,11 @@ static void naive_transformer(const attn_transformer *m, const int *tok, const a
             for (e = 0; e < d; e++) hm[e] = x[t][e] + att[e];
             tf_naive_norm(cf, hm, tf_param(m, "n2g", l), tf_param(m, "n2b", l), nb);
             tf_naive_linear(u, tf_param(m, "W1", l), tf_param(m, "b1", l), nb, cf->mlp, d);
-            for (e = 0; e < cf->mlp; e++) /* GELU, tanh approximation */
-                u[e] = 0.5 * u[e] * (1 + tanh(sqrt(2 / 3.141592653589793) * (u[e] + 0.044715 * u[e] * u[e] * u[e])));
+            if (cf->glu) tf_naive_linear(u2, tf_param(m, "W3", l), tf_param(m, "b3", l), nb, cf->mlp, d);
+            for (e = 0; e < cf->mlp; e++) { /* GELU, tanh approximation, of u (or of u2, times u) */
+                double z = cf->glu ? u2[e] : u[e], gz = 0.5 * z * (1 + tanh(sqrt(2 / 3.141592653589793) * (z + 0.044715 * z * z * z)));
+                u[e] = cf->glu ? u[e] * gz : gz;
+            }
             tf_naive_linear(w, tf_param(m, "W2", l), tf_param(m, "b2", l), u, d, cf->mlp);
             for (e = 0; e < d; e++) x[t][e] = hm[e] + w[e];
         }
@@ -445,13 +448,15 @@ static void test_transformer_forward(void)
         memset(&c, 0, sizeof c);
         if (variant & 8) { cf.vocab = 0; cf.in_dim = 3; cf.t5 = 1; }
         cf.norm = variant & 1 ? ATTN_NORM_RMS : ATTN_NORM_LAYER;
+        cf.glu = variant & 1; /* with RMSNorm, the gated MLP (Llama's) */
         cf.pos = variant & 2 ? ATTN_POS_NONE : ATTN_POS_LEARNED;
         cf.bias = !(variant & 2);
         cf.causal = !(variant & 4);
         cf.readout = variant & 4 ? 2 : 0;
         d = (size_t)cf.d;
         want = (variant & 8 ? 3 * d + (cf.bias ? d : 0) + 2 * 2 * 6 : 5 * d) + (cf.pos == ATTN_POS_LEARNED ? 6 * d : 0) + (variant & 1 ? 1 : 2) * d + 4 * d + (cf.bias ? 4 : 0)
-             + 2 * (size_t)(2 * 8 * d + 2 * 6 * d + 2 * 7 * d + (variant & 1 ? 2 : 4) * d + (cf.bias ? 16 + 6 + d + 7 + d : 0));
+             + 2 * (size_t)(2 * 8 * d + 2 * 6 * d + (cf.glu ? 3 : 2) * 7 * d + (variant & 1 ? 2 : 4) * d + (cf.bias ? 16 + 6 + d + 7 + d : 0) +
+                            (cf.glu && cf.bias ? 7 : 0));
         CHECK(attn_transformer_param_count(&cf) == want, "transformer variant %d: %lu parameters, the closed form says %lu", variant,
               (unsigned long)attn_transformer_param_count(&cf), (unsigned long)want);
         CHECK(attn_transformer_init(&c.m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
@@ -513,6 +518,7 @@ static void test_transformer_backward(void)
             cf.causal = variant != 2;
             cf.readout = variant == 2 ? 2 : 0;
             cf.act = variant == 1 ? ATTN_ACT_SILU : ATTN_ACT_GELU_TANH;
+            cf.glu = variant == 1; /* RMSNorm, RoPE, no biases, SwiGLU: the Llama / Cogformer block */
             CHECK(attn_transformer_init(&c.m, &cf, &r) == ATTN_OK, "init %s/%s variant %d: %s", attn_kind_get(cf.kinds[0])->name,
                   attn_kind_get(cf.kinds[1])->name, variant, attn_last_error());
             for (i = 0; i < (int)c.m.p.total; i++) c.m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
