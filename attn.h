@@ -413,8 +413,8 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
 
 /* Every attention variant is a row of one table (attn_kind_get), chosen at run time. Shapes (PyTorch
    order): Q [B, H, Tq, dk], K [B, H, Tk, dk], V [B, H, Tk, dv], O [B, H, Tq, dv]. Query i sees key j
-   when j <= i + (Tk - Tq) (causal, bottom-right aligned; always when not causal) and key_mask[b, j]
-   is nonzero (NULL: every key). A row that sees nothing outputs 0 and passes zero gradient. Scores
+   when j <= i + (Tk - Tq) (causal, bottom-right aligned; always when not causal), key_mask[b, j]
+   is nonzero (NULL: every key) and, with segment ids, the two are in the same segment. A row that sees nothing outputs 0 and passes zero gradient. Scores
    are s = scale q.k + bias[h, i, j] (bias optional), normalised per row by the kind:
      ATTN_SOFTMAX     A = softmax(s) over the visible keys                           (SPEC 2.1)
      ATTN_EXPRESSIVE  g = s^2 / (1 + s^2), A = g / sum g (0 when sum g < tiny)       (SPEC 2.2)
@@ -474,6 +474,10 @@ typedef struct attn_attention_desc {
     int causal;               /* nonzero: causal, bottom-right aligned */
     attn_float scale;         /* score scale; 0 means 1/sqrt(dk) (the EA paper's runs use 1) */
     const unsigned char *key_mask; /* [B, Tk], nonzero = visible; NULL: all visible */
+    /* [B, Tk] segment ids (documents packed in one sequence, SPEC 4.3's BOS segments): query i sees
+       key j only when segment[b, i + Tk - Tq] == segment[b, j]. NULL: one segment. Not for kernel
+       and taylor. */
+    const int *segment;
     const attn_float *bias;   /* [H, Tq, Tk] added to the scores before normalising; NULL: none */
     /* A sparse pattern (Longformer, SPEC 2.13), for every kind but kernel and taylor: with window
        w > 0, query i (at key position p = i + Tk - Tq) sees key j only when j = p + m dil_h for an
@@ -723,6 +727,8 @@ typedef struct attn_transformer_config {
     attn_float eps;          /* of every norm; PyTorch's LayerNorm uses 1e-5 */
     attn_act act;            /* the MLP's activation */
     int glu;                 /* nonzero: a gated MLP (a third matrix W3 [mlp, d] and bias b3) */
+    int doc_mask, bos;       /* doc_mask: token inputs attend only within their document, the
+                                segment id being the count of bos tokens up to them (SPEC 4.3) */
     int bias;                /* nonzero: projections, MLP and head have biases */
     int t5;                  /* nonzero: T5 relative-position bias tables */
     attn_float dropout;      /* attention dropout rate (applied when m->training is set) */
@@ -973,7 +979,7 @@ ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *pat
 ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
 /* The transformer's: model "transformer", config vocab, d, layers, heads, dk, dv, mlp, max_T, out,
    readout, causal, pos, norm, act, bias, init, scale (2 words), eps (2 words), in_dim, t5,
-   dropout (2 words), glu, then the kind of each layer; the parameter block. */
+   dropout (2 words), glu, doc_mask, bos, then the kind of each layer; the parameter block. */
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path);
 
@@ -2850,6 +2856,9 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
         return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
     if (!(d->scale == d->scale)) return attn__fail(ATTN_ERR_ARG, "%s: scale is NaN", fn);
     if (d->window < 0) return attn__fail(ATTN_ERR_ARG, "%s: window = %d must be >= 0", fn, d->window);
+    if (d->segment && (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
+        return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no segments", fn);
+    if (d->segment && d->Tq > d->Tk) return attn__fail(ATTN_ERR_SHAPE, "%s: segments need Tq <= Tk (got %d > %d)", fn, d->Tq, d->Tk);
     if (d->window > 0 && (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern", fn);
     if (d->block < 0 || (d->block > 0 && !d->layout)) return attn__fail(ATTN_ERR_ARG, "%s: block = %d needs block >= 0 and a layout", fn, d->block);
@@ -2976,17 +2985,18 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
 {
     int r, c, shift = d->Tk - d->Tq;
     const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
+    const int *seg = d->segment ? d->segment + (size_t)b * d->Tk : NULL;
     attn_float lnTk = d->kind == ATTN_SIGMOID ? (attn_float)log((double)d->Tk) : 0; /* sigmoid's shift */
     attn_gemm(0, 1, br, bc, d->dk, scale, Qp + (size_t)i0 * ld, ld, Kp + (size_t)j0 * ld, ld, 0, S, bc);
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
-        if (!mask && d->window <= 0 && d->block <= 0) /* the common case: ones up to the causal limit */
+        if (!mask && !seg && d->window <= 0 && d->block <= 0) /* the common case: ones up to the causal limit */
             for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last);
         else
             for (c = 0; c < bc; c++)
-                v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && attn__in_pattern(d, h, i0 + r + shift, j0 + c) &&
-                                    attn__in_layout(d, h, i0 + r, j0 + c));
+                v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && (!seg || seg[i0 + r + shift] == seg[j0 + c]) &&
+                                    attn__in_pattern(d, h, i0 + r + shift, j0 + c) && attn__in_layout(d, h, i0 + r, j0 + c));
         if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
         if (d->kind == ATTN_SIGMOID)
             for (c = 0; c < bc; c++) S[r * bc + c] -= lnTk;
@@ -4142,8 +4152,8 @@ static attn_status attn__linformer_check(const char *fn, const attn_attention_de
 {
     attn_attention_desc c;
     ATTN__TRY(attn__attention_check(fn, d, (size_t)-1));
-    if (d->causal || d->key_mask || d->window || d->block)
-        return attn__fail(ATTN_ERR_ARG, "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key mask or pattern", fn);
+    if (d->causal || d->key_mask || d->segment || d->window || d->block)
+        return attn__fail(ATTN_ERR_ARG, "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key mask, segments or pattern", fn);
     if (d->kind > ATTN_LINEAR_RAW) return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes a kind from softmax to linear_raw, not %s", fn, attn__kinds[d->kind].name);
     if (kproj < 1 || d->Tk > n_max) return attn__fail(ATTN_ERR_SHAPE, "%s: kproj = %d must be >= 1 and T = %d <= n_max = %d", fn, kproj, d->Tk, n_max);
     if (!E || !F) return attn__fail(ATTN_ERR_ARG, "%s: E and F must not be NULL", fn);
@@ -4957,8 +4967,8 @@ ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, i
     return n + (size_t)B * T * d + 2 * R * d + 2 * R;
 }
 
-/* Work: the largest attention layer's work, then dX, dH, dA [N d], dG, dU [N mlp] and the T5
-   bias' gradient [H T T]. */
+/* Work: the largest attention layer's work, then dX, dH, dA [N d], dG, dU [N mlp], the T5
+   bias' gradient [H T T] and the segment ids [N] (ints, with doc_mask). */
 static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
 {
     attn_layer L;
@@ -4976,7 +4986,8 @@ ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int
 {
     size_t N = (size_t)B * T;
     if (!m || B < 1 || T < 1) return 0;
-    return attn__tf_layer_work(m, B, T) + ATTN_ALIGN + sizeof(attn_float) * (3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T));
+    return attn__tf_layer_work(m, B, T) + ATTN_ALIGN + sizeof(attn_float) * (3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T)) +
+           (m->cfg.doc_mask ? sizeof(int) * N : 0);
 }
 
 /* out = Norm(in) over rows [N, d] with the gain and bias of a slot pair (RMSNorm keeps no mean). */
@@ -5006,6 +5017,19 @@ static void attn__tf_readout(attn_float *xr, attn_float *x, int B, int T, int R,
     }
 }
 
+/* With doc_mask, the segment ids of tokens [B, T] (a running count of bos tokens per sequence),
+   written after the float buffers of work; else NULL. */
+static const int *attn__tf_segments(const attn_transformer *m, const int *tokens, int B, int T, void *work)
+{
+    size_t N = (size_t)B * T, skip = 3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T);
+    int *seg, b, t;
+    if (!m->cfg.doc_mask) return NULL;
+    seg = (int *)(attn__align_ptr(work, attn__tf_layer_work(m, B, T)) + skip);
+    for (b = 0; b < B; b++)
+        for (t = 0; t < T; t++) seg[(size_t)b * T + t] = (t ? seg[(size_t)b * T + t - 1] : 0) + (tokens[(size_t)b * T + t] == m->cfg.bos);
+    return seg;
+}
+
 static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache, const int *tokens,
                                  const attn_float *x, int B, int T, const void *work, size_t work_bytes)
 {
@@ -5013,6 +5037,7 @@ static attn_status attn__tf_args(const char *fn, const attn_transformer *m, cons
     ATTN__TRY(attn__tf_check(fn, &m->cfg));
     if (m->cfg.vocab ? !tokens || x : !x || tokens)
         return attn__fail(ATTN_ERR_ARG, "%s: the model takes %s: pass them, and NULL for the other", fn, m->cfg.vocab ? "tokens" : "dense inputs x");
+    if (m->cfg.doc_mask && !m->cfg.vocab) return attn__fail(ATTN_ERR_ARG, "%s: document masking needs token inputs", fn);
     if (B < 1 || T < 1 || T > m->cfg.max_T || attn__tf_rows(m, T) > T)
         return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1 and T = %d in max(1, readout %d) .. max_T %d", fn, B, T, m->cfg.readout, m->cfg.max_T);
     if (work_bytes < attn_transformer_work_bytes(m, B, T))
@@ -5028,10 +5053,12 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     const attn_transformer_config *cf;
     attn__tf_cache c;
     attn_layer L;
+    const int *seg;
     size_t N, Nd;
     int l, R;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(y);
+    seg = attn__tf_segments(m, tokens, B, T, work);
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T);
     attn__tf_cache_map(m, 0, B, T, cache, &c);
     if (tokens) ATTN__TRY(attn_embedding_forward(c.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), (int)N, cf->vocab, cf->d));
@@ -5040,6 +5067,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     for (l = 0; l < cf->layers; l++) {
         attn__tf_cache_map(m, l, B, T, cache, &c);
         attn__tf_layer(m, l, c.bias, &L);
+        L.att.segment = seg;
         if (cf->t5) attn_t5_bias_forward(c.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), cf->heads, T, T, cf->max_T);
         /* h = x + Attn(Norm(x)) */
         attn__tf_norm(m, c.a, c.m1, c.r1, c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0), attn__tf_t(m, l, ATTN__TF_N1B, 0), N);
@@ -5076,10 +5104,12 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     attn_layer L;
     attn_layer_grads lg;
     attn_float *dX, *dH, *dA, *dG, *dU, *dB;
+    const int *seg;
     size_t N, Nd, Rd, lw;
     int l, R;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
+    seg = attn__tf_segments(m, tokens, B, T, work);
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
     lw = attn__tf_layer_work(m, B, T);
     dX = attn__align_ptr(work, lw); dH = dX + Nd; dA = dH + Nd; dG = dA + Nd; dU = dG + N * cf->mlp; dB = dU + N * cf->mlp;
@@ -5096,6 +5126,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     for (l = cf->layers - 1; l >= 0; l--) {
         attn__tf_cache_map(m, l, B, T, (attn_float *)cache, &c);
         attn__tf_layer(m, l, c.bias, &L);
+        L.att.segment = seg;
         /* x' = h + W2 g + b2, g = act(u) or u act(u2), u = W1 bn + b1, u2 = W3 bn + b3, bn = Norm(h):
            dx' in dX, dh in dH */
         memcpy(dH, dX, sizeof(attn_float) * Nd);
@@ -5974,7 +6005,7 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 }
 
 /* The transformer's configuration words, in order (then kinds[0 .. layers-1]). */
-#define ATTN__TF_WORDS 25
+#define ATTN__TF_WORDS 27
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
@@ -5986,7 +6017,7 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     w[0] = c->vocab; w[1] = c->d; w[2] = c->layers; w[3] = c->heads; w[4] = c->dk; w[5] = c->dv; w[6] = c->mlp; w[7] = c->max_T;
     w[8] = c->out; w[9] = c->readout; w[10] = c->causal; w[11] = (int32_t)c->pos; w[12] = (int32_t)c->norm; w[13] = (int32_t)c->act;
     w[14] = c->bias; w[15] = (int32_t)c->init; attn__f64_words(c->scale, w + 16); attn__f64_words(c->eps, w + 18);
-    w[20] = c->in_dim; w[21] = c->t5; attn__f64_words(c->dropout, w + 22); w[24] = c->glu;
+    w[20] = c->in_dim; w[21] = c->t5; attn__f64_words(c->dropout, w + 22); w[24] = c->glu; w[25] = c->doc_mask; w[26] = c->bos;
     for (l = 0; l < c->layers; l++) w[ATTN__TF_WORDS + l] = (int32_t)c->kinds[l];
     return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers, m->p.data, m->p.total);
 }
@@ -6007,7 +6038,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     c.vocab = w[0]; c.d = w[1]; c.layers = w[2]; c.heads = w[3]; c.dk = w[4]; c.dv = w[5]; c.mlp = w[6]; c.max_T = w[7];
     c.out = w[8]; c.readout = w[9]; c.causal = w[10]; c.pos = (attn_pos_kind)w[11]; c.norm = (attn_norm_kind)w[12]; c.act = (attn_act)w[13];
     c.bias = w[14]; c.init = (attn_init_kind)w[15]; c.scale = attn__words_f64(w + 16); c.eps = attn__words_f64(w + 18);
-    c.in_dim = w[20]; c.t5 = w[21]; c.dropout = attn__words_f64(w + 22); c.glu = w[24];
+    c.in_dim = w[20]; c.t5 = w[21]; c.dropout = attn__words_f64(w + 22); c.glu = w[24]; c.doc_mask = w[25]; c.bos = w[26];
     for (l = 0; l < c.layers && l < ATTN_MAX_LAYERS && ATTN__TF_WORDS + l < h.nconfig; l++) c.kinds[l] = (attn_kind)w[ATTN__TF_WORDS + l];
     attn_rng_seed(&r, 0, 0);
     s = h.nconfig == ATTN__TF_WORDS + c.layers ? attn_transformer_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);

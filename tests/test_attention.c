@@ -29,7 +29,8 @@ static void naive_scores(const attn_attention_desc *d, const attn_float *Q, cons
         s[j] = 0;
         for (c = c0; c < c0 + w; c++) s[j] += (double)Q[(bh * d->Tq + i) * d->dk + c] * K[(bh * d->Tk + j) * d->dk + c];
         s[j] = s[j] * scale + (d->bias ? d->bias[((size_t)h * d->Tq + i) * d->Tk + j] : 0);
-        vis[j] = (!d->causal || j <= i + d->Tk - d->Tq) && (!d->key_mask || d->key_mask[b * d->Tk + j]);
+        vis[j] = (!d->causal || j <= i + d->Tk - d->Tq) && (!d->key_mask || d->key_mask[b * d->Tk + j]) &&
+                 (!d->segment || d->segment[b * d->Tk + i + d->Tk - d->Tq] == d->segment[b * d->Tk + j]);
         if (d->window > 0) { /* Longformer: j = p + m dil, |m| <= w (causal: m <= 0), or global */
             int p = i + d->Tk - d->Tq, dil = d->dilation ? d->dilation[h] : 1, off = j - p;
             int in_window = off % dil == 0 && off / dil >= -d->window && off / dil <= (d->causal ? 0 : d->window);
@@ -617,6 +618,52 @@ static void test_patterns(void)
     }
 }
 
+/* Segment ids (documents packed in one sequence, SPEC 4.3): every kind but the linear-time ones
+   against the reference and finite differences, causal or not, with a key mask; a single segment
+   equals no segments bit for bit. */
+static void test_segments(void)
+{
+    static const int seg[2 * 9] = {0, 0, 0, 4, 4, 7, 7, 7, 7, 1, 1, 1, 1, 1, 2, 2, 3, 3};
+    attn_rng r;
+    int k, causal;
+    attn_rng_seed(&r, 41, 0);
+    for (k = 0; k < ATTN_KIND_COUNT; k++)
+        for (causal = 0; causal < 2 && k != ATTN_KERNEL && k != ATTN_TAYLOR; causal++) {
+            att_ctx c;
+            char what[128];
+            double err;
+            att_setup(&c, (attn_kind)k, 2, 2, 9, 9, 4, 4, causal, 1, 1, &r);
+            c.d.segment = seg;
+            err = att_forward_error(&c);
+            CHECK(err <= 1e3 * T_EPS, "%s with segments, causal %d: max error %.3g vs the naive reference", attn_kind_get((attn_kind)k)->name, causal, err);
+            if (fd_in_float((attn_kind)k)) {
+                t_var v[4] = {{"Q", c.Q, c.dQ, c.nq}, {"K", c.K, c.dK, c.nk}, {"V", c.V, c.dV, c.nv}, {"bias", c.bias, c.dbias, (size_t)2 * 9 * 9}};
+                if (k == ATTN_COG) while (min_abs_score(&c.d, c.Q, c.K) < 1e-3) t_randn(c.Q, c.nq, &r, 1);
+                snprintf(what, sizeof what, "%s with segments, causal %d", attn_kind_get((attn_kind)k)->name, causal);
+                t_gradcheck(what, att_f, att_b, &c, c.O, c.no, v, 4);
+            }
+            att_free(&c);
+        }
+    {
+        static const int one[2 * 70] = {0};
+        att_ctx a;
+        attn_float *O1;
+        att_setup(&a, ATTN_SOFTMAX, 2, 2, 70, 70, 4, 3, 1, 1, 0, &r);
+        att_f(&a);
+        O1 = t_alloc(a.no);
+        memcpy(O1, a.O, a.no * sizeof(attn_float));
+        a.d.segment = one;
+        att_f(&a);
+        CHECK(!memcmp(O1, a.O, a.no * sizeof(attn_float)), "a single segment must equal no segments");
+        free(O1);
+        att_free(&a);
+        att_setup(&a, ATTN_KERNEL, 2, 2, 9, 9, 4, 4, 1, 0, 0, &r);
+        a.d.segment = seg;
+        CHECK(attn_attention_forward(&a.d, a.O, a.stats, NULL, a.Q, a.K, a.V, a.work, a.work_bytes) == ATTN_ERR_ARG, "segments refused for kernel attention");
+        att_free(&a);
+    }
+}
+
 /* BigBird (SPEC 2.13): the builders' layouts, then attention through them against the reference
    and finite differences, and an all-ones layout equal to plain attention bit for bit. */
 static void test_bigbird(void)
@@ -737,6 +784,7 @@ static void test_centered_literal(void)
 
 static void test_linformer(void);
 static void test_layer_global(void);
+static void test_segments(void);
 
 void test_attention(void)
 {
@@ -745,6 +793,7 @@ void test_attention(void)
     test_bigbird();
     test_linformer();
     test_patterns();
+    test_segments();
     test_layer();
     test_against_reference();
     test_gradients();

@@ -518,7 +518,8 @@ static void test_transformer_backward(void)
             cf.causal = variant != 2;
             cf.readout = variant == 2 ? 2 : 0;
             cf.act = variant == 1 ? ATTN_ACT_SILU : ATTN_ACT_GELU_TANH;
-            cf.glu = variant == 1; /* RMSNorm, RoPE, no biases, SwiGLU: the Llama / Cogformer block */
+            cf.glu = variant == 1; /* RMSNorm, RoPE, no biases, SwiGLU, document masking: the Cogformer */
+            cf.doc_mask = variant == 1 && cf.vocab > 0; /* token inputs only */
             CHECK(attn_transformer_init(&c.m, &cf, &r) == ATTN_OK, "init %s/%s variant %d: %s", attn_kind_get(cf.kinds[0])->name,
                   attn_kind_get(cf.kinds[1])->name, variant, attn_last_error());
             for (i = 0; i < (int)c.m.p.total; i++) c.m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
@@ -578,6 +579,36 @@ static void test_transformer_hyla_presets(void)
         CHECK(fabs(v * 128 - 1) < 0.03 && mx * sqrt(128.0) <= 2 / 0.87962566103423978 + 1e-5,
               "LeCun-normal W1: variance x fan_in %.4f (expected 1), max |w| sqrt(fan_in) %.4f (bound 2.2737)", v * 128, mx * sqrt(128.0));
     }
+    attn_transformer_free(&m);
+}
+
+/* Document masking with RoPE: two documents packed in one sequence give, row for row, what each
+   gives alone (RoPE only sees relative positions, and no row sees the other document). */
+static void test_transformer_documents(void)
+{
+    attn_transformer_config cf = tf_small();
+    attn_transformer m;
+    attn_rng r;
+    int packed[7] = {0, 1, 2, 3, 0, 4, 2}, i, part;
+    attn_float yp[7 * 4], ys[4 * 4], *cache;
+    void *work;
+    size_t wb;
+    double worst = 0;
+    attn_rng_seed(&r, 17, 0);
+    cf.max_T = 8; cf.norm = ATTN_NORM_RMS; cf.pos = ATTN_POS_ROPE; cf.glu = 1; cf.act = ATTN_ACT_SILU; cf.bias = 0;
+    cf.doc_mask = 1; cf.bos = 0; cf.kinds[0] = ATTN_COG;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    cache = t_alloc(attn_transformer_cache_floats(&m, 1, 7));
+    wb = attn_transformer_work_bytes(&m, 1, 7);
+    work = malloc(wb);
+    CHECK(attn_transformer_forward(&m, yp, cache, packed, NULL, 1, 7, work, wb) == ATTN_OK, "packed forward: %s", attn_last_error());
+    for (part = 0; part < 2; part++) {
+        int start = part ? 4 : 0, len = part ? 3 : 4;
+        attn_transformer_forward(&m, ys, cache, packed + start, NULL, 1, len, work, wb);
+        for (i = 0; i < len * cf.out; i++) worst = fmax(worst, fabs(ys[i] - yp[start * cf.out + i]) / (1 + fabs(ys[i])));
+    }
+    CHECK(worst <= 1e2 * T_EPS, "documents packed with doc_mask differ from the documents alone by %.3g", worst);
+    free(cache); free(work);
     attn_transformer_free(&m);
 }
 
@@ -777,6 +808,7 @@ void test_models(void)
     test_transformer_backward();
     test_transformer_hyla_presets();
     test_transformer_bad_input();
+    test_transformer_documents();
     test_transformer_checkpoint();
     test_plot_svg();
     test_transformer_weights();
