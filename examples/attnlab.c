@@ -127,6 +127,8 @@ static void usage(FILE *f)
             "  eval     evaluate a saved model: attnlab eval --load F [--task ...] [--final-test N]\n"
             "  census   print the cycle census of a task's state map (SPEC 6.1)\n"
             "  params   print the model's parameter count\n"
+            "  lm       byte-level Cogformers: softmax, Cog placements, EA, differential,\n"
+            "           centered (attnlab lm --help)\n"
             "\n"
             "task options (all commands):\n"
             "  --task nt|nts|ntr|mix   the series rule (mix: NT or NT-S per series)   [nt]\n"
@@ -891,6 +893,7 @@ int main(int argc, char **argv)
         return argc < 2 ? 1 : 0;
     }
     if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
+    if (!strcmp(argv[1], "lm")) return lm_main(argc, argv);
     if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);
     if (!parse_options(argc, argv, &o)) return 1;
     if (!strcmp(argv[1], "train")) return cmd_train(&o);

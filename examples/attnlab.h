@@ -1,5 +1,6 @@
-/* attnlab.h: what attnlab's two files share. attnlab.c holds the driver, the expressive-attention
-   paper's part and the option parsers; hyla.c the HYLA paper's part. */
+/* attnlab.h: what attnlab's files share. attnlab.c holds the driver, the expressive-attention
+   paper's part, the option parsers and the progress line; hyla.c the HYLA paper's part; lm.c the
+   Cog paper's miniature language models. */
 #ifndef ATTNLAB_H
 #define ATTNLAB_H
 #include <time.h>
@@ -22,4 +23,6 @@ void progress_line(const progress_clock *c, int finished, int njobs, long done, 
    the program for those. */
 int hyla_wants(int argc, char **argv);
 int hyla_main(int argc, char **argv);
+/* attnlab lm: the Cog paper's language models in miniature (lm.c). */
+int lm_main(int argc, char **argv);
 #endif

@@ -1,0 +1,429 @@
+/* attnlab's miniature language model (the Cog paper's Table 4 in miniature, SPEC 4.3, 7.3): byte-level
+   Cogformers (RMSNorm pre-norm blocks, RoPE, SwiGLU, no biases, an untied head, document masking
+   at BOS tokens) trained with AdamW (betas 0.9 / 0.95, weight decay 0.1 on the matrices, clipping
+   at 1.0, warmup then cosine to 4%) on a text corpus, one model per (variant, seed), the runs in
+   parallel over the cores; validation loss curves, a final table, CSV and SVG.
+
+     attnlab lm [--corpus PATH] --variants softmax,cog,cog-first,cog-all,ea,diff,centered
+                --layers 4 --dmodel 128 --heads 4 --ctx 128 --batch 16 --steps 2000 --seeds 2
+
+   Variants: softmax everywhere; cog (SPEC 2.4: softmax in the first and last layers, Cog in the
+   others); cog-first (softmax in layer 0 only); cog-all; ea, diff, centered in every layer. The
+   corpus is a file or a folder (its regular files, by name), split into documents at blank lines;
+   tokens are bytes, with 256 the BOS token that opens every document; the last 10% of the tokens
+   are the validation set. The default corpus is examples/data/sample.txt (the GPL-3 text, as
+   /usr/share/common-licenses ships it). */
+#include "../attn.h"
+#include "attnlab.h"
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define LM_BOS 256
+#define LM_VOCAB 257
+#define LM_MAX_VARIANTS 8
+
+typedef struct {
+    const char *corpus, *csv, *svg;
+    int layers, dmodel, heads, ctx, batch, seeds, eval_every, eval_windows, threads, nvar, warmup;
+    long steps;
+    double lr;
+    char variant[LM_MAX_VARIANTS][16];
+} lm_opts;
+
+typedef struct {
+    int var, seed, nevals, failed;
+    long *step;
+    double *train, *valid, final_valid;
+    volatile long done;
+} lm_run;
+
+typedef struct {
+    int *tok;
+    long n, ntrain; /* tokens; the first ntrain are for training */
+} lm_data;
+
+static volatile sig_atomic_t lm_interrupted = 0;
+static void lm_on_sigint(int sig) { (void)sig; lm_interrupted = 1; }
+
+static void lm_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: attnlab lm [options]   (a miniature of the Cog paper's language models, SPEC 4.3 / 7.3)\n"
+            "  --corpus PATH      a text file, or a folder of them           [examples/data/sample.txt]\n"
+            "  --variants V,..    softmax, cog (softmax in the first and last layers), cog-first,\n"
+            "                     cog-all, ea, diff, centered                 [softmax,cog,cog-first,cog-all]\n"
+            "  --layers L         blocks (>= 2 for cog)                       [4]\n"
+            "  --dmodel D         width                                       [128]\n"
+            "  --heads H          heads (D / H each; even for diff)           [4]\n"
+            "  --ctx T            tokens per training window                  [128]\n"
+            "  --batch B          windows per step                            [16]\n"
+            "  --steps S          optimizer steps                             [2000]\n"
+            "  --lr X             AdamW peak rate                             [3e-3]\n"
+            "  --warmup W         linear warmup steps, then cosine to 4%%      [100]\n"
+            "  --seeds S          seeds per variant                           [2]\n"
+            "  --eval-every E     validate every E steps                      [200]\n"
+            "  --eval-windows N   validation windows of ctx tokens            [64]\n"
+            "  --threads T        parallel runs (0: all cores)                [0]\n"
+            "  --csv F, --svg F   the curves\n"
+            "Losses are in nats per byte (cross-entropy over every position).\n");
+}
+
+static int lm_parse(int argc, char **argv, lm_opts *o)
+{
+    int i;
+    memset(o, 0, sizeof *o);
+    o->corpus = "examples/data/sample.txt"; o->layers = 4; o->dmodel = 128; o->heads = 4; o->ctx = 128; o->batch = 16; o->steps = 2000;
+    o->lr = 3e-3; o->warmup = 100; o->seeds = 2; o->eval_every = 200; o->eval_windows = 64; o->nvar = 4;
+    strcpy(o->variant[0], "softmax"); strcpy(o->variant[1], "cog"); strcpy(o->variant[2], "cog-first"); strcpy(o->variant[3], "cog-all");
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1, e;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { lm_usage(stdout); exit(0); }
+        if (!v) { fprintf(stderr, "attnlab lm: %s needs a value (or is unknown; see --help)\n", a); return 0; }
+        if (!strcmp(a, "--corpus")) o->corpus = v;
+        else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &o->layers) && o->layers <= ATTN_MAX_LAYERS;
+        else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 2, &o->dmodel);
+        else if (!strcmp(a, "--heads")) ok = parse_int(v, 1, &o->heads);
+        else if (!strcmp(a, "--ctx")) ok = parse_int(v, 2, &o->ctx);
+        else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, &o->batch);
+        else if (!strcmp(a, "--steps")) ok = parse_int(v, 1, &e) && (o->steps = e, 1);
+        else if (!strcmp(a, "--lr")) ok = parse_double(v, &o->lr) && o->lr > 0;
+        else if (!strcmp(a, "--warmup")) ok = parse_int(v, 0, &o->warmup);
+        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds);
+        else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
+        else if (!strcmp(a, "--eval-windows")) ok = parse_int(v, 1, &o->eval_windows);
+        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
+        else if (!strcmp(a, "--csv")) o->csv = v;
+        else if (!strcmp(a, "--svg")) o->svg = v;
+        else if (!strcmp(a, "--variants")) {
+            char buf[256], *tok, *save = NULL;
+            static const char *known[7] = {"softmax", "cog", "cog-first", "cog-all", "ea", "diff", "centered"};
+            snprintf(buf, sizeof buf, "%s", v);
+            o->nvar = 0;
+            for (tok = strtok_r(buf, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
+                int k;
+                for (k = 0; k < 7 && strcmp(known[k], tok); k++) {}
+                ok = k < 7 && o->nvar < LM_MAX_VARIANTS;
+                if (ok) snprintf(o->variant[o->nvar++], sizeof o->variant[0], "%s", tok);
+            }
+            ok = ok && o->nvar > 0;
+        } else { fprintf(stderr, "attnlab lm: unknown option %s (see attnlab lm --help)\n", a); return 0; }
+        if (!ok) { fprintf(stderr, "attnlab lm: bad value '%s' for %s (see attnlab lm --help)\n", v, a); return 0; }
+        i++;
+    }
+    if (o->dmodel % o->heads) { fprintf(stderr, "attnlab lm: --dmodel %d is not a multiple of --heads %d\n", o->dmodel, o->heads); return 0; }
+    if (o->warmup >= o->steps) o->warmup = (int)(o->steps / 10);
+    return 1;
+}
+
+/* Appends the bytes of one file to the token stream: BOS before every paragraph (blank lines
+   separate them). Returns 0 if it cannot be read. */
+static int lm_add_file(lm_data *d, const char *path, long *cap)
+{
+    FILE *f = fopen(path, "rb");
+    int c, prev = '\n', blank = 1;
+    if (!f) return 0;
+    while ((c = fgetc(f)) != EOF) {
+        if (d->n + 2 > *cap) {
+            int *t = (int *)realloc(d->tok, sizeof(int) * (size_t)(*cap = 2 * *cap + 4096));
+            if (!t) { fclose(f); return 0; }
+            d->tok = t;
+        }
+        if (blank && c != '\n' && c != ' ') { d->tok[d->n++] = LM_BOS; blank = 0; } /* a paragraph starts */
+        d->tok[d->n++] = c;
+        if (c == '\n' && prev == '\n') blank = 1;
+        prev = c;
+    }
+    fclose(f);
+    return 1;
+}
+
+static int lm_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The corpus: one file, or the regular files of a folder in name order; one line and 0 when it
+   cannot be read or holds too little text. */
+static int lm_load(lm_data *d, const lm_opts *o)
+{
+    struct stat st;
+    long cap = 0;
+    memset(d, 0, sizeof *d);
+    if (stat(o->corpus, &st) != 0) { fprintf(stderr, "attnlab lm: cannot read the corpus %s: %s\n", o->corpus, strerror(errno)); return 0; }
+    if (S_ISDIR(st.st_mode)) {
+        DIR *dir = opendir(o->corpus);
+        struct dirent *e;
+        char **names = NULL, path[4096];
+        int n = 0, k;
+        while (dir && (e = readdir(dir)) != NULL) {
+            char **t;
+            if (e->d_name[0] == '.') continue;
+            if (!(t = (char **)realloc(names, sizeof(char *) * (size_t)(n + 1)))) break;
+            names = t;
+            names[n++] = strdup(e->d_name);
+        }
+        if (dir) closedir(dir);
+        qsort(names, (size_t)n, sizeof(char *), lm_cmp_str);
+        for (k = 0; k < n; k++) {
+            snprintf(path, sizeof path, "%s/%s", o->corpus, names[k]);
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) lm_add_file(d, path, &cap);
+            free(names[k]);
+        }
+        free(names);
+    } else if (!lm_add_file(d, o->corpus, &cap)) {
+        fprintf(stderr, "attnlab lm: cannot read the corpus %s: %s\n", o->corpus, strerror(errno));
+        return 0;
+    }
+    d->ntrain = d->n - d->n / 10;
+    if (d->n / 10 < o->ctx + 1 || d->ntrain < o->ctx + 1) {
+        fprintf(stderr, "attnlab lm: the corpus %s holds %ld tokens; --ctx %d needs at least %d\n", o->corpus, d->n, o->ctx, 10 * (o->ctx + 1));
+        free(d->tok);
+        return 0;
+    }
+    return 1;
+}
+
+/* The model of a variant: the Cogformer block, the kind of each layer by the variant's rule. */
+static attn_transformer_config lm_config(const lm_opts *o, const char *v)
+{
+    attn_transformer_config c;
+    int l;
+    memset(&c, 0, sizeof c);
+    c.vocab = c.out = LM_VOCAB; c.d = o->dmodel; c.layers = o->layers; c.heads = o->heads; c.dk = c.dv = o->dmodel / o->heads;
+    c.mlp = (8 * o->dmodel / 3 + 7) / 8 * 8; c.max_T = o->ctx; c.causal = 1; c.pos = ATTN_POS_ROPE; c.norm = ATTN_NORM_RMS;
+    c.eps = (attn_float)1e-6; c.act = ATTN_ACT_SILU; c.glu = 1; c.doc_mask = 1; c.bos = LM_BOS; c.init = ATTN_INIT_NORMAL;
+    for (l = 0; l < c.layers; l++) {
+        attn_kind k = ATTN_SOFTMAX;
+        if (!strcmp(v, "cog-all")) k = ATTN_COG;
+        else if (!strcmp(v, "cog")) k = l == 0 || l == c.layers - 1 ? ATTN_SOFTMAX : ATTN_COG;
+        else if (!strcmp(v, "cog-first")) k = l == 0 ? ATTN_SOFTMAX : ATTN_COG;
+        else if (!strcmp(v, "ea")) k = ATTN_EXPRESSIVE;
+        else if (!strcmp(v, "diff")) k = ATTN_DIFFERENTIAL;
+        else if (!strcmp(v, "centered")) k = ATTN_CENTERED;
+        c.kinds[l] = k;
+    }
+    return c;
+}
+
+typedef struct {
+    int *tok;
+    attn_float *logits, *dlogits, *loss, *probs, *cache;
+    void *work;
+    size_t wb;
+} lm_buf;
+
+/* Mean cross-entropy of windows starting at starts [B] (tokens t .. t + ctx - 1 predict t + 1 .. t +
+   ctx); with grad, the gradient of the mean into b->dlogits. */
+static double lm_loss(const lm_opts *o, attn_transformer *m, const lm_data *d, const long *starts, int B, lm_buf *b, int grad)
+{
+    int i, t, n = B * o->ctx, *tg = (int *)malloc(sizeof(int) * (size_t)n);
+    double l = 0;
+    for (i = 0; i < B; i++)
+        for (t = 0; t < o->ctx; t++) {
+            b->tok[i * o->ctx + t] = d->tok[starts[i] + t];
+            tg[i * o->ctx + t] = d->tok[starts[i] + t + 1];
+        }
+    if (attn_transformer_forward(m, b->logits, b->cache, b->tok, NULL, B, o->ctx, b->work, b->wb) != ATTN_OK) { free(tg); return NAN; }
+    attn_cross_entropy_forward(b->loss, b->probs, b->logits, tg, n, LM_VOCAB);
+    for (i = 0; i < n; i++) l += b->loss[i] / n;
+    if (grad) {
+        memset(b->dlogits, 0, sizeof(attn_float) * (size_t)n * LM_VOCAB);
+        attn_cross_entropy_backward(b->dlogits, NULL, (attn_float)(1.0 / n), b->probs, tg, n, LM_VOCAB);
+    }
+    free(tg);
+    return l;
+}
+
+static struct {
+    lm_run *res;
+    int njobs, finished;
+    long total;
+    progress_clock clock;
+} lm_prog;
+
+static void lm_progress(int force)
+{
+#ifdef _OPENMP
+#pragma omp critical(progress)
+#endif
+    if (progress_due(&lm_prog.clock, force)) {
+        long done = 0;
+        double v = 0;
+        int k, n = 0;
+        for (k = 0; k < lm_prog.njobs; k++) {
+            done += lm_prog.res[k].done;
+            if (lm_prog.res[k].nevals) { v += lm_prog.res[k].valid[lm_prog.res[k].nevals - 1]; n++; }
+        }
+        progress_line(&lm_prog.clock, lm_prog.finished, lm_prog.njobs, done, lm_prog.total, "steps", "mean latest validation loss", n ? v / n : 0);
+    }
+}
+
+static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
+{
+    attn_transformer_config cf = lm_config(o, o->variant[res->var]);
+    attn_transformer m;
+    attn_schedule sched;
+    attn_rng init, data;
+    lm_buf b;
+    long *starts = (long *)malloc(sizeof(long) * (size_t)(o->batch > o->eval_windows ? o->batch : o->eval_windows)), step;
+    attn_float *mom = NULL, *vel = NULL;
+    double tsum = 0;
+    int i, tcount = 0, nb = o->batch > o->eval_windows ? o->batch : o->eval_windows;
+    attn_rng_seed(&init, (uint64_t)res->seed, 1);
+    attn_rng_seed(&data, (uint64_t)res->seed, 2);
+    if (attn_transformer_init(&m, &cf, &init) != ATTN_OK) { fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error()); res->failed = 1; free(starts); return; }
+    b.tok = (int *)malloc(sizeof(int) * (size_t)nb * o->ctx);
+    b.logits = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx * LM_VOCAB);
+    b.dlogits = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx * LM_VOCAB);
+    b.probs = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx * LM_VOCAB);
+    b.loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx);
+    b.cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, nb, o->ctx));
+    b.wb = attn_transformer_work_bytes(&m, nb, o->ctx);
+    b.work = malloc(b.wb);
+    mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
+    vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
+    if (!starts || !b.tok || !b.logits || !b.dlogits || !b.probs || !b.loss || !b.cache || !b.work || !mom || !vel) {
+        fprintf(stderr, "\nattnlab lm: out of memory\n");
+        res->failed = 1;
+    }
+    attn_schedule_warmup_cosine(&sched, 0, o->lr, o->warmup, o->steps, 0.04 * o->lr);
+    for (step = 0; step <= o->steps && !res->failed && !lm_interrupted; step++) {
+        if (step % o->eval_every == 0 || step == o->steps) { /* the same validation windows every time */
+            int k = res->nevals++;
+            long span = d->n - d->ntrain - o->ctx - 1;
+            for (i = 0; i < o->eval_windows; i++) starts[i] = d->ntrain + (span > 0 ? span * i / o->eval_windows : 0);
+            res->step[k] = step;
+            res->valid[k] = lm_loss(o, &m, d, starts, o->eval_windows, &b, 0);
+            res->train[k] = tcount ? tsum / tcount : NAN;
+            tsum = 0; tcount = 0;
+        }
+        if (step == o->steps) break;
+        for (i = 0; i < o->batch; i++) starts[i] = (long)attn_rng_int(&data, (uint32_t)(d->ntrain - o->ctx - 1));
+        tsum += lm_loss(o, &m, d, starts, o->batch, &b, 1);
+        tcount++;
+        attn_params_zero_grad(&m.p);
+        if (attn_transformer_backward(&m, b.dlogits, b.cache, b.tok, NULL, o->batch, o->ctx, b.work, b.wb) != ATTN_OK) {
+            fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
+            res->failed = 1;
+            break;
+        }
+        attn_clip_grad_norm(&m.p, 1.0);
+        attn_adamw_step(&m.p, mom, vel, step + 1, (attn_float)attn_schedule_lr(&sched, step), (attn_float)0.9, (attn_float)0.95, (attn_float)1e-8,
+                        (attn_float)0.1);
+        res->done = step + 1;
+        if (step % 4 == 0) lm_progress(0);
+    }
+    res->final_valid = res->nevals ? res->valid[res->nevals - 1] : NAN;
+    free(starts); free(b.tok); free(b.logits); free(b.dlogits); free(b.probs); free(b.loss); free(b.cache); free(b.work); free(mom); free(vel);
+    attn_transformer_free(&m);
+}
+
+static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
+{
+    int v, s, j, k;
+    printf("\n%-10s %-20s %s\n", "variant", "validation loss", "(nats per byte, mean +- sd over seeds; bits per byte in brackets)");
+    for (v = 0; v < o->nvar; v++) {
+        double m = 0, sd = 0;
+        for (s = 0; s < o->seeds; s++) m += res[v * o->seeds + s].final_valid / o->seeds;
+        for (s = 0; s < o->seeds; s++) sd += pow(res[v * o->seeds + s].final_valid - m, 2);
+        sd = o->seeds > 1 ? sqrt(sd / (o->seeds - 1)) : 0;
+        printf("%-10s %.4f +- %.4f   (%.3f)\n", o->variant[v], m, sd, m / log(2.0));
+    }
+    if (o->csv) {
+        FILE *f = fopen(o->csv, "w");
+        if (!f) fprintf(stderr, "attnlab lm: cannot write %s: %s\n", o->csv, strerror(errno));
+        else {
+            fprintf(f, "variant,seed,step,train_loss,valid_loss\n");
+            for (j = 0; j < njobs; j++)
+                for (k = 0; k < res[j].nevals; k++) {
+                    fprintf(f, "%s,%d,%ld,", o->variant[res[j].var], res[j].seed, res[j].step[k]);
+                    if (res[j].train[k] == res[j].train[k]) fprintf(f, "%.6f", res[j].train[k]);
+                    fprintf(f, ",%.6f\n", res[j].valid[k]);
+                }
+            fclose(f);
+            printf("wrote %s\n", o->csv);
+        }
+    }
+    if (o->svg) { /* mean validation loss per variant, +-1 sd band */
+        attn_plot p;
+        attn_plot_series sr[LM_MAX_VARIANTS];
+        char title[160];
+        int n = res[0].nevals;
+        double *buf;
+        for (j = 0; j < njobs; j++) n = res[j].nevals < n ? res[j].nevals : n;
+        buf = (double *)malloc(sizeof(double) * (size_t)n * (1 + 3 * o->nvar));
+        for (k = 0; k < n; k++) buf[k] = (double)res[0].step[k];
+        for (v = 0; v < o->nvar; v++) {
+            double *mv = buf + (size_t)n * (1 + 3 * v), *lo = mv + n, *hi = lo + n;
+            for (k = 0; k < n; k++) {
+                double m = 0, sd = 0;
+                for (s = 0; s < o->seeds; s++) m += res[v * o->seeds + s].valid[k] / o->seeds;
+                for (s = 0; s < o->seeds; s++) sd += pow(res[v * o->seeds + s].valid[k] - m, 2);
+                sd = o->seeds > 1 ? sqrt(sd / (o->seeds - 1)) : 0;
+                mv[k] = m; lo[k] = m - sd; hi[k] = m + sd;
+            }
+            memset(&sr[v], 0, sizeof sr[v]);
+            sr[v].label = o->variant[v]; sr[v].x = buf; sr[v].y = mv; sr[v].lo = lo; sr[v].hi = hi; sr[v].n = n; sr[v].colour = v;
+        }
+        snprintf(title, sizeof title, "byte-level LM, %d layers, d %d, ctx %d, %d seeds (band: +-1 sd)", o->layers, o->dmodel, o->ctx, o->seeds);
+        memset(&p, 0, sizeof p);
+        p.title = title; p.xlabel = "step"; p.ylabel = "validation loss (nats per byte)";
+        if (attn_plot_svg(o->svg, &p, sr, o->nvar) == ATTN_OK) printf("wrote %s\n", o->svg);
+        else fprintf(stderr, "attnlab lm: %s\n", attn_last_error());
+        free(buf);
+    }
+}
+
+int lm_main(int argc, char **argv)
+{
+    lm_opts o;
+    lm_data d;
+    lm_run *res;
+    int njobs, j, nev;
+    attn_transformer_config cf;
+    if (!lm_parse(argc, argv, &o) || !lm_load(&d, &o)) return 1;
+    cf = lm_config(&o, o.variant[0]);
+    njobs = o.nvar * o.seeds;
+    nev = (int)(o.steps / o.eval_every) + 2;
+    res = (lm_run *)calloc((size_t)njobs, sizeof(lm_run));
+    for (j = 0; j < njobs; j++) {
+        res[j].var = j / o.seeds; res[j].seed = j % o.seeds;
+        res[j].step = (long *)calloc((size_t)nev, sizeof(long));
+        res[j].train = (double *)calloc((size_t)nev, sizeof(double));
+        res[j].valid = (double *)calloc((size_t)nev, sizeof(double));
+    }
+    printf("attnlab lm: %s, %ld tokens (%ld for training), %d layers, d %d, %d heads, %lu parameters, %d variant(s) x %d seeds, %ld steps of %d x %d\n",
+           o.corpus, d.n, d.ntrain, o.layers, o.dmodel, o.heads, (unsigned long)attn_transformer_param_count(&cf), o.nvar, o.seeds, o.steps, o.batch,
+           o.ctx);
+    lm_prog.res = res; lm_prog.njobs = njobs; lm_prog.total = (long)njobs * o.steps;
+    progress_start(&lm_prog.clock);
+    signal(SIGINT, lm_on_sigint);
+    attn_set_threads(1);
+#ifdef _OPENMP
+    if (o.threads > 0) omp_set_num_threads(o.threads);
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (j = 0; j < njobs; j++) {
+        lm_train_one(&o, &d, &res[j]);
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+        lm_prog.finished++;
+        lm_progress(1);
+    }
+    printf("\n");
+    if (lm_interrupted) printf("interrupted: reporting what was done\n");
+    for (j = 0; j < njobs && !res[j].failed; j++) {}
+    if (j == njobs) lm_report(&o, res, njobs);
+    for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].train); free(res[j].valid); }
+    free(res);
+    free(d.tok);
+    return lm_interrupted ? 130 : j == njobs ? 0 : 1;
+}
