@@ -1027,6 +1027,20 @@ ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd
                              const int *y, int n, int dim);
 ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int dim);
 
+/* The Cog paper's representational-collapse probes (SPEC 6.4) on a token model (causal, read out
+   at every position or the last): for each n of ns [count], two sequences after the prompt [plen]
+     ATTN_PROBE_ZERO  s2 = prompt 0 1^n,  s1 = prompt 1 1^n   ("is there a zero?")
+     ATTN_PROBE_ONES  s2 = prompt 1^(n+1), s1 = prompt 1^n    ("how many ones?")
+   (0 and 1 the token ids zero and one), y = the final norm's output at the last position (before
+   the head), and delta = y2 - y1. paper[k] = |delta_k|_inf / |delta_0|_inf; code[k] = the same
+   ratio of the mean over chunks of `chunk` features of each chunk's max |delta| (the code's
+   metric; d must be a multiple of chunk). Needs plen + max(ns) + 1 <= max_T; allocates
+   (ATTN_MALLOC) one sequence's buffers. */
+typedef enum attn_probe_task { ATTN_PROBE_ZERO = 0, ATTN_PROBE_ONES } attn_probe_task;
+ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_task task, const int *prompt, int plen,
+                                        int zero, int one, const int *ns, int count, int chunk, double *paper,
+                                        double *code);
+
 #ifdef __cplusplus
 }
 #endif
@@ -6291,6 +6305,67 @@ ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int d
             double a = attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)i * dim), b = attn_dot((size_t)dim, M + (size_t)j * dim, M + (size_t)j * dim);
             S[(size_t)i * n + j] = a > 0 && b > 0 ? (attn_float)(attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)j * dim) / sqrt(a * b)) : 0;
         }
+}
+
+/* ---- collapse probes ---- */
+
+ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_task task, const int *prompt, int plen,
+                                        int zero, int one, const int *ns, int count, int chunk, double *paper,
+                                        double *code)
+{
+    const attn_transformer_config *c;
+    attn__tf_cache fc;
+    attn_float *y, *cache, *h[2];
+    int *seq, k, i, s, T, maxn = 0;
+    void *work;
+    size_t wb;
+    double base[2] = {0, 0};
+    attn_status st = ATTN_OK;
+    ATTN__NEED(m); ATTN__NEED(ns); ATTN__NEED(paper); ATTN__NEED(code);
+    c = &m->cfg;
+    for (k = 0; k < count; k++) maxn = ns[k] > maxn ? ns[k] : maxn;
+    if (!c->vocab || (int)task < 0 || task > ATTN_PROBE_ONES || plen < 0 || (plen && !prompt) || count < 1 || chunk < 1 || c->d % chunk ||
+        zero < 0 || zero >= c->vocab || one < 0 || one >= c->vocab || c->readout > 1)
+        return attn__fail(ATTN_ERR_ARG, "attn_collapse_probe: a token model read out at every (or the last) position, a known task, "
+                                        "tokens in the vocabulary, count >= 1 and a chunk dividing d = %d are needed", c->d);
+    if (plen + maxn + 1 > c->max_T) return attn__fail(ATTN_ERR_SHAPE, "attn_collapse_probe: %d + %d + 1 tokens exceed max_T = %d", plen, maxn, c->max_T);
+    for (k = 0; k < count; k++)
+        if (ns[k] < 0) return attn__fail(ATTN_ERR_ARG, "attn_collapse_probe: n = %d < 0", ns[k]);
+    T = plen + maxn + 1;
+    wb = attn_transformer_work_bytes(m, 1, T);
+    seq = (int *)ATTN_MALLOC(sizeof(int) * (size_t)T);
+    y = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * ((size_t)T * c->out + 2 * (size_t)c->d));
+    cache = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * attn_transformer_cache_floats(m, 1, T));
+    work = ATTN_MALLOC(wb);
+    if (!seq || !y || !cache || !work) {
+        ATTN_FREE(seq); ATTN_FREE(y); ATTN_FREE(cache); ATTN_FREE(work);
+        return attn__fail(ATTN_ERR_NOMEM, "attn_collapse_probe: out of memory");
+    }
+    h[0] = y + (size_t)T * c->out; h[1] = h[0] + c->d;
+    for (k = 0; k < count && st == ATTN_OK; k++) {
+        double inf = 0, chunked = 0;
+        for (s = 0; s < 2 && st == ATTN_OK; s++) { /* s = 0: s2, s = 1: s1 */
+            int len = plen + ns[k] + (task == ATTN_PROBE_ONES && s == 1 ? 0 : 1);
+            for (i = 0; i < plen; i++) seq[i] = prompt[i];
+            for (i = plen; i < len; i++) seq[i] = one;
+            if (task == ATTN_PROBE_ZERO && s == 0) seq[plen] = zero;
+            st = attn_transformer_forward(m, y, cache, seq, NULL, 1, len, work, wb);
+            attn__tf_cache_map(m, c->layers, 1, len, cache, &fc);
+            memcpy(h[s], fc.f + (size_t)(attn__tf_rows(m, len) - 1) * c->d, sizeof(attn_float) * (size_t)c->d); /* the last row of Norm(x_L) */
+        }
+        for (i = 0; i < c->d; i += chunk) {
+            double mx = 0;
+            int e;
+            for (e = i; e < i + chunk; e++) mx = fmax(mx, fabs((double)h[0][e] - h[1][e]));
+            inf = fmax(inf, mx);
+            chunked += mx / (c->d / chunk);
+        }
+        if (k == 0) { base[0] = inf; base[1] = chunked; }
+        paper[k] = base[0] > 0 ? inf / base[0] : 0;
+        code[k] = base[1] > 0 ? chunked / base[1] : 0;
+    }
+    ATTN_FREE(seq); ATTN_FREE(y); ATTN_FREE(cache); ATTN_FREE(work);
+    return st;
 }
 
 #endif /* ATTN_IMPLEMENTATION */

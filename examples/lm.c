@@ -30,9 +30,11 @@
 #define LM_BOS 256
 #define LM_VOCAB 257
 #define LM_MAX_VARIANTS 8
+#define LM_PROBE_NS 5
+static const char *lm_prompt[2] = {"Is there a zero in the following sequences?", "How many ones are in the following sequences?"};
 
 typedef struct {
-    const char *corpus, *csv, *svg;
+    const char *corpus, *csv, *svg, *probe_svg;
     int layers, dmodel, heads, ctx, batch, seeds, eval_every, eval_windows, threads, nvar, warmup;
     long steps;
     double lr;
@@ -43,6 +45,7 @@ typedef struct {
     int var, seed, nevals, failed;
     long *step;
     double *train, *valid, final_valid;
+    double probe[2][2][LM_PROBE_NS]; /* [task][paper, code][n]: the collapse probes after training */
     volatile long done;
 } lm_run;
 
@@ -74,6 +77,8 @@ static void lm_usage(FILE *f)
             "  --eval-windows N   validation windows of ctx tokens            [64]\n"
             "  --threads T        parallel runs (0: all cores)                [0]\n"
             "  --csv F, --svg F   the curves\n"
+            "  --probe-svg F      the collapse probes (SPEC 6.4) after training, per variant (the\n"
+            "                     table is always printed when the context holds the prompts)\n"
             "Losses are in nats per byte (cross-entropy over every position).\n");
 }
 
@@ -104,6 +109,7 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
+        else if (!strcmp(a, "--probe-svg")) o->probe_svg = v;
         else if (!strcmp(a, "--variants")) {
             char buf[256], *tok, *save = NULL;
             static const char *known[7] = {"softmax", "cog", "cog-first", "cog-all", "ea", "diff", "centered"};
@@ -265,6 +271,16 @@ static void lm_progress(int force)
     }
 }
 
+/* The probe lengths: LM_PROBE_NS values up to what the context holds after the longer prompt; 0
+   if it holds too little. */
+static int lm_probe_ns(const lm_opts *o, int *ns)
+{
+    int room = o->ctx - (int)strlen(lm_prompt[1]) - 2, k;
+    if (room < LM_PROBE_NS) return 0;
+    for (k = 0; k < LM_PROBE_NS; k++) ns[k] = room * (k + 1) / LM_PROBE_NS;
+    return 1;
+}
+
 static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
 {
     attn_transformer_config cf = lm_config(o, o->variant[res->var]);
@@ -321,6 +337,16 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
         if (step % 4 == 0) lm_progress(0);
     }
     res->final_valid = res->nevals ? res->valid[res->nevals - 1] : NAN;
+    { /* the collapse probes on the trained model: prompt bytes after a BOS, '0' and '1' */
+        int ns[LM_PROBE_NS], task, prompt[128], plen;
+        for (task = 0; task < 2 && !res->failed && lm_probe_ns(o, ns); task++) {
+            prompt[0] = LM_BOS;
+            for (plen = 1; lm_prompt[task][plen - 1]; plen++) prompt[plen] = (unsigned char)lm_prompt[task][plen - 1];
+            if (attn_collapse_probe(&m, (attn_probe_task)task, prompt, plen, '0', '1', ns, LM_PROBE_NS, o->dmodel / o->heads,
+                                    res->probe[task][0], res->probe[task][1]) != ATTN_OK)
+                fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
+        }
+    }
     free(starts); free(b.tok); free(b.logits); free(b.dlogits); free(b.probs); free(b.loss); free(b.cache); free(b.work); free(mom); free(vel);
     attn_transformer_free(&m);
 }
@@ -335,6 +361,48 @@ static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
         for (s = 0; s < o->seeds; s++) sd += pow(res[v * o->seeds + s].final_valid - m, 2);
         sd = o->seeds > 1 ? sqrt(sd / (o->seeds - 1)) : 0;
         printf("%-10s %.4f +- %.4f   (%.3f)\n", o->variant[v], m, sd, m / log(2.0));
+    }
+    {   /* the collapse probes: mean over seeds, per n */
+        int ns[LM_PROBE_NS], task, w;
+        if (lm_probe_ns(o, ns)) {
+            printf("\ncollapse probes (SPEC 6.4): |y2 - y1|_inf relative to the first n, mean over seeds (paper's metric / code's chunked metric)\n");
+            for (task = 0; task < 2; task++) {
+                printf("%-10s", task ? "ones" : "zero");
+                for (k = 0; k < LM_PROBE_NS; k++) printf("  n %-11d", ns[k]);
+                printf("\n");
+                for (v = 0; v < o->nvar; v++) {
+                    printf("%-10s", o->variant[v]);
+                    for (k = 0; k < LM_PROBE_NS; k++) {
+                        double pm = 0, cm = 0;
+                        for (s = 0; s < o->seeds; s++) { pm += res[v * o->seeds + s].probe[task][0][k] / o->seeds; cm += res[v * o->seeds + s].probe[task][1][k] / o->seeds; }
+                        printf("  %5.3f/%5.3f", pm, cm);
+                    }
+                    printf("\n");
+                }
+            }
+            if (o->probe_svg) { /* the paper's metric against n, one line per variant and task */
+                attn_plot p;
+                attn_plot_series sr[2 * LM_MAX_VARIANTS];
+                double x[LM_PROBE_NS], y[2 * LM_MAX_VARIANTS][LM_PROBE_NS];
+                static char labels[2 * LM_MAX_VARIANTS][32];
+                for (k = 0; k < LM_PROBE_NS; k++) x[k] = ns[k];
+                for (w = 0; w < 2 * o->nvar; w++) {
+                    v = w / 2; task = w % 2;
+                    for (k = 0; k < LM_PROBE_NS; k++) {
+                        y[w][k] = 0;
+                        for (s = 0; s < o->seeds; s++) y[w][k] += res[v * o->seeds + s].probe[task][0][k] / o->seeds;
+                    }
+                    snprintf(labels[w], sizeof labels[w], "%s %s", o->variant[v], task ? "(ones)" : "(zero)");
+                    memset(&sr[w], 0, sizeof sr[w]);
+                    sr[w].label = labels[w]; sr[w].x = x; sr[w].y = y[w]; sr[w].n = LM_PROBE_NS; sr[w].colour = v; sr[w].right = task;
+                }
+                memset(&p, 0, sizeof p);
+                p.title = "collapse probes: |y2 - y1|_inf / its value at the first n (zero: left, ones: right, dashed)";
+                p.xlabel = "n"; p.ylabel = "finding a zero"; p.y2label = "counting ones";
+                if (attn_plot_svg(o->probe_svg, &p, sr, 2 * o->nvar) == ATTN_OK) printf("wrote %s\n", o->probe_svg);
+                else fprintf(stderr, "attnlab lm: %s\n", attn_last_error());
+            }
+        }
     }
     if (o->csv) {
         FILE *f = fopen(o->csv, "w");

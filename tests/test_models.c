@@ -797,6 +797,30 @@ static void test_probe_cosine_heatmap(void)
     remove("build/test_heat.svg");
 }
 
+/* The collapse probes: the first n is the reference (1 for both metrics); the ratios are finite
+   and positive; the counting task's pair differs by one token; bad arguments refused. */
+static void test_collapse_probe(void)
+{
+    attn_transformer_config cf = tf_small();
+    attn_transformer m;
+    attn_rng r;
+    int prompt[2] = {3, 4}, ns[3] = {1, 2, 3}, task, k, bad = 0;
+    double paper[3], code[3];
+    attn_rng_seed(&r, 18, 0);
+    cf.max_T = 8; cf.norm = ATTN_NORM_RMS; cf.pos = ATTN_POS_ROPE; cf.glu = 1; cf.act = ATTN_ACT_SILU; cf.bias = 0; cf.kinds[1] = ATTN_COG;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    for (task = 0; task < 2; task++) {
+        CHECK(attn_collapse_probe(&m, (attn_probe_task)task, prompt, 2, 0, 1, ns, 3, 3, paper, code) == ATTN_OK, "probe: %s", attn_last_error());
+        bad += paper[0] != 1 || code[0] != 1;
+        for (k = 0; k < 3; k++) bad += !(paper[k] > 0 && paper[k] < 1e6 && code[k] > 0 && code[k] < 1e6);
+    }
+    CHECK(!bad, "collapse probe: the ratios should start at 1 and stay finite and positive");
+    CHECK(attn_collapse_probe(&m, ATTN_PROBE_ZERO, prompt, 2, 0, 1, ns, 3, 4, paper, code) == ATTN_ERR_ARG, "a chunk not dividing d refused");
+    ns[2] = 6;
+    CHECK(attn_collapse_probe(&m, ATTN_PROBE_ZERO, prompt, 2, 0, 1, ns, 3, 3, paper, code) == ATTN_ERR_SHAPE, "sequences beyond max_T refused");
+    attn_transformer_free(&m);
+}
+
 void test_models(void)
 {
     test_cisformer_counts();
@@ -813,4 +837,5 @@ void test_models(void)
     test_plot_svg();
     test_transformer_weights();
     test_probe_cosine_heatmap();
+    test_collapse_probe();
 }
