@@ -1027,6 +1027,29 @@ ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd
                              const int *y, int n, int dim);
 ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int dim);
 
+/* The thesis' band + sparse-error view of attention matrices (SPEC 2.14, 7.4), n x n matrices,
+   distances in the entrywise 1-norm |M| = sum_ij |m_ij|:
+     attn_band_dimension  the dimension (w + 1)(2n - w) - n of the w-band matrices (100 at n 16, w 3)
+     attn_l1_distance     |A - B|
+     attn_band_project    P = A on the band |i - j| <= w, 0 off it; returns |A - P|, A's distance to
+                          the band matrices
+     attn_sigma_candidate a random candidate X of family 1 (positional heads: I), 2 (syntactic: a
+                          binary w-band with each entry dropped with probability p) or 3 (rare-token:
+                          the identity with num_pos w x w blocks at random places whose rows are all
+                          the unit vector of one random column of the block), plus a sparse error
+                          (each entry with probability density, uniform in [-eps, eps]), clamped at 0
+                          and row-normalised (SPEC 2.14's defaults: p 0.2, density 0.05, eps 0.05)
+     attn_sigma_distances for each family, the minimum and the mean of |A - X| over count
+                          candidates (the thesis' Min_distance; its Mean Error is min / n^2) */
+ATTNDEF long attn_band_dimension(int n, int w);
+ATTNDEF double attn_l1_distance(const attn_float *A, const attn_float *B, int n);
+ATTNDEF double attn_band_project(attn_float *P, const attn_float *A, int n, int w);
+ATTNDEF attn_status attn_sigma_candidate(attn_float *X, int n, int family, int w, int num_pos, double p,
+                                         double density, double eps, attn_rng *r);
+ATTNDEF attn_status attn_sigma_distances(double min_dist[3], double mean_dist[3], const attn_float *A, int n,
+                                         int w, int num_pos, int count, double p, double density, double eps,
+                                         attn_rng *r);
+
 /* The Cog paper's representational-collapse probes (SPEC 6.4) on a token model (causal, read out
    at every position or the last): for each n of ns [count], two sequences after the prompt [plen]
      ATTN_PROBE_ZERO  s2 = prompt 0 1^n,  s1 = prompt 1 1^n   ("is there a zero?")
@@ -6305,6 +6328,102 @@ ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int d
             double a = attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)i * dim), b = attn_dot((size_t)dim, M + (size_t)j * dim, M + (size_t)j * dim);
             S[(size_t)i * n + j] = a > 0 && b > 0 ? (attn_float)(attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)j * dim) / sqrt(a * b)) : 0;
         }
+}
+
+/* ---- band + sparse-error analysis ---- */
+
+ATTNDEF long attn_band_dimension(int n, int w)
+{
+    if (n < 1 || w < 0) return 0;
+    if (w > n - 1) w = n - 1;
+    return (long)(w + 1) * (2L * n - w) - n;
+}
+
+ATTNDEF double attn_l1_distance(const attn_float *A, const attn_float *B, int n)
+{
+    double d = 0;
+    size_t i;
+    for (i = 0; i < (size_t)n * n; i++) d += fabs((double)A[i] - B[i]);
+    return d;
+}
+
+ATTNDEF double attn_band_project(attn_float *P, const attn_float *A, int n, int w)
+{
+    double d = 0;
+    int i, j;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++) {
+            int in = i - j <= w && j - i <= w;
+            P[(size_t)i * n + j] = in ? A[(size_t)i * n + j] : 0;
+            if (!in) d += fabs((double)A[(size_t)i * n + j]);
+        }
+    return d;
+}
+
+ATTNDEF attn_status attn_sigma_candidate(attn_float *X, int n, int family, int w, int num_pos, double p,
+                                         double density, double eps, attn_rng *r)
+{
+    int i, j, k;
+    ATTN__NEED(X); ATTN__NEED(r);
+    if (n < 1 || family < 1 || family > 3 || w < 0 || num_pos < 0 || !(p >= 0 && p < 1) || !(density >= 0 && density <= 1) || !(eps >= 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_sigma_candidate: n = %d >= 1, family 1 .. 3 (%d), w, num_pos >= 0, p in [0, 1), density in [0, 1], eps >= 0", n,
+                          family);
+    if (family == 3 && (w < 1 || (long)num_pos * w > n))
+        return attn__fail(ATTN_ERR_ARG, "attn_sigma_candidate: %d rare-token blocks of width %d do not fit in n = %d", num_pos, w, n);
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++) {
+            attn_float v = (attn_float)(i == j);
+            if (family == 2) v = (attn_float)(i - j <= w && j - i <= w && attn_rng_uniform(r) >= p);
+            X[(size_t)i * n + j] = v;
+        }
+    if (family == 3) { /* num_pos disjoint blocks: the free cells are split at random around them */
+        int free_cells = n - num_pos * w, start = 0;
+        for (k = 0; k < num_pos; k++) {
+            int gap = (int)attn_rng_int(r, (uint32_t)(free_cells + 1)), t = (int)attn_rng_int(r, (uint32_t)w);
+            free_cells -= gap;
+            start += gap;
+            for (i = start; i < start + w; i++)
+                for (j = start; j < start + w; j++) X[(size_t)i * n + j] = (attn_float)(j == start + t);
+            start += w;
+        }
+    }
+    for (i = 0; i < n; i++) { /* the sparse error, clamped at 0, then rows summing to 1 */
+        double sum = 0;
+        for (j = 0; j < n; j++) {
+            attn_float *x = &X[(size_t)i * n + j];
+            if (attn_rng_uniform(r) < density) *x += (attn_float)(eps * (2 * attn_rng_uniform(r) - 1));
+            if (*x < 0) *x = 0;
+            sum += *x;
+        }
+        for (j = 0; j < n && sum > 0; j++) X[(size_t)i * n + j] = (attn_float)(X[(size_t)i * n + j] / sum);
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_sigma_distances(double min_dist[3], double mean_dist[3], const attn_float *A, int n,
+                                         int w, int num_pos, int count, double p, double density, double eps,
+                                         attn_rng *r)
+{
+    attn_float *X;
+    int f, k;
+    ATTN__NEED(min_dist); ATTN__NEED(mean_dist); ATTN__NEED(A);
+    if (count < 1) return attn__fail(ATTN_ERR_ARG, "attn_sigma_distances: count = %d must be >= 1", count);
+    if (!(X = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * (size_t)n * (n > 0 ? n : 1))))
+        return attn__fail(ATTN_ERR_NOMEM, "attn_sigma_distances: out of memory");
+    for (f = 0; f < 3; f++) {
+        min_dist[f] = INFINITY;
+        mean_dist[f] = 0;
+        for (k = 0; k < count; k++) {
+            double d;
+            attn_status s = attn_sigma_candidate(X, n, f + 1, w, num_pos, p, density, eps, r);
+            if (s != ATTN_OK) { ATTN_FREE(X); return s; }
+            d = attn_l1_distance(A, X, n);
+            min_dist[f] = d < min_dist[f] ? d : min_dist[f];
+            mean_dist[f] += d / count;
+        }
+    }
+    ATTN_FREE(X);
+    return ATTN_OK;
 }
 
 /* ---- collapse probes ---- */

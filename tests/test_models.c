@@ -821,6 +821,48 @@ static void test_collapse_probe(void)
     attn_transformer_free(&m);
 }
 
+/* SPEC 2.14 / 7.4's identities: the band dimension 100 at n 16, w 3; |A - 0| = n for a
+   row-stochastic A; |A - I| = 2 (n - tr A); candidates with unit row sums; Sigma 3's rows are unit
+   vectors; the band projection; Min_distance <= the mean, and Sigma 1's equals |A - I| without errors. */
+static void test_band_analysis(void)
+{
+    attn_float A[256], X[256], P[256], Z[256] = {0}, I[256] = {0};
+    double mn[3], me[3], tr = 0, off = 0;
+    attn_rng r;
+    int i, j, f, bad = 0;
+    attn_rng_seed(&r, 19, 0);
+    CHECK(attn_band_dimension(16, 3) == 100, "band dimension at n 16, w 3: %ld (SPEC: 100)", attn_band_dimension(16, 3));
+    for (i = 0; i < 16; i++) {
+        double sum = 0;
+        for (j = 0; j < 16; j++) sum += A[i * 16 + j] = (attn_float)exp(2 * attn_rng_normal(&r, 0, 1));
+        for (j = 0; j < 16; j++) A[i * 16 + j] = (attn_float)(A[i * 16 + j] / sum);
+        tr += A[i * 17];
+        I[i * 17] = 1;
+    }
+    CHECK(fabs(attn_l1_distance(A, Z, 16) - 16) < 1e-4, "|A - 0| = %g, expected n = 16", attn_l1_distance(A, Z, 16));
+    CHECK(fabs(attn_l1_distance(A, I, 16) - 2 * (16 - tr)) < 1e-4, "|A - I| = %g, expected 2 (n - tr A) = %g", attn_l1_distance(A, I, 16), 2 * (16 - tr));
+    for (i = 0; i < 16; i++)
+        for (j = 0; j < 16; j++) off += abs(i - j) > 3 ? A[i * 16 + j] : 0;
+    CHECK(fabs(attn_band_project(P, A, 16, 3) - off) < 1e-5 && P[0 * 16 + 4] == 0 && P[0 * 16 + 3] == A[3],
+          "the band projection keeps |i - j| <= 3 and returns the mass outside");
+    for (f = 1; f <= 3; f++)
+        for (i = 0; i < 20; i++) {
+            attn_sigma_candidate(X, 16, f, 3, 2, 0.2, f == 3 ? 0 : 0.05, 0.05, &r);
+            for (j = 0; j < 16; j++) {
+                double sum = 0;
+                int k, ones = 0;
+                for (k = 0; k < 16; k++) { sum += X[j * 16 + k]; ones += X[j * 16 + k] == 1; bad += X[j * 16 + k] < 0; }
+                bad += fabs(sum - 1) > 1e-5 && sum != 0;
+                if (f == 3) bad += ones != 1;
+            }
+        }
+    CHECK(!bad, "sigma candidates: %d rows without unit sum, negative entries or (family 3) not a unit vector", bad);
+    CHECK(attn_sigma_distances(mn, me, A, 16, 3, 2, 30, 0.2, 0, 0, &r) == ATTN_OK, "distances: %s", attn_last_error());
+    CHECK(fabs(mn[0] - attn_l1_distance(A, I, 16)) < 1e-4 && mn[1] <= me[1] && mn[2] <= me[2], "Min_distance: sigma 1 %g (|A - I| %g), min <= mean",
+          mn[0], attn_l1_distance(A, I, 16));
+    CHECK(attn_sigma_candidate(X, 16, 3, 10, 2, 0.2, 0, 0, &r) == ATTN_ERR_ARG, "two blocks of 10 in 16 refused");
+}
+
 void test_models(void)
 {
     test_cisformer_counts();
@@ -838,4 +880,5 @@ void test_models(void)
     test_transformer_weights();
     test_probe_cosine_heatmap();
     test_collapse_probe();
+    test_band_analysis();
 }
