@@ -1,9 +1,11 @@
-/* bench_transformer: training throughput of the HYLA paper's transformer (SPEC 4.2) in tokens per
-   second (a step = forward, loss, backward and AdamW over a batch of 128 sequences), for the fuzzy
-   preset (2 layers, E 128, 8 heads of 2, T 32) and SRAVEN width 1 (4 layers, 16 heads of 4, T 36),
-   softmax and HYLA, one and two threads, beside bench/torch_hyla.py training the same model in
-   PyTorch in the same run (through Debian's /usr/bin/python3; skipped with a message without
-   torch). Both sides train on random inputs of the task's shape with attention dropout 0.1.
+/* bench_transformer: training throughput in tokens per second (a step = forward, loss, backward and
+   AdamW) of the HYLA paper's transformer (SPEC 4.2; batch 128) for the fuzzy preset (2 layers,
+   E 128, 8 heads of 2, T 32) and SRAVEN width 1 (4 layers, 16 heads of 4, T 36), softmax and HYLA,
+   with attention dropout 0.1; and of a small Cogformer (SPEC 4.3: 257 byte tokens, 4 RMSNorm blocks
+   of width 128 with RoPE, 4 heads of 32, SwiGLU 344, no biases, 16 windows of 128 tokens, every
+   position predicted, clipping at 1.0), softmax and Cog; one and two threads, beside
+   bench/torch_hyla.py training the same models in PyTorch in the same run (through Debian's
+   /usr/bin/python3; skipped with a message without torch). Inputs are random.
    Usage: bench_transformer [--repeats 3] [--seconds 2] */
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
@@ -12,13 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* attn.h's tokens per second for a preset (0 fuzzy, 1 SRAVEN) and kind on `threads` threads. */
-static double run_attn(int sraven, attn_kind kind, int threads, int repeats, double seconds)
+/* attn.h's tokens per second for a preset (0 fuzzy, 1 SRAVEN, 2 the Cogformer) and kind on
+   `threads` threads. */
+static double run_attn(int preset, attn_kind kind, int threads, int repeats, double seconds)
 {
     attn_transformer_config c;
     attn_transformer m;
     attn_rng r;
-    int B = 128, l, i, rep, n_out, *targets;
+    int sraven = preset == 1, cog = preset == 2, B = cog ? 16 : 128, l, i, rep, n_out, *targets, *tok;
     double rates[16];
     attn_float *x, *out, *dout, *loss, *probs, *cache, *mom, *vel;
     void *work;
@@ -27,53 +30,63 @@ static double run_attn(int sraven, attn_kind kind, int threads, int repeats, dou
     c.in_dim = sraven ? 8 : 5; c.d = 128; c.layers = sraven ? 4 : 2; c.heads = sraven ? 16 : 8; c.dk = c.dv = sraven ? 4 : 2;
     c.mlp = 256; c.max_T = sraven ? 36 : 32; c.out = sraven ? 8 : 1; c.readout = sraven ? 4 : 1; c.eps = (attn_float)1e-6;
     c.act = ATTN_ACT_GELU_TANH; c.bias = 1; c.t5 = 1; c.dropout = (attn_float)0.1; c.init = ATTN_INIT_LECUN;
+    if (cog) {
+        memset(&c, 0, sizeof c);
+        c.vocab = c.out = 257; c.d = 128; c.layers = 4; c.heads = 4; c.dk = c.dv = 32; c.mlp = 344; c.max_T = 128; c.causal = 1;
+        c.pos = ATTN_POS_ROPE; c.norm = ATTN_NORM_RMS; c.eps = (attn_float)1e-6; c.act = ATTN_ACT_SILU; c.glu = 1;
+    }
     for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
     attn_set_threads(threads);
     attn_rng_seed(&r, 1, 0);
     if (attn_transformer_init(&m, &c, &r) != ATTN_OK) { fprintf(stderr, "%s\n", attn_last_error()); exit(1); }
-    n_out = B * c.readout * c.out;
-    x = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c.max_T * c.in_dim);
+    n_out = B * (cog ? c.max_T : c.readout) * c.out;
+    x = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c.max_T * (cog ? 1 : c.in_dim));
+    tok = (int *)malloc(sizeof(int) * (size_t)B * c.max_T);
     out = (attn_float *)malloc(sizeof(attn_float) * (size_t)n_out);
     dout = (attn_float *)malloc(sizeof(attn_float) * (size_t)n_out);
     probs = (attn_float *)malloc(sizeof(attn_float) * (size_t)n_out);
-    loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c.readout);
-    targets = (int *)malloc(sizeof(int) * (size_t)B * c.readout);
+    loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c.max_T);
+    targets = (int *)malloc(sizeof(int) * (size_t)B * c.max_T);
     cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, B, c.max_T));
     wb = attn_transformer_work_bytes(&m, B, c.max_T);
     work = malloc(wb);
     mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
     vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
-    for (i = 0; i < B * c.max_T * c.in_dim; i++) x[i] = (attn_float)attn_rng_uniform(&r);
-    for (i = 0; i < B * c.readout; i++) targets[i] = (int)attn_rng_int(&r, (uint32_t)c.out);
+    for (i = 0; i < B * c.max_T * (cog ? 1 : c.in_dim); i++) x[i] = (attn_float)attn_rng_uniform(&r);
+    for (i = 0; i < B * c.max_T; i++) tok[i] = (int)attn_rng_int(&r, 257);
+    for (i = 0; i < B * (cog ? c.max_T : c.readout); i++) targets[i] = (int)attn_rng_int(&r, (uint32_t)c.out);
     m.training = 1;
     for (rep = -1; rep < repeats; rep++) { /* rep -1 warms up */
         double t0 = now(), el;
         long steps = 0;
         do {
             m.seed = (uint64_t)steps;
-            attn_transformer_forward(&m, out, cache, NULL, x, B, c.max_T, work, wb);
-            if (sraven) {
-                attn_cross_entropy_forward(loss, probs, out, targets, B * c.readout, c.out);
+            int nt = B * (cog ? c.max_T : c.readout);
+            attn_transformer_forward(&m, out, cache, cog ? tok : NULL, cog ? NULL : x, B, c.max_T, work, wb);
+            if (sraven || cog) {
+                attn_cross_entropy_forward(loss, probs, out, targets, nt, c.out);
                 memset(dout, 0, sizeof(attn_float) * (size_t)n_out);
-                attn_cross_entropy_backward(dout, NULL, (attn_float)(1.0 / (B * c.readout)), probs, targets, B * c.readout, c.out);
+                attn_cross_entropy_backward(dout, NULL, (attn_float)(1.0 / nt), probs, targets, nt, c.out);
             } else {
                 for (i = 0; i < B; i++) dout[i] = (attn_float)(2 * (out[i] - 0.5) / B);
             }
             attn_params_zero_grad(&m.p);
-            attn_transformer_backward(&m, dout, cache, NULL, x, B, c.max_T, work, wb);
-            attn_adamw_step(&m.p, mom, vel, steps + 1, (attn_float)1e-3, (attn_float)0.9, (attn_float)0.999, (attn_float)1e-8, (attn_float)0.1);
+            attn_transformer_backward(&m, dout, cache, cog ? tok : NULL, cog ? NULL : x, B, c.max_T, work, wb);
+            if (cog) attn_clip_grad_norm(&m.p, 1.0);
+            attn_adamw_step(&m.p, mom, vel, steps + 1, (attn_float)1e-3, (attn_float)0.9, (attn_float)(cog ? 0.95 : 0.999), (attn_float)1e-8,
+                            (attn_float)0.1);
             steps++;
             el = now() - t0;
         } while (el < (rep < 0 ? 0.5 : seconds));
         if (rep >= 0) rates[rep] = (double)steps * B * c.max_T / el;
     }
     qsort(rates, (size_t)repeats, sizeof(double), cmp_double);
-    free(x); free(out); free(dout); free(probs); free(loss); free(targets); free(cache); free(work); free(mom); free(vel);
+    free(x); free(tok); free(out); free(dout); free(probs); free(loss); free(targets); free(cache); free(work); free(mom); free(vel);
     attn_transformer_free(&m);
     return rates[repeats / 2];
 }
 
-static double run_torch(int sraven, const char *kind, int threads, int repeats, double seconds)
+static double run_torch(int preset, const char *kind, int threads, int repeats, double seconds)
 {
     char cmd[512];
     FILE *f;
@@ -82,7 +95,7 @@ static double run_torch(int sraven, const char *kind, int threads, int repeats, 
     int t;
     snprintf(cmd, sizeof cmd,
              "env -u OPENBLAS_CORETYPE /usr/bin/python3 bench/torch_hyla.py --preset %s --kind %s --threads %d --repeats %d --seconds %g 2>/dev/null",
-             sraven ? "sraven" : "fuzzy", kind, threads, repeats, seconds);
+             preset == 2 ? "cogformer" : preset ? "sraven" : "fuzzy", kind, threads, repeats, seconds);
     if (!(f = popen(cmd, "r"))) return 0;
     if (fscanf(f, "%31s %31s %d %lf", k, pr, &t, &rate) != 4) rate = 0;
     pclose(f);
@@ -91,7 +104,8 @@ static double run_torch(int sraven, const char *kind, int threads, int repeats, 
 
 int main(int argc, char **argv)
 {
-    static const attn_kind kinds[2] = {ATTN_SOFTMAX, ATTN_HYLA};
+    static const attn_kind kinds[3][2] = {{ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_COG}};
+    static const char *names[3] = {"fuzzy", "sraven", "cogformer"};
     int repeats = 3, i, s, k, t, have_torch;
     double seconds = 2;
     for (i = 1; i < argc; i++) {
@@ -107,16 +121,17 @@ int main(int argc, char **argv)
     printf("attn.h %s (%s kernels); HYLA-paper transformer training, tokens per second (batch 128), median of %d x %gs\n",
            ATTN_VERSION_STRING, attn_simd_name(), repeats, seconds);
     if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
-    printf("\n%-8s %-7s %7s | %12s %12s %8s\n", "kind", "preset", "threads", "attn.h", "PyTorch", "ratio");
-    for (s = 0; s < 2; s++)
+    printf("\n%-8s %-9s %7s | %12s %12s %8s\n", "kind", "preset", "threads", "attn.h", "PyTorch", "ratio");
+    for (s = 0; s < 3; s++)
         for (k = 0; k < 2; k++)
             for (t = 1; t <= 2; t++) {
-                double ours = run_attn(s, kinds[k], t, repeats, seconds), theirs = have_torch ? run_torch(s, attn_kind_get(kinds[k])->name, t, repeats, seconds) : 0;
-                printf("%-8s %-7s %7d | %12.0f %12.0f %7.2fx\n", attn_kind_get(kinds[k])->name, s ? "sraven" : "fuzzy", t, ours, theirs,
-                       theirs > 0 ? ours / theirs : 0);
+                double ours = run_attn(s, kinds[s][k], t, repeats, seconds),
+                       theirs = have_torch ? run_torch(s, attn_kind_get(kinds[s][k])->name, t, repeats, seconds) : 0;
+                printf("%-8s %-9s %7d | %12.0f %12.0f %7.2fx\n", attn_kind_get(kinds[s][k])->name, names[s], t, ours, theirs, theirs > 0 ? ours / theirs : 0);
                 fflush(stdout);
             }
     printf("\n(fuzzy: 2 layers, E 128, 8 heads of 2, T 32, one output; sraven: width 1, 4 layers, 16 heads of 4,\n"
-           " T 36, 4 x 8 logits; both with T5 biases, attention dropout 0.1, AdamW.)\n");
+           " T 36, 4 x 8 logits; both with T5 biases, attention dropout 0.1, AdamW. cogformer: 4 layers, d 128,\n"
+           " 4 heads of 32, RoPE, SwiGLU, 16 x 128 byte tokens, every position, AdamW with clipping.)\n");
     return 0;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch training throughput of the HYLA paper's transformer (SPEC 4.2), the competitor of
+"""PyTorch training throughput of the HYLA paper's transformer (SPEC 4.2) and of a small Cogformer
+(SPEC 4.3), the competitor of
 bench_transformer.c: the same model (dense input projection, pre-LN blocks with LayerNorm eps 1e-6,
 multi-head attention with q scaled by 1/sqrt(dh), a T5 relative-position bias table per layer added
 to the scores, dropout 0.1 on the normalised weights, GELU (tanh) MLP, final LN, output head at the
@@ -10,9 +11,15 @@ inputs of the task's shape. Attention kinds:
   softmax  a = softmax_k(s)                          o = a v
   hyla     a = s / sqrt(mean_h s^2 + 1e-6) (RMSHead)  u_qk = ReLU(sum_h a_hqk v_kh), o_qh = sum_k a_hqk u_qk
 
+  cog      a = sign(s) softmax_k(|s|)                   o = a v   (Cog attention, SPEC 2.3)
+
+The cogformer preset: byte tokens (257), 4 RMSNorm pre-norm blocks of width 128 with RoPE, 4 heads
+of 32, SwiGLU MLP of 344, no biases, untied head, causal, 16 windows of 128 tokens, cross-entropy
+at every position, AdamW (0.9, 0.95, wd 0.1), gradient clipping at 1.0, no dropout.
+
 Prints "kind preset threads tokens_per_second" (the median of the repeats). Run with
 /usr/bin/python3 (Debian's python3-torch) and OPENBLAS_CORETYPE unset.
-Usage: torch_hyla.py --preset fuzzy|sraven --kind softmax|hyla [--threads 1] [--repeats 3] [--seconds 2]"""
+Usage: torch_hyla.py --preset fuzzy|sraven|cogformer --kind softmax|hyla|cog [--threads 1] [--repeats 3] [--seconds 2]"""
 import argparse
 import math
 import statistics
@@ -33,9 +40,11 @@ torch.manual_seed(0)
 
 if a.preset == "fuzzy":  # L 4 variables: tokens of width 5, T = 32, read out at the last position
     IN, E, L, H, DH, M, T, OUT, R = 5, 128, 2, 8, 2, 256, 32, 1, 1
-else:  # SRAVEN K 4, F 8, width 1, 4 layers: 36 one-hot tokens of width 8, 4 queries
+elif a.preset == "sraven":  # SRAVEN K 4, F 8, width 1, 4 layers: 36 one-hot tokens of width 8, 4 queries
     IN, E, L, H, DH, M, T, OUT, R = 8, 128, 4, 16, 4, 256, 36, 8, 4
-B = 128
+else:  # the cogformer: 257 byte tokens, 4 layers, 4 heads of 32, SwiGLU 344, 128 tokens, every position
+    IN, E, L, H, DH, M, T, OUT, R = 257, 128, 4, 4, 32, 344, 128, 257, 128
+B = 16 if a.preset == "cogformer" else 128
 
 
 def t5_buckets(n):
@@ -54,6 +63,65 @@ def t5_buckets(n):
 
 
 BUCKETS = t5_buckets(T)
+
+
+def rope(x):
+    """Rotates the pairs (x[2i], x[2i+1]) of x [B, T, H, DH] by t * 10000^(-2i/DH)."""
+    i = torch.arange(DH // 2, dtype=torch.float32)
+    ang = torch.arange(T, dtype=torch.float32)[:, None] * torch.pow(10000.0, -2 * i / DH)[None, :]
+    c, s = torch.cos(ang)[None, :, None, :], torch.sin(ang)[None, :, None, :]
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    return torch.stack((x0 * c - x1 * s, x0 * s + x1 * c), dim=-1).flatten(-2)
+
+
+class CogBlock(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.n1 = torch.nn.Parameter(torch.ones(E))
+        self.n2 = torch.nn.Parameter(torch.ones(E))
+        self.q = torch.nn.Linear(E, H * DH, bias=False)
+        self.k = torch.nn.Linear(E, H * DH, bias=False)
+        self.v = torch.nn.Linear(E, H * DH, bias=False)
+        self.o = torch.nn.Linear(H * DH, E, bias=False)
+        self.wg = torch.nn.Linear(E, M, bias=False)
+        self.wp = torch.nn.Linear(E, M, bias=False)
+        self.w2 = torch.nn.Linear(M, E, bias=False)
+
+    @staticmethod
+    def rms(x, g):
+        return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * g
+
+    def forward(self, x):
+        a = self.rms(x, self.n1)
+        q, k = rope(self.q(a).view(B, T, H, DH)), rope(self.k(a).view(B, T, H, DH))
+        v = self.v(a).view(B, T, H, DH)
+        s = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(DH)
+        causal = torch.ones(T, T, dtype=torch.bool).tril()
+        if a_kind == "cog":
+            w = torch.softmax(s.abs().masked_fill(~causal, float("-inf")), dim=-1) * torch.sign(s)
+        else:
+            w = torch.softmax(s.masked_fill(~causal, float("-inf")), dim=-1)
+        x = x + self.o(torch.einsum("bhqk,bkhd->bqhd", w, v).reshape(B, T, H * DH))
+        b = self.rms(x, self.n2)
+        return x + self.w2(self.wg(b) * F.silu(self.wp(b)))
+
+
+class Cogformer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(IN, E)
+        self.blocks = torch.nn.ModuleList([CogBlock() for _ in range(L)])
+        self.nf = torch.nn.Parameter(torch.ones(E))
+        self.head = torch.nn.Linear(E, OUT, bias=False)
+
+    def forward(self, tok):
+        x = self.emb(tok)
+        for b in self.blocks:
+            x = b(x)
+        return self.head(CogBlock.rms(x, self.nf))
+
+
+a_kind = a.kind
 
 
 class Block(torch.nn.Module):
@@ -104,9 +172,10 @@ class Model(torch.nn.Module):
         return self.head(self.lnf(x[:, T - R:]))
 
 
-model = Model()
-opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1, eps=1e-8)
-x = torch.rand(B, T, IN)
+cog = a.preset == "cogformer"
+model = Cogformer() if cog else Model()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1, eps=1e-8, betas=(0.9, 0.95) if cog else (0.9, 0.999))
+x = torch.randint(0, IN, (B, T)) if cog else torch.rand(B, T, IN)
 if a.preset == "fuzzy":
     y = torch.rand(B, 1, 1)
 else:
@@ -118,6 +187,8 @@ def step():
     loss = F.mse_loss(out, y) if a.preset == "fuzzy" else F.cross_entropy(out.reshape(B * R, OUT), y)
     opt.zero_grad(set_to_none=True)
     loss.backward()
+    if cog:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
 
 
