@@ -59,59 +59,48 @@ typedef struct {
     double *acc, *acc_task[2], *loss; /* acc_task: per rule of the mixture (NT, NT-S) */
     double final_tf, final_rollout, final_perfect, final_task[2];
     int final_series; /* distinct series of the final evaluation (fewer than asked if the states run out) */
-    volatile long done; /* epochs done, for the progress line */
+    run_progress prog; /* epochs done and the latest accuracy, for the progress line */
     int failed;
 } run_result;
 
 static volatile sig_atomic_t interrupted = 0;
 
-void progress_start(progress_clock *c)
+void progress_begin(progress_set *p, const void *runs, size_t stride, size_t offset, int njobs, long total, const char *unit,
+                    const char *metric)
 {
-    c->tty = isatty(fileno(stdout));
-    c->start = c->last = time(NULL);
+    p->tty = isatty(fileno(stdout));
+    p->start = p->last = time(NULL);
+    p->runs = (const char *)runs; p->stride = stride; p->offset = offset;
+    p->njobs = njobs; p->finished = 0; p->total = total; p->unit = unit; p->metric = metric;
 }
 
-int progress_due(progress_clock *c, int force)
-{
-    time_t now = time(NULL);
-    if (!force && difftime(now, c->last) < (c->tty ? 1 : 30)) return 0;
-    c->last = now;
-    return 1;
-}
-
-void progress_line(const progress_clock *c, int finished, int njobs, long done, long total, const char *unit, const char *metric,
-                   double value)
-{
-    double el = difftime(c->last, c->start);
-    printf("%s  %d/%d runs done, %ld/%ld %s, %s %.3f, %.0fs elapsed, ~%.0fs left   %s", c->tty ? "\r" : "", finished, njobs, done, total, unit,
-           metric, value, el, done ? el * (double)(total - done) / done : 0, c->tty ? "" : "\n");
-    fflush(stdout);
-}
-
-/* The NT runs' progress: every run reports its epochs; whoever finds the line due prints the totals. */
-static struct {
-    run_result *res;
-    int njobs, finished;
-    long total;
-    progress_clock clock;
-} progress;
-
-static void progress_print(int force)
+void progress_report(progress_set *p, int force)
 {
 #ifdef _OPENMP
 #pragma omp critical(progress)
 #endif
-    if (progress_due(&progress.clock, force)) {
-        long done = 0;
-        double accsum = 0;
-        int k, nacc = 0;
-        for (k = 0; k < progress.njobs; k++) {
-            done += progress.res[k].done;
-            if (progress.res[k].nevals) { accsum += progress.res[k].acc[progress.res[k].nevals - 1]; nacc++; }
+    {
+        time_t now = time(NULL);
+        if (force || difftime(now, p->last) >= (p->tty ? 1 : 30)) {
+            long done = 0;
+            double sum = 0, el;
+            int k, n = 0;
+            p->last = now;
+            el = difftime(now, p->start);
+            for (k = 0; k < p->njobs; k++) {
+                const run_progress *r = (const run_progress *)(p->runs + (size_t)k * p->stride + p->offset);
+                done += r->done;
+                if (r->evaluated) { sum += r->latest; n++; }
+            }
+            printf("%s  %d/%d runs done, %ld/%ld %s, %s %.3f, %.0fs elapsed, ~%.0fs left   %s", p->tty ? "\r" : "", p->finished, p->njobs, done, p->total,
+                   p->unit, p->metric, n ? sum / n : 0, el, done ? el * (double)(p->total - done) / done : 0, p->tty ? "" : "\n");
+            fflush(stdout);
         }
-        progress_line(&progress.clock, progress.finished, progress.njobs, done, progress.total, "epochs", "mean latest accuracy", nacc ? accsum / nacc : 0);
     }
 }
+
+static progress_set progress;
+
 static void on_sigint(int sig) { (void)sig; interrupted = 1; }
 
 static void usage(FILE *f)
@@ -544,6 +533,8 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
             res->epoch[k] = (int)epoch;
             double at[2];
             res->acc[k] = eval_tf(&m, &eb, ev, rules, nev, o->ng, &res->loss[k], at);
+            res->prog.latest = res->acc[k];
+            res->prog.evaluated = 1;
             res->acc_task[0][k] = at[0];
             res->acc_task[1][k] = at[1];
             if (res->acc[k] >= 1 && res->epoch_100 < 0) res->epoch_100 = (int)epoch;
@@ -563,8 +554,8 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
                 attn_sgd_step(m.p, vel, (attn_float)lr, (attn_float)o->momentum, step++);
             }
         }
-        res->done = epoch + 1;
-        if (epoch % 64 == 0) progress_print(0);
+        res->prog.done = epoch + 1;
+        if (epoch % 64 == 0) progress_report(&progress, 0);
     }
     if (!interrupted && o->final_test > 0) { /* the final evaluation on fresh distinct series */
         int nf;
@@ -712,8 +703,7 @@ static int cmd_train(const options *o)
     printf("attnlab train: %s N%dT%d, N_con = %d, %s (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", (unsigned long)model_param_count(o), o->nattn, o->seeds, o->epochs,
            o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
-    progress.res = res; progress.njobs = njobs; progress.total = (long)njobs * o->epochs;
-    progress_start(&progress.clock);
+    progress_begin(&progress, res, sizeof *res, offsetof(run_result, prog), njobs, (long)njobs * o->epochs, "epochs", "mean latest accuracy");
     signal(SIGINT, on_sigint);
     attn_set_threads(1); /* parallel over runs, each run on one thread */
 #ifdef _OPENMP
@@ -726,7 +716,7 @@ static int cmd_train(const options *o)
 #pragma omp atomic
 #endif
         progress.finished++;
-        progress_print(1);
+        progress_report(&progress, 1);
     }
     printf("\n");
     if (interrupted) printf("interrupted: reporting what was done\n");

@@ -9,16 +9,25 @@ int parse_int(const char *s, int lo, int *out);
 /* A whole floating-point number into *out; 0 if s is not one. */
 int parse_double(const char *s, double *out);
 /* The progress line of a set of parallel runs: on a terminal every second, in place; into a file
-   or pipe every 30 s, one line each. progress_due says whether it is time (and restarts the
-   interval); progress_line prints "  F/N runs done, D/T UNIT, METRIC V, Es elapsed, ~Ls left". */
+   or pipe every 30 s, one line each: "  F/N runs done, D/T UNIT, METRIC V, Es elapsed, ~Ls left",
+   V the mean of the runs' latest evaluations. Each run record embeds a run_progress, which the run
+   updates; progress_report (from any thread) prints when the line is due, or always with force. */
 typedef struct {
-    int tty;
+    volatile long done;       /* units done */
+    volatile double latest;   /* the latest evaluation, once evaluated is set */
+    volatile int evaluated;
+} run_progress;
+typedef struct {
+    int tty, njobs;
+    volatile int finished;
+    long total;
     time_t start, last;
-} progress_clock;
-void progress_start(progress_clock *c);
-int progress_due(progress_clock *c, int force);
-void progress_line(const progress_clock *c, int finished, int njobs, long done, long total, const char *unit, const char *metric,
-                   double value);
+    const char *runs, *unit, *metric;
+    size_t stride, offset; /* run k's run_progress is at runs + k stride + offset */
+} progress_set;
+void progress_begin(progress_set *p, const void *runs, size_t stride, size_t offset, int njobs, long total, const char *unit,
+                    const char *metric);
+void progress_report(progress_set *p, int force);
 /* Whether the command line is for the HYLA paper's tasks (--task fuzzy|sraven, preset hyla-*), and
    the program for those. */
 int hyla_wants(int argc, char **argv);

@@ -13,6 +13,7 @@
 #include "../attn.h"
 #include "attnlab.h"
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ typedef struct {
     double *loss, *valid, *ood;
     double final_valid, final_ood;
     double probe[ATTN_MAX_LAYERS]; /* fuzzy: mean F1 over the terms of the latent-code probe, per layer */
-    volatile long done;
+    run_progress prog;             /* steps done and the latest held-out metric */
 } hrun;
 
 static volatile sig_atomic_t hyla_interrupted = 0;
@@ -298,29 +299,7 @@ static double hmetric(const hopts *o, attn_transformer *m, const htask *t, int o
     return s / n;
 }
 
-static struct {
-    hrun *res;
-    int njobs, finished;
-    long total;
-    progress_clock clock;
-} hprog;
-
-static void hprogress(int force)
-{
-#ifdef _OPENMP
-#pragma omp critical(progress)
-#endif
-    if (progress_due(&hprog.clock, force)) {
-        long done = 0;
-        double ood = 0;
-        int k, n = 0;
-        for (k = 0; k < hprog.njobs; k++) {
-            done += hprog.res[k].done;
-            if (hprog.res[k].nevals) { ood += hprog.res[k].ood[hprog.res[k].nevals - 1]; n++; }
-        }
-        progress_line(&hprog.clock, hprog.finished, hprog.njobs, done, hprog.total, "steps", "mean latest held-out metric", n ? ood / n : 0);
-    }
-}
+static progress_set hprog;
 
 /* The latent codes of n tasks of a split, codes [layers, n, H]: at each layer, every head's score of
    the query token attending to itself (fuzzy: the last token; SRAVEN: query token q of the K, given
@@ -479,6 +458,8 @@ static void hyla_run(const hopts *o, hrun *res)
             res->valid[k] = hmetric(o, &m, &task, 0, o->eval_tasks, &eb, o->batch, &ev);
             attn_rng_seed(&ev, (uint64_t)res->seed, 4);
             res->ood[k] = hmetric(o, &m, &task, 1, o->eval_tasks, &eb, o->batch, &ev);
+            res->prog.latest = res->ood[k];
+            res->prog.evaluated = 1;
         }
         if (step == o->steps) break;
         hbatch(o, &task, 0, o->batch, &tb, NULL, &data);
@@ -491,8 +472,8 @@ static void hyla_run(const hopts *o, hrun *res)
         if ((st = attn_transformer_backward(&m, tb.dout, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
         attn_adamw_step(&m.p, mom, vel, step + 1, (attn_float)attn_schedule_lr(&sched, step), (attn_float)0.9, (attn_float)0.999,
                         (attn_float)1e-8, (attn_float)o->wd[res->iwd]);
-        res->done = step + 1;
-        if (step % 8 == 0) hprogress(0);
+        res->prog.done = step + 1;
+        if (step % 8 == 0) progress_report(&hprog, 0);
     }
     if (st != ATTN_OK || res->ood[res->nevals - 1] != res->ood[res->nevals - 1]) { /* a call refused: say why, report nothing */
         fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
@@ -637,8 +618,7 @@ static int hyla_train(const hopts *o)
     printf("attnlab train: %s, %d layers (%lu parameters with %s), %d kind(s) x %d lr x %d wd x %d seeds, %ld steps of %d, warmup %d\n",
            o->sraven ? "SRAVEN" : "fuzzy logic", o->layers, (unsigned long)attn_transformer_param_count(&cf), attn_kind_get(o->kind[0])->name,
            o->nkind, o->nlr, o->nwd, o->seeds, o->steps, o->batch, o->warmup);
-    hprog.res = res; hprog.njobs = njobs; hprog.total = (long)njobs * o->steps;
-    progress_start(&hprog.clock);
+    progress_begin(&hprog, res, sizeof *res, offsetof(hrun, prog), njobs, (long)njobs * o->steps, "steps", "mean latest held-out metric");
     signal(SIGINT, hyla_on_sigint);
     attn_set_threads(1);
 #ifdef _OPENMP
@@ -651,7 +631,7 @@ static int hyla_train(const hopts *o)
 #pragma omp atomic
 #endif
         hprog.finished++;
-        hprogress(1);
+        progress_report(&hprog, 1);
     }
     printf("\n");
     if (hyla_interrupted) printf("interrupted: reporting what was done\n");

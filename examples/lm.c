@@ -17,6 +17,7 @@
 #include "attnlab.h"
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ typedef struct {
     long *step;
     double *train, *valid, final_valid;
     double probe[2][2][LM_PROBE_NS]; /* [task][paper, code][n]: the collapse probes after training */
-    volatile long done;
+    run_progress prog;               /* steps done and the latest validation loss */
 } lm_run;
 
 typedef struct {
@@ -247,29 +248,7 @@ static double lm_loss(const lm_opts *o, attn_transformer *m, const lm_data *d, c
     return l;
 }
 
-static struct {
-    lm_run *res;
-    int njobs, finished;
-    long total;
-    progress_clock clock;
-} lm_prog;
-
-static void lm_progress(int force)
-{
-#ifdef _OPENMP
-#pragma omp critical(progress)
-#endif
-    if (progress_due(&lm_prog.clock, force)) {
-        long done = 0;
-        double v = 0;
-        int k, n = 0;
-        for (k = 0; k < lm_prog.njobs; k++) {
-            done += lm_prog.res[k].done;
-            if (lm_prog.res[k].nevals) { v += lm_prog.res[k].valid[lm_prog.res[k].nevals - 1]; n++; }
-        }
-        progress_line(&lm_prog.clock, lm_prog.finished, lm_prog.njobs, done, lm_prog.total, "steps", "mean latest validation loss", n ? v / n : 0);
-    }
-}
+static progress_set lm_prog;
 
 /* The probe lengths: LM_PROBE_NS values up to what the context holds after the longer prompt; 0
    if it holds too little. */
@@ -317,6 +296,8 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
             for (i = 0; i < o->eval_windows; i++) starts[i] = d->ntrain + (span > 0 ? span * i / o->eval_windows : 0);
             res->step[k] = step;
             res->valid[k] = lm_loss(o, &m, d, starts, o->eval_windows, &b, 0);
+            res->prog.latest = res->valid[k];
+            res->prog.evaluated = 1;
             res->train[k] = tcount ? tsum / tcount : NAN;
             tsum = 0; tcount = 0;
         }
@@ -333,8 +314,8 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
         attn_clip_grad_norm(&m.p, 1.0);
         attn_adamw_step(&m.p, mom, vel, step + 1, (attn_float)attn_schedule_lr(&sched, step), (attn_float)0.9, (attn_float)0.95, (attn_float)1e-8,
                         (attn_float)0.1);
-        res->done = step + 1;
-        if (step % 4 == 0) lm_progress(0);
+        res->prog.done = step + 1;
+        if (step % 4 == 0) progress_report(&lm_prog, 0);
     }
     res->final_valid = res->nevals ? res->valid[res->nevals - 1] : NAN;
     { /* the collapse probes on the trained model: prompt bytes after a BOS, '0' and '1' */
@@ -470,8 +451,7 @@ int lm_main(int argc, char **argv)
     printf("attnlab lm: %s, %ld tokens (%ld for training), %d layers, d %d, %d heads, %lu parameters, %d variant(s) x %d seeds, %ld steps of %d x %d\n",
            o.corpus, d.n, d.ntrain, o.layers, o.dmodel, o.heads, (unsigned long)attn_transformer_param_count(&cf), o.nvar, o.seeds, o.steps, o.batch,
            o.ctx);
-    lm_prog.res = res; lm_prog.njobs = njobs; lm_prog.total = (long)njobs * o.steps;
-    progress_start(&lm_prog.clock);
+    progress_begin(&lm_prog, res, sizeof *res, offsetof(lm_run, prog), njobs, (long)njobs * o.steps, "steps", "mean latest validation loss");
     signal(SIGINT, lm_on_sigint);
     attn_set_threads(1);
 #ifdef _OPENMP
@@ -484,7 +464,7 @@ int lm_main(int argc, char **argv)
 #pragma omp atomic
 #endif
         lm_prog.finished++;
-        lm_progress(1);
+        progress_report(&lm_prog, 1);
     }
     printf("\n");
     if (lm_interrupted) printf("interrupted: reporting what was done\n");
