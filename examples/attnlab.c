@@ -110,7 +110,8 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  train    train models on an NT task, every attention x seed, and report\n"
-            "  preset   run one of the paper's experiments: attnlab preset E1 .. E12 [--quick]\n"
+            "  preset   run one of the papers' experiments: attnlab preset E1 .. E12, hyla-fuzzy,\n"
+            "           hyla-sraven, cog-lm [--quick]\n"
             "           [--out DIR] [train options, which override the preset's]; writes\n"
             "           DIR/E1.csv and .svg (DIR: results); `attnlab preset` lists them\n"
             "  eval     evaluate a saved model: attnlab eval --load F [--task ...] [--final-test N]\n"
@@ -883,7 +884,7 @@ int main(int argc, char **argv)
         return argc < 2 ? 1 : 0;
     }
     if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
-    if (!strcmp(argv[1], "lm")) return lm_main(argc, argv);
+    if (!strcmp(argv[1], "lm") || (argc >= 3 && !strcmp(argv[1], "preset") && !strcmp(argv[2], "cog-lm"))) return lm_main(argc, argv);
     if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);
     if (!parse_options(argc, argv, &o)) return 1;
     if (!strcmp(argv[1], "train")) return cmd_train(&o);

@@ -430,6 +430,28 @@ static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
     }
 }
 
+/* attnlab preset cog-lm [--quick] [options]: the miniature of Table 4 (and of Table 1's baselines)
+   on /usr/share/common-licenses when it is there, else the sample; the user's options come last. */
+static int lm_preset(int argc, char **argv, lm_opts *o)
+{
+    static const char *full = "--variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 128 --heads 4 --ctx 128 "
+                              "--batch 16 --steps 3000 --eval-every 250 --seeds 3";
+    static const char *quick = "--variants softmax,cog,cog-first,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 "
+                               "--eval-every 50 --seeds 2";
+    char buf[512], *args[256], *tok, *save = NULL;
+    struct stat st;
+    int i, n = 2, q = 0;
+    for (i = 3; i < argc; i++) q |= !strcmp(argv[i], "--quick");
+    snprintf(buf, sizeof buf, "%s", q ? quick : full);
+    args[0] = argv[0]; args[1] = (char *)"lm";
+    if (stat("/usr/share/common-licenses", &st) == 0 && S_ISDIR(st.st_mode)) { args[n++] = (char *)"--corpus"; args[n++] = (char *)"/usr/share/common-licenses"; }
+    for (tok = strtok_r(buf, " ", &save); tok && n < 200; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
+    for (i = 3; i < argc && n < 255; i++)
+        if (strcmp(argv[i], "--quick")) args[n++] = argv[i];
+    printf("preset cog-lm%s: the Cog paper's Table 4 ordering (and its baselines) in miniature\n", q ? " (quick)" : "");
+    return lm_parse(n, args, o);
+}
+
 int lm_main(int argc, char **argv)
 {
     lm_opts o;
@@ -437,7 +459,8 @@ int lm_main(int argc, char **argv)
     lm_run *res;
     int njobs, j, nev;
     attn_transformer_config cf;
-    if (!lm_parse(argc, argv, &o) || !lm_load(&d, &o)) return 1;
+    if (!strcmp(argv[1], "preset") ? !lm_preset(argc, argv, &o) : !lm_parse(argc, argv, &o)) return 1;
+    if (!lm_load(&d, &o)) return 1;
     cf = lm_config(&o, o.variant[0]);
     njobs = o.nvar * o.seeds;
     nev = (int)(o.steps / o.eval_every) + 2;
