@@ -35,7 +35,7 @@
 static const char *lm_prompt[2] = {"Is there a zero in the following sequences?", "How many ones are in the following sequences?"};
 
 typedef struct {
-    const char *corpus, *csv, *svg, *probe_svg;
+    const char *corpus, *csv, *svg, *probe_svg, *heatmap;
     int layers, dmodel, heads, ctx, batch, seeds, eval_every, eval_windows, threads, nvar, warmup;
     long steps;
     double lr;
@@ -78,6 +78,9 @@ static void lm_usage(FILE *f)
             "  --eval-windows N   validation windows of ctx tokens            [64]\n"
             "  --threads T        parallel runs (0: all cores)                [0]\n"
             "  --csv F, --svg F   the curves\n"
+            "  --heatmap PREFIX   seed 0's attention weights (head 0 of layer 1) on the first 48\n"
+            "                     validation bytes, PREFIX-VARIANT.svg, a signed colour scale (Cog's\n"
+            "                     negative weights in blue)\n"
             "  --probe-svg F      the collapse probes (SPEC 6.4) after training, per variant (the\n"
             "                     table is always printed when the context holds the prompts)\n"
             "Losses are in nats per byte (cross-entropy over every position).\n");
@@ -111,6 +114,7 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--probe-svg")) o->probe_svg = v;
+        else if (!strcmp(a, "--heatmap")) o->heatmap = v;
         else if (!strcmp(a, "--variants")) {
             char buf[256], *tok, *save = NULL;
             static const char *known[7] = {"softmax", "cog", "cog-first", "cog-all", "ea", "diff", "centered"};
@@ -318,6 +322,34 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
         if (step % 4 == 0) progress_report(&lm_prog, 0);
     }
     res->final_valid = res->nevals ? res->valid[res->nevals - 1] : NAN;
+    if (o->heatmap && res->seed == 0 && !res->failed) { /* one attention map of the trained model */
+        int T = o->ctx < 48 ? o->ctx : 48, layer = o->layers > 1 ? 1 : 0, i, j;
+        size_t wwb = attn_transformer_weights_work_bytes(&m, 1, T);
+        void *ww = malloc(wwb);
+        attn_float *w = (attn_float *)malloc(sizeof(attn_float) * (size_t)o->heads * T * T);
+        static char lab[48][8];
+        const char *labels[48];
+        char path[1024], title[128];
+        for (i = 0; i < T; i++) b.tok[i] = d->tok[d->ntrain + i];
+        if (ww && w && attn_transformer_forward(&m, b.logits, b.cache, b.tok, NULL, 1, T, b.work, b.wb) == ATTN_OK &&
+            attn_transformer_weights(&m, w, b.cache, 1, T, layer, ww, wwb) == ATTN_OK) {
+#ifdef _OPENMP
+#pragma omp critical(lm_labels)
+#endif
+            {
+                for (i = 0; i < T; i++) { /* the byte, printable or its code */
+                    j = b.tok[i];
+                    if (j > 32 && j < 127 && j != '<' && j != '&') snprintf(lab[i], sizeof lab[i], "%c", j);
+                    else snprintf(lab[i], sizeof lab[i], "%s", j == LM_BOS ? "BOS" : j == ' ' ? "_" : j == '\n' ? "\\n" : "?");
+                    labels[i] = lab[i];
+                }
+                snprintf(path, sizeof path, "%s-%s.svg", o->heatmap, o->variant[res->var]);
+                snprintf(title, sizeof title, "%s: layer %d, head 0 (red positive, blue negative)", o->variant[res->var], layer);
+                if (attn_heatmap_svg(path, title, w, T, T, labels, labels, ATTN_HEAT_SIGNED) != ATTN_OK) fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
+            }
+        }
+        free(ww); free(w);
+    }
     { /* the collapse probes on the trained model: prompt bytes after a BOS, '0' and '1' */
         int ns[LM_PROBE_NS], task, prompt[128], plen;
         for (task = 0; task < 2 && !res->failed && lm_probe_ns(o, ns); task++) {
