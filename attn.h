@@ -998,7 +998,8 @@ typedef struct attn_plot_series {
 
 typedef struct attn_plot {
     const char *title, *xlabel, *ylabel, *y2label; /* y2label: the right axis' name, or NULL */
-    double ymin, ymax;              /* the left axis; equal values: from the data */
+    double ymin, ymax;              /* the left axis; equal values: from the data. Values outside an
+                                       explicit range are drawn at its edge */
     int width, height;              /* pixels; 0: 640 x 400 */
 } attn_plot;
 
@@ -6178,7 +6179,7 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
         const char *col = palette[(c->colour % 8 + 8) % 8];
         double lo = c->right ? z0 : y0, span = (c->right ? z1 : y1) - lo;
 #define ATTN__PX(v) (L + pw * ((v) - x0) / (x1 - x0))
-#define ATTN__PY(v) (T + ph - ph * ((v) - lo) / span)
+#define ATTN__PY(v) (T + ph - ph * (fmin(fmax((v), lo), lo + span) - lo) / span)
         if (c->lo) { /* the band: along hi, back along lo */
             fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" points=\"", col);
             for (j = 0; j < 2 * c->n; j++) {

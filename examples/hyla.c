@@ -594,6 +594,7 @@ static void hyla_svg(const hopts *o, const hrun *res)
     else snprintf(title, sizeof title, "fuzzy logic L %d, K %d, N %d, held out %.0f%%, %d seeds (band: +-1 sd)", o->L, o->K, o->N, 100 * o->frac, o->seeds);
     memset(&p, 0, sizeof p);
     p.title = title; p.xlabel = "step"; p.ylabel = o->sraven ? "held-out accuracy" : "held-out R^2"; p.y2label = "training loss (dashed)";
+    p.ymin = o->sraven ? 0 : -0.5; p.ymax = 1; /* R^2 starts far below 0: the untrained model's values sit on the bottom edge */
     if (attn_plot_svg(o->svg, &p, s, 2 * o->nkind) == ATTN_OK) printf("wrote %s\n", o->svg);
     else fprintf(stderr, "attnlab: %s\n", attn_last_error());
     free(buf);
