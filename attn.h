@@ -883,7 +883,8 @@ typedef struct attn_fuzzy {
     void *owned;
 } attn_fuzzy;
 /* L in 1 .. 12, K >= 1, N >= 2, frac_heldout in (0, 1), frac_ood_terms in [0, 1); at most 2^24
-   combinations in all; every split but the unseen one must be non-empty (ATTN_ERR_ARG). */
+   combinations in all; every split but the unseen one must be non-empty (ATTN_ERR_ARG). Allocates
+   (ATTN_MALLOC) the combination lists; attn_fuzzy_free releases them. */
 ATTNDEF attn_status attn_fuzzy_init(attn_fuzzy *f, int L, int K, int N, double frac_heldout,
                                     double frac_ood_terms, uint64_t seed);
 ATTNDEF void attn_fuzzy_free(attn_fuzzy *f);
@@ -914,7 +915,8 @@ typedef struct attn_sraven {
     unsigned char *latent;      /* [nlatent, K] rule indices, ascending within a latent */
     void *owned;
 } attn_sraven;
-/* K in 1 .. 8, F in 3 .. 32, frac_ood in (0, 1) leaving latents on both sides. */
+/* K in 1 .. 8, F in 3 .. 32, frac_ood in (0, 1) leaving latents on both sides. Allocates
+   (ATTN_MALLOC) the latents; attn_sraven_free releases them. */
 ATTNDEF attn_status attn_sraven_init(attn_sraven *s, int K, int F, double frac_ood, int permute, uint64_t seed);
 ATTNDEF void attn_sraven_free(attn_sraven *s);
 /* One instance of latent index li: panels [9, K] values as shown (after the column permutations). */
@@ -1020,8 +1022,9 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
    from features X [n, dim], standardised by their mean and sd over the n rows (written to mu, sd
    [dim]), by `iters` full-batch gradient steps of size lr on the mean log loss + l2 |w|^2 / 2;
    w [dim + 1]. attn_probe_f1 is the F1 score of the predictions p >= 1/2 on other rows (0 when
-   nothing is positive or predicted). attn_cosine_matrix: S [n, n] = cosine similarities of the rows
-   of M [n, dim] (0 for a zero row). */
+   nothing is positive or predicted). attn_probe_fit allocates (ATTN_MALLOC) dim + 1 doubles of
+   scratch for the call. attn_cosine_matrix: S [n, n] = cosine similarities of the rows of M [n, dim]
+   (0 for a zero row). */
 ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y, int n,
                                    int dim, int iters, double lr, double l2);
 ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd, const attn_float *X,
@@ -1041,7 +1044,8 @@ ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int d
                           (each entry with probability density, uniform in [-eps, eps]), clamped at 0
                           and row-normalised (SPEC 2.14's defaults: p 0.2, density 0.05, eps 0.05)
      attn_sigma_distances for each family, the minimum and the mean of |A - X| over count
-                          candidates (the thesis' Min_distance; its Mean Error is min / n^2) */
+                          candidates (the thesis' Min_distance; its Mean Error is min / n^2);
+                          allocates (ATTN_MALLOC) one candidate for the call */
 ATTNDEF long attn_band_dimension(int n, int w);
 ATTNDEF double attn_l1_distance(const attn_float *A, const attn_float *B, int n);
 ATTNDEF double attn_band_project(attn_float *P, const attn_float *A, int n, int w);
