@@ -2852,9 +2852,12 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
     uint64_t keep = (uint64_t)((1 - (double)d->dropout) * 16777216.0); /* P(keep) in 24 bits */
     attn_float inv = (attn_float)(1 / (1 - (double)d->dropout));
     int r, c;
-    for (r = 0; r < br && d->dropout_mask; r++) /* the multipliers, computed once per call */
-        for (c = 0; c < bc; c++) X[r * bc + c] *= d->dropout_mask[(size_t)(i0 + r) * d->Tk + j0 + c];
-    for (r = 0; r < br && !d->dropout_mask; r++)
+    if (d->dropout_mask) { /* the multipliers, computed once per call */
+        for (r = 0; r < br; r++)
+            for (c = 0; c < bc; c++) X[r * bc + c] *= d->dropout_mask[(size_t)(i0 + r) * d->Tk + j0 + c];
+        return;
+    }
+    for (r = 0; r < br; r++)
         for (c = 0; c < bc; c++) {
             uint64_t z = d->dropout_seed + 0x9E3779B97F4A7C15ull * ((uint64_t)(i0 + r) * (uint64_t)d->Tk + (uint64_t)(j0 + c) + 1);
             z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

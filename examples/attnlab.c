@@ -581,7 +581,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
 
 /* ---- reporting ---- */
 
-static double mean_sd(const double *x, int n, double *sd)
+double mean_sd(const double *x, int n, double *sd)
 {
     double m = 0, v = 0;
     int i;

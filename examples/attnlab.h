@@ -8,6 +8,8 @@
 int parse_int(const char *s, int lo, int *out);
 /* A whole floating-point number into *out; 0 if s is not one. */
 int parse_double(const char *s, double *out);
+/* The mean of x [n] and, in *sd, its sample standard deviation (0 for n = 1). */
+double mean_sd(const double *x, int n, double *sd);
 /* The progress line of a set of parallel runs: on a terminal every second, in place; into a file
    or pipe every 30 s, one line each: "  F/N runs done, D/T UNIT, METRIC V, Es elapsed, ~Ls left",
    V the mean of the runs' latest evaluations. Each run record embeds a run_progress, which the run

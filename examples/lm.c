@@ -65,7 +65,7 @@ static void lm_usage(FILE *f)
             "  --corpus PATH      a text file, or a folder of them           [examples/data/sample.txt]\n"
             "  --variants V,..    softmax, cog (softmax in the first and last layers), cog-first,\n"
             "                     cog-all, ea, diff, centered                 [softmax,cog,cog-first,cog-all]\n"
-            "  --layers L         blocks (>= 2 for cog)                       [4]\n"
+            "  --layers L         blocks (cog has Cog layers only from 3 on)  [4]\n"
             "  --dmodel D         width                                       [128]\n"
             "  --heads H          heads (D / H each; even for diff)           [4]\n"
             "  --ctx T            tokens per training window                  [128]\n"
@@ -224,7 +224,7 @@ static attn_transformer_config lm_config(const lm_opts *o, const char *v)
 }
 
 typedef struct {
-    int *tok;
+    int *tok, *targets;
     attn_float *logits, *dlogits, *loss, *probs, *cache;
     void *work;
     size_t wb;
@@ -234,21 +234,20 @@ typedef struct {
    ctx); with grad, the gradient of the mean into b->dlogits. */
 static double lm_loss(const lm_opts *o, attn_transformer *m, const lm_data *d, const long *starts, int B, lm_buf *b, int grad)
 {
-    int i, t, n = B * o->ctx, *tg = (int *)malloc(sizeof(int) * (size_t)n);
+    int i, t, n = B * o->ctx, *tg = b->targets;
     double l = 0;
     for (i = 0; i < B; i++)
         for (t = 0; t < o->ctx; t++) {
             b->tok[i * o->ctx + t] = d->tok[starts[i] + t];
             tg[i * o->ctx + t] = d->tok[starts[i] + t + 1];
         }
-    if (attn_transformer_forward(m, b->logits, b->cache, b->tok, NULL, B, o->ctx, b->work, b->wb) != ATTN_OK) { free(tg); return NAN; }
+    if (attn_transformer_forward(m, b->logits, b->cache, b->tok, NULL, B, o->ctx, b->work, b->wb) != ATTN_OK) return NAN;
     attn_cross_entropy_forward(b->loss, b->probs, b->logits, tg, n, LM_VOCAB);
     for (i = 0; i < n; i++) l += b->loss[i] / n;
     if (grad) {
         memset(b->dlogits, 0, sizeof(attn_float) * (size_t)n * LM_VOCAB);
         attn_cross_entropy_backward(b->dlogits, NULL, (attn_float)(1.0 / n), b->probs, tg, n, LM_VOCAB);
     }
-    free(tg);
     return l;
 }
 
@@ -279,6 +278,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
     attn_rng_seed(&data, (uint64_t)res->seed, 2);
     if (attn_transformer_init(&m, &cf, &init) != ATTN_OK) { fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error()); res->failed = 1; free(starts); return; }
     b.tok = (int *)malloc(sizeof(int) * (size_t)nb * o->ctx);
+    b.targets = (int *)malloc(sizeof(int) * (size_t)nb * o->ctx);
     b.logits = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx * LM_VOCAB);
     b.dlogits = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx * LM_VOCAB);
     b.probs = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx * LM_VOCAB);
@@ -288,7 +288,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
     b.work = malloc(b.wb);
     mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
     vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
-    if (!starts || !b.tok || !b.logits || !b.dlogits || !b.probs || !b.loss || !b.cache || !b.work || !mom || !vel) {
+    if (!starts || !b.tok || !b.targets || !b.logits || !b.dlogits || !b.probs || !b.loss || !b.cache || !b.work || !mom || !vel) {
         fprintf(stderr, "\nattnlab lm: out of memory\n");
         res->failed = 1;
     }
@@ -360,19 +360,19 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
                 fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
         }
     }
-    free(starts); free(b.tok); free(b.logits); free(b.dlogits); free(b.probs); free(b.loss); free(b.cache); free(b.work); free(mom); free(vel);
+    free(starts); free(b.tok); free(b.targets); free(b.logits); free(b.dlogits); free(b.probs); free(b.loss); free(b.cache); free(b.work); free(mom); free(vel);
     attn_transformer_free(&m);
 }
 
 static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
 {
     int v, s, j, k;
+    double *col = (double *)malloc(sizeof(double) * (size_t)o->seeds);
     printf("\n%-10s %-20s %s\n", "variant", "validation loss", "(nats per byte, mean +- sd over seeds; bits per byte in brackets)");
     for (v = 0; v < o->nvar; v++) {
-        double m = 0, sd = 0;
-        for (s = 0; s < o->seeds; s++) m += res[v * o->seeds + s].final_valid / o->seeds;
-        for (s = 0; s < o->seeds; s++) sd += pow(res[v * o->seeds + s].final_valid - m, 2);
-        sd = o->seeds > 1 ? sqrt(sd / (o->seeds - 1)) : 0;
+        double m, sd;
+        for (s = 0; s < o->seeds; s++) col[s] = res[v * o->seeds + s].final_valid;
+        m = mean_sd(col, o->seeds, &sd);
         printf("%-10s %.4f +- %.4f   (%.3f)\n", o->variant[v], m, sd, m / log(2.0));
     }
     {   /* the collapse probes: mean over seeds, per n */
@@ -444,10 +444,9 @@ static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
         for (v = 0; v < o->nvar; v++) {
             double *mv = buf + (size_t)n * (1 + 3 * v), *lo = mv + n, *hi = lo + n;
             for (k = 0; k < n; k++) {
-                double m = 0, sd = 0;
-                for (s = 0; s < o->seeds; s++) m += res[v * o->seeds + s].valid[k] / o->seeds;
-                for (s = 0; s < o->seeds; s++) sd += pow(res[v * o->seeds + s].valid[k] - m, 2);
-                sd = o->seeds > 1 ? sqrt(sd / (o->seeds - 1)) : 0;
+                double m, sd;
+                for (s = 0; s < o->seeds; s++) col[s] = res[v * o->seeds + s].valid[k];
+                m = mean_sd(col, o->seeds, &sd);
                 mv[k] = m; lo[k] = m - sd; hi[k] = m + sd;
             }
             memset(&sr[v], 0, sizeof sr[v]);
@@ -460,6 +459,7 @@ static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
         else fprintf(stderr, "attnlab lm: %s\n", attn_last_error());
         free(buf);
     }
+    free(col);
 }
 
 /* attnlab preset cog-lm [--quick] [options]: the miniature of Table 4 (and of Table 1's baselines)
