@@ -782,6 +782,81 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                                              const attn_float *cache, int B, int T, int layer,
                                              void *work, size_t work_bytes);
 
+/* The thesis' encoder-decoder (SPEC 4.4; Vaswani et al. with post-LN), token in, logits out:
+     e_0 = Drop(sqrt(d) Es[src_t] + PE(t))                  PE sinusoidal (attn_pos_sinusoidal)
+     encoder layer:  u = LN(e + Drop(SelfAttn(e)));  e' = LN(u + Drop(FFN(u)))
+     y_0 = Drop(sqrt(d) Et[tgt_t] + PE(t))
+     decoder layer:  u = LN(y + Drop(CausalSelfAttn(y)));  v = LN(u + Drop(CrossAttn(u, e_L)));
+                     y' = LN(v + Drop(FFN(v)))
+     logits[t] = Wout y_L[t] + bout
+   FFN(x) = W2 ReLU(W1 x + b1) + b2; every attention is attn_layer with H heads of dk, dv and score
+   scale 1/sqrt(dk), cross-attention taking q from the decoder and k, v from e_L by projections.
+   LN has gain and bias, eps cfg->eps in the form cfg->ln_eps (the thesis: 1e-6, ATTN_LN_EPS_OUTSIDE).
+   Source keys holding cfg->pad are masked in the encoder's self-attention and in the
+   cross-attention (-1: no padding); the decoder is causal, so padding after a target's end
+   changes nothing before it (give those positions target -1 in attn_cross_entropy_forward).
+   Drop is inverted dropout with rate cfg->dropout while m->training is set (masks drawn from
+   m->seed, kept in the cache for backward). A sublayer is one of the post-LN residual units above,
+   numbered in order: encoder layer l has sublayers 2l (self) and 2l + 1 (FFN), decoder layer l
+   has 2 Le + 3l (causal self), + 1 (cross), + 2 (FFN). */
+typedef struct attn_seq2seq_config {
+    int src_vocab, tgt_vocab;  /* token ids 0 .. vocab-1 */
+    int pad;                   /* the source's padding id, or -1 */
+    int d, heads, dk, dv, mlp; /* width; heads and their widths; the FFN's hidden width */
+    int enc_layers, dec_layers; /* Le, Ld in 1 .. ATTN_MAX_LAYERS */
+    int max_src, max_tgt;      /* longest source and decoder input */
+    attn_kind kind;            /* of every attention; not one with parameters of its own
+                                  (differential, HYLA+) */
+    attn_float eps;
+    attn_ln_eps ln_eps;
+    attn_float dropout;        /* in [0, 1) */
+    attn_init_kind init;       /* of the matrices; the embeddings are N(0, 1/d) (sqrt(d) E: unit scale) */
+} attn_seq2seq_config;
+
+/* params: Es [src_vocab, d], Et [tgt_vocab, d]; per attention sublayer Wq [H dk, d], bq, Wk [H dk, d],
+   bk, Wv [H dv, d], bv, Wo [d, H dv], bo, then its LN's g, b [d]; per FFN sublayer W1 [mlp, d], b1,
+   W2 [d, mlp], b2, g, b; then Wout [tgt_vocab, d], bout. */
+typedef struct attn_seq2seq {
+    attn_seq2seq_config cfg;
+    attn_params p;
+    int training;     /* nonzero: dropout on */
+    uint64_t seed;    /* the dropout masks' seed (change it every step) */
+} attn_seq2seq;
+
+/* The parameter count of a configuration; 0 if it is invalid. */
+ATTNDEF size_t attn_seq2seq_param_count(const attn_seq2seq_config *cfg);
+/* Allocates and draws the parameters (matrices as cfg->init says, biases 0, gains 1). */
+ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng);
+ATTNDEF void attn_seq2seq_free(attn_seq2seq *m);
+/* Sizes for B pairs of a source of Ts and a decoder input of Tt tokens. */
+ATTNDEF size_t attn_seq2seq_cache_floats(const attn_seq2seq *m, int B, int Ts, int Tt);
+ATTNDEF size_t attn_seq2seq_work_bytes(const attn_seq2seq *m, int B, int Ts, int Tt);
+/* logits [B, Tt, tgt_vocab] from src [B, Ts] and the decoder's input tgt [B, Tt] (the target
+   shifted right behind a start token: teacher forcing). */
+ATTNDEF attn_status attn_seq2seq_forward(const attn_seq2seq *m, attn_float *logits, attn_float *cache,
+                                         const int *src, const int *tgt, int B, int Ts, int Tt,
+                                         void *work, size_t work_bytes);
+/* Accumulates the gradient for dL/dlogits = dlogits [B, Tt, tgt_vocab] into m->p's gradient block,
+   from the cache of the forward call with the same inputs, training flag and seed. */
+ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlogits, const attn_float *cache,
+                                          const int *src, const int *tgt, int B, int Ts, int Tt,
+                                          void *work, size_t work_bytes);
+/* The attention weights [B, H, Tq, Tk] of attention sublayer `sub` (see above; Tq, Tk = Ts, Ts for
+   the encoder, Tt, Tt for the decoder's self-attention, Tt, Ts for the cross-attention),
+   recomputed from the cache of the last forward call. work: attn_seq2seq_work_bytes(). */
+ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weights, const attn_float *cache,
+                                         int B, int Ts, int Tt, int sub, void *work, size_t work_bytes);
+/* Beam search (beam = 1: greedy decoding) for each of the B sources src [B, Ts]: hypotheses start
+   at bos and end at eos or after max_len tokens; each step keeps the `beam` best of the finished
+   hypotheses and the one-token extensions of the others by log p / lp, lp = ((5 + len) / 6)^alpha
+   (GNMT's length penalty; alpha 0: the plain log-likelihood), and stops when all kept are finished.
+   out [B, max_len]: the best hypothesis' tokens after bos, eos included, then -1; score [B] (may
+   be NULL): its log p / lp. Each step reruns the decoder over the prefix (no key-value cache:
+   O(max_len^2) for short outputs). Allocates (ATTN_MALLOC) the caches and work for one source. */
+ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
+                                        int B, int Ts, int bos, int eos, int max_len, int beam,
+                                        attn_float alpha);
+
 /* ============================================================================================== */
 /* 8. optimizers                                                                                   */
 /* ============================================================================================== */
@@ -931,6 +1006,22 @@ ATTNDEF attn_status attn_sraven_batch(const attn_sraven *s, int ood, int B, attn
    (Table A2's check). K <= 6. */
 ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels);
 
+/* Digit strings to transform, the encoder-decoder's synthetic seq2seq task: a source is L digits
+   (L uniform in min_len .. max_len), the target the same digits reversed (ATTN_DIGITS_REVERSE) or
+   sorted ascending (ATTN_DIGITS_SORT). Tokens: ATTN_DIGITS_PAD, _BOS, _EOS, then digit k is
+   ATTN_DIGITS_0 + k (ATTN_DIGITS_VOCAB in all). For T = max_len + 1: src [B, T] holds the digits,
+   EOS, then PAD; tgt_in [B, T] BOS and the target, then PAD (the decoder's input); tgt_out [B, T]
+   the target, EOS, then -1 (no loss). A string is held out when the FNV-1a hash of its digits
+   ('0' + k bytes) is 0 mod 10: test = 1 draws only those, test = 0 never, so a test set is never
+   trained on. 1 <= min_len <= max_len; ATTN_ERR_ARG if 10,000 draws find no string of the split.
+   attn_digits_exact: the fraction of the B rows of out [B, To] (decoded tokens, EOS included, as
+   attn_seq2seq_decode writes them) equal to tgt_out [B, Tt]'s through EOS. */
+typedef enum attn_digits_task { ATTN_DIGITS_REVERSE = 0, ATTN_DIGITS_SORT } attn_digits_task;
+enum { ATTN_DIGITS_PAD = 0, ATTN_DIGITS_BOS = 1, ATTN_DIGITS_EOS = 2, ATTN_DIGITS_0 = 3, ATTN_DIGITS_VOCAB = 13 };
+ATTNDEF attn_status attn_digits_batch(attn_digits_task task, int min_len, int max_len, int test, int B, int *src,
+                                      int *tgt_in, int *tgt_out, attn_rng *r);
+ATTNDEF double attn_digits_exact(const int *out, int To, const int *tgt_out, int Tt, int B);
+
 /* ============================================================================================== */
 /* 10. analysis and io                                                                             */
 /* ============================================================================================== */
@@ -984,6 +1075,10 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
    dropout (2 words), glu, doc_mask, bos, then the kind of each layer; the parameter block. */
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path);
+/* The encoder-decoder's: model "seq2seq", config src_vocab, tgt_vocab, pad, d, heads, dk, dv, mlp,
+   enc_layers, dec_layers, max_src, max_tgt, kind, ln_eps, init, eps (2 words), dropout (2 words). */
+ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path);
+ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path);
 
 /* Line plots as SVG files (the examples' figures): each series is a polyline through (x[i], y[i]),
    with an optional shaded band lo[i] .. hi[i], drawn against the left axis, or dashed against a
@@ -1310,6 +1405,15 @@ ATTNDEF attn_rng attn_rng_split(attn_rng *r)
     uint64_t stream = ((uint64_t)attn_rng_u32(r) << 32) | attn_rng_u32(r);
     attn_rng_seed(&c, seed, stream);
     return c;
+}
+
+/* The FNV-1a hash (64 bits) of n bytes. */
+static uint64_t attn__fnv1a(const unsigned char *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
 }
 
 /* ---- 3. memory and tensors -------------------------------------------------------------------- */
@@ -4895,6 +4999,16 @@ ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg)
     return total;
 }
 
+/* One matrix entry drawn as `init` says, for a matrix with fan_in inputs. */
+static attn_float attn__init_draw(attn_init_kind init, double fan, attn_rng *rng)
+{
+    double z;
+    if (init == ATTN_INIT_UNIFORM) return (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(fan));
+    if (init == ATTN_INIT_NORMAL) return (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(fan));
+    do z = attn_rng_normal(rng, 0, 1); while (fabs(z) > 2); /* truncated to [-2, 2], whose sd is 0.8796: divided by it */
+    return (attn_float)(z / (0.87962566103423978 * sqrt(fan)));
+}
+
 ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg, attn_rng *rng)
 {
     attn_param_desc p[ATTN__TF_GLOBALS + ATTN_MAX_LAYERS * ATTN__TF_SLOTS];
@@ -4909,19 +5023,14 @@ ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transf
     for (i = 0; i < n; i++) { /* by name: E, P, t5, lambda, gains ("n?g", "gain"), biases, matrices */
         const char *nm = p[i].name;
         attn_float *v = m->p.value[i].data;
-        double fan = p[i].shape[p[i].ndim - 1], z;
+        double fan = p[i].shape[p[i].ndim - 1];
         cnt = attn_tensor_numel(&m->p.value[i]);
         for (j = 0; j < cnt; j++) {
             if (!strcmp(nm, "E") || !strcmp(nm, "P")) v[j] = (attn_float)attn_rng_normal(rng, 0, 1);
             else if (!strcmp(nm, "t5")) v[j] = (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->max_T));
             else if (!strcmp(nm, "lambda")) v[j] = (attn_float)attn_rng_normal(rng, 0, 0.1);
             else if (p[i].ndim == 1) v[j] = (attn_float)(nm[0] == 'g' || (nm[0] == 'n' && nm[2] == 'g'));
-            else if (cfg->init == ATTN_INIT_UNIFORM) v[j] = (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(fan));
-            else if (cfg->init == ATTN_INIT_NORMAL) v[j] = (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(fan));
-            else { /* truncated to [-2, 2], whose standard deviation is 0.8796: divided by it */
-                do z = attn_rng_normal(rng, 0, 1); while (fabs(z) > 2);
-                v[j] = (attn_float)(z / (0.87962566103423978 * sqrt(fan)));
-            }
+            else v[j] = attn__init_draw(cfg->init, fan, rng);
         }
     }
     return ATTN_OK;
@@ -5220,19 +5329,37 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     return attn_embedding_backward(attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 1), dX, tokens, (int)N, cf->vocab, cf->d);
 }
 
+/* The weights [B, H, Tq, Tk] of attention layer L, recomputed from its cache (dropout off); work:
+   attn__layer_weights_bytes(). */
+static size_t attn__layer_weights_bytes(const attn_layer *L, int B, int Tq, int Tk)
+{
+    attn_attention_desc d;
+    attn__layer_desc(L, B, Tq, Tk, &d);
+    d.dropout = 0;
+    return attn_attention_workspace(&d) + ATTN_ALIGN + sizeof(attn_float) * ((size_t)B * d.H * Tq * d.dv + attn_attention_stats_floats(&d));
+}
+
+static attn_status attn__layer_weights(const attn_layer *L, attn_float *weights, const attn_float *lcache, int B, int Tq, int Tk, void *work)
+{
+    attn__layer_cache lc;
+    attn_attention_desc d;
+    attn_float *O;
+    attn__layer_desc(L, B, Tq, Tk, &d);
+    d.dropout = 0;
+    attn__layer_cache_map(L, B, Tq, Tk, (attn_float *)lcache, &lc);
+    O = attn__align_ptr(work, attn_attention_workspace(&d));
+    return attn_attention_forward(&d, O, O + (size_t)B * d.H * Tq * d.dv, weights, lc.Q, lc.K, lc.V, work, attn_attention_workspace(&d));
+}
+
 ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, int B, int T)
 {
     attn_layer L;
-    attn_attention_desc d;
     size_t w = 0;
     int l;
     if (!m || B < 1 || T < 1) return 0;
-    for (l = 0; l < m->cfg.layers; l++) { /* the attention's workspace, then O [B H T dv] and its stats */
+    for (l = 0; l < m->cfg.layers; l++) {
         attn__tf_layer(m, l, m->p.data, &L);
-        attn__layer_desc(&L, B, T, T, &d);
-        d.dropout = 0;
-        w = ATTN__MAX(w, attn_attention_workspace(&d) + ATTN_ALIGN +
-                             sizeof(attn_float) * ((size_t)B * d.H * T * d.dv + attn_attention_stats_floats(&d)));
+        w = ATTN__MAX(w, attn__layer_weights_bytes(&L, B, T, T));
     }
     return w;
 }
@@ -5242,10 +5369,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                                              void *work, size_t work_bytes)
 {
     attn__tf_cache c;
-    attn__layer_cache lc;
     attn_layer L;
-    attn_attention_desc d;
-    attn_float *O;
     ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
     ATTN__TRY(attn__tf_check(__func__, &m->cfg));
     if (layer < 0 || layer >= m->cfg.layers || B < 1 || T < 1 || T > m->cfg.max_T)
@@ -5255,11 +5379,577 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                           (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
     attn__tf_cache_map(m, layer, B, T, (attn_float *)cache, &c);
     attn__tf_layer(m, layer, c.bias, &L);
-    attn__layer_desc(&L, B, T, T, &d);
-    d.dropout = 0;
-    attn__layer_cache_map(&L, B, T, T, c.att, &lc);
-    O = attn__align_ptr(work, attn_attention_workspace(&d));
-    return attn_attention_forward(&d, O, O + (size_t)B * d.H * T * d.dv, weights, lc.Q, lc.K, lc.V, work, attn_attention_workspace(&d));
+    return attn__layer_weights(&L, weights, c.att, B, T, T, work);
+}
+
+/* ---- the encoder-decoder ---- */
+
+enum { ATTN__S2S_SELF, ATTN__S2S_CAUSAL, ATTN__S2S_CROSS, ATTN__S2S_FFN }; /* sublayer types */
+enum { ATTN__S2S_ATT_TENSORS = 10, ATTN__S2S_FFN_TENSORS = 6 };           /* the LN's g, b last */
+
+static int attn__s2s_subs(const attn_seq2seq_config *c) { return 2 * c->enc_layers + 3 * c->dec_layers; }
+
+static int attn__s2s_type(const attn_seq2seq_config *c, int s)
+{
+    if (s < 2 * c->enc_layers) return s % 2 ? ATTN__S2S_FFN : ATTN__S2S_SELF;
+    s = (s - 2 * c->enc_layers) % 3;
+    return s == 0 ? ATTN__S2S_CAUSAL : s == 1 ? ATTN__S2S_CROSS : ATTN__S2S_FFN;
+}
+
+static int attn__s2s_ntensors(const attn_seq2seq_config *c, int s)
+{
+    return attn__s2s_type(c, s) == ATTN__S2S_FFN ? ATTN__S2S_FFN_TENSORS : ATTN__S2S_ATT_TENSORS;
+}
+
+/* Tensor k of sublayer s (value or gradient); s = the sublayer count: Wout (k 0), bout (k 1). */
+static attn_float *attn__s2s_t(const attn_seq2seq *m, int s, int k, int grad)
+{
+    int i, n = 2;
+    for (i = 0; i < s; i++) n += attn__s2s_ntensors(&m->cfg, i);
+    return grad ? m->p.grad[n + k].data : m->p.value[n + k].data;
+}
+
+/* The query and key lengths of sublayer s. */
+static void attn__s2s_shape(const attn_seq2seq_config *c, int s, int Ts, int Tt, int *Tq, int *Tk)
+{
+    *Tq = s < 2 * c->enc_layers ? Ts : Tt;
+    *Tk = attn__s2s_type(c, s) == ATTN__S2S_CROSS ? Ts : *Tq;
+}
+
+static attn_status attn__s2s_check(const char *fn, const attn_seq2seq_config *c)
+{
+    attn_attention_desc a;
+    if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
+    if (c->src_vocab < 1 || c->tgt_vocab < 1 || c->d < 1 || c->heads < 1 || c->dk < 1 || c->dv < 1 || c->mlp < 1 || c->max_src < 1 ||
+        c->max_tgt < 1 || c->enc_layers < 1 || c->enc_layers > ATTN_MAX_LAYERS || c->dec_layers < 1 || c->dec_layers > ATTN_MAX_LAYERS)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: vocabularies %d, %d, d %d, heads %d, dk %d, dv %d, mlp %d, max_src %d, max_tgt %d must be >= 1, layers %d, %d in 1 .. %d",
+                          fn, c->src_vocab, c->tgt_vocab, c->d, c->heads, c->dk, c->dv, c->mlp, c->max_src, c->max_tgt, c->enc_layers, c->dec_layers,
+                          ATTN_MAX_LAYERS);
+    if (c->pad < -1 || c->pad >= c->src_vocab) return attn__fail(ATTN_ERR_ARG, "%s: pad %d is not -1 or a source token", fn, c->pad);
+    if (c->kind == ATTN_DIFFERENTIAL || c->kind == ATTN_HYLA_PLUS)
+        return attn__fail(ATTN_ERR_ARG, "%s: %s attention carries parameters of its own; the encoder-decoder takes the other kinds", fn,
+                          attn_kind_get(c->kind)->name);
+    if ((int)c->ln_eps < 0 || c->ln_eps > ATTN_LN_EPS_OUTSIDE || (int)c->init < 0 || c->init >= ATTN_INIT_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "%s: unknown LN form (%d) or initialisation (%d)", fn, (int)c->ln_eps, (int)c->init);
+    if (!(c->eps > 0) || !(c->dropout >= 0 && c->dropout < 1))
+        return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be > 0 and dropout = %g in [0, 1)", fn, (double)c->eps, (double)c->dropout);
+    memset(&a, 0, sizeof a);
+    a.kind = c->kind; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv;
+    if (a.kind == ATTN_KERNEL || a.kind == ATTN_TAYLOR) a.H = c->heads;
+    return attn__attention_check(fn, &a, (size_t)-1);
+}
+
+static void attn__pdesc(attn_param_desc *p, const char *name, int ndim, int d0, int d1)
+{
+    if (!p) return;
+    memset(p, 0, sizeof *p);
+    p->name = name; p->ndim = ndim; p->shape[0] = d0; p->shape[1] = d1; p->decay = -1;
+}
+
+/* The parameter descriptors in block order (p may be NULL to count them); returns their number. */
+static int attn__s2s_descs(const attn_seq2seq_config *c, attn_param_desc *p)
+{
+    static const char *an[ATTN__S2S_ATT_TENSORS] = {"Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo", "g", "b"};
+    static const char *fn[ATTN__S2S_FFN_TENSORS] = {"W1", "b1", "W2", "b2", "g", "b"};
+    int d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, n = 0, s, k;
+    int as[ATTN__S2S_ATT_TENSORS][3] = {{2, hk, d}, {1, hk}, {2, hk, d}, {1, hk}, {2, hv, d}, {1, hv}, {2, d, hv}, {1, d}, {1, d}, {1, d}};
+    int fs[ATTN__S2S_FFN_TENSORS][3] = {{2, c->mlp, d}, {1, c->mlp}, {2, d, c->mlp}, {1, d}, {1, d}, {1, d}};
+    attn__pdesc(p ? p + n : NULL, "Es", 2, c->src_vocab, d); n++;
+    attn__pdesc(p ? p + n : NULL, "Et", 2, c->tgt_vocab, d); n++;
+    for (s = 0; s < attn__s2s_subs(c); s++) {
+        int ffn = attn__s2s_type(c, s) == ATTN__S2S_FFN;
+        for (k = 0; k < attn__s2s_ntensors(c, s); k++, n++) {
+            const int *e = ffn ? fs[k] : as[k];
+            attn__pdesc(p ? p + n : NULL, ffn ? fn[k] : an[k], e[0], e[1], e[2]);
+        }
+    }
+    attn__pdesc(p ? p + n : NULL, "Wout", 2, c->tgt_vocab, d); n++;
+    attn__pdesc(p ? p + n : NULL, "bout", 1, c->tgt_vocab, 0); n++;
+    return n;
+}
+
+/* The descriptors of a valid configuration in *p (ATTN_MALLOC; the caller frees); their number. */
+static attn_status attn__s2s_alloc_descs(const char *fn, const attn_seq2seq_config *c, attn_param_desc **p, int *n)
+{
+    ATTN__TRY(attn__s2s_check(fn, c));
+    *n = attn__s2s_descs(c, NULL);
+    *p = (attn_param_desc *)ATTN_MALLOC(sizeof **p * (size_t)*n);
+    if (!*p) return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %d parameter descriptors", fn, *n);
+    attn__s2s_descs(c, *p);
+    return ATTN_OK;
+}
+
+ATTNDEF size_t attn_seq2seq_param_count(const attn_seq2seq_config *cfg)
+{
+    attn_param_desc *p;
+    size_t total = 0, t;
+    int i, k, n;
+    if (attn__s2s_alloc_descs(__func__, cfg, &p, &n) != ATTN_OK) return 0;
+    for (i = 0; i < n; i++) {
+        for (t = 1, k = 0; k < p[i].ndim; k++) t *= (size_t)p[i].shape[k];
+        total += t;
+    }
+    ATTN_FREE(p);
+    return total;
+}
+
+ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng)
+{
+    attn_param_desc *p;
+    attn_status s;
+    size_t j, cnt;
+    int i, n;
+    ATTN__NEED(m); ATTN__NEED(rng);
+    ATTN__TRY(attn__s2s_alloc_descs(__func__, cfg, &p, &n));
+    s = attn_params_init(&m->p, p, n);
+    ATTN_FREE(p);
+    ATTN__TRY(s);
+    m->cfg = *cfg;
+    m->training = 0; m->seed = 0;
+    for (i = 0; i < n; i++) { /* Es, Et N(0, 1/d); other matrices by cfg->init; gains 1, biases 0 */
+        attn_tensor *t = &m->p.value[i];
+        cnt = attn_tensor_numel(t);
+        for (j = 0; j < cnt; j++)
+            t->data[j] = i < 2 ? (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->d))
+                         : t->ndim == 2 ? attn__init_draw(cfg->init, t->shape[1], rng) : (attn_float)(m->p.name[i][0] == 'g');
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_seq2seq_free(attn_seq2seq *m)
+{
+    if (m) attn_params_free(&m->p);
+}
+
+/* Attention sublayer s as an attn_layer over the model's parameters, masking keys with mask. */
+static void attn__s2s_layer(const attn_seq2seq *m, int s, const unsigned char *mask, attn_layer *L)
+{
+    const attn_seq2seq_config *c = &m->cfg;
+    int t = attn__s2s_type(c, s);
+    memset(L, 0, sizeof *L);
+    L->att.kind = c->kind; L->att.H = c->heads; L->att.dk = c->dk; L->att.dv = c->dv;
+    L->att.causal = t == ATTN__S2S_CAUSAL;
+    L->att.key_mask = t == ATTN__S2S_CAUSAL ? NULL : mask;
+    L->C = L->Cout = c->d;
+    L->Wq = attn__s2s_t(m, s, 0, 0); L->bq = attn__s2s_t(m, s, 1, 0); L->Wk = attn__s2s_t(m, s, 2, 0); L->bk = attn__s2s_t(m, s, 3, 0);
+    L->Wv = attn__s2s_t(m, s, 4, 0); L->bv = attn__s2s_t(m, s, 5, 0); L->Wo = attn__s2s_t(m, s, 6, 0); L->bo = attn__s2s_t(m, s, 7, 0);
+}
+
+/* Floats holding n bytes. */
+static size_t attn__bytes_floats(size_t n) { return (n + sizeof(attn_float) - 1) / sizeof(attn_float); }
+
+/* The cache of sublayer s over N = B Tq rows: x (its input) and r = x + Drop(f(x)) [N d], the
+   LN's mean and rstd [N], the dropout mask (N d bytes), then the attention layer's cache, or the
+   FFN's u = W1 x + b1 and h = ReLU(u) [N mlp]. */
+typedef struct {
+    attn_float *x, *r, *mean, *rstd, *u, *h, *att;
+    unsigned char *keep;
+} attn__s2s_cache;
+
+static size_t attn__s2s_sub_floats(const attn_seq2seq *m, int s, int B, int Ts, int Tt)
+{
+    attn_layer L;
+    size_t N, Nd;
+    int Tq, Tk;
+    attn__s2s_shape(&m->cfg, s, Ts, Tt, &Tq, &Tk);
+    N = (size_t)B * Tq; Nd = N * m->cfg.d;
+    if (attn__s2s_type(&m->cfg, s) == ATTN__S2S_FFN) return 2 * Nd + 2 * N + attn__bytes_floats(Nd) + 2 * N * m->cfg.mlp;
+    attn__s2s_layer(m, s, NULL, &L);
+    return 2 * Nd + 2 * N + attn__bytes_floats(Nd) + attn_layer_cache_floats(&L, B, Tq, Tk);
+}
+
+/* Cache layout: the encoder's part, [source key mask (B Ts bytes) | embedding dropout mask
+   (Ns d bytes) | sublayers 0 .. 2 Le - 1 | e_L [Ns d]], then the decoder's, [embedding dropout
+   mask (Nt d bytes) | its sublayers | y_L [Nt d]], Ns = B Ts, Nt = B Tt. A sublayer's output is
+   the next region's start, so the encoder's part does not depend on Tt. */
+static size_t attn__s2s_enc_floats(const attn_seq2seq *m, int B, int Ts)
+{
+    size_t Nd = (size_t)B * Ts * m->cfg.d, n = attn__bytes_floats((size_t)B * Ts) + attn__bytes_floats(Nd) + Nd;
+    int s;
+    for (s = 0; s < 2 * m->cfg.enc_layers; s++) n += attn__s2s_sub_floats(m, s, B, Ts, 1);
+    return n;
+}
+
+/* Maps sublayer s's cache into *c; returns its output (for the last sublayers: e_L, y_L). */
+static attn_float *attn__s2s_map(const attn_seq2seq *m, int s, int B, int Ts, int Tt, const attn_float *cache, attn__s2s_cache *c)
+{
+    int Le2 = 2 * m->cfg.enc_layers, i, Tq, Tk;
+    attn_float *base = (attn_float *)cache, *after;
+    size_t N, Nd;
+    base += s < Le2 ? attn__bytes_floats((size_t)B * Ts) + attn__bytes_floats((size_t)B * Ts * m->cfg.d)
+                    : attn__s2s_enc_floats(m, B, Ts) + attn__bytes_floats((size_t)B * Tt * m->cfg.d);
+    for (i = s < Le2 ? 0 : Le2; i < s; i++) base += attn__s2s_sub_floats(m, i, B, Ts, Tt);
+    attn__s2s_shape(&m->cfg, s, Ts, Tt, &Tq, &Tk);
+    N = (size_t)B * Tq; Nd = N * m->cfg.d;
+    c->x = base; c->r = base + Nd; c->mean = c->r + Nd; c->rstd = c->mean + N; c->keep = (unsigned char *)(c->rstd + N);
+    after = c->rstd + N + attn__bytes_floats(Nd);
+    c->u = c->h = c->att = NULL;
+    if (attn__s2s_type(&m->cfg, s) == ATTN__S2S_FFN) { c->u = after; c->h = after + N * m->cfg.mlp; }
+    else c->att = after;
+    return base + attn__s2s_sub_floats(m, s, B, Ts, Tt);
+}
+
+ATTNDEF size_t attn_seq2seq_cache_floats(const attn_seq2seq *m, int B, int Ts, int Tt)
+{
+    size_t n, Nd;
+    int s;
+    if (!m || B < 1 || Ts < 1 || Tt < 1) return 0;
+    Nd = (size_t)B * Tt * m->cfg.d;
+    n = attn__s2s_enc_floats(m, B, Ts) + attn__bytes_floats(Nd) + Nd;
+    for (s = 2 * m->cfg.enc_layers; s < attn__s2s_subs(&m->cfg); s++) n += attn__s2s_sub_floats(m, s, B, Ts, Tt);
+    return n;
+}
+
+/* Work: the largest attention layer's work, then dX, dR, dS [N d] (N = B max(Ts, Tt); the
+   forward pass keeps the PE table in dS), dU, dH [N mlp] and dMem [B Ts d]. */
+typedef struct {
+    attn_float *dX, *dR, *dS, *dU, *dH, *dmem;
+    size_t lw; /* the attention layers' part */
+} attn__s2s_work;
+
+static size_t attn__s2s_layer_work(const attn_seq2seq *m, int B, int Ts, int Tt)
+{
+    attn_layer L;
+    size_t w = 0;
+    int s, Tq, Tk;
+    for (s = 0; s < 2 + 3 && s < attn__s2s_subs(&m->cfg); s++) { /* every attention type (with Le >= 1, Ld >= 1) */
+        int t = s < 2 ? 0 : 2 * m->cfg.enc_layers + s - 2;
+        if (attn__s2s_type(&m->cfg, t) == ATTN__S2S_FFN) continue;
+        attn__s2s_shape(&m->cfg, t, Ts, Tt, &Tq, &Tk);
+        attn__s2s_layer(m, t, NULL, &L);
+        w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, Tq, Tk));
+    }
+    return w;
+}
+
+static size_t attn__s2s_work_map(const attn_seq2seq *m, int B, int Ts, int Tt, void *work, attn__s2s_work *w)
+{
+    size_t N = (size_t)B * ATTN__MAX(Ts, Tt), Nd = N * m->cfg.d, Nm = N * m->cfg.mlp, lw = attn__s2s_layer_work(m, B, Ts, Tt);
+    if (w) {
+        w->lw = lw;
+        w->dX = attn__align_ptr(work, lw); w->dR = w->dX + Nd; w->dS = w->dR + Nd;
+        w->dU = w->dS + Nd; w->dH = w->dU + Nm; w->dmem = w->dH + Nm;
+    }
+    return lw + ATTN_ALIGN + sizeof(attn_float) * (3 * Nd + 2 * Nm + (size_t)B * Ts * m->cfg.d);
+}
+
+ATTNDEF size_t attn_seq2seq_work_bytes(const attn_seq2seq *m, int B, int Ts, int Tt)
+{
+    if (!m || B < 1 || Ts < 1 || Tt < 1) return 0;
+    return attn__s2s_work_map(m, B, Ts, Tt, NULL, NULL);
+}
+
+static attn_status attn__s2s_args(const char *fn, const attn_seq2seq *m, const attn_float *cache, const int *src, const int *tgt, int B, int Ts,
+                                  int Tt, const void *work, size_t work_bytes)
+{
+    size_t i;
+    if (!m || !cache || !src || !tgt || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache, src, tgt or work is NULL", fn);
+    ATTN__TRY(attn__s2s_check(fn, &m->cfg));
+    if (B < 1 || Ts < 1 || Ts > m->cfg.max_src || Tt < 1 || Tt > m->cfg.max_tgt)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1, Ts = %d in 1 .. max_src %d, Tt = %d in 1 .. max_tgt %d", fn, B, Ts, m->cfg.max_src, Tt,
+                          m->cfg.max_tgt);
+    for (i = 0; i < (size_t)B * Ts; i++)
+        if (src[i] < 0 || src[i] >= m->cfg.src_vocab) return attn__fail(ATTN_ERR_ARG, "%s: src[%lu] = %d is not in 0 .. %d", fn, (unsigned long)i, src[i], m->cfg.src_vocab - 1);
+    for (i = 0; i < (size_t)B * Tt; i++)
+        if (tgt[i] < 0 || tgt[i] >= m->cfg.tgt_vocab) return attn__fail(ATTN_ERR_ARG, "%s: tgt[%lu] = %d is not in 0 .. %d", fn, (unsigned long)i, tgt[i], m->cfg.tgt_vocab - 1);
+    if (work_bytes < attn_seq2seq_work_bytes(m, B, Ts, Tt))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+                          (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
+    return ATTN_OK;
+}
+
+/* The source key mask in the cache (src[b, t] != pad), or NULL without padding. */
+static const unsigned char *attn__s2s_mask(const attn_seq2seq *m, const attn_float *cache, const int *src, int B, int Ts)
+{
+    unsigned char *mask = (unsigned char *)cache;
+    size_t i;
+    if (m->cfg.pad < 0) return NULL;
+    for (i = 0; src && i < (size_t)B * Ts; i++) mask[i] = src[i] != m->cfg.pad;
+    return mask;
+}
+
+/* x [B T d] = Drop(sqrt(d) E[tok] + PE(t)), with the PE table in pe [T d]. */
+static void attn__s2s_embed(const attn_seq2seq *m, attn_float *x, unsigned char *keep, const attn_float *E, int V, const int *tok, int B, int T,
+                            attn_float *pe, attn_rng *drop)
+{
+    size_t Td = (size_t)T * m->cfg.d;
+    int b;
+    attn_embedding_forward(x, tok, E, B * T, V, m->cfg.d);
+    attn_scale((size_t)B * Td, (attn_float)sqrt((double)m->cfg.d), x);
+    attn_pos_sinusoidal(pe, T, m->cfg.d);
+    for (b = 0; b < B; b++) attn_axpy(Td, 1, pe, x + (size_t)b * Td);
+    if (drop) attn_dropout_forward(x, keep, x, (size_t)B * Td, m->cfg.dropout, drop);
+}
+
+/* dE += the gradient through attn__s2s_embed for dx [B T d] (overwritten); scratch [B T d]. */
+static void attn__s2s_embed_back(const attn_seq2seq *m, attn_float *dE, attn_float *dx, const unsigned char *keep, int V, const int *tok, int B,
+                                 int T, attn_float *scratch, int drop)
+{
+    size_t Nd = (size_t)B * T * m->cfg.d;
+    if (drop) {
+        memset(scratch, 0, sizeof(attn_float) * Nd);
+        attn_dropout_backward(scratch, dx, keep, Nd, m->cfg.dropout);
+        memcpy(dx, scratch, sizeof(attn_float) * Nd);
+    }
+    attn_scale(Nd, (attn_float)sqrt((double)m->cfg.d), dx);
+    attn_embedding_backward(dE, dx, tok, B * T, V, m->cfg.d);
+}
+
+/* Sublayer s forward: out = LN(x + Drop(f(x))), f the attention (over mem for cross-attention) or
+   the FFN. */
+static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const unsigned char *mask, const attn_float *mem, int B, int Ts, int Tt,
+                                         attn_float *cache, attn_rng *drop, void *work, size_t lw)
+{
+    const attn_seq2seq_config *cf = &m->cfg;
+    attn__s2s_cache c;
+    attn_layer L;
+    attn_float *out = attn__s2s_map(m, s, B, Ts, Tt, cache, &c);
+    int Tq, Tk, t = attn__s2s_type(cf, s), k = attn__s2s_ntensors(cf, s) - 2;
+    size_t N, Nd;
+    attn__s2s_shape(cf, s, Ts, Tt, &Tq, &Tk);
+    N = (size_t)B * Tq; Nd = N * cf->d;
+    if (t == ATTN__S2S_FFN) { /* r = W2 ReLU(W1 x + b1) + b2 */
+        attn_linear_forward(c.u, c.x, attn__s2s_t(m, s, 0, 0), attn__s2s_t(m, s, 1, 0), (int)N, cf->d, cf->mlp);
+        attn_act_forward(c.h, c.u, N * cf->mlp, ATTN_ACT_RELU);
+        attn_linear_forward(c.r, c.h, attn__s2s_t(m, s, 2, 0), attn__s2s_t(m, s, 3, 0), (int)N, cf->mlp, cf->d);
+    } else {
+        attn__s2s_layer(m, s, mask, &L);
+        ATTN__TRY(attn_layer_forward(&L, c.r, c.att, c.x, t == ATTN__S2S_CROSS ? mem : NULL, B, Tq, Tk, work, lw));
+    }
+    if (drop) attn_dropout_forward(c.r, c.keep, c.r, Nd, cf->dropout, drop);
+    attn_axpy(Nd, 1, c.x, c.r);
+    return attn_layernorm_forward(out, c.mean, c.rstd, c.r, attn__s2s_t(m, s, k, 0), attn__s2s_t(m, s, k + 1, 0), (int)N, cf->d, cf->eps, cf->ln_eps);
+}
+
+/* Sublayer s backward: w->dX holds dL/dout on entry and dL/dx on return; cross-attention adds
+   dL/dmem into w->dmem. */
+static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned char *mask, const attn_float *mem, int B, int Ts, int Tt,
+                                          const attn_float *cache, int drop, const attn__s2s_work *w, void *work)
+{
+    const attn_seq2seq_config *cf = &m->cfg;
+    attn__s2s_cache c;
+    attn_layer L;
+    attn_layer_grads lg;
+    attn_float *df;
+    int Tq, Tk, t = attn__s2s_type(cf, s), k = attn__s2s_ntensors(cf, s) - 2;
+    size_t N, Nd;
+    attn__s2s_map(m, s, B, Ts, Tt, cache, &c);
+    attn__s2s_shape(cf, s, Ts, Tt, &Tq, &Tk);
+    N = (size_t)B * Tq; Nd = N * cf->d;
+    /* out = LN(r): dr in dR; r = x + Drop(f): dx = dr, df = Drop'(dr) */
+    memset(w->dR, 0, sizeof(attn_float) * Nd);
+    attn_layernorm_backward(w->dR, attn__s2s_t(m, s, k, 1), attn__s2s_t(m, s, k + 1, 1), w->dX, c.r, attn__s2s_t(m, s, k, 0), c.mean, c.rstd,
+                            (int)N, cf->d, cf->eps, cf->ln_eps);
+    memcpy(w->dX, w->dR, sizeof(attn_float) * Nd);
+    df = w->dR;
+    if (drop) {
+        memset(w->dS, 0, sizeof(attn_float) * Nd);
+        attn_dropout_backward(w->dS, w->dR, c.keep, Nd, cf->dropout);
+        df = w->dS;
+    }
+    if (t == ATTN__S2S_FFN) { /* f = W2 h + b2, h = ReLU(u), u = W1 x + b1 */
+        memset(w->dH, 0, sizeof(attn_float) * N * cf->mlp);
+        attn_linear_backward(w->dH, attn__s2s_t(m, s, 2, 1), attn__s2s_t(m, s, 3, 1), df, c.h, attn__s2s_t(m, s, 2, 0), (int)N, cf->mlp, cf->d);
+        memset(w->dU, 0, sizeof(attn_float) * N * cf->mlp);
+        attn_act_backward(w->dU, w->dH, c.u, N * cf->mlp, ATTN_ACT_RELU);
+        return attn_linear_backward(w->dX, attn__s2s_t(m, s, 0, 1), attn__s2s_t(m, s, 1, 1), w->dU, c.x, attn__s2s_t(m, s, 0, 0), (int)N, cf->d,
+                                    cf->mlp);
+    }
+    attn__s2s_layer(m, s, mask, &L);
+    memset(&lg, 0, sizeof lg);
+    lg.dWq = attn__s2s_t(m, s, 0, 1); lg.dbq = attn__s2s_t(m, s, 1, 1); lg.dWk = attn__s2s_t(m, s, 2, 1); lg.dbk = attn__s2s_t(m, s, 3, 1);
+    lg.dWv = attn__s2s_t(m, s, 4, 1); lg.dbv = attn__s2s_t(m, s, 5, 1); lg.dWo = attn__s2s_t(m, s, 6, 1); lg.dbo = attn__s2s_t(m, s, 7, 1);
+    return t == ATTN__S2S_CROSS ? attn_layer_backward(&L, w->dX, w->dmem, &lg, df, c.x, mem, c.att, B, Tq, Tk, work, w->lw)
+                                : attn_layer_backward(&L, w->dX, NULL, &lg, df, c.x, NULL, c.att, B, Tq, Tk, work, w->lw);
+}
+
+/* The embeddings' dropout masks in the cache: the encoder's (dec = 0) or the decoder's. */
+static unsigned char *attn__s2s_keep0(const attn_seq2seq *m, const attn_float *cache, int B, int Ts, int dec)
+{
+    return (unsigned char *)(cache + (dec ? attn__s2s_enc_floats(m, B, Ts) : attn__bytes_floats((size_t)B * Ts)));
+}
+
+/* The encoder over src [B, Ts]: the key mask, then e_L, into the cache. */
+static attn_status attn__s2s_encode(const attn_seq2seq *m, attn_float *cache, const int *src, int B, int Ts, attn_rng *drop,
+                                    const attn__s2s_work *w, void *work)
+{
+    const unsigned char *mask = attn__s2s_mask(m, cache, src, B, Ts);
+    attn__s2s_cache c;
+    int s;
+    attn__s2s_map(m, 0, B, Ts, 1, cache, &c);
+    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 0), m->p.value[0].data, m->cfg.src_vocab, src, B, Ts, w->dS, drop);
+    for (s = 0; s < 2 * m->cfg.enc_layers; s++) ATTN__TRY(attn__s2s_sub_forward(m, s, mask, NULL, B, Ts, 1, cache, drop, work, w->lw));
+    return ATTN_OK;
+}
+
+/* The decoder over tgt [B, Tt] after attn__s2s_encode: logits [B, Tt, tgt_vocab]. */
+static attn_status attn__s2s_decoder(const attn_seq2seq *m, attn_float *logits, attn_float *cache, const int *tgt, int B, int Ts, int Tt,
+                                     attn_rng *drop, const attn__s2s_work *w, void *work)
+{
+    const unsigned char *mask = attn__s2s_mask(m, cache, NULL, B, Ts);
+    attn__s2s_cache c;
+    attn_float *mem = attn__s2s_map(m, 2 * m->cfg.enc_layers - 1, B, Ts, Tt, cache, &c), *y = NULL;
+    int s, S = attn__s2s_subs(&m->cfg);
+    attn__s2s_map(m, 2 * m->cfg.enc_layers, B, Ts, Tt, cache, &c);
+    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 1), m->p.value[1].data, m->cfg.tgt_vocab, tgt, B, Tt, w->dS, drop);
+    for (s = 2 * m->cfg.enc_layers; s < S; s++) ATTN__TRY(attn__s2s_sub_forward(m, s, mask, mem, B, Ts, Tt, cache, drop, work, w->lw));
+    y = attn__s2s_map(m, S - 1, B, Ts, Tt, cache, &c);
+    return attn_linear_forward(logits, y, attn__s2s_t(m, S, 0, 0), attn__s2s_t(m, S, 1, 0), B * Tt, m->cfg.d, m->cfg.tgt_vocab);
+}
+
+ATTNDEF attn_status attn_seq2seq_forward(const attn_seq2seq *m, attn_float *logits, attn_float *cache,
+                                         const int *src, const int *tgt, int B, int Ts, int Tt,
+                                         void *work, size_t work_bytes)
+{
+    attn__s2s_work w;
+    attn_rng r;
+    attn_rng *drop;
+    ATTN__TRY(attn__s2s_args(__func__, m, cache, src, tgt, B, Ts, Tt, work, work_bytes));
+    ATTN__NEED(logits);
+    attn__s2s_work_map(m, B, Ts, Tt, work, &w);
+    attn_rng_seed(&r, m->seed, 0x5e95e9);
+    drop = m->training && m->cfg.dropout > 0 ? &r : NULL;
+    ATTN__TRY(attn__s2s_encode(m, cache, src, B, Ts, drop, &w, work));
+    return attn__s2s_decoder(m, logits, cache, tgt, B, Ts, Tt, drop, &w, work);
+}
+
+ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlogits, const attn_float *cache,
+                                          const int *src, const int *tgt, int B, int Ts, int Tt,
+                                          void *work, size_t work_bytes)
+{
+    const unsigned char *mask;
+    attn__s2s_work w;
+    attn__s2s_cache c;
+    const attn_float *mem, *y;
+    int s, S, Le2, drop;
+    ATTN__TRY(attn__s2s_args(__func__, m, cache, src, tgt, B, Ts, Tt, work, work_bytes));
+    ATTN__NEED(dlogits);
+    attn__s2s_work_map(m, B, Ts, Tt, work, &w);
+    mask = attn__s2s_mask(m, cache, NULL, B, Ts);
+    drop = m->training && m->cfg.dropout > 0;
+    S = attn__s2s_subs(&m->cfg); Le2 = 2 * m->cfg.enc_layers;
+    /* logits = Wout y_L + bout: dy_L in dX */
+    y = attn__s2s_map(m, S - 1, B, Ts, Tt, cache, &c);
+    memset(w.dX, 0, sizeof(attn_float) * (size_t)B * Tt * m->cfg.d);
+    attn_linear_backward(w.dX, attn__s2s_t(m, S, 0, 1), attn__s2s_t(m, S, 1, 1), dlogits, y, attn__s2s_t(m, S, 0, 0), B * Tt, m->cfg.d,
+                         m->cfg.tgt_vocab);
+    /* the decoder, top down; the cross-attentions gather dL/de_L in dmem */
+    mem = attn__s2s_map(m, Le2 - 1, B, Ts, Tt, cache, &c);
+    memset(w.dmem, 0, sizeof(attn_float) * (size_t)B * Ts * m->cfg.d);
+    for (s = S - 1; s >= Le2; s--) ATTN__TRY(attn__s2s_sub_backward(m, s, mask, mem, B, Ts, Tt, cache, drop, &w, work));
+    attn__s2s_embed_back(m, m->p.grad[1].data, w.dX, attn__s2s_keep0(m, cache, B, Ts, 1), m->cfg.tgt_vocab, tgt, B, Tt, w.dS, drop);
+    /* the encoder, from dL/de_L */
+    memcpy(w.dX, w.dmem, sizeof(attn_float) * (size_t)B * Ts * m->cfg.d);
+    for (s = Le2 - 1; s >= 0; s--) ATTN__TRY(attn__s2s_sub_backward(m, s, mask, NULL, B, Ts, Tt, cache, drop, &w, work));
+    attn__s2s_embed_back(m, m->p.grad[0].data, w.dX, attn__s2s_keep0(m, cache, B, Ts, 0), m->cfg.src_vocab, src, B, Ts, w.dS, drop);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weights, const attn_float *cache,
+                                         int B, int Ts, int Tt, int sub, void *work, size_t work_bytes)
+{
+    attn__s2s_cache c;
+    attn_layer L;
+    int Tq, Tk;
+    ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
+    ATTN__TRY(attn__s2s_check(__func__, &m->cfg));
+    if (sub < 0 || sub >= attn__s2s_subs(&m->cfg) || attn__s2s_type(&m->cfg, sub) == ATTN__S2S_FFN)
+        return attn__fail(ATTN_ERR_ARG, "%s: sublayer %d is not one of the %d sublayers' attentions", __func__, sub, attn__s2s_subs(&m->cfg));
+    if (B < 1 || Ts < 1 || Ts > m->cfg.max_src || Tt < 1 || Tt > m->cfg.max_tgt)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, Ts = %d (max %d), Tt = %d (max %d)", __func__, B, Ts, m->cfg.max_src, Tt, m->cfg.max_tgt);
+    if (work_bytes < attn_seq2seq_work_bytes(m, B, Ts, Tt))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", __func__, (unsigned long)work_bytes,
+                          (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
+    attn__s2s_map(m, sub, B, Ts, Tt, cache, &c);
+    attn__s2s_shape(&m->cfg, sub, Ts, Tt, &Tq, &Tk);
+    attn__s2s_layer(m, sub, attn__s2s_mask(m, cache, NULL, B, Ts), &L);
+    return attn__layer_weights(&L, weights, c.att, B, Tq, Tk, work);
+}
+
+/* GNMT's length-normalised score log p / ((5 + len) / 6)^alpha. */
+static double attn__beam_score(double logp, int len, double alpha) { return alpha == 0 ? logp : logp / pow((5.0 + len) / 6.0, alpha); }
+
+ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
+                                        int B, int Ts, int bos, int eos, int max_len, int beam,
+                                        attn_float alpha)
+{
+    attn_seq2seq dm;
+    attn__s2s_work w;
+    attn_float *cache, *logits;
+    size_t cb, wb, lb, i, V, K, L1, bytes;
+    int *srcK, *tok, *ntok, *tgt, *done, *ndone, *len, *nlen, *cand_h, *cand_v, b, t, k, j, nh, nc, v;
+    double *logp, *nlogp, *cand_s, *cand_l;
+    unsigned char *mem;
+    attn_status st = ATTN_OK;
+    ATTN__NEED(m); ATTN__NEED(out); ATTN__NEED(src);
+    ATTN__TRY(attn__s2s_check(__func__, &m->cfg));
+    if (beam < 1) return attn__fail(ATTN_ERR_ARG, "%s: the beam width is %d; it must be >= 1 (1: greedy)", __func__, beam);
+    if (B < 1 || Ts < 1 || Ts > m->cfg.max_src || max_len < 1 || max_len > m->cfg.max_tgt)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1, Ts = %d in 1 .. max_src %d, max_len = %d in 1 .. max_tgt %d", __func__, B, Ts,
+                          m->cfg.max_src, max_len, m->cfg.max_tgt);
+    if (bos < 0 || bos >= m->cfg.tgt_vocab || eos < 0 || eos >= m->cfg.tgt_vocab)
+        return attn__fail(ATTN_ERR_ARG, "%s: bos %d and eos %d must be target tokens (0 .. %d)", __func__, bos, eos, m->cfg.tgt_vocab - 1);
+    for (i = 0; i < (size_t)B * Ts; i++)
+        if (src[i] < 0 || src[i] >= m->cfg.src_vocab) return attn__fail(ATTN_ERR_ARG, "%s: src[%lu] = %d is not in 0 .. %d", __func__, (unsigned long)i, src[i], m->cfg.src_vocab - 1);
+    dm = *m;
+    dm.training = 0;
+    K = (size_t)beam; V = (size_t)m->cfg.tgt_vocab; L1 = (size_t)max_len + 1;
+    cb = sizeof(attn_float) * attn_seq2seq_cache_floats(m, beam, Ts, max_len); wb = attn_seq2seq_work_bytes(m, beam, Ts, max_len);
+    lb = sizeof(attn_float) * K * max_len * V;
+    bytes = cb + wb + lb + sizeof(int) * (K * Ts + 2 * K * L1 + K * max_len + 4 * K + 2 * K * V) + sizeof(double) * (2 * K + 2 * K * V) + 8 * ATTN_ALIGN;
+    mem = (unsigned char *)ATTN_MALLOC(bytes);
+    if (!mem) return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu bytes", __func__, (unsigned long)bytes);
+    cache = attn__align_ptr(mem, 0); logits = attn__align_ptr(cache, cb); /* the work between: aligned after logits */
+    logp = (double *)attn__align_ptr(logits, lb); nlogp = logp + K; cand_s = nlogp + K; cand_l = cand_s + K * V;
+    srcK = (int *)(cand_l + K * V); tok = srcK + K * Ts; ntok = tok + K * L1; tgt = ntok + K * L1; done = tgt + K * max_len;
+    ndone = done + K; len = ndone + K; nlen = len + K; cand_h = nlen + K; cand_v = cand_h + K * V;
+    {
+        void *work = attn__align_ptr(cand_v + K * V, 0);
+        attn__s2s_work_map(&dm, beam, Ts, max_len, work, &w);
+        for (b = 0; b < B && st == ATTN_OK; b++) {
+            for (k = 0; k < beam; k++) memcpy(srcK + (size_t)k * Ts, src + (size_t)b * Ts, sizeof(int) * (size_t)Ts);
+            if ((st = attn__s2s_encode(&dm, cache, srcK, beam, Ts, NULL, &w, work)) != ATTN_OK) break;
+            nh = 1; tok[0] = bos; logp[0] = 0; done[0] = 0; len[0] = 0;
+            for (t = 1; t <= max_len; t++) {
+                int all = 1;
+                for (k = 0; k < beam; k++) memcpy(tgt + (size_t)k * t, tok + (size_t)(k < nh ? k : 0) * L1, sizeof(int) * (size_t)t);
+                if ((st = attn__s2s_decoder(&dm, logits, cache, tgt, beam, Ts, t, NULL, &w, work)) != ATTN_OK) break;
+                for (nc = 0, k = 0; k < nh; k++) { /* the candidates: finished hypotheses as they are, the others extended */
+                    const attn_float *z = logits + ((size_t)k * t + t - 1) * V;
+                    double mx = z[0], lse = 0;
+                    if (done[k]) { cand_s[nc] = attn__beam_score(logp[k], len[k], alpha); cand_l[nc] = logp[k]; cand_h[nc] = k; cand_v[nc++] = -1; continue; }
+                    for (v = 1; v < (int)V; v++) mx = z[v] > mx ? z[v] : mx;
+                    for (v = 0; v < (int)V; v++) lse += exp(z[v] - mx);
+                    lse = mx + log(lse);
+                    for (v = 0; v < (int)V; v++) {
+                        cand_l[nc] = logp[k] + z[v] - lse;
+                        cand_s[nc] = attn__beam_score(cand_l[nc], t, alpha); cand_h[nc] = k; cand_v[nc++] = v;
+                    }
+                }
+                for (j = 0; j < beam && j < nc; j++) { /* the best remaining candidate becomes hypothesis j (first on ties) */
+                    int best = -1, c;
+                    for (c = 0; c < nc; c++)
+                        if (cand_h[c] >= 0 && (best < 0 || cand_s[c] > cand_s[best])) best = c;
+                    k = cand_h[best];
+                    memcpy(ntok + (size_t)j * L1, tok + (size_t)k * L1, sizeof(int) * L1);
+                    if (cand_v[best] >= 0) ntok[(size_t)j * L1 + t] = cand_v[best];
+                    nlogp[j] = cand_l[best];
+                    ndone[j] = done[k] || cand_v[best] == eos;
+                    nlen[j] = done[k] ? len[k] : t;
+                    all &= ndone[j];
+                    cand_h[best] = -1;
+                }
+                nh = j;
+                memcpy(tok, ntok, sizeof(int) * K * L1); memcpy(logp, nlogp, sizeof(double) * K);
+                memcpy(done, ndone, sizeof(int) * K); memcpy(len, nlen, sizeof(int) * K);
+                if (all) break;
+            }
+            for (t = 0; t < max_len; t++) out[(size_t)b * max_len + t] = t < len[0] ? tok[t + 1] : -1;
+            if (score) score[b] = (attn_float)attn__beam_score(logp[0], len[0], alpha);
+        }
+    }
+    ATTN_FREE(mem);
+    return st;
 }
 
 /* ---- 8. optimizers ---------------------------------------------------------------------------- */
@@ -5791,16 +6481,56 @@ ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels)
     return 0;
 }
 
-/* ---- 10. analysis and io --------------------------------------------------------------------- */
+/* ---- digit strings ---- */
 
-/* The FNV-1a hash (64 bits) of n bytes. */
-static uint64_t attn__fnv1a(const unsigned char *p, size_t n)
+ATTNDEF attn_status attn_digits_batch(attn_digits_task task, int min_len, int max_len, int test, int B, int *src,
+                                      int *tgt_in, int *tgt_out, attn_rng *r)
 {
-    uint64_t h = 14695981039346656037ull;
-    size_t i;
-    for (i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    unsigned char dig[256];
+    int b, t, i, L, T, tries, cnt[10];
+    ATTN__NEED(src); ATTN__NEED(tgt_in); ATTN__NEED(tgt_out); ATTN__NEED(r);
+    if ((int)task < 0 || task > ATTN_DIGITS_SORT || min_len < 1 || max_len < min_len || max_len > 255 || B < 1)
+        return attn__fail(ATTN_ERR_ARG, "attn_digits_batch: task %d, lengths %d .. %d (1 <= min <= max <= 255), B = %d", (int)task, min_len, max_len, B);
+    T = max_len + 1;
+    for (b = 0; b < B; b++) {
+        int *s = src + (size_t)b * T, *ti = tgt_in + (size_t)b * T, *to = tgt_out + (size_t)b * T;
+        for (tries = 0;; tries++) { /* a string of the split */
+            if (tries == 10000) return attn__fail(ATTN_ERR_ARG, "attn_digits_batch: no %s string of length %d .. %d found", test ? "held-out" : "training", min_len, max_len);
+            L = min_len + (int)attn_rng_int(r, (uint32_t)(max_len - min_len + 1));
+            for (i = 0; i < L; i++) dig[i] = (unsigned char)('0' + attn_rng_int(r, 10));
+            if ((attn__fnv1a(dig, (size_t)L) % 10 == 0) == (test != 0)) break;
+        }
+        for (t = 0; t < T; t++) { s[t] = ATTN_DIGITS_PAD; ti[t] = ATTN_DIGITS_PAD; to[t] = -1; }
+        for (i = 0; i < L; i++) s[i] = ATTN_DIGITS_0 + dig[i] - '0';
+        s[L] = ATTN_DIGITS_EOS;
+        if (task == ATTN_DIGITS_REVERSE) {
+            for (i = 0; i < L; i++) to[i] = s[L - 1 - i];
+        } else { /* counting sort */
+            memset(cnt, 0, sizeof cnt);
+            for (i = 0; i < L; i++) cnt[dig[i] - '0']++;
+            for (i = 0, t = 0; t < 10; t++)
+                while (cnt[t]-- > 0) to[i++] = ATTN_DIGITS_0 + t;
+        }
+        to[L] = ATTN_DIGITS_EOS;
+        ti[0] = ATTN_DIGITS_BOS;
+        for (i = 0; i < L; i++) ti[i + 1] = to[i];
+    }
+    return ATTN_OK;
 }
+
+ATTNDEF double attn_digits_exact(const int *out, int To, const int *tgt_out, int Tt, int B)
+{
+    int b, t, hit = 0;
+    if (!out || !tgt_out || B < 1) return 0;
+    for (b = 0; b < B; b++) {
+        const int *o = out + (size_t)b * To, *g = tgt_out + (size_t)b * Tt;
+        for (t = 0; t < To && t < Tt && o[t] == g[t] && g[t] != ATTN_DIGITS_EOS; t++) {}
+        hit += t < To && t < Tt && o[t] == g[t]; /* both reached EOS together */
+    }
+    return (double)hit / B;
+}
+
+/* ---- 10. analysis and io --------------------------------------------------------------------- */
 
 static void attn__put_le(unsigned char *p, uint64_t v, int bytes)
 {
@@ -6089,6 +6819,43 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     s = h.nconfig == ATTN__TF_WORDS + c.layers ? attn_transformer_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
     made = s == ATTN_OK;
     if ((s = attn__ckpt_fill(__func__, path, s, &m->p, &h, buf, n)) != ATTN_OK && made) attn_transformer_free(m);
+    return s;
+}
+
+#define ATTN__S2S_WORDS 19
+
+ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path)
+{
+    const attn_seq2seq_config *c;
+    int32_t w[ATTN__S2S_WORDS];
+    ATTN__NEED(m);
+    c = &m->cfg;
+    w[0] = c->src_vocab; w[1] = c->tgt_vocab; w[2] = c->pad; w[3] = c->d; w[4] = c->heads; w[5] = c->dk; w[6] = c->dv; w[7] = c->mlp;
+    w[8] = c->enc_layers; w[9] = c->dec_layers; w[10] = c->max_src; w[11] = c->max_tgt; w[12] = (int32_t)c->kind; w[13] = (int32_t)c->ln_eps;
+    w[14] = (int32_t)c->init; attn__f64_words(c->eps, w + 15); attn__f64_words(c->dropout, w + 17);
+    return attn_checkpoint_save(path, "seq2seq", w, ATTN__S2S_WORDS, m->p.data, m->p.total);
+}
+
+ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
+{
+    attn_checkpoint_header h;
+    attn_seq2seq_config c;
+    attn_rng r;
+    const int32_t *w = h.config;
+    void *buf = NULL;
+    size_t n = 0;
+    attn_status s;
+    int made;
+    ATTN__NEED(m);
+    ATTN__TRY(attn__ckpt_open(__func__, path, "seq2seq", ATTN__S2S_WORDS, &buf, &n, &h));
+    memset(&c, 0, sizeof c);
+    c.src_vocab = w[0]; c.tgt_vocab = w[1]; c.pad = w[2]; c.d = w[3]; c.heads = w[4]; c.dk = w[5]; c.dv = w[6]; c.mlp = w[7];
+    c.enc_layers = w[8]; c.dec_layers = w[9]; c.max_src = w[10]; c.max_tgt = w[11]; c.kind = (attn_kind)w[12]; c.ln_eps = (attn_ln_eps)w[13];
+    c.init = (attn_init_kind)w[14]; c.eps = attn__words_f64(w + 15); c.dropout = attn__words_f64(w + 17);
+    attn_rng_seed(&r, 0, 0);
+    s = h.nconfig == ATTN__S2S_WORDS ? attn_seq2seq_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
+    made = s == ATTN_OK;
+    if ((s = attn__ckpt_fill(__func__, path, s, &m->p, &h, buf, n)) != ATTN_OK && made) attn_seq2seq_free(m);
     return s;
 }
 

@@ -20,6 +20,15 @@ attn_float *t_alloc(size_t n)
     return p;
 }
 
+void t_linear(double *out, const attn_float *W, const attn_float *b, const double *x, int n, int k)
+{
+    int i, j;
+    for (i = 0; i < n; i++) {
+        out[i] = b ? b[i] : 0;
+        for (j = 0; j < k; j++) out[i] += W[(size_t)i * k + j] * x[j];
+    }
+}
+
 static double t_loss(const attn_float *out, const attn_float *w, size_t n)
 {
     double s = 0;
@@ -83,6 +92,7 @@ int main(int argc, char **argv)
     test_golden();
     test_tasks();
     test_models();
+    test_seq2seq();
     test_errors();
     printf("%d passed, %d failed\n", t_pass, t_fail);
     return t_fail ? 1 : 0;

@@ -46,6 +46,9 @@ static inline int t_isnan(attn_float x)
 void t_randn(attn_float *x, size_t n, attn_rng *r, double std);
 attn_float *t_alloc(size_t n); /* zeroed; the test exits if memory runs out */
 
+/* The naive references' linear map: out [n] = W [n, k] x [k] + b (b may be NULL), in double. */
+void t_linear(double *out, const attn_float *W, const attn_float *b, const double *x, int n, int k);
+
 /* Finite-difference check of a backward pass. The loss is L = sum_k w_k out_k with fixed random w,
    so dout = w. `fwd` recomputes `out` from the inputs in ctx; `bwd` accumulates the gradients for
    dout = w into the vars' g buffers, which t_gradcheck pre-fills with 0.25 to check that the
@@ -67,4 +70,5 @@ void test_attention(void);
 void test_golden(void);
 void test_tasks(void);
 void test_models(void);
+void test_seq2seq(void);
 #endif

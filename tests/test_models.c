@@ -327,16 +327,6 @@ static void tf_naive_norm(const attn_transformer_config *cf, const double *x, co
     for (e = 0; e < d; e++) out[e] = (x[e] - mu) / sqrt(var + cf->eps) * g[e] + (ln ? b[e] : 0);
 }
 
-/* out [n] = W [n, k] x [k] + b (b may be NULL), double. */
-static void tf_naive_linear(double *out, const attn_float *W, const attn_float *b, const double *x, int n, int k)
-{
-    int i, j;
-    for (i = 0; i < n; i++) {
-        out[i] = b ? b[i] : 0;
-        for (j = 0; j < k; j++) out[i] += W[(size_t)i * k + j] * x[j];
-    }
-}
-
 /* y [R, out] of one sequence (tokens tok, or dense inputs x [T, in_dim]) by the formulas of the
    attn_transformer comment, for softmax attention, learned or no positions, with or without T5
    biases, in double. */
@@ -352,15 +342,15 @@ static void naive_transformer(const attn_transformer *m, const int *tok, const a
     for (t = 0; t < T; t++) {
         double in[TD];
         for (e = 0; e < cf->in_dim; e++) in[e] = xin[t * cf->in_dim + e];
-        if (xin) tf_naive_linear(x[t], tf_param(m, "Win", 0), tf_param(m, "bin", 0), in, d, cf->in_dim);
+        if (xin) t_linear(x[t], tf_param(m, "Win", 0), tf_param(m, "bin", 0), in, d, cf->in_dim);
         for (e = 0; e < d; e++) x[t][e] = (xin ? x[t][e] : E[tok[t] * d + e]) + (P ? P[t * d + e] : 0);
     }
     for (l = 0; l < cf->layers; l++) {
         for (t = 0; t < T; t++) {
             tf_naive_norm(cf, x[t], tf_param(m, "n1g", l), tf_param(m, "n1b", l), a[t]);
-            tf_naive_linear(q[t], tf_param(m, "Wq", l), tf_param(m, "bq", l), a[t], cf->heads * cf->dk, d);
-            tf_naive_linear(k[t], tf_param(m, "Wk", l), tf_param(m, "bk", l), a[t], cf->heads * cf->dk, d);
-            tf_naive_linear(v[t], tf_param(m, "Wv", l), tf_param(m, "bv", l), a[t], cf->heads * cf->dv, d);
+            t_linear(q[t], tf_param(m, "Wq", l), tf_param(m, "bq", l), a[t], cf->heads * cf->dk, d);
+            t_linear(k[t], tf_param(m, "Wk", l), tf_param(m, "bk", l), a[t], cf->heads * cf->dk, d);
+            t_linear(v[t], tf_param(m, "Wv", l), tf_param(m, "bv", l), a[t], cf->heads * cf->dv, d);
         }
         for (t = 0; t < T; t++)
             for (h = 0; h < cf->heads; h++) {
@@ -380,22 +370,22 @@ static void naive_transformer(const attn_transformer *m, const int *tok, const a
             }
         for (t = 0; t < T; t++) {
             double att[TD], hm[TD], nb[TD], w[TD];
-            tf_naive_linear(att, tf_param(m, "Wo", l), tf_param(m, "bo", l), o[t], d, cf->heads * cf->dv);
+            t_linear(att, tf_param(m, "Wo", l), tf_param(m, "bo", l), o[t], d, cf->heads * cf->dv);
             for (e = 0; e < d; e++) hm[e] = x[t][e] + att[e];
             tf_naive_norm(cf, hm, tf_param(m, "n2g", l), tf_param(m, "n2b", l), nb);
-            tf_naive_linear(u, tf_param(m, "W1", l), tf_param(m, "b1", l), nb, cf->mlp, d);
-            if (cf->glu) tf_naive_linear(u2, tf_param(m, "W3", l), tf_param(m, "b3", l), nb, cf->mlp, d);
+            t_linear(u, tf_param(m, "W1", l), tf_param(m, "b1", l), nb, cf->mlp, d);
+            if (cf->glu) t_linear(u2, tf_param(m, "W3", l), tf_param(m, "b3", l), nb, cf->mlp, d);
             for (e = 0; e < cf->mlp; e++) { /* GELU, tanh approximation, of u (or of u2, times u) */
                 double z = cf->glu ? u2[e] : u[e], gz = 0.5 * z * (1 + tanh(sqrt(2 / 3.141592653589793) * (z + 0.044715 * z * z * z)));
                 u[e] = cf->glu ? u[e] * gz : gz;
             }
-            tf_naive_linear(w, tf_param(m, "W2", l), tf_param(m, "b2", l), u, d, cf->mlp);
+            t_linear(w, tf_param(m, "W2", l), tf_param(m, "b2", l), u, d, cf->mlp);
             for (e = 0; e < d; e++) x[t][e] = hm[e] + w[e];
         }
     }
     for (t = T - R; t < T; t++) {
         tf_naive_norm(cf, x[t], tf_param(m, "nfg", 0), tf_param(m, "nfb", 0), f);
-        tf_naive_linear(y + (size_t)(t - T + R) * cf->out, tf_param(m, "Wout", 0), tf_param(m, "bout", 0), f, cf->out, d);
+        t_linear(y + (size_t)(t - T + R) * cf->out, tf_param(m, "Wout", 0), tf_param(m, "bout", 0), f, cf->out, d);
     }
 }
 

@@ -296,8 +296,47 @@ static void test_sraven(void)
     attn_sraven_free(&s);
 }
 
+/* The digit-string task: the layout of src, tgt_in and tgt_out, reversal and sorting, the
+   held-out split by hash (checked with an FNV-1a written here), and the exact-match metric. */
+static void test_digits(void)
+{
+    int src[64 * 9], ti[64 * 9], to[64 * 9], task, test, b, i, ok = 1, split = 1;
+    attn_rng r;
+    attn_rng_seed(&r, 41, 0);
+    for (task = 0; task < 2; task++)
+        for (test = 0; test < 2; test++) {
+            CHECK(attn_digits_batch((attn_digits_task)task, 2, 8, test, 64, src, ti, to, &r) == ATTN_OK, "digits: %s", attn_last_error());
+            for (b = 0; b < 64; b++) {
+                const int *s = src + b * 9, *x = ti + b * 9, *y = to + b * 9;
+                int L = 0, cnt[10] = {0}, k;
+                uint64_t h = 14695981039346656037ull;
+                while (L < 9 && s[L] >= ATTN_DIGITS_0) { cnt[s[L] - ATTN_DIGITS_0]++; h = (h ^ (uint64_t)('0' + s[L] - ATTN_DIGITS_0)) * 1099511628211ull; L++; }
+                ok &= L >= 2 && L <= 8 && s[L] == ATTN_DIGITS_EOS && y[L] == ATTN_DIGITS_EOS && x[0] == ATTN_DIGITS_BOS;
+                for (i = L + 1; i < 9; i++) ok &= s[i] == ATTN_DIGITS_PAD && y[i] == -1 && x[i] == ATTN_DIGITS_PAD;
+                for (i = 0; i < L; i++) ok &= x[i + 1] == y[i] && (task == ATTN_DIGITS_REVERSE ? y[i] == s[L - 1 - i] : i == 0 || y[i] >= y[i - 1]);
+                for (i = 0; task == ATTN_DIGITS_SORT && i < L; i++) cnt[y[i] - ATTN_DIGITS_0]--;
+                for (k = 0; k < 10; k++) ok &= cnt[k] == 0 || task == ATTN_DIGITS_REVERSE;
+                split &= (h % 10 == 0) == (test == 1);
+            }
+        }
+    CHECK(ok, "digit strings: the layout, the reversal and the sort");
+    CHECK(split, "digit strings: held-out strings are exactly those whose FNV-1a hash is 0 mod 10");
+    {
+        int good[2 * 4] = {5, 4, ATTN_DIGITS_EOS, -1, 5, 4, 3, ATTN_DIGITS_EOS}, out[2 * 5] = {5, 4, ATTN_DIGITS_EOS, -1, -1, 5, 4, ATTN_DIGITS_EOS, -1, -1};
+        CHECK(attn_digits_exact(out, 5, good, 4, 2) == 0.5, "exact match: one of two rows (%g)", attn_digits_exact(out, 5, good, 4, 2));
+        out[7] = 3;
+        CHECK(attn_digits_exact(out, 5, good, 4, 2) == 0.5, "exact match needs EOS where the target has it (%g)", attn_digits_exact(out, 5, good, 4, 2));
+        out[8] = ATTN_DIGITS_EOS;
+        CHECK(attn_digits_exact(out, 5, good, 4, 2) == 1, "exact match: both rows (%g)", attn_digits_exact(out, 5, good, 4, 2));
+    }
+    CHECK(attn_digits_batch(ATTN_DIGITS_REVERSE, 1, 1, 1, 4, src, ti, to, &r) == ATTN_OK && src[0] == ATTN_DIGITS_0 + 3 && src[6] == ATTN_DIGITS_0 + 3,
+          "the one held-out one-digit string is 3 (FNV-1a of '3' is 0 mod 10)");
+    CHECK(attn_digits_batch(ATTN_DIGITS_REVERSE, 3, 2, 0, 4, src, ti, to, &r) == ATTN_ERR_ARG, "min_len > max_len refused");
+}
+
 void test_tasks(void)
 {
+    test_digits();
     test_nt_census();
     test_nt_series();
     test_nt_mixture_and_input();
