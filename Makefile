@@ -55,8 +55,8 @@ $(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
 
 # The experiment driver: runs in parallel over (attention, seed) pairs with OpenMP.
-$(BUILD)/attnlab: examples/attnlab.c examples/hyla.c examples/lm.c examples/attnlab.h attn.h | $(BUILD)
-	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) examples/attnlab.c examples/hyla.c examples/lm.c -o $@ $(LIBS)
+$(BUILD)/attnlab: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/attnlab.h attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c -o $@ $(LIBS)
 
 $(BUILD)/bench_gemm: bench/bench_gemm.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)

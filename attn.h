@@ -1129,7 +1129,7 @@ ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int d
 /* The thesis' band + sparse-error view of attention matrices (SPEC 2.14, 7.4), n x n matrices,
    distances in the entrywise 1-norm |M| = sum_ij |m_ij|:
      attn_band_dimension  the dimension (w + 1)(2n - w) - n of the w-band matrices (100 at n 16, w 3)
-     attn_l1_distance     |A - B|
+     attn_l1_distance     |A - B| (B NULL: the zero matrix, |A|)
      attn_band_project    P = A on the band |i - j| <= w, 0 off it; returns |A - P|, A's distance to
                           the band matrices
      attn_sigma_candidate a random candidate X of family 1 (positional heads: I), 2 (syntactic: a
@@ -6901,12 +6901,28 @@ static void attn__svg_text(FILE *f, const char *t, const char *close)
 }
 #endif
 
+/* Where the legend puts label k (x, and its row from 0): labels run left to right from x = left,
+   about 7.5 px per bold character apart, wrapping at right; returns the number of rows. */
+static int attn__legend_at(const attn_plot_series *s, int ns, int k, double left, double right, double *x, int *row)
+{
+    double at = left;
+    int i, r = 0;
+    for (i = 0; i < ns; i++) {
+        double w = s[i].label ? 7.5 * (double)strlen(s[i].label) + 16 : 0;
+        if (!s[i].label) continue;
+        if (at + w > right && at > left) { r++; at = left; }
+        if (i == k) { *x = at; *row = r; }
+        at += w;
+    }
+    return r + 1;
+}
+
 ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const attn_plot_series *s, int ns)
 {
 #ifndef ATTN_NO_STDIO
     static const char *palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
-    double W, H, L = 64, R = 64, T = 44, B = 50, pw, ph, x0, x1, y0, y1, z0, z1;
-    int k, i, j, legend = 0, has_right = 0;
+    double W, H, L = 64, R = 64, T = 44, B = 50, pw, ph, x0, x1, y0, y1, z0, z1, lx = 0;
+    int k, i, j, rows, row = 0, has_right = 0;
     FILE *f;
     if (!path || !p || !s || ns < 1) return attn__fail(ATTN_ERR_ARG, "attn_plot_svg: path, plot and at least one series are needed");
     for (k = 0; k < ns; k++) {
@@ -6915,6 +6931,8 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
         has_right |= s[k].right != 0;
     }
     W = p->width > 0 ? p->width : 640; H = p->height > 0 ? p->height : 400;
+    rows = attn__legend_at(s, ns, -1, L, W - 8, &lx, &row);
+    T += 16 * (rows - 1);
     pw = W - L - R; ph = H - T - B;
     attn__plot_range(s, ns, 0, 1, &x0, &x1);
     attn__plot_range(s, ns, 0, 0, &y0, &y1);
@@ -6970,7 +6988,8 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
 #undef ATTN__PX
 #undef ATTN__PY
         if (c->label) {
-            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", L + 110.0 * legend++, T - 8, col);
+            attn__legend_at(s, ns, k, L, W - 8, &lx, &row);
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", lx, T - 8 - 16.0 * (rows - 1 - row), col);
             attn__svg_text(f, c->label, "</text>\n");
         }
     }
@@ -7118,7 +7137,7 @@ ATTNDEF double attn_l1_distance(const attn_float *A, const attn_float *B, int n)
 {
     double d = 0;
     size_t i;
-    for (i = 0; i < (size_t)n * n; i++) d += fabs((double)A[i] - B[i]);
+    for (i = 0; i < (size_t)n * n; i++) d += fabs((double)A[i] - (B ? B[i] : 0));
     return d;
 }
 

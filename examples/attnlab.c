@@ -876,6 +876,20 @@ static int cmd_preset(int argc, char **argv)
     return rc;
 }
 
+int preset_argv(int argc, char **argv, const char *cmd, const char *full, const char *quick, char *buf, size_t bufsz, char **args, int max,
+                int *is_quick)
+{
+    char *tok, *save = NULL;
+    int i, n = 2;
+    for (*is_quick = 0, i = 3; i < argc; i++) *is_quick |= !strcmp(argv[i], "--quick");
+    snprintf(buf, bufsz, "%s", *is_quick ? quick : full);
+    args[0] = argv[0]; args[1] = (char *)cmd;
+    for (tok = strtok_r(buf, " ", &save); tok && n < max; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
+    for (i = 3; i < argc && n < max; i++)
+        if (strcmp(argv[i], "--quick")) args[n++] = argv[i];
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -885,6 +899,8 @@ int main(int argc, char **argv)
     }
     if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
     if (!strcmp(argv[1], "lm") || (argc >= 3 && !strcmp(argv[1], "preset") && !strcmp(argv[2], "cog-lm"))) return lm_main(argc, argv);
+    if (!strcmp(argv[1], "seq2seq") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "seq2seq") || !strcmp(argv[2], "thesis"))))
+        return s2s_main(argc, argv);
     if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);
     if (!parse_options(argc, argv, &o)) return 1;
     if (!strcmp(argv[1], "train")) return cmd_train(&o);
