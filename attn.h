@@ -1116,12 +1116,13 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
    attn_probe_fit fits a logistic regression p = sigmoid(w . z + w[dim]) to labels y [n] in {0, 1}
    from features X [n, dim], standardised by their mean and sd over the n rows (written to mu, sd
    [dim]), by `iters` full-batch gradient steps of size lr on the mean log loss + l2 |w|^2 / 2;
-   w [dim + 1]. attn_probe_f1 is the F1 score of the predictions p >= 1/2 on other rows (0 when
+   w [dim + 1]. With balanced, each class weighs half (a row of class c counts n / (2 n_c), in the
+   loss and in the standardisation), as for a rare label. attn_probe_f1 is the F1 score of the predictions p >= 1/2 on other rows (0 when
    nothing is positive or predicted). attn_probe_fit allocates (ATTN_MALLOC) dim + 1 doubles of
    scratch for the call. attn_cosine_matrix: S [n, n] = cosine similarities of the rows of M [n, dim]
    (0 for a zero row). */
 ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y, int n,
-                                   int dim, int iters, double lr, double l2);
+                                   int dim, int iters, double lr, double l2, int balanced);
 ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd, const attn_float *X,
                              const int *y, int n, int dim);
 ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int dim);
@@ -7065,29 +7066,31 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
 /* ---- probes ---- */
 
 ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y, int n,
-                                   int dim, int iters, double lr, double l2)
+                                   int dim, int iters, double lr, double l2, int balanced)
 {
-    double *gw;
-    int i, k, it;
+    double *gw, c[2] = {1, 1}; /* the weight of a row of class 0 and of class 1, over n */
+    int i, k, it, pos = 0;
     ATTN__NEED(w); ATTN__NEED(mu); ATTN__NEED(sd); ATTN__NEED(X); ATTN__NEED(y);
     if (n < 1 || dim < 1 || iters < 0 || !(lr > 0) || !(l2 >= 0))
         return attn__fail(ATTN_ERR_ARG, "attn_probe_fit: n = %d, dim = %d >= 1, iters = %d >= 0, lr > 0, l2 >= 0", n, dim, iters);
+    for (i = 0; i < n; i++) pos += y[i] != 0;
+    if (balanced && pos > 0 && pos < n) { c[0] = 0.5 * n / (n - pos); c[1] = 0.5 * n / pos; }
     gw = (double *)ATTN_MALLOC(sizeof(double) * ((size_t)dim + 1));
     if (!gw) return attn__fail(ATTN_ERR_NOMEM, "attn_probe_fit: out of memory");
-    for (k = 0; k < dim; k++) { /* standardise each feature */
+    for (k = 0; k < dim; k++) { /* standardise each feature (weighted mean and variance) */
         double m = 0, v = 0;
-        for (i = 0; i < n; i++) m += X[(size_t)i * dim + k] / (double)n;
-        for (i = 0; i < n; i++) v += (X[(size_t)i * dim + k] - m) * (X[(size_t)i * dim + k] - m) / n;
+        for (i = 0; i < n; i++) m += c[y[i] != 0] * X[(size_t)i * dim + k] / (double)n;
+        for (i = 0; i < n; i++) v += c[y[i] != 0] * (X[(size_t)i * dim + k] - m) * (X[(size_t)i * dim + k] - m) / n;
         mu[k] = m;
         sd[k] = v > 1e-24 ? sqrt(v) : 1;
     }
     for (k = 0; k <= dim; k++) w[k] = 0;
-    for (it = 0; it < iters; it++) { /* d/dw of mean log loss: mean (p - y) z, plus l2 w */
+    for (it = 0; it < iters; it++) { /* d/dw of the weighted mean log loss: mean c (p - y) z, plus l2 w */
         for (k = 0; k <= dim; k++) gw[k] = k < dim ? l2 * w[k] : 0;
         for (i = 0; i < n; i++) {
             double z = w[dim], p;
             for (k = 0; k < dim; k++) z += w[k] * (X[(size_t)i * dim + k] - mu[k]) / sd[k];
-            p = 1 / (1 + exp(-z)) - (y[i] != 0);
+            p = c[y[i] != 0] * (1 / (1 + exp(-z)) - (y[i] != 0));
             for (k = 0; k < dim; k++) gw[k] += p * (X[(size_t)i * dim + k] - mu[k]) / sd[k] / n;
             gw[dim] += p / n;
         }

@@ -46,6 +46,7 @@ typedef struct {
     double *loss, *valid, *ood;
     double final_valid, final_ood;
     double probe[ATTN_MAX_LAYERS]; /* fuzzy: mean F1 over the terms of the latent-code probe, per layer */
+    double chance;                 /* the mean F1 of guessing "present" with probability 1/2: p / (p + 1/2) */
     run_progress prog;             /* steps done and the latest held-out metric */
 } hrun;
 
@@ -350,7 +351,7 @@ static void hyla_analyse(const hopts *o, attn_transformer *m, htask *t, hrun *re
         attn_rng_seed(&r, (uint64_t)res->seed, 5);
         hcodes(o, m, t, 0, n, NULL, ctr, wtr, b, &r);
         for (l = 0; l < c->layers; l++) {
-            double sum = 0, w[64], mu[64], sd[64];
+            double sum = 0, chance = 0, w[64], mu[64], sd[64];
             int terms = 0;
             for (k = 0; k < t->fz.nterms && H < 64; k++) {
                 int ptr = 0, pho = 0, j;
@@ -361,11 +362,13 @@ static void hyla_analyse(const hopts *o, attn_transformer *m, htask *t, hrun *re
                     ptr += ytr[i]; pho += yho[i];
                 }
                 if (!ptr || ptr == n || !pho) continue; /* the term must vary in training and occur held out */
-                attn_probe_fit(w, mu, sd, ctr + (size_t)l * n * H, ytr, n, H, 200, 0.5, 1e-3);
+                attn_probe_fit(w, mu, sd, ctr + (size_t)l * n * H, ytr, n, H, 200, 0.5, 1e-3, 1); /* terms are rare: balanced */
                 sum += attn_probe_f1(w, mu, sd, cho + (size_t)l * n * H, yho, n, H);
+                chance += (double)pho / n / ((double)pho / n + 0.5);
                 terms++;
             }
             res->probe[l] = terms ? sum / terms : 0;
+            res->chance = terms ? chance / terms : 0;
         }
     }
     if (write) {
@@ -533,8 +536,9 @@ static void hyla_report(const hopts *o, const hrun *res)
            " training combinations)\n", metric, o->eval_tasks, o->steps, o->seeds);
     if (!o->sraven) { /* the probe, at the best-by-validation (lr, wd), mean over seeds, per layer */
         int l, s;
-        printf("\nlatent-code probe: held-out F1 of a logistic regression from the query's self-attention code\n"
-               "(one score per head) to each term, mean over the terms, per layer:\n");
+        printf("\nlatent-code probe: held-out F1 of a class-balanced logistic regression from the query's\n"
+               "self-attention code (one score per head) to each term, mean over the terms, per layer\n"
+               "(chance: guessing each term present with probability 1/2):\n");
         for (k = 0; k < o->nkind; k++) {
             int g = hbest(o, res, k, 0), base = ((k * o->nlr + g / o->nwd) * o->nwd + g % o->nwd) * o->seeds;
             printf("%-24s", attn_kind_get(o->kind[k])->name);
@@ -543,7 +547,7 @@ static void hyla_report(const hopts *o, const hrun *res)
                 for (s = 0; s < o->seeds; s++) f += res[base + s].probe[l] / o->seeds;
                 printf(" layer %d %.3f", l, f);
             }
-            printf("\n");
+            printf("   chance %.3f\n", res[base].chance);
         }
     }
 }

@@ -769,10 +769,21 @@ static void test_probe_cosine_heatmap(void)
     char text[16384], *q;
     size_t n;
     FILE *f;
-    CHECK(attn_probe_fit(w, mu, sd, X, y, 4, 2, 300, 0.5, 0) == ATTN_OK, "probe: %s", attn_last_error());
+    CHECK(attn_probe_fit(w, mu, sd, X, y, 4, 2, 300, 0.5, 0, 0) == ATTN_OK, "probe: %s", attn_last_error());
     CHECK(attn_probe_f1(w, mu, sd, X, y, 4, 2) == 1, "the probe should separate x < 0 from x > 0: F1 %g", attn_probe_f1(w, mu, sd, X, y, 4, 2));
     CHECK(attn_probe_f1(w, mu, sd, X, none, 4, 2) == 0, "F1 with no positives is 0");
-    CHECK(attn_probe_fit(w, mu, sd, X, y, 0, 2, 10, 0.5, 0) == ATTN_ERR_ARG, "n = 0 refused");
+    CHECK(attn_probe_fit(w, mu, sd, X, y, 0, 2, 10, 0.5, 0, 0) == ATTN_ERR_ARG, "n = 0 refused");
+    { /* balanced: 2 positives among 6 rows fit as 4 positives (each repeated twice) among 8 unweighted */
+        attn_float Xb[6 * 2] = {0.3f, 1, -0.2f, 0.5f, 0.1f, -1, -0.4f, 0.2f, 0.8f, -0.3f, -1, 0.6f}, Xr[10 * 2];
+        int yb[6] = {1, 0, 0, 1, 0, 0}, yr[10], i, j, m = 0;
+        double wb[3], mub[2], sdb[2], wr[3], mur[2], sdr[2], gap = 0;
+        for (i = 0; i < 6; i++)
+            for (j = 0; j < (yb[i] ? 2 : 1); j++, m++) { Xr[2 * m] = Xb[2 * i]; Xr[2 * m + 1] = Xb[2 * i + 1]; yr[m] = yb[i]; }
+        attn_probe_fit(wb, mub, sdb, Xb, yb, 6, 2, 50, 0.5, 1e-2, 1);
+        attn_probe_fit(wr, mur, sdr, Xr, yr, 8, 2, 50, 0.5, 1e-2, 0);
+        for (i = 0; i < 3; i++) gap = fmax(gap, fabs(wb[i] - wr[i]) + (i < 2 ? fabs(mub[i] - mur[i]) + fabs(sdb[i] - sdr[i]) : 0));
+        CHECK(gap < 1e-9, "a balanced probe equals an unweighted one on the minority class repeated to parity (differs by %.2g)", gap);
+    }
     attn_cosine_matrix(S, M, 3, 2);
     CHECK(fabs(S[0] - 1) < 1e-6 && fabs(S[1]) < 1e-6 && fabs(S[2] - 0.70710678) < 1e-6 && fabs(S[7] - 0.70710678) < 1e-6,
           "cosine matrix: %g %g %g %g", S[0], S[1], S[2], S[7]);
