@@ -111,14 +111,15 @@ static void usage(FILE *f)
             "commands:\n"
             "  train    train models on an NT task, every attention x seed, and report\n"
             "  preset   run one of the papers' experiments: attnlab preset E1 .. E12, hyla-fuzzy,\n"
-            "           hyla-sraven, cog-lm [--quick]\n"
+            "           hyla-sraven, cog-lm, cog-probes, seq2seq, thesis [--quick]\n"
             "           [--out DIR] [train options, which override the preset's]; writes\n"
             "           DIR/E1.csv and .svg (DIR: results); `attnlab preset` lists them\n"
             "  eval     evaluate a saved model: attnlab eval --load F [--task ...] [--final-test N]\n"
             "  census   print the cycle census of a task's state map (SPEC 6.1)\n"
             "  params   print the model's parameter count\n"
             "  lm       byte-level Cogformers: softmax, Cog placements, EA, differential,\n"
-            "           centered (attnlab lm --help)\n"
+            "           centered (attnlab lm --help)\n"            "  seq2seq  the thesis' encoder-decoder on digit strings, greedy vs beam search, and\n"
+            "           the band + sparse-error analysis of its heads (attnlab seq2seq --help)\n"
             "\n"
             "task options (all commands):\n"
             "  --task nt|nts|ntr|mix   the series rule (mix: NT or NT-S per series)   [nt]\n"
@@ -837,6 +838,9 @@ static int cmd_preset(int argc, char **argv)
         if (argc > 2) fprintf(stderr, "attnlab preset: unknown preset '%s'\n", argv[2]);
         fprintf(stderr, "usage: attnlab preset NAME [--quick] [--out DIR] [train options]; the presets:\n");
         for (i = 0; i < NPRESETS; i++) fprintf(stderr, "  %-4s %s\n", presets[i].name, presets[i].claim);
+        fprintf(stderr, "  hyla-fuzzy, hyla-sraven  the HYLA paper's Table A1 columns (attnlab train --task fuzzy --help)\n"
+                        "  cog-lm, cog-probes       the Cog paper's Table 4 and collapse probes in miniature (attnlab lm --help)\n"
+                        "  seq2seq, thesis          the thesis' encoder-decoder, and its Tables 16 / 17 (attnlab seq2seq --help)\n");
         free(user);
         return 1;
     }
@@ -885,6 +889,8 @@ int preset_argv(int argc, char **argv, const char *cmd, const char *full, const 
     snprintf(buf, bufsz, "%s", *is_quick ? quick : full);
     args[0] = argv[0]; args[1] = (char *)cmd;
     for (tok = strtok_r(buf, " ", &save); tok && n < max; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
+    if (strstr(*is_quick ? quick : full, "results/") && mkdir("results", 0777) != 0 && errno != EEXIST)
+        fprintf(stderr, "attnlab preset: cannot create results/: %s\n", strerror(errno)); /* the writes will say so too */
     for (i = 3; i < argc && n < max; i++)
         if (strcmp(argv[i], "--quick")) args[n++] = argv[i];
     return n;
@@ -898,7 +904,8 @@ int main(int argc, char **argv)
         return argc < 2 ? 1 : 0;
     }
     if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
-    if (!strcmp(argv[1], "lm") || (argc >= 3 && !strcmp(argv[1], "preset") && !strcmp(argv[2], "cog-lm"))) return lm_main(argc, argv);
+    if (!strcmp(argv[1], "lm") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "cog-lm") || !strcmp(argv[2], "cog-probes"))))
+        return lm_main(argc, argv);
     if (!strcmp(argv[1], "seq2seq") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "seq2seq") || !strcmp(argv[2], "thesis"))))
         return s2s_main(argc, argv);
     if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);

@@ -40,7 +40,8 @@ int lm_main(int argc, char **argv);
 int s2s_main(int argc, char **argv);
 /* The command line of `attnlab preset NAME [--quick] [options]` as `attnlab CMD preset-options
    [options]` in args [max] (tokens of full, or of quick when --quick is among the options, split
-   into buf [bufsz]; --quick itself dropped); returns the count, *is_quick whether it was quick. */
+   into buf [bufsz]; --quick itself dropped); returns the count, *is_quick whether it was quick.
+   Creates results/ when the preset writes there. */
 int preset_argv(int argc, char **argv, const char *cmd, const char *full, const char *quick, char *buf, size_t bufsz, char **args, int max,
                 int *is_quick);
 #endif

@@ -462,25 +462,30 @@ static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
     free(col);
 }
 
-/* attnlab preset cog-lm [--quick] [options]: the miniature of Table 4 (and of Table 1's baselines)
-   on /usr/share/common-licenses when it is there, else the sample; the user's options come last. */
+/* attnlab preset cog-lm|cog-probes [--quick] [options]: the miniature of Table 4 (and of Table 1's
+   baselines), or the collapse probes of softmax and Cog models, on /usr/share/common-licenses when
+   it is there, else the sample; the user's options come last. */
 static int lm_preset(int argc, char **argv, lm_opts *o)
 {
-    static const char *full = "--variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 128 --heads 4 --ctx 128 "
-                              "--batch 16 --steps 3000 --eval-every 250 --seeds 3";
-    static const char *quick = "--variants softmax,cog,cog-first,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 "
-                               "--eval-every 50 --seeds 2";
-    char buf[512], *args[256], *tok, *save = NULL;
+    static const struct {
+        const char *claim, *full, *quick;
+    } presets[2] = {
+        {"the Cog paper's Table 4 ordering (and its baselines) in miniature",
+         "--variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 128 --heads 4 --ctx 128 --batch 16 --steps 3000 --eval-every 250 --seeds 3",
+         "--variants softmax,cog,cog-first,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 50 --seeds 2"},
+        {"the collapse probes (SPEC 6.4) of softmax and Cog language models, paper's and code's metric",
+         "--variants softmax,cog,cog-all --layers 4 --dmodel 128 --heads 4 --ctx 128 --batch 16 --steps 3000 --eval-every 500 --seeds 2 "
+         "--probe-svg results/cog_probes.svg",
+         "--variants softmax,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 100 --seeds 1"},
+    };
+    static char buf[512]; /* the options point into it after return */
+    char full[512], quick[512], *args[256];
     struct stat st;
-    int i, n = 2, q = 0;
-    for (i = 3; i < argc; i++) q |= !strcmp(argv[i], "--quick");
-    snprintf(buf, sizeof buf, "%s", q ? quick : full);
-    args[0] = argv[0]; args[1] = (char *)"lm";
-    if (stat("/usr/share/common-licenses", &st) == 0 && S_ISDIR(st.st_mode)) { args[n++] = (char *)"--corpus"; args[n++] = (char *)"/usr/share/common-licenses"; }
-    for (tok = strtok_r(buf, " ", &save); tok && n < 200; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
-    for (i = 3; i < argc && n < 255; i++)
-        if (strcmp(argv[i], "--quick")) args[n++] = argv[i];
-    printf("preset cog-lm%s: the Cog paper's Table 4 ordering (and its baselines) in miniature\n", q ? " (quick)" : "");
+    int p = !strcmp(argv[2], "cog-probes"), corpus = stat("/usr/share/common-licenses", &st) == 0 && S_ISDIR(st.st_mode), n, q;
+    snprintf(full, sizeof full, "%s%s", corpus ? "--corpus /usr/share/common-licenses " : "", presets[p].full);
+    snprintf(quick, sizeof quick, "%s%s", corpus ? "--corpus /usr/share/common-licenses " : "", presets[p].quick);
+    n = preset_argv(argc, argv, "lm", full, quick, buf, sizeof buf, args, 256, &q);
+    printf("preset %s%s: %s\n", argv[2], q ? " (quick)" : "", presets[p].claim);
     return lm_parse(n, args, o);
 }
 

@@ -446,7 +446,8 @@ int s2s_main(int argc, char **argv)
     attn_seq2seq_config cf;
     int njobs, j, nev, ok;
     if (!strcmp(argv[1], "preset")) {
-        char buf[512], *args[256];
+        static char buf[512]; /* the options point into it */
+        char *args[256];
         int p = strcmp(argv[2], "seq2seq") != 0, n, quick; /* main() sends only these two */
         n = preset_argv(argc, argv, "seq2seq", s2s_presets[p].args, s2s_presets[p].quick, buf, sizeof buf, args, 256, &quick);
         printf("preset %s%s: %s\n", argv[2], quick ? " (quick)" : "", s2s_presets[p].claim);
