@@ -1102,6 +1102,13 @@ typedef struct attn_plot {
 
 ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const attn_plot_series *s, int ns);
 
+/* Grouped bar charts as SVG files: ng groups along the x axis (labels group [ng]), in each one bar
+   per series (legend labels series [ns], palette colours) of height v [s ng + g] from 0 (negative
+   values go down); the axis spans min(0, min v) .. max(0, max v). Non-finite values draw no bar.
+   ATTN_ERR_IO without stdio or when the file cannot be written. */
+ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const char *ylabel, const char *const *group, int ng,
+                                  const char *const *series, int ns, const double *v);
+
 /* Heatmaps as SVG files (attention matrices, similarity matrices): M [rows, cols], one cell per
    entry, coloured by scale: ATTN_HEAT_LINEAR white (min(0, min M)) to blue (max M);
    ATTN_HEAT_SIGNED blue (-m) through white (0) to red (+m), m = max |M| (Cog's negative weights);
@@ -6900,17 +6907,18 @@ static void attn__svg_text(FILE *f, const char *t, const char *close)
     }
     fputs(close, f);
 }
-#endif
 
-/* Where the legend puts label k (x, and its row from 0): labels run left to right from x = left,
-   about 7.5 px per bold character apart, wrapping at right; returns the number of rows. */
-static int attn__legend_at(const attn_plot_series *s, int ns, int k, double left, double right, double *x, int *row)
+/* Where the legend puts label k (x, and its row from 0) of n labels, label i being the string
+   pointer at (char *)label + i stride (NULL: no entry): left to right from x = left, about 7.5 px
+   per bold character apart, wrapping at right; returns the number of rows. */
+static int attn__legend_at(const char *const *label, size_t stride, int n, int k, double left, double right, double *x, int *row)
 {
     double at = left;
     int i, r = 0;
-    for (i = 0; i < ns; i++) {
-        double w = s[i].label ? 7.5 * (double)strlen(s[i].label) + 16 : 0;
-        if (!s[i].label) continue;
+    for (i = 0; i < n; i++) {
+        const char *t = *(const char *const *)(const void *)((const char *)label + (size_t)i * stride);
+        double w = t ? 7.5 * (double)strlen(t) + 16 : 0;
+        if (!t) continue;
         if (at + w > right && at > left) { r++; at = left; }
         if (i == k) { *x = at; *row = r; }
         at += w;
@@ -6918,10 +6926,12 @@ static int attn__legend_at(const attn_plot_series *s, int ns, int k, double left
     return r + 1;
 }
 
+static const char *const attn__palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
+#endif
+
 ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const attn_plot_series *s, int ns)
 {
 #ifndef ATTN_NO_STDIO
-    static const char *palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
     double W, H, L = 64, R = 64, T = 44, B = 50, pw, ph, x0, x1, y0, y1, z0, z1, lx = 0;
     int k, i, j, rows, row = 0, has_right = 0;
     FILE *f;
@@ -6932,7 +6942,7 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
         has_right |= s[k].right != 0;
     }
     W = p->width > 0 ? p->width : 640; H = p->height > 0 ? p->height : 400;
-    rows = attn__legend_at(s, ns, -1, L, W - 8, &lx, &row);
+    rows = attn__legend_at(&s[0].label, sizeof *s, ns, -1, L, W - 8, &lx, &row);
     T += 16 * (rows - 1);
     pw = W - L - R; ph = H - T - B;
     attn__plot_range(s, ns, 0, 1, &x0, &x1);
@@ -6969,7 +6979,7 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
     }
     for (k = 0; k < ns; k++) {
         const attn_plot_series *c = &s[k];
-        const char *col = palette[(c->colour % 8 + 8) % 8];
+        const char *col = attn__palette[(c->colour % 8 + 8) % 8];
         double lo = c->right ? z0 : y0, span = (c->right ? z1 : y1) - lo;
 #define ATTN__PX(v) (L + pw * ((v) - x0) / (x1 - x0))
 #define ATTN__PY(v) (T + ph - ph * (fmin(fmax((v), lo), lo + span) - lo) / span)
@@ -6989,7 +6999,7 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
 #undef ATTN__PX
 #undef ATTN__PY
         if (c->label) {
-            attn__legend_at(s, ns, k, L, W - 8, &lx, &row);
+            attn__legend_at(&s[0].label, sizeof *s, ns, k, L, W - 8, &lx, &row);
             fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", lx, T - 8 - 16.0 * (rows - 1 - row), col);
             attn__svg_text(f, c->label, "</text>\n");
         }
@@ -7000,6 +7010,64 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
 #else
     (void)path; (void)p; (void)s; (void)ns;
     return attn__fail(ATTN_ERR_IO, "attn_plot_svg: built with ATTN_NO_STDIO");
+#endif
+}
+
+ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const char *ylabel, const char *const *group, int ng,
+                                  const char *const *series, int ns, const double *v)
+{
+#ifndef ATTN_NO_STDIO
+    double W = 640, H = 400, L = 64, R = 16, T = 44, B = 44, pw, ph, lo = 0, hi = 0, lx = 0, gw, bw;
+    int g, k, rows, row = 0;
+    FILE *f;
+    if (!path || !group || !series || !v || ng < 1 || ns < 1) return attn__fail(ATTN_ERR_ARG, "attn_bars_svg: path, labels, values and ng, ns >= 1 are needed");
+    for (k = 0; k < ns * ng; k++)
+        if (attn__finite(v[k])) { lo = v[k] < lo ? v[k] : lo; hi = v[k] > hi ? v[k] : hi; }
+    if (hi - lo < 1e-12) hi = lo + 1;
+    rows = attn__legend_at(series, sizeof *series, ns, -1, L, W - 8, &lx, &row);
+    T += 16 * (rows - 1);
+    pw = W - L - R; ph = H - T - B; gw = pw / ng; bw = 0.8 * gw / ns;
+    if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_bars_svg: cannot write %s", path);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    if (title) {
+        fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">", W / 2);
+        attn__svg_text(f, title, "</text>\n");
+    }
+#define ATTN__BY(x) (T + ph - ph * ((x) - lo) / (hi - lo))
+    for (k = 0; k <= 5; k++) {
+        double y = T + ph - ph * k / 5;
+        fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y, y);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4, lo + (hi - lo) * k / 5);
+    }
+    for (g = 0; g < ng; g++) {
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"11\">", L + gw * (g + 0.5), T + ph + 16);
+        attn__svg_text(f, group[g] ? group[g] : "", "</text>\n");
+        for (k = 0; k < ns; k++) {
+            double x = v[(size_t)k * ng + g], a = ATTN__BY(0), b = attn__finite(x) ? ATTN__BY(x) : a;
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", L + gw * g + 0.1 * gw + bw * k, a < b ? a : b,
+                    bw, fabs(b - a), attn__palette[k % 8]);
+        }
+    }
+    fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", L, L + pw, ATTN__BY(0), ATTN__BY(0));
+#undef ATTN__BY
+    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", L, T, pw, ph);
+    if (ylabel) {
+        fprintf(f, "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">", T + ph / 2);
+        attn__svg_text(f, ylabel, "</text>\n");
+    }
+    for (k = 0; k < ns; k++) {
+        if (!series[k]) continue;
+        attn__legend_at(series, sizeof *series, ns, k, L, W - 8, &lx, &row);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", lx, T - 8 - 16.0 * (rows - 1 - row), attn__palette[k % 8]);
+        attn__svg_text(f, series[k], "</text>\n");
+    }
+    fprintf(f, "</svg>\n");
+    if (fclose(f) != 0) return attn__fail(ATTN_ERR_IO, "attn_bars_svg: cannot write %s", path);
+    return ATTN_OK;
+#else
+    (void)path; (void)title; (void)ylabel; (void)group; (void)ng; (void)series; (void)ns; (void)v;
+    return attn__fail(ATTN_ERR_IO, "attn_bars_svg: built with ATTN_NO_STDIO");
 #endif
 }
 

@@ -393,26 +393,24 @@ static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
                     printf("\n");
                 }
             }
-            if (o->probe_svg) { /* the paper's metric against n, one line per variant and task */
-                attn_plot p;
-                attn_plot_series sr[2 * LM_MAX_VARIANTS];
-                double x[LM_PROBE_NS], y[2 * LM_MAX_VARIANTS][LM_PROBE_NS];
-                static char labels[2 * LM_MAX_VARIANTS][32];
-                for (k = 0; k < LM_PROBE_NS; k++) x[k] = ns[k];
-                for (w = 0; w < 2 * o->nvar; w++) {
-                    v = w / 2; task = w % 2;
-                    for (k = 0; k < LM_PROBE_NS; k++) {
-                        y[w][k] = 0;
-                        for (s = 0; s < o->seeds; s++) y[w][k] += res[v * o->seeds + s].probe[task][0][k] / o->seeds;
+            if (o->probe_svg) { /* bars: the paper's metric per (task, n), one bar per variant */
+                double vals[LM_MAX_VARIANTS * 2 * LM_PROBE_NS];
+                static char glab[2 * LM_PROBE_NS][24];
+                const char *groups[2 * LM_PROBE_NS], *series[LM_MAX_VARIANTS];
+                for (w = 0; w < 2 * LM_PROBE_NS; w++) {
+                    task = w / LM_PROBE_NS; k = w % LM_PROBE_NS;
+                    snprintf(glab[w], sizeof glab[w], "%s %d", task ? "ones" : "zero", ns[k]);
+                    groups[w] = glab[w];
+                    for (v = 0; v < o->nvar; v++) {
+                        double y = 0;
+                        for (s = 0; s < o->seeds; s++) y += res[v * o->seeds + s].probe[task][0][k] / o->seeds;
+                        vals[(size_t)v * 2 * LM_PROBE_NS + w] = y;
                     }
-                    snprintf(labels[w], sizeof labels[w], "%s %s", o->variant[v], task ? "(ones)" : "(zero)");
-                    memset(&sr[w], 0, sizeof sr[w]);
-                    sr[w].label = labels[w]; sr[w].x = x; sr[w].y = y[w]; sr[w].n = LM_PROBE_NS; sr[w].colour = v; sr[w].right = task;
                 }
-                memset(&p, 0, sizeof p);
-                p.title = "collapse probes: |y2 - y1|_inf / its value at the first n (zero: left, ones: right, dashed)";
-                p.xlabel = "n"; p.ylabel = "finding a zero"; p.y2label = "counting ones";
-                if (attn_plot_svg(o->probe_svg, &p, sr, 2 * o->nvar) == ATTN_OK) printf("wrote %s\n", o->probe_svg);
+                for (v = 0; v < o->nvar; v++) series[v] = o->variant[v];
+                if (attn_bars_svg(o->probe_svg, "collapse probes: |y2 - y1|_inf relative to the first n (finding a zero; counting ones)",
+                                  "relative change of the last output", groups, 2 * LM_PROBE_NS, series, o->nvar, vals) == ATTN_OK)
+                    printf("wrote %s\n", o->probe_svg);
                 else fprintf(stderr, "attnlab lm: %s\n", attn_last_error());
             }
         }

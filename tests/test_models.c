@@ -706,6 +706,20 @@ static void test_plot_svg(void)
     CHECK(attn_plot_svg(path, &p, s, 2) == ATTN_ERR_ARG, "a band without hi refused");
     s[1].lo = NULL;
     CHECK(attn_plot_svg("build/no-such-dir/p.svg", &p, s, 2) == ATTN_ERR_IO, "an unwritable path refused");
+    { /* bars: one rect per (series, group) besides the background and the frame, heights to scale */
+        const char *groups[3] = {"n 1", "n 2", "n<3"}, *series[2] = {"soft", "cog"};
+        double v[6] = {1, 0.5, -0.5, 2, NAN, 0.25};
+        int rects = 0;
+        char *q;
+        CHECK(attn_bars_svg(path, "bars", "ratio", groups, 3, series, 2, v) == ATTN_OK, "bars: %s", attn_last_error());
+        f = fopen(path, "rb");
+        n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f) fclose(f);
+        text[n] = 0;
+        for (q = text; (q = strstr(q, "<rect ")) != NULL; q++) rects++; /* a NaN's bar has height 0 */
+        CHECK(rects == 6 + 2 && strstr(text, "n&lt;3") && !strstr(text, "nan"), "bars: %d rects (8 expected) or an unescaped label or a NaN", rects);
+        CHECK(attn_bars_svg(path, NULL, NULL, groups, 0, series, 2, v) == ATTN_ERR_ARG, "bars: no groups refused");
+    }
     remove(path);
 }
 
