@@ -241,14 +241,16 @@ static void s2s_analyse(const s2s_opts *o, const attn_seq2seq *m, s2s_buf *b, s2
         }
         if (o->heatmap) { /* heads side by side, one empty column between them */
             char path[1024], title[160];
+            int neg;
             for (i = 0; i < n * H * (n + 1); i++) tile[i] = 0;
             for (h = 0; h < H; h++)
                 for (i = 0; i < n; i++)
                     for (j = 0; j < n; j++) tile[(size_t)i * H * (n + 1) + h * (n + 1) + j] = w[((size_t)h * n + i) * n + j];
             snprintf(path, sizeof path, "%s-%s-%s.svg", o->heatmap, attn_kind_get(o->kind[res->kind])->name, which);
-            snprintf(title, sizeof title, "%s: %s attention, heads 1-%d, one held-out %d-digit source", attn_kind_get(o->kind[res->kind])->name,
-                     t ? "cross-" : "encoder self-", H, o->analysis_len);
-            if (attn_heatmap_svg(path, title, tile, n, H * (n + 1), NULL, NULL, ATTN_HEAT_SIGNED) != ATTN_OK)
+            snprintf(title, sizeof title, "%s: %s, heads 1-%d, one held-out %d-digit source", attn_kind_get(o->kind[res->kind])->name,
+                     t ? "cross-attention" : "encoder self-attention", H, o->analysis_len);
+            for (neg = 0, i = 0; i < n * H * (n + 1); i++) neg |= tile[i] < 0; /* Cog's negative weights: a signed scale */
+            if (attn_heatmap_svg(path, title, tile, n, H * (n + 1), NULL, NULL, neg ? ATTN_HEAT_SIGNED : ATTN_HEAT_LINEAR) != ATTN_OK)
                 fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
         }
     }
