@@ -89,7 +89,7 @@ $(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)
 
 # The whole suite: compile matrix (C99, C11, C++11; gcc and clang; -Werror; two translation units;
 # ATTN_STATIC; options), the quickstart example, then every flavour. Ends with "N passed, N failed".
-test: $(FLAVOURS) $(BUILD)/quickstart
+test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/attnlab
 	@CC="$(CC)" ARCH="$(ARCH)" sh tests/run.sh $(FLAVOURS)
 
 test-sanitize: $(BUILD)/test_sanitize

@@ -43,7 +43,30 @@ else
     # the README's 30-second example: its first ```c block, compiled as C99 with -Werror and run
     awk '/^```c$/ {f = 1; next} /^```$/ {if (f) exit} f' README.md >"$tmp/readme.c"
     try "README example compiles and trains" sh -c "$CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I. $tmp/readme.c -o $tmp/readme -lm && $tmp/readme"
-    echo "compile matrix and example: $pass passed, $fail failed"
+    # the driver: bad input is one line on stderr and a non-zero exit; tiny runs work
+    refuse() {
+        name=$1
+        shift
+        if "$@" >"$tmp/log" 2>"$tmp/err"; then bad "attnlab accepted $name: $*"
+        elif [ "$(wc -l <"$tmp/err")" -ge 1 ]; then ok
+        else bad "attnlab refused $name without a message: $*"; fi
+    }
+    if [ -x ./build/attnlab ]; then
+        refuse "an unknown task" ./build/attnlab train --task bogus
+        refuse "N < 2" ./build/attnlab train --N 1
+        refuse "a non-numeric flag" ./build/attnlab train --epochs many
+        refuse "a held-out fraction of 1.5" ./build/attnlab train --task fuzzy --frac 1.5
+        refuse "a missing corpus" ./build/attnlab lm --corpus /nonexistent/corpus
+        refuse "an empty corpus" ./build/attnlab lm --corpus /dev/null
+        refuse "a beam width of 0" ./build/attnlab seq2seq --beam 0
+        refuse "an analysis of a matrix larger than the model reads" ./build/attnlab seq2seq --analysis --analysis-len 40
+        refuse "a missing checkpoint" ./build/attnlab seq2seq --load /nonexistent/model.ckpt
+        try "attnlab census" sh -c "./build/attnlab census --task nt --N 16 --tau 2 | grep -q '64x56 16x28 4x14 1x7 1x1'"
+        try "attnlab seq2seq, a few steps" ./build/attnlab seq2seq --steps 4 --seeds 1 --test 8 --eval-every 2 --dmodel 16 --heads 2 --threads 1
+    else
+        echo "skip: build/attnlab not built"
+    fi
+    echo "compile matrix, example and driver: $pass passed, $fail failed"
 fi
 
 for prog in "$@"; do
