@@ -54,10 +54,15 @@
                             kernel, Taylor, differential, RMSHead, HYLA and its ablations, HYLA+),
                             dropout, sparse patterns (Longformer, BigBird), Linformer, the attention
                             layer; tiled forward/backward in O(T d) memory
-       7. models            the expressive-attention paper's cisformer
+       7. models            the expressive-attention paper's cisformer; a pre-norm transformer (the
+                            HYLA paper's model, the Cogformer); the thesis' post-LN encoder-decoder
+                            with greedy and beam-search decoding
        8. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
-       9. tasks             the NT series (NT, NT-S, NT-R, the mixture) and their cycle census
-      10. analysis and io   checkpoints (a self-checking record of a model's parameters)
+       9. tasks             the NT series (NT, NT-S, NT-R, the mixture) and their cycle census; fuzzy
+                            logic; SRAVEN; digit strings to reverse or sort
+      10. analysis and io   checkpoints (a self-checking record of a model's parameters); SVG line
+                            plots, bar charts and heatmaps; probes (logistic regression, the Cog
+                            paper's collapse probes); the thesis' band + sparse-error analysis
 
    CONVENTIONS
        Arrays are row-major; shapes are written as [rows, cols] in the comment of every function and
