@@ -44,7 +44,7 @@ typedef struct {
     int kind, ilr, iwd, seed, nevals, failed;
     long *step;
     double *loss, *valid, *ood;
-    double final_valid, final_ood;
+    double final_valid, final_ood, final_feat; /* final_feat: SRAVEN's held-out per-feature accuracy */
     double probe[ATTN_MAX_LAYERS]; /* fuzzy: mean F1 over the terms of the latent-code probe, per layer */
     double chance;                 /* the mean F1 of guessing "present" with probability 1/2: p / (p + 1/2) */
     run_progress prog;             /* steps done and the latest held-out metric */
@@ -272,11 +272,12 @@ static double hloss(const hopts *o, const attn_transformer *m, hbuf *b, int B, i
 }
 
 /* The metric over n tasks (in batches): mean R^2 (fuzzy) or the fraction of instances with every
-   feature right (SRAVEN). The evaluation set is the same at every call (r re-seeded by the caller). */
-static double hmetric(const hopts *o, attn_transformer *m, const htask *t, int ood, int n, hbuf *b, int B, attn_rng *r)
+   feature right (SRAVEN; *feat, if not NULL, gets the fraction of features right). The evaluation
+   set is the same at every call (r re-seeded by the caller). */
+static double hmetric(const hopts *o, attn_transformer *m, const htask *t, int ood, int n, hbuf *b, int B, attn_rng *r, double *feat)
 {
     const attn_transformer_config *c = &m->cfg;
-    double s = 0;
+    double s = 0, f = 0;
     int done = 0, i, k;
     m->training = 0;
     while (done < n) {
@@ -292,11 +293,13 @@ static double hmetric(const hopts *o, attn_transformer *m, const htask *t, int o
                     int best = 0, v;
                     for (v = 1; v < c->out; v++) best = z[v] > z[best] ? v : best;
                     all = all && best == b->targets[i * c->readout + k];
+                    f += best == b->targets[i * c->readout + k];
                 }
                 s += all;
             }
         done += nb;
     }
+    if (feat) *feat = o->sraven ? f / ((double)n * c->readout) : NAN;
     return s / n;
 }
 
@@ -458,9 +461,9 @@ static void hyla_run(const hopts *o, hrun *res)
             res->loss[k] = lcount ? lsum / lcount : NAN; /* the mean training loss since the last evaluation */
             lsum = 0; lcount = 0;
             attn_rng_seed(&ev, (uint64_t)res->seed, 3);
-            res->valid[k] = hmetric(o, &m, &task, 0, o->eval_tasks, &eb, o->batch, &ev);
+            res->valid[k] = hmetric(o, &m, &task, 0, o->eval_tasks, &eb, o->batch, &ev, NULL);
             attn_rng_seed(&ev, (uint64_t)res->seed, 4);
-            res->ood[k] = hmetric(o, &m, &task, 1, o->eval_tasks, &eb, o->batch, &ev);
+            res->ood[k] = hmetric(o, &m, &task, 1, o->eval_tasks, &eb, o->batch, &ev, &res->final_feat);
             res->prog.latest = res->ood[k];
             res->prog.evaluated = 1;
         }
@@ -534,6 +537,16 @@ static void hyla_report(const hopts *o, const hrun *res)
     }
     printf("(held-out %s on %d tasks after %ld steps, mean +- s.e. over %d seeds; validation: fresh tasks of the\n"
            " training combinations)\n", metric, o->eval_tasks, o->steps, o->seeds);
+    if (o->sraven) { /* the features one at a time: what a short run learns first */
+        int s;
+        printf("\nheld-out per-feature accuracy (chance %.3f) at the best-by-validation (lr, wd), mean over seeds:\n", 1.0 / o->F);
+        for (k = 0; k < o->nkind; k++) {
+            int b = hbest(o, res, k, 0), base = ((k * o->nlr + b / o->nwd) * o->nwd + b % o->nwd) * o->seeds;
+            double f = 0;
+            for (s = 0; s < o->seeds; s++) f += res[base + s].final_feat / o->seeds;
+            printf("%-24s %.4f\n", attn_kind_get(o->kind[k])->name, f);
+        }
+    }
     if (!o->sraven) { /* the probe, at the best-by-validation (lr, wd), mean over seeds, per layer */
         int l, s;
         printf("\nlatent-code probe: held-out F1 of a class-balanced logistic regression from the query's\n"
