@@ -5622,14 +5622,13 @@ typedef struct {
 
 static size_t attn__s2s_layer_work(const attn_seq2seq *m, int B, int Ts, int Tt)
 {
+    int one[3] = {0, 2 * m->cfg.enc_layers, 2 * m->cfg.enc_layers + 1}; /* a self, a causal and a cross-attention */
     attn_layer L;
     size_t w = 0;
-    int s, Tq, Tk;
-    for (s = 0; s < 2 + 3 && s < attn__s2s_subs(&m->cfg); s++) { /* every attention type (with Le >= 1, Ld >= 1) */
-        int t = s < 2 ? 0 : 2 * m->cfg.enc_layers + s - 2;
-        if (attn__s2s_type(&m->cfg, t) == ATTN__S2S_FFN) continue;
-        attn__s2s_shape(&m->cfg, t, Ts, Tt, &Tq, &Tk);
-        attn__s2s_layer(m, t, NULL, &L);
+    int i, Tq, Tk;
+    for (i = 0; i < 3; i++) {
+        attn__s2s_shape(&m->cfg, one[i], Ts, Tt, &Tq, &Tk);
+        attn__s2s_layer(m, one[i], NULL, &L);
         w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, Tq, Tk));
     }
     return w;
