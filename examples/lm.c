@@ -368,13 +368,22 @@ static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
 {
     int v, s, j, k;
     double *col = (double *)malloc(sizeof(double) * (size_t)o->seeds);
-    printf("\n%-10s %-20s %s\n", "variant", "validation loss", "(nats per byte, mean +- sd over seeds; bits per byte in brackets)");
+    printf("\n%-10s %-26s %-26s %s\n", "variant", "final validation loss", "best validation loss", "train loss (last interval)");
     for (v = 0; v < o->nvar; v++) {
-        double m, sd;
+        double m, sd, b, bsd, t, tsd;
         for (s = 0; s < o->seeds; s++) col[s] = res[v * o->seeds + s].final_valid;
         m = mean_sd(col, o->seeds, &sd);
-        printf("%-10s %.4f +- %.4f   (%.3f)\n", o->variant[v], m, sd, m / log(2.0));
+        for (s = 0; s < o->seeds; s++) { /* the least validation loss over the evaluations: past it, the model memorises */
+            const lm_run *r = &res[v * o->seeds + s];
+            for (col[s] = INFINITY, k = 0; k < r->nevals; k++) col[s] = r->valid[k] < col[s] ? r->valid[k] : col[s];
+        }
+        b = mean_sd(col, o->seeds, &bsd);
+        for (s = 0; s < o->seeds; s++) col[s] = res[v * o->seeds + s].train[res[v * o->seeds + s].nevals - 1];
+        t = mean_sd(col, o->seeds, &tsd);
+        printf("%-10s %.4f +- %.4f (%.3f)   %.4f +- %.4f (%.3f)   %.4f +- %.4f\n", o->variant[v], m, sd, m / log(2.0), b, bsd, b / log(2.0), t, tsd);
     }
+    printf("(nats per byte, mean +- sd over seeds; bits per byte in brackets. A best loss well below the final one, or a\n"
+           " train loss far below it, means the model memorised the corpus: shorten --steps or grow the corpus)\n");
     {   /* the collapse probes: mean over seeds, per n */
         int ns[LM_PROBE_NS], task, w;
         if (lm_probe_ns(o, ns)) {
@@ -469,10 +478,10 @@ static int lm_preset(int argc, char **argv, lm_opts *o)
         const char *claim, *full, *quick;
     } presets[2] = {
         {"the Cog paper's Table 4 ordering (and its baselines) in miniature",
-         "--variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 128 --heads 4 --ctx 128 --batch 16 --steps 3000 --eval-every 250 --seeds 3",
+         "--variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 3",
          "--variants softmax,cog,cog-first,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 50 --seeds 2"},
         {"the collapse probes (SPEC 6.4) of softmax and Cog language models, paper's and code's metric",
-         "--variants softmax,cog,cog-all --layers 4 --dmodel 128 --heads 4 --ctx 128 --batch 16 --steps 3000 --eval-every 500 --seeds 2 "
+         "--variants softmax,cog,cog-all --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 3 "
          "--probe-svg results/cog_probes.svg",
          "--variants softmax,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 100 --seeds 1"},
     };
