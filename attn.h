@@ -3291,11 +3291,18 @@ static void attn__softmax_dscores(int cog, size_t n, const attn_float *a, attn_f
     for (; i < n; i++) ds[i] = cog ? (attn_float)fabs(a[i]) * ds[i] - a[i] * D : a[i] * (ds[i] - D);
 }
 
-/* Cog's sign on the weights: p = sign(s) p, so s = 0 gets weight 0 (but stays in the sum). */
+/* Cog's sign on the weights: p = sign(s) p, so s = 0 gets weight 0 (but stays in the sum). The
+   vector form is s / max(|s|, 2^-126): sign(s) but for denormal s, which scales p by s / 2^-126
+   (safe under -ffast-math, where such s are 0 anyway). */
 static void attn__cog_sign(const attn_float *s, attn_float *p, int n)
 {
-    int c;
-    for (c = 0; c < n; c++) p[c] *= (attn_float)((s[c] > 0) - (s[c] < 0)); /* branch-free: signs are random */
+    attn__v tiny = attn__vset1((attn_float)1.17549435e-38f), neg = attn__vset1(-1);
+    int c = 0;
+    for (; ATTN__VW > 1 && c + ATTN__VW <= n; c += ATTN__VW) {
+        attn__v x = attn__vload(s + c);
+        attn__vstore(p + c, attn__vmul(attn__vload(p + c), attn__vdiv(x, attn__vmax(tiny, attn__vmax(x, attn__vmul(neg, x))))));
+    }
+    for (; c < n; c++) p[c] *= (attn_float)((s[c] > 0) - (s[c] < 0)); /* branch-free: signs are random */
 }
 
 /* p[i] *= sigmoid(s[i]) = 1 / (1 + exp(-s[i])) for a row, through the SIMD exp; x is scratch. */
