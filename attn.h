@@ -5951,7 +5951,7 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
                         if (cand_h[c] >= 0 && (best < 0 || cand_s[c] > cand_s[best])) best = c;
                     k = cand_h[best];
                     memcpy(ntok + (size_t)j * L1, tok + (size_t)k * L1, sizeof(int) * L1);
-                    if (cand_v[best] >= 0) ntok[(size_t)j * L1 + t] = cand_v[best];
+                    ntok[(size_t)j * L1 + t] = cand_v[best] >= 0 ? cand_v[best] : eos; /* a finished one is padded with eos */
                     nlogp[j] = cand_l[best];
                     ndone[j] = done[k] || cand_v[best] == eos;
                     nlen[j] = done[k] ? len[k] : t;
