@@ -691,6 +691,16 @@ static void print_table(const options *o, run_result *res)
            " \"epochs>100%%\": the first evaluation at 100%%, mean over the runs that got there)\n", res[0].final_series, o->ng);
 }
 
+/* Run j of the (attention, seed) grid, for run_jobs. */
+struct train_jobs {
+    const options *o; run_result *res;
+};
+static void train_job(void *ctx, int j)
+{
+    struct train_jobs *t = (struct train_jobs *)ctx;
+    run_one(t->o, t->o->attn[j / t->o->seeds], j % t->o->seeds, &t->res[j]);
+}
+
 static int cmd_train(const options *o)
 {
     int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + 2;
@@ -707,20 +717,10 @@ static int cmd_train(const options *o)
            o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
     progress_begin(&progress, res, sizeof *res, offsetof(run_result, prog), njobs, (long)njobs * o->epochs, "epochs", "mean latest accuracy");
     signal(SIGINT, on_sigint);
-    attn_set_threads(1); /* parallel over runs, each run on one thread */
-#ifdef _OPENMP
-    if (o->threads > 0) omp_set_num_threads(o->threads);
-#pragma omp parallel for schedule(dynamic, 1)
-#endif
-    for (j = 0; j < njobs; j++) {
-        run_one(o, o->attn[j / o->seeds], j % o->seeds, &res[j]);
-#ifdef _OPENMP
-#pragma omp atomic
-#endif
-        progress.finished++;
-        progress_report(&progress, 1);
+    {
+        struct train_jobs jobs = {o, res};
+        run_jobs(njobs, o->threads, train_job, &jobs, &progress);
     }
-    printf("\n");
     if (interrupted) printf("interrupted: reporting what was done\n");
     print_table(o, res);
     if (o->csv) write_csv(o, res);
@@ -894,6 +894,27 @@ int preset_argv(int argc, char **argv, const char *cmd, const char *full, const 
     for (i = 3; i < argc && n < max; i++)
         if (strcmp(argv[i], "--quick")) args[n++] = argv[i];
     return n;
+}
+
+void run_jobs(int njobs, int threads, void (*one)(void *ctx, int j), void *ctx, progress_set *p)
+{
+    int j;
+    attn_set_threads(1); /* parallel over runs, each run on one thread */
+#ifdef _OPENMP
+    if (threads > 0) omp_set_num_threads(threads);
+#pragma omp parallel for schedule(dynamic, 1)
+#else
+    (void)threads;
+#endif
+    for (j = 0; j < njobs; j++) {
+        one(ctx, j);
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+        p->finished++;
+        progress_report(p, 1);
+    }
+    printf("\n");
 }
 
 int main(int argc, char **argv)

@@ -30,6 +30,9 @@ typedef struct {
 void progress_begin(progress_set *p, const void *runs, size_t stride, size_t offset, int njobs, long total, const char *unit,
                     const char *metric);
 void progress_report(progress_set *p, int force);
+/* Runs one(ctx, j) for j = 0 .. njobs - 1 in parallel over the runs (threads of them, 0: all cores;
+   the library single-threaded inside each), counting each finished run on p's line; then a newline. */
+void run_jobs(int njobs, int threads, void (*one)(void *ctx, int j), void *ctx, progress_set *p);
 /* Whether the command line is for the HYLA paper's tasks (--task fuzzy|sraven, preset hyla-*), and
    the program for those. */
 int hyla_wants(int argc, char **argv);

@@ -21,9 +21,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define HMAX_KINDS 16
 #define HMAX_GRID 4
@@ -617,6 +614,16 @@ static void hyla_svg(const hopts *o, const hrun *res)
     free(buf);
 }
 
+/* Run j of the (kind, lr, wd, seed) grid, for run_jobs. */
+struct hyla_jobs {
+    const hopts *o; hrun *res;
+};
+static void hyla_job(void *ctx, int j)
+{
+    struct hyla_jobs *t = (struct hyla_jobs *)ctx;
+    hyla_run(t->o, &t->res[j]);
+}
+
 static int hyla_train(const hopts *o)
 {
     int njobs = o->nkind * o->nlr * o->nwd * o->seeds, j, nev = (int)(o->steps / o->eval_every) + 2;
@@ -638,20 +645,10 @@ static int hyla_train(const hopts *o)
            o->nkind, o->nlr, o->nwd, o->seeds, o->steps, o->batch, o->warmup);
     progress_begin(&hprog, res, sizeof *res, offsetof(hrun, prog), njobs, (long)njobs * o->steps, "steps", "mean latest held-out metric");
     signal(SIGINT, hyla_on_sigint);
-    attn_set_threads(1);
-#ifdef _OPENMP
-    if (o->threads > 0) omp_set_num_threads(o->threads);
-#pragma omp parallel for schedule(dynamic, 1)
-#endif
-    for (j = 0; j < njobs; j++) {
-        hyla_run(o, &res[j]);
-#ifdef _OPENMP
-#pragma omp atomic
-#endif
-        hprog.finished++;
-        progress_report(&hprog, 1);
+    {
+        struct hyla_jobs jobs = {o, res};
+        run_jobs(njobs, o->threads, hyla_job, &jobs, &hprog);
     }
-    printf("\n");
     if (hyla_interrupted) printf("interrupted: reporting what was done\n");
     for (j = 0; j < njobs && !res[j].failed; j++) {}
     if (j == njobs) {

@@ -24,9 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define LM_BOS 256
 #define LM_VOCAB 257
@@ -496,6 +493,16 @@ static int lm_preset(int argc, char **argv, lm_opts *o)
     return lm_parse(n, args, o);
 }
 
+/* Run j of the (variant, seed) grid, for run_jobs. */
+struct lm_jobs {
+    const lm_opts *o; const lm_data *d; lm_run *res;
+};
+static void lm_job(void *ctx, int j)
+{
+    struct lm_jobs *t = (struct lm_jobs *)ctx;
+    lm_train_one(t->o, t->d, &t->res[j]);
+}
+
 int lm_main(int argc, char **argv)
 {
     lm_opts o;
@@ -520,20 +527,10 @@ int lm_main(int argc, char **argv)
            o.ctx);
     progress_begin(&lm_prog, res, sizeof *res, offsetof(lm_run, prog), njobs, (long)njobs * o.steps, "steps", "mean latest validation loss");
     signal(SIGINT, lm_on_sigint);
-    attn_set_threads(1);
-#ifdef _OPENMP
-    if (o.threads > 0) omp_set_num_threads(o.threads);
-#pragma omp parallel for schedule(dynamic, 1)
-#endif
-    for (j = 0; j < njobs; j++) {
-        lm_train_one(&o, &d, &res[j]);
-#ifdef _OPENMP
-#pragma omp atomic
-#endif
-        lm_prog.finished++;
-        progress_report(&lm_prog, 1);
+    {
+        struct lm_jobs jobs = {&o, &d, res};
+        run_jobs(njobs, o.threads, lm_job, &jobs, &lm_prog);
     }
-    printf("\n");
     if (lm_interrupted) printf("interrupted: reporting what was done\n");
     for (j = 0; j < njobs && !res[j].failed; j++) {}
     if (j == njobs) lm_report(&o, res, njobs);

@@ -21,9 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define S2S_MAX_KINDS 8
 #define S2S_EVAL_EXACT 100 /* held-out strings decoded greedily at each evaluation */
@@ -441,6 +438,16 @@ static const struct {
      "--task reverse --attn softmax --layers 1 --dmodel 64 --heads 8 --steps 600 --seeds 1 --test 100 --eval-every 100 --analysis"},
 };
 
+/* Run j of the (kind, seed) grid, for run_jobs. */
+struct s2s_jobs {
+    const s2s_opts *o; s2s_run *res;
+};
+static void s2s_job(void *ctx, int j)
+{
+    struct s2s_jobs *t = (struct s2s_jobs *)ctx;
+    s2s_train_one(t->o, &t->res[j]);
+}
+
 int s2s_main(int argc, char **argv)
 {
     s2s_opts o;
@@ -474,20 +481,10 @@ int s2s_main(int argc, char **argv)
            o.nkind, o.seeds, o.load ? 0 : o.steps, o.batch);
     progress_begin(&s2s_prog, res, sizeof *res, offsetof(s2s_run, prog), njobs, (long)njobs * o.steps, "steps", "mean latest greedy exact match");
     signal(SIGINT, s2s_on_sigint);
-    attn_set_threads(1);
-#ifdef _OPENMP
-    if (o.threads > 0) omp_set_num_threads(o.threads);
-#pragma omp parallel for schedule(dynamic, 1)
-#endif
-    for (j = 0; j < njobs; j++) {
-        s2s_train_one(&o, &res[j]);
-#ifdef _OPENMP
-#pragma omp atomic
-#endif
-        s2s_prog.finished++;
-        progress_report(&s2s_prog, 1);
+    {
+        struct s2s_jobs jobs = {&o, res};
+        run_jobs(njobs, o.threads, s2s_job, &jobs, &s2s_prog);
     }
-    printf("\n");
     if (s2s_interrupted) printf("interrupted: reporting what was done\n");
     for (j = 0; j < njobs && !res[j].failed; j++) {}
     ok = j == njobs;
