@@ -691,6 +691,17 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
 ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy,
                                             const attn_float *cache, int nb, void *work,
                                             size_t work_bytes);
+/* The same backward pass fused with a step of SGD with momentum (attn_sgd_step's rule; velocity
+   laid out like m->p, step counted the same way): each parameter tensor (per position for the
+   position-specific ones) is updated as soon as its gradient is known and no later part of the pass
+   reads its old value. Gradients go through a small scratch in work, so m->p's gradient block is
+   neither read nor written (nor is velocity in the alignment padding between tensors). Equal to attn_params_zero_grad + attn_cisformer_backward +
+   attn_sgd_step up to rounding, and faster when a step follows every prediction (the paper's
+   protocol): no gradient makes the round trip through memory. */
+ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_float *dy,
+                                                const attn_float *cache, int nb, attn_float *velocity,
+                                                attn_float lr, attn_float momentum, long step,
+                                                void *work, size_t work_bytes);
 
 /* A transformer of pre-norm blocks (SPEC 4.2, the HYLA paper's model; in the expressive-attention
    experiments, the shared-weight baseline beside the cisformer):
@@ -1714,6 +1725,30 @@ ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return a / b; }
 ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
 ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
 #endif
+/* t[0..3] = the horizontal sums of a, b, c, d, in one reduction tree where the ISA has the shuffles
+   (the small products' dot products come in fours). */
+#if defined(ATTN__AVX512)
+ATTN__INLINE void attn__vhsum4(attn__v a, attn__v b, attn__v c, attn__v d, float *t)
+{
+    __m512 ab = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE)); /* 128-bit lanes a0+a2 a1+a3 b0+b2 b1+b3 */
+    __m512 cd = _mm512_add_ps(_mm512_shuffle_f32x4(c, d, 0x44), _mm512_shuffle_f32x4(c, d, 0xEE));
+    __m512 s = _mm512_add_ps(_mm512_shuffle_f32x4(ab, cd, 0x88), _mm512_shuffle_f32x4(ab, cd, 0xDD)); /* lanes a b c d */
+    s = _mm512_add_ps(s, _mm512_permute_ps(s, 0x4E));
+    s = _mm512_add_ps(s, _mm512_permute_ps(s, 0xB1)); /* every float of a lane holds its sum */
+    _mm_storeu_ps(t, _mm512_castps512_ps128(_mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12), s)));
+}
+#elif defined(ATTN__AVX2)
+ATTN__INLINE void attn__vhsum4(attn__v a, attn__v b, attn__v c, attn__v d, float *t)
+{
+    __m256 s = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d)); /* each half: a b c d over its half */
+    _mm_storeu_ps(t, _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1)));
+}
+#else
+ATTN__INLINE void attn__vhsum4(attn__v a, attn__v b, attn__v c, attn__v d, attn_float *t)
+{
+    t[0] = attn__vhsum(a); t[1] = attn__vhsum(b); t[2] = attn__vhsum(c); t[3] = attn__vhsum(d);
+}
+#endif
 /* a - b in every backend: b (-1) is exact, so the fused add rounds once, as a subtraction does. */
 ATTN__INLINE attn__v attn__vsub(attn__v a, attn__v b) { return attn__vfma(b, attn__vset1(-1), a); }
 
@@ -1760,8 +1795,12 @@ static int attn__gemm_bad_args(int transA, int transB, int M, int N, int K, cons
 static void attn__gemm_scale_c(int M, int N, attn_float beta, attn_float *C, int ldc)
 {
     int i, j;
-    for (i = 0; i < M; i++)
-        for (j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0 ? 0 : beta * C[(size_t)i * ldc + j];
+    for (i = 0; i < M; i++) {
+        attn_float *c = C + (size_t)i * ldc;
+        if (beta == 0) memset(c, 0, sizeof(attn_float) * (size_t)N);
+        else
+            for (j = 0; j < N; j++) c[j] *= beta;
+    }
 }
 
 ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -2046,9 +2085,9 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 
 /* Products too small to repay packing and a buffer (the cisformer's per-position matrices of one
    window), and matrix-vector products and rank-1 updates (M = 1 or K = 1: nothing to reuse, so
-   packing only adds traffic) up to ATTN__THIN_MACS, whose rows are whole vectors: C = beta C, then
-   row by row C_i += alpha sum_p A_ip B_p (N >= ATTN__VW), or with B transposed (A not)
-   C_ij += alpha A_i . B_j (K >= ATTN__VW). Short rows (the head-mixing kinds' dh = 4) stay with the
+   packing only adds traffic) up to ATTN__THIN_MACS, whose rows are whole vectors: row by row
+   C_i = beta C_i + alpha sum_p A_ip B_p (N >= ATTN__VW), or with B transposed (A not)
+   C_ij = beta C_ij + alpha A_i . B_j (K >= ATTN__VW). Short rows (the head-mixing kinds' dh = 4) stay with the
    packed kernels. */
 #define ATTN__SMALL_MACS 4096
 #define ATTN__THIN_MACS (1 << 20)
@@ -2058,35 +2097,112 @@ static int attn__gemm_is_small(int transA, int transB, int M, int N, int K)
     return (macs <= ATTN__SMALL_MACS || ((M == 1 || K == 1) && macs <= ATTN__THIN_MACS)) && (transB ? !transA && K >= ATTN__VW : N >= ATTN__VW);
 }
 
+/* The small products below read C (keep = 1, after C = beta C when beta is neither 0 nor 1) or
+   ignore it (beta = 0, so whatever C holds, NaN included, is overwritten, as BLAS does). Every
+   output keeps four independent chains of FMAs, so none waits on K dependent ones. */
+#define ATTN__SMALL_C0(keep, p) ((keep) ? attn__vload(p) : attn__vset1(0))
+
+/* C = keep C + alpha A op B for K = 1 (a rank-1 update): row i of C gains alpha a_i B[0, :]. */
+static void attn__small_ger(int keep, int M, int N, attn_float alpha, const attn_float *a, size_t ars, const attn_float *B,
+                            attn_float *C, int ldc)
+{
+    int i, j;
+    for (i = 0; i < M; i++) {
+        attn_float *c = C + (size_t)i * ldc, x = alpha * a[(size_t)i * ars];
+        for (j = 0; j + ATTN__VW <= N; j += ATTN__VW) attn__vstore(c + j, attn__vfma(attn__vset1(x), attn__vload(B + j), ATTN__SMALL_C0(keep, c + j)));
+        for (; j < N; j++) c[j] = x * B[j] + (keep ? c[j] : 0);
+    }
+}
+
+/* One row of C, c = keep c + alpha sum_p a_p B[p, :]: four vectors of c share each broadcast a_p;
+   a lone vector splits p four ways. */
+static void attn__small_row(int keep, int N, int K, attn_float alpha, const attn_float *a, size_t acs, const attn_float *B, int ldb,
+                            attn_float *c)
+{
+    int j, p;
+    for (j = 0; j + 4 * ATTN__VW <= N; j += 4 * ATTN__VW) {
+        attn__v c0 = ATTN__SMALL_C0(keep, c + j), c1 = ATTN__SMALL_C0(keep, c + j + ATTN__VW);
+        attn__v c2 = ATTN__SMALL_C0(keep, c + j + 2 * ATTN__VW), c3 = ATTN__SMALL_C0(keep, c + j + 3 * ATTN__VW);
+        for (p = 0; p < K; p++) {
+            attn__v x = attn__vset1(alpha * a[(size_t)p * acs]);
+            const attn_float *b = B + (size_t)p * ldb + j;
+            c0 = attn__vfma(x, attn__vload(b), c0);
+            c1 = attn__vfma(x, attn__vload(b + ATTN__VW), c1);
+            c2 = attn__vfma(x, attn__vload(b + 2 * ATTN__VW), c2);
+            c3 = attn__vfma(x, attn__vload(b + 3 * ATTN__VW), c3);
+        }
+        attn__vstore(c + j, c0);
+        attn__vstore(c + j + ATTN__VW, c1);
+        attn__vstore(c + j + 2 * ATTN__VW, c2);
+        attn__vstore(c + j + 3 * ATTN__VW, c3);
+    }
+    for (; j + ATTN__VW <= N; j += ATTN__VW) {
+        attn__v s0 = ATTN__SMALL_C0(keep, c + j), s1 = attn__vset1(0), s2 = s1, s3 = s1;
+        const attn_float *b = B + j;
+        for (p = 0; p + 4 <= K; p += 4, b += 4 * (size_t)ldb) {
+            s0 = attn__vfma(attn__vset1(alpha * a[(size_t)p * acs]), attn__vload(b), s0);
+            s1 = attn__vfma(attn__vset1(alpha * a[(size_t)(p + 1) * acs]), attn__vload(b + ldb), s1);
+            s2 = attn__vfma(attn__vset1(alpha * a[(size_t)(p + 2) * acs]), attn__vload(b + 2 * (size_t)ldb), s2);
+            s3 = attn__vfma(attn__vset1(alpha * a[(size_t)(p + 3) * acs]), attn__vload(b + 3 * (size_t)ldb), s3);
+        }
+        for (; p < K; p++, b += ldb) s0 = attn__vfma(attn__vset1(alpha * a[(size_t)p * acs]), attn__vload(b), s0);
+        attn__vstore(c + j, attn__vadd(attn__vadd(s0, s1), attn__vadd(s2, s3)));
+    }
+    for (; j < N; j++) {
+        attn_float t = 0;
+        for (p = 0; p < K; p++) t += a[(size_t)p * acs] * B[(size_t)p * ldb + j];
+        c[j] = alpha * t + (keep ? c[j] : 0);
+    }
+}
+
+/* One row of C with B transposed, c_j = keep c_j + alpha a . B[j, :] (a contiguous): four dot
+   products share each load of a. */
+static void attn__small_dots(int keep, int N, int K, attn_float alpha, const attn_float *a, const attn_float *B, int ldb, attn_float *c)
+{
+    int j, p;
+    for (j = 0; j + 4 <= N; j += 4) {
+        const attn_float *b0 = B + (size_t)j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        attn__v d0 = attn__vset1(0), d1 = d0, d2 = d0, d3 = d0;
+        attn_float t[4];
+        for (p = 0; p + ATTN__VW <= K; p += ATTN__VW) {
+            attn__v x = attn__vload(a + p);
+            d0 = attn__vfma(x, attn__vload(b0 + p), d0);
+            d1 = attn__vfma(x, attn__vload(b1 + p), d1);
+            d2 = attn__vfma(x, attn__vload(b2 + p), d2);
+            d3 = attn__vfma(x, attn__vload(b3 + p), d3);
+        }
+        for (attn__vhsum4(d0, d1, d2, d3, t); p < K; p++) {
+            t[0] += a[p] * b0[p]; t[1] += a[p] * b1[p]; t[2] += a[p] * b2[p]; t[3] += a[p] * b3[p];
+        }
+        c[j] = alpha * t[0] + (keep ? c[j] : 0);
+        c[j + 1] = alpha * t[1] + (keep ? c[j + 1] : 0);
+        c[j + 2] = alpha * t[2] + (keep ? c[j + 2] : 0);
+        c[j + 3] = alpha * t[3] + (keep ? c[j + 3] : 0);
+    }
+    for (; j < N; j++) {
+        const attn_float *b = B + (size_t)j * ldb;
+        attn__v d = attn__vset1(0);
+        attn_float t;
+        for (p = 0; p + ATTN__VW <= K; p += ATTN__VW) d = attn__vfma(attn__vload(a + p), attn__vload(b + p), d);
+        for (t = attn__vhsum(d); p < K; p++) t += a[p] * b[p];
+        c[j] = alpha * t + (keep ? c[j] : 0);
+    }
+}
+
 static void attn__gemm_small(int transA, int transB, int M, int N, int K, attn_float alpha,
                              const attn_float *A, int lda, const attn_float *B, int ldb,
                              attn_float beta, attn_float *C, int ldc)
 {
-    int i, j, p;
+    int i, keep = beta != 0;
     size_t ars = transA ? 1 : (size_t)lda, acs = transA ? (size_t)lda : 1;
-    if (beta != 1) attn__gemm_scale_c(M, N, beta, C, ldc);
-    for (i = 0; i < M; i++) {
-        attn_float *c = C + (size_t)i * ldc;
-        const attn_float *a = A + (size_t)i * ars;
-        if (!transB) { /* c[j..] += alpha sum_p a_p B[p, j..], a vector of C in a register over p */
-            for (j = 0; j + ATTN__VW <= N; j += ATTN__VW) {
-                attn__v acc = attn__vload(c + j);
-                for (p = 0; p < K; p++) acc = attn__vfma(attn__vset1(alpha * a[(size_t)p * acs]), attn__vload(B + (size_t)p * ldb + j), acc);
-                attn__vstore(c + j, acc);
-            }
-            for (; j < N; j++)
-                for (p = 0; p < K; p++) c[j] += alpha * a[(size_t)p * acs] * B[(size_t)p * ldb + j];
-        } else { /* c_j += alpha a . B[j, :] (A not transposed: a is contiguous) */
-            for (j = 0; j < N; j++) {
-                const attn_float *b = B + (size_t)j * ldb;
-                attn__v acc = attn__vset1(0);
-                attn_float t;
-                for (p = 0; p + ATTN__VW <= K; p += ATTN__VW) acc = attn__vfma(attn__vload(a + p), attn__vload(b + p), acc);
-                for (t = attn__vhsum(acc); p < K; p++) t += a[p] * b[p];
-                c[j] += alpha * t;
-            }
-        }
+    if (keep && beta != 1) attn__gemm_scale_c(M, N, beta, C, ldc);
+    if (K == 1 && !transB) {
+        attn__small_ger(keep, M, N, alpha, A, ars, B, C, ldc);
+        return;
     }
+    for (i = 0; i < M; i++)
+        if (transB) attn__small_dots(keep, N, K, alpha, A + (size_t)i * ars, B, ldb, C + (size_t)i * ldc);
+        else attn__small_row(keep, N, K, alpha, A + (size_t)i * ars, acs, B, ldb, C + (size_t)i * ldc);
 }
 
 static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -2152,6 +2268,23 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
     if (attn__gemm_is_small(transA, transB, M, N, K)) attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     else attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
+}
+
+/* One step of SGD with momentum over n floats: b = mu b + g (b = g when mu = 0, whatever b held);
+   w -= lr b. attn_sgd_step and the cisformer's fused backward share it. */
+static void attn__sgd_apply(attn_float *w, attn_float *b, const attn_float *g, size_t n, attn_float lr, attn_float mu)
+{
+    attn__v vmu = attn__vset1(mu), vlr = attn__vset1(-lr);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v v = mu == 0 ? attn__vload(g + i) : attn__vfma(vmu, attn__vload(b + i), attn__vload(g + i));
+        attn__vstore(b + i, v);
+        attn__vstore(w + i, attn__vfma(vlr, v, attn__vload(w + i)));
+    }
+    for (; i < n; i++) {
+        b[i] = mu == 0 ? g[i] : mu * b[i] + g[i];
+        w[i] -= lr * b[i];
+    }
 }
 
 /* Vector primitives: a SIMD body over whole vectors, then a scalar tail. */
@@ -4763,14 +4896,22 @@ ATTNDEF size_t attn_cisformer_cache_floats(const attn_cisformer *m, int nb)
     return m && nb > 0 ? attn__cis_cache_map(m, nb, NULL, NULL) : 0;
 }
 
+/* The fused backward's gradient scratch: one matrix block (the largest of a position's, 4 d^2, and
+   R's, ncon d^2), then the per-position vector's gradient and r's. */
+static size_t attn__cis_scratch_floats(const attn_cisformer *m)
+{
+    size_t d = (size_t)m->cfg.d, n = (size_t)m->cfg.ncon;
+    return ATTN__MAX(n, 4) * d * d + (m->cfg.vec == ATTN_CIS_LN_GAINS ? 2 * n : n * d) + d;
+}
+
 /* Work: the attention's workspace, then the backward scratch dF, dH, dN, dQ, dK, dV, dX [nb ncon d]
-   each and dT [nb ncon 4d]. */
+   each, dT [nb ncon 4d] and the fused backward's gradient scratch. */
 ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb)
 {
     attn_attention_desc a;
     if (!m || nb < 1) return 0;
     attn__cis_desc(m, nb, &a);
-    return attn_attention_workspace(&a) + ATTN_ALIGN + sizeof(attn_float) * 11 * (size_t)nb * m->cfg.ncon * m->cfg.d;
+    return attn_attention_workspace(&a) + ATTN_ALIGN + sizeof(attn_float) * (11 * (size_t)nb * m->cfg.ncon * m->cfg.d + attn__cis_scratch_floats(m));
 }
 
 /* Checks shared by forward and backward: the model, nb >= 1, the workspace, the cache and work given. */
@@ -4798,13 +4939,38 @@ static void attn__cis_per_position(int trans, int nb, int ncon, int kin, int kou
                   Y + (size_t)c * kout, ncon * kout);
 }
 
-/* dW[c] += dY[:, c, :]^T X[:, c, :] for every position c: dW [ncon] of [kout, kin]. */
-static void attn__cis_weight_grad(int nb, int ncon, int kin, int kout, const attn_float *dY, const attn_float *X, attn_float *dW)
+/* Where the backward pass puts parameter tensor k's gradient: added to m->p's gradient block
+   (sgd NULL), or, fused with an SGD step, written to scratch and applied to the weights at once:
+   mat holds one matrix block at a time, vec the per-position vector's and r's gradients. */
+typedef struct {
+    attn_float *vel, *mat, *vec, lr, mu;
+} attn__cis_sgd;
+
+/* The gradient of tensor k's floats from off on; the matrices' go to mat (beta 0: overwritten). */
+static attn_float *attn__cis_grad(attn_cisformer *m, const attn__cis_sgd *o, int k, size_t off)
 {
-    int c;
-    for (c = 0; c < ncon; c++)
-        attn_gemm(1, 0, kout, kin, nb, 1, dY + (size_t)c * kout, ncon * kout, X + (size_t)c * kin, ncon * kin, 1,
-                  dW + (size_t)c * kout * kin, kin);
+    if (!o) return m->p.grad[k].data + off;
+    return k == 5 ? o->vec + off : k == 7 ? o->vec + attn_tensor_numel(&m->p.value[5]) + off : o->mat;
+}
+
+/* Fused: tensor k's floats [off, off + n) take their SGD step from the gradient just computed. */
+static void attn__cis_apply(attn_cisformer *m, const attn__cis_sgd *o, int k, size_t off, size_t n)
+{
+    size_t at = m->p.offset[k] + off;
+    if (o) attn__sgd_apply(m->p.data + at, o->vel + at, attn__cis_grad(m, o, k, off), n, o->lr, o->mu);
+}
+
+/* dW[c] (+)= dY[:, c, :]^T X[:, c, :] for every position c of tensor k, [ncon] of [kout, kin]. */
+static void attn__cis_weight_grad(attn_cisformer *m, const attn__cis_sgd *o, int k, int nb, int kin, int kout, const attn_float *dY,
+                                  const attn_float *X)
+{
+    int c, n = m->cfg.ncon;
+    size_t sz = (size_t)kout * kin;
+    for (c = 0; c < n; c++) {
+        attn_gemm(1, 0, kout, kin, nb, 1, dY + (size_t)c * kout, n * kout, X + (size_t)c * kin, n * kin, o ? 0 : 1,
+                  attn__cis_grad(m, o, k, c * sz), kin);
+        attn__cis_apply(m, o, k, c * sz, sz);
+    }
 }
 
 ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *y, attn_float *cache,
@@ -4862,41 +5028,51 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy,
-                                            const attn_float *cache, int nb, void *work,
-                                            size_t work_bytes)
+/* The backward pass, accumulating into the gradient block (sgd NULL) or fused with an SGD step. A
+   weight is updated only after the last product that reads it: R after dF, W2 after dT, W1 after
+   dN, Wq, Wk, Wv after dX, the per-position vector at the end. */
+static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const attn_float *dy, const attn_float *cache, int nb,
+                                      attn__cis_sgd *o, void *work, size_t work_bytes)
 {
     const attn_cisformer_config *cf;
     attn__cis_cache c;
     attn_attention_desc a;
     attn_attention_grads ag;
-    attn_float *P[8], *G[8], *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT;
+    attn_float *P[8], *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT, *gv;
     int d, n, i, p;
-    size_t w, k;
-    ATTN__TRY(attn__cis_args(__func__, m, cache, nb, work, work_bytes));
+    size_t w, k, nv;
+    ATTN__TRY(attn__cis_args(fn, m, cache, nb, work, work_bytes));
     ATTN__NEED(dy);
     cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
-    for (i = 0; i < 8; i++) { P[i] = m->p.value[i].data; G[i] = m->p.grad[i].data; }
+    for (i = 0; i < 8; i++) P[i] = m->p.value[i].data;
     attn__cis_cache_map(m, nb, (attn_float *)cache, &c);
     attn__cis_desc(m, nb, &a);
     dF = attn__align_ptr(work, attn_attention_workspace(&a));
     dH = dF + w; dN = dH + w; dQ = dN + w; dK = dQ + w; dV = dK + w; dX = dV + w; dT = dX + w;
+    nv = attn_tensor_numel(&m->p.value[5]);
+    if (o) {
+        o->mat = dT + 4 * w; o->vec = o->mat + ATTN__MAX(n, 4) * (size_t)d * d;
+        memset(o->vec, 0, sizeof(attn_float) * (nv + (size_t)d));
+    }
+    gv = attn__cis_grad(m, o, 5, 0);
     /* y = R vec(f) + r */
     attn_gemm(0, 0, nb, n * d, d, 1, dy, d, P[6], n * d, 0, dF, n * d);
-    attn_gemm(1, 0, d, n * d, nb, 1, dy, d, c.f, n * d, 1, G[6], n * d);
-    for (i = 0; i < nb; i++) attn_axpy((size_t)d, 1, dy + (size_t)i * d, G[7]);
+    attn_gemm(1, 0, d, n * d, nb, 1, dy, d, c.f, n * d, o ? 0 : 1, attn__cis_grad(m, o, 6, 0), n * d);
+    attn__cis_apply(m, o, 6, 0, (size_t)n * d * d);
+    for (i = 0; i < nb; i++) attn_axpy((size_t)d, 1, dy + (size_t)i * d, attn__cis_grad(m, o, 7, 0));
+    attn__cis_apply(m, o, 7, 0, (size_t)d);
     /* f = h + W2[c] t (+ b_c);  t = tanh(W1[c] nt) */
     memcpy(dH, dF, sizeof(attn_float) * w);
-    for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++) attn_axpy((size_t)n * d, 1, dF + (size_t)i * n * d, G[5]);
+    for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++) attn_axpy((size_t)n * d, 1, dF + (size_t)i * n * d, gv);
     attn__cis_per_position(0, nb, n, d, 4 * d, dF, P[4], 0, dT);
-    attn__cis_weight_grad(nb, n, 4 * d, d, dF, c.t, G[4]);
+    attn__cis_weight_grad(m, o, 4, nb, 4 * d, d, dF, c.t);
     for (k = 0; k < 4 * w; k++) dT[k] *= 1 - c.t[k] * c.t[k];
-    attn__cis_weight_grad(nb, n, d, 4 * d, dT, c.nt, G[3]);
     attn__cis_per_position(0, nb, n, 4 * d, d, dT, P[3], 0, dN);
+    attn__cis_weight_grad(m, o, 3, nb, d, 4 * d, dT, c.nt);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++) /* nt = g2_c nh */
         for (p = 0; p < n; p++) {
             attn_float *r = dN + ((size_t)i * n + p) * d;
-            G[5][2 * p + 1] += attn_dot((size_t)d, r, c.nh + ((size_t)i * n + p) * d);
+            gv[2 * p + 1] += attn_dot((size_t)d, r, c.nh + ((size_t)i * n + p) * d);
             attn_scale((size_t)d, P[5][2 * p + 1], r);
         }
     /* nh = LN(h) */
@@ -4906,21 +5082,42 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
     memset(&ag, 0, sizeof ag);
     ag.dQ = dQ; ag.dK = dK; ag.dV = dV;
     ATTN__TRY(attn_attention_backward(&a, &ag, dH, c.q, c.k, c.v, c.o, c.stats, work, attn_attention_workspace(&a)));
-    /* q, k, v = W[c] xt */
-    attn__cis_weight_grad(nb, n, d, d, dQ, c.xt, G[0]);
-    attn__cis_weight_grad(nb, n, d, d, dK, c.xt, G[1]);
-    attn__cis_weight_grad(nb, n, d, d, dV, c.xt, G[2]);
-    if (cf->vec == ATTN_CIS_FFN_BIAS) return ATTN_OK;
-    attn__cis_per_position(0, nb, n, d, d, dQ, P[0], 0, dX);
-    attn__cis_per_position(0, nb, n, d, d, dK, P[1], 1, dX);
-    attn__cis_per_position(0, nb, n, d, d, dV, P[2], 1, dX);
-    for (i = 0; i < nb; i++) /* xt = xh + u_c, or g1_c xh */
-        for (p = 0; p < n; p++) {
-            const attn_float *r = dX + ((size_t)i * n + p) * d;
-            if (cf->vec == ATTN_CIS_LN_BIAS) attn_axpy((size_t)d, 1, r, G[5] + (size_t)p * d);
-            else G[5][2 * p] += attn_dot((size_t)d, r, c.xh + ((size_t)i * n + p) * d);
-        }
+    /* q, k, v = W[c] xt;  xt = xh + u_c, or g1_c xh */
+    if (cf->vec != ATTN_CIS_FFN_BIAS) {
+        attn__cis_per_position(0, nb, n, d, d, dQ, P[0], 0, dX);
+        attn__cis_per_position(0, nb, n, d, d, dK, P[1], 1, dX);
+        attn__cis_per_position(0, nb, n, d, d, dV, P[2], 1, dX);
+        for (i = 0; i < nb; i++)
+            for (p = 0; p < n; p++) {
+                const attn_float *r = dX + ((size_t)i * n + p) * d;
+                if (cf->vec == ATTN_CIS_LN_BIAS) attn_axpy((size_t)d, 1, r, gv + (size_t)p * d);
+                else gv[2 * p] += attn_dot((size_t)d, r, c.xh + ((size_t)i * n + p) * d);
+            }
+    }
+    attn__cis_weight_grad(m, o, 0, nb, d, d, dQ, c.xt);
+    attn__cis_weight_grad(m, o, 1, nb, d, d, dK, c.xt);
+    attn__cis_weight_grad(m, o, 2, nb, d, d, dV, c.xt);
+    attn__cis_apply(m, o, 5, 0, nv);
     return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy,
+                                            const attn_float *cache, int nb, void *work,
+                                            size_t work_bytes)
+{
+    return attn__cis_backward(__func__, m, dy, cache, nb, NULL, work, work_bytes);
+}
+
+ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_float *dy,
+                                                const attn_float *cache, int nb, attn_float *velocity,
+                                                attn_float lr, attn_float momentum, long step,
+                                                void *work, size_t work_bytes)
+{
+    attn__cis_sgd o;
+    ATTN__NEED(velocity);
+    memset(&o, 0, sizeof o);
+    o.vel = velocity; o.lr = lr; o.mu = step == 0 ? 0 : momentum;
+    return attn__cis_backward(__func__, m, dy, cache, nb, &o, work, work_bytes);
 }
 
 /* ---- the transformer ---- */
@@ -5976,20 +6173,7 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
 ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
                            long step)
 {
-    attn_float *w = p->data, *v = velocity, mu = step == 0 ? 0 : momentum;
-    const attn_float *g = p->gdata;
-    attn__v vmu = attn__vset1(mu), vlr = attn__vset1(-lr);
-    size_t i = 0, n = p->total;
-    if (step == 0) memset(v, 0, sizeof(attn_float) * n); /* b = 0 mu + g: whatever v held */
-    for (; i + ATTN__VW <= n; i += ATTN__VW) {
-        attn__v b = attn__vfma(vmu, attn__vload(v + i), attn__vload(g + i));
-        attn__vstore(v + i, b);
-        attn__vstore(w + i, attn__vfma(vlr, b, attn__vload(w + i)));
-    }
-    for (; i < n; i++) {
-        v[i] = mu * v[i] + g[i];
-        w[i] -= lr * v[i];
-    }
+    attn__sgd_apply(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
 }
 
 ATTNDEF void attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,

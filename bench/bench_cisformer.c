@@ -68,9 +68,7 @@ static void trainer_epoch(trainer *t, int tau)
         attn_one_hot(t->target, t->series + j + n, t->nb, d);
         memset(t->dy, 0, sizeof(attn_float) * (size_t)t->nb * d);
         attn_mse_backward(t->dy, t->y, t->target, (size_t)t->nb * d, ATTN_REDUCE_SUM, (attn_float)(1.0 / t->nb));
-        attn_params_zero_grad(&t->m.p);
-        attn_cisformer_backward(&t->m, t->dy, t->cache, t->nb, t->work, t->wb);
-        attn_sgd_step(&t->m.p, t->vel, 0.02f, 0.8f, t->step++);
+        attn_cisformer_backward_sgd(&t->m, t->dy, t->cache, t->nb, t->vel, 0.02f, 0.8f, t->step++, t->work, t->wb);
     }
 }
 

@@ -275,11 +275,17 @@ static void model_forward(const model *m, model_buf *b, const int *tokens, int s
     attn_transformer_forward(&m->tf, b->y, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
 }
 
-/* Accumulates the gradient for dL/dy = b->dy from the last model_forward over nb windows. */
-static void model_backward(model *m, model_buf *b, int nb)
+/* One step of SGD with momentum for dL/dy = b->dy from the last model_forward over nb windows (the
+   cisformer's backward pass applies it as it goes). */
+static void model_sgd_step(model *m, model_buf *b, int nb, attn_float *vel, double lr, double momentum, long step)
 {
-    if (m->decoder) attn_transformer_backward(&m->tf, b->dy, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
-    else attn_cisformer_backward(&m->cis, b->dy, b->cache, nb, b->work, b->wb);
+    if (!m->decoder) {
+        attn_cisformer_backward_sgd(&m->cis, b->dy, b->cache, nb, vel, (attn_float)lr, (attn_float)momentum, step, b->work, b->wb);
+        return;
+    }
+    attn_params_zero_grad(m->p);
+    attn_transformer_backward(&m->tf, b->dy, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
+    attn_sgd_step(m->p, vel, (attn_float)lr, (attn_float)momentum, step);
 }
 
 /* --load: reads the checkpoint once (the program keeps it; every run copies its parameters) and
@@ -551,9 +557,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
                 attn_one_hot(tb.target, series + j + o->ncon, nb, o->N); /* loss: mean over the nb of sum_e (y_e - onehot_e)^2 */
                 memset(tb.dy, 0, sizeof(attn_float) * (size_t)nb * o->N);
                 attn_mse_backward(tb.dy, tb.y, tb.target, (size_t)nb * o->N, ATTN_REDUCE_SUM, (attn_float)(1.0 / nb));
-                attn_params_zero_grad(m.p);
-                model_backward(&m, &tb, nb);
-                attn_sgd_step(m.p, vel, (attn_float)lr, (attn_float)o->momentum, step++);
+                model_sgd_step(&m, &tb, nb, vel, lr, o->momentum, step++);
             }
         }
         res->prog.done = epoch + 1;

@@ -170,6 +170,67 @@ static void test_cisformer_forward_backward(void)
         }
 }
 
+/* The fused backward + SGD step against zero_grad + backward + attn_sgd_step, over three steps (the
+   first without momentum): the same weights and velocities up to rounding, the gradient block never
+   touched. Wrong update order (a weight stepped before a product that reads it) moves the weights by
+   O(lr), far above the tolerance. */
+static void test_cisformer_backward_sgd(void)
+{
+    static const attn_kind kinds[2] = {ATTN_SOFTMAX, ATTN_EXPRESSIVE};
+    static const int dims[2][3] = {{3, 5, 1}, {16, 6, 3}}; /* d, ncon, nb: scalar tails, then whole vectors and a batch */
+    attn_rng r;
+    int v, k, s;
+    attn_rng_seed(&r, 41, 0);
+    for (v = 0; v <= ATTN_CIS_LN_GAINS; v++)
+        for (k = 0; k < 2; k++)
+            for (s = 0; s < 2; s++) {
+                attn_cisformer_config cf = {0};
+                attn_cisformer a, b;
+                attn_rng ra, rb;
+                attn_float *va, *vb, *y, *dy, *cache;
+                int *tok, nb = dims[s][2], step, i, len;
+                size_t wb, j;
+                void *work;
+                double worst = 0;
+                int untouched = 1;
+                cf.d = dims[s][0]; cf.ncon = dims[s][1]; cf.kind = kinds[k]; cf.scale = 1; cf.vec = (attn_cis_vec)v;
+                attn_rng_seed(&ra, 9, 1); rb = ra;
+                CHECK(attn_cisformer_init(&a, &cf, &ra) == ATTN_OK && attn_cisformer_init(&b, &cf, &rb) == ATTN_OK, "init: %s", attn_last_error());
+                for (j = 0; j < a.p.total; j++) b.p.data[j] = a.p.data[j] += (attn_float)(0.3 * attn_rng_normal(&r, 0, 1));
+                for (j = 0; j < b.p.total; j++) b.p.gdata[j] = 7;
+                va = t_alloc(a.p.total); vb = t_alloc(a.p.total);
+                for (j = 0; j < a.p.total; j++) va[j] = vb[j] = (attn_float)attn_rng_normal(&r, 0, 1); /* ignored at step 0 */
+                len = nb + cf.ncon - 1;
+                tok = (int *)malloc(sizeof(int) * (size_t)len);
+                y = t_alloc((size_t)nb * cf.d); dy = t_alloc((size_t)nb * cf.d);
+                cache = t_alloc(attn_cisformer_cache_floats(&a, nb));
+                wb = attn_cisformer_work_bytes(&a, nb);
+                work = malloc(wb);
+                for (step = 0; step < 3; step++) {
+                    for (i = 0; i < len; i++) tok[i] = (int)attn_rng_int(&r, (uint32_t)cf.d);
+                    for (i = 0; i < nb * cf.d; i++) dy[i] = (attn_float)attn_rng_normal(&r, 0, 1);
+                    CHECK(attn_cisformer_forward(&a, y, cache, tok, 1, nb, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+                    attn_params_zero_grad(&a.p);
+                    attn_cisformer_backward(&a, dy, cache, nb, work, wb);
+                    attn_sgd_step(&a.p, va, (attn_float)0.1, (attn_float)0.8, step);
+                    attn_cisformer_forward(&b, y, cache, tok, 1, nb, work, wb);
+                    CHECK(attn_cisformer_backward_sgd(&b, dy, cache, nb, vb, (attn_float)0.1, (attn_float)0.8, step, work, wb) == ATTN_OK,
+                          "backward_sgd: %s", attn_last_error());
+                }
+                for (i = 0; i < a.p.count; i++) /* the tensors; the alignment padding between them is no parameter */
+                    for (j = a.p.offset[i]; j < a.p.offset[i] + attn_tensor_numel(&a.p.value[i]); j++) {
+                        worst = fmax(worst, fabs(a.p.data[j] - b.p.data[j]) / (1 + fabs(a.p.data[j])));
+                        worst = fmax(worst, fabs(va[j] - vb[j]) / (1 + fabs(va[j])));
+                        untouched &= b.p.gdata[j] == 7;
+                    }
+                CHECK(worst <= 1e3 * T_EPS && untouched, "cisformer %s vec %d d %d nb %d: the fused SGD backward differs by %.3g from backward + "
+                      "attn_sgd_step after 3 steps%s", attn_kind_get(cf.kind)->name, v, cf.d, nb, worst, untouched ? "" : "; it wrote the gradient block");
+                CHECK(attn_cisformer_backward_sgd(&b, dy, cache, nb, NULL, 1, 1, 1, work, wb) == ATTN_ERR_ARG, "backward_sgd without a velocity");
+                free(tok); free(y); free(dy); free(cache); free(work); free(va); free(vb);
+                attn_cisformer_free(&a); attn_cisformer_free(&b);
+            }
+}
+
 /* The two initialisations: N(0, 1/fan_in) and U(+-1/sqrt(fan_in)) (variance 1/(3 fan_in)); biases 0. */
 static void test_cisformer_init(void)
 {
@@ -882,6 +943,7 @@ void test_models(void)
 {
     test_cisformer_counts();
     test_cisformer_forward_backward();
+    test_cisformer_backward_sgd();
     test_cisformer_init();
     test_cisformer_bad_input();
     test_checkpoints();
