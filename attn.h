@@ -2270,19 +2270,21 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
 #endif
 }
 
-/* One step of SGD with momentum over n floats: b = mu b + g (b = g when mu = 0, whatever b held);
-   w -= lr b. attn_sgd_step and the cisformer's fused backward share it. */
-static void attn__sgd_apply(attn_float *w, attn_float *b, const attn_float *g, size_t n, attn_float lr, attn_float mu)
+/* One step of SGD with momentum over n floats with gradient x g: b = mu b + x g (b = x g when
+   mu = 0, whatever b held); w -= lr b. attn_sgd_step takes x = 1 (exact); the cisformer's fused
+   backward steps a rank-1 gradient a b^T row by row (x = a_i) without forming it. */
+static void attn__sgd_apply(attn_float *w, attn_float *b, const attn_float *g, attn_float x, size_t n, attn_float lr, attn_float mu)
 {
-    attn__v vmu = attn__vset1(mu), vlr = attn__vset1(-lr);
+    attn__v vmu = attn__vset1(mu), vlr = attn__vset1(-lr), vx = attn__vset1(x);
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
-        attn__v v = mu == 0 ? attn__vload(g + i) : attn__vfma(vmu, attn__vload(b + i), attn__vload(g + i));
+        attn__v v = attn__vmul(vx, attn__vload(g + i));
+        if (mu != 0) v = attn__vfma(vmu, attn__vload(b + i), v);
         attn__vstore(b + i, v);
         attn__vstore(w + i, attn__vfma(vlr, v, attn__vload(w + i)));
     }
     for (; i < n; i++) {
-        b[i] = mu == 0 ? g[i] : mu * b[i] + g[i];
+        b[i] = mu == 0 ? x * g[i] : mu * b[i] + x * g[i];
         w[i] -= lr * b[i];
     }
 }
@@ -4957,18 +4959,26 @@ static attn_float *attn__cis_grad(attn_cisformer *m, const attn__cis_sgd *o, int
 static void attn__cis_apply(attn_cisformer *m, const attn__cis_sgd *o, int k, size_t off, size_t n)
 {
     size_t at = m->p.offset[k] + off;
-    if (o) attn__sgd_apply(m->p.data + at, o->vel + at, attn__cis_grad(m, o, k, off), n, o->lr, o->mu);
+    if (o) attn__sgd_apply(m->p.data + at, o->vel + at, attn__cis_grad(m, o, k, off), 1, n, o->lr, o->mu);
 }
 
-/* dW[c] (+)= dY[:, c, :]^T X[:, c, :] for every position c of tensor k, [ncon] of [kout, kin]. */
+/* dW[c] (+)= dY[:, c, :]^T X[:, c, :] for every position c of tensor k, [ncon] of [kout, kin].
+   Fused with one window (nb = 1) the gradient is the outer product dy_c x_c^T, stepped row by row
+   without forming it. */
 static void attn__cis_weight_grad(attn_cisformer *m, const attn__cis_sgd *o, int k, int nb, int kin, int kout, const attn_float *dY,
                                   const attn_float *X)
 {
-    int c, n = m->cfg.ncon;
+    int c, i, n = m->cfg.ncon;
     size_t sz = (size_t)kout * kin;
     for (c = 0; c < n; c++) {
-        attn_gemm(1, 0, kout, kin, nb, 1, dY + (size_t)c * kout, n * kout, X + (size_t)c * kin, n * kin, o ? 0 : 1,
-                  attn__cis_grad(m, o, k, c * sz), kin);
+        const attn_float *dy = dY + (size_t)c * kout, *x = X + (size_t)c * kin;
+        size_t at = m->p.offset[k] + c * sz;
+        if (o && nb == 1) {
+            for (i = 0; i < kout; i++)
+                attn__sgd_apply(m->p.data + at + (size_t)i * kin, o->vel + at + (size_t)i * kin, x, dy[i], (size_t)kin, o->lr, o->mu);
+            continue;
+        }
+        attn_gemm(1, 0, kout, kin, nb, 1, dy, n * kout, x, n * kin, o ? 0 : 1, attn__cis_grad(m, o, k, c * sz), kin);
         attn__cis_apply(m, o, k, c * sz, sz);
     }
 }
@@ -6173,7 +6183,7 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
 ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
                            long step)
 {
-    attn__sgd_apply(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
+    attn__sgd_apply(p->data, velocity, p->gdata, 1, p->total, lr, step == 0 ? 0 : momentum);
 }
 
 ATTNDEF void attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,

@@ -177,13 +177,13 @@ static void test_cisformer_forward_backward(void)
 static void test_cisformer_backward_sgd(void)
 {
     static const attn_kind kinds[2] = {ATTN_SOFTMAX, ATTN_EXPRESSIVE};
-    static const int dims[2][3] = {{3, 5, 1}, {16, 6, 3}}; /* d, ncon, nb: scalar tails, then whole vectors and a batch */
+    static const int dims[3][3] = {{3, 5, 1}, {16, 6, 1}, {16, 6, 3}}; /* d, ncon, nb: scalar tails, whole vectors, a batch */
     attn_rng r;
     int v, k, s;
     attn_rng_seed(&r, 41, 0);
     for (v = 0; v <= ATTN_CIS_LN_GAINS; v++)
         for (k = 0; k < 2; k++)
-            for (s = 0; s < 2; s++) {
+            for (s = 0; s < 3; s++) {
                 attn_cisformer_config cf = {0};
                 attn_cisformer a, b;
                 attn_rng ra, rb;
