@@ -2271,9 +2271,8 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
 }
 
 /* One step of SGD with momentum over n floats with gradient x g: b = mu b + x g (b = x g when
-   mu = 0, whatever b held); w -= lr b. attn_sgd_step takes x = 1 (exact); the cisformer's fused
-   backward steps a rank-1 gradient a b^T row by row (x = a_i) without forming it. */
-static void attn__sgd_apply(attn_float *w, attn_float *b, const attn_float *g, attn_float x, size_t n, attn_float lr, attn_float mu)
+   mu = 0, whatever b held); w -= lr b. */
+ATTN__INLINE void attn__sgd_row(attn_float *w, attn_float *b, const attn_float *g, attn_float x, size_t n, attn_float lr, attn_float mu)
 {
     attn__v vmu = attn__vset1(mu), vlr = attn__vset1(-lr), vx = attn__vset1(x);
     size_t i = 0;
@@ -2287,6 +2286,18 @@ static void attn__sgd_apply(attn_float *w, attn_float *b, const attn_float *g, a
         b[i] = mu == 0 ? x * g[i] : mu * b[i] + x * g[i];
         w[i] -= lr * b[i];
     }
+}
+
+/* The step for gradient g [n] (attn_sgd_step), and for a rank-1 gradient a g^T [m, n] taken row by
+   row without forming it (the cisformer's fused backward over one window). */
+static void attn__sgd_apply(attn_float *w, attn_float *b, const attn_float *g, size_t n, attn_float lr, attn_float mu)
+{
+    attn__sgd_row(w, b, g, 1, n, lr, mu);
+}
+static void attn__sgd_outer(attn_float *w, attn_float *b, const attn_float *a, const attn_float *g, int m, int n, attn_float lr, attn_float mu)
+{
+    int i;
+    for (i = 0; i < m; i++) attn__sgd_row(w + (size_t)i * n, b + (size_t)i * n, g, a[i], (size_t)n, lr, mu);
 }
 
 /* Vector primitives: a SIMD body over whole vectors, then a scalar tail. */
@@ -4959,7 +4970,7 @@ static attn_float *attn__cis_grad(attn_cisformer *m, const attn__cis_sgd *o, int
 static void attn__cis_apply(attn_cisformer *m, const attn__cis_sgd *o, int k, size_t off, size_t n)
 {
     size_t at = m->p.offset[k] + off;
-    if (o) attn__sgd_apply(m->p.data + at, o->vel + at, attn__cis_grad(m, o, k, off), 1, n, o->lr, o->mu);
+    if (o) attn__sgd_apply(m->p.data + at, o->vel + at, attn__cis_grad(m, o, k, off), n, o->lr, o->mu);
 }
 
 /* dW[c] (+)= dY[:, c, :]^T X[:, c, :] for every position c of tensor k, [ncon] of [kout, kin].
@@ -4968,14 +4979,13 @@ static void attn__cis_apply(attn_cisformer *m, const attn__cis_sgd *o, int k, si
 static void attn__cis_weight_grad(attn_cisformer *m, const attn__cis_sgd *o, int k, int nb, int kin, int kout, const attn_float *dY,
                                   const attn_float *X)
 {
-    int c, i, n = m->cfg.ncon;
+    int c, n = m->cfg.ncon;
     size_t sz = (size_t)kout * kin;
     for (c = 0; c < n; c++) {
         const attn_float *dy = dY + (size_t)c * kout, *x = X + (size_t)c * kin;
         size_t at = m->p.offset[k] + c * sz;
         if (o && nb == 1) {
-            for (i = 0; i < kout; i++)
-                attn__sgd_apply(m->p.data + at + (size_t)i * kin, o->vel + at + (size_t)i * kin, x, dy[i], (size_t)kin, o->lr, o->mu);
+            attn__sgd_outer(m->p.data + at, o->vel + at, dy, x, kout, kin, o->lr, o->mu);
             continue;
         }
         attn_gemm(1, 0, kout, kin, nb, 1, dy, n * kout, x, n * kin, o ? 0 : 1, attn__cis_grad(m, o, k, c * sz), kin);
@@ -6183,7 +6193,7 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
 ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
                            long step)
 {
-    attn__sgd_apply(p->data, velocity, p->gdata, 1, p->total, lr, step == 0 ? 0 : momentum);
+    attn__sgd_apply(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
 }
 
 ATTNDEF void attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
