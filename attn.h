@@ -1991,10 +1991,7 @@ static void attn__pack_b(int trans, const attn_float *B, int ldb, int p0, int kc
         cols = ATTN__MIN(nr, nc - jp);
         if (cols < nr) memset(dst, 0, sizeof(attn_float) * (size_t)nr * kc);
         if (!trans) { /* op(B)[p, j] = B[p * ldb + j] */
-            for (p = 0; p < kc; p++) {
-                const attn_float *src = B + (size_t)(p0 + p) * ldb + j0 + jp;
-                for (j = 0; j < cols; j++) dst[(size_t)p * nr + j] = src[j];
-            }
+            for (p = 0; p < kc; p++) memcpy(dst + (size_t)p * nr, B + (size_t)(p0 + p) * ldb + j0 + jp, sizeof(attn_float) * (size_t)cols);
         } else { /* op(B)[p, j] = B[j * ldb + p]: `cols` sequential reads, one sequential write */
             const attn_float *src = B + (size_t)(j0 + jp) * ldb + p0;
             for (p = 0; p < kc; p++)
