@@ -4970,23 +4970,25 @@ static void attn__cis_apply(attn_cisformer *m, const attn__cis_sgd *o, int k, si
     if (o) attn__sgd_apply(m->p.data + at, o->vel + at, attn__cis_grad(m, o, k, off), n, o->lr, o->mu);
 }
 
-/* dW[c] (+)= dY[:, c, :]^T X[:, c, :] for every position c of tensor k, [ncon] of [kout, kin].
-   Fused with one window (nb = 1) the gradient is the outer product dy_c x_c^T, stepped row by row
-   without forming it. */
-static void attn__cis_weight_grad(attn_cisformer *m, const attn__cis_sgd *o, int k, int nb, int kin, int kout, const attn_float *dY,
-                                  const attn_float *X)
+/* Backward through Y[:, c, :] = X[:, c, :] W[c]^T for each of the n positions c of tensor k (n = ncon;
+   n = 1 for R): W[c] [kout, kin], dY [nb, n, kout], X [nb, n, kin]. dX = dY[:, c, :] W[c] + beta dX
+   when dX is not NULL, from the old W; then the gradient dW[c] = dY[:, c, :]^T X[:, c, :] is
+   accumulated, or stepped at once (fused). Fused with one window, dW[c] is the outer product
+   dy_c x_c^T, stepped row by row without forming it. */
+static void attn__cis_linear_backward(attn_cisformer *m, const attn__cis_sgd *o, int k, int n, int nb, int kin, int kout,
+                                      const attn_float *dY, const attn_float *X, attn_float *dX, attn_float beta)
 {
-    int c, n = m->cfg.ncon;
+    int c;
     size_t sz = (size_t)kout * kin;
+    if (dX) attn__cis_per_position(0, nb, n, kout, kin, dY, m->p.value[k].data, beta, dX);
     for (c = 0; c < n; c++) {
         const attn_float *dy = dY + (size_t)c * kout, *x = X + (size_t)c * kin;
         size_t at = m->p.offset[k] + c * sz;
-        if (o && nb == 1) {
-            attn__sgd_outer(m->p.data + at, o->vel + at, dy, x, kout, kin, o->lr, o->mu);
-            continue;
+        if (o && nb == 1) attn__sgd_outer(m->p.data + at, o->vel + at, dy, x, kout, kin, o->lr, o->mu);
+        else {
+            attn_gemm(1, 0, kout, kin, nb, 1, dy, n * kout, x, n * kin, o ? 0 : 1, attn__cis_grad(m, o, k, c * sz), kin);
+            attn__cis_apply(m, o, k, c * sz, sz);
         }
-        attn_gemm(1, 0, kout, kin, nb, 1, dy, n * kout, x, n * kin, o ? 0 : 1, attn__cis_grad(m, o, k, c * sz), kin);
-        attn__cis_apply(m, o, k, c * sz, sz);
     }
 }
 
@@ -5073,19 +5075,15 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     }
     gv = attn__cis_grad(m, o, 5, 0);
     /* y = R vec(f) + r */
-    attn_gemm(0, 0, nb, n * d, d, 1, dy, d, P[6], n * d, 0, dF, n * d);
-    attn_gemm(1, 0, d, n * d, nb, 1, dy, d, c.f, n * d, o ? 0 : 1, attn__cis_grad(m, o, 6, 0), n * d);
-    attn__cis_apply(m, o, 6, 0, (size_t)n * d * d);
+    attn__cis_linear_backward(m, o, 6, 1, nb, n * d, d, dy, c.f, dF, 0);
     for (i = 0; i < nb; i++) attn_axpy((size_t)d, 1, dy + (size_t)i * d, attn__cis_grad(m, o, 7, 0));
     attn__cis_apply(m, o, 7, 0, (size_t)d);
     /* f = h + W2[c] t (+ b_c);  t = tanh(W1[c] nt) */
     memcpy(dH, dF, sizeof(attn_float) * w);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++) attn_axpy((size_t)n * d, 1, dF + (size_t)i * n * d, gv);
-    attn__cis_per_position(0, nb, n, d, 4 * d, dF, P[4], 0, dT);
-    attn__cis_weight_grad(m, o, 4, nb, 4 * d, d, dF, c.t);
+    attn__cis_linear_backward(m, o, 4, n, nb, 4 * d, d, dF, c.t, dT, 0);
     for (k = 0; k < 4 * w; k++) dT[k] *= 1 - c.t[k] * c.t[k];
-    attn__cis_per_position(0, nb, n, 4 * d, d, dT, P[3], 0, dN);
-    attn__cis_weight_grad(m, o, 3, nb, d, 4 * d, dT, c.nt);
+    attn__cis_linear_backward(m, o, 3, n, nb, d, 4 * d, dT, c.nt, dN, 0);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++) /* nt = g2_c nh */
         for (p = 0; p < n; p++) {
             attn_float *r = dN + ((size_t)i * n + p) * d;
@@ -5100,10 +5098,11 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     ag.dQ = dQ; ag.dK = dK; ag.dV = dV;
     ATTN__TRY(attn_attention_backward(&a, &ag, dH, c.q, c.k, c.v, c.o, c.stats, work, attn_attention_workspace(&a)));
     /* q, k, v = W[c] xt;  xt = xh + u_c, or g1_c xh */
-    if (cf->vec != ATTN_CIS_FFN_BIAS) {
-        attn__cis_per_position(0, nb, n, d, d, dQ, P[0], 0, dX);
-        attn__cis_per_position(0, nb, n, d, d, dK, P[1], 1, dX);
-        attn__cis_per_position(0, nb, n, d, d, dV, P[2], 1, dX);
+    if (cf->vec == ATTN_CIS_FFN_BIAS) dX = NULL; /* no gradient to pass on */
+    attn__cis_linear_backward(m, o, 0, n, nb, d, d, dQ, c.xt, dX, 0);
+    attn__cis_linear_backward(m, o, 1, n, nb, d, d, dK, c.xt, dX, 1);
+    attn__cis_linear_backward(m, o, 2, n, nb, d, d, dV, c.xt, dX, 1);
+    if (dX) {
         for (i = 0; i < nb; i++)
             for (p = 0; p < n; p++) {
                 const attn_float *r = dX + ((size_t)i * n + p) * d;
@@ -5111,9 +5110,6 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
                 else gv[2 * p] += attn_dot((size_t)d, r, c.xh + ((size_t)i * n + p) * d);
             }
     }
-    attn__cis_weight_grad(m, o, 0, nb, d, d, dQ, c.xt);
-    attn__cis_weight_grad(m, o, 1, nb, d, d, dK, c.xt);
-    attn__cis_weight_grad(m, o, 2, nb, d, d, dV, c.xt);
     attn__cis_apply(m, o, 5, 0, nv);
     return ATTN_OK;
 }
