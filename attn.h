@@ -4544,12 +4544,14 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
 /* [B, T, H d] <-> [B, H, T, d]: split the heads out of the channels, or merge them back. */
 static void attn__heads(attn_float *dst, const attn_float *src, int B, int T, int H, int d, int split)
 {
-    int b, t, h;
+    int b, t, h, i;
     for (b = 0; b < B; b++)
         for (t = 0; t < T; t++)
             for (h = 0; h < H; h++) {
                 size_t bt = ((size_t)b * T + t) * H * d + (size_t)h * d, bh = (((size_t)b * H + h) * T + t) * d;
-                memcpy(split ? dst + bh : dst + bt, split ? src + bt : src + bh, sizeof(attn_float) * (size_t)d);
+                attn_float *o = split ? dst + bh : dst + bt;
+                const attn_float *x = split ? src + bt : src + bh;
+                for (i = 0; i < d; i++) o[i] = x[i]; /* heads are a few floats: a loop, not a memcpy call */
             }
 }
 
