@@ -2406,15 +2406,22 @@ ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int co
    exponential of softmax-like rows: entries with w = 0 stay exactly 0. */
 static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float shift, attn_float *w)
 {
-    attn__v vs = attn__vset1(-shift), acc = attn__vset1(0);
-    attn_float sum;
-    size_t i = 0;
-    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+    attn__v vs = attn__vset1(-shift), acc = attn__vset1(0), last = acc;
+    attn_float sum, t[ATTN__VW];
+    size_t i = 0, m = n - n % ATTN__VW;
+    if (m < n && n >= ATTN__VW) /* a tail after whole vectors: the last VW entries, before the loop overwrites their front */
+        last = attn__vmul(attn__vload(w + n - ATTN__VW), attn__vexp(attn__vadd(attn__vload(x + n - ATTN__VW), vs)));
+    for (; i < m; i += ATTN__VW) {
         attn__v e = attn__vmul(attn__vload(w + i), attn__vexp(attn__vadd(attn__vload(x + i), vs)));
         attn__vstore(w + i, e);
         acc = attn__vadd(acc, e);
     }
-    for (sum = attn__vhsum(acc); i < n; i++) sum += (w[i] *= (attn_float)exp(x[i] - shift));
+    sum = attn__vhsum(acc);
+    if (m < n && n >= ATTN__VW) { /* the tail from that vector (libm's exp would cost ~20 ns an element) */
+        attn__vstore(t, last);
+        for (; i < n; i++) sum += (w[i] = t[i - (n - ATTN__VW)]);
+    }
+    for (; i < n; i++) sum += (w[i] *= (attn_float)exp(x[i] - shift)); /* rows shorter than a vector */
     return sum;
 }
 
