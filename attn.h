@@ -3227,25 +3227,48 @@ static attn_status attn__backward_args(attn__args *a, const attn_attention_desc 
     return ATTN_OK;
 }
 
+/* body(ctx, i, tid) for i = 0 .. n-1, spread over the threads (tid = the thread's number, dynamic
+   schedule) when more than one is set and n > 1; otherwise a plain loop with tid 0, since even an
+   OpenMP region that runs on one thread costs about a microsecond (7% of a cisformer step). */
+typedef void (*attn__body_fn)(void *ctx, int i, int tid);
+static void attn__par_for(int n, attn__body_fn body, void *ctx)
+{
+    int i;
+#ifdef ATTN__OMP
+    if (attn_get_threads() > 1 && n > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads())
+        for (i = 0; i < n; i++) body(ctx, i, omp_get_thread_num());
+        return;
+    }
+#endif
+    for (i = 0; i < n; i++) body(ctx, i, 0);
+}
+
 /* Runs fn on every (b, h) pair, each thread with its own `floats` of work. Threads take whole
    pairs, so no two write the same rows; with by_head (a dbias, which the batch shares) they take
    whole heads and run the batch in order. Either way the result does not depend on the threads. */
+typedef struct {
+    const attn__args *a;
+    attn__head_fn fn;
+    attn_float *ws;
+    size_t floats;
+    int by_head;
+} attn__heads_job;
+
+/* Job w: the pair (w / H, w % H), or with by_head head w over the whole batch. */
+static void attn__heads_body(void *ctx, int w, int tid)
+{
+    const attn__heads_job *j = (const attn__heads_job *)ctx;
+    int H = j->a->d->H, b;
+    for (b = j->by_head ? 0 : w / H; b < (j->by_head ? j->a->d->B : w / H + 1); b++)
+        j->fn(j->a, b, j->by_head ? w : w % H, j->ws + j->floats * (size_t)tid);
+}
+
 static void attn__run_heads(const attn__args *a, attn__head_fn fn, void *work, size_t floats, int by_head)
 {
-    attn_float *ws = attn__align_ptr(work, 0);
-    const attn_attention_desc *d = a->d;
-    int n = by_head ? d->H : d->B * d->H, w;
-#ifdef ATTN__OMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && n > 1)
-#endif
-    for (w = 0; w < n; w++) {
-        int tid = 0, b;
-#ifdef ATTN__OMP
-        tid = omp_get_thread_num();
-#endif
-        for (b = by_head ? 0 : w / d->H; b < (by_head ? d->B : w / d->H + 1); b++)
-            fn(a, b, by_head ? w : w % d->H, ws + floats * (size_t)tid);
-    }
+    attn__heads_job j;
+    j.a = a; j.fn = fn; j.ws = attn__align_ptr(work, 0); j.floats = floats; j.by_head = by_head;
+    attn__par_for(by_head ? a->d->H : a->d->B * a->d->H, attn__heads_body, &j);
 }
 
 /* Whether the sparse pattern lets the query at key position p see key j (SPEC 2.13). */
@@ -4277,28 +4300,49 @@ static attn_status attn__mix_check(const char *fn, const attn_attention_desc *d)
     return ATTN_OK;
 }
 
+/* The head-mixing jobs: forward, row tile t % tiles of batch entry t / tiles; backward, the batch
+   entries of group grp, their dbias and dW2 partials into part (summed in order afterwards). */
+typedef struct {
+    attn__args *a;
+    const attn_attention_grads *g;
+    attn_float *ws, *parts;
+    size_t pf, nb;
+    int tiles, groups;
+} attn__mix_job;
+
+static void attn__mix_forward_body(void *ctx, int t, int tid)
+{
+    const attn__mix_job *j = (const attn__mix_job *)ctx;
+    attn__mix_forward_tile(j->a, t / j->tiles, (t % j->tiles) * ATTN__MBR, j->ws + attn__mix_floats(j->a->d) * (size_t)tid);
+}
+
+static void attn__mix_backward_body(void *ctx, int grp, int tid)
+{
+    const attn__mix_job *j = (const attn__mix_job *)ctx;
+    const attn_attention_desc *d = j->a->d;
+    attn_float *part = j->parts + j->pf * grp;
+    int b;
+    for (b = (int)((long)d->B * grp / j->groups); b < (int)((long)d->B * (grp + 1) / j->groups); b++)
+        attn__mix_backward_b(j->a, b, j->ws + attn__mix_floats(d) * (size_t)tid, j->g->dbias ? part : NULL,
+                             d->kind == ATTN_HYLA_PLUS ? part + (d->bias ? j->nb : 0) : NULL);
+}
+
 static attn_status attn__mix_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
                                      attn_float *weights, const attn_float *Q, const attn_float *K,
                                      const attn_float *V, void *work, size_t work_bytes)
 {
     attn__args a;
+    attn__mix_job j;
     attn_float *ws;
-    int tiles, t;
+    int tiles;
     ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
     ATTN__TRY(attn__mix_check("attn_attention_forward", d));
     ws = attn__align_ptr(work, 0);
     tiles = (d->Tq + ATTN__MBR - 1) / ATTN__MBR;
     memset(stats, 0, sizeof(attn_float) * d->B * d->H * d->Tq); /* nothing to keep: backward recomputes */
-#ifdef ATTN__OMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && d->B * tiles > 1)
-#endif
-    for (t = 0; t < d->B * tiles; t++) {
-        int tid = 0;
-#ifdef ATTN__OMP
-        tid = omp_get_thread_num();
-#endif
-        attn__mix_forward_tile(&a, t / tiles, (t % tiles) * ATTN__MBR, ws + attn__mix_floats(d) * (size_t)tid);
-    }
+    memset(&j, 0, sizeof j);
+    j.a = &a; j.ws = ws; j.tiles = tiles;
+    attn__par_for(d->B * tiles, attn__mix_forward_body, &j);
     return ATTN_OK;
 }
 
@@ -4310,6 +4354,7 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
                                       void *work, size_t work_bytes)
 {
     attn__args a;
+    attn__mix_job j;
     attn_float *ws, *parts;
     size_t pf = attn__mix_part_floats(d), nb = (size_t)d->H * d->Tq * d->Tk;
     int groups = attn__mix_groups(d), grp;
@@ -4319,19 +4364,9 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
     ws = attn__align_ptr(work, 0);
     parts = ws + attn__mix_floats(d) * (size_t)attn_get_threads();
     memset(parts, 0, sizeof(attn_float) * pf * groups);
-#ifdef ATTN__OMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(attn_get_threads()) if (attn_get_threads() > 1 && groups > 1)
-#endif
-    for (grp = 0; grp < groups; grp++) {
-        attn_float *part = parts + pf * grp;
-        int tid = 0, b;
-#ifdef ATTN__OMP
-        tid = omp_get_thread_num();
-#endif
-        for (b = (int)((long)d->B * grp / groups); b < (int)((long)d->B * (grp + 1) / groups); b++)
-            attn__mix_backward_b(&a, b, ws + attn__mix_floats(d) * (size_t)tid, g->dbias ? part : NULL,
-                                 d->kind == ATTN_HYLA_PLUS ? part + (d->bias ? nb : 0) : NULL);
-    }
+    memset(&j, 0, sizeof j);
+    j.a = &a; j.g = g; j.ws = ws; j.parts = parts; j.pf = pf; j.nb = nb; j.groups = groups;
+    attn__par_for(groups, attn__mix_backward_body, &j);
     for (grp = 0; grp < groups; grp++) {
         if (g->dbias) attn_axpy(nb, 1, parts + pf * grp, g->dbias);
         if (g->dw2 && d->kind == ATTN_HYLA_PLUS) attn_axpy((size_t)d->H * d->dv * d->dv, 1, parts + pf * grp + (d->bias ? nb : 0), g->dw2);
