@@ -2442,6 +2442,17 @@ static void attn__mul_into(size_t n, const attn_float *x, attn_float *y)
     for (; i < n; i++) y[i] *= x[i];
 }
 
+/* y[i] *= 1 - t[i]^2: back through t = tanh(x), from its output */
+static void attn__mul_tanh_grad(size_t n, const attn_float *t, attn_float *y)
+{
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v v = attn__vload(t + i);
+        attn__vstore(y + i, attn__vmul(attn__vload(y + i), attn__vfma(v, attn__vsub(attn__vset1(0), v), attn__vset1(1))));
+    }
+    for (; i < n; i++) y[i] *= 1 - t[i] * t[i];
+}
+
 /* ---- 5. ops ----------------------------------------------------------------------------------- */
 
 /* Checks shared by the row-wise ops: pointers given, dimensions >= 1, rows * cols addressable. */
@@ -5103,7 +5114,7 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     attn_attention_grads ag;
     attn_float *P[8], *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT, *gv;
     int d, n, i, p;
-    size_t w, k, nv;
+    size_t w, nv;
     ATTN__TRY(attn__cis_args(fn, m, cache, nb, work, work_bytes));
     ATTN__NEED(dy);
     cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
@@ -5126,7 +5137,7 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     memcpy(dH, dF, sizeof(attn_float) * w);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++) attn_axpy((size_t)n * d, 1, dF + (size_t)i * n * d, gv);
     attn__cis_linear_backward(m, o, 4, n, nb, 4 * d, d, dF, c.t, dT, 0);
-    for (k = 0; k < 4 * w; k++) dT[k] *= 1 - c.t[k] * c.t[k];
+    attn__mul_tanh_grad(4 * w, c.t, dT);
     attn__cis_linear_backward(m, o, 3, n, nb, d, 4 * d, dT, c.nt, dN, 0);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++) /* nt = g2_c nh */
         for (p = 0; p < n; p++) {
