@@ -693,11 +693,12 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
                                             size_t work_bytes);
 /* The same backward pass fused with a step of SGD with momentum (attn_sgd_step's rule; velocity
    laid out like m->p, step counted the same way): each parameter tensor (per position for the
-   position-specific ones) is updated as soon as its gradient is known and no later part of the pass
-   reads its old value. Gradients go through a small scratch in work, so m->p's gradient block is
-   neither read nor written (nor is velocity in the alignment padding between tensors). Equal to attn_params_zero_grad + attn_cisformer_backward +
-   attn_sgd_step up to rounding, and faster when a step follows every prediction (the paper's
-   protocol): no gradient makes the round trip through memory. */
+   position-specific ones) is stepped as soon as its gradient is known and no later part of the
+   pass reads its old value. With one window (nb = 1) a weight's gradient is an outer product,
+   applied row by row without being formed; with more, it goes through a small scratch in work.
+   m->p's gradient block is neither read nor written (nor is velocity in the alignment padding
+   between tensors). Equal to attn_params_zero_grad + attn_cisformer_backward + attn_sgd_step up to
+   rounding, and about twice as fast when a step follows every prediction (the paper's protocol). */
 ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_float *dy,
                                                 const attn_float *cache, int nb, attn_float *velocity,
                                                 attn_float lr, attn_float momentum, long step,
