@@ -2085,8 +2085,8 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
    window), and matrix-vector products and rank-1 updates (M = 1 or K = 1: nothing to reuse, so
    packing only adds traffic) up to ATTN__THIN_MACS, whose rows are whole vectors: row by row
    C_i = beta C_i + alpha sum_p A_ip B_p (N >= ATTN__VW), or with B transposed (A not)
-   C_ij = beta C_ij + alpha A_i . B_j (K >= ATTN__VW). Short rows (the head-mixing kinds' dh = 4) stay with the
-   packed kernels. */
+   C_ij = beta C_ij + alpha A_i . B_j (K >= ATTN__VW). Short rows (the head-mixing kinds' dh = 4)
+   stay with the packed kernels. */
 #define ATTN__SMALL_MACS 4096
 #define ATTN__THIN_MACS (1 << 20)
 static int attn__gemm_is_small(int transA, int transB, int M, int N, int K)
@@ -2410,7 +2410,8 @@ static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float s
     attn__v vs = attn__vset1(-shift), acc = attn__vset1(0), last = acc;
     attn_float sum, t[ATTN__VW];
     size_t i = 0, m = n - n % ATTN__VW;
-    if (m < n && n >= ATTN__VW) /* a tail after whole vectors: the last VW entries, before the loop overwrites their front */
+    int tail = m < n && n >= ATTN__VW; /* a tail after whole vectors */
+    if (tail) /* the last VW entries, before the loop overwrites their front */
         last = attn__vmul(attn__vload(w + n - ATTN__VW), attn__vexp(attn__vadd(attn__vload(x + n - ATTN__VW), vs)));
     for (; i < m; i += ATTN__VW) {
         attn__v e = attn__vmul(attn__vload(w + i), attn__vexp(attn__vadd(attn__vload(x + i), vs)));
@@ -2418,7 +2419,7 @@ static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float s
         acc = attn__vadd(acc, e);
     }
     sum = attn__vhsum(acc);
-    if (m < n && n >= ATTN__VW) { /* the tail from that vector (libm's exp would cost ~20 ns an element) */
+    if (tail) { /* the tail from that vector (libm's exp would cost ~20 ns an element) */
         attn__vstore(t, last);
         for (; i < n; i++) sum += (w[i] = t[i - (n - ATTN__VW)]);
     }
@@ -4962,12 +4963,15 @@ ATTNDEF size_t attn_cisformer_cache_floats(const attn_cisformer *m, int nb)
     return m && nb > 0 ? attn__cis_cache_map(m, nb, NULL, NULL) : 0;
 }
 
-/* The fused backward's gradient scratch: one matrix block (the largest of a position's, 4 d^2, and
-   R's, ncon d^2), then the per-position vector's gradient and r's. */
+/* The fused backward's gradient scratch: one matrix block (the larger of a position's, 4 d^2, and
+   R's, ncon d^2; used with more than one window), then the per-position vector's gradient and r's. */
+static size_t attn__cis_mat_floats(const attn_cisformer *m)
+{
+    return (size_t)ATTN__MAX(m->cfg.ncon, 4) * m->cfg.d * m->cfg.d;
+}
 static size_t attn__cis_scratch_floats(const attn_cisformer *m)
 {
-    size_t d = (size_t)m->cfg.d, n = (size_t)m->cfg.ncon;
-    return ATTN__MAX(n, 4) * d * d + (m->cfg.vec == ATTN_CIS_LN_GAINS ? 2 * n : n * d) + d;
+    return attn__cis_mat_floats(m) + attn_tensor_numel(&m->p.value[5]) + (size_t)m->cfg.d;
 }
 
 /* Work: the attention's workspace, then the backward scratch dF, dH, dN, dQ, dK, dV, dX [nb ncon d]
@@ -5006,8 +5010,9 @@ static void attn__cis_per_position(int trans, int nb, int ncon, int kin, int kou
 }
 
 /* Where the backward pass puts parameter tensor k's gradient: added to m->p's gradient block
-   (sgd NULL), or, fused with an SGD step, written to scratch and applied to the weights at once:
-   mat holds one matrix block at a time, vec the per-position vector's and r's gradients. */
+   (sgd NULL), or, fused with an SGD step, applied to the weights at once, from scratch: mat holds
+   one matrix block at a time (one window needs none, see attn__cis_linear_backward), vec the
+   per-position vector's and r's gradients. */
 typedef struct {
     attn_float *vel, *mat, *vec, lr, mu;
 } attn__cis_sgd;
@@ -5126,7 +5131,7 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     dH = dF + w; dN = dH + w; dQ = dN + w; dK = dQ + w; dV = dK + w; dX = dV + w; dT = dX + w;
     nv = attn_tensor_numel(&m->p.value[5]);
     if (o) {
-        o->mat = dT + 4 * w; o->vec = o->mat + ATTN__MAX(n, 4) * (size_t)d * d;
+        o->mat = dT + 4 * w; o->vec = o->mat + attn__cis_mat_floats(m);
         memset(o->vec, 0, sizeof(attn_float) * (nv + (size_t)d));
     }
     gv = attn__cis_grad(m, o, 5, 0);
