@@ -380,7 +380,8 @@ ATTNDEF attn_status attn_rope_backward(attn_float *dinp, const attn_float *dout,
    n = max(i - j, 0), me = nb / 2; n < me -> n; else
    min(nb - 1, me + trunc(ln(n / me + eps_f32) / ln(nb / me) * (nb - me))). nb >= 2. */
 ATTNDEF int attn_t5_bucket(int i, int j, int nb);
-/* bias[H, Tq, Tk] = table[h, bucket(i, j)] with table [H, nb]; backward: dtable[h, b] += dbias. */
+/* bias[H, Tq, Tk] = table[h, bucket(i + Tk - Tq, j)] with table [H, nb] (query i sits at key
+   position i + Tk - Tq, bottom-right aligned as in the attention); backward: dtable[h, b] += dbias. */
 ATTNDEF attn_status attn_t5_bias_forward(attn_float *bias, const attn_float *table, int H, int Tq,
                                          int Tk, int nb);
 ATTNDEF attn_status attn_t5_bias_backward(attn_float *dtable, const attn_float *dbias, int H, int Tq,
@@ -500,7 +501,8 @@ typedef struct attn_attention_desc {
     /* Dropout on the normalised weights (the latent code a for the head-mixing kinds), for
        training: entry (i, j) is kept with probability 1 - dropout and then scaled by
        1 / (1 - dropout). One mask [Tq, Tk] serves the batch and the heads; it is a hash of
-       (dropout_seed, i, j), so backward recomputes it (pass the same seed; change it every step).
+       (dropout_seed, i + Tk - Tq, j), so backward recomputes it (pass the same seed; change it
+       every step), and the last Tq of Tk queries alone draw what they would draw among all.
        0: off. Not for centered, kernel and taylor. */
     attn_float dropout;
     uint64_t dropout_seed;
@@ -718,7 +720,11 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
    [H, max_T], unidirectional, nb = max_T; SPEC 3) to the scores; with dropout > 0 and
    m->training set, attention dropout on the normalised weights (the latent code), masks drawn
    from m->seed (change it every step; backward needs the same value). With bias = 0 no
-   projection, MLP or head has a bias (Llama style). */
+   projection, MLP or head has a bias (Llama style).
+   With readout R < T (and no RoPE), the last layer computes only what the head reads: the last R
+   positions' queries over all T keys, and its MLP over those R rows. y and every gradient are
+   those of the full computation (dropout masks and T5 buckets follow the query's position); the
+   HYLA presets' steps take 1.2-1.8x less time. */
 #define ATTN_MAX_LAYERS 64
 #define ATTN__TF_MAX_SLOTS 24 /* private: parameter tensors per layer, at most */
 typedef enum attn_pos_kind { ATTN_POS_NONE = 0, ATTN_POS_LEARNED, ATTN_POS_ROPE, ATTN_POS_COUNT } attn_pos_kind;
@@ -792,7 +798,8 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
                                               size_t work_bytes);
 /* The normalised attention weights of one layer, weights [B, H, T, T] (as attn_attention_forward
    writes them: before dropout; for the head-mixing kinds the latent code a), recomputed from the
-   cache of the last forward call over B sequences of length T. work:
+   cache of the last forward call over B sequences of length T (a last layer that computed only the
+   read-out queries is run again in full from its cached input). work:
    attn_transformer_weights_work_bytes(). */
 ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, int B, int T);
 ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_float *weights,
@@ -2975,7 +2982,7 @@ static void attn__t5_map(attn_float *table, attn_float *bias, int H, int Tq, int
     int h, i, j;
     for (i = 0; i < Tq; i++)
         for (j = 0; j < Tk; j++) {
-            int b = attn_t5_bucket(i, j, nb);
+            int b = attn_t5_bucket(i + Tk - Tq, j, nb);
             for (h = 0; h < H; h++) {
                 attn_float *t = table + (size_t)h * nb + b, *x = bias + ((size_t)h * Tq + i) * Tk + j;
                 if (scatter) *t += *x;
@@ -3125,8 +3132,9 @@ static size_t attn__scored_floats(const attn_attention_desc *d)
 }
 
 /* Dropout's mask on a tile: X[r, c] *= 1 / (1 - p) if entry (i0 + r, j0 + c) is kept, else 0. The
-   draw is a splitmix64 hash of (seed, i Tk + j): the same in forward and backward, for every batch
-   element and head, and independent of tiling and threads. */
+   draw is a splitmix64 hash of (seed, p Tk + j) with p = i + Tk - Tq the query's key position: the
+   same in forward and backward, for every batch element and head, independent of tiling and
+   threads, and the same for a query whether all Tk or only the last Tq queries are computed. */
 static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int j0, int bc, attn_float *X)
 {
     uint64_t keep = (uint64_t)((1 - (double)d->dropout) * 16777216.0); /* P(keep) in 24 bits */
@@ -3139,7 +3147,7 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
     }
     for (r = 0; r < br; r++)
         for (c = 0; c < bc; c++) {
-            uint64_t z = d->dropout_seed + 0x9E3779B97F4A7C15ull * ((uint64_t)(i0 + r) * (uint64_t)d->Tk + (uint64_t)(j0 + c) + 1);
+            uint64_t z = d->dropout_seed + 0x9E3779B97F4A7C15ull * ((uint64_t)(i0 + r + d->Tk - d->Tq) * (uint64_t)d->Tk + (uint64_t)(j0 + c) + 1);
             z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
             z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
             z ^= z >> 31;
@@ -5362,58 +5370,83 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
 
 static int attn__tf_rows(const attn_transformer *m, int T) { return m->cfg.readout ? m->cfg.readout : T; }
 
-/* Cache, per layer: x (the block's input), a = Norm(x), h, bn = Norm(h) [N d] each, the norms'
-   mean and rstd [N] each, u = W1 bn + b1 and g [N mlp] each (glu: then u2 = W3 bn + b3 and
-   a2 = act(u2), g = u a2; else g = act(u)), the T5 bias [H T T] (with t5),
-   then the attention layer's cache; after the layers x_L [N d], its read-out rows xr and
-   f = Norm(xr) [B R d] each, their mean and rstd [B R] each. N = B T. */
+/* The queries layer l computes per sequence: T, or R for the last layer of a model that reads out
+   R < T positions (nothing reads its other rows): its attention runs as the last R positions'
+   queries over all T keys and its MLP over those R rows. Not with RoPE (attn_layer rotates
+   self-attention only), where the last layer runs in full. */
+static int attn__tf_q(const attn_transformer *m, int l, int T)
+{
+    int R = attn__tf_rows(m, T);
+    return l == m->cfg.layers - 1 && R < T && m->cfg.pos != ATTN_POS_ROPE ? R : T;
+}
+
+/* Cache, per layer, with N = B T and n = B Tq rows (Tq = attn__tf_q): x (the block's input) and
+   a = Norm(x) [N d] each, that norm's mean and rstd [N] each, h and bn = Norm(h) [n d] each, its
+   mean and rstd [n] each, u = W1 bn + b1 and g [n mlp] each (glu: then u2 = W3 bn + b3 and
+   a2 = act(u2), g = u a2; else g = act(u)), the T5 bias [H Tq T] (with t5), aq = a's last Tq rows
+   [n d] (only when Tq < T), then the attention layer's cache (B, Tq, T); after the layers x_L
+   [B Tq d] (the last layer's Tq), its read-out rows xr [B R d] (x_L itself when Tq = R) and
+   f = Norm(xr) [B R d], its mean and rstd [B R] each. */
 typedef struct {
-    attn_float *x, *a, *h, *bn, *m1, *r1, *m2, *r2, *u, *g, *u2, *a2, *bias, *att, *next; /* layer l < layers */
-    attn_float *xr, *f, *mf, *rf;                                        /* l = layers: x is x_L */
+    attn_float *x, *a, *m1, *r1, *h, *bn, *m2, *r2, *u, *g, *u2, *a2, *bias, *aq, *att, *next; /* layer l < layers */
+    attn_float *xr, *f, *mf, *rf;                                             /* l = layers: x is x_L */
 } attn__tf_cache;
 
-/* The T5 bias of a layer, [H, T, T] (0 without t5). */
-static size_t attn__tf_bias_floats(const attn_transformer *m, int T) { return m->cfg.t5 ? (size_t)m->cfg.heads * T * T : 0; }
+/* The T5 bias of a layer, [H, Tq, Tk] (0 without t5). */
+static size_t attn__tf_bias_floats(const attn_transformer *m, int Tq, int Tk) { return m->cfg.t5 ? (size_t)m->cfg.heads * Tq * Tk : 0; }
 
-static size_t attn__tf_lcache_floats(const attn_transformer *m, int l, int B, int T)
+/* The cache of layer l in floats, and its slots when c is not NULL. */
+static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T, attn_float *base, attn__tf_cache *c)
 {
     attn_layer L;
-    size_t N = (size_t)B * T;
+    int Tq = attn__tf_q(m, l, T), i;
+    size_t N = (size_t)B * T, n = (size_t)B * Tq, d = (size_t)m->cfg.d, mlp = (size_t)m->cfg.mlp, glu = m->cfg.glu != 0, off = 0;
+    size_t sizes[15];
+    attn_float **slots[15];
     attn__tf_layer(m, l, m->p.data, &L);
-    return 4 * N * m->cfg.d + 4 * N + (m->cfg.glu ? 4 : 2) * N * m->cfg.mlp + attn__tf_bias_floats(m, T) + attn_layer_cache_floats(&L, B, T, T);
+    sizes[0] = sizes[1] = N * d; sizes[2] = sizes[3] = N; sizes[4] = sizes[5] = n * d; sizes[6] = sizes[7] = n;
+    sizes[8] = sizes[9] = n * mlp; sizes[10] = sizes[11] = glu * n * mlp; sizes[12] = attn__tf_bias_floats(m, Tq, T);
+    sizes[13] = Tq < T ? n * d : 0; sizes[14] = attn_layer_cache_floats(&L, B, Tq, T);
+    if (c) {
+        slots[0] = &c->x; slots[1] = &c->a; slots[2] = &c->m1; slots[3] = &c->r1; slots[4] = &c->h; slots[5] = &c->bn;
+        slots[6] = &c->m2; slots[7] = &c->r2; slots[8] = &c->u; slots[9] = &c->g; slots[10] = &c->u2; slots[11] = &c->a2;
+        slots[12] = &c->bias; slots[13] = &c->aq; slots[14] = &c->att;
+    }
+    for (i = 0; i < 15; off += sizes[i++])
+        if (c) *slots[i] = base + off;
+    if (c) c->next = base + off;
+    return off;
 }
 
 /* Maps the cache of layer l, or with l = layers the final norm's. */
 static void attn__tf_cache_map(const attn_transformer *m, int l, int B, int T, attn_float *base, attn__tf_cache *c)
 {
-    size_t N = (size_t)B * T, Nd = N * m->cfg.d, Rd = (size_t)B * attn__tf_rows(m, T) * m->cfg.d, M = N * m->cfg.mlp;
-    int i;
-    for (i = 0; i < l; i++) base += attn__tf_lcache_floats(m, i, B, T);
+    int i, R = attn__tf_rows(m, T), Tq = attn__tf_q(m, m->cfg.layers - 1, T);
+    size_t Rd = (size_t)B * R * m->cfg.d;
+    for (i = 0; i < l; i++) base += attn__tf_lcache_map(m, i, B, T, NULL, NULL);
     memset(c, 0, sizeof *c);
-    c->x = base;
-    if (l == m->cfg.layers) {
-        c->xr = c->x + Nd; c->f = c->xr + Rd; c->mf = c->f + Rd; c->rf = c->mf + Rd / m->cfg.d;
+    if (l < m->cfg.layers) {
+        attn__tf_lcache_map(m, l, B, T, base, c);
         return;
     }
-    c->a = c->x + Nd; c->h = c->a + Nd; c->bn = c->h + Nd;
-    c->m1 = c->bn + Nd; c->r1 = c->m1 + N; c->m2 = c->r1 + N; c->r2 = c->m2 + N;
-    c->u = c->r2 + N; c->g = c->u + M; c->u2 = c->g + M; c->a2 = c->u2 + (m->cfg.glu ? M : 0);
-    c->bias = c->a2 + (m->cfg.glu ? M : 0); c->att = c->bias + attn__tf_bias_floats(m, T);
-    c->next = base + attn__tf_lcache_floats(m, l, B, T);
+    c->x = base;
+    c->xr = c->x + (Tq == R ? 0 : (size_t)B * Tq * m->cfg.d);
+    c->f = c->xr + Rd; c->mf = c->f + Rd; c->rf = c->mf + Rd / m->cfg.d;
 }
 
 ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, int T)
 {
-    size_t n = 0, R, d;
+    size_t n = 0, R, Tq;
     int l;
     if (!m || B < 1 || T < 1) return 0;
-    for (l = 0; l < m->cfg.layers; l++) n += attn__tf_lcache_floats(m, l, B, T);
-    R = (size_t)B * attn__tf_rows(m, T); d = (size_t)m->cfg.d;
-    return n + (size_t)B * T * d + 2 * R * d + 2 * R;
+    for (l = 0; l < m->cfg.layers; l++) n += attn__tf_lcache_map(m, l, B, T, NULL, NULL);
+    R = (size_t)B * attn__tf_rows(m, T); Tq = (size_t)B * attn__tf_q(m, m->cfg.layers - 1, T);
+    return n + (Tq + (Tq == R ? 0 : R) + R) * m->cfg.d + 2 * R;
 }
 
 /* Work: the largest attention layer's work, then dX, dH, dA [N d], dG, dU [N mlp], the T5
-   bias' gradient [H T T] and the segment ids [N] (ints, with doc_mask). */
+   bias' gradient [H T T], with a pruned last layer its queries' da [B R d], and the segment ids
+   [N] (ints, with doc_mask). */
 static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
 {
     attn_layer L;
@@ -5422,17 +5455,23 @@ static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
     for (l = 0; l < m->cfg.layers; l++) {
         attn__tf_layer(m, l, m->p.data, &L);
         L.att.dropout = m->cfg.dropout; /* sized for training, whatever m->training says now */
-        w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, T, T));
+        w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, attn__tf_q(m, l, T), T));
     }
     return w;
 }
 
+/* The floats of work after the layer's work. */
+static size_t attn__tf_work_floats(const attn_transformer *m, int B, int T)
+{
+    size_t N = (size_t)B * T, Tq = (size_t)attn__tf_q(m, m->cfg.layers - 1, T);
+    return 3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T, T) + (Tq < (size_t)T ? B * Tq * m->cfg.d : 0);
+}
+
 ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int T)
 {
-    size_t N = (size_t)B * T;
     if (!m || B < 1 || T < 1) return 0;
-    return attn__tf_layer_work(m, B, T) + ATTN_ALIGN + sizeof(attn_float) * (3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T)) +
-           (m->cfg.doc_mask ? sizeof(int) * N : 0);
+    return attn__tf_layer_work(m, B, T) + ATTN_ALIGN + sizeof(attn_float) * attn__tf_work_floats(m, B, T) +
+           (m->cfg.doc_mask ? sizeof(int) * B * T : 0);
 }
 
 /* out = Norm(in) over rows [N, d] with the gain and bias of a slot pair (RMSNorm keeps no mean). */
@@ -5451,14 +5490,16 @@ static void attn__tf_norm_back(const attn_transformer *m, attn_float *din, attn_
     else attn_layernorm_backward(din, dg, db, dout, in, g, mean, rstd, (int)N, m->cfg.d, m->cfg.eps, ATTN_LN_EPS_INSIDE);
 }
 
-/* The read-out rows: xr [B, R, d] <- x [B, T, d] (scatter = 0), or dx += dxr (scatter = 1). */
-static void attn__tf_readout(attn_float *xr, attn_float *x, int B, int T, int R, int d, int scatter)
+/* The last R of every T rows of d floats, part [B, R, d] against full [B, T, d]. */
+enum { ATTN__ROWS_GET, ATTN__ROWS_ADD_GET, ATTN__ROWS_ADD_PUT }; /* part = full's; part += full's; full's += part */
+static void attn__tf_lastrows(attn_float *part, attn_float *full, int B, int T, int R, int d, int op)
 {
     int b;
     for (b = 0; b < B; b++) {
-        attn_float *full = x + ((size_t)b * T + (T - R)) * d, *part = xr + (size_t)b * R * d;
-        if (scatter) attn_axpy((size_t)R * d, 1, part, full);
-        else memcpy(part, full, sizeof(attn_float) * (size_t)R * d);
+        attn_float *f = full + ((size_t)b * T + (T - R)) * d, *p = part + (size_t)b * R * d;
+        if (op == ATTN__ROWS_GET) memcpy(p, f, sizeof(attn_float) * (size_t)R * d);
+        else if (op == ATTN__ROWS_ADD_GET) attn_axpy((size_t)R * d, 1, f, p);
+        else attn_axpy((size_t)R * d, 1, p, f);
     }
 }
 
@@ -5466,10 +5507,9 @@ static void attn__tf_readout(attn_float *xr, attn_float *x, int B, int T, int R,
    written after the float buffers of work; else NULL. */
 static const int *attn__tf_segments(const attn_transformer *m, const int *tokens, int B, int T, void *work)
 {
-    size_t N = (size_t)B * T, skip = 3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T);
     int *seg, b, t;
     if (!m->cfg.doc_mask) return NULL;
-    seg = (int *)(attn__align_ptr(work, attn__tf_layer_work(m, B, T)) + skip);
+    seg = (int *)(attn__align_ptr(work, attn__tf_layer_work(m, B, T)) + attn__tf_work_floats(m, B, T));
     for (b = 0; b < B; b++)
         for (t = 0; t < T; t++) seg[(size_t)b * T + t] = (t ? seg[(size_t)b * T + t - 1] : 0) + (tokens[(size_t)b * T + t] == m->cfg.bos);
     return seg;
@@ -5499,42 +5539,49 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     attn__tf_cache c;
     attn_layer L;
     const int *seg;
-    size_t N, Nd;
+    size_t N;
     int l, R;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(y);
     seg = attn__tf_segments(m, tokens, B, T, work);
-    cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T);
+    cf = &m->cfg; N = (size_t)B * T; R = attn__tf_rows(m, T);
     attn__tf_cache_map(m, 0, B, T, cache, &c);
     if (tokens) ATTN__TRY(attn_embedding_forward(c.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), (int)N, cf->vocab, cf->d));
     else attn_linear_forward(c.x, x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 0), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BIN, 0), (int)N, cf->in_dim, cf->d);
     if (cf->pos == ATTN_POS_LEARNED) attn_pos_learned_forward(c.x, c.x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 0), B, T, cf->d, cf->max_T);
     for (l = 0; l < cf->layers; l++) {
+        int Tq = attn__tf_q(m, l, T);
+        size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, cache, &c);
         attn__tf_layer(m, l, c.bias, &L);
         L.att.segment = seg;
-        if (cf->t5) attn_t5_bias_forward(c.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), cf->heads, T, T, cf->max_T);
-        /* h = x + Attn(Norm(x)) */
+        if (cf->t5) attn_t5_bias_forward(c.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), cf->heads, Tq, T, cf->max_T);
+        /* h = x + Attn(Norm(x)) over the layer's Tq query rows (the last ones) */
         attn__tf_norm(m, c.a, c.m1, c.r1, c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0), attn__tf_t(m, l, ATTN__TF_N1B, 0), N);
-        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.a, NULL, B, T, T, work, work_bytes));
-        attn_axpy(Nd, 1, c.x, c.h);
+        if (Tq < T) {
+            attn__tf_lastrows(c.aq, c.a, B, T, Tq, cf->d, ATTN__ROWS_GET);
+            ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.aq, c.a, B, Tq, T, work, work_bytes));
+        } else {
+            ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.a, NULL, B, T, T, work, work_bytes));
+        }
+        attn__tf_lastrows(c.h, c.x, B, T, Tq, cf->d, ATTN__ROWS_ADD_GET);
         /* x' = h + W2 act(W1 Norm(h) + b1) + b2 */
-        attn__tf_norm(m, c.bn, c.m2, c.r2, c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0), attn__tf_t(m, l, ATTN__TF_N2B, 0), N);
-        attn_linear_forward(c.u, c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), attn__tf_t(m, l, ATTN__TF_B1, 0), (int)N, cf->d, cf->mlp);
+        attn__tf_norm(m, c.bn, c.m2, c.r2, c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0), attn__tf_t(m, l, ATTN__TF_N2B, 0), n);
+        attn_linear_forward(c.u, c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), attn__tf_t(m, l, ATTN__TF_B1, 0), (int)n, cf->d, cf->mlp);
         if (cf->glu) { /* g = u act(W3 bn + b3) */
             size_t k;
-            attn_linear_forward(c.u2, c.bn, attn__tf_t(m, l, ATTN__TF_W3, 0), attn__tf_t(m, l, ATTN__TF_B3, 0), (int)N, cf->d, cf->mlp);
-            attn_act_forward(c.a2, c.u2, N * cf->mlp, cf->act);
-            for (k = 0; k < N * cf->mlp; k++) c.g[k] = c.u[k] * c.a2[k];
+            attn_linear_forward(c.u2, c.bn, attn__tf_t(m, l, ATTN__TF_W3, 0), attn__tf_t(m, l, ATTN__TF_B3, 0), (int)n, cf->d, cf->mlp);
+            attn_act_forward(c.a2, c.u2, n * cf->mlp, cf->act);
+            for (k = 0; k < n * cf->mlp; k++) c.g[k] = c.u[k] * c.a2[k];
         } else {
-            attn_act_forward(c.g, c.u, N * cf->mlp, cf->act);
+            attn_act_forward(c.g, c.u, n * cf->mlp, cf->act);
         }
-        attn_linear_forward(c.next, c.g, attn__tf_t(m, l, ATTN__TF_W2, 0), attn__tf_t(m, l, ATTN__TF_B2, 0), (int)N, cf->mlp, cf->d);
-        attn_axpy(Nd, 1, c.h, c.next);
+        attn_linear_forward(c.next, c.g, attn__tf_t(m, l, ATTN__TF_W2, 0), attn__tf_t(m, l, ATTN__TF_B2, 0), (int)n, cf->mlp, cf->d);
+        attn_axpy(n * cf->d, 1, c.h, c.next);
     }
     /* y = Wout Norm(xr) + bout, xr the read-out rows of x_L */
     attn__tf_cache_map(m, cf->layers, B, T, cache, &c);
-    attn__tf_readout(c.xr, c.x, B, T, R, cf->d, 0);
+    if (c.xr != c.x) attn__tf_lastrows(c.xr, c.x, B, attn__tf_q(m, cf->layers - 1, T), R, cf->d, ATTN__ROWS_GET);
     attn__tf_norm(m, c.f, c.mf, c.rf, c.xr, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0), attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 0), (size_t)B * R);
     return attn_linear_forward(y, c.f, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 0), B * R, cf->d, cf->out);
 }
@@ -5548,17 +5595,19 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     attn__tf_cache c;
     attn_layer L;
     attn_layer_grads lg;
-    attn_float *dX, *dH, *dA, *dG, *dU, *dB;
+    attn_float *dX, *dH, *dA, *dG, *dU, *dB, *dAq;
     const int *seg;
     size_t N, Nd, Rd, lw;
-    int l, R;
+    int l, R, TqL;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
     seg = attn__tf_segments(m, tokens, B, T, work);
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
+    TqL = attn__tf_q(m, cf->layers - 1, T);
     lw = attn__tf_layer_work(m, B, T);
     dX = attn__align_ptr(work, lw); dH = dX + Nd; dA = dH + Nd; dG = dA + Nd; dU = dG + N * cf->mlp; dB = dU + N * cf->mlp;
-    /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L in dX */
+    dAq = dB + attn__tf_bias_floats(m, T, T);
+    /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L [B TqL d] in dX */
     attn__tf_cache_map(m, cf->layers, B, T, (attn_float *)cache, &c);
     memset(dA, 0, sizeof(attn_float) * Rd);
     attn_linear_backward(dA, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 1), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 1), dy, c.f,
@@ -5566,37 +5615,45 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     memset(dH, 0, sizeof(attn_float) * Rd);
     attn__tf_norm_back(m, dH, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 1), attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 1), dA, c.xr,
                        attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0), c.mf, c.rf, (size_t)B * R);
-    memset(dX, 0, sizeof(attn_float) * Nd);
-    attn__tf_readout(dH, dX, B, T, R, cf->d, 1);
+    memset(dX, 0, sizeof(attn_float) * B * TqL * cf->d);
+    attn__tf_lastrows(dH, dX, B, TqL, R, cf->d, ATTN__ROWS_ADD_PUT);
     for (l = cf->layers - 1; l >= 0; l--) {
+        int Tq = attn__tf_q(m, l, T);
+        size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, (attn_float *)cache, &c);
         attn__tf_layer(m, l, c.bias, &L);
         L.att.segment = seg;
-        /* x' = h + W2 g + b2, g = act(u) or u act(u2), u = W1 bn + b1, u2 = W3 bn + b3, bn = Norm(h):
-           dx' in dX, dh in dH */
-        memcpy(dH, dX, sizeof(attn_float) * Nd);
-        memset(dG, 0, sizeof(attn_float) * 2 * N * cf->mlp);
+        /* x' = h + W2 g + b2, g = act(u) or u act(u2), u = W1 bn + b1, u2 = W3 bn + b3, bn = Norm(h),
+           over the layer's n rows: dx' in dX, dh in dH */
+        memcpy(dH, dX, sizeof(attn_float) * n * cf->d);
+        memset(dG, 0, sizeof(attn_float) * n * cf->mlp);
+        memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
         attn_linear_backward(dG, attn__tf_t(m, l, ATTN__TF_W2, 1), attn__tf_t(m, l, ATTN__TF_B2, 1), dX, c.g,
-                             attn__tf_t(m, l, ATTN__TF_W2, 0), (int)N, cf->mlp, cf->d);
-        memset(dA, 0, sizeof(attn_float) * Nd);
+                             attn__tf_t(m, l, ATTN__TF_W2, 0), (int)n, cf->mlp, cf->d);
+        memset(dA, 0, sizeof(attn_float) * n * cf->d);
         if (cf->glu) { /* g = u a2, a2 = act(u2): du = dg a2 (dU), then dz = dg u (dG) and du2 = act'(u2) dz (dU) */
             size_t k;
-            for (k = 0; k < N * cf->mlp; k++) { dU[k] = dG[k] * c.a2[k]; dG[k] *= c.u[k]; }
+            for (k = 0; k < n * cf->mlp; k++) { dU[k] = dG[k] * c.a2[k]; dG[k] *= c.u[k]; }
             attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU, c.bn,
-                                 attn__tf_t(m, l, ATTN__TF_W1, 0), (int)N, cf->d, cf->mlp);
-            memset(dU, 0, sizeof(attn_float) * N * cf->mlp);
-            attn_act_backward(dU, dG, c.u2, N * cf->mlp, cf->act);
+                                 attn__tf_t(m, l, ATTN__TF_W1, 0), (int)n, cf->d, cf->mlp);
+            memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
+            attn_act_backward(dU, dG, c.u2, n * cf->mlp, cf->act);
             attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W3, 1), attn__tf_t(m, l, ATTN__TF_B3, 1), dU, c.bn,
-                                 attn__tf_t(m, l, ATTN__TF_W3, 0), (int)N, cf->d, cf->mlp);
+                                 attn__tf_t(m, l, ATTN__TF_W3, 0), (int)n, cf->d, cf->mlp);
         } else {
-            attn_act_backward(dU, dG, c.u, N * cf->mlp, cf->act);
+            attn_act_backward(dU, dG, c.u, n * cf->mlp, cf->act);
             attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU, c.bn,
-                                 attn__tf_t(m, l, ATTN__TF_W1, 0), (int)N, cf->d, cf->mlp);
+                                 attn__tf_t(m, l, ATTN__TF_W1, 0), (int)n, cf->d, cf->mlp);
         }
         attn__tf_norm_back(m, dH, attn__tf_t(m, l, ATTN__TF_N2G, 1), attn__tf_t(m, l, ATTN__TF_N2B, 1), dA, c.h,
-                           attn__tf_t(m, l, ATTN__TF_N2G, 0), c.m2, c.r2, N);
-        /* h = x + Attn(a), a = Norm(x): dx in dX */
-        memcpy(dX, dH, sizeof(attn_float) * Nd);
+                           attn__tf_t(m, l, ATTN__TF_N2G, 0), c.m2, c.r2, n);
+        /* h = x + Attn(a), a = Norm(x), h on the last Tq rows: dx in dX */
+        if (Tq < T) {
+            memset(dX, 0, sizeof(attn_float) * Nd);
+            attn__tf_lastrows(dH, dX, B, T, Tq, cf->d, ATTN__ROWS_ADD_PUT);
+        } else {
+            memcpy(dX, dH, sizeof(attn_float) * Nd);
+        }
         memset(dA, 0, sizeof(attn_float) * Nd);
         memset(&lg, 0, sizeof lg);
         lg.dWq = attn__tf_t(m, l, ATTN__TF_WQ, 1); lg.dbq = attn__tf_t(m, l, ATTN__TF_BQ, 1);
@@ -5606,9 +5663,15 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         lg.dlambda = attn__tf_t(m, l, ATTN__TF_LAMBDA, 1); lg.dgain = attn__tf_t(m, l, ATTN__TF_GAIN, 1);
         lg.dw2 = attn__tf_t(m, l, ATTN__TF_W2H, 1);
         lg.dbias = cf->t5 ? dB : NULL;
-        if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, T));
-        ATTN__TRY(attn_layer_backward(&L, dA, NULL, &lg, dH, c.a, NULL, c.att, B, T, T, work, lw));
-        if (cf->t5) attn_t5_bias_backward(attn__tf_t(m, l, ATTN__TF_T5, 1), dB, cf->heads, T, T, cf->max_T);
+        if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, Tq, T));
+        if (Tq < T) { /* the queries' da (dAq) joins the keys' and values' (dA) */
+            memset(dAq, 0, sizeof(attn_float) * n * cf->d);
+            ATTN__TRY(attn_layer_backward(&L, dAq, dA, &lg, dH, c.aq, c.a, c.att, B, Tq, T, work, lw));
+            attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d, ATTN__ROWS_ADD_PUT);
+        } else {
+            ATTN__TRY(attn_layer_backward(&L, dA, NULL, &lg, dH, c.a, NULL, c.att, B, T, T, work, lw));
+        }
+        if (cf->t5) attn_t5_bias_backward(attn__tf_t(m, l, ATTN__TF_T5, 1), dB, cf->heads, Tq, T, cf->max_T);
         attn__tf_norm_back(m, dX, attn__tf_t(m, l, ATTN__TF_N1G, 1), attn__tf_t(m, l, ATTN__TF_N1B, 1), dA, c.x,
                            attn__tf_t(m, l, ATTN__TF_N1G, 0), c.m1, c.r1, N);
     }
@@ -5642,15 +5705,23 @@ static attn_status attn__layer_weights(const attn_layer *L, attn_float *weights,
     return attn_attention_forward(&d, O, O + (size_t)B * d.H * Tq * d.dv, weights, lc.Q, lc.K, lc.V, work, attn_attention_workspace(&d));
 }
 
+/* A layer that ran only its read-out queries (attn__tf_q) is run again in full for its weights:
+   its cache [B T], the T5 bias [H T T] and its output [B T d] first in work, then its work. */
+static size_t attn__tf_full_floats(const attn_transformer *m, const attn_layer *L, int B, int T)
+{
+    return attn_layer_cache_floats(L, B, T, T) + attn__tf_bias_floats(m, T, T) + (size_t)B * T * m->cfg.d;
+}
+
 ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, int B, int T)
 {
     attn_layer L;
-    size_t w = 0;
+    size_t w = 0, full;
     int l;
     if (!m || B < 1 || T < 1) return 0;
     for (l = 0; l < m->cfg.layers; l++) {
         attn__tf_layer(m, l, m->p.data, &L);
-        w = ATTN__MAX(w, attn__layer_weights_bytes(&L, B, T, T));
+        full = attn__tf_q(m, l, T) < T ? ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T) : 0;
+        w = ATTN__MAX(w, full + ATTN__MAX(attn__layer_weights_bytes(&L, B, T, T), full ? attn_layer_work_bytes(&L, B, T, T) : 0));
     }
     return w;
 }
@@ -5670,6 +5741,15 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                           (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
     attn__tf_cache_map(m, layer, B, T, (attn_float *)cache, &c);
     attn__tf_layer(m, layer, c.bias, &L);
+    if (attn__tf_q(m, layer, T) < T) { /* every query again, from the layer's cached input a */
+        attn_float *lc = attn__align_ptr(work, 0), *bias = lc + attn_layer_cache_floats(&L, B, T, T), *y = bias + attn__tf_bias_floats(m, T, T);
+        size_t used = ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T);
+        if (m->cfg.t5) attn_t5_bias_forward(bias, attn__tf_t(m, layer, ATTN__TF_T5, 0), m->cfg.heads, T, T, m->cfg.max_T);
+        L.att.bias = m->cfg.t5 ? bias : NULL;
+        L.att.dropout = 0;
+        ATTN__TRY(attn_layer_forward(&L, y, lc, c.a, NULL, B, T, T, (char *)work + used, work_bytes - used));
+        return attn__layer_weights(&L, weights, lc, B, T, T, (char *)work + used);
+    }
     return attn__layer_weights(&L, weights, c.att, B, T, T, work);
 }
 

@@ -6,6 +6,10 @@
    position predicted, clipping at 1.0), softmax and Cog; one and two threads, beside
    bench/torch_hyla.py training the same models in PyTorch in the same run (through Debian's
    /usr/bin/python3; skipped with a message without torch). Inputs are random.
+   attn.h's transformer computes only what the head reads in its last layer (the read-out rows'
+   queries and MLP); the PyTorch script runs the model as written (every position in every layer),
+   and again with --prune, the same saving written into the PyTorch model by hand: the table gives
+   both ratios.
    Usage: bench_transformer [--repeats 3] [--seconds 2] */
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
@@ -86,7 +90,7 @@ static double run_attn(int preset, attn_kind kind, int threads, int repeats, dou
     return rates[repeats / 2];
 }
 
-static double run_torch(int preset, const char *kind, int threads, int repeats, double seconds)
+static double run_torch(int preset, const char *kind, int prune, int threads, int repeats, double seconds)
 {
     char cmd[512];
     FILE *f;
@@ -94,8 +98,8 @@ static double run_torch(int preset, const char *kind, int threads, int repeats, 
     char k[32], pr[32];
     int t;
     snprintf(cmd, sizeof cmd,
-             "env -u OPENBLAS_CORETYPE /usr/bin/python3 bench/torch_hyla.py --preset %s --kind %s --threads %d --repeats %d --seconds %g 2>/dev/null",
-             preset == 2 ? "cogformer" : preset ? "sraven" : "fuzzy", kind, threads, repeats, seconds);
+             "env -u OPENBLAS_CORETYPE /usr/bin/python3 bench/torch_hyla.py --preset %s --kind %s%s --threads %d --repeats %d --seconds %g 2>/dev/null",
+             preset == 2 ? "cogformer" : preset ? "sraven" : "fuzzy", kind, prune ? " --prune" : "", threads, repeats, seconds);
     if (!(f = popen(cmd, "r"))) return 0;
     if (fscanf(f, "%31s %31s %d %lf", k, pr, &t, &rate) != 4) rate = 0;
     pclose(f);
@@ -121,17 +125,21 @@ int main(int argc, char **argv)
     printf("attn.h %s (%s kernels); HYLA-paper transformer training, tokens per second (batch 128), median of %d x %gs\n",
            ATTN_VERSION_STRING, attn_simd_name(), repeats, seconds);
     if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
-    printf("\n%-8s %-9s %7s | %12s %12s %8s\n", "kind", "preset", "threads", "attn.h", "PyTorch", "ratio");
+    printf("\n%-8s %-9s %7s | %12s %12s %8s | %14s %8s\n", "kind", "preset", "threads", "attn.h", "PyTorch", "ratio", "PyTorch pruned", "ratio");
     for (s = 0; s < 3; s++)
         for (k = 0; k < 2; k++)
             for (t = 1; t <= 2; t++) {
-                double ours = run_attn(s, kinds[s][k], t, repeats, seconds),
-                       theirs = have_torch ? run_torch(s, attn_kind_get(kinds[s][k])->name, t, repeats, seconds) : 0;
-                printf("%-8s %-9s %7d | %12.0f %12.0f %7.2fx\n", attn_kind_get(kinds[s][k])->name, names[s], t, ours, theirs, theirs > 0 ? ours / theirs : 0);
+                const char *name = attn_kind_get(kinds[s][k])->name;
+                double ours = run_attn(s, kinds[s][k], t, repeats, seconds), theirs = have_torch ? run_torch(s, name, 0, t, repeats, seconds) : 0;
+                double pruned = have_torch && s < 2 ? run_torch(s, name, 1, t, repeats, seconds) : 0;
+                printf("%-8s %-9s %7d | %12.0f %12.0f %7.2fx | %14.0f %7.2fx\n", name, names[s], t, ours, theirs, theirs > 0 ? ours / theirs : 0, pruned,
+                       pruned > 0 ? ours / pruned : 0);
                 fflush(stdout);
             }
     printf("\n(fuzzy: 2 layers, E 128, 8 heads of 2, T 32, one output; sraven: width 1, 4 layers, 16 heads of 4,\n"
            " T 36, 4 x 8 logits; both with T5 biases, attention dropout 0.1, AdamW. cogformer: 4 layers, d 128,\n"
-           " 4 heads of 32, RoPE, SwiGLU, 16 x 128 byte tokens, every position, AdamW with clipping.)\n");
+           " 4 heads of 32, RoPE, SwiGLU, 16 x 128 byte tokens, every position, AdamW with clipping.\n"
+           " PyTorch pruned: the last block computes only the read-out rows, as attn.h does; not for the cogformer,\n"
+           " which reads every position.)\n");
     return 0;
 }

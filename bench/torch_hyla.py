@@ -17,9 +17,13 @@ The cogformer preset: byte tokens (257), 4 RMSNorm pre-norm blocks of width 128 
 of 32, SwiGLU MLP of 344, no biases, untied head, causal, 16 windows of 128 tokens, cross-entropy
 at every position, AdamW (0.9, 0.95, wd 0.1), gradient clipping at 1.0, no dropout.
 
+With --prune (fuzzy and sraven), the last block computes only what the head reads, as attn.h does:
+the last R positions' queries over all T keys, and its MLP over those R rows; the same function
+and gradients, written by hand.
+
 Prints "kind preset threads tokens_per_second" (the median of the repeats). Run with
 /usr/bin/python3 (Debian's python3-torch) and OPENBLAS_CORETYPE unset.
-Usage: torch_hyla.py --preset fuzzy|sraven|cogformer --kind softmax|hyla|cog [--threads 1] [--repeats 3] [--seconds 2]"""
+Usage: torch_hyla.py --preset fuzzy|sraven|cogformer --kind softmax|hyla|cog [--prune] [--threads 1] [--repeats 3] [--seconds 2]"""
 import argparse
 import math
 import statistics
@@ -31,6 +35,7 @@ import torch.nn.functional as F
 p = argparse.ArgumentParser()
 p.add_argument("--preset", default="fuzzy")
 p.add_argument("--kind", default="softmax")
+p.add_argument("--prune", action="store_true", help="the last block computes only the read-out rows")
 p.add_argument("--threads", type=int, default=1)
 p.add_argument("--repeats", type=int, default=3)
 p.add_argument("--seconds", type=float, default=2.0, help="minimum time per repeat")
@@ -137,11 +142,12 @@ class Block(torch.nn.Module):
         self.w1 = torch.nn.Linear(E, M)
         self.w2 = torch.nn.Linear(M, E)
 
-    def attn(self, x):
-        q = self.q(x).view(B, T, H, DH)
+    def attn(self, x, rq):
+        """The attention of the last rq positions' queries over all T keys."""
+        q = self.q(x[:, T - rq:]).view(B, rq, H, DH)
         k = self.k(x).view(B, T, H, DH)
         v = self.v(x).view(B, T, H, DH)
-        s = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(DH) + self.t5[:, BUCKETS]
+        s = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(DH) + self.t5[:, BUCKETS[T - rq:]]
         if a.kind == "softmax":
             w = F.dropout(torch.softmax(s, dim=-1), 0.1, self.training)
             z = torch.einsum("bhqk,bkhd->bqhd", w, v)
@@ -150,10 +156,10 @@ class Block(torch.nn.Module):
             w = F.dropout(w, 0.1, self.training)
             u = torch.relu(torch.einsum("bhqk,bkhd->bqkd", w, v))
             z = torch.einsum("bhqk,bqkd->bqhd", w, u)
-        return self.o(z.reshape(B, T, H * DH))
+        return self.o(z.reshape(B, rq, H * DH))
 
-    def forward(self, x):
-        x = x + self.attn(self.ln1(x))
+    def forward(self, x, rq=T):
+        x = x[:, T - rq:] + self.attn(self.ln1(x), rq)
         return x + self.w2(F.gelu(self.w1(self.ln2(x)), approximate="tanh"))
 
 
@@ -167,9 +173,9 @@ class Model(torch.nn.Module):
 
     def forward(self, x):
         x = self.inp(x)
-        for b in self.blocks:
-            x = b(x)
-        return self.head(self.lnf(x[:, T - R:]))
+        for i, b in enumerate(self.blocks):
+            x = b(x, R if a.prune and i == L - 1 else T)
+        return self.head(self.lnf(x[:, x.shape[1] - R:]))
 
 
 cog = a.preset == "cogformer"

@@ -7,10 +7,12 @@
 static double naive_phi(double x) { return x > 0 ? x + 1 : exp(x); }
 static double naive_relu(double x) { return x > 0 ? x : 0; }
 
-/* Dropout's scale for entry (i, j): the splitmix64 definition in attn.h's desc comment. */
+/* Dropout's scale for entry (i, j): the splitmix64 definition in attn.h's desc comment, keyed by
+   the query's key position p = i + Tk - Tq (negative when Tq > Tk: two's complement wraps it). */
 static double naive_keep(const attn_attention_desc *d, int i, int j)
 {
-    uint64_t z = d->dropout_seed + 0x9E3779B97F4A7C15ull * ((uint64_t)i * (uint64_t)d->Tk + (uint64_t)j + 1);
+    uint64_t p = (uint64_t)(int64_t)(i + d->Tk - d->Tq);
+    uint64_t z = d->dropout_seed + 0x9E3779B97F4A7C15ull * (p * (uint64_t)d->Tk + (uint64_t)j + 1);
     if (d->dropout <= 0) return 1;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;

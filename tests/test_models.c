@@ -793,6 +793,75 @@ static void test_plot_svg(void)
     remove(path);
 }
 
+/* A read-out model's last layer computes only the read-out rows (attn.h's pruning): against the
+   same parameters with every position read out (readout 0, nothing pruned), the read-out rows of
+   y, every gradient (dy zero on the other rows; attention dropout on, so the masks must agree
+   position for position) and the last layer's weights agree up to rounding, and the cache is
+   smaller. Softmax and HYLA with dense inputs and T5 biases (the HYLA paper's model), and a causal
+   token model with document masking. */
+static void test_transformer_pruned(void)
+{
+    attn_rng r;
+    int k;
+    attn_rng_seed(&r, 19, 0);
+    for (k = 0; k < 3; k++) {
+        attn_transformer_config cf = tf_small();
+        attn_transformer m[2];
+        attn_float *y[2], *cache[2], *dy[2], *w[2], *x = NULL;
+        void *work[2], *ww[2];
+        size_t wb[2], wwb[2], cf_floats[2], i;
+        int tok[3 * 6], B = 3, T = 6, R = 2, v, b, j;
+        double ey = 0, eg = 0, ew = 0, gmax = 0;
+        if (k < 2) { cf.vocab = 0; cf.in_dim = 3; cf.t5 = 1; cf.causal = 0; cf.dropout = (attn_float)0.3; cf.dv = cf.dk; cf.pos = ATTN_POS_NONE; }
+        else { cf.doc_mask = 1; cf.bos = 0; cf.dropout = (attn_float)0.2; }
+        cf.kinds[0] = cf.kinds[1] = k == 1 ? ATTN_HYLA : ATTN_SOFTMAX;
+        for (v = 0; v < 2; v++) { /* v 0: read out R (pruned), v 1: every position */
+            cf.readout = v ? 0 : R;
+            CHECK(attn_transformer_init(&m[v], &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+            m[v].training = 1; m[v].seed = 5;
+            y[v] = t_alloc((size_t)B * T * cf.out);
+            dy[v] = t_alloc((size_t)B * T * cf.out);
+            cf_floats[v] = attn_transformer_cache_floats(&m[v], B, T);
+            cache[v] = t_alloc(cf_floats[v]);
+            wb[v] = attn_transformer_work_bytes(&m[v], B, T);
+            work[v] = malloc(wb[v]);
+            wwb[v] = attn_transformer_weights_work_bytes(&m[v], B, T);
+            ww[v] = malloc(wwb[v]);
+            w[v] = t_alloc((size_t)B * cf.heads * T * T);
+        }
+        for (i = 0; i < m[0].p.total; i++) m[0].p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
+        memcpy(m[1].p.data, m[0].p.data, sizeof(attn_float) * m[0].p.total);
+        if (cf.in_dim) { x = t_alloc((size_t)B * T * cf.in_dim); t_randn(x, (size_t)B * T * cf.in_dim, &r, 1); }
+        for (j = 0; j < B * T; j++) tok[j] = j % T == 0 || j % T == 3 ? 0 : 1 + (int)attn_rng_int(&r, 4); /* two documents each */
+        t_randn(dy[0], (size_t)B * R * cf.out, &r, 1);
+        for (b = 0; b < B; b++) memcpy(dy[1] + ((size_t)b * T + T - R) * cf.out, dy[0] + (size_t)b * R * cf.out, sizeof(attn_float) * R * cf.out);
+        for (v = 0; v < 2; v++) {
+            CHECK(attn_transformer_forward(&m[v], y[v], cache[v], x ? NULL : tok, x, B, T, work[v], wb[v]) == ATTN_OK, "forward: %s", attn_last_error());
+            attn_params_zero_grad(&m[v].p);
+            CHECK(attn_transformer_backward(&m[v], dy[v], cache[v], x ? NULL : tok, x, B, T, work[v], wb[v]) == ATTN_OK, "backward: %s", attn_last_error());
+            CHECK(attn_transformer_weights(&m[v], w[v], cache[v], B, T, 1, ww[v], wwb[v]) == ATTN_OK, "weights: %s", attn_last_error());
+        }
+        for (b = 0; b < B; b++)
+            for (j = 0; j < R * cf.out; j++) {
+                attn_float a = y[0][(size_t)b * R * cf.out + j], c = y[1][((size_t)b * T + T - R) * cf.out + j];
+                ey = fmax(ey, fabs(a - c) / (1 + fabs(c)));
+            }
+        for (i = 0; i < m[0].p.total; i++) gmax = fmax(gmax, fabs(m[1].p.gdata[i]));
+        for (i = 0; i < m[0].p.total; i++) eg = fmax(eg, fabs(m[0].p.gdata[i] - m[1].p.gdata[i]) / (1 + gmax));
+        for (i = 0; i < (size_t)B * cf.heads * T * T; i++) ew = fmax(ew, fabs(w[0][i] - w[1][i]));
+        CHECK(ey <= 100 * T_EPS && eg <= 100 * T_EPS && ew <= 100 * T_EPS && gmax > 0.1,
+              "pruned %s (%s): y differs by %.3g, gradients by %.3g (largest %.3g), last layer's weights by %.3g", attn_kind_get(cf.kinds[0])->name,
+              k < 2 ? "dense, T5" : "causal, documents", ey, eg, gmax, ew);
+        CHECK(cf_floats[0] < cf_floats[1], "the pruned model's cache (%lu floats) is smaller than the full one's (%lu)", (unsigned long)cf_floats[0],
+              (unsigned long)cf_floats[1]);
+        for (v = 0; v < 2; v++) {
+            free(y[v]); free(dy[v]); free(cache[v]); free(work[v]); free(ww[v]); free(w[v]);
+            attn_transformer_free(&m[v]);
+        }
+        free(x);
+    }
+}
+
 /* attn_transformer_weights: softmax rows sum to 1 with nothing above the diagonal (causal); HYLA's
    code is RMS-normalised over the heads (mean_h a^2 = 1 up to the 1e-6); bad arguments refused. */
 static void test_transformer_weights(void)
@@ -964,6 +1033,7 @@ void test_models(void)
     test_transformer_checkpoint();
     test_plot_svg();
     test_transformer_weights();
+    test_transformer_pruned();
     test_probe_cosine_heatmap();
     test_collapse_probe();
     test_band_analysis();
