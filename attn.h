@@ -3141,8 +3141,7 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
     attn_float inv = (attn_float)(1 / (1 - (double)d->dropout));
     int r, c;
     if (d->dropout_mask) { /* the multipliers, computed once per call */
-        for (r = 0; r < br; r++)
-            for (c = 0; c < bc; c++) X[r * bc + c] *= d->dropout_mask[(size_t)(i0 + r) * d->Tk + j0 + c];
+        for (r = 0; r < br; r++) attn__mul_into((size_t)bc, d->dropout_mask + (size_t)(i0 + r) * d->Tk + j0, X + (size_t)r * bc);
         return;
     }
     for (r = 0; r < br; r++)
