@@ -2119,11 +2119,28 @@ static void attn__small_ger(int keep, int M, int N, attn_float alpha, const attn
     }
 }
 
-/* One row of C, c = keep c + alpha sum_p a_p B[p, :]: four vectors of c share each broadcast a_p;
-   a lone vector splits p four ways. */
+/* sum_p alpha a_p B[p, 0 .. VW) for one vector of columns (B at its first), p split four ways. */
+ATTN__INLINE attn__v attn__small_col(int K, attn_float alpha, const attn_float *a, size_t acs, const attn_float *b, int ldb)
+{
+    attn__v s0 = attn__vset1(0), s1 = s0, s2 = s0, s3 = s0;
+    int p;
+    for (p = 0; p + 4 <= K; p += 4, b += 4 * (size_t)ldb) {
+        s0 = attn__vfma(attn__vset1(alpha * a[(size_t)p * acs]), attn__vload(b), s0);
+        s1 = attn__vfma(attn__vset1(alpha * a[(size_t)(p + 1) * acs]), attn__vload(b + ldb), s1);
+        s2 = attn__vfma(attn__vset1(alpha * a[(size_t)(p + 2) * acs]), attn__vload(b + 2 * (size_t)ldb), s2);
+        s3 = attn__vfma(attn__vset1(alpha * a[(size_t)(p + 3) * acs]), attn__vload(b + 3 * (size_t)ldb), s3);
+    }
+    for (; p < K; p++, b += ldb) s0 = attn__vfma(attn__vset1(alpha * a[(size_t)p * acs]), attn__vload(b), s0);
+    return attn__vadd(attn__vadd(s0, s1), attn__vadd(s2, s3));
+}
+
+/* One row of C, c = keep c + alpha sum_p a_p B[p, :] (N >= VW): four vectors of c share each
+   broadcast a_p; a lone vector splits p four ways, and the columns after whole vectors come from
+   one vector ending at N. */
 static void attn__small_row(int keep, int N, int K, attn_float alpha, const attn_float *a, size_t acs, const attn_float *B, int ldb,
                             attn_float *c)
 {
+    attn_float t[ATTN__VW];
     int j, p;
     for (j = 0; j + 4 * ATTN__VW <= N; j += 4 * ATTN__VW) {
         attn__v c0 = ATTN__SMALL_C0(keep, c + j), c1 = ATTN__SMALL_C0(keep, c + j + ATTN__VW);
@@ -2141,22 +2158,10 @@ static void attn__small_row(int keep, int N, int K, attn_float alpha, const attn
         attn__vstore(c + j + 2 * ATTN__VW, c2);
         attn__vstore(c + j + 3 * ATTN__VW, c3);
     }
-    for (; j + ATTN__VW <= N; j += ATTN__VW) {
-        attn__v s0 = ATTN__SMALL_C0(keep, c + j), s1 = attn__vset1(0), s2 = s1, s3 = s1;
-        const attn_float *b = B + j;
-        for (p = 0; p + 4 <= K; p += 4, b += 4 * (size_t)ldb) {
-            s0 = attn__vfma(attn__vset1(alpha * a[(size_t)p * acs]), attn__vload(b), s0);
-            s1 = attn__vfma(attn__vset1(alpha * a[(size_t)(p + 1) * acs]), attn__vload(b + ldb), s1);
-            s2 = attn__vfma(attn__vset1(alpha * a[(size_t)(p + 2) * acs]), attn__vload(b + 2 * (size_t)ldb), s2);
-            s3 = attn__vfma(attn__vset1(alpha * a[(size_t)(p + 3) * acs]), attn__vload(b + 3 * (size_t)ldb), s3);
-        }
-        for (; p < K; p++, b += ldb) s0 = attn__vfma(attn__vset1(alpha * a[(size_t)p * acs]), attn__vload(b), s0);
-        attn__vstore(c + j, attn__vadd(attn__vadd(s0, s1), attn__vadd(s2, s3)));
-    }
-    for (; j < N; j++) {
-        attn_float t = 0;
-        for (p = 0; p < K; p++) t += a[(size_t)p * acs] * B[(size_t)p * ldb + j];
-        c[j] = alpha * t + (keep ? c[j] : 0);
+    for (; j + ATTN__VW <= N; j += ATTN__VW) attn__vstore(c + j, attn__vadd(attn__small_col(K, alpha, a, acs, B + j, ldb), ATTN__SMALL_C0(keep, c + j)));
+    if (j < N) {
+        attn__vstore(t, attn__small_col(K, alpha, a, acs, B + N - ATTN__VW, ldb));
+        for (; j < N; j++) c[j] = t[j - (N - ATTN__VW)] + (keep ? c[j] : 0);
     }
 }
 
@@ -2208,6 +2213,56 @@ static void attn__gemm_small(int transA, int transB, int M, int N, int K, attn_f
     for (i = 0; i < M; i++)
         if (transB) attn__small_dots(keep, N, K, alpha, A + (size_t)i * ars, B, ldb, C + (size_t)i * ldc);
         else attn__small_row(keep, N, K, alpha, A + (size_t)i * ars, acs, B, ldb, C + (size_t)i * ldc);
+}
+
+/* Short products, which packing would pad to whole panels and store through edge tiles: up to
+   ATTN__SHORT_MACS, N < VW (a head's few columns: attention's dQ, dK, dV tiles) or a transposed B
+   with K < VW <= N (its dO V^T). With N < VW, a transposed A (M >= VW) gives C^T = op(B)^T A row by
+   row (attn__small_row reading A in place) into a scratch, added into C; a plain A (K >= VW) gives
+   each C_ij as the dot product A_i . op(B)[:, j] (attn__small_dots, op(B) transposed into the
+   scratch when B is not). With K < VW, op(B) is transposed into the scratch for attn__small_row. */
+#define ATTN__SHORT_MACS 65536
+#define ATTN__SHORT_FLOATS 4096
+static int attn__gemm_is_short(int transA, int transB, int M, int N, int K)
+{
+    size_t macs = (size_t)M * N * K;
+    if (macs > ATTN__SHORT_MACS) return 0;
+    if (N < ATTN__VW) return transA ? M >= ATTN__VW && (size_t)M * N <= ATTN__SHORT_FLOATS : K >= ATTN__VW && (size_t)N * K <= ATTN__SHORT_FLOATS;
+    return transB && K < ATTN__VW && (size_t)K * N <= ATTN__SHORT_FLOATS;
+}
+
+static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_float alpha,
+                             const attn_float *A, int lda, const attn_float *B, int ldb,
+                             attn_float beta, attn_float *C, int ldc)
+{
+    attn_float buf[ATTN__SHORT_FLOATS];
+    int i, j, p, keep = beta != 0;
+    if (N < ATTN__VW && transA) { /* Ct [N, M]: Ct[j, :] = alpha sum_p op(B)[p, j] A[p, :] */
+        for (j = 0; j < N; j++)
+            attn__small_row(0, M, K, alpha, transB ? B + (size_t)j * ldb : B + j, transB ? 1 : (size_t)ldb, A, lda, buf + (size_t)j * M);
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                attn_float *c = C + (size_t)i * ldc + j;
+                *c = buf[(size_t)j * M + i] + (keep ? beta * *c : 0);
+            }
+        return;
+    }
+    if (keep && beta != 1) attn__gemm_scale_c(M, N, beta, C, ldc);
+    if (N < ATTN__VW) { /* C_ij = alpha A_i . op(B)^T_j, op(B)^T [N, K] */
+        const attn_float *Bt = B;
+        int ldt = ldb;
+        if (!transB) {
+            for (j = 0; j < N; j++)
+                for (p = 0; p < K; p++) buf[(size_t)j * K + p] = B[(size_t)p * ldb + j];
+            Bt = buf; ldt = K;
+        }
+        for (i = 0; i < M; i++) attn__small_dots(keep, N, K, alpha, A + (size_t)i * lda, Bt, ldt, C + (size_t)i * ldc);
+        return;
+    }
+    for (p = 0; p < K; p++) /* op(B) [K, N] = B^T */
+        for (j = 0; j < N; j++) buf[(size_t)p * N + j] = B[(size_t)j * ldb + p];
+    for (i = 0; i < M; i++)
+        attn__small_row(keep, N, K, alpha, transA ? A + i : A + (size_t)i * lda, transA ? (size_t)lda : 1, buf, N, C + (size_t)i * ldc);
 }
 
 static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -2271,6 +2326,7 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #else
     if (attn__gemm_is_small(transA, transB, M, N, K)) attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else if (attn__gemm_is_short(transA, transB, M, N, K)) attn__gemm_short(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     else attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
 }
