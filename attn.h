@@ -2136,7 +2136,7 @@ ATTN__INLINE attn__v attn__small_col(int K, attn_float alpha, const attn_float *
 
 /* One row of C, c = keep c + alpha sum_p a_p B[p, :] (N >= VW): four vectors of c share each
    broadcast a_p; a lone vector splits p four ways, and the columns after whole vectors come from
-   one vector ending at N. */
+   one vector ending at N (each column's sum is formed the same way in any lane). */
 static void attn__small_row(int keep, int N, int K, attn_float alpha, const attn_float *a, size_t acs, const attn_float *B, int ldb,
                             attn_float *c)
 {
@@ -2159,9 +2159,14 @@ static void attn__small_row(int keep, int N, int K, attn_float alpha, const attn
         attn__vstore(c + j + 3 * ATTN__VW, c3);
     }
     for (; j + ATTN__VW <= N; j += ATTN__VW) attn__vstore(c + j, attn__vadd(attn__small_col(K, alpha, a, acs, B + j, ldb), ATTN__SMALL_C0(keep, c + j)));
-    if (j < N) {
-        attn__vstore(t, attn__small_col(K, alpha, a, acs, B + N - ATTN__VW, ldb));
-        for (; j < N; j++) c[j] = t[j - (N - ATTN__VW)] + (keep ? c[j] : 0);
+    if (j < N) { /* without keep, the overlap with the last whole vector is rewritten with the same values */
+        attn__v last = attn__small_col(K, alpha, a, acs, B + N - ATTN__VW, ldb);
+        if (!keep) {
+            attn__vstore(c + N - ATTN__VW, last);
+            return;
+        }
+        attn__vstore(t, last);
+        for (; j < N; j++) c[j] += t[j - (N - ATTN__VW)];
     }
 }
 
@@ -2497,6 +2502,15 @@ static void attn__mul_add(size_t n, const attn_float *x, const attn_float *y, at
     for (; i + ATTN__VW <= n; i += ATTN__VW)
         attn__vstore(z + i, attn__vfma(attn__vload(x + i), attn__vload(y + i), attn__vload(z + i)));
     for (; i < n; i++) z[i] += x[i] * y[i];
+}
+
+/* x[i] = value for i < n */
+static void attn__fill(size_t n, attn_float value, attn_float *x)
+{
+    attn__v v = attn__vset1(value);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(x + i, v);
+    for (; i < n; i++) x[i] = value;
 }
 
 /* y[i] *= x[i] */
@@ -3402,9 +3416,11 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
-        if (!mask && !seg && d->window <= 0 && d->block <= 0) /* the common case: ones up to the causal limit */
-            for (c = 0; c < bc; c++) v[c] = (attn_float)(c < last);
-        else
+        if (!mask && !seg && d->window <= 0 && d->block <= 0) { /* the common case: ones up to the causal limit */
+            last = ATTN__MAX(last, 0);
+            attn__fill((size_t)last, 1, v);
+            attn__fill((size_t)(bc - last), 0, v + last);
+        } else
             for (c = 0; c < bc; c++)
                 v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && (!seg || seg[i0 + r + shift] == seg[j0 + c]) &&
                                     attn__in_pattern(d, h, i0 + r + shift, j0 + c) && attn__in_layout(d, h, i0 + r, j0 + c));
