@@ -10,7 +10,7 @@
    queries and MLP); the PyTorch script runs the model as written (every position in every layer),
    and again with --prune, the same saving written into the PyTorch model by hand: the table gives
    both ratios.
-   Usage: bench_transformer [--repeats 3] [--seconds 2] */
+   Usage: bench_transformer [--repeats 3] [--seconds 2] [--preset fuzzy|sraven|cogformer] */
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
 #include "bench.h"
@@ -110,14 +110,19 @@ int main(int argc, char **argv)
 {
     static const attn_kind kinds[3][2] = {{ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_COG}};
     static const char *names[3] = {"fuzzy", "sraven", "cogformer"};
-    int repeats = 3, i, s, k, t, have_torch;
+    int repeats = 3, i, s, k, t, have_torch, only = -1;
     double seconds = 2;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
-            printf("usage: bench_transformer [--repeats R] [--seconds S]\n  training tokens/s of the HYLA paper's transformer beside PyTorch\n");
+            printf("usage: bench_transformer [--repeats R] [--seconds S] [--preset fuzzy|sraven|cogformer]\n"
+                   "  training tokens/s of the HYLA paper's transformer and a Cogformer beside PyTorch (every preset by default)\n");
             return 0;
         } else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--preset") && i + 1 < argc) {
+            for (++i, only = 0; only < 3 && strcmp(argv[i], names[only]); only++) {}
+            if (only == 3) { fprintf(stderr, "bench_transformer: unknown preset %s (fuzzy, sraven or cogformer)\n", argv[i]); return 1; }
+        }
         else { fprintf(stderr, "bench_transformer: unknown option %s (see --help)\n", argv[i]); return 1; }
     }
     if (repeats < 1 || repeats > 16 || !(seconds > 0)) { fprintf(stderr, "bench_transformer: --repeats in 1 .. 16, --seconds > 0\n"); return 1; }
@@ -127,7 +132,7 @@ int main(int argc, char **argv)
     if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
     printf("\n%-8s %-9s %7s | %12s %12s %8s | %14s %8s\n", "kind", "preset", "threads", "attn.h", "PyTorch", "ratio", "PyTorch pruned", "ratio");
     for (s = 0; s < 3; s++)
-        for (k = 0; k < 2; k++)
+        for (k = 0; k < 2 && (only < 0 || only == s); k++)
             for (t = 1; t <= 2; t++) {
                 const char *name = attn_kind_get(kinds[s][k])->name;
                 double ours = run_attn(s, kinds[s][k], t, repeats, seconds), theirs = have_torch ? run_torch(s, name, 0, t, repeats, seconds) : 0;
