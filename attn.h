@@ -5629,12 +5629,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         if (cf->t5) attn_t5_bias_forward(c.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), cf->heads, Tq, T, cf->max_T);
         /* h = x + Attn(Norm(x)) over the layer's Tq query rows (the last ones) */
         attn__tf_norm(m, c.a, c.m1, c.r1, c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0), attn__tf_t(m, l, ATTN__TF_N1B, 0), N);
-        if (Tq < T) {
-            attn__tf_lastrows(c.aq, c.a, B, T, Tq, cf->d, ATTN__ROWS_GET);
-            ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.aq, c.a, B, Tq, T, work, work_bytes));
-        } else {
-            ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.a, NULL, B, T, T, work, work_bytes));
-        }
+        if (Tq < T) attn__tf_lastrows(c.aq, c.a, B, T, Tq, cf->d, ATTN__ROWS_GET);
+        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T, work, work_bytes));
         attn__tf_lastrows(c.h, c.x, B, T, Tq, cf->d, ATTN__ROWS_ADD_GET);
         /* x' = h + W2 act(W1 Norm(h) + b1) + b2 */
         attn__tf_norm(m, c.bn, c.m2, c.r2, c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0), attn__tf_t(m, l, ATTN__TF_N2B, 0), n);
@@ -5735,13 +5731,10 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         lg.dw2 = attn__tf_t(m, l, ATTN__TF_W2H, 1);
         lg.dbias = cf->t5 ? dB : NULL;
         if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, Tq, T));
-        if (Tq < T) { /* the queries' da (dAq) joins the keys' and values' (dA) */
-            memset(dAq, 0, sizeof(attn_float) * n * cf->d);
-            ATTN__TRY(attn_layer_backward(&L, dAq, dA, &lg, dH, c.aq, c.a, c.att, B, Tq, T, work, lw));
-            attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d, ATTN__ROWS_ADD_PUT);
-        } else {
-            ATTN__TRY(attn_layer_backward(&L, dA, NULL, &lg, dH, c.a, NULL, c.att, B, T, T, work, lw));
-        }
+        if (Tq < T) memset(dAq, 0, sizeof(attn_float) * n * cf->d);
+        ATTN__TRY(attn_layer_backward(&L, Tq < T ? dAq : dA, Tq < T ? dA : NULL, &lg, dH, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, c.att, B, Tq, T,
+                                      work, lw));
+        if (Tq < T) attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d, ATTN__ROWS_ADD_PUT); /* the queries' da joins the keys' and values' */
         if (cf->t5) attn_t5_bias_backward(attn__tf_t(m, l, ATTN__TF_T5, 1), dB, cf->heads, Tq, T, cf->max_T);
         attn__tf_norm_back(m, dX, attn__tf_t(m, l, ATTN__TF_N1G, 1), attn__tf_t(m, l, ATTN__TF_N1B, 1), dA, c.x,
                            attn__tf_t(m, l, ATTN__TF_N1G, 0), c.m1, c.r1, N);
