@@ -29,7 +29,7 @@ typedef struct {
     int sraven;                     /* the task: fuzzy logic (0) or SRAVEN (1) */
     int L, K, F, N;                 /* fuzzy: variables, terms, sequence length; SRAVEN: features K, values F */
     double frac, frac_terms;        /* held-out fraction of the combinations (latents); unseen-term fraction */
-    int layers, width, seeds, batch, warmup, eval_every, eval_tasks, threads, nkind, nlr, nwd;
+    int layers, width, seeds, seed0, batch, warmup, eval_every, eval_tasks, threads, nkind, nlr, nwd;
     long steps;
     double lr[HMAX_GRID], wd[HMAX_GRID], dropout;
     attn_kind kind[HMAX_KINDS];
@@ -75,12 +75,13 @@ static void hyla_usage(FILE *f)
             "  --warmup W       linear warmup steps, then cosine to 0.1 lr (optax)   [100 fuzzy, 1000 sraven]\n"
             "  --dropout P      attention dropout on the latent code                 [0.1]\n"
             "  --seeds S        seeds per (kind, lr, wd)                             [3]\n"
+            "  --seed0 S0       the first seed: runs seeds S0 .. S0 + S - 1 (to split a grid)  [0]\n"
             "  --eval-every E   evaluate every E steps                               [250]\n"
             "  --eval-tasks N   tasks per evaluation (validation and held-out)       [2048]\n"
             "  --threads T      parallel runs (0: all cores)                         [0]\n"
             "  --csv F, --svg F the curves\n"
             "  --codes PREFIX   the latent codes (the query's self-attention scores, per head) of\n"
-            "                   held-out tasks, seed 0, first (lr, wd): PREFIX-KIND.csv; SRAVEN also\n"
+            "                   held-out tasks, the first seed and (lr, wd): PREFIX-KIND.csv; SRAVEN also\n"
             "                   PREFIX-KIND-cos.csv / .svg, the cosine similarity of the mean code per rule\n"
             "\n"
             "The table gives, per kind, the held-out metric (the paper's \"OOD\": R^2 for fuzzy logic,\n"
@@ -133,6 +134,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
         else if (!strcmp(a, "--warmup")) ok = parse_int(v, 0, &o->warmup) && (warm_given = 1);
         else if (!strcmp(a, "--dropout")) ok = hparse_list(v, &o->dropout, 1, &e) && o->dropout < 1;
         else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds);
+        else if (!strcmp(a, "--seed0")) ok = parse_int(v, 0, &o->seed0);
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
         else if (!strcmp(a, "--eval-tasks")) ok = parse_int(v, 1, &o->eval_tasks);
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
@@ -340,7 +342,7 @@ static void hyla_analyse(const hopts *o, attn_transformer *m, htask *t, hrun *re
     int n = o->eval_tasks, H = c->heads, l, k, i, *wtr = (int *)malloc(sizeof(int) * (size_t)n), *who = (int *)malloc(sizeof(int) * (size_t)n);
     int *qs = (int *)malloc(sizeof(int) * (size_t)n), *ytr = (int *)malloc(sizeof(int) * (size_t)n), *yho = (int *)malloc(sizeof(int) * (size_t)n);
     attn_float *ctr = (attn_float *)malloc(sizeof(attn_float) * (size_t)c->layers * n * H), *cho = (attn_float *)malloc(sizeof(attn_float) * (size_t)c->layers * n * H);
-    int write = o->codes && res->seed == 0 && res->ilr == 0 && res->iwd == 0;
+    int write = o->codes && res->seed == o->seed0 && res->ilr == 0 && res->iwd == 0;
     attn_rng r;
     if (!wtr || !who || !qs || !ytr || !yho || !ctr || !cho) goto done;
     for (i = 0; i < n; i++) qs[i] = o->sraven ? i % o->K : 0; /* SRAVEN: query token K-1-q, cycling */
@@ -633,7 +635,7 @@ static int hyla_train(const hopts *o)
     if (!htask_init(&probe, o, 0)) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(res); return 1; }
     htask_free(&probe);
     for (j = 0; j < njobs; j++) {
-        res[j].seed = j % o->seeds; res[j].iwd = j / o->seeds % o->nwd; res[j].ilr = j / (o->seeds * o->nwd) % o->nlr;
+        res[j].seed = o->seed0 + j % o->seeds; res[j].iwd = j / o->seeds % o->nwd; res[j].ilr = j / (o->seeds * o->nwd) % o->nlr;
         res[j].kind = j / (o->seeds * o->nwd * o->nlr);
         res[j].step = (long *)calloc((size_t)nev, sizeof(long));
         res[j].loss = (double *)calloc((size_t)nev, sizeof(double));
