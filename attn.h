@@ -887,17 +887,20 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
 
 /* SGD with momentum, PyTorch semantics (no dampening, no Nesterov):
    b = g on the first step (step == 0), else b = mu b + g;  theta -= lr b.
-   velocity has p->total floats (any contents before step 0). */
-ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
-                           long step);
+   velocity has p->total floats (any contents before step 0). ATTN_ERR_ARG (nothing written) unless
+   lr and momentum are finite and >= 0 and step >= 0. */
+ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
+                                  long step);
 /* Adam/AdamW, optax semantics; t is the 1-based step count:
    m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  mh = m / (1 - b1^t);  vh = v / (1 - b2^t)
    theta -= lr (mh / (sqrt(vh) + eps) + wd theta [decay mask])
-   wd = 0 is Adam. m, v have p->total floats, zero before t = 1. The mask is p->decay. */
-ATTNDEF void attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
-                             attn_float beta1, attn_float beta2, attn_float eps, attn_float wd);
+   wd = 0 is Adam. m, v have p->total floats, zero before t = 1. The mask is p->decay. ATTN_ERR_ARG
+   (nothing written) unless t >= 1, lr, wd >= 0, beta1, beta2 in [0, 1) and eps > 0, all finite. */
+ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
+                                    attn_float beta1, attn_float beta2, attn_float eps, attn_float wd);
 /* Global L2 norm of all gradients; if it exceeds max_norm, scales them by max_norm / (norm + 1e-6)
-   (PyTorch clip_grad_norm_). Returns the norm before clipping. */
+   (PyTorch clip_grad_norm_). Returns the norm before clipping; -1 (error set, nothing scaled) when p
+   is NULL or max_norm is not finite and > 0. */
 ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm);
 
 /* Learning-rate schedules; attn_schedule_lr(s, t) is the rate for 0-based step t. */
@@ -942,7 +945,8 @@ ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t);
 typedef enum attn_nt_task { ATTN_NT = 0, ATTN_NT_S, ATTN_NT_R, ATTN_NT_MIX, ATTN_NT_TASK_COUNT } attn_nt_task;
 ATTNDEF const char *attn_nt_name(attn_nt_task t); /* "nt", "nts", "ntr", "mix" */
 ATTNDEF int attn_nt_from_name(const char *name);  /* the task, or -1 */
-/* x(t) from x(t - tau - 1 .. t - 1) = prev[0 .. tau] (oldest first); task is NT, NT_S or NT_R. */
+/* x(t) from x(t - tau - 1 .. t - 1) = prev[0 .. tau] (oldest first); task is NT, NT_S or NT_R.
+   -1 (error set) for another task, N < 2, tau < 1 or prev NULL. */
 ATTNDEF int attn_nt_next(attn_nt_task task, int N, int tau, const int *prev);
 /* A series x [len]: the initial condition init [tau + 1] (NULL: uniform draws from r), then the
    rule. ATTN_NT_MIX draws the rule from r first; *rule (may be NULL) receives the rule used.
@@ -1214,6 +1218,7 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 #include <string.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <float.h>
 #ifndef ATTN_NO_STDIO
 #include <stdio.h>
 #endif
@@ -1285,8 +1290,21 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 #define ATTN__INLINE static inline
 #endif
 
+#ifdef ATTN_DOUBLE
+#define ATTN__FLOAT_MIN DBL_MIN
+#else
+#define ATTN__FLOAT_MIN FLT_MIN
+#endif
 #define ATTN__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define ATTN__MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Finite, from the bits (isfinite may be folded to 1 under -ffast-math). */
+static int attn__finite(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    return (u >> 52 & 0x7ff) != 0x7ff;
+}
 
 static int attn__nthreads_set = 0; /* 0: the OpenMP default */
 
@@ -1664,7 +1682,9 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
     ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return MAX(a, b); }                    \
     ATTN__INLINE attn__v attn__vmin(attn__v a, attn__v b) { return MIN(a, b); }                    \
     ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return DIV(a, b); }
-/* Besides the table row, each ISA gives fma, vround (to the nearest integer, as floats) and
+/* vmax(a, b) and vmin(a, b) return b when a or b is NaN, as x86's maxps and minps do (NEON returns
+   the NaN), so a clamp written vmin(hi, vmax(lo, x)) passes a NaN x through in every backend.
+   Besides the table row, each ISA gives fma, vround (to the nearest integer, as floats) and
    vpow2 (2^n for integer-valued n in [-126, 127], built from the exponent bits) for attn__vexp. */
 #if defined(ATTN__AVX512)
 #define ATTN__VW 16
@@ -1686,7 +1706,9 @@ ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm_cvtepi32_ps(_mm_cvtps_
 ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23)); }
 #elif defined(ATTN__WASM)
 #define ATTN__VW 4
-ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add, wasm_f32x4_pmax, wasm_f32x4_pmin, wasm_f32x4_div)
+#define ATTN__WASM_MAX(a, b) wasm_f32x4_pmax(b, a) /* b < a ? a : b: maxps's order */
+#define ATTN__WASM_MIN(a, b) wasm_f32x4_pmin(b, a)
+ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add, ATTN__WASM_MAX, ATTN__WASM_MIN, wasm_f32x4_div)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return wasm_f32x4_nearest(x); }
 ATTN__INLINE attn__v attn__vpow2(attn__v n) { return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23); }
@@ -1764,14 +1786,14 @@ ATTN__INLINE attn__v attn__vsub(attn__v a, attn__v b) { return attn__vfma(b, att
    e^r by its Taylor polynomial of degree 6 (truncation error r^7 / 7! < 1.3e-7, about an ulp) and
    2^n from the exponent bits. x is clamped to [-87, 88], so exp of very negative x gives ~1e-38
    rather than 0 and large x saturates instead of overflowing; callers subtract a row maximum
-   first. The scalar build calls libm, on the same clamped range. */
+   first. NaN gives NaN, as libm's. The scalar build calls libm, on the same clamped range. */
 #if defined(ATTN__SCALAR)
 ATTN__INLINE attn__v attn__vexp(attn__v x) { return (attn_float)exp(x < -87 ? -87 : x > 88 ? 88 : x); }
 #else
 ATTN__INLINE attn__v attn__vexp(attn__v x)
 {
     attn__v n, r, p;
-    x = attn__vmin(attn__vmax(x, attn__vset1(-87.0f)), attn__vset1(88.0f));
+    x = attn__vmin(attn__vset1(88.0f), attn__vmax(attn__vset1(-87.0f), x)); /* NaN passes */
     n = attn__vround(attn__vmul(x, attn__vset1(1.44269504088896341f)));
     r = attn__vfma(n, attn__vset1(-0.693145751953125f), x);   /* ln2 split in two parts, so that */
     r = attn__vfma(n, attn__vset1(-1.428606765330187e-06f), r); /* n ln2 is subtracted exactly */
@@ -2426,7 +2448,7 @@ ATTN__INLINE attn__v attn__vtanh(attn__v x) { return (attn_float)tanh(x); }
 ATTN__INLINE attn__v attn__vtanh(attn__v x)
 {
     attn__v ax, xp, x2, p, e, q, s, sgn, one = attn__vset1(1.0f), big = attn__vset1(1e30f), neg = attn__vset1(-1.0f);
-    x = attn__vmin(attn__vmax(x, attn__vset1(-9.0f)), attn__vset1(9.0f));
+    x = attn__vmin(attn__vset1(9.0f), attn__vmax(attn__vset1(-9.0f), x)); /* NaN passes, and reaches q */
     ax = attn__vmax(x, attn__vmul(x, neg));
     sgn = attn__vmin(attn__vmax(attn__vmul(x, big), neg), one); /* +-1 unless |x| < 1e-30 (then s = 0) */
     xp = attn__vmin(attn__vmax(x, attn__vset1(-0.3f)), attn__vset1(0.3f));
@@ -2598,6 +2620,29 @@ static void attn__moments(const attn_float *x, int C, attn_float *mu, attn_float
     *var = v / C;
 }
 
+/* A norm's r = 1 / sqrt(var + eps) (outside = 1: 1 / (sqrt(var) + eps); -1: RMSNorm's, with the
+   mean square for var) and *mu (0 for RMSNorm) of a row whose moments under- or overflowed (|x|
+   beyond 1e19 or below 1e-19 in float): the row is scaled by the power of two s that brings max |x|
+   into [0.5, 1), which is exact, and the moments taken in double. A row of zeros, Inf or NaN keeps
+   the plain formula's answer. */
+static attn_float attn__rstd_scaled(const attn_float *x, int C, attn_float eps, int outside, attn_float *mu)
+{
+    double amax = 0, s, m = 0, v = 0, d;
+    int i, e;
+    for (i = 0; i < C; i++) amax = fabs((double)x[i]) > amax ? fabs((double)x[i]) : amax;
+    if (!(amax > 0) || !attn__finite(amax)) {
+        for (i = 0; i < C; i++) m += (double)x[i] / C;
+        *mu = outside < 0 ? 0 : (attn_float)m;
+        return (attn_float)(1 / sqrt(0 * m + eps));
+    }
+    frexp(amax, &e);
+    s = ldexp(1, -e);
+    for (i = 0; outside >= 0 && i < C; i++) m += (double)x[i] * s / C;
+    for (i = 0; i < C; i++) d = (double)x[i] * s - m, v += d * d / C;
+    *mu = (attn_float)(m / s);
+    return (attn_float)(outside > 0 ? s / (sqrt(v) + eps * s) : s / sqrt(v + (double)eps * s * s));
+}
+
 ATTNDEF attn_status attn_layernorm_forward(attn_float *out, attn_float *mean, attn_float *rstd,
                                            const attn_float *inp, const attn_float *gamma,
                                            const attn_float *beta, int N, int C, attn_float eps,
@@ -2613,6 +2658,7 @@ ATTNDEF attn_status attn_layernorm_forward(attn_float *out, attn_float *mean, at
         attn_float *y = out + (size_t)n * C, mu, var, r;
         attn__moments(x, C, &mu, &var);
         r = mode == ATTN_LN_EPS_INSIDE ? 1 / (attn_float)sqrt(var + eps) : 1 / ((attn_float)sqrt(var) + eps);
+        if (!(var >= ATTN__FLOAT_MIN) || !attn__finite(var)) r = attn__rstd_scaled(x, C, eps, mode == ATTN_LN_EPS_OUTSIDE, &mu);
         for (i = 0; i + ATTN__VW <= C; i += ATTN__VW) { /* xh = (x - mu) r;  y = gamma xh + beta */
             attn__v xh = attn__vmul(attn__vsub(attn__vload(x + i), attn__vset1(mu)), attn__vset1(r));
             if (gamma) xh = attn__vmul(xh, attn__vload(gamma + i));
@@ -2692,7 +2738,8 @@ ATTNDEF attn_status attn_rmsnorm_forward(attn_float *out, attn_float *rstd, cons
     if (!(eps >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_rmsnorm_forward: eps must be >= 0");
     for (n = 0; n < N; n++) {
         const attn_float *x = inp + (size_t)n * C;
-        attn_float r = 1 / (attn_float)sqrt(attn_dot((size_t)C, x, x) / C + eps);
+        attn_float ms = attn_dot((size_t)C, x, x) / C, r = 1 / (attn_float)sqrt(ms + eps), mu;
+        if (!(ms >= ATTN__FLOAT_MIN) || !attn__finite(ms)) r = attn__rstd_scaled(x, C, eps, -1, &mu);
         for (i = 0; i < C; i++) out[(size_t)n * C + i] = x[i] * r * (g ? g[i] : 1);
         if (rstd) rstd[n] = r;
     }
@@ -3233,12 +3280,49 @@ static attn_float attn__score_scale(const attn_attention_desc *d)
 /* Kinds whose rows are normalised (and keep a row statistic). */
 static int attn__normalised(attn_kind kind) { return kind != ATTN_SIGMOID && kind != ATTN_LINEAR_RAW; }
 
+/* Whether every entry of n rows of w floats (row stride ld) is finite. The engines check each (b, h)
+   slice of their inputs once; when one is not, they take the guarded path, in which a position a row
+   cannot see never enters that row's products (a weight of 0 times an Inf value would be NaN). */
+static int attn__all_finite(const attn_float *x, int n, int w, int ld)
+{
+    attn__v acc = attn__vset1(0), zero = attn__vset1(0);
+    attn_float t = 0;
+    int r, c;
+    for (r = 0; r < n; r++) {
+        const attn_float *p = x + (size_t)r * ld;
+        for (c = 0; c + ATTN__VW <= w; c += ATTN__VW) acc = attn__vfma(attn__vload(p + c), zero, acc); /* Inf, NaN: NaN */
+        for (; c < w; c++) t += p[c] * 0;
+    }
+    return attn__finite((double)(attn__vhsum(acc) + t));
+}
+
+/* The guarded form of a tile's product, over the pairs (r, c) with vis[r, c] != 0 only (A, vis
+   [br, bc]; B and C rows of n floats with strides ldb, ldc):
+     trans 0: C[r] += alpha sum_c A[r, c] B[c];   trans 1: C[c] += alpha sum_r A[r, c] B[r]. */
+static void attn__guarded_product(int trans, int br, int bc, int n, attn_float alpha, const attn_float *A,
+                                  const attn_float *vis, const attn_float *B, int ldb, attn_float *C, int ldc)
+{
+    int r, c;
+    for (r = 0; r < br; r++)
+        for (c = 0; c < bc; c++)
+            if (vis[r * bc + c] != 0)
+                attn_axpy((size_t)n, alpha * A[r * bc + c], B + (size_t)(trans ? r : c) * ldb, C + (size_t)(trans ? c : r) * ldc);
+}
+
+/* x[i] = 0 where vis[i] is 0, for n entries (the guarded path: what a row cannot see is exactly 0). */
+static void attn__zero_hidden(attn_float *x, const attn_float *vis, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) x[i] = vis[i] != 0 ? x[i] : 0;
+}
+
 /* Centered attention's extra sums over key tile [j0, j0 + bc): vsum[r] += vis[r] V, n[r] += sum vis[r]. */
 static void attn__visible_sums(const attn_float *vis, const attn_float *Vt, int br, int bc, int dv,
-                               attn_float *vsum, attn_float *n)
+                               attn_float *vsum, attn_float *n, int guard)
 {
     int r;
-    attn_gemm(0, 0, br, dv, bc, 1, vis, bc, Vt, dv, 1, vsum, dv);
+    if (guard) attn__guarded_product(0, br, bc, dv, 1, vis, vis, Vt, dv, vsum, dv);
+    else attn_gemm(0, 0, br, dv, bc, 1, vis, bc, Vt, dv, 1, vsum, dv);
     for (r = 0; r < br; r++) n[r] += attn_sum((size_t)bc, vis + r * bc);
 }
 
@@ -3403,10 +3487,11 @@ static int attn__tile_live(const attn_attention_desc *d, int h, int i0, int br, 
 }
 
 /* Scores of one tile: S[r, c] = scale q_{i0+r} . k_{j0+c} + bias, and vis[r, c] whether key j0+c is
-   visible to query i0+r (stored as 0/1 in P, which the caller overwrites). */
+   visible to query i0+r (stored as 0/1 in P, which the caller overwrites). guard: S is set to 0
+   where vis is 0, so that a non-finite key a row cannot see leaves no trace in it. */
 static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
                               const attn_float *Qp, const attn_float *Kp, int ld, attn_float scale,
-                              attn_float *S, attn_float *vis)
+                              attn_float *S, attn_float *vis, int guard)
 {
     int r, c, shift = d->Tk - d->Tq;
     const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
@@ -3427,6 +3512,7 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
         if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
         if (d->kind == ATTN_SIGMOID)
             for (c = 0; c < bc; c++) S[r * bc + c] -= lnTk;
+        if (guard) attn__zero_hidden(S + r * bc, v, (size_t)bc);
     }
 }
 
@@ -3646,8 +3732,10 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC, *acc = X + 2 * ATTN__BR * ATTN__BC;
     attn_float *vsum = acc + (size_t)ATTN__BR * d->dv, *m = vsum + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR, *n = l + 2 * ATTN__BR;
-    attn_float scale = attn__score_scale(d);
+    attn_float scale = attn__score_scale(d), *hid = X + ATTN__BR * ATTN__BC; /* the guarded path's copy of vis */
     int i0, j0, r, c, dv = d->dv;
+    int guard = !attn__all_finite(Qp, d->Tq, d->dk, a->ldk) || !attn__all_finite(Kp, d->Tk, d->dk, a->ldk) ||
+                !attn__all_finite(Vp, d->Tk, dv, dv);
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         memset(acc, 0, sizeof(attn_float) * (size_t)br * dv);
@@ -3656,8 +3744,9 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
             if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P);
-            if (d->kind == ATTN_CENTERED) attn__visible_sums(P, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P, guard);
+            if (guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
+            if (d->kind == ATTN_CENTERED) attn__visible_sums(P, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, guard);
             if (!attn__normalised(d->kind)) attn__tile_weights(d->kind, S, P, X, br, bc, NULL);
             for (r = 0; r < br && attn__normalised(d->kind); r++) {
                 attn_float *s = S + r * bc, *p = P + r * bc, *x = X + r * bc, tmax, sum = 0, alpha;
@@ -3677,7 +3766,8 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
                 m[r] = tmax;
             }
             if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, P); /* after the statistics */
-            attn_gemm(0, 0, br, dv, bc, 1, P, bc, Vp + (size_t)j0 * dv, dv, 1, acc, dv); /* acc += P V */
+            if (guard) attn__guarded_product(0, br, bc, dv, 1, P, hid, Vp + (size_t)j0 * dv, dv, acc, dv);
+            else attn_gemm(0, 0, br, dv, bc, 1, P, bc, Vp + (size_t)j0 * dv, dv, 1, acc, dv); /* acc += P V */
         }
         for (r = 0; r < br; r++) { /* O = acc / l; stats: lse (softmax, Cog) or N (EA) */
             int empty = d->kind == ATTN_EXPRESSIVE ? l[r] < ATTN__TINY : l[r] == 0;
@@ -3696,7 +3786,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
         for (j0 = 0; j0 < d->Tk; j0 += ATTN__BC) { /* A itself, recomputed from the final stats */
             int bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P, guard);
             memcpy(X + ATTN__BR * ATTN__BC, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
             attn__tile_weights(d->kind, S, P, X, br, bc, st + i0);
             if (d->kind == ATTN_CENTERED) attn__center(P, X + ATTN__BR * ATTN__BC, n, br, bc);
@@ -3725,6 +3815,8 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
     attn_float *Pd = d->dropout > 0 ? n + 3 * ATTN__BR : P; /* the dropped weights */
     attn_float scale = attn__score_scale(d);
     int i0, j0, r, dv = d->dv, dk = d->dk, ld = a->ldk;
+    int guard = !attn__all_finite(Qp, d->Tq, dk, ld) || !attn__all_finite(Kp, d->Tk, dk, ld) || !attn__all_finite(Vp, d->Tk, dv, dv) ||
+                !attn__all_finite(dOp, d->Tq, dv, dv);
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         for (r = 0; r < br; r++) D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
@@ -3734,8 +3826,8 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
                 int bc = ATTN__MIN(ATTN__BC, jend - j0);
                 if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
-                attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, vis);
-                attn__visible_sums(vis, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n);
+                attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, vis, guard);
+                attn__visible_sums(vis, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, guard);
             }
             for (r = 0; r < br; r++) {
                 n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
@@ -3745,7 +3837,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
         for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
             int bc = ATTN__MIN(ATTN__BC, jend - j0);
             if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, vis);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, vis, guard);
             memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
             attn__tile_weights(d->kind, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
             if (d->kind == ATTN_CENTERED) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
@@ -3753,7 +3845,8 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                 memcpy(Pd, P, sizeof(attn_float) * (size_t)br * bc);
                 attn__tile_dropout(d, i0, br, j0, bc, Pd);
             }
-            attn_gemm(1, 0, bc, dv, br, 1, Pd, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv, dv);
+            if (guard) attn__guarded_product(1, br, bc, dv, 1, Pd, vis, dOp + (size_t)i0 * dv, dv, dVp + (size_t)j0 * dv, dv);
+            else attn_gemm(1, 0, bc, dv, br, 1, Pd, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv, dv);
             attn_gemm(0, 1, br, bc, dv, 1, dOp + (size_t)i0 * dv, dv, Vp + (size_t)j0 * dv, dv, 0, dA, bc);
             if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, dA);
             for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
@@ -3770,7 +3863,13 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                     attn__mul_into((size_t)bc, vis + r * bc, ds);
                 else
                     attn__ea_dscores((size_t)bc, sr, vis + r * bc, ds, Dr, st[i0 + r] < ATTN__TINY ? 0 : 1 / st[i0 + r]);
+                if (guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
                 if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0);
+            }
+            if (guard) {
+                attn__guarded_product(0, br, bc, dk, scale, dA, vis, Kp + (size_t)j0 * ld, ld, dQp + (size_t)i0 * ld, ld);
+                attn__guarded_product(1, br, bc, dk, scale, dA, vis, Qp + (size_t)i0 * ld, ld, dKp + (size_t)j0 * ld, ld);
+                continue;
             }
             attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kp + (size_t)j0 * ld, ld, 1, dQp + (size_t)i0 * ld, ld);
             attn_gemm(1, 0, bc, dk, br, scale, dA, bc, Qp + (size_t)i0 * ld, ld, 1, dKp + (size_t)j0 * ld, ld);
@@ -4135,7 +4234,7 @@ static attn__mix attn__mix_of(attn_kind kind)
 static size_t attn__mix_floats(const attn_attention_desc *d)
 {
     size_t tile = (size_t)d->H * ATTN__MBR * d->Tk;
-    return 5 * tile + (size_t)ATTN__MBR * d->Tk + 2 * (size_t)d->H * d->dv * d->Tk + (6 * (size_t)d->dv + 1) * d->Tk;
+    return 5 * tile + (size_t)ATTN__MBR * d->Tk + 3 * (size_t)d->H * d->dv * d->Tk + (6 * (size_t)d->dv + 1) * d->Tk;
 }
 
 /* One group's partial gradients: dbias (with a bias) and dW2 (HYLA+). */
@@ -4161,7 +4260,7 @@ static size_t attn__mix_workspace(const attn_attention_desc *d)
    then A = S vis (none), S vis / rms with rms = sqrt(mean_h (S vis)^2 + 1e-6) (RMSHead), or the
    softmax of each head's row over its visible keys. Layout [H, MBR, Tk]. */
 static void attn__mix_code(const attn__args *a, attn__mix mx, int b, int i0, int br, attn_float *S,
-                           attn_float *vis, attn_float *A, attn_float *rms)
+                           attn_float *vis, attn_float *A, attn_float *rms, int guard)
 {
     const attn_attention_desc *d = a->d;
     size_t ts = (size_t)ATTN__MBR * d->Tk, n = (size_t)br * d->Tk, x;
@@ -4169,7 +4268,8 @@ static void attn__mix_code(const attn__args *a, attn__mix mx, int b, int i0, int
     int h, r;
     for (h = 0; h < d->H; h++) {
         size_t bh = (size_t)b * d->H + h;
-        attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk, d->dk, scale, S + h * ts, vis + h * ts);
+        attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk, d->dk, scale, S + h * ts,
+                          vis + h * ts, guard);
         if (mx.norm != ATTN__NORM_SOFTMAX)
             for (x = 0; x < n; x++) A[h * ts + x] = S[h * ts + x] * vis[h * ts + x];
     }
@@ -4205,6 +4305,33 @@ static void attn__mix_values(const attn__args *a, attn__mix mx, int b, attn_floa
     for (h = 0; h < d->H; h++)
         for (j = 0; j < d->Tk; j++)
             for (e = 0; e < d->dv; e++) Vt[((size_t)h * d->dv + e) * d->Tk + j] = V[((size_t)h * d->Tk + j) * d->dv + e];
+}
+
+/* Whether batch element b's inputs (and dO, in backward) hold a non-finite value: then the guarded
+   path, where what a row cannot see stays out of its products. */
+static int attn__mix_guard(const attn__args *a, int b)
+{
+    const attn_attention_desc *d = a->d;
+    size_t o = (size_t)b * d->H;
+    int rows = d->H * d->Tq, keys = d->H * d->Tk;
+    return !attn__all_finite(a->Q + o * d->Tq * d->dk, rows, d->dk, d->dk) || !attn__all_finite(a->K + o * d->Tk * d->dk, keys, d->dk, d->dk) ||
+           !attn__all_finite(a->V + o * d->Tk * d->dv, keys, d->dv, d->dv) || (a->dO && !attn__all_finite(a->dO + o * d->Tq * d->dv, rows, d->dv, d->dv));
+}
+
+/* The guarded path's values for row r of a tile: Vg = Vt [H, dv, Tk] with 0 at the keys head h's row
+   cannot see (vis [H, MBR, Tk], ts floats a head). */
+static const attn_float *attn__mix_row_values(const attn_attention_desc *d, const attn_float *Vt, const attn_float *vis, size_t ts, int r,
+                                              attn_float *Vg)
+{
+    size_t Tk = (size_t)d->Tk;
+    int h, e;
+    for (h = 0; h < d->H; h++)
+        for (e = 0; e < d->dv; e++) {
+            size_t o = ((size_t)h * d->dv + e) * Tk;
+            memcpy(Vg + o, Vt + o, sizeof(attn_float) * Tk);
+            attn__zero_hidden(Vg + o, vis + h * ts + (size_t)r * Tk, Tk);
+        }
+    return Vg;
 }
 
 /* x = max(x, 0) over n, if relu */
@@ -4299,9 +4426,9 @@ static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_floa
     attn__mix mx = attn__mix_of(d->kind);
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk;
     attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *rms = Ad + 2 * d->H * ts;
-    attn_float *Vt = rms + ts, *row = Vt + 2 * d->H * kd;
-    int br = ATTN__MIN(ATTN__MBR, d->Tq - i0), h, r, e;
-    attn__mix_code(a, mx, b, i0, br, S, vis, A, rms);
+    attn_float *Vt = rms + ts, *Vg = Vt + d->H * kd, *row = Vg + d->H * kd;
+    int br = ATTN__MIN(ATTN__MBR, d->Tq - i0), h, r, e, j, guard = attn__mix_guard(a, b);
+    attn__mix_code(a, mx, b, i0, br, S, vis, A, rms, guard);
     attn__mix_values(a, mx, b, Vt);
     if (a->weights)
         for (h = 0; h < d->H; h++)
@@ -4310,14 +4437,18 @@ static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_floa
     for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, d->Tk, Ad + h * ts);
     for (h = 0; h < d->H; h++) {
         attn_float *o = a->O + (((size_t)b * d->H + h) * d->Tq + i0) * d->dv;
-        if (mx.value == ATTN__VAL_LINEAR || mx.value == ATTN__VAL_RELU_V) /* o_h = a_h V_h (ReLU(V_h)) */
-            attn_gemm(0, 0, br, d->dv, d->Tk, 1, Ad + h * ts, d->Tk,
-                      mx.value == ATTN__VAL_LINEAR ? a->V + ((size_t)b * d->H + h) * d->Tk * d->dv : Vt + (size_t)h * d->Tk * d->dv,
-                      d->dv, 0, o, d->dv);
+        const attn_float *Vh = mx.value == ATTN__VAL_LINEAR ? a->V + ((size_t)b * d->H + h) * d->Tk * d->dv : Vt + (size_t)h * d->Tk * d->dv;
+        if (mx.value > ATTN__VAL_RELU_V) continue;
+        if (guard) { /* o_h = a_h V_h (ReLU(V_h)) */
+            for (j = 0; j < br * d->dv; j++) o[j] = 0;
+            attn__guarded_product(0, br, d->Tk, d->dv, 1, Ad + h * ts, vis + h * ts, Vh, d->dv, o, d->dv);
+        } else
+            attn_gemm(0, 0, br, d->dv, d->Tk, 1, Ad + h * ts, d->Tk, Vh, d->dv, 0, o, d->dv);
     }
     if (mx.value == ATTN__VAL_LINEAR || mx.value == ATTN__VAL_RELU_V) return;
     for (r = 0; r < br; r++) { /* o_ih[e] = sum_j a_hij R_ij[e] */
-        attn_float *R = attn__hyper_layers(d, mx, Ad + (size_t)r * d->Tk, ts, Vt, row, row + kd, row + 2 * kd);
+        const attn_float *Vr = guard ? attn__mix_row_values(d, Vt, vis, ts, r, Vg) : Vt;
+        attn_float *R = attn__hyper_layers(d, mx, Ad + (size_t)r * d->Tk, ts, Vr, row, row + kd, row + 2 * kd);
         for (h = 0; h < d->H; h++)
             for (e = 0; e < d->dv; e++)
                 a->O[(((size_t)b * d->H + h) * d->Tq + i0 + r) * d->dv + e] = attn_dot((size_t)d->Tk, Ad + h * ts + (size_t)r * d->Tk, R + (size_t)e * d->Tk);
@@ -4334,15 +4465,15 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
     attn__mix mx = attn__mix_of(d->kind);
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk, os = (size_t)d->Tq * d->dv, x, n;
     attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *dA = Ad + d->H * ts;
-    attn_float *rms = dA + d->H * ts, *Vt = rms + ts, *dVt = Vt + d->H * kd, *row = dVt + d->H * kd;
+    attn_float *rms = dA + d->H * ts, *Vt = rms + ts, *dVt = Vt + d->H * kd, *row = dVt + d->H * kd, *Vg = row + 6 * kd + d->Tk;
     attn_float scale = attn__score_scale(d);
-    int i0, br, h, r, j, e, dk = d->dk, dv = d->dv, Tk = d->Tk;
+    int i0, br, h, r, j, e, dk = d->dk, dv = d->dv, Tk = d->Tk, guard = attn__mix_guard(a, b);
     attn__mix_values(a, mx, b, Vt);
     memset(dVt, 0, sizeof(attn_float) * d->H * kd);
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__MBR) {
         br = ATTN__MIN(ATTN__MBR, d->Tq - i0);
         n = (size_t)br * Tk;
-        attn__mix_code(a, mx, b, i0, br, S, vis, A, rms);
+        attn__mix_code(a, mx, b, i0, br, S, vis, A, rms, guard);
         memcpy(Ad, A, sizeof(attn_float) * d->H * ts);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, Ad + h * ts);
         for (h = 0; h < d->H && mx.value <= ATTN__VAL_RELU_V; h++) { /* dA_h = dO_h V_h^T, dV_h += A_h^T dO_h */
@@ -4350,12 +4481,14 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
             const attn_float *dOh = a->dO + (bh * d->Tq + i0) * dv;
             int lin = mx.value == ATTN__VAL_LINEAR;
             attn_gemm(0, 1, br, Tk, dv, 1, dOh, dv, lin ? a->V + bh * Tk * dv : Vt + (size_t)h * kd, dv, 0, dA + h * ts, Tk);
-            attn_gemm(1, 0, Tk, dv, br, 1, Ad + h * ts, Tk, dOh, dv, 1, lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
+            if (guard) attn__guarded_product(1, br, Tk, dv, 1, Ad + h * ts, vis + h * ts, dOh, dv, lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
+            else attn_gemm(1, 0, Tk, dv, br, 1, Ad + h * ts, Tk, dOh, dv, 1, lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
         }
         for (r = 0; r < br && mx.value >= ATTN__VAL_HYPER; r++)
-            attn__hyper_backward_row(d, mx, Ad + (size_t)r * Tk, ts, Vt, a->dO + ((size_t)b * d->H * d->Tq + i0 + r) * dv, os,
-                                     dA + (size_t)r * Tk, dVt, dW2, row);
+            attn__hyper_backward_row(d, mx, Ad + (size_t)r * Tk, ts, guard ? attn__mix_row_values(d, Vt, vis, ts, r, Vg) : Vt,
+                                     a->dO + ((size_t)b * d->H * d->Tq + i0 + r) * dv, os, dA + (size_t)r * Tk, dVt, dW2, row);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, dA + h * ts);
+        if (guard) attn__zero_hidden(dA, vis, d->H * ts);
         if (mx.norm == ATTN__NORM_NONE)
             for (x = 0; x < d->H * ts; x++) dA[x] *= vis[x];
         if (mx.norm == ATTN__NORM_RMSHEAD) { /* S (no longer needed) holds mean_h a_h dA_h */
@@ -4371,7 +4504,13 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
             }
         for (h = 0; h < d->H; h++) {
             size_t bh = (size_t)b * d->H + h;
+            if (guard) attn__zero_hidden(dA + h * ts, vis + h * ts, n);
             for (r = 0; r < br && dbias; r++) attn_axpy((size_t)Tk, 1, dA + h * ts + (size_t)r * Tk, dbias + ((size_t)h * d->Tq + i0 + r) * Tk);
+            if (guard) {
+                attn__guarded_product(0, br, Tk, dk, scale, dA + h * ts, vis + h * ts, a->K + bh * Tk * dk, dk, a->dQ + (bh * d->Tq + i0) * dk, dk);
+                attn__guarded_product(1, br, Tk, dk, scale, dA + h * ts, vis + h * ts, a->Q + (bh * d->Tq + i0) * dk, dk, a->dK + bh * Tk * dk, dk);
+                continue;
+            }
             attn_gemm(0, 0, br, dk, Tk, scale, dA + h * ts, Tk, a->K + bh * Tk * dk, dk, 1, a->dQ + (bh * d->Tq + i0) * dk, dk);
             attn_gemm(1, 0, Tk, dk, br, scale, dA + h * ts, Tk, a->Q + (bh * d->Tq + i0) * dk, dk, 1, a->dK + bh * Tk * dk, dk);
         }
@@ -4955,6 +5094,7 @@ static attn_status attn__cis_check(const char *fn, const attn_cisformer_config *
     if ((int)c->kind < 0 || c->kind > ATTN_TAYLOR)
         return attn__fail(ATTN_ERR_ARG, "%s: kind %d: the cisformer takes a one-head kind from softmax to taylor", fn, (int)c->kind);
     if ((int)c->vec < 0 || c->vec > ATTN_CIS_LN_GAINS) return attn__fail(ATTN_ERR_ARG, "%s: unknown per-position vector choice %d", fn, (int)c->vec);
+    if (!attn__finite(c->scale)) return attn__fail(ATTN_ERR_ARG, "%s: scale = %g must be finite", fn, (double)c->scale);
     return ATTN_OK;
 }
 
@@ -4983,25 +5123,38 @@ ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg)
     return n * (12 * d * d + (cfg->vec == ATTN_CIS_LN_GAINS ? 2 : d)) + d;
 }
 
+/* The floats of a valid configuration's parameter block (with the alignment padding); 0 if invalid. */
+static size_t attn__cis_block(const char *fn, const attn_cisformer_config *c)
+{
+    attn_param_desc pd[8];
+    size_t floats = 0;
+    if (attn__cis_check(fn, c) != ATTN_OK) return 0;
+    attn__cis_descs(c, pd);
+    return attn__params_layout(pd, 8, &floats) ? floats : 0;
+}
+
 ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng)
 {
     attn_param_desc pd[8];
     static const int fan[8] = {1, 1, 1, 1, 4, 0, -1, 0}; /* fan_in in units of d; -1: ncon d; 0: not a matrix */
+    attn_cisformer t; /* built here, copied to *m only when complete */
     int i;
     size_t j, n;
     ATTN__NEED(m); ATTN__NEED(rng);
     ATTN__TRY(attn__cis_check(__func__, cfg));
     attn__cis_descs(cfg, pd);
-    ATTN__TRY(attn_params_init(&m->p, pd, 8));
-    m->cfg = *cfg;
+    memset(&t, 0, sizeof t);
+    ATTN__TRY(attn_params_init(&t.p, pd, 8));
+    t.cfg = *cfg;
     for (i = 0; i < 8; i++) {
-        attn_float *v = m->p.value[i].data;
+        attn_float *v = t.p.value[i].data;
         double f = fan[i] < 0 ? (double)cfg->ncon * cfg->d : (double)fan[i] * cfg->d;
-        n = attn_tensor_numel(&m->p.value[i]);
+        n = attn_tensor_numel(&t.p.value[i]);
         for (j = 0; j < n; j++)
             v[j] = !fan[i] ? (attn_float)(cfg->vec == ATTN_CIS_LN_GAINS && i == 5)
                  : cfg->init_uniform ? (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(f)) : (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(f));
     }
+    *m = t;
     return ATTN_OK;
 }
 
@@ -5297,8 +5450,12 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         (int)c->init < 0 || c->init >= ATTN_INIT_COUNT)
         return attn__fail(ATTN_ERR_ARG, "%s: unknown position (%d), norm (%d), activation (%d) or initialisation (%d) choice", fn, (int)c->pos, (int)c->norm,
                           (int)c->act, (int)c->init);
+    if ((long long)c->heads * c->dk > INT_MAX || (long long)c->heads * c->dv > INT_MAX)
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: heads %d times dk %d or dv %d overflows int", fn, c->heads, c->dk, c->dv);
     if (c->t5 && c->max_T < 2) return attn__fail(ATTN_ERR_SHAPE, "%s: T5 buckets need max_T >= 2", fn);
-    if (!(c->eps > 0)) return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be > 0", fn, (double)c->eps);
+    if (!(c->eps > 0) || !attn__finite(c->eps)) return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0", fn, (double)c->eps);
+    if (c->doc_mask && (!c->vocab || c->bos < 0 || c->bos >= c->vocab))
+        return attn__fail(ATTN_ERR_ARG, "%s: document masking needs token inputs and bos (%d) in 0 .. vocab-1", fn, c->bos);
     for (l = 0; l < c->layers; l++) {
         memset(&a, 0, sizeof a);
         a.kind = c->kinds[l]; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv; a.scale = c->scale; a.dropout = c->dropout;
@@ -5318,21 +5475,22 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, 
                                                 "w2", "t5", "n2g", "n2b", "W1", "b1", "W3", "b3", "W2", "b2"};
     static const char *gname[ATTN__TF_GLOBALS] = {"E", "Win", "bin", "P", "nfg", "nfb", "Wout", "bout"};
     int n = 0, l, s, d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, ln = c->norm == ATTN_NORM_LAYER;
+    int bias = c->bias != 0, t5 = c->t5 != 0, glu = c->glu != 0; /* "nonzero" flags as ndim 0 or 1 */
     int sh[ATTN__TF_SLOTS][4]; /* ndim (0: absent), shape (ATTN__TF_SLOTS > ATTN__TF_GLOBALS) */
     for (l = -1; l <= c->layers; l++) { /* -1: E, P; layers; then layers: the final norm and head */
         int g = l < 0 || l == c->layers, k = g ? (int)ATTN__TF_GLOBALS : (int)ATTN__TF_SLOTS;
         memset(sh, 0, sizeof sh);
         if (g) {
-            int e[ATTN__TF_GLOBALS][4] = {{c->vocab ? 2 : 0, c->vocab, d}, {c->in_dim ? 2 : 0, d, c->in_dim}, {c->in_dim && c->bias, d},
-                                          {c->pos == ATTN_POS_LEARNED ? 2 : 0, c->max_T, d}, {1, d}, {ln, d}, {2, c->out, d}, {c->bias, c->out}};
+            int e[ATTN__TF_GLOBALS][4] = {{c->vocab ? 2 : 0, c->vocab, d}, {c->in_dim ? 2 : 0, d, c->in_dim}, {c->in_dim && bias, d},
+                                          {c->pos == ATTN_POS_LEARNED ? 2 : 0, c->max_T, d}, {1, d}, {ln, d}, {2, c->out, d}, {bias, c->out}};
             memcpy(sh, e, sizeof e);
         } else {
             attn_kind kd = c->kinds[l];
-            int e[ATTN__TF_SLOTS][4] = {{1, d}, {ln, d}, {2, hk, d}, {c->bias, hk}, {2, hk, d}, {c->bias, hk}, {2, hv, d},
-                                        {c->bias, hv}, {2, d, hv}, {c->bias, d}, {kd == ATTN_DIFFERENTIAL ? 2 : 0, 4, c->dk / 2},
+            int e[ATTN__TF_SLOTS][4] = {{1, d}, {ln, d}, {2, hk, d}, {bias, hk}, {2, hk, d}, {bias, hk}, {2, hv, d},
+                                        {bias, hv}, {2, d, hv}, {bias, d}, {kd == ATTN_DIFFERENTIAL ? 2 : 0, 4, c->dk / 2},
                                         {kd == ATTN_DIFFERENTIAL, c->dv}, {kd == ATTN_HYLA_PLUS ? 3 : 0, c->heads, c->dv, c->dv},
-                                        {c->t5 ? 2 : 0, c->heads, c->max_T}, {1, d}, {ln, d}, {2, c->mlp, d}, {c->bias, c->mlp},
-                                        {c->glu ? 2 : 0, c->mlp, d}, {c->glu && c->bias, c->mlp}, {2, d, c->mlp}, {c->bias, d}};
+                                        {t5 ? 2 : 0, c->heads, c->max_T}, {1, d}, {ln, d}, {2, c->mlp, d}, {bias, c->mlp},
+                                        {glu ? 2 : 0, c->mlp, d}, {glu && bias, c->mlp}, {2, d, c->mlp}, {bias, d}};
             memcpy(sh, e, sizeof e);
         }
         for (s = 0; s < k; s++) {
@@ -5353,20 +5511,30 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, 
     return n;
 }
 
+/* The descriptors of a valid configuration (p [ATTN__TF_MAX_DESCS]) and at[][]; the floats of its
+   parameter block (with the alignment padding) in *floats and the parameter count in *count. Returns
+   the number of tensors, or 0 (error set) for an invalid configuration or one whose sizes overflow. */
+#define ATTN__TF_MAX_DESCS (ATTN__TF_GLOBALS + ATTN_MAX_LAYERS * ATTN__TF_SLOTS)
+static int attn__tf_layout(const char *fn, const attn_transformer_config *c, attn_param_desc *p,
+                           short at[][ATTN__TF_MAX_SLOTS], size_t *floats, size_t *count)
+{
+    int i, n;
+    if (attn__tf_check(fn, c) != ATTN_OK) return 0;
+    n = attn__tf_descs(c, p, at);
+    if (!attn__params_layout(p, n, floats)) {
+        attn__fail(ATTN_ERR_OVERFLOW, "%s: the parameter block overflows size_t", fn);
+        return 0;
+    }
+    for (*count = 0, i = 0; i < n; i++) *count += attn__shape_numel(p[i].ndim, p[i].shape);
+    return n;
+}
+
 ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg)
 {
-    attn_param_desc p[ATTN__TF_GLOBALS + ATTN_MAX_LAYERS * ATTN__TF_SLOTS];
+    attn_param_desc p[ATTN__TF_MAX_DESCS];
     short at[ATTN_MAX_LAYERS + 1][ATTN__TF_MAX_SLOTS];
-    size_t total = 0, k;
-    int i, n;
-    if (attn__tf_check(__func__, cfg) != ATTN_OK) return 0;
-    n = attn__tf_descs(cfg, p, at);
-    for (i = 0; i < n; i++) {
-        size_t t = 1;
-        for (k = 0; k < (size_t)p[i].ndim; k++) t *= (size_t)p[i].shape[k];
-        total += t;
-    }
-    return total;
+    size_t floats, count;
+    return attn__tf_layout(__func__, cfg, p, at, &floats, &count) ? count : 0;
 }
 
 /* One matrix entry drawn as `init` says, for a matrix with fan_in inputs. */
@@ -5381,20 +5549,20 @@ static attn_float attn__init_draw(attn_init_kind init, double fan, attn_rng *rng
 
 ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg, attn_rng *rng)
 {
-    attn_param_desc p[ATTN__TF_GLOBALS + ATTN_MAX_LAYERS * ATTN__TF_SLOTS];
+    attn_param_desc p[ATTN__TF_MAX_DESCS];
+    attn_transformer t; /* built here, copied to *m only when complete */
     int i, n;
-    size_t j, cnt;
+    size_t j, cnt, floats;
     ATTN__NEED(m); ATTN__NEED(rng);
-    ATTN__TRY(attn__tf_check(__func__, cfg));
-    n = attn__tf_descs(cfg, p, m->at);
-    ATTN__TRY(attn_params_init(&m->p, p, n));
-    m->cfg = *cfg;
-    m->training = 0; m->seed = 0;
+    memset(&t, 0, sizeof t);
+    if (!(n = attn__tf_layout(__func__, cfg, p, t.at, &floats, &cnt))) return attn_last_status();
+    ATTN__TRY(attn_params_init(&t.p, p, n));
+    t.cfg = *cfg;
     for (i = 0; i < n; i++) { /* by name: E, P, t5, lambda, gains ("n?g", "gain"), biases, matrices */
         const char *nm = p[i].name;
-        attn_float *v = m->p.value[i].data;
+        attn_float *v = t.p.value[i].data;
         double fan = p[i].shape[p[i].ndim - 1];
-        cnt = attn_tensor_numel(&m->p.value[i]);
+        cnt = attn_tensor_numel(&t.p.value[i]);
         for (j = 0; j < cnt; j++) {
             if (!strcmp(nm, "E") || !strcmp(nm, "P")) v[j] = (attn_float)attn_rng_normal(rng, 0, 1);
             else if (!strcmp(nm, "t5")) v[j] = (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->max_T));
@@ -5403,6 +5571,7 @@ ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transf
             else v[j] = attn__init_draw(cfg->init, fan, rng);
         }
     }
+    *m = t;
     return ATTN_OK;
 }
 
@@ -5860,14 +6029,16 @@ static attn_status attn__s2s_check(const char *fn, const attn_seq2seq_config *c)
         return attn__fail(ATTN_ERR_SHAPE, "%s: vocabularies %d, %d, d %d, heads %d, dk %d, dv %d, mlp %d, max_src %d, max_tgt %d must be >= 1, layers %d, %d in 1 .. %d",
                           fn, c->src_vocab, c->tgt_vocab, c->d, c->heads, c->dk, c->dv, c->mlp, c->max_src, c->max_tgt, c->enc_layers, c->dec_layers,
                           ATTN_MAX_LAYERS);
+    if ((long long)c->heads * c->dk > INT_MAX || (long long)c->heads * c->dv > INT_MAX)
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: heads %d times dk %d or dv %d overflows int", fn, c->heads, c->dk, c->dv);
     if (c->pad < -1 || c->pad >= c->src_vocab) return attn__fail(ATTN_ERR_ARG, "%s: pad %d is not -1 or a source token", fn, c->pad);
     if (c->kind == ATTN_DIFFERENTIAL || c->kind == ATTN_HYLA_PLUS)
         return attn__fail(ATTN_ERR_ARG, "%s: %s attention carries parameters of its own; the encoder-decoder takes the other kinds", fn,
                           attn_kind_get(c->kind)->name);
     if ((int)c->ln_eps < 0 || c->ln_eps > ATTN_LN_EPS_OUTSIDE || (int)c->init < 0 || c->init >= ATTN_INIT_COUNT)
         return attn__fail(ATTN_ERR_ARG, "%s: unknown LN form (%d) or initialisation (%d)", fn, (int)c->ln_eps, (int)c->init);
-    if (!(c->eps > 0) || !(c->dropout >= 0 && c->dropout < 1))
-        return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be > 0 and dropout = %g in [0, 1)", fn, (double)c->eps, (double)c->dropout);
+    if (!(c->eps > 0) || !attn__finite(c->eps) || !(c->dropout >= 0 && c->dropout < 1))
+        return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0 and dropout = %g in [0, 1)", fn, (double)c->eps, (double)c->dropout);
     memset(&a, 0, sizeof a);
     a.kind = c->kind; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv;
     if (a.kind == ATTN_KERNEL || a.kind == ATTN_TAYLOR) a.H = c->heads;
@@ -5914,40 +6085,49 @@ static attn_status attn__s2s_alloc_descs(const char *fn, const attn_seq2seq_conf
     return ATTN_OK;
 }
 
-ATTNDEF size_t attn_seq2seq_param_count(const attn_seq2seq_config *cfg)
+/* The parameter count of a valid configuration, and its block's floats (with the alignment
+   padding) in *floats; 0 (error set) if it is invalid or its sizes overflow. */
+static size_t attn__s2s_block(const char *fn, const attn_seq2seq_config *cfg, size_t *floats)
 {
     attn_param_desc *p;
-    size_t total = 0, t;
-    int i, k, n;
-    if (attn__s2s_alloc_descs(__func__, cfg, &p, &n) != ATTN_OK) return 0;
-    for (i = 0; i < n; i++) {
-        for (t = 1, k = 0; k < p[i].ndim; k++) t *= (size_t)p[i].shape[k];
-        total += t;
-    }
+    size_t total = 0;
+    int i, n;
+    if (attn__s2s_alloc_descs(fn, cfg, &p, &n) != ATTN_OK) return 0;
+    for (i = 0; i < n; i++) total += attn__shape_numel(p[i].ndim, p[i].shape);
+    if (!attn__params_layout(p, n, floats)) total = 0, attn__fail(ATTN_ERR_OVERFLOW, "%s: the parameter block overflows size_t", fn);
     ATTN_FREE(p);
     return total;
+}
+
+ATTNDEF size_t attn_seq2seq_param_count(const attn_seq2seq_config *cfg)
+{
+    size_t floats;
+    return attn__s2s_block(__func__, cfg, &floats);
 }
 
 ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng)
 {
     attn_param_desc *p;
+    attn_seq2seq t; /* built here, copied to *m only when complete */
     attn_status s;
     size_t j, cnt;
     int i, n;
     ATTN__NEED(m); ATTN__NEED(rng);
     ATTN__TRY(attn__s2s_alloc_descs(__func__, cfg, &p, &n));
-    s = attn_params_init(&m->p, p, n);
+    memset(&t, 0, sizeof t);
+    s = attn__params_layout(p, n, &cnt) ? attn_params_init(&t.p, p, n)
+        : attn__fail(ATTN_ERR_OVERFLOW, "%s: the parameter block overflows size_t", __func__);
     ATTN_FREE(p);
     ATTN__TRY(s);
-    m->cfg = *cfg;
-    m->training = 0; m->seed = 0;
+    t.cfg = *cfg;
     for (i = 0; i < n; i++) { /* Es, Et N(0, 1/d); other matrices by cfg->init; gains 1, biases 0 */
-        attn_tensor *t = &m->p.value[i];
-        cnt = attn_tensor_numel(t);
+        attn_tensor *v = &t.p.value[i];
+        cnt = attn_tensor_numel(v);
         for (j = 0; j < cnt; j++)
-            t->data[j] = i < 2 ? (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->d))
-                         : t->ndim == 2 ? attn__init_draw(cfg->init, t->shape[1], rng) : (attn_float)(m->p.name[i][0] == 'g');
+            v->data[j] = i < 2 ? (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->d))
+                         : v->ndim == 2 ? attn__init_draw(cfg->init, v->shape[1], rng) : (attn_float)(t.p.name[i][0] == 'g');
     }
+    *m = t;
     return ATTN_OK;
 }
 
@@ -6388,18 +6568,35 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
 
 /* ---- 8. optimizers ---------------------------------------------------------------------------- */
 
-ATTNDEF void attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
-                           long step)
+/* A hyper-parameter that must be finite and in [lo, hi) (hi_open) or [lo, hi]. */
+static int attn__in_range(double x, double lo, double hi, int hi_open)
 {
-    attn__sgd_apply(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
+    return attn__finite(x) && x >= lo && (hi_open ? x < hi : x <= hi);
 }
 
-ATTNDEF void attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
-                             attn_float beta1, attn_float beta2, attn_float eps, attn_float wd)
+ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
+                                  long step)
 {
-    double c1 = 1 - pow((double)beta1, (double)t), c2 = 1 - pow((double)beta2, (double)t);
+    ATTN__NEED(p); ATTN__NEED(velocity);
+    if (!attn__in_range(lr, 0, HUGE_VAL, 0) || !attn__in_range(momentum, 0, HUGE_VAL, 0) || step < 0)
+        return attn__fail(ATTN_ERR_ARG, "attn_sgd_step: lr = %g and momentum = %g must be finite and >= 0, step = %ld >= 0",
+                          (double)lr, (double)momentum, step);
+    attn__sgd_apply(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
+                                    attn_float beta1, attn_float beta2, attn_float eps, attn_float wd)
+{
+    double c1, c2;
     int k;
     size_t i;
+    ATTN__NEED(p); ATTN__NEED(m); ATTN__NEED(v);
+    if (t < 1 || !attn__in_range(lr, 0, HUGE_VAL, 0) || !attn__in_range(wd, 0, HUGE_VAL, 0) || !attn__in_range(beta1, 0, 1, 1) ||
+        !attn__in_range(beta2, 0, 1, 1) || !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_adamw_step: t = %ld must be >= 1, lr = %g and wd = %g finite and >= 0, beta1 = %g and "
+                          "beta2 = %g in [0, 1), eps = %g finite and > 0", t, (double)lr, (double)wd, (double)beta1, (double)beta2, (double)eps);
+    c1 = 1 - pow((double)beta1, (double)t); c2 = 1 - pow((double)beta2, (double)t);
     for (k = 0; k < p->count; k++) {
         attn_float d = p->decay[k] ? wd : 0;
         for (i = p->offset[k]; i < p->offset[k + 1]; i++) {
@@ -6409,12 +6606,15 @@ ATTNDEF void attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long 
             p->data[i] -= lr * ((attn_float)((m[i] / c1) / (sqrt(v[i] / c2) + eps)) + d * p->data[i]);
         }
     }
+    return ATTN_OK;
 }
 
 ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)
 {
     double s = 0, norm;
     size_t i;
+    if (!p || !(max_norm > 0) || !attn__finite(max_norm))
+        return attn__fail(ATTN_ERR_ARG, "attn_clip_grad_norm: p is NULL or max_norm = %g is not finite and > 0", max_norm), -1;
     for (i = 0; i < p->total; i++) s += (double)p->gdata[i] * p->gdata[i];
     norm = sqrt(s);
     if (norm > max_norm) attn_scale(p->total, (attn_float)(max_norm / (norm + 1e-6)), p->gdata);
@@ -6424,7 +6624,7 @@ ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)
 ATTNDEF attn_status attn_schedule_constant(attn_schedule *s, double lr)
 {
     ATTN__NEED(s);
-    if (!(lr >= 0) || lr == INFINITY) return attn__fail(ATTN_ERR_ARG, "attn_schedule_constant: lr must be finite and >= 0");
+    if (!attn__in_range(lr, 0, HUGE_VAL, 0)) return attn__fail(ATTN_ERR_ARG, "attn_schedule_constant: lr must be finite and >= 0");
     memset(s, 0, sizeof *s);
     s->kind = ATTN_SCHED_CONSTANT;
     s->lr = lr;
@@ -6434,9 +6634,11 @@ ATTNDEF attn_status attn_schedule_constant(attn_schedule *s, double lr)
 ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, double factor,
                                        long max_drops)
 {
+    ATTN__NEED(s);
+    if (every < 1 || !(factor > 0) || !attn__finite(factor) || max_drops < 0)
+        return attn__fail(ATTN_ERR_ARG, "attn_schedule_step: every = %ld must be >= 1, factor finite and > 0, max_drops = %ld >= 0",
+                          every, max_drops);
     ATTN__TRY(attn_schedule_constant(s, lr));
-    if (every < 1 || !(factor > 0) || max_drops < 0)
-        return attn__fail(ATTN_ERR_ARG, "attn_schedule_step: every = %ld must be >= 1, factor > 0, max_drops = %ld >= 0", every, max_drops);
     s->kind = ATTN_SCHED_STEP;
     s->every = every;
     s->factor = factor;
@@ -6447,10 +6649,12 @@ ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, 
 ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr, double peak_lr,
                                                 long warmup, long decay_steps, double end_lr)
 {
-    ATTN__TRY(attn_schedule_constant(s, peak_lr));
+    ATTN__NEED(s);
     if (warmup < 0 || decay_steps <= warmup)
         return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: need 0 <= warmup (%ld) < decay_steps (%ld)", warmup, decay_steps);
-    if (!(init_lr >= 0) || !(end_lr >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: rates must be >= 0");
+    if (!attn__in_range(init_lr, 0, HUGE_VAL, 0) || !attn__in_range(end_lr, 0, HUGE_VAL, 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: rates must be finite and >= 0");
+    ATTN__TRY(attn_schedule_constant(s, peak_lr));
     s->kind = ATTN_SCHED_WARMUP_COSINE;
     s->init_lr = init_lr;
     s->end_lr = end_lr;
@@ -6492,7 +6696,11 @@ ATTNDEF int attn_nt_from_name(const char *name)
 
 ATTNDEF int attn_nt_next(attn_nt_task task, int N, int tau, const int *prev)
 {
-    int nt = (prev[0] + prev[1]) % N, sum = 0, k; /* x(t - tau - 1) + x(t - tau) */
+    int nt, sum = 0, k;
+    if ((int)task < 0 || task >= ATTN_NT_MIX || N < 2 || tau < 1 || !prev)
+        return attn__fail(ATTN_ERR_ARG, "attn_nt_next: task %d must be nt, nts or ntr, N = %d >= 2, tau = %d >= 1, prev not NULL",
+                          (int)task, N, tau), -1;
+    nt = (prev[0] + prev[1]) % N; /* x(t - tau - 1) + x(t - tau) */
     if (task == ATTN_NT || (task == ATTN_NT_R && prev[0] != 0)) return nt;
     for (k = 0; k <= tau; k++) sum = (sum + prev[k]) % N;
     return sum;
@@ -7089,26 +7297,32 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
 {
 #ifndef ATTN_NO_STDIO
     FILE *f;
-    long n;
-    unsigned char *b;
+    size_t n = 0, cap = 0, got = 0;
+    unsigned char *b = NULL, *nb;
     attn_status s;
     ATTN__NEED(path); ATTN__NEED(buf); ATTN__NEED(bytes); ATTN__NEED(h);
     if (!(f = fopen(path, "rb"))) return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot open %s", path);
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot size %s", path);
-    }
-    if (!(b = (unsigned char *)ATTN_MALLOC(n ? (size_t)n : 1))) {
-        fclose(f);
-        return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_load_file: no memory for the %ld bytes of %s", n, path);
-    }
-    if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+    do { /* read to the end in doubling blocks: no seek, so a pipe works and a directory is a read error */
+        if (n == cap) {
+            cap = cap ? 2 * cap : 65536;
+            if (cap <= n || !(nb = (unsigned char *)ATTN_MALLOC(cap))) {
+                fclose(f);
+                ATTN_FREE(b);
+                return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_load_file: no memory for more than %lu bytes of %s", (unsigned long)n, path);
+            }
+            if (n) memcpy(nb, b, n);
+            ATTN_FREE(b);
+            b = nb;
+        }
+        n += got = fread(b + n, 1, cap - n, f);
+    } while (got > 0);
+    if (ferror(f)) {
         fclose(f);
         ATTN_FREE(b);
-        return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot read %s", path);
+        return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot read %s (a directory?)", path);
     }
     fclose(f);
-    if ((s = attn_checkpoint_read(h, NULL, 0, b, (size_t)n)) != ATTN_OK) {
+    if ((s = attn_checkpoint_read(h, NULL, 0, b, n)) != ATTN_OK) {
         char why[256];
         strncpy(why, attn_last_error(), sizeof why - 1);
         why[sizeof why - 1] = 0;
@@ -7116,7 +7330,7 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
         return attn__fail(s, "%s: %s", path, why);
     }
     *buf = b;
-    *bytes = (size_t)n;
+    *bytes = n;
     return ATTN_OK;
 #else
     (void)path; (void)buf; (void)bytes; (void)h;
@@ -7152,20 +7366,26 @@ static attn_status attn__ckpt_open(const char *fn, const char *path, const char 
     return attn__fail(ATTN_ERR_FORMAT, "%s: %s holds a '%s' model with %d configuration words, not a %s", fn, path, h->model, h->nconfig, model);
 }
 
-/* After the model was initialised from h's configuration (status s): copies the record's floats
-   into p when the sizes agree. Frees buf; on failure the caller releases the model. */
-static attn_status attn__ckpt_fill(const char *fn, const char *path, attn_status s, attn_params *p, attn_checkpoint_header *h,
-                                   void *buf, size_t n)
+/* The loaders' check before anything is allocated: the record's configuration is valid (floats > 0:
+   the floats of its parameter block) and the record holds exactly that many. Frees buf on failure. */
+static attn_status attn__ckpt_match(const char *fn, const char *path, size_t floats, const attn_checkpoint_header *h, void *buf)
 {
     char why[256];
-    if (s != ATTN_OK) {
-        strncpy(why, attn_last_error(), sizeof why - 1);
-        why[sizeof why - 1] = 0;
-        s = attn__fail(ATTN_ERR_FORMAT, "%s: %s: its configuration is not a valid %s's (%s)", fn, path, h->model, why);
-    } else if (p->total != h->count)
-        s = attn__fail(ATTN_ERR_FORMAT, "%s: %s: its configuration needs a block of %lu floats, it holds %lu", fn, path, (unsigned long)p->total,
-                       (unsigned long)h->count);
-    else s = attn_checkpoint_read(h, p->data, p->total, buf, n);
+    if (floats && floats == h->count) return ATTN_OK;
+    ATTN_FREE(buf);
+    if (floats)
+        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: its configuration needs a block of %lu floats, it holds %lu", fn, path,
+                          (unsigned long)floats, (unsigned long)h->count);
+    strncpy(why, attn_last_error(), sizeof why - 1);
+    why[sizeof why - 1] = 0;
+    return attn__fail(ATTN_ERR_FORMAT, "%s: %s: its configuration is not a valid %s's (%s)", fn, path, h->model, why);
+}
+
+/* After the model was initialised (status s) into a temporary: copies the record's floats into p
+   (which the loader releases on failure). Frees buf. */
+static attn_status attn__ckpt_fill(attn_status s, attn_params *p, attn_checkpoint_header *h, void *buf, size_t n)
+{
+    if (s == ATTN_OK) s = attn_checkpoint_read(h, p->data, p->total, buf, n);
     ATTN_FREE(buf);
     return s;
 }
@@ -7183,9 +7403,10 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 {
     attn_checkpoint_header h;
     attn_cisformer_config c;
+    attn_cisformer t;
     attn_rng r;
     void *buf = NULL;
-    size_t n = 0;
+    size_t n = 0, floats;
     attn_status s;
     int made;
     ATTN__NEED(m);
@@ -7193,10 +7414,13 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
     memset(&c, 0, sizeof c);
     c.d = h.config[0]; c.ncon = h.config[1]; c.kind = (attn_kind)h.config[2]; c.vec = (attn_cis_vec)h.config[3];
     c.init_uniform = h.config[4]; c.scale = attn__words_f64(h.config + 5);
+    if (h.nconfig != 7) floats = 0, attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
+    else floats = attn__cis_block(__func__, &c);
+    ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
     attn_rng_seed(&r, 0, 0);
-    s = h.nconfig == 7 ? attn_cisformer_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
-    made = s == ATTN_OK;
-    if ((s = attn__ckpt_fill(__func__, path, s, &m->p, &h, buf, n)) != ATTN_OK && made) attn_cisformer_free(m);
+    made = (s = attn_cisformer_init(&t, &c, &r)) == ATTN_OK;
+    if ((s = attn__ckpt_fill(s, &t.p, &h, buf, n)) != ATTN_OK && made) attn_cisformer_free(&t);
+    if (s == ATTN_OK) *m = t;
     return s;
 }
 
@@ -7222,10 +7446,12 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
 {
     attn_checkpoint_header h;
     attn_transformer_config c;
+    attn_transformer t;
+    attn_param_desc pd[ATTN__TF_MAX_DESCS];
     attn_rng r;
     const int32_t *w = h.config;
     void *buf = NULL;
-    size_t n = 0;
+    size_t n = 0, floats = 0, count = 0;
     attn_status s;
     int l, made;
     ATTN__NEED(m);
@@ -7235,11 +7461,14 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     c.out = w[8]; c.readout = w[9]; c.causal = w[10]; c.pos = (attn_pos_kind)w[11]; c.norm = (attn_norm_kind)w[12]; c.act = (attn_act)w[13];
     c.bias = w[14]; c.init = (attn_init_kind)w[15]; c.scale = attn__words_f64(w + 16); c.eps = attn__words_f64(w + 18);
     c.in_dim = w[20]; c.t5 = w[21]; c.dropout = attn__words_f64(w + 22); c.glu = w[24]; c.doc_mask = w[25]; c.bos = w[26];
-    for (l = 0; l < c.layers && l < ATTN_MAX_LAYERS && ATTN__TF_WORDS + l < h.nconfig; l++) c.kinds[l] = (attn_kind)w[ATTN__TF_WORDS + l];
+    for (l = 0; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - ATTN__TF_WORDS; l++) c.kinds[l] = (attn_kind)w[ATTN__TF_WORDS + l];
+    if (h.nconfig - ATTN__TF_WORDS != c.layers) attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
+    else if (!attn__tf_layout(__func__, &c, pd, t.at, &floats, &count)) floats = 0;
+    ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
     attn_rng_seed(&r, 0, 0);
-    s = h.nconfig == ATTN__TF_WORDS + c.layers ? attn_transformer_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
-    made = s == ATTN_OK;
-    if ((s = attn__ckpt_fill(__func__, path, s, &m->p, &h, buf, n)) != ATTN_OK && made) attn_transformer_free(m);
+    made = (s = attn_transformer_init(&t, &c, &r)) == ATTN_OK;
+    if ((s = attn__ckpt_fill(s, &t.p, &h, buf, n)) != ATTN_OK && made) attn_transformer_free(&t);
+    if (s == ATTN_OK) *m = t;
     return s;
 }
 
@@ -7261,10 +7490,11 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
 {
     attn_checkpoint_header h;
     attn_seq2seq_config c;
+    attn_seq2seq t;
     attn_rng r;
     const int32_t *w = h.config;
     void *buf = NULL;
-    size_t n = 0;
+    size_t n = 0, floats = 0;
     attn_status s;
     int made;
     ATTN__NEED(m);
@@ -7273,23 +7503,19 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     c.src_vocab = w[0]; c.tgt_vocab = w[1]; c.pad = w[2]; c.d = w[3]; c.heads = w[4]; c.dk = w[5]; c.dv = w[6]; c.mlp = w[7];
     c.enc_layers = w[8]; c.dec_layers = w[9]; c.max_src = w[10]; c.max_tgt = w[11]; c.kind = (attn_kind)w[12]; c.ln_eps = (attn_ln_eps)w[13];
     c.init = (attn_init_kind)w[14]; c.eps = attn__words_f64(w + 15); c.dropout = attn__words_f64(w + 17);
+    if (h.nconfig != ATTN__S2S_WORDS) attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
+    else if (!attn__s2s_block(__func__, &c, &floats)) floats = 0;
+    ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
     attn_rng_seed(&r, 0, 0);
-    s = h.nconfig == ATTN__S2S_WORDS ? attn_seq2seq_init(m, &c, &r) : attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
-    made = s == ATTN_OK;
-    if ((s = attn__ckpt_fill(__func__, path, s, &m->p, &h, buf, n)) != ATTN_OK && made) attn_seq2seq_free(m);
+    made = (s = attn_seq2seq_init(&t, &c, &r)) == ATTN_OK;
+    if ((s = attn__ckpt_fill(s, &t.p, &h, buf, n)) != ATTN_OK && made) attn_seq2seq_free(&t);
+    if (s == ATTN_OK) *m = t;
     return s;
 }
 
 /* ---- plots ---- */
 
 #ifndef ATTN_NO_STDIO
-/* Finite, from the bits (isfinite may be folded to 1 under -ffast-math). */
-static int attn__finite(double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, 8);
-    return (u >> 52 & 0x7ff) != 0x7ff;
-}
 
 /* The range [lo, hi] of the finite values of the series on one side (and their bands), widened to
    a nonzero span; x: of the x values instead. */
@@ -7554,6 +7780,8 @@ ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn
     ATTN__NEED(w); ATTN__NEED(mu); ATTN__NEED(sd); ATTN__NEED(X); ATTN__NEED(y);
     if (n < 1 || dim < 1 || iters < 0 || !(lr > 0) || !(l2 >= 0))
         return attn__fail(ATTN_ERR_ARG, "attn_probe_fit: n = %d, dim = %d >= 1, iters = %d >= 0, lr > 0, l2 >= 0", n, dim, iters);
+    for (i = 0; i < n; i++)
+        if (y[i] != 0 && y[i] != 1) return attn__fail(ATTN_ERR_ARG, "attn_probe_fit: y[%d] = %d is not a label 0 or 1", i, y[i]);
     for (i = 0; i < n; i++) pos += y[i] != 0;
     if (balanced && pos > 0 && pos < n) { c[0] = 0.5 * n / (n - pos); c[1] = 0.5 * n / pos; }
     gw = (double *)ATTN_MALLOC(sizeof(double) * ((size_t)dim + 1));
@@ -7638,16 +7866,24 @@ ATTNDEF double attn_band_project(attn_float *P, const attn_float *A, int n, int 
     return d;
 }
 
+/* The arguments of a candidate of `family` (fn: the public function, for the message). */
+static attn_status attn__sigma_check(const char *fn, int n, int family, int w, int num_pos, double p, double density, double eps)
+{
+    if (n < 1 || n > 46340 || family < 1 || family > 3 || w < 0 || num_pos < 0 || !attn__in_range(p, 0, 1, 1) ||
+        !attn__in_range(density, 0, 1, 0) || !attn__in_range(eps, 0, HUGE_VAL, 0))
+        return attn__fail(ATTN_ERR_ARG, "%s: n = %d in 1 .. 46340, family 1 .. 3 (%d), w, num_pos >= 0, p in [0, 1), density in [0, 1], "
+                          "eps finite and >= 0", fn, n, family);
+    if (family == 3 && (w < 1 || (long)num_pos * w > n))
+        return attn__fail(ATTN_ERR_ARG, "%s: %d rare-token blocks of width %d do not fit in n = %d", fn, num_pos, w, n);
+    return ATTN_OK;
+}
+
 ATTNDEF attn_status attn_sigma_candidate(attn_float *X, int n, int family, int w, int num_pos, double p,
                                          double density, double eps, attn_rng *r)
 {
     int i, j, k;
     ATTN__NEED(X); ATTN__NEED(r);
-    if (n < 1 || family < 1 || family > 3 || w < 0 || num_pos < 0 || !(p >= 0 && p < 1) || !(density >= 0 && density <= 1) || !(eps >= 0))
-        return attn__fail(ATTN_ERR_ARG, "attn_sigma_candidate: n = %d >= 1, family 1 .. 3 (%d), w, num_pos >= 0, p in [0, 1), density in [0, 1], eps >= 0", n,
-                          family);
-    if (family == 3 && (w < 1 || (long)num_pos * w > n))
-        return attn__fail(ATTN_ERR_ARG, "attn_sigma_candidate: %d rare-token blocks of width %d do not fit in n = %d", num_pos, w, n);
+    ATTN__TRY(attn__sigma_check(__func__, n, family, w, num_pos, p, density, eps));
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
             attn_float v = (attn_float)(i == j);
@@ -7683,24 +7919,27 @@ ATTNDEF attn_status attn_sigma_distances(double min_dist[3], double mean_dist[3]
                                          attn_rng *r)
 {
     attn_float *X;
+    double mn[3], me[3];
     int f, k;
-    ATTN__NEED(min_dist); ATTN__NEED(mean_dist); ATTN__NEED(A);
+    ATTN__NEED(min_dist); ATTN__NEED(mean_dist); ATTN__NEED(A); ATTN__NEED(r);
     if (count < 1) return attn__fail(ATTN_ERR_ARG, "attn_sigma_distances: count = %d must be >= 1", count);
-    if (!(X = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * (size_t)n * (n > 0 ? n : 1))))
+    for (f = 1; f <= 3; f++) ATTN__TRY(attn__sigma_check(__func__, n, f, w, num_pos, p, density, eps));
+    if (!(X = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * (size_t)n * (size_t)n)))
         return attn__fail(ATTN_ERR_NOMEM, "attn_sigma_distances: out of memory");
     for (f = 0; f < 3; f++) {
-        min_dist[f] = INFINITY;
-        mean_dist[f] = 0;
+        mn[f] = INFINITY;
+        me[f] = 0;
         for (k = 0; k < count; k++) {
             double d;
-            attn_status s = attn_sigma_candidate(X, n, f + 1, w, num_pos, p, density, eps, r);
-            if (s != ATTN_OK) { ATTN_FREE(X); return s; }
+            attn_sigma_candidate(X, n, f + 1, w, num_pos, p, density, eps, r); /* checked above */
             d = attn_l1_distance(A, X, n);
-            min_dist[f] = d < min_dist[f] ? d : min_dist[f];
-            mean_dist[f] += d / count;
+            mn[f] = d < mn[f] ? d : mn[f];
+            me[f] += d / count;
         }
     }
     ATTN_FREE(X);
+    memcpy(min_dist, mn, sizeof mn);
+    memcpy(mean_dist, me, sizeof me);
     return ATTN_OK;
 }
 

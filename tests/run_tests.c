@@ -94,6 +94,7 @@ int main(int argc, char **argv)
     test_models();
     test_seq2seq();
     test_errors();
+    test_faults();
     printf("%d passed, %d failed\n", t_pass, t_fail);
     return t_fail ? 1 : 0;
 }

@@ -66,6 +66,7 @@ void test_gemm(void);
 void test_ops(void);
 void test_optim(void);
 void test_errors(void);
+void test_faults(void);
 void test_attention(void);
 void test_golden(void);
 void test_tasks(void);

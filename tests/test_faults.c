@@ -1,0 +1,317 @@
+/* Faults found by fuzzing the checkpoint loaders and probing the public calls: each check here
+   failed before its fix. Bad configurations and files are refused before anything is allocated or
+   written; failures change nothing; NaN in gives NaN out in every build; a position a row cannot see
+   does not influence that row; norms survive values whose squares overflow. */
+#include "test.h"
+#include <limits.h>
+
+/* A small token transformer's configuration. */
+static attn_transformer_config small_tf(void)
+{
+    attn_transformer_config c;
+    memset(&c, 0, sizeof c);
+    c.vocab = 7; c.d = 8; c.layers = 2; c.heads = 2; c.dk = c.dv = 4; c.mlp = 16; c.max_T = 6; c.out = 7;
+    c.causal = 1; c.eps = (attn_float)1e-5; c.act = ATTN_ACT_GELU_TANH; c.bias = 1; c.pos = ATTN_POS_LEARNED;
+    return c;
+}
+
+/* Writes a transformer checkpoint whose configuration words are cfg's (count floats of zeros). */
+static int write_tf_ckpt(const char *path, const int32_t *w, int nw, size_t count)
+{
+    attn_float *v = t_alloc(count ? count : 1);
+    attn_status s = attn_checkpoint_save(path, "transformer", w, nw, v, count);
+    free(v);
+    return s == ATTN_OK;
+}
+
+static void test_config_words(void)
+{
+    attn_transformer_config c = small_tf();
+    attn_transformer m, keep;
+    attn_rng r;
+    size_t base = attn_transformer_param_count(&c), n;
+    int flags[3] = {2, 17, -1}, i;
+    /* a "nonzero" flag is a flag, whatever its value: never an array dimension */
+    for (i = 0; i < 3; i++) {
+        c.bias = flags[i];
+        n = attn_transformer_param_count(&c);
+        CHECK(n == base, "bias = %d: %lu parameters, with bias = 1: %lu", flags[i], (unsigned long)n, (unsigned long)base);
+        c.bias = 1; c.t5 = flags[i]; c.glu = flags[i];
+        attn_rng_seed(&r, 1, 1);
+        CHECK(attn_transformer_init(&m, &c, &r) == ATTN_OK && m.p.count > 0, "t5 = glu = %d: %s", flags[i], attn_last_error());
+        attn_transformer_free(&m);
+        c.t5 = c.glu = 0;
+    }
+    /* heads * dk overflows int: refused, not a small wrong count */
+    c = small_tf();
+    c.heads = c.dk = 65536;
+    attn_clear_error();
+    CHECK(attn_transformer_param_count(&c) == 0 && attn_last_status() == ATTN_ERR_OVERFLOW, "heads = dk = 65536: %s", attn_last_error());
+    /* a failing init writes nothing */
+    memset(&m, 0xAB, sizeof m);
+    memcpy(&keep, &m, sizeof m);
+    attn_rng_seed(&r, 1, 1);
+    CHECK(attn_transformer_init(&m, &c, &r) != ATTN_OK && memcmp(&m, &keep, sizeof m) == 0, "failed init left the model as it was");
+    c = small_tf();
+    c.eps = (attn_float)INFINITY;
+    CHECK(attn_transformer_param_count(&c) == 0, "eps = inf refused");
+    {   /* the encoder-decoder: the same overflow */
+        attn_seq2seq_config s;
+        memset(&s, 0, sizeof s);
+        s.src_vocab = s.tgt_vocab = 5; s.pad = -1; s.d = 8; s.heads = 65536; s.dk = s.dv = 65536; s.mlp = 8;
+        s.enc_layers = s.dec_layers = 1; s.max_src = s.max_tgt = 4; s.eps = (attn_float)1e-6;
+        CHECK(attn_seq2seq_param_count(&s) == 0 && attn_last_status() == ATTN_ERR_OVERFLOW, "seq2seq heads x dk overflow: %s",
+              attn_last_error());
+    }
+}
+
+static void test_loaders(void)
+{
+    const char *path = "build/test_faults.ckpt";
+    attn_transformer_config c = small_tf();
+    attn_transformer m, keep;
+    attn_cisformer cm, ckeep;
+    attn_rng r;
+    int32_t w[27 + 2];
+    attn_status s;
+    int l;
+    attn_rng_seed(&r, 3, 3);
+    CHECK(attn_transformer_init(&m, &c, &r) == ATTN_OK, "init");
+    CHECK(attn_transformer_save(&m, path) == ATTN_OK, "save: %s", attn_last_error());
+    attn_transformer_free(&m);
+    {   /* the words of a valid file, then a configuration that would need 2^36 floats, count 10 */
+        void *buf;
+        size_t bytes;
+        attn_checkpoint_header h;
+        CHECK(attn_checkpoint_load_file(path, &buf, &bytes, &h) == ATTN_OK && h.nconfig == 29, "read back");
+        for (l = 0; l < 29; l++) w[l] = h.config[l];
+        free(buf);
+    }
+    w[0] = 1 << 20; w[1] = 1 << 16; /* vocab x d = 2^36 */
+    CHECK(write_tf_ckpt(path, w, 29, 10), "write the crafted file");
+    memset(&m, 0x5A, sizeof m);
+    memcpy(&keep, &m, sizeof m);
+    attn_clear_error();
+    s = attn_transformer_load(&m, path);
+    CHECK(s == ATTN_ERR_FORMAT && strstr(attn_last_error(), "holds 10"), "a 2^36-float configuration with 10 floats stored: "
+          "refused before allocating (status %d, \"%s\")", (int)s, attn_last_error());
+    CHECK(memcmp(&m, &keep, sizeof m) == 0, "a refused load leaves the model as it was");
+    /* bias = -1 and 17 in a file: loads like bias = 1, or is refused on the count, never crashes */
+    w[0] = 7; w[1] = 8; w[14] = 17;
+    CHECK(write_tf_ckpt(path, w, 29, 5), "write");
+    CHECK(attn_transformer_load(&m, path) == ATTN_ERR_FORMAT, "bias 17 with the wrong count: refused");
+    w[14] = -1;
+    CHECK(write_tf_ckpt(path, w, 29, attn_transformer_param_count(&c) + 64), "write");
+    CHECK(attn_transformer_load(&m, path) == ATTN_ERR_FORMAT, "bias -1: refused on the count");
+    /* a layer count that would overflow the word count */
+    w[2] = INT_MAX;
+    CHECK(write_tf_ckpt(path, w, 29, 5), "write");
+    CHECK(attn_transformer_load(&m, path) == ATTN_ERR_FORMAT && memcmp(&m, &keep, sizeof m) == 0, "layers = INT_MAX refused: %s",
+          attn_last_error());
+    {   /* the cisformer: a count mismatch leaves the model alone */
+        attn_cisformer_config cc;
+        memset(&cc, 0, sizeof cc);
+        cc.d = 3; cc.ncon = 4; cc.kind = ATTN_SOFTMAX; cc.scale = 1;
+        CHECK(attn_cisformer_init(&cm, &cc, &r) == ATTN_OK, "cisformer init");
+        memcpy(&ckeep, &cm, sizeof cm);
+        CHECK(attn_checkpoint_save(path, "cisformer", (const int32_t[7]){4, 4, 0, 0, 0, 0, 0x3ff00000}, 7, cm.p.data, cm.p.total) == ATTN_OK,
+              "write a cisformer record with d = 4 and d = 3's block");
+        CHECK(attn_cisformer_load(&cm, path) == ATTN_ERR_FORMAT && memcmp(&cm, &ckeep, sizeof cm) == 0, "cisformer: refused, model kept");
+        attn_cisformer_free(&cm);
+    }
+    {   /* a directory is an I/O error, not a request for 2^63 bytes */
+        void *buf = NULL;
+        size_t bytes = 0;
+        attn_checkpoint_header h;
+        s = attn_checkpoint_load_file("tests", &buf, &bytes, &h);
+        CHECK(s == ATTN_ERR_IO && strstr(attn_last_error(), "cannot read"), "a directory: status %d, \"%s\"", (int)s, attn_last_error());
+    }
+    remove(path);
+}
+
+static void test_statuses(void)
+{
+    attn_param_desc desc[1] = {{"W", 2, {2, 3}, -1}};
+    attn_params p;
+    attn_float m[8] = {0}, v[8] = {0}, keep[8];
+    attn_schedule sch, skeep;
+    int prev[3] = {1, 2, 3}, y[4] = {0, 2, 1, 0}, i;
+    double w[3], mu[2], sd[2], mn[3] = {7, 7, 7}, me[3] = {7, 7, 7};
+    attn_float X[8] = {1, 2, 3, 4, 5, 6, 7, 8}, A[4] = {1, 0, 0, 1};
+    attn_rng r;
+    CHECK(attn_params_init(&p, desc, 1) == ATTN_OK, "params");
+    for (i = 0; i < 6; i++) p.data[i] = (attn_float)i, p.gdata[i] = 1;
+    memcpy(keep, p.data, sizeof(attn_float) * 6);
+    CHECK(attn_adamw_step(&p, m, v, 0, (attn_float)1e-3, 0.9f, 0.999f, 1e-8f, 0) == ATTN_ERR_ARG, "AdamW at t = 0 refused");
+    CHECK(attn_adamw_step(&p, m, v, 1, (attn_float)NAN, 0.9f, 0.999f, 1e-8f, 0) == ATTN_ERR_ARG, "AdamW with a NaN rate refused");
+    CHECK(attn_sgd_step(&p, m, (attn_float)INFINITY, 0.9f, 0) == ATTN_ERR_ARG, "SGD with an infinite rate refused");
+    CHECK(memcmp(keep, p.data, sizeof(attn_float) * 6) == 0, "refused steps leave the parameters alone");
+    CHECK(attn_adamw_step(&p, m, v, 1, (attn_float)1e-3, 0.9f, 0.999f, 1e-8f, 0) == ATTN_OK && p.data[0] != keep[0], "a valid step steps");
+    CHECK(attn_clip_grad_norm(&p, NAN) == -1 && attn_last_status() == ATTN_ERR_ARG, "clip with max_norm NaN refused");
+    attn_params_free(&p);
+    /* schedules: a failure leaves the schedule as it was */
+    CHECK(attn_schedule_warmup_cosine(&sch, 0, 1e-3, 10, 100, 0) == ATTN_OK, "schedule");
+    memcpy(&skeep, &sch, sizeof sch);
+    CHECK(attn_schedule_step(&sch, 1, 0, 0.5, 1) == ATTN_ERR_ARG && memcmp(&sch, &skeep, sizeof sch) == 0, "failed step schedule kept");
+    CHECK(attn_schedule_warmup_cosine(&sch, -1, 1, 1, 10, 0) == ATTN_ERR_ARG && memcmp(&sch, &skeep, sizeof sch) == 0,
+          "failed warmup-cosine kept");
+    /* the NT rule: N = 0 is an error, not SIGFPE */
+    CHECK(attn_nt_next(ATTN_NT, 0, 2, prev) == -1 && attn_last_status() == ATTN_ERR_ARG, "nt_next with N = 0");
+    CHECK(attn_nt_next(ATTN_NT_MIX, 5, 2, prev) == -1, "nt_next with the mixture");
+    CHECK(attn_nt_next(ATTN_NT, 5, 2, prev) == 3, "nt_next still works");
+    /* labels outside {0, 1} */
+    CHECK(attn_probe_fit(w, mu, sd, X, y, 4, 2, 10, 0.1, 0, 0) == ATTN_ERR_ARG, "probe with label 2 refused");
+    /* sigma distances with n = 0: its own message, nothing written */
+    attn_rng_seed(&r, 1, 1);
+    attn_clear_error();
+    CHECK(attn_sigma_distances(mn, me, A, 0, 1, 1, 4, 0.2, 0.05, 0.05, &r) == ATTN_ERR_ARG && mn[0] == 7 && me[2] == 7 &&
+              strstr(attn_last_error(), "attn_sigma_distances"), "sigma distances n = 0: \"%s\"", attn_last_error());
+    CHECK(attn_sigma_distances(mn, me, A, 2, 0, 0, 4, 0.2, 0.05, 0.05, &r) == ATTN_ERR_ARG && mn[0] == 7,
+          "sigma distances with family 3's w = 0: refused before writing");
+}
+
+/* NaN in, NaN out: the vector exp and tanh (and what is built on them) as libm. */
+static void test_nan(void)
+{
+    attn_float x[40], y[40];
+    int i, ok = 1;
+#ifdef __FAST_MATH__
+    printf("  skip: NaN semantics under -ffast-math\n");
+    return;
+#endif
+    for (i = 0; i < 40; i++) x[i] = (attn_float)(i - 20) / 4;
+    x[3] = x[17] = x[39] = (attn_float)NAN;
+    attn_exp(40, x, y);
+    for (i = 0; i < 40; i++) ok &= t_isnan(y[i]) == t_isnan(x[i]);
+    CHECK(ok, "attn_exp: NaN exactly where the input is NaN");
+    attn_tanh(40, x, y);
+    for (ok = 1, i = 0; i < 40; i++) ok &= t_isnan(y[i]) == t_isnan(x[i]);
+    CHECK(ok, "attn_tanh: NaN exactly where the input is NaN");
+}
+
+/* Layer and RMS norm of rows whose squares overflow float, and of tiny rows. */
+static void test_norm_range(void)
+{
+    attn_float x[4] = {(attn_float)1e30, (attn_float)-1e30, (attn_float)1e30, 3}, y[4], mu, rs;
+    attn_float z[4] = {(attn_float)1e30, 1, 1, 1}, t[4] = {(attn_float)3e-30, (attn_float)-1e-30, 0, (attn_float)1e-30};
+    double want[4];
+    int i, ok = 1;
+    /* the exact answer: mean 1e30 / 4 (3 is lost), var 3e60 / 4; xhat = (x - mu) / sd */
+    double m = (1e30 - 1e30 + 1e30 + 3) / 4, var = 0;
+    for (i = 0; i < 4; i++) var += ((double)x[i] - m) * ((double)x[i] - m) / 4;
+    for (i = 0; i < 4; i++) want[i] = ((double)x[i] - m) / sqrt(var);
+    attn_layernorm_forward(y, &mu, &rs, x, NULL, NULL, 1, 4, (attn_float)1e-5, ATTN_LN_EPS_INSIDE);
+    for (i = 0; i < 4; i++) ok &= fabs(y[i] - want[i]) < 1e-5;
+    CHECK(ok, "layernorm([1e30, -1e30, 1e30, 3]) = %g %g %g %g, want %g %g %g %g", y[0], y[1], y[2], y[3], want[0], want[1], want[2],
+          want[3]);
+    attn_rmsnorm_forward(y, &rs, z, NULL, 1, 4, (attn_float)1e-5);
+    CHECK(fabs(y[0] - 2.0) < 1e-5 && fabs(y[1] - 2e-30) < 1e-34, "rmsnorm([1e30, 1, 1, 1]) = %g %g, want 2 and 2e-30", y[0], y[1]);
+    /* a tiny row with eps 0 normalises as a scaled copy would */
+    attn_layernorm_forward(y, &mu, &rs, t, NULL, NULL, 1, 4, 0, ATTN_LN_EPS_INSIDE);
+    {
+        attn_float big[4], yb[4];
+        for (i = 0; i < 4; i++) big[i] = t[i] * (attn_float)1e30;
+        attn_layernorm_forward(yb, &mu, &rs, big, NULL, NULL, 1, 4, 0, ATTN_LN_EPS_INSIDE);
+        for (ok = 1, i = 0; i < 4; i++) ok &= fabs(y[i] - yb[i]) < 1e-5;
+        CHECK(ok, "layernorm of a 1e-30 row with eps 0 = %g %g %g %g, as its 1e30 multiple's %g %g %g %g", y[0], y[1], y[2], y[3],
+              yb[0], yb[1], yb[2], yb[3]);
+    }
+}
+
+/* One attention call: O [H T dv] and (with dO) dQ, dK, dV, for kind, causal or key-masked. */
+typedef struct {
+    attn_attention_desc d;
+    attn_float Q[2 * 9 * 4], K[2 * 9 * 4], V[2 * 9 * 4], O[2 * 9 * 4], dO[2 * 9 * 4], st[2 * 9 * 16];
+    attn_float dQ[2 * 9 * 4], dK[2 * 9 * 4], dV[2 * 9 * 4], w2[2 * 4 * 4];
+    unsigned char mask[9];
+} att_case;
+
+static int run_case(att_case *c)
+{
+    size_t wb = attn_attention_workspace(&c->d);
+    void *work = malloc(wb);
+    attn_attention_grads g;
+    int ok;
+    memset(&g, 0, sizeof g);
+    memset(c->dQ, 0, sizeof c->dQ); memset(c->dK, 0, sizeof c->dK); memset(c->dV, 0, sizeof c->dV);
+    g.dQ = c->dQ; g.dK = c->dK; g.dV = c->dV;
+    ok = attn_attention_forward(&c->d, c->O, c->st, NULL, c->Q, c->K, c->V, work, wb) == ATTN_OK &&
+         attn_attention_backward(&c->d, &g, c->dO, c->Q, c->K, c->V, c->O, c->st, work, wb) == ATTN_OK;
+    free(work);
+    return ok;
+}
+
+/* Whether rows [0, n) of x and y [.., w] (both heads, T rows per head) agree and are finite. */
+static int rows_agree(const attn_float *x, const attn_float *y, int n, int T, int w)
+{
+    int h, i, e;
+    for (h = 0; h < 2; h++)
+        for (i = 0; i < n; i++)
+            for (e = 0; e < w; e++) {
+                double a = x[(h * T + i) * w + e], b = y[(h * T + i) * w + e];
+                if (!(fabs(a - b) <= 1e-4 * (1 + fabs(b)))) return 0;
+            }
+    return 1;
+}
+
+/* A position a row cannot see does not influence it: Inf in V or NaN in K at the last (causal) key,
+   and NaN in V and K at a key-masked key, for every kind that takes them. */
+static void test_hidden_positions(void)
+{
+    static att_case ref, bad;
+    attn_rng r;
+    int k, j, form;
+#ifdef __FAST_MATH__
+    printf("  skip: non-finite inputs under -ffast-math\n");
+    return;
+#endif
+    for (k = 0; k < ATTN_KIND_COUNT; k++)
+        for (form = 0; form < 3; form++) { /* 0: causal, Inf value; 1: causal, NaN key; 2: key mask, NaN value and key */
+            int T = 9, last = T - 1, n = form < 2 ? last : T, hid = form < 2 ? last : 4;
+            if ((k == ATTN_KERNEL || k == ATTN_TAYLOR) && form == 2) continue; /* their masks: see attn_attention_desc */
+            memset(&ref, 0, sizeof ref);
+            ref.d.kind = (attn_kind)k; ref.d.B = 1; ref.d.H = 2; ref.d.Tq = ref.d.Tk = T; ref.d.dk = ref.d.dv = 4;
+            ref.d.causal = form < 2;
+            memset(ref.mask, 1, sizeof ref.mask);
+            ref.mask[hid] = 0;
+            if (form == 2) ref.d.key_mask = ref.mask;
+            attn_rng_seed(&r, 9, (uint64_t)k);
+            t_randn(ref.Q, sizeof ref.Q / sizeof(attn_float), &r, 0.5);
+            t_randn(ref.K, sizeof ref.K / sizeof(attn_float), &r, 0.5);
+            t_randn(ref.V, sizeof ref.V / sizeof(attn_float), &r, 1);
+            t_randn(ref.dO, sizeof ref.dO / sizeof(attn_float), &r, 1);
+            t_randn(ref.w2, sizeof ref.w2 / sizeof(attn_float), &r, 0.5);
+            ref.d.w2 = ref.w2;
+            if (k == ATTN_DIFFERENTIAL) ref.d.lambda_init = attn_diff_lambda_init(0);
+            bad = ref;
+            bad.d.key_mask = form == 2 ? bad.mask : NULL;
+            bad.d.w2 = bad.w2;
+            for (j = 0; j < 2 * 4; j++) {
+                attn_float *p = (form == 1 ? bad.K : bad.V) + ((j / 4) * T + hid) * 4 + j % 4;
+                *p = form == 0 ? (attn_float)INFINITY : (attn_float)NAN;
+                if (form == 2) bad.K[((j / 4) * T + hid) * 4 + j % 4] = (attn_float)NAN;
+            }
+            if (!run_case(&ref) || !run_case(&bad)) {
+                CHECK(0, "%s: the calls failed: %s", attn_kind_get((attn_kind)k)->name, attn_last_error());
+                continue;
+            }
+            CHECK(rows_agree(bad.O, ref.O, n, T, 4), "%s, %s: O of the rows that cannot see the bad key changed",
+                  attn_kind_get((attn_kind)k)->name, form == 0 ? "Inf future value" : form == 1 ? "NaN future key" : "NaN masked key");
+            if (form == 2)
+                CHECK(rows_agree(bad.dQ, ref.dQ, T, T, 4) && rows_agree(bad.dV, ref.dV, hid, T, 4) && rows_agree(bad.dK, ref.dK, hid, T, 4),
+                      "%s, NaN masked key: dQ, dK or dV changed", attn_kind_get((attn_kind)k)->name);
+            else
+                CHECK(rows_agree(bad.dQ, ref.dQ, n, T, 4), "%s, %s: dQ of the rows that cannot see it changed",
+                      attn_kind_get((attn_kind)k)->name, form == 0 ? "Inf future value" : "NaN future key");
+        }
+}
+
+void test_faults(void)
+{
+    test_config_words();
+    test_loaders();
+    test_statuses();
+    test_nan();
+    test_norm_range();
+    test_hidden_positions();
+}
