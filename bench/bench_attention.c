@@ -174,7 +174,7 @@ int main(int argc, char **argv)
     int ti, th, k, repeats = 5, have_torch, i, memory_only = 0;
     char kinds[256] = "";
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
         else if (!strcmp(argv[i], "--memory")) memory_only = 1;
         else {
             printf("usage: bench_attention [--repeats N] [--memory]\n  causal fwd+bwd of the per-head attention kinds beside PyTorch, the head-mixing kinds\n"

@@ -127,8 +127,8 @@ int main(int argc, char **argv)
     int repeats = 3, i, s, k, have_torch;
     double seconds = 2;
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+        if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = arg_double("--seconds", argv[++i], 0.01, 3600);
         else {
             printf("usage: bench_cisformer [--repeats N] [--seconds S]\n"
                    "  cisformer training throughput (predictions/s, one thread) with a step per prediction and\n"

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) max_threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) max_threads = arg_int("--threads", argv[++i], 1, 1024);
         else {
             printf("usage: bench_gemm [--quick] [--threads N] [--csv FILE]\n"
                    "  GFLOP/s of attn_gemm, OpenBLAS cblas_sgemm and the scalar reference; 1..N threads\n"

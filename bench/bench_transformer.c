@@ -117,8 +117,8 @@ int main(int argc, char **argv)
             printf("usage: bench_transformer [--repeats R] [--seconds S] [--preset fuzzy|sraven|cogformer]\n"
                    "  training tokens/s of the HYLA paper's transformer and a Cogformer beside PyTorch (every preset by default)\n");
             return 0;
-        } else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+        } else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = arg_double("--seconds", argv[++i], 0.01, 3600);
         else if (!strcmp(argv[i], "--preset") && i + 1 < argc) {
             for (++i, only = 0; only < 3 && strcmp(argv[i], names[only]); only++) {}
             if (only == 3) { fprintf(stderr, "bench_transformer: unknown preset %s (fuzzy, sraven or cogformer)\n", argv[i]); return 1; }

@@ -63,12 +63,11 @@ typedef struct {
     int failed;
 } run_result;
 
-static volatile sig_atomic_t interrupted = 0;
 
 void progress_begin(progress_set *p, const void *runs, size_t stride, size_t offset, int njobs, long total, const char *unit,
                     const char *metric)
 {
-    p->tty = isatty(fileno(stdout));
+    p->tty = isatty(fileno(stderr));
     p->start = p->last = time(NULL);
     p->runs = (const char *)runs; p->stride = stride; p->offset = offset;
     p->njobs = njobs; p->finished = 0; p->total = total; p->unit = unit; p->metric = metric;
@@ -92,16 +91,24 @@ void progress_report(progress_set *p, int force)
                 done += r->done;
                 if (r->evaluated) { sum += r->latest; n++; }
             }
-            printf("%s  %d/%d runs done, %ld/%ld %s, %s %.3f, %.0fs elapsed, ~%.0fs left   %s", p->tty ? "\r" : "", p->finished, p->njobs, done, p->total,
-                   p->unit, p->metric, n ? sum / n : 0, el, done ? el * (double)(p->total - done) / done : 0, p->tty ? "" : "\n");
-            fflush(stdout);
+            fprintf(stderr, "%s  %d/%d runs done, %ld/%ld %s, %s %.3f, %.0fs elapsed, ~%.0fs left   %s", p->tty ? "\r" : "", p->finished,
+                    p->njobs, done, p->total, p->unit, p->metric, n ? sum / n : 0, el, done ? el * (double)(p->total - done) / done : 0,
+                    p->tty ? "" : "\n");
+            fflush(stderr);
         }
     }
 }
 
 static progress_set progress;
+static csv_stream train_csv; /* the train command's CSV, a line per evaluation as it happens */
 
-static void on_sigint(int sig) { (void)sig; interrupted = 1; }
+#define NT_CSV_HEADER "attention,seed,epoch,acc_tf,loss,acc_nt,acc_nts"
+/* Evaluation k of run (kind, seed) as a CSV line. */
+static void nt_row(char *line, size_t n, attn_kind kind, int seed, const run_result *r, int k)
+{
+    snprintf(line, n, "%s,%d,%d,%.6f,%.6f,%.6f,%.6f", attn_kind_get(kind)->name, seed, r->epoch[k], r->acc[k], r->loss[k], r->acc_task[0][k],
+             r->acc_task[1][k]);
+}
 
 static void usage(FILE *f)
 {
@@ -177,9 +184,68 @@ int parse_int(const char *s, int lo, int *out)
 int parse_double(const char *s, double *out)
 {
     char *end;
+    double v;
     errno = 0;
-    *out = strtod(s, &end);
-    return !errno && end != s && !*end;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !(v - v == 0)) return 0; /* v - v is NaN for Inf and NaN */
+    *out = v;
+    return 1;
+}
+
+int output_ok(const char *path)
+{
+    FILE *f;
+    int existed;
+    if (!path) return 1;
+    f = fopen(path, "rb");
+    existed = f != NULL;
+    if (f) fclose(f);
+    if (!(f = fopen(path, "ab"))) {
+        fprintf(stderr, "attnlab: cannot write %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    fclose(f);
+    if (!existed) remove(path);
+    return 1;
+}
+
+volatile sig_atomic_t stop_requested = 0;
+static void on_stop(int sig) { (void)sig; stop_requested = 1; }
+void catch_stop(void)
+{
+    signal(SIGINT, on_stop);
+    signal(SIGTERM, on_stop);
+}
+
+int csv_begin(csv_stream *c, const char *path, const char *header)
+{
+    c->f = NULL;
+    if (!path) return 1;
+    if (!(c->f = fopen(path, "w"))) {
+        fprintf(stderr, "attnlab: cannot write %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    fprintf(c->f, "%s\n", header);
+    fflush(c->f);
+    return 1;
+}
+
+void csv_row(csv_stream *c, const char *line)
+{
+    if (!c->f) return;
+#ifdef _OPENMP
+#pragma omp critical(csv)
+#endif
+    {
+        fprintf(c->f, "%s\n", line);
+        fflush(c->f);
+    }
+}
+
+void csv_end(csv_stream *c)
+{
+    if (c->f) fclose(c->f);
+    c->f = NULL;
 }
 
 /* ---- the model ---- */
@@ -358,7 +424,7 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--N")) ok = parse_int(v, 2, &o->N) && (o->N_given = 1);
         else if (!strcmp(a, "--tau")) ok = parse_int(v, 1, &o->tau);
         else if (!strcmp(a, "--ncon")) ok = parse_int(v, 1, &o->ncon) && (o->ncon_given = 1);
-        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds);
+        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds) && o->seeds <= MAX_SEEDS;
         else if (!strcmp(a, "--epochs")) ok = parse_int(v, 1, &e) && (o->epochs = e, 1);
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
         else if (!strcmp(a, "--ntest")) ok = parse_int(v, 1, &o->ntest);
@@ -521,6 +587,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     int len = o->ncon + NBATCH, elen = o->ncon + o->ng, *series = (int *)malloc(sizeof(int) * (size_t)len), *ev, *rules, nev, j;
     attn_float *vel = NULL;
     long epoch, step = 0;
+    char line[256];
     attn_rng_seed(&init_rng, (uint64_t)seed, 1);
     attn_rng_seed(&train_rng, (uint64_t)seed, 2);
     attn_rng_seed(&eval_rng, (uint64_t)seed, 3);
@@ -535,7 +602,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     buf_alloc(&eb, &m, o->ng);
     buf_alloc(&rb, &m, 1);
     res->epoch_100 = -1;
-    for (epoch = 0; epoch <= o->epochs && !interrupted; epoch++) {
+    for (epoch = 0; epoch <= o->epochs && !stop_requested; epoch++) {
         if (epoch % o->eval_every == 0 || epoch == o->epochs) { /* evaluate before training epoch `epoch` */
             int k = res->nevals++;
             res->epoch[k] = (int)epoch;
@@ -546,6 +613,8 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
             res->acc_task[0][k] = at[0];
             res->acc_task[1][k] = at[1];
             if (res->acc[k] >= 1 && res->epoch_100 < 0) res->epoch_100 = (int)epoch;
+            nt_row(line, sizeof line, kind, seed, res, k);
+            csv_row(&train_csv, line);
         }
         if (epoch == o->epochs) break;
         {
@@ -563,7 +632,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
         res->prog.done = epoch + 1;
         if (epoch % 64 == 0) progress_report(&progress, 0);
     }
-    if (!interrupted && o->final_test > 0) { /* the final evaluation on fresh distinct series */
+    if (!stop_requested && o->final_test > 0) { /* the final evaluation on fresh distinct series */
         int nf;
         int *fx = (int *)malloc(sizeof(int) * (size_t)o->final_test * elen), *fr = (int *)malloc(sizeof(int) * (size_t)o->final_test);
         double l;
@@ -577,7 +646,10 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     if (o->save) {
         char path[1024];
         save_path(o, kind, seed, path, sizeof path);
-        if (model_save(&m, path) != ATTN_OK) fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
+        if (model_save(&m, path) != ATTN_OK) {
+            fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
+            res->failed = 1;
+        }
     }
     buf_free(&tb); buf_free(&eb); buf_free(&rb);
     free(series); free(vel); free(ev); free(rules);
@@ -596,26 +668,27 @@ double mean_sd(const double *x, int n, double *sd)
     return m;
 }
 
-static void write_csv(const options *o, run_result *res)
+/* The whole CSV, runs in (attention, seed) order; 0 if it cannot be written. */
+static int write_csv(const options *o, run_result *res)
 {
-    FILE *f = fopen(o->csv, "w");
+    csv_stream c;
+    char line[256];
     int a, s, k;
-    if (!f) { fprintf(stderr, "attnlab: cannot write %s: %s\n", o->csv, strerror(errno)); return; }
-    fprintf(f, "attention,seed,epoch,acc_tf,loss,acc_nt,acc_nts\n");
+    if (!csv_begin(&c, o->csv, NT_CSV_HEADER)) return 0;
     for (a = 0; a < o->nattn; a++)
-        for (s = 0; s < o->seeds; s++) {
-            run_result *r = &res[a * o->seeds + s];
-            for (k = 0; k < r->nevals; k++)
-                fprintf(f, "%s,%d,%d,%.6f,%.6f,%.6f,%.6f\n", attn_kind_get(o->attn[a])->name, s, r->epoch[k], r->acc[k], r->loss[k],
-                        r->acc_task[0][k], r->acc_task[1][k]);
-        }
-    fclose(f);
+        for (s = 0; s < o->seeds; s++)
+            for (k = 0; k < res[a * o->seeds + s].nevals; k++) {
+                nt_row(line, sizeof line, o->attn[a], s, &res[a * o->seeds + s], k);
+                csv_row(&c, line);
+            }
+    csv_end(&c);
     printf("wrote %s\n", o->csv);
+    return 1;
 }
 
 /* The curves as the paper draws them: mean teacher-forced accuracy per attention with a band of
-   +-1 sd over seeds (left axis), mean loss dashed (right axis). */
-static void write_svg(const options *o, run_result *res)
+   +-1 sd over seeds (left axis), mean loss dashed (right axis); 0 if it cannot be written. */
+static int write_svg(const options *o, run_result *res)
 {
     attn_plot p;
     attn_plot_series s[2 * MAX_ATTN];
@@ -623,7 +696,7 @@ static void write_svg(const options *o, run_result *res)
     int a, k, r, n = res[0].nevals;
     double *x, *col = (double *)malloc(sizeof(double) * (size_t)o->seeds), *buf;
     for (r = 0; r < o->nattn * o->seeds; r++) n = res[r].nevals < n ? res[r].nevals : n;
-    if (n < 1) { free(col); return; }
+    if (n < 1) { free(col); return 1; }
     buf = (double *)malloc(sizeof(double) * (size_t)n * (1 + 4 * o->nattn));
     x = buf;
     for (k = 0; k < n; k++) x[k] = res[0].epoch[k];
@@ -645,9 +718,11 @@ static void write_svg(const options *o, run_result *res)
              o->decoder ? "decoder" : "cisformer", o->seeds);
     memset(&p, 0, sizeof p);
     p.title = title; p.xlabel = "epoch"; p.ylabel = "accuracy (teacher-forced)"; p.y2label = "loss (dashed)"; p.ymin = 0; p.ymax = 1;
-    if (attn_plot_svg(o->svg, &p, s, 2 * o->nattn) == ATTN_OK) printf("wrote %s\n", o->svg);
+    n = attn_plot_svg(o->svg, &p, s, 2 * o->nattn) == ATTN_OK;
+    if (n) printf("wrote %s\n", o->svg);
     else fprintf(stderr, "attnlab: %s\n", attn_last_error());
     free(buf); free(col);
+    return n;
 }
 
 /* Mean and sd over the seeds of attention a of the double field at offset `off` of run_result. */
@@ -707,31 +782,45 @@ static void train_job(void *ctx, int j)
 
 static int cmd_train(const options *o)
 {
-    int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + 2;
-    run_result *res = (run_result *)calloc((size_t)njobs, sizeof(run_result));
+    int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + 2, failed = 0, rc;
+    run_result *res;
+    char first[1024];
+    if (!model_param_count(o)) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
+    if (o->save) save_path(o, o->attn[0], 0, first, sizeof first);
+    if (!output_ok(o->csv) || !output_ok(o->svg) || !output_ok(o->save ? first : NULL)) return 1;
+    if (!(res = (run_result *)calloc((size_t)njobs, sizeof(run_result)))) { fprintf(stderr, "attnlab: out of memory\n"); return 1; }
     for (j = 0; j < njobs; j++) {
         res[j].epoch = (int *)calloc((size_t)nev, sizeof(int));
         res[j].acc = (double *)calloc((size_t)nev, sizeof(double));
         res[j].loss = (double *)calloc((size_t)nev, sizeof(double));
         res[j].acc_task[0] = (double *)calloc((size_t)nev, sizeof(double));
         res[j].acc_task[1] = (double *)calloc((size_t)nev, sizeof(double));
+        if (!res[j].epoch || !res[j].acc || !res[j].loss || !res[j].acc_task[0] || !res[j].acc_task[1]) {
+            fprintf(stderr, "attnlab: out of memory\n");
+            return 1;
+        }
     }
+    if (!csv_begin(&train_csv, o->csv, NT_CSV_HEADER)) return 1;
     printf("attnlab train: %s N%dT%d, N_con = %d, %s (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", (unsigned long)model_param_count(o), o->nattn, o->seeds, o->epochs,
            o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
     progress_begin(&progress, res, sizeof *res, offsetof(run_result, prog), njobs, (long)njobs * o->epochs, "epochs", "mean latest accuracy");
-    signal(SIGINT, on_sigint);
+    catch_stop();
     {
         struct train_jobs jobs = {o, res};
         run_jobs(njobs, o->threads, train_job, &jobs, &progress);
     }
-    if (interrupted) printf("interrupted: reporting what was done\n");
-    print_table(o, res);
-    if (o->csv) write_csv(o, res);
-    if (o->svg) write_svg(o, res);
+    csv_end(&train_csv);
+    if (stop_requested) printf("interrupted: reporting what was done\n");
+    for (j = 0; j < njobs; j++) failed += res[j].failed;
+    if (failed) fprintf(stderr, "attnlab: %d of %d runs failed (see above); no table\n", failed, njobs);
+    else print_table(o, res);
+    rc = failed ? 1 : stop_requested ? 130 : 0;
+    if (o->csv && !write_csv(o, res)) rc = 1;
+    if (o->svg && !failed && !write_svg(o, res)) rc = 1;
     for (j = 0; j < njobs; j++) { free(res[j].epoch); free(res[j].acc); free(res[j].loss); free(res[j].acc_task[0]); free(res[j].acc_task[1]); }
     free(res);
-    return interrupted ? 130 : 0;
+    return rc;
 }
 
 /* attnlab eval --load F: the final evaluation of a saved model on --final-test fresh series. */
@@ -855,7 +944,7 @@ static int cmd_preset(int argc, char **argv)
     }
     runs = quick && p->quick[0] ? p->quick : p->runs;
     printf("preset %s%s: %s\n", p->name, quick ? " (quick)" : "", p->claim);
-    for (k = 0; k < 4 && runs[k] && rc == 0 && !interrupted; k++) {
+    for (k = 0; k < 4 && runs[k] && rc == 0 && !stop_requested; k++) {
         char buf[512], *tok, *save = NULL, *args[64], csv[512], svg[512], label[64];
         int n = 2;
         options o;
@@ -918,12 +1007,29 @@ void run_jobs(int njobs, int threads, void (*one)(void *ctx, int j), void *ctx, 
         p->finished++;
         progress_report(p, 1);
     }
-    printf("\n");
+    fprintf(stderr, "\n");
+}
+
+/* argv with every "--opt=value" split into "--opt" "value" (the strings are argv's, cut at '='). */
+static char **split_equals(int *argc, char **argv)
+{
+    char **out = (char **)malloc(sizeof(char *) * (size_t)(2 * *argc + 1));
+    int i, n = 0;
+    if (!out) return argv;
+    for (i = 0; i < *argc; i++) {
+        char *eq = strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
+        out[n++] = argv[i];
+        if (eq) { *eq = 0; out[n++] = eq + 1; }
+    }
+    out[n] = NULL;
+    *argc = n;
+    return out;
 }
 
 int main(int argc, char **argv)
 {
     options o;
+    argv = split_equals(&argc, argv);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;

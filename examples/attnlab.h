@@ -3,15 +3,37 @@
    Cog paper's miniature language models. */
 #ifndef ATTNLAB_H
 #define ATTNLAB_H
+#include <signal.h>
+#include <stdio.h>
 #include <time.h>
 /* A whole decimal integer in [lo, 1e9] into *out; 0 (and *out untouched) if s is not one. */
 int parse_int(const char *s, int lo, int *out);
-/* A whole floating-point number into *out; 0 if s is not one. */
+/* A whole, finite floating-point number into *out; 0 if s is not one. */
 int parse_double(const char *s, double *out);
+/* The most seeds (runs per setting) a command takes. */
+#define MAX_SEEDS 10000
+/* Whether a file can be written at path (NULL: nothing to write), checked before any work starts: a
+   file that is not there is created and removed again. Prints "attnlab: cannot write PATH: why" and
+   returns 0 if not. */
+int output_ok(const char *path);
+/* A command's CSV as its runs go: csv_begin truncates the file and writes the header line; csv_row
+   appends one line (from any thread, flushed at once, so an interrupted run leaves a well-formed
+   prefix); csv_end closes it. At the end the command rewrites the whole file in its fixed order, so
+   a finished run's CSV does not depend on which run finished first. path NULL: all do nothing. */
+typedef struct {
+    FILE *f;
+} csv_stream;
+int csv_begin(csv_stream *c, const char *path, const char *header);
+void csv_row(csv_stream *c, const char *line);
+void csv_end(csv_stream *c);
+/* Set by SIGINT and SIGTERM once catch_stop() ran: the runs stop, the command reports what was
+   done and exits 130. */
+extern volatile sig_atomic_t stop_requested;
+void catch_stop(void);
 /* The mean of x [n] and, in *sd, its sample standard deviation (0 for n = 1). */
 double mean_sd(const double *x, int n, double *sd);
-/* The progress line of a set of parallel runs: on a terminal every second, in place; into a file
-   or pipe every 30 s, one line each: "  F/N runs done, D/T UNIT, METRIC V, Es elapsed, ~Ls left",
+/* The progress line of a set of parallel runs, on stderr: on a terminal every second, in place; into a
+   file or pipe every 30 s, one line each: "  F/N runs done, D/T UNIT, METRIC V, Es elapsed, ~Ls left",
    V the mean of the runs' latest evaluations. Each run record embeds a run_progress, which the run
    updates; progress_report (from any thread) prints when the line is due, or always with force. */
 typedef struct {

@@ -47,8 +47,6 @@ typedef struct {
     run_progress prog;             /* steps done and the latest held-out metric */
 } hrun;
 
-static volatile sig_atomic_t hyla_interrupted = 0;
-static void hyla_on_sigint(int sig) { (void)sig; hyla_interrupted = 1; }
 
 static void hyla_usage(FILE *f)
 {
@@ -99,6 +97,18 @@ static int hparse_list(const char *v, double *out, int max, int *n)
     return *n > 0;
 }
 
+static csv_stream hyla_csv_log; /* the CSV, a line per evaluation as it happens */
+
+#define HYLA_CSV_HEADER "attention,lr,wd,seed,step,loss,valid,heldout"
+/* Evaluation k of a run as a CSV line (the loss is empty before the first step). */
+static void hyla_row(char *line, size_t n, const hopts *o, const hrun *r, int k)
+{
+    char loss[32] = "";
+    if (r->loss[k] == r->loss[k]) snprintf(loss, sizeof loss, "%.6f", r->loss[k]);
+    snprintf(line, n, "%s,%g,%g,%d,%ld,%s,%.6f,%.6f", attn_kind_get(o->kind[r->kind])->name, o->lr[r->ilr], o->wd[r->iwd], r->seed, r->step[k],
+             loss, r->valid[k], r->ood[k]);
+}
+
 /* A number strictly between 0 and 1. */
 static int hparse_frac(const char *v, double *out) { return parse_double(v, out) && *out > 0 && *out < 1; }
 
@@ -133,7 +143,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
         else if (!strcmp(a, "--wd")) ok = hparse_list(v, o->wd, HMAX_GRID, &o->nwd);
         else if (!strcmp(a, "--warmup")) ok = parse_int(v, 0, &o->warmup) && (warm_given = 1);
         else if (!strcmp(a, "--dropout")) ok = hparse_list(v, &o->dropout, 1, &e) && o->dropout < 1;
-        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds);
+        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds) && o->seeds <= MAX_SEEDS;
         else if (!strcmp(a, "--seed0")) ok = parse_int(v, 0, &o->seed0);
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
         else if (!strcmp(a, "--eval-tasks")) ok = parse_int(v, 1, &o->eval_tasks);
@@ -435,6 +445,7 @@ static void hyla_run(const hopts *o, hrun *res)
     long step;
     double lsum = 0;
     int i, lcount = 0;
+    char line[256];
     attn_status st = ATTN_OK;
     attn_rng_seed(&init, (uint64_t)res->seed, 1);
     attn_rng_seed(&data, (uint64_t)res->seed, 2);
@@ -453,7 +464,7 @@ static void hyla_run(const hopts *o, hrun *res)
         res->failed = 1;
         return;
     }
-    for (step = 0; step <= o->steps && !hyla_interrupted; step++) {
+    for (step = 0; step <= o->steps && !stop_requested; step++) {
         if (step % o->eval_every == 0 || step == o->steps) {
             int k = res->nevals++;
             res->step[k] = step;
@@ -465,6 +476,8 @@ static void hyla_run(const hopts *o, hrun *res)
             res->ood[k] = hmetric(o, &m, &task, 1, o->eval_tasks, &eb, o->batch, &ev, &res->final_feat);
             res->prog.latest = res->ood[k];
             res->prog.evaluated = 1;
+            hyla_row(line, sizeof line, o, res, k);
+            csv_row(&hyla_csv_log, line);
         }
         if (step == o->steps) break;
         hbatch(o, &task, 0, o->batch, &tb, NULL, &data);
@@ -486,7 +499,7 @@ static void hyla_run(const hopts *o, hrun *res)
     }
     res->final_valid = res->valid[res->nevals - 1];
     res->final_ood = res->ood[res->nevals - 1];
-    if (!res->failed && !hyla_interrupted) hyla_analyse(o, &m, &task, res, &eb);
+    if (!res->failed && !stop_requested) hyla_analyse(o, &m, &task, res, &eb);
     hbuf_free(&tb); hbuf_free(&eb);
     free(mom); free(vel);
     htask_free(&task);
@@ -564,25 +577,26 @@ static void hyla_report(const hopts *o, const hrun *res)
     }
 }
 
-static void hyla_csv(const hopts *o, const hrun *res, int njobs)
+/* The whole CSV in run order; 0 if it cannot be written. */
+static int hyla_csv(const hopts *o, const hrun *res, int njobs)
 {
-    FILE *f = fopen(o->csv, "w");
+    csv_stream c;
+    char line[256];
     int j, k;
-    if (!f) { fprintf(stderr, "attnlab: cannot write %s: %s\n", o->csv, strerror(errno)); return; }
-    fprintf(f, "attention,lr,wd,seed,step,loss,valid,heldout\n");
+    if (!csv_begin(&c, o->csv, HYLA_CSV_HEADER)) return 0;
     for (j = 0; j < njobs; j++)
         for (k = 0; k < res[j].nevals; k++) {
-            fprintf(f, "%s,%g,%g,%d,%ld,", attn_kind_get(o->kind[res[j].kind])->name, o->lr[res[j].ilr], o->wd[res[j].iwd], res[j].seed, res[j].step[k]);
-            if (res[j].loss[k] == res[j].loss[k]) fprintf(f, "%.6f", res[j].loss[k]); /* empty before the first step */
-            fprintf(f, ",%.6f,%.6f\n", res[j].valid[k], res[j].ood[k]);
+            hyla_row(line, sizeof line, o, &res[j], k);
+            csv_row(&c, line);
         }
-    fclose(f);
+    csv_end(&c);
     printf("wrote %s\n", o->csv);
+    return 1;
 }
 
 /* The held-out metric per kind at its best-by-validation (lr, wd): mean with a +-1 sd band over
-   seeds, and the training loss dashed on the right axis. */
-static void hyla_svg(const hopts *o, const hrun *res)
+   seeds, and the training loss dashed on the right axis; 0 if it cannot be written. */
+static int hyla_svg(const hopts *o, const hrun *res)
 {
     attn_plot p;
     attn_plot_series s[2 * HMAX_KINDS];
@@ -611,9 +625,11 @@ static void hyla_svg(const hopts *o, const hrun *res)
     memset(&p, 0, sizeof p);
     p.title = title; p.xlabel = "step"; p.ylabel = o->sraven ? "held-out accuracy" : "held-out R^2"; p.y2label = "training loss (dashed)";
     p.ymin = o->sraven ? 0 : -0.5; p.ymax = 1; /* R^2 starts far below 0: the untrained model's values sit on the bottom edge */
-    if (attn_plot_svg(o->svg, &p, s, 2 * o->nkind) == ATTN_OK) printf("wrote %s\n", o->svg);
+    n = attn_plot_svg(o->svg, &p, s, 2 * o->nkind) == ATTN_OK;
+    if (n) printf("wrote %s\n", o->svg);
     else fprintf(stderr, "attnlab: %s\n", attn_last_error());
     free(buf);
+    return n;
 }
 
 /* Run j of the (kind, lr, wd, seed) grid, for run_jobs. */
@@ -628,12 +644,21 @@ static void hyla_job(void *ctx, int j)
 
 static int hyla_train(const hopts *o)
 {
-    int njobs = o->nkind * o->nlr * o->nwd * o->seeds, j, nev = (int)(o->steps / o->eval_every) + 2;
-    hrun *res = (hrun *)calloc((size_t)njobs, sizeof(hrun));
-    attn_transformer_config cf = hyla_config(o, o->kind[0]);
+    int njobs = o->nkind * o->nlr * o->nwd * o->seeds, j, nev = (int)(o->steps / o->eval_every) + 2, failed = 0, rc;
+    hrun *res;
+    attn_transformer_config cf;
     htask probe;
-    if (!htask_init(&probe, o, 0)) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(res); return 1; }
+    char codes[1024];
+    for (j = 0; j < o->nkind; j++) {
+        cf = hyla_config(o, o->kind[j]);
+        if (!attn_transformer_param_count(&cf)) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
+    }
+    cf = hyla_config(o, o->kind[0]);
+    if (!htask_init(&probe, o, 0)) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); return 1; }
     htask_free(&probe);
+    if (o->codes) snprintf(codes, sizeof codes, "%s-%s.csv", o->codes, attn_kind_get(o->kind[0])->name);
+    if (!output_ok(o->csv) || !output_ok(o->svg) || !output_ok(o->codes ? codes : NULL)) return 1;
+    if (!(res = (hrun *)calloc((size_t)njobs, sizeof(hrun)))) { fprintf(stderr, "attnlab: out of memory\n"); return 1; }
     for (j = 0; j < njobs; j++) {
         res[j].seed = o->seed0 + j % o->seeds; res[j].iwd = j / o->seeds % o->nwd; res[j].ilr = j / (o->seeds * o->nwd) % o->nlr;
         res[j].kind = j / (o->seeds * o->nwd * o->nlr);
@@ -641,26 +666,29 @@ static int hyla_train(const hopts *o)
         res[j].loss = (double *)calloc((size_t)nev, sizeof(double));
         res[j].valid = (double *)calloc((size_t)nev, sizeof(double));
         res[j].ood = (double *)calloc((size_t)nev, sizeof(double));
+        if (!res[j].step || !res[j].loss || !res[j].valid || !res[j].ood) { fprintf(stderr, "attnlab: out of memory\n"); return 1; }
     }
+    if (!csv_begin(&hyla_csv_log, o->csv, HYLA_CSV_HEADER)) return 1;
     printf("attnlab train: %s, %d layers (%lu parameters with %s), %d kind(s) x %d lr x %d wd x %d seeds, %ld steps of %d, warmup %d\n",
            o->sraven ? "SRAVEN" : "fuzzy logic", o->layers, (unsigned long)attn_transformer_param_count(&cf), attn_kind_get(o->kind[0])->name,
            o->nkind, o->nlr, o->nwd, o->seeds, o->steps, o->batch, o->warmup);
     progress_begin(&hprog, res, sizeof *res, offsetof(hrun, prog), njobs, (long)njobs * o->steps, "steps", "mean latest held-out metric");
-    signal(SIGINT, hyla_on_sigint);
+    catch_stop();
     {
         struct hyla_jobs jobs = {o, res};
         run_jobs(njobs, o->threads, hyla_job, &jobs, &hprog);
     }
-    if (hyla_interrupted) printf("interrupted: reporting what was done\n");
-    for (j = 0; j < njobs && !res[j].failed; j++) {}
-    if (j == njobs) {
-        hyla_report(o, res);
-        if (o->csv) hyla_csv(o, res, njobs);
-        if (o->svg) hyla_svg(o, res);
-    }
+    csv_end(&hyla_csv_log);
+    if (stop_requested) printf("interrupted: reporting what was done\n");
+    for (j = 0; j < njobs; j++) failed += res[j].failed;
+    if (failed) fprintf(stderr, "attnlab: %d of %d runs failed (see above); no table\n", failed, njobs);
+    else hyla_report(o, res);
+    rc = failed ? 1 : stop_requested ? 130 : 0;
+    if (o->csv && !hyla_csv(o, res, njobs)) rc = 1;
+    if (o->svg && !failed && !hyla_svg(o, res)) rc = 1;
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].valid); free(res[j].ood); }
     free(res);
-    return hyla_interrupted ? 130 : 0;
+    return rc;
 }
 
 /* The presets: Table A1's columns at a budget this machine carries (SPEC 7.2). */

@@ -52,8 +52,6 @@ typedef struct {
     long n, ntrain; /* tokens; the first ntrain are for training */
 } lm_data;
 
-static volatile sig_atomic_t lm_interrupted = 0;
-static void lm_on_sigint(int sig) { (void)sig; lm_interrupted = 1; }
 
 static void lm_usage(FILE *f)
 {
@@ -104,7 +102,7 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
         else if (!strcmp(a, "--steps")) ok = parse_int(v, 1, &e) && (o->steps = e, 1);
         else if (!strcmp(a, "--lr")) ok = parse_double(v, &o->lr) && o->lr > 0;
         else if (!strcmp(a, "--warmup")) ok = parse_int(v, 0, &o->warmup);
-        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds);
+        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds) && o->seeds <= MAX_SEEDS;
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
         else if (!strcmp(a, "--eval-windows")) ok = parse_int(v, 1, &o->eval_windows);
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
@@ -260,6 +258,17 @@ static int lm_probe_ns(const lm_opts *o, int *ns)
     return 1;
 }
 
+static csv_stream lm_csv; /* the CSV, a line per evaluation as it happens */
+
+#define LM_CSV_HEADER "variant,seed,step,train_loss,valid_loss"
+/* Evaluation k of a run as a CSV line (the training loss is empty before the first step). */
+static void lm_row(char *line, size_t n, const lm_opts *o, const lm_run *r, int k)
+{
+    char train[32] = "";
+    if (r->train[k] == r->train[k]) snprintf(train, sizeof train, "%.6f", r->train[k]);
+    snprintf(line, n, "%s,%d,%ld,%s,%.6f", o->variant[r->var], r->seed, r->step[k], train, r->valid[k]);
+}
+
 static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
 {
     attn_transformer_config cf = lm_config(o, o->variant[res->var]);
@@ -270,6 +279,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
     long *starts = (long *)malloc(sizeof(long) * (size_t)(o->batch > o->eval_windows ? o->batch : o->eval_windows)), step;
     attn_float *mom = NULL, *vel = NULL;
     double tsum = 0;
+    char line[256];
     int i, tcount = 0, nb = o->batch > o->eval_windows ? o->batch : o->eval_windows;
     attn_rng_seed(&init, (uint64_t)res->seed, 1);
     attn_rng_seed(&data, (uint64_t)res->seed, 2);
@@ -290,7 +300,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
         res->failed = 1;
     }
     attn_schedule_warmup_cosine(&sched, 0, o->lr, o->warmup, o->steps, 0.04 * o->lr);
-    for (step = 0; step <= o->steps && !res->failed && !lm_interrupted; step++) {
+    for (step = 0; step <= o->steps && !res->failed && !stop_requested; step++) {
         if (step % o->eval_every == 0 || step == o->steps) { /* the same validation windows every time */
             int k = res->nevals++;
             long span = d->n - d->ntrain - o->ctx - 1;
@@ -301,6 +311,8 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
             res->prog.evaluated = 1;
             res->train[k] = tcount ? tsum / tcount : NAN;
             tsum = 0; tcount = 0;
+            lm_row(line, sizeof line, o, res, k);
+            csv_row(&lm_csv, line);
         }
         if (step == o->steps) break;
         for (i = 0; i < o->batch; i++) starts[i] = (long)attn_rng_int(&data, (uint32_t)(d->ntrain - o->ctx - 1));
@@ -342,7 +354,10 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
                 }
                 snprintf(path, sizeof path, "%s-%s.svg", o->heatmap, o->variant[res->var]);
                 snprintf(title, sizeof title, "%s: layer %d, head 0 (red positive, blue negative)", o->variant[res->var], layer);
-                if (attn_heatmap_svg(path, title, w, T, T, labels, labels, ATTN_HEAT_SIGNED) != ATTN_OK) fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
+                if (attn_heatmap_svg(path, title, w, T, T, labels, labels, ATTN_HEAT_SIGNED) != ATTN_OK) {
+                    fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
+                    res->failed = 1;
+                }
             }
         }
         free(ww); free(w);
@@ -361,9 +376,10 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
     attn_transformer_free(&m);
 }
 
-static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
+/* The table, the probes and the files; 0 if a file could not be written. */
+static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
 {
-    int v, s, j, k;
+    int v, s, j, k, ok = 1;
     double *col = (double *)malloc(sizeof(double) * (size_t)o->seeds);
     printf("\n%-10s %-26s %-26s %s\n", "variant", "final validation loss", "best validation loss", "train loss (last interval)");
     for (v = 0; v < o->nvar; v++) {
@@ -417,24 +433,21 @@ static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
                 if (attn_bars_svg(o->probe_svg, "collapse probes: |y2 - y1|_inf relative to the first n (finding a zero; counting ones)",
                                   "relative change of the last output", groups, 2 * LM_PROBE_NS, series, o->nvar, vals) == ATTN_OK)
                     printf("wrote %s\n", o->probe_svg);
-                else fprintf(stderr, "attnlab lm: %s\n", attn_last_error());
+                else fprintf(stderr, "attnlab lm: %s\n", attn_last_error()), ok = 0;
             }
         }
     }
-    if (o->csv) {
-        FILE *f = fopen(o->csv, "w");
-        if (!f) fprintf(stderr, "attnlab lm: cannot write %s: %s\n", o->csv, strerror(errno));
-        else {
-            fprintf(f, "variant,seed,step,train_loss,valid_loss\n");
-            for (j = 0; j < njobs; j++)
-                for (k = 0; k < res[j].nevals; k++) {
-                    fprintf(f, "%s,%d,%ld,", o->variant[res[j].var], res[j].seed, res[j].step[k]);
-                    if (res[j].train[k] == res[j].train[k]) fprintf(f, "%.6f", res[j].train[k]);
-                    fprintf(f, ",%.6f\n", res[j].valid[k]);
-                }
-            fclose(f);
-            printf("wrote %s\n", o->csv);
-        }
+    if (o->csv) { /* the whole CSV again, in run order */
+        csv_stream c;
+        char line[256];
+        if (!csv_begin(&c, o->csv, LM_CSV_HEADER)) ok = 0;
+        for (j = 0; j < njobs && ok; j++)
+            for (k = 0; k < res[j].nevals; k++) {
+                lm_row(line, sizeof line, o, &res[j], k);
+                csv_row(&c, line);
+            }
+        csv_end(&c);
+        if (ok) printf("wrote %s\n", o->csv);
     }
     if (o->svg) { /* mean validation loss per variant, +-1 sd band */
         attn_plot p;
@@ -460,10 +473,11 @@ static void lm_report(const lm_opts *o, const lm_run *res, int njobs)
         memset(&p, 0, sizeof p);
         p.title = title; p.xlabel = "step"; p.ylabel = "validation loss (nats per byte)";
         if (attn_plot_svg(o->svg, &p, sr, o->nvar) == ATTN_OK) printf("wrote %s\n", o->svg);
-        else fprintf(stderr, "attnlab lm: %s\n", attn_last_error());
+        else fprintf(stderr, "attnlab lm: %s\n", attn_last_error()), ok = 0;
         free(buf);
     }
     free(col);
+    return ok;
 }
 
 /* attnlab preset cog-lm|cog-probes [--quick] [options]: the miniature of Table 4 (and of Table 1's
@@ -508,34 +522,45 @@ int lm_main(int argc, char **argv)
     lm_opts o;
     lm_data d;
     lm_run *res;
-    int njobs, j, nev;
+    int njobs, j, nev, failed = 0, rc;
     attn_transformer_config cf;
+    char heat[1024];
     if (!strcmp(argv[1], "preset") ? !lm_preset(argc, argv, &o) : !lm_parse(argc, argv, &o)) return 1;
+    for (j = 0; j < o.nvar; j++) {
+        cf = lm_config(&o, o.variant[j]);
+        if (!attn_transformer_param_count(&cf)) { fprintf(stderr, "attnlab lm: the model cannot be built: %s\n", attn_last_error()); return 1; }
+    }
+    if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s.svg", o.heatmap, o.variant[0]);
+    if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.probe_svg) || !output_ok(o.heatmap ? heat : NULL)) return 1;
     if (!lm_load(&d, &o)) return 1;
     cf = lm_config(&o, o.variant[0]);
     njobs = o.nvar * o.seeds;
     nev = (int)(o.steps / o.eval_every) + 2;
-    res = (lm_run *)calloc((size_t)njobs, sizeof(lm_run));
+    if (!(res = (lm_run *)calloc((size_t)njobs, sizeof(lm_run)))) { fprintf(stderr, "attnlab lm: out of memory\n"); return 1; }
     for (j = 0; j < njobs; j++) {
         res[j].var = j / o.seeds; res[j].seed = j % o.seeds;
         res[j].step = (long *)calloc((size_t)nev, sizeof(long));
         res[j].train = (double *)calloc((size_t)nev, sizeof(double));
         res[j].valid = (double *)calloc((size_t)nev, sizeof(double));
+        if (!res[j].step || !res[j].train || !res[j].valid) { fprintf(stderr, "attnlab lm: out of memory\n"); return 1; }
     }
+    if (!csv_begin(&lm_csv, o.csv, LM_CSV_HEADER)) return 1;
     printf("attnlab lm: %s, %ld tokens (%ld for training), %d layers, d %d, %d heads, %lu parameters, %d variant(s) x %d seeds, %ld steps of %d x %d\n",
            o.corpus, d.n, d.ntrain, o.layers, o.dmodel, o.heads, (unsigned long)attn_transformer_param_count(&cf), o.nvar, o.seeds, o.steps, o.batch,
            o.ctx);
     progress_begin(&lm_prog, res, sizeof *res, offsetof(lm_run, prog), njobs, (long)njobs * o.steps, "steps", "mean latest validation loss");
-    signal(SIGINT, lm_on_sigint);
+    catch_stop();
     {
         struct lm_jobs jobs = {&o, &d, res};
         run_jobs(njobs, o.threads, lm_job, &jobs, &lm_prog);
     }
-    if (lm_interrupted) printf("interrupted: reporting what was done\n");
-    for (j = 0; j < njobs && !res[j].failed; j++) {}
-    if (j == njobs) lm_report(&o, res, njobs);
+    csv_end(&lm_csv);
+    if (stop_requested) printf("interrupted: reporting what was done\n");
+    for (j = 0; j < njobs; j++) failed += res[j].failed;
+    if (failed) fprintf(stderr, "attnlab lm: %d of %d runs failed (see above); no table\n", failed, njobs);
+    rc = failed || !lm_report(&o, res, njobs) ? 1 : stop_requested ? 130 : 0;
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].train); free(res[j].valid); }
     free(res);
     free(d.tok);
-    return lm_interrupted ? 130 : j == njobs ? 0 : 1;
+    return rc;
 }

@@ -18,8 +18,14 @@ int main(int argc, char **argv)
     long steps = 300, t;
     int i;
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atol(argv[++i]);
-        else {
+        char *end = NULL;
+        if (!strcmp(argv[i], "--steps") && i + 1 < argc) {
+            steps = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || steps < 1 || steps > 100000000) {
+                fprintf(stderr, "quickstart: --steps takes a whole number from 1 to 1e8, not '%s'\n", argv[i]);
+                return 1;
+            }
+        } else {
             printf("usage: quickstart [--steps N]\n  fits y = x A^T with one linear layer and AdamW; prints the loss\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
         }

@@ -42,8 +42,6 @@ typedef struct {
     run_progress prog;      /* steps done and the latest exact-match rate */
 } s2s_run;
 
-static volatile sig_atomic_t s2s_interrupted = 0;
-static void s2s_on_sigint(int sig) { (void)sig; s2s_interrupted = 1; }
 static progress_set s2s_prog;
 
 static void s2s_usage(FILE *f)
@@ -102,7 +100,7 @@ static int s2s_parse(int argc, char **argv, s2s_opts *o)
         else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, &o->batch);
         else if (!strcmp(a, "--lr")) ok = parse_double(v, &o->lr) && o->lr > 0;
         else if (!strcmp(a, "--warmup")) ok = parse_int(v, 0, &o->warmup);
-        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds);
+        else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds) && o->seeds <= MAX_SEEDS;
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
         else if (!strcmp(a, "--test")) ok = parse_int(v, 1, &o->test);
         else if (!strcmp(a, "--beam")) ok = parse_int(v, 1, &o->beam);
@@ -247,11 +245,24 @@ static void s2s_analyse(const s2s_opts *o, const attn_seq2seq *m, s2s_buf *b, s2
             snprintf(title, sizeof title, "%s: %s, heads 1-%d, one held-out %d-digit source", attn_kind_get(o->kind[res->kind])->name,
                      t ? "cross-attention" : "encoder self-attention", H, o->analysis_len);
             for (neg = 0, i = 0; i < n * H * (n + 1); i++) neg |= tile[i] < 0; /* Cog's negative weights: a signed scale */
-            if (attn_heatmap_svg(path, title, tile, n, H * (n + 1), NULL, NULL, neg ? ATTN_HEAT_SIGNED : ATTN_HEAT_LINEAR) != ATTN_OK)
+            if (attn_heatmap_svg(path, title, tile, n, H * (n + 1), NULL, NULL, neg ? ATTN_HEAT_SIGNED : ATTN_HEAT_LINEAR) != ATTN_OK) {
                 fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
+                res->failed = 1;
+            }
         }
     }
     free(w); free(tile);
+}
+
+static csv_stream s2s_csv; /* the CSV, a line per evaluation as it happens */
+
+#define S2S_CSV_HEADER "kind,seed,step,train_loss,token_accuracy,greedy_exact"
+/* Evaluation q of a run as a CSV line (the training loss is empty before the first step). */
+static void s2s_row(char *line, size_t n, const s2s_opts *o, const s2s_run *r, int q)
+{
+    char loss[32] = "";
+    if (r->loss[q] == r->loss[q]) snprintf(loss, sizeof loss, "%.6f", r->loss[q]);
+    snprintf(line, n, "%s,%d,%d,%s,%.6f,%.6f", attn_kind_get(o->kind[r->kind])->name, r->seed, r->step[q], loss, r->tok_acc[q], r->exact[q]);
 }
 
 static void s2s_train_one(const s2s_opts *o, s2s_run *res)
@@ -265,6 +276,7 @@ static void s2s_train_one(const s2s_opts *o, s2s_run *res)
     int T = o->max_len + 1, nb = o->batch > o->test ? o->batch : o->test, step, V = ATTN_DIGITS_VOCAB;
     if (nb < S2S_EVAL_EXACT) nb = S2S_EVAL_EXACT;
     double lsum = 0;
+    char line[256];
     int lcount = 0, loaded = o->load && res->kind == 0 && res->seed == 0;
     memset(&b, 0, sizeof b);
     attn_rng_seed(&init, (uint64_t)res->seed, 1);
@@ -294,7 +306,7 @@ static void s2s_train_one(const s2s_opts *o, s2s_run *res)
         res->failed = 1;
     }
     attn_schedule_warmup_cosine(&sched, 0, o->lr, o->warmup, o->steps, 0.1 * o->lr);
-    for (step = 0; step <= o->steps && !res->failed && !s2s_interrupted; step++) {
+    for (step = 0; step <= o->steps && !res->failed && !stop_requested; step++) {
         if (step % o->eval_every == 0 || step == o->steps || loaded) { /* the same held-out strings every time */
             int k = res->nevals++;
             attn_rng_seed(&test, 1000 + (uint64_t)res->seed, 3);
@@ -307,6 +319,8 @@ static void s2s_train_one(const s2s_opts *o, s2s_run *res)
             res->prog.latest = res->exact[k];
             res->prog.evaluated = 1;
             lsum = 0; lcount = 0;
+            s2s_row(line, sizeof line, o, res, k);
+            csv_row(&s2s_csv, line);
         }
         if (step == o->steps || loaded) break;
         m.training = 1; m.seed = (uint64_t)res->seed << 32 | (uint64_t)step;
@@ -332,19 +346,22 @@ static void s2s_train_one(const s2s_opts *o, s2s_run *res)
         res->greedy = s2s_exact(&m, &b, o->test, T, 1, 0);
         res->beam = s2s_exact(&m, &b, o->test, T, o->beam, o->alpha);
         if (res->seed == 0 && (o->analysis || o->heatmap)) s2s_analyse(o, &m, &b, res);
-        if (o->save && res->kind == 0 && res->seed == 0 && attn_seq2seq_save(&m, o->save) != ATTN_OK)
+        if (o->save && res->kind == 0 && res->seed == 0 && attn_seq2seq_save(&m, o->save) != ATTN_OK) {
             fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
+            res->failed = 1;
+        }
     }
     free(b.src); free(b.tin); free(b.tout); free(b.dec); free(b.logits); free(b.dlogits); free(b.probs); free(b.loss); free(b.cache); free(b.work);
     free(mom); free(vel);
     attn_seq2seq_free(&m);
 }
 
-static void s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
+/* The tables and the files; 0 if a file could not be written. */
+static int s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
 {
     double *col = (double *)malloc(sizeof(double) * (size_t)o->seeds), m, sd;
     char beam[64];
-    int k, s, j, q, h;
+    int k, s, j, q, h, ok = 1;
     printf("\nheld-out %s strings (%d of length %d .. %d), mean +- sd over %d seed(s)\n", o->task ? "sort" : "reverse", o->test, o->min_len, o->max_len,
            o->seeds);
     snprintf(beam, sizeof beam, "exact, beam %d (alpha %.2f)", o->beam, o->alpha);
@@ -373,20 +390,17 @@ static void s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
                 printf("%-5d %9.4f %9.4f %9.4f %9.4f %9.4f %13.4f %11.6f\n", h + 1, t[0], t[1], t[2], t[3], t[4], t[5], t[5] / ((double)n * n));
             }
         }
-    if (o->csv) {
-        FILE *f = fopen(o->csv, "w");
-        if (!f) fprintf(stderr, "attnlab seq2seq: cannot write %s: %s\n", o->csv, strerror(errno));
-        else {
-            fprintf(f, "kind,seed,step,train_loss,token_accuracy,greedy_exact\n");
-            for (j = 0; j < njobs; j++)
-                for (q = 0; q < res[j].nevals; q++) {
-                    fprintf(f, "%s,%d,%d,", attn_kind_get(o->kind[res[j].kind])->name, res[j].seed, res[j].step[q]);
-                    if (res[j].loss[q] == res[j].loss[q]) fprintf(f, "%.6f", res[j].loss[q]);
-                    fprintf(f, ",%.6f,%.6f\n", res[j].tok_acc[q], res[j].exact[q]);
-                }
-            fclose(f);
-            printf("wrote %s\n", o->csv);
-        }
+    if (o->csv) { /* the whole CSV again, in run order */
+        csv_stream c;
+        char line[256];
+        if (!csv_begin(&c, o->csv, S2S_CSV_HEADER)) ok = 0;
+        for (j = 0; j < njobs && ok; j++)
+            for (q = 0; q < res[j].nevals; q++) {
+                s2s_row(line, sizeof line, o, &res[j], q);
+                csv_row(&c, line);
+            }
+        csv_end(&c);
+        if (ok) printf("wrote %s\n", o->csv);
     }
     if (o->svg) { /* mean greedy exact match and token accuracy per kind (+-1 sd), training loss dashed */
         attn_plot p;
@@ -420,10 +434,11 @@ static void s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
         memset(&p, 0, sizeof p);
         p.title = title; p.xlabel = "step"; p.ylabel = "held-out accuracy"; p.y2label = "training loss (dashed)"; p.ymin = 0; p.ymax = 1;
         if (attn_plot_svg(o->svg, &p, sr, ns) == ATTN_OK) printf("wrote %s\n", o->svg);
-        else fprintf(stderr, "attnlab seq2seq: %s\n", attn_last_error());
+        else fprintf(stderr, "attnlab seq2seq: %s\n", attn_last_error()), ok = 0;
         free(buf);
     }
     free(col);
+    return ok;
 }
 
 /* attnlab preset seq2seq|thesis [--quick] [options]: the preset's options, then the user's. */
@@ -453,7 +468,8 @@ int s2s_main(int argc, char **argv)
     s2s_opts o;
     s2s_run *res;
     attn_seq2seq_config cf;
-    int njobs, j, nev, ok;
+    int njobs, j, nev, ok, failed = 0, rc;
+    char heat[1024];
     if (!strcmp(argv[1], "preset")) {
         static char buf[512]; /* the options point into it */
         char *args[256];
@@ -463,6 +479,12 @@ int s2s_main(int argc, char **argv)
         ok = s2s_parse(n, args, &o);
     } else ok = s2s_parse(argc, argv, &o);
     if (!ok) return 1;
+    for (j = 0; j < o.nkind; j++) {
+        cf = s2s_config(&o, o.kind[j]);
+        if (!attn_seq2seq_param_count(&cf)) { fprintf(stderr, "attnlab seq2seq: the model cannot be built: %s\n", attn_last_error()); return 1; }
+    }
+    if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s-enc.svg", o.heatmap, attn_kind_get(o.kind[0])->name);
+    if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.save) || !output_ok(o.heatmap ? heat : NULL)) return 1;
     cf = s2s_config(&o, o.kind[0]);
     njobs = o.nkind * o.seeds;
     nev = o.steps / o.eval_every + 2;
@@ -475,21 +497,23 @@ int s2s_main(int argc, char **argv)
         res[j].exact = (double *)calloc((size_t)nev, sizeof(double));
         if (!res[j].step || !res[j].loss || !res[j].tok_acc || !res[j].exact) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 1; }
     }
-    if (!res || !attn_seq2seq_param_count(&cf)) { fprintf(stderr, "attnlab seq2seq: %s\n", res ? attn_last_error() : "out of memory"); return 1; }
+    if (!res) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 1; }
+    if (!csv_begin(&s2s_csv, o.csv, S2S_CSV_HEADER)) return 1;
     printf("attnlab seq2seq: %s %d-%d digits, %d + %d post-LN layers, d %d, %d heads, FFN %d, %lu parameters, %d kind(s) x %d seeds, %d steps of %d pairs\n",
            o.task ? "sorting" : "reversing", o.min_len, o.max_len, o.layers, o.layers, o.dmodel, o.heads, o.mlp, (unsigned long)attn_seq2seq_param_count(&cf),
            o.nkind, o.seeds, o.load ? 0 : o.steps, o.batch);
     progress_begin(&s2s_prog, res, sizeof *res, offsetof(s2s_run, prog), njobs, (long)njobs * o.steps, "steps", "mean latest greedy exact match");
-    signal(SIGINT, s2s_on_sigint);
+    catch_stop();
     {
         struct s2s_jobs jobs = {&o, res};
         run_jobs(njobs, o.threads, s2s_job, &jobs, &s2s_prog);
     }
-    if (s2s_interrupted) printf("interrupted: reporting what was done\n");
-    for (j = 0; j < njobs && !res[j].failed; j++) {}
-    ok = j == njobs;
-    if (ok) s2s_report(&o, res, njobs);
+    csv_end(&s2s_csv);
+    if (stop_requested) printf("interrupted: reporting what was done\n");
+    for (j = 0; j < njobs; j++) failed += res[j].failed;
+    if (failed) fprintf(stderr, "attnlab seq2seq: %d of %d runs failed (see above); no table\n", failed, njobs);
+    rc = failed || !s2s_report(&o, res, njobs) ? 1 : stop_requested ? 130 : 0;
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].tok_acc); free(res[j].exact); }
     free(res);
-    return s2s_interrupted ? 130 : ok ? 0 : 1;
+    return rc;
 }
