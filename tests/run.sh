@@ -61,6 +61,23 @@ else
         refuse "a beam width of 0" ./build/attnlab seq2seq --beam 0
         refuse "an analysis of a matrix larger than the model reads" ./build/attnlab seq2seq --analysis --analysis-len 40
         refuse "a missing checkpoint" ./build/attnlab seq2seq --load /nonexistent/model.ckpt
+        refuse "an unwritable CSV (before training)" ./build/attnlab train --csv /nonexistent/dir/run.csv
+        refuse "an infinite learning rate" ./build/attnlab train --lr inf
+        refuse "a billion seeds" ./build/attnlab train --seeds 1000000000
+        refuse "a model that cannot be built" ./build/attnlab train --N 5000 --epochs 2
+        refuse "a fuzzy model that cannot be built" ./build/attnlab train --task fuzzy --width 16 --layers 64 --N 100000000 --steps 1
+        refuse "an unwritable --save" ./build/attnlab seq2seq --save /nonexistent/dir/m.ckpt
+        refuse "quickstart --steps abc" ./build/quickstart --steps abc
+        try "attnlab takes --opt=value" sh -c "./build/attnlab census --task=nt --N=16 --tau=2 | grep -q '64x56'"
+        # an interrupted run leaves a well-formed CSV prefix: a line per evaluation as it happens
+        ./build/attnlab train --attn softmax --seeds 1 --epochs 1000000 --eval-every 1 --threads 1 --csv "$tmp/int.csv" \
+            >/dev/null 2>&1 &
+        pid=$!
+        sleep 2
+        kill -TERM $pid 2>/dev/null
+        wait $pid
+        try "an interrupted run's CSV is a well-formed prefix" sh -c \
+            "[ \$(wc -l <'$tmp/int.csv') -ge 3 ] && awk -F, 'NF != 7 { exit 1 }' '$tmp/int.csv'"
         try "attnlab census" sh -c "./build/attnlab census --task nt --N 16 --tau 2 | grep -q '64x56 16x28 4x14 1x7 1x1'"
         try "attnlab seq2seq, a few steps" ./build/attnlab seq2seq --steps 4 --seeds 1 --test 8 --eval-every 2 --dmodel 16 --heads 2 --threads 1
     else
