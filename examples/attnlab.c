@@ -785,7 +785,13 @@ static int cmd_train(const options *o)
     int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + 2, failed = 0, rc;
     run_result *res;
     char first[1024];
-    if (!model_param_count(o)) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
+    for (j = 0; j < o->nattn; j++) { /* each kind's model is built once before any run starts */
+        model trial;
+        attn_rng r;
+        attn_rng_seed(&r, 0, 0);
+        if (model_init(&trial, o, o->attn[j], &r) != ATTN_OK) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
+        model_free(&trial);
+    }
     if (o->save) save_path(o, o->attn[0], 0, first, sizeof first);
     if (!output_ok(o->csv) || !output_ok(o->svg) || !output_ok(o->save ? first : NULL)) return 1;
     if (!(res = (run_result *)calloc((size_t)njobs, sizeof(run_result)))) { fprintf(stderr, "attnlab: out of memory\n"); return 1; }

@@ -649,9 +649,13 @@ static int hyla_train(const hopts *o)
     attn_transformer_config cf;
     htask probe;
     char codes[1024];
-    for (j = 0; j < o->nkind; j++) {
+    for (j = 0; j < o->nkind; j++) { /* each kind's model is built once before any run starts */
+        attn_transformer trial;
+        attn_rng r;
         cf = hyla_config(o, o->kind[j]);
-        if (!attn_transformer_param_count(&cf)) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
+        attn_rng_seed(&r, 0, 0);
+        if (attn_transformer_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
+        attn_transformer_free(&trial);
     }
     cf = hyla_config(o, o->kind[0]);
     if (!htask_init(&probe, o, 0)) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); return 1; }
