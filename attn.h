@@ -7184,6 +7184,16 @@ static size_t attn__ckpt_size(int nconfig, uint64_t count, int fb)
     return ATTN__CKPT_FIXED + 4 * (size_t)nconfig + (size_t)count * (size_t)fb;
 }
 
+/* The size of the record whose first n bytes are b, as its header announces it; 0 if the header is
+   not all there, or not a checkpoint's (attn_checkpoint_read says which). */
+static size_t attn__ckpt_announced(const unsigned char *b, size_t n)
+{
+    uint64_t nconfig, fb;
+    if (n < 32 || memcmp(b, "ATTNCKPT", 8) != 0 || (nconfig = attn__get_le(b + 28, 4)) > ATTN_CKPT_MAX_CONFIG) return 0;
+    if (n < 32 + 4 * nconfig + 12 || ((fb = attn__get_le(b + 32 + 4 * nconfig, 4)) != 4 && fb != 8)) return 0;
+    return attn__ckpt_size((int)nconfig, attn__get_le(b + 36 + 4 * nconfig, 8), (int)fb);
+}
+
 ATTNDEF size_t attn_checkpoint_bytes(int nconfig, size_t count)
 {
     if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG) return 0;
@@ -7297,25 +7307,31 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
 {
 #ifndef ATTN_NO_STDIO
     FILE *f;
-    size_t n = 0, cap = 0, got = 0;
-    unsigned char *b = NULL, *nb;
+    size_t n = 0, cap = 4096, want = 4096, got, rec;
+    unsigned char *b, *nb;
     attn_status s;
     ATTN__NEED(path); ATTN__NEED(buf); ATTN__NEED(bytes); ATTN__NEED(h);
     if (!(f = fopen(path, "rb"))) return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot open %s", path);
-    do { /* read to the end in doubling blocks: no seek, so a pipe works and a directory is a read error */
+    /* No seek (a pipe works, a directory is a read error): the first 4 KB (the largest header), then
+       up to one byte past the size the header announces, in doubling blocks. A stream that never
+       ends or a header that lies costs at most twice what the file holds. */
+    for (b = (unsigned char *)ATTN_MALLOC(cap); b;) {
+        n += got = fread(b + n, 1, ATTN__MIN(cap, want) - n, f);
+        if (got == 0 || n == want) {
+            if (got == 0 || want > 4096 || !(rec = attn__ckpt_announced(b, n)) || rec < n) break; /* read() says what is wrong */
+            want = rec + 1;
+        }
         if (n == cap) {
-            cap = cap ? 2 * cap : 65536;
-            if (cap <= n || !(nb = (unsigned char *)ATTN_MALLOC(cap))) {
-                fclose(f);
-                ATTN_FREE(b);
-                return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_load_file: no memory for more than %lu bytes of %s", (unsigned long)n, path);
-            }
-            if (n) memcpy(nb, b, n);
+            cap = ATTN__MIN(2 * cap, want);
+            if ((nb = (unsigned char *)ATTN_MALLOC(cap)) != NULL) memcpy(nb, b, n);
             ATTN_FREE(b);
             b = nb;
         }
-        n += got = fread(b + n, 1, cap - n, f);
-    } while (got > 0);
+    }
+    if (!b) {
+        fclose(f);
+        return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_load_file: no memory for %lu bytes of %s", (unsigned long)cap, path);
+    }
     if (ferror(f)) {
         fclose(f);
         ATTN_FREE(b);

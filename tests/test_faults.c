@@ -125,6 +125,11 @@ static void test_loaders(void)
         attn_checkpoint_header h;
         s = attn_checkpoint_load_file("tests", &buf, &bytes, &h);
         CHECK(s == ATTN_ERR_IO && strstr(attn_last_error(), "cannot read"), "a directory: status %d, \"%s\"", (int)s, attn_last_error());
+#ifdef __linux__
+        /* a stream without end is read only as far as a header could reach */
+        s = attn_checkpoint_load_file("/dev/zero", &buf, &bytes, &h);
+        CHECK(s == ATTN_ERR_FORMAT, "/dev/zero: status %d, \"%s\"", (int)s, attn_last_error());
+#endif
     }
     remove(path);
 }
