@@ -128,6 +128,9 @@ static void usage(FILE *f)
             "           centered (attnlab lm --help)\n"            "  seq2seq  the thesis' encoder-decoder on digit strings, greedy vs beam search, and\n"
             "           the band + sparse-error analysis of its heads (attnlab seq2seq --help)\n"
             "\n"
+            "Any command takes --dry-run (check the options, models and outputs; run nothing)\n"
+            "and --opt=value as well as --opt value.\n"
+            "\n"
             "task options (all commands):\n"
             "  --task nt|nts|ntr|mix   the series rule (mix: NT or NT-S per series)   [nt]\n"
             "                          (fuzzy|sraven: the HYLA paper's tasks, with their own\n"
@@ -161,6 +164,7 @@ static void usage(FILE *f)
             "                          distinct initial conditions)                    [10000]\n"
             "  --threads T             parallel runs (0: all cores)                    [0]\n"
             "  --csv FILE, --svg FILE  the curves as CSV and as an SVG figure\n"
+            "  --dry-run               check the options, the model and the outputs, then exit\n"
             "  --save F                save each run's final model (F-ATTENTION-sSEED.ckpt when\n"
             "                          there are several runs; attn.h's checkpoint format)\n"
             "  --load F                start every run from a saved model (its N, N_con and\n"
@@ -210,6 +214,7 @@ int output_ok(const char *path)
 }
 
 volatile sig_atomic_t stop_requested = 0;
+int dry_run = 0;
 static void on_stop(int sig) { (void)sig; stop_requested = 1; }
 void catch_stop(void)
 {
@@ -806,6 +811,7 @@ static int cmd_train(const options *o)
             return 1;
         }
     }
+    if (dry_run) { printf("dry run: %d run(s) would start; the options, the model and the outputs are fine\n", njobs); return 0; }
     if (!csv_begin(&train_csv, o->csv, NT_CSV_HEADER)) return 1;
     printf("attnlab train: %s N%dT%d, N_con = %d, %s (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", (unsigned long)model_param_count(o), o->nattn, o->seeds, o->epochs,
@@ -838,6 +844,7 @@ static int cmd_eval(const options *o)
     int elen = o->ncon + o->ng, n = o->final_test > 0 ? o->final_test : 1, *x, *rules, ns, nr;
     double loss, at[2], tf, ro, perfect;
     if (!m) { fprintf(stderr, "attnlab eval: --load FILE names the model to evaluate\n"); return 1; }
+    if (dry_run) { printf("dry run: %s would be evaluated\n", o->load); return 0; }
     x = (int *)malloc(sizeof(int) * (size_t)n * elen);
     rules = (int *)malloc(sizeof(int) * (size_t)n);
     if (!x || !rules || !buf_alloc(&eb, m, o->ng) || !buf_alloc(&rb, m, 1)) { fprintf(stderr, "attnlab eval: out of memory\n"); return 1; }
@@ -861,6 +868,7 @@ static int cmd_census(const options *o)
     attn_nt_census c;
     int k;
     if (o->task == ATTN_NT_MIX) { fprintf(stderr, "attnlab census: the mixture has no single state map; use nt or nts\n"); return 1; }
+    if (dry_run) return 0;
     if (attn_nt_census_compute(&c, o->task, o->N, o->tau) != ATTN_OK) { fprintf(stderr, "attnlab census: %s\n", attn_last_error()); return 1; }
     printf("%s N%dT%d:", attn_nt_name(o->task), o->N, o->tau);
     for (k = 0; k < c.nlengths; k++) printf(" %ldx%ld", c.count[k], c.length[k]);
@@ -1016,7 +1024,8 @@ void run_jobs(int njobs, int threads, void (*one)(void *ctx, int j), void *ctx, 
     fprintf(stderr, "\n");
 }
 
-/* argv with every "--opt=value" split into "--opt" "value" (the strings are argv's, cut at '='). */
+/* argv with every "--opt=value" split into "--opt" "value" (the strings are argv's, cut at '='),
+   and --dry-run taken out (it sets dry_run). */
 static char **split_equals(int *argc, char **argv)
 {
     char **out = (char **)malloc(sizeof(char *) * (size_t)(2 * *argc + 1));
@@ -1024,6 +1033,7 @@ static char **split_equals(int *argc, char **argv)
     if (!out) return argv;
     for (i = 0; i < *argc; i++) {
         char *eq = strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
+        if (i > 0 && !strcmp(argv[i], "--dry-run")) { dry_run = 1; continue; }
         out[n++] = argv[i];
         if (eq) { *eq = 0; out[n++] = eq + 1; }
     }

@@ -29,6 +29,9 @@ void csv_end(csv_stream *c);
 /* Set by SIGINT and SIGTERM once catch_stop() ran: the runs stop, the command reports what was
    done and exits 130. */
 extern volatile sig_atomic_t stop_requested;
+/* --dry-run (any command): parse and check everything (options, the models, the corpus, that the
+   outputs can be written), print what would run, and exit 0 before any of it runs. */
+extern int dry_run;
 void catch_stop(void);
 /* The mean of x [n] and, in *sd, its sample standard deviation (0 for n = 1). */
 double mean_sd(const double *x, int n, double *sd);

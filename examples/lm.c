@@ -548,6 +548,7 @@ int lm_main(int argc, char **argv)
         res[j].valid = (double *)calloc((size_t)nev, sizeof(double));
         if (!res[j].step || !res[j].train || !res[j].valid) { fprintf(stderr, "attnlab lm: out of memory\n"); return 1; }
     }
+    if (dry_run) { printf("dry run: %d run(s) would start; the options, the models, the corpus and the outputs are fine\n", njobs); return 0; }
     if (!csv_begin(&lm_csv, o.csv, LM_CSV_HEADER)) return 1;
     printf("attnlab lm: %s, %ld tokens (%ld for training), %d layers, d %d, %d heads, %lu parameters, %d variant(s) x %d seeds, %ld steps of %d x %d\n",
            o.corpus, d.n, d.ntrain, o.layers, o.dmodel, o.heads, (unsigned long)attn_transformer_param_count(&cf), o.nvar, o.seeds, o.steps, o.batch,
