@@ -130,7 +130,8 @@ static void usage(FILE *f)
             "\n"
             "Any command takes --dry-run (check the options, models and outputs; run nothing)\n"
             "and --opt=value as well as --opt value.\n"
-            "\n"
+            "\n");
+    fprintf(f,
             "task options (all commands):\n"
             "  --task nt|nts|ntr|mix   the series rule (mix: NT or NT-S per series)   [nt]\n"
             "                          (fuzzy|sraven: the HYLA paper's tasks, with their own\n"
