@@ -37,7 +37,7 @@ endif
 
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer
 
-.PHONY: all run test test-sanitize test-valgrind test-wasm test-neon bench clean
+.PHONY: all run test test-sanitize test-valgrind test-wasm test-neon fuzz bench clean
 
 all: $(PROGRAMS) $(FLAVOURS)
 
@@ -111,6 +111,33 @@ $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)
 	aarch64-linux-gnu-gcc -O2 -static $(WARN) $(TEST_SRC) -o $@ -lm
 test-neon: $(BUILD)/test_neon
 	@sh tests/run.sh --no-compile "qemu-aarch64 $(BUILD)/test_neon"
+
+# Fuzzing (clang's libFuzzer with AddressSanitizer and UBSan): the in-memory checkpoint reader, the
+# three model loaders (and a forward pass of what they accept), attnlab's options. `make fuzz` runs
+# each target for FUZZ_SECONDS on a copy of its committed corpus (tests/fuzz/corpus/TARGET); an
+# input that crashes is left in build/fuzz/crash-TARGET-*: commit it to the corpus, where make test
+# replays it. Large models are refused, not allocated (ASan's max_allocation_size_mb).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = checkpoint loaders options
+FUZZ_CFLAGS  = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_ENV     = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+ATTNLAB_SRC  = examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c
+$(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/fuzz/fuzz_loaders: $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h attn.h
+	mkdir -p $(BUILD)/fuzz
+	clang $(FUZZ_CFLAGS) $< -o $@ -lm
+$(BUILD)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c tests/fuzz/fuzz.h $(ATTNLAB_SRC) examples/attnlab.h attn.h
+	mkdir -p $(BUILD)/fuzz
+	clang $(FUZZ_CFLAGS) -Dmain=attnlab_main tests/fuzz/fuzz_options.c $(ATTNLAB_SRC) -o $@ -lm
+fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+	@for t in $(FUZZ_TARGETS); do \
+	    rm -rf $(BUILD)/fuzz/corpus-$$t && cp -r tests/fuzz/corpus/$$t $(BUILD)/fuzz/corpus-$$t; \
+	    echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+	    $(FUZZ_ENV) $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 -max_len=16384 \
+	        -print_final_stats=1 -artifact_prefix=$(CURDIR)/$(BUILD)/fuzz/crash-$$t- $(CURDIR)/$(BUILD)/fuzz/corpus-$$t \
+	        2>$(BUILD)/fuzz/$$t.log \
+	        || { tail -60 $(BUILD)/fuzz/$$t.log; exit 1; }; \
+	    grep -E '^#[0-9]+.*(DONE|cov)' $(BUILD)/fuzz/$$t.log | tail -1; grep -E 'stat::number_of_executed_units' $(BUILD)/fuzz/$$t.log; \
+	done
 
 bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_gemm --csv $(BUILD)/bench_gemm.csv

@@ -7184,6 +7184,7 @@ static size_t attn__ckpt_size(int nconfig, uint64_t count, int fb)
     return ATTN__CKPT_FIXED + 4 * (size_t)nconfig + (size_t)count * (size_t)fb;
 }
 
+#ifndef ATTN_NO_STDIO
 /* The size of the record whose first n bytes are b, as its header announces it; 0 if the header is
    not all there, or not a checkpoint's (attn_checkpoint_read says which). */
 static size_t attn__ckpt_announced(const unsigned char *b, size_t n)
@@ -7193,6 +7194,7 @@ static size_t attn__ckpt_announced(const unsigned char *b, size_t n)
     if (n < 32 + 4 * nconfig + 12 || ((fb = attn__get_le(b + 32 + 4 * nconfig, 4)) != 4 && fb != 8)) return 0;
     return attn__ckpt_size((int)nconfig, attn__get_le(b + 36 + 4 * nconfig, 8), (int)fb);
 }
+#endif
 
 ATTNDEF size_t attn_checkpoint_bytes(int nconfig, size_t count)
 {

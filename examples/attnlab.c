@@ -800,6 +800,7 @@ static int cmd_train(const options *o)
     }
     if (o->save) save_path(o, o->attn[0], 0, first, sizeof first);
     if (!output_ok(o->csv) || !output_ok(o->svg) || !output_ok(o->save ? first : NULL)) return 1;
+    if (dry_run) { printf("dry run: %d run(s) would start; the options, the model and the outputs are fine\n", njobs); return 0; }
     if (!(res = (run_result *)calloc((size_t)njobs, sizeof(run_result)))) { fprintf(stderr, "attnlab: out of memory\n"); return 1; }
     for (j = 0; j < njobs; j++) {
         res[j].epoch = (int *)calloc((size_t)nev, sizeof(int));
@@ -812,7 +813,6 @@ static int cmd_train(const options *o)
             return 1;
         }
     }
-    if (dry_run) { printf("dry run: %d run(s) would start; the options, the model and the outputs are fine\n", njobs); return 0; }
     if (!csv_begin(&train_csv, o->csv, NT_CSV_HEADER)) return 1;
     printf("attnlab train: %s N%dT%d, N_con = %d, %s (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", (unsigned long)model_param_count(o), o->nattn, o->seeds, o->epochs,
@@ -1043,10 +1043,10 @@ static char **split_equals(int *argc, char **argv)
     return out;
 }
 
-int main(int argc, char **argv)
+/* The commands, on the command line as split_equals leaves it. */
+static int attnlab_run(int argc, char **argv)
 {
     options o;
-    argv = split_equals(&argc, argv);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
@@ -1067,4 +1067,12 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "attnlab: unknown command '%s' (train, preset, eval, census, params; see --help)\n", argv[1]);
     return 1;
+}
+
+int main(int argc, char **argv)
+{
+    char **args = split_equals(&argc, argv);
+    int rc = attnlab_run(argc, args);
+    if (args != argv) free(args);
+    return rc;
 }

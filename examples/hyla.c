@@ -662,6 +662,7 @@ static int hyla_train(const hopts *o)
     htask_free(&probe);
     if (o->codes) snprintf(codes, sizeof codes, "%s-%s.csv", o->codes, attn_kind_get(o->kind[0])->name);
     if (!output_ok(o->csv) || !output_ok(o->svg) || !output_ok(o->codes ? codes : NULL)) return 1;
+    if (dry_run) { printf("dry run: %d run(s) would start; the options, the models and the outputs are fine\n", njobs); return 0; }
     if (!(res = (hrun *)calloc((size_t)njobs, sizeof(hrun)))) { fprintf(stderr, "attnlab: out of memory\n"); return 1; }
     for (j = 0; j < njobs; j++) {
         res[j].seed = o->seed0 + j % o->seeds; res[j].iwd = j / o->seeds % o->nwd; res[j].ilr = j / (o->seeds * o->nwd) % o->nlr;
@@ -672,7 +673,6 @@ static int hyla_train(const hopts *o)
         res[j].ood = (double *)calloc((size_t)nev, sizeof(double));
         if (!res[j].step || !res[j].loss || !res[j].valid || !res[j].ood) { fprintf(stderr, "attnlab: out of memory\n"); return 1; }
     }
-    if (dry_run) { printf("dry run: %d run(s) would start; the options, the models and the outputs are fine\n", njobs); return 0; }
     if (!csv_begin(&hyla_csv_log, o->csv, HYLA_CSV_HEADER)) return 1;
     printf("attnlab train: %s, %d layers (%lu parameters with %s), %d kind(s) x %d lr x %d wd x %d seeds, %ld steps of %d, warmup %d\n",
            o->sraven ? "SRAVEN" : "fuzzy logic", o->layers, (unsigned long)attn_transformer_param_count(&cf), attn_kind_get(o->kind[0])->name,

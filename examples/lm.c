@@ -537,6 +537,11 @@ int lm_main(int argc, char **argv)
     if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s.svg", o.heatmap, o.variant[0]);
     if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.probe_svg) || !output_ok(o.heatmap ? heat : NULL)) return 1;
     if (!lm_load(&d, &o)) return 1;
+    if (dry_run) {
+        printf("dry run: %d run(s) would start; the options, the models, the corpus and the outputs are fine\n", o.nvar * o.seeds);
+        free(d.tok);
+        return 0;
+    }
     cf = lm_config(&o, o.variant[0]);
     njobs = o.nvar * o.seeds;
     nev = (int)(o.steps / o.eval_every) + 2;
@@ -548,7 +553,6 @@ int lm_main(int argc, char **argv)
         res[j].valid = (double *)calloc((size_t)nev, sizeof(double));
         if (!res[j].step || !res[j].train || !res[j].valid) { fprintf(stderr, "attnlab lm: out of memory\n"); return 1; }
     }
-    if (dry_run) { printf("dry run: %d run(s) would start; the options, the models, the corpus and the outputs are fine\n", njobs); return 0; }
     if (!csv_begin(&lm_csv, o.csv, LM_CSV_HEADER)) return 1;
     printf("attnlab lm: %s, %ld tokens (%ld for training), %d layers, d %d, %d heads, %lu parameters, %d variant(s) x %d seeds, %ld steps of %d x %d\n",
            o.corpus, d.n, d.ntrain, o.layers, o.dmodel, o.heads, (unsigned long)attn_transformer_param_count(&cf), o.nvar, o.seeds, o.steps, o.batch,

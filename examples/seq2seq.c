@@ -489,6 +489,7 @@ int s2s_main(int argc, char **argv)
     }
     if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s-enc.svg", o.heatmap, attn_kind_get(o.kind[0])->name);
     if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.save) || !output_ok(o.heatmap ? heat : NULL)) return 1;
+    if (dry_run) { printf("dry run: %d run(s) would start; the options, the models and the outputs are fine\n", o.nkind * o.seeds); return 0; }
     cf = s2s_config(&o, o.kind[0]);
     njobs = o.nkind * o.seeds;
     nev = o.steps / o.eval_every + 2;
@@ -502,7 +503,6 @@ int s2s_main(int argc, char **argv)
         if (!res[j].step || !res[j].loss || !res[j].tok_acc || !res[j].exact) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 1; }
     }
     if (!res) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 1; }
-    if (dry_run) { printf("dry run: %d run(s) would start; the options, the models and the outputs are fine\n", njobs); return 0; }
     if (!csv_begin(&s2s_csv, o.csv, S2S_CSV_HEADER)) return 1;
     printf("attnlab seq2seq: %s %d-%d digits, %d + %d post-LN layers, d %d, %d heads, FFN %d, %lu parameters, %d kind(s) x %d seeds, %d steps of %d pairs\n",
            o.task ? "sorting" : "reversing", o.min_len, o.max_len, o.layers, o.layers, o.dmodel, o.heads, o.mlp, (unsigned long)attn_seq2seq_param_count(&cf),

@@ -83,6 +83,12 @@ else
     else
         echo "skip: build/attnlab not built"
     fi
+    # the fuzz targets' committed corpora (seeds and every input a fuzzing run found), replayed
+    for t in checkpoint loaders; do
+        try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY tests/fuzz/fuzz_$t.c -o $tmp/replay_$t -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"
+    done
+    try "fuzz corpus replays: options" sh -c "$CC -O1 -g -DFUZZ_REPLAY -Dmain=attnlab_main tests/fuzz/fuzz_options.c examples/attnlab.c \
+        examples/hyla.c examples/lm.c examples/seq2seq.c -o $tmp/replay_options -lm && $tmp/replay_options tests/fuzz/corpus/options/*"
     echo "compile matrix, example and driver: $pass passed, $fail failed"
 fi
 
