@@ -20,7 +20,7 @@ BLAS_LIBS  = -lopenblas
 endif
 
 TEST_SRC = tests/run_tests.c tests/test_core.c tests/test_gemm.c tests/test_ops.c \
-           tests/test_optim.c tests/test_errors.c tests/test_faults.c \
+           tests/test_optim.c tests/test_errors.c tests/test_faults.c tests/test_badinput.c \
            tests/test_attention.c tests/test_golden.c tests/test_tasks.c tests/test_models.c tests/test_seq2seq.c
 TEST_DEP = attn.h tests/test.h $(TEST_SRC)
 

@@ -95,6 +95,7 @@ int main(int argc, char **argv)
     test_seq2seq();
     test_errors();
     test_faults();
+    test_badinput();
     printf("%d passed, %d failed\n", t_pass, t_fail);
     return t_fail ? 1 : 0;
 }
