@@ -138,7 +138,7 @@ static void test_statuses(void)
 {
     attn_param_desc desc[1] = {{"W", 2, {2, 3}, -1}};
     attn_params p;
-    attn_float m[8] = {0}, v[8] = {0}, keep[8];
+    attn_float m[64] = {0}, v[64] = {0}, keep[8];
     attn_schedule sch, skeep;
     int prev[3] = {1, 2, 3}, y[4] = {0, 2, 1, 0}, i;
     double w[3], mu[2], sd[2], mn[3] = {7, 7, 7}, me[3] = {7, 7, 7};
