@@ -133,7 +133,7 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 	    rm -rf $(BUILD)/fuzz/corpus-$$t && cp -r tests/fuzz/corpus/$$t $(BUILD)/fuzz/corpus-$$t; \
 	    echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
 	    $(FUZZ_ENV) $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 -max_len=16384 \
-	        -print_final_stats=1 -artifact_prefix=$(CURDIR)/$(BUILD)/fuzz/crash-$$t- $(CURDIR)/$(BUILD)/fuzz/corpus-$$t \
+	        -print_final_stats=1 -artifact_prefix=$(abspath $(BUILD))/fuzz/crash-$$t- $(abspath $(BUILD))/fuzz/corpus-$$t \
 	        2>$(BUILD)/fuzz/$$t.log \
 	        || { tail -60 $(BUILD)/fuzz/$$t.log; exit 1; }; \
 	    grep -E '^#[0-9]+.*(DONE|cov)' $(BUILD)/fuzz/$$t.log | tail -1; grep -E 'stat::number_of_executed_units' $(BUILD)/fuzz/$$t.log; \
