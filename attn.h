@@ -3567,10 +3567,10 @@ ATTNDEF attn_status attn_bigbird_tokens(unsigned char *layout, int H, int T, int
 }
 
 /* EA's score map g(z) = z^2 / (1 + z^2): no cancellation at small z (no 1 - ...), and z^2 capped
-   at 1e30 (where g rounds to 1 anyway) so it never overflows. */
+   at 1e30 (where g rounds to 1 anyway) so it never overflows; NaN stays NaN. */
 static attn_float attn__ea_g(attn_float z)
 {
-    attn_float zz = z * z < (attn_float)1e30 ? z * z : (attn_float)1e30;
+    attn_float zz = z * z > (attn_float)1e30 ? (attn_float)1e30 : z * z;
     return zz / (1 + zz);
 }
 
@@ -3581,7 +3581,7 @@ static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, att
     attn_float sum;
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
-        attn__v z = attn__vload(s + i), zz = attn__vmin(attn__vmul(z, z), big);
+        attn__v z = attn__vload(s + i), zz = attn__vmin(big, attn__vmul(z, z)); /* NaN passes */
         attn__v w = attn__vmul(attn__vload(p + i), attn__vmul(vs, attn__vdiv(zz, attn__vadd(one, zz))));
         attn__vstore(p + i, w);
         acc = attn__vadd(acc, w);
@@ -3910,17 +3910,17 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, const att
    0 or 1), and the vector-Jacobian product dx += J_phi(x)^T dphi. */
 static int attn__features(attn_kind kind, int dk) { return kind == ATTN_TAYLOR ? dk + 1 : dk; }
 
-static void attn__phi(attn_kind kind, const attn_float *x, int dk, attn_float w, attn_float *out)
+static void attn__phi(attn_kind kind, const attn_float *x, int dk, attn_float *out)
 {
     int c;
     if (kind == ATTN_TAYLOR) { /* [1, x / |x|], x / |x| = 0 when |x| < 1e-12 */
         attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), inv = n < (attn_float)1e-12 ? 0 : 1 / n;
-        out[0] = w;
-        for (c = 0; c < dk; c++) out[c + 1] = w * x[c] * inv;
+        out[0] = 1;
+        for (c = 0; c < dk; c++) out[c + 1] = x[c] * inv;
     } else { /* elu(x) + 1 = max(x, 0) + min(exp(x), 1): the SIMD exp of the row, then branch-free
                 (the signs are random: a branch here mispredicts half the time) */
         attn_exp((size_t)dk, x, out);
-        for (c = 0; c < dk; c++) out[c] = w * ((x[c] > 0 ? x[c] : 0) + (out[c] < 1 ? out[c] : 1));
+        for (c = 0; c < dk; c++) out[c] = (x[c] > 0 ? x[c] : 0) + (out[c] > 1 ? 1 : out[c]); /* NaN passes */
     }
 }
 
@@ -3975,11 +3975,12 @@ static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_floa
     for (i = 0; i < d->Tq; i++) {
         attn_float *o = O + (bh * d->Tq + i) * dv, den;
         for (; j <= attn__kernel_last(d, i); j++) { /* S += phi(k_j) v_j^T, z += phi(k_j) */
-            attn__phi(d->kind, Kp + (size_t)j * dk, dk, d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1, fk);
+            if (d->key_mask && !d->key_mask[(size_t)b * d->Tk + j]) continue; /* a masked key is left out */
+            attn__phi(d->kind, Kp + (size_t)j * dk, dk, fk);
             for (c = 0; c < F; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
             attn_axpy((size_t)F, 1, fk, z);
         }
-        attn__phi(d->kind, Qp + (size_t)i * dk, dk, 1, fq);
+        attn__phi(d->kind, Qp + (size_t)i * dk, dk, fq);
         den = attn_dot((size_t)F, fq, z) + ATTN__KEPS;
         memset(o, 0, sizeof(attn_float) * (size_t)dv);
         for (c = 0; c < F; c++) attn_axpy((size_t)dv, fq[c] / den, S + (size_t)c * dv, o);
@@ -4007,7 +4008,8 @@ static void attn__kernel_backward_bh(const attn__args *a, int b, int h, attn_flo
         const attn_float *dOi = dO + (bh * d->Tq + i) * dv, *oi = O + (bh * d->Tq + i) * dv;
         attn_float den = stats[bh * d->Tq + i], dden = -attn_dot((size_t)dv, dOi, oi) / den;
         for (; j <= attn__kernel_last(d, i); j++) {
-            attn__phi(d->kind, Kp + (size_t)j * dk, dk, d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1, fk);
+            if (d->key_mask && !d->key_mask[(size_t)b * d->Tk + j]) continue;
+            attn__phi(d->kind, Kp + (size_t)j * dk, dk, fk);
             for (c = 0; c < F; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
             attn_axpy((size_t)F, 1, fk, z);
         }
@@ -4017,17 +4019,17 @@ static void attn__kernel_backward_bh(const attn__args *a, int b, int h, attn_flo
     memset(R, 0, sizeof(attn_float) * (size_t)F * dv);
     memset(rho, 0, sizeof(attn_float) * (size_t)F);
     for (j = d->Tk - 1, iq = d->Tq - 1; j >= 0; j--) { /* reverse pass: dK, dV */
-        attn_float w = d->key_mask ? (attn_float)(d->key_mask[(size_t)b * d->Tk + j] != 0) : 1;
         for (; iq >= 0 && attn__kernel_last(d, iq) >= j; iq--) { /* queries that see key j join */
             const attn_float *dOi = dO + (bh * d->Tq + iq) * dv, *oi = O + (bh * d->Tq + iq) * dv;
             attn_float den = stats[bh * d->Tq + iq], dden = -attn_dot((size_t)dv, dOi, oi) / den;
-            attn__phi(d->kind, Qp + (size_t)iq * dk, dk, 1, fq);
+            attn__phi(d->kind, Qp + (size_t)iq * dk, dk, fq);
             for (c = 0; c < F; c++) attn_axpy((size_t)dv, fq[c] / den, dOi, R + (size_t)c * dv);
             attn_axpy((size_t)F, dden, fq, rho);
         }
-        attn__phi(d->kind, Kp + (size_t)j * dk, dk, w, fk);
+        if (d->key_mask && !d->key_mask[(size_t)b * d->Tk + j]) continue; /* a masked key has no gradient */
+        attn__phi(d->kind, Kp + (size_t)j * dk, dk, fk);
         for (c = 0; c < F; c++) {
-            dphi[c] = w * (attn_dot((size_t)dv, R + (size_t)c * dv, Vp + (size_t)j * dv) + rho[c]);
+            dphi[c] = attn_dot((size_t)dv, R + (size_t)c * dv, Vp + (size_t)j * dv) + rho[c];
             attn_axpy((size_t)dv, fk[c], R + (size_t)c * dv, dV + (bh * d->Tk + j) * dv);
         }
         attn__phi_vjp(d->kind, Kp + (size_t)j * dk, dk, dphi, dK + (bh * d->Tk + j) * dk);
