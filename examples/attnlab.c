@@ -254,6 +254,19 @@ void csv_end(csv_stream *c)
     c->f = NULL;
 }
 
+int csv_write(const char *path, const char *header, int njobs, csv_line_fn fn, const void *ctx)
+{
+    csv_stream c;
+    char line[512];
+    int j, k;
+    if (!csv_begin(&c, path, header)) return 0;
+    for (j = 0; j < njobs; j++)
+        for (k = 0; fn(ctx, j, k, line, sizeof line); k++) csv_row(&c, line);
+    csv_end(&c);
+    printf("wrote %s\n", path);
+    return 1;
+}
+
 /* ---- the model ---- */
 
 /* The configurations the options ask for. */
@@ -674,24 +687,6 @@ double mean_sd(const double *x, int n, double *sd)
     return m;
 }
 
-/* The whole CSV, runs in (attention, seed) order; 0 if it cannot be written. */
-static int write_csv(const options *o, run_result *res)
-{
-    csv_stream c;
-    char line[256];
-    int a, s, k;
-    if (!csv_begin(&c, o->csv, NT_CSV_HEADER)) return 0;
-    for (a = 0; a < o->nattn; a++)
-        for (s = 0; s < o->seeds; s++)
-            for (k = 0; k < res[a * o->seeds + s].nevals; k++) {
-                nt_row(line, sizeof line, o->attn[a], s, &res[a * o->seeds + s], k);
-                csv_row(&c, line);
-            }
-    csv_end(&c);
-    printf("wrote %s\n", o->csv);
-    return 1;
-}
-
 /* The curves as the paper draws them: mean teacher-forced accuracy per attention with a band of
    +-1 sd over seeds (left axis), mean loss dashed (right axis); 0 if it cannot be written. */
 static int write_svg(const options *o, run_result *res)
@@ -785,11 +780,19 @@ static void train_job(void *ctx, int j)
     struct train_jobs *t = (struct train_jobs *)ctx;
     run_one(t->o, t->o->attn[j / t->o->seeds], j % t->o->seeds, &t->res[j]);
 }
+static int train_line(const void *ctx, int j, int k, char *line, size_t n)
+{
+    const struct train_jobs *t = (const struct train_jobs *)ctx;
+    if (k >= t->res[j].nevals) return 0;
+    nt_row(line, n, t->o->attn[j / t->o->seeds], j % t->o->seeds, &t->res[j], k);
+    return 1;
+}
 
 static int cmd_train(const options *o)
 {
     int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + 2, failed = 0, rc;
     run_result *res;
+    struct train_jobs jobs;
     char first[1024];
     for (j = 0; j < o->nattn; j++) { /* each kind's model is built once before any run starts */
         model trial;
@@ -814,22 +817,20 @@ static int cmd_train(const options *o)
         }
     }
     if (!csv_begin(&train_csv, o->csv, NT_CSV_HEADER)) return 1;
+    jobs.o = o; jobs.res = res;
     printf("attnlab train: %s N%dT%d, N_con = %d, %s (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", (unsigned long)model_param_count(o), o->nattn, o->seeds, o->epochs,
            o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
     progress_begin(&progress, res, sizeof *res, offsetof(run_result, prog), njobs, (long)njobs * o->epochs, "epochs", "mean latest accuracy");
     catch_stop();
-    {
-        struct train_jobs jobs = {o, res};
-        run_jobs(njobs, o->threads, train_job, &jobs, &progress);
-    }
+    run_jobs(njobs, o->threads, train_job, &jobs, &progress);
     csv_end(&train_csv);
     if (stop_requested) printf("interrupted: reporting what was done\n");
     for (j = 0; j < njobs; j++) failed += res[j].failed;
     if (failed) fprintf(stderr, "attnlab: %d of %d runs failed (see above); no table\n", failed, njobs);
     else print_table(o, res);
     rc = failed ? 1 : stop_requested ? 130 : 0;
-    if (o->csv && !write_csv(o, res)) rc = 1;
+    if (o->csv && !csv_write(o->csv, NT_CSV_HEADER, njobs, train_line, &jobs)) rc = 1;
     if (o->svg && !failed && !write_svg(o, res)) rc = 1;
     for (j = 0; j < njobs; j++) { free(res[j].epoch); free(res[j].acc); free(res[j].loss); free(res[j].acc_task[0]); free(res[j].acc_task[1]); }
     free(res);

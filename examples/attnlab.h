@@ -26,6 +26,11 @@ typedef struct {
 int csv_begin(csv_stream *c, const char *path, const char *header);
 void csv_row(csv_stream *c, const char *line);
 void csv_end(csv_stream *c);
+/* The line of evaluation k of run j of a command's results ctx into line [n]; 0 (nothing written)
+   when run j has no evaluation k. csv_write writes the whole file in run order with it; 0 (and a
+   message) if the file cannot be written. */
+typedef int (*csv_line_fn)(const void *ctx, int j, int k, char *line, size_t n);
+int csv_write(const char *path, const char *header, int njobs, csv_line_fn fn, const void *ctx);
 /* Set by SIGINT and SIGTERM once catch_stop() ran: the runs stop, the command reports what was
    done and exits 130. */
 extern volatile sig_atomic_t stop_requested;

@@ -577,23 +577,6 @@ static void hyla_report(const hopts *o, const hrun *res)
     }
 }
 
-/* The whole CSV in run order; 0 if it cannot be written. */
-static int hyla_csv(const hopts *o, const hrun *res, int njobs)
-{
-    csv_stream c;
-    char line[256];
-    int j, k;
-    if (!csv_begin(&c, o->csv, HYLA_CSV_HEADER)) return 0;
-    for (j = 0; j < njobs; j++)
-        for (k = 0; k < res[j].nevals; k++) {
-            hyla_row(line, sizeof line, o, &res[j], k);
-            csv_row(&c, line);
-        }
-    csv_end(&c);
-    printf("wrote %s\n", o->csv);
-    return 1;
-}
-
 /* The held-out metric per kind at its best-by-validation (lr, wd): mean with a +-1 sd band over
    seeds, and the training loss dashed on the right axis; 0 if it cannot be written. */
 static int hyla_svg(const hopts *o, const hrun *res)
@@ -641,6 +624,13 @@ static void hyla_job(void *ctx, int j)
     struct hyla_jobs *t = (struct hyla_jobs *)ctx;
     hyla_run(t->o, &t->res[j]);
 }
+static int hyla_line(const void *ctx, int j, int k, char *line, size_t n)
+{
+    const struct hyla_jobs *t = (const struct hyla_jobs *)ctx;
+    if (k >= t->res[j].nevals) return 0;
+    hyla_row(line, n, t->o, &t->res[j], k);
+    return 1;
+}
 
 static int hyla_train(const hopts *o)
 {
@@ -648,6 +638,7 @@ static int hyla_train(const hopts *o)
     hrun *res;
     attn_transformer_config cf;
     htask probe;
+    struct hyla_jobs jobs;
     char codes[1024];
     for (j = 0; j < o->nkind; j++) { /* each kind's model is built once before any run starts */
         attn_transformer trial;
@@ -679,17 +670,15 @@ static int hyla_train(const hopts *o)
            o->nkind, o->nlr, o->nwd, o->seeds, o->steps, o->batch, o->warmup);
     progress_begin(&hprog, res, sizeof *res, offsetof(hrun, prog), njobs, (long)njobs * o->steps, "steps", "mean latest held-out metric");
     catch_stop();
-    {
-        struct hyla_jobs jobs = {o, res};
-        run_jobs(njobs, o->threads, hyla_job, &jobs, &hprog);
-    }
+    jobs.o = o; jobs.res = res;
+    run_jobs(njobs, o->threads, hyla_job, &jobs, &hprog);
     csv_end(&hyla_csv_log);
     if (stop_requested) printf("interrupted: reporting what was done\n");
     for (j = 0; j < njobs; j++) failed += res[j].failed;
     if (failed) fprintf(stderr, "attnlab: %d of %d runs failed (see above); no table\n", failed, njobs);
     else hyla_report(o, res);
     rc = failed ? 1 : stop_requested ? 130 : 0;
-    if (o->csv && !hyla_csv(o, res, njobs)) rc = 1;
+    if (o->csv && !csv_write(o->csv, HYLA_CSV_HEADER, njobs, hyla_line, &jobs)) rc = 1;
     if (o->svg && !failed && !hyla_svg(o, res)) rc = 1;
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].valid); free(res[j].ood); }
     free(res);

@@ -376,6 +376,23 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
     attn_transformer_free(&m);
 }
 
+/* Run j of the (variant, seed) grid, for run_jobs. */
+struct lm_jobs {
+    const lm_opts *o; const lm_data *d; lm_run *res;
+};
+static void lm_job(void *ctx, int j)
+{
+    struct lm_jobs *t = (struct lm_jobs *)ctx;
+    lm_train_one(t->o, t->d, &t->res[j]);
+}
+static int lm_line(const void *ctx, int j, int k, char *line, size_t n)
+{
+    const struct lm_jobs *t = (const struct lm_jobs *)ctx;
+    if (k >= t->res[j].nevals) return 0;
+    lm_row(line, n, t->o, &t->res[j], k);
+    return 1;
+}
+
 /* The table, the probes and the files; 0 if a file could not be written. */
 static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
 {
@@ -437,17 +454,10 @@ static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
             }
         }
     }
-    if (o->csv) { /* the whole CSV again, in run order */
-        csv_stream c;
-        char line[256];
-        if (!csv_begin(&c, o->csv, LM_CSV_HEADER)) ok = 0;
-        for (j = 0; j < njobs && ok; j++)
-            for (k = 0; k < res[j].nevals; k++) {
-                lm_row(line, sizeof line, o, &res[j], k);
-                csv_row(&c, line);
-            }
-        csv_end(&c);
-        if (ok) printf("wrote %s\n", o->csv);
+    if (o->csv) {
+        struct lm_jobs t;
+        t.o = o; t.d = NULL; t.res = (lm_run *)res;
+        ok = csv_write(o->csv, LM_CSV_HEADER, njobs, lm_line, &t);
     }
     if (o->svg) { /* mean validation loss per variant, +-1 sd band */
         attn_plot p;
@@ -505,16 +515,6 @@ static int lm_preset(int argc, char **argv, lm_opts *o)
     n = preset_argv(argc, argv, "lm", full, quick, buf, sizeof buf, args, 256, &q);
     printf("preset %s%s: %s\n", argv[2], q ? " (quick)" : "", presets[p].claim);
     return lm_parse(n, args, o);
-}
-
-/* Run j of the (variant, seed) grid, for run_jobs. */
-struct lm_jobs {
-    const lm_opts *o; const lm_data *d; lm_run *res;
-};
-static void lm_job(void *ctx, int j)
-{
-    struct lm_jobs *t = (struct lm_jobs *)ctx;
-    lm_train_one(t->o, t->d, &t->res[j]);
 }
 
 int lm_main(int argc, char **argv)

@@ -356,6 +356,23 @@ static void s2s_train_one(const s2s_opts *o, s2s_run *res)
     attn_seq2seq_free(&m);
 }
 
+/* Run j of the (kind, seed) grid, for run_jobs. */
+struct s2s_jobs {
+    const s2s_opts *o; s2s_run *res;
+};
+static void s2s_job(void *ctx, int j)
+{
+    struct s2s_jobs *t = (struct s2s_jobs *)ctx;
+    s2s_train_one(t->o, &t->res[j]);
+}
+static int s2s_line(const void *ctx, int j, int k, char *line, size_t n)
+{
+    const struct s2s_jobs *t = (const struct s2s_jobs *)ctx;
+    if (k >= t->res[j].nevals) return 0;
+    s2s_row(line, n, t->o, &t->res[j], k);
+    return 1;
+}
+
 /* The tables and the files; 0 if a file could not be written. */
 static int s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
 {
@@ -390,17 +407,10 @@ static int s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
                 printf("%-5d %9.4f %9.4f %9.4f %9.4f %9.4f %13.4f %11.6f\n", h + 1, t[0], t[1], t[2], t[3], t[4], t[5], t[5] / ((double)n * n));
             }
         }
-    if (o->csv) { /* the whole CSV again, in run order */
-        csv_stream c;
-        char line[256];
-        if (!csv_begin(&c, o->csv, S2S_CSV_HEADER)) ok = 0;
-        for (j = 0; j < njobs && ok; j++)
-            for (q = 0; q < res[j].nevals; q++) {
-                s2s_row(line, sizeof line, o, &res[j], q);
-                csv_row(&c, line);
-            }
-        csv_end(&c);
-        if (ok) printf("wrote %s\n", o->csv);
+    if (o->csv) {
+        struct s2s_jobs t;
+        t.o = o; t.res = (s2s_run *)res;
+        ok = csv_write(o->csv, S2S_CSV_HEADER, njobs, s2s_line, &t);
     }
     if (o->svg) { /* mean greedy exact match and token accuracy per kind (+-1 sd), training loss dashed */
         attn_plot p;
@@ -452,16 +462,6 @@ static const struct {
      "--task reverse --attn softmax --layers 1 --dmodel 128 --heads 8 --steps 4000 --seeds 1 --test 500 --analysis --heatmap results/thesis",
      "--task reverse --attn softmax --layers 1 --dmodel 64 --heads 8 --steps 600 --seeds 1 --test 100 --eval-every 100 --analysis"},
 };
-
-/* Run j of the (kind, seed) grid, for run_jobs. */
-struct s2s_jobs {
-    const s2s_opts *o; s2s_run *res;
-};
-static void s2s_job(void *ctx, int j)
-{
-    struct s2s_jobs *t = (struct s2s_jobs *)ctx;
-    s2s_train_one(t->o, &t->res[j]);
-}
 
 int s2s_main(int argc, char **argv)
 {
