@@ -551,6 +551,65 @@ typedef attn_status (*attn_attention_bwd_fn)(const attn_attention_desc *d, const
                                              const attn_float *O, const attn_float *stats,
                                              void *work, size_t work_bytes);
 
+/* What a scored kind does with a row of scores s (the tiled engine streams them; n entries, vis the
+   0/1 visibility of each). The weights are normalised by a row statistic:
+     ATTN_STAT_NONE  A = f(s), unnormalised (sigmoid, linear_raw); the stats hold 0
+     ATTN_STAT_SUM   A = g(s) / N with N = sum of g over the visible keys (EA), kept in the stats
+     ATTN_STAT_LSE   A = sign(s) exp(x - lse) with x = exponent(s), lse the row's log-sum-exp of x,
+                     kept online (softmax: x = s; Cog: x = |s| and a sign)
+   With D_i = dO_i . O_i, the engine's backward gives vjp dL/dA and wants dL/ds. */
+typedef enum attn_stat_kind { ATTN_STAT_NONE = 0, ATTN_STAT_SUM, ATTN_STAT_LSE } attn_stat_kind;
+typedef struct attn_score_row {
+    attn_stat_kind stat;
+    /* A constant added to every score of a call with Tk keys (sigmoid: -ln Tk); NULL: none. */
+    attn_float (*offset)(int Tk);
+    /* NONE and SUM: p [n] holds vis on entry, p_i = vis_i f(s_i) scale on return (x [n] is
+       scratch); returns the sum of p. */
+    attn_float (*map)(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale);
+    /* LSE: x_i = the exponent of s_i where vis_i is 1, -3e38 where it is 0. */
+    void (*exponent)(size_t n, const attn_float *s, const attn_float *vis, attn_float *x);
+    /* LSE, optional: p_i *= sign(s_i) (applied after the exponentials). */
+    void (*sign)(size_t n, const attn_float *s, attn_float *p);
+    /* ds [n] holds dL/dA on entry and dL/ds on return; a the weights, inv = 1 / N (SUM). */
+    void (*vjp)(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds, attn_float D,
+                attn_float inv);
+} attn_score_row;
+
+/* A linear-time kind's feature map phi (F = features(dk) features) and its vector-Jacobian product
+   (dx += dphi^T J_phi(x)). */
+typedef struct attn_feature_row {
+    int (*features)(int dk);
+    void (*phi)(const attn_float *x, int dk, attn_float *out);
+    void (*vjp)(const attn_float *x, int dk, const attn_float *dphi, attn_float *dx);
+} attn_feature_row;
+
+/* A head-mixing kind: how the scores become the latent code a (norm) and the value network. */
+typedef enum attn_mix_norm { ATTN_MIX_NORM_NONE = 0, ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_NORM_SOFTMAX } attn_mix_norm;
+typedef enum attn_mix_value {
+    ATTN_MIX_VALUE_LINEAR = 0, /* o_h = a_h V_h */
+    ATTN_MIX_VALUE_RELU_V,     /* o_h = a_h ReLU(V_h) */
+    ATTN_MIX_VALUE_HYPER,      /* the two head sums (HYLA), ReLU in between if relu */
+    ATTN_MIX_VALUE_DEEP        /* three head sums with W2 (HYLA+), ReLU */
+} attn_mix_value;
+typedef struct attn_mix_row {
+    attn_mix_norm norm;
+    attn_mix_value value;
+    int relu;
+} attn_mix_row;
+
+/* What a kind can take (the checks and the models read these, never the enum's order). */
+enum {
+    ATTN_KF_LINEAR_TIME = 1 << 0, /* prefix sums: no segments, patterns, bias, weights or dropout */
+    ATTN_KF_MIXES_HEADS = 1 << 1, /* every (i, j) needs all H scores */
+    ATTN_KF_PARAMS = 1 << 2,      /* parameters of its own in the descriptor (lambda, gain, w2) */
+    ATTN_KF_SUBHEADS = 1 << 3,    /* q, k hold two sub-heads (differential): dk even, RoPE by fours */
+    ATTN_KF_NO_DROPOUT = 1 << 4,  /* no dropout on its weights */
+    ATTN_KF_CENTERED = 1 << 5     /* the score map's weights minus the row's shift on the visible keys */
+};
+
+/* A kind's row: names, the engine that runs it (forward, backward, workspace; a row with a score
+   row and NULL engine functions runs on the tiled scored engine), its flags and the part of its
+   maths the engine asks for. */
 typedef struct attn_kind_info {
     attn_kind kind;
     const char *name;      /* "softmax", "ea", "cog", ... */
@@ -559,12 +618,23 @@ typedef struct attn_kind_info {
     attn_attention_fwd_fn forward;
     attn_attention_bwd_fn backward;
     size_t (*workspace)(const attn_attention_desc *d); /* bytes */
+    unsigned flags;                  /* ATTN_KF_* */
+    const attn_score_row *score;     /* scored kinds */
+    const attn_feature_row *feature; /* linear-time kinds */
+    const attn_mix_row *mix;         /* head-mixing kinds */
 } attn_kind_info;
 
-/* The table row of a kind (NULL if out of range), and the kind with this name or code name (-1 if
-   none). */
+/* The table row of a kind (NULL if there is none), and the kind with this name or code name (-1 if
+   none). Registered kinds are found too. */
 ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind);
 ATTNDEF int attn_kind_from_name(const char *name);
+/* Adds a kind defined outside the header (a row of your own, copied; its kind field is ignored):
+   returns its kind, ATTN_KIND_COUNT or above, usable wherever a kind goes (descriptors, layers,
+   models, checkpoints by name), or -1 (error set) when the name is taken, the table is full
+   (ATTN_MAX_CUSTOM_KINDS) or the row lacks what its engine needs. Register before using it, from one
+   thread. */
+#define ATTN_MAX_CUSTOM_KINDS 16
+ATTNDEF attn_kind attn_kind_register(const attn_kind_info *row);
 /* Differential attention's lambda_init for 0-based layer l: 0.8 - 0.6 exp(-0.3 l). */
 ATTNDEF attn_float attn_diff_lambda_init(int layer);
 /* The stats a forward call fills: B H Tq floats (differential: B H Tq (2 dv + 3)). */
@@ -3277,9 +3347,6 @@ static attn_float attn__score_scale(const attn_attention_desc *d)
     return d->scale != 0 ? d->scale : 1 / (attn_float)sqrt((double)d->dk);
 }
 
-/* Kinds whose rows are normalised (and keep a row statistic). */
-static int attn__normalised(attn_kind kind) { return kind != ATTN_SIGMOID && kind != ATTN_LINEAR_RAW; }
-
 /* Whether every entry of n rows of w floats (row stride ld) is finite. The engines check each (b, h)
    slice of their inputs once; when one is not, they take the guarded path, in which a position a row
    cannot see never enters that row's products (a weight of 0 times an Inf value would be NaN). */
@@ -3331,29 +3398,39 @@ static size_t attn__scored_workspace(const attn_attention_desc *d)
     return (attn__scored_floats(d) * (size_t)attn_get_threads()) * sizeof(attn_float) + ATTN_ALIGN;
 }
 
+/* The row of a descriptor's kind (the checks have made sure there is one). */
+static const attn_kind_info *attn__row(const attn_attention_desc *d) { return attn_kind_get(d->kind); }
+
+/* The flags of a kind's row (0 for a kind without one: the checks refuse it on their own). */
+static unsigned attn__flags(attn_kind kind)
+{
+    const attn_kind_info *r = attn_kind_get(kind);
+    return r ? r->flags : 0;
+}
+
 static attn_status attn__attention_check(const char *fn, const attn_attention_desc *d, size_t work_bytes)
 {
     size_t n;
     if (!d) return attn__fail(ATTN_ERR_ARG, "%s: the descriptor is NULL", fn);
-    if ((int)d->kind < 0 || d->kind >= ATTN_KIND_COUNT) return attn__fail(ATTN_ERR_ARG, "%s: unknown attention kind %d", fn, (int)d->kind);
+    if (!attn_kind_get(d->kind)) return attn__fail(ATTN_ERR_ARG, "%s: unknown attention kind %d", fn, (int)d->kind);
     if (d->B < 1 || d->H < 1 || d->Tq < 1 || d->Tk < 1 || d->dk < 1 || d->dv < 1)
         return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, H = %d, Tq = %d, Tk = %d, dk = %d, dv = %d must all be >= 1", fn, d->B, d->H, d->Tq, d->Tk, d->dk, d->dv);
     if (!attn__count3(&n, (size_t)d->B * (size_t)d->H, (size_t)ATTN__MAX(d->Tq, d->Tk), (size_t)ATTN__MAX(ATTN__MAX(d->dk, d->dv), ATTN__MAX(d->Tq, d->Tk))))
         return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
     if (!(d->scale == d->scale)) return attn__fail(ATTN_ERR_ARG, "%s: scale is NaN", fn);
     if (d->window < 0) return attn__fail(ATTN_ERR_ARG, "%s: window = %d must be >= 0", fn, d->window);
-    if (d->segment && (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
+    if (d->segment && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no segments", fn);
     if (d->segment && d->Tq > d->Tk) return attn__fail(ATTN_ERR_SHAPE, "%s: segments need Tq <= Tk (got %d > %d)", fn, d->Tq, d->Tk);
-    if (d->window > 0 && (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
+    if (d->window > 0 && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern", fn);
     if (d->block < 0 || (d->block > 0 && !d->layout)) return attn__fail(ATTN_ERR_ARG, "%s: block = %d needs block >= 0 and a layout", fn, d->block);
-    if (d->block > 0 && (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
+    if (d->block > 0 && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern", fn);
     if (!(d->dropout >= 0 && d->dropout < 1)) return attn__fail(ATTN_ERR_ARG, "%s: dropout = %g must be in [0, 1)", fn, (double)d->dropout);
-    if (d->dropout > 0 && (d->kind == ATTN_CENTERED || d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR))
+    if (d->dropout > 0 && (attn__flags(d->kind) & ATTN_KF_NO_DROPOUT))
         return attn__fail(ATTN_ERR_ARG, "%s: %s attention has no dropout", fn, attn_kind_get(d->kind)->name);
-    if (d->kind == ATTN_DIFFERENTIAL && d->dk % 2)
+    if ((attn__flags(d->kind) & ATTN_KF_SUBHEADS) && d->dk % 2)
         return attn__fail(ATTN_ERR_SHAPE, "%s: differential attention splits q, k into two sub-heads: dk = %d must be even", fn, d->dk);
     if (d->window > 0 && d->dilation) {
         int h;
@@ -3496,7 +3573,8 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
     int r, c, shift = d->Tk - d->Tq;
     const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
     const int *seg = d->segment ? d->segment + (size_t)b * d->Tk : NULL;
-    attn_float lnTk = d->kind == ATTN_SIGMOID ? (attn_float)log((double)d->Tk) : 0; /* sigmoid's shift */
+    const attn_score_row *k = attn__row(d)->score;
+    attn_float off = k && k->offset ? k->offset(d->Tk) : 0; /* the kind's constant shift (sigmoid: -ln Tk) */
     attn_gemm(0, 1, br, bc, d->dk, scale, Qp + (size_t)i0 * ld, ld, Kp + (size_t)j0 * ld, ld, 0, S, bc);
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
@@ -3510,8 +3588,7 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
                 v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && (!seg || seg[i0 + r + shift] == seg[j0 + c]) &&
                                     attn__in_pattern(d, h, i0 + r + shift, j0 + c) && attn__in_layout(d, h, i0 + r, j0 + c));
         if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
-        if (d->kind == ATTN_SIGMOID)
-            for (c = 0; c < bc; c++) S[r * bc + c] -= lnTk;
+        for (c = 0; c < bc && off != 0; c++) S[r * bc + c] += off;
         if (guard) attn__zero_hidden(S + r * bc, v, (size_t)bc);
     }
 }
@@ -3575,7 +3652,7 @@ static attn_float attn__ea_g(attn_float z)
 }
 
 /* p[i] *= g(s[i]) scale for a row (p holds 0/1 visibility or weights); returns sum_i p[i]. */
-static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, attn_float scale)
+static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
 {
     attn__v acc = attn__vset1(0), big = attn__vset1((attn_float)1e30), one = attn__vset1(1), vs = attn__vset1(scale);
     attn_float sum;
@@ -3587,23 +3664,25 @@ static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, att
         acc = attn__vadd(acc, w);
     }
     for (sum = attn__vhsum(acc); i < n; i++) sum += (p[i] *= attn__ea_g(s[i]) * scale);
+    (void)x;
     return sum;
 }
 
 /* EA's score gradient for a row: ds = vis (dA - D) inv 2 s (1 - g)^2 with 1 - g = 1 / (1 + s^2),
    inv = 1 / N (0 for a row that sees nothing); ds holds dA on entry. */
-static void attn__ea_dscores(size_t n, const attn_float *s, const attn_float *vis, attn_float *ds,
-                             attn_float D, attn_float inv)
+static void attn__ea_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
+                         attn_float D, attn_float inv)
 {
     attn__v big = attn__vset1((attn_float)1e30), one = attn__vset1(1), vD = attn__vset1(-D), k = attn__vset1(2 * inv);
     size_t i = 0;
+    (void)a;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
-        attn__v z = attn__vload(s + i), q = attn__vadd(one, attn__vmin(attn__vmul(z, z), big));
+        attn__v z = attn__vload(s + i), q = attn__vadd(one, attn__vmin(big, attn__vmul(z, z)));
         attn__v t = attn__vmul(attn__vmul(attn__vload(vis + i), attn__vadd(attn__vload(ds + i), vD)), attn__vmul(k, z));
         attn__vstore(ds + i, attn__vdiv(t, attn__vmul(q, q)));
     }
     for (; i < n; i++) {
-        attn_float q = 1 + (s[i] * s[i] < (attn_float)1e30 ? s[i] * s[i] : (attn_float)1e30);
+        attn_float q = 1 + (s[i] * s[i] > (attn_float)1e30 ? (attn_float)1e30 : s[i] * s[i]);
         ds[i] = vis[i] * (ds[i] - D) * 2 * inv * s[i] / (q * q);
     }
 }
@@ -3614,19 +3693,21 @@ static int attn__key_end(const attn_attention_desc *d, int i0, int br)
     return d->causal ? ATTN__MAX(0, ATTN__MIN(d->Tk, i0 + br + d->Tk - d->Tq)) : d->Tk;
 }
 
-/* x = s (|s| for Cog) where visible, -3e38 elsewhere: the exponent of the masked entries is then
+/* x = s (abs: |s|) where visible, -3e38 elsewhere: the exponent of the masked entries is then
    exp(-huge) = 0, never exp(large score) = inf, which times the visibility 0 would be NaN. */
-static void attn__masked_scores(attn_kind kind, const attn_float *s, const attn_float *vis, attn_float *x, int n)
+static void attn__masked_exponent(int abs, size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
 {
     attn__v low = attn__vset1((attn_float)3e38), one = attn__vset1(1), neg = attn__vset1(-1);
-    int c = 0;
+    size_t c = 0;
     for (; c + ATTN__VW <= n; c += ATTN__VW) { /* x = s vis + (vis - 1) 3e38, vis in {0, 1} */
         attn__v v = attn__vload(vis + c), z = attn__vload(s + c);
-        if (kind == ATTN_COG) z = attn__vmax(z, attn__vmul(neg, z));
+        if (abs) z = attn__vmax(z, attn__vmul(neg, z));
         attn__vstore(x + c, attn__vadd(attn__vmul(z, v), attn__vmul(attn__vadd(v, attn__vmul(neg, one)), low)));
     }
-    for (; c < n; c++) x[c] = vis[c] != 0 ? (kind == ATTN_COG ? (attn_float)fabs(s[c]) : s[c]) : (attn_float)-3e38;
+    for (; c < n; c++) x[c] = vis[c] != 0 ? (abs ? (attn_float)fabs(s[c]) : s[c]) : (attn_float)-3e38;
 }
+static void attn__exponent_s(size_t n, const attn_float *s, const attn_float *vis, attn_float *x) { attn__masked_exponent(0, n, s, vis, x); }
+static void attn__exponent_abs(size_t n, const attn_float *s, const attn_float *vis, attn_float *x) { attn__masked_exponent(1, n, s, vis, x); }
 
 /* The score gradients of the softmax family for a row, ds holding dA on entry:
    softmax (and centered, with a the softmax weights) ds = a (dA - D); Cog ds = |a| dA - a D. */
@@ -3641,14 +3722,26 @@ static void attn__softmax_dscores(int cog, size_t n, const attn_float *a, attn_f
     }
     for (; i < n; i++) ds[i] = cog ? (attn_float)fabs(a[i]) * ds[i] - a[i] * D : a[i] * (ds[i] - D);
 }
+static void attn__softmax_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
+                              attn_float D, attn_float inv)
+{
+    (void)s; (void)vis; (void)inv;
+    attn__softmax_dscores(0, n, a, ds, D);
+}
+static void attn__cog_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds, attn_float D,
+                          attn_float inv)
+{
+    (void)s; (void)vis; (void)inv;
+    attn__softmax_dscores(1, n, a, ds, D);
+}
 
 /* Cog's sign on the weights: p = sign(s) p, so s = 0 gets weight 0 (but stays in the sum). The
    vector form is s / max(|s|, 2^-126): sign(s) but for denormal s, which scales p by s / 2^-126
    (safe under -ffast-math, where such s are 0 anyway). */
-static void attn__cog_sign(const attn_float *s, attn_float *p, int n)
+static void attn__cog_sign(size_t n, const attn_float *s, attn_float *p)
 {
     attn__v tiny = attn__vset1((attn_float)1.17549435e-38f), neg = attn__vset1(-1);
-    int c = 0;
+    size_t c = 0;
     for (; ATTN__VW > 1 && c + ATTN__VW <= n; c += ATTN__VW) {
         attn__v x = attn__vload(s + c);
         attn__vstore(p + c, attn__vmul(attn__vload(p + c), attn__vdiv(x, attn__vmax(tiny, attn__vmax(x, attn__vmul(neg, x))))));
@@ -3657,7 +3750,7 @@ static void attn__cog_sign(const attn_float *s, attn_float *p, int n)
 }
 
 /* p[i] *= sigmoid(s[i]) = 1 / (1 + exp(-s[i])) for a row, through the SIMD exp; x is scratch. */
-static void attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p, attn_float *x)
+static attn_float attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
 {
     attn__v neg = attn__vset1(-1), one = attn__vset1(1);
     size_t i = 0;
@@ -3666,13 +3759,18 @@ static void attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p, attn
     attn_exp(n, x, x);
     for (i = 0; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(p + i, attn__vdiv(attn__vload(p + i), attn__vadd(one, attn__vload(x + i))));
     for (; i < n; i++) p[i] /= 1 + x[i];
+    (void)scale;
+    return 0;
 }
+static attn_float attn__sigmoid_offset(int Tk) { return -(attn_float)log((double)Tk); }
 
 /* Sigmoid's score gradient for a row: ds *= a (1 - a), ds holding dA on entry. */
-static void attn__sigmoid_dscores(size_t n, const attn_float *a, attn_float *ds)
+static void attn__sigmoid_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
+                              attn_float D, attn_float inv)
 {
     attn__v one = attn__vset1(1), neg = attn__vset1(-1);
     size_t i = 0;
+    (void)s; (void)vis; (void)D; (void)inv;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
         attn__v va = attn__vload(a + i);
         attn__vstore(ds + i, attn__vmul(attn__vload(ds + i), attn__vmul(va, attn__vadd(one, attn__vmul(neg, va)))));
@@ -3680,27 +3778,43 @@ static void attn__sigmoid_dscores(size_t n, const attn_float *a, attn_float *ds)
     for (; i < n; i++) ds[i] *= a[i] * (1 - a[i]);
 }
 
-/* P[r, c] = A of the tile from the final row statistics, where P holds the 0/1 visibility on entry:
-   softmax exp(s - lse), Cog sign(s) exp(|s| - lse), EA g(s) / N, sigmoid sigmoid(s), linear_raw s.
-   X [BR, BC] is scratch. */
-static void attn__tile_weights(attn_kind kind, const attn_float *S, attn_float *P, attn_float *X, int br,
-                               int bc, const attn_float *stat)
+/* linear_raw: A = s where visible, dS = dA where visible. */
+static attn_float attn__linear_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
+{
+    (void)x; (void)scale;
+    attn__mul_into(n, s, p);
+    return 0;
+}
+static void attn__linear_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
+                             attn_float D, attn_float inv)
+{
+    (void)s; (void)a; (void)D; (void)inv;
+    attn__mul_into(n, vis, ds);
+}
+
+/* The score rows of the built-in scored kinds. */
+static const attn_score_row attn__score_softmax = {ATTN_STAT_LSE, NULL, NULL, attn__exponent_s, NULL, attn__softmax_vjp};
+static const attn_score_row attn__score_ea = {ATTN_STAT_SUM, NULL, attn__ea_map, NULL, NULL, attn__ea_vjp};
+static const attn_score_row attn__score_cog = {ATTN_STAT_LSE, NULL, NULL, attn__exponent_abs, attn__cog_sign, attn__cog_vjp};
+static const attn_score_row attn__score_sigmoid = {ATTN_STAT_NONE, attn__sigmoid_offset, attn__sigmoid_map, NULL, NULL, attn__sigmoid_vjp};
+static const attn_score_row attn__score_linear = {ATTN_STAT_NONE, NULL, attn__linear_map, NULL, NULL, attn__linear_vjp};
+
+/* P[r, c] = A of the tile from the final row statistics stat [br], where P holds the 0/1 visibility
+   on entry. X [BR, BC] is scratch. */
+static void attn__tile_weights(const attn_score_row *k, const attn_float *S, attn_float *P, attn_float *X, int br, int bc,
+                               const attn_float *stat)
 {
     int r;
     for (r = 0; r < br; r++) {
         const attn_float *s = S + r * bc;
         attn_float *p = P + r * bc, *x = X + r * bc;
-        if (kind == ATTN_EXPRESSIVE) {
-            attn__ea_map((size_t)bc, s, p, stat[r] < ATTN__TINY ? 0 : 1 / stat[r]);
-        } else if (kind == ATTN_SIGMOID) {
-            attn__sigmoid_map((size_t)bc, s, p, x);
-        } else if (kind == ATTN_LINEAR_RAW) {
-            attn__mul_into((size_t)bc, s, p);
-        } else {
-            attn__masked_scores(kind, s, p, x, bc);
-            attn__exp_weighted((size_t)bc, x, stat[r], p);
-            if (kind == ATTN_COG) attn__cog_sign(s, p, bc);
+        if (k->stat != ATTN_STAT_LSE) {
+            k->map((size_t)bc, s, p, x, k->stat == ATTN_STAT_NONE ? 1 : stat[r] < ATTN__TINY ? 0 : 1 / stat[r]);
+            continue;
         }
+        k->exponent((size_t)bc, s, p, x);
+        attn__exp_weighted((size_t)bc, x, stat[r], p);
+        if (k->sign) k->sign((size_t)bc, s, p);
     }
 }
 
@@ -3733,7 +3847,9 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC, *acc = X + 2 * ATTN__BR * ATTN__BC;
     attn_float *vsum = acc + (size_t)ATTN__BR * d->dv, *m = vsum + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR, *n = l + 2 * ATTN__BR;
     attn_float scale = attn__score_scale(d), *hid = X + ATTN__BR * ATTN__BC; /* the guarded path's copy of vis */
-    int i0, j0, r, c, dv = d->dv;
+    const attn_kind_info *row = attn__row(d);
+    const attn_score_row *k = row->score;
+    int i0, j0, r, c, dv = d->dv, centered = (row->flags & ATTN_KF_CENTERED) != 0;
     int guard = !attn__all_finite(Qp, d->Tq, d->dk, a->ldk) || !attn__all_finite(Kp, d->Tk, d->dk, a->ldk) ||
                 !attn__all_finite(Vp, d->Tk, dv, dv);
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
@@ -3746,21 +3862,21 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P, guard);
             if (guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
-            if (d->kind == ATTN_CENTERED) attn__visible_sums(P, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, guard);
-            if (!attn__normalised(d->kind)) attn__tile_weights(d->kind, S, P, X, br, bc, NULL);
-            for (r = 0; r < br && attn__normalised(d->kind); r++) {
+            if (centered) attn__visible_sums(P, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, guard);
+            if (k->stat == ATTN_STAT_NONE) attn__tile_weights(k, S, P, X, br, bc, NULL);
+            for (r = 0; r < br && k->stat != ATTN_STAT_NONE; r++) {
                 attn_float *s = S + r * bc, *p = P + r * bc, *x = X + r * bc, tmax, sum = 0, alpha;
-                if (d->kind == ATTN_EXPRESSIVE) {
-                    l[r] += attn__ea_map((size_t)bc, s, p, 1);
+                if (k->stat == ATTN_STAT_SUM) {
+                    l[r] += k->map((size_t)bc, s, p, x, 1);
                     continue;
                 }
-                attn__masked_scores(d->kind, s, p, x, bc);
+                k->exponent((size_t)bc, s, p, x);
                 tmax = attn_max((size_t)bc, x);
                 if (tmax < (attn_float)-1e38) continue; /* nothing visible in this tile row: p is 0 */
                 if (l[r] > 0 && m[r] > tmax) tmax = m[r];
                 alpha = l[r] > 0 ? (attn_float)exp(m[r] - tmax) : 0;
                 sum = attn__exp_weighted((size_t)bc, x, tmax, p);
-                if (d->kind == ATTN_COG) attn__cog_sign(s, p, bc);
+                if (k->sign) k->sign((size_t)bc, s, p);
                 if (alpha != 1) attn_scale((size_t)dv, alpha, acc + (size_t)r * dv);
                 l[r] = l[r] * alpha + sum;
                 m[r] = tmax;
@@ -3770,17 +3886,17 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             else attn_gemm(0, 0, br, dv, bc, 1, P, bc, Vp + (size_t)j0 * dv, dv, 1, acc, dv); /* acc += P V */
         }
         for (r = 0; r < br; r++) { /* O = acc / l; stats: lse (softmax, Cog) or N (EA) */
-            int empty = d->kind == ATTN_EXPRESSIVE ? l[r] < ATTN__TINY : l[r] == 0;
+            int empty = k->stat == ATTN_STAT_SUM ? l[r] < ATTN__TINY : l[r] == 0;
             attn_float *o = Op + (size_t)(i0 + r) * dv;
-            if (!attn__normalised(d->kind)) { /* O = acc */
+            if (k->stat == ATTN_STAT_NONE) { /* O = acc */
                 memcpy(o, acc + (size_t)r * dv, sizeof(attn_float) * (size_t)dv);
                 st[i0 + r] = 0;
                 continue;
             }
             for (c = 0; c < dv; c++) o[c] = empty ? 0 : acc[(size_t)r * dv + c] / l[r];
             n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
-            if (d->kind == ATTN_CENTERED && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* - c_i sum v */
-            st[i0 + r] = d->kind == ATTN_EXPRESSIVE ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
+            if (centered && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* - c_i sum v */
+            st[i0 + r] = k->stat == ATTN_STAT_SUM ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
         }
         if (!weights) continue;
         for (j0 = 0; j0 < d->Tk; j0 += ATTN__BC) { /* A itself, recomputed from the final stats */
@@ -3788,8 +3904,8 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P, guard);
             memcpy(X + ATTN__BR * ATTN__BC, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
-            attn__tile_weights(d->kind, S, P, X, br, bc, st + i0);
-            if (d->kind == ATTN_CENTERED) attn__center(P, X + ATTN__BR * ATTN__BC, n, br, bc);
+            attn__tile_weights(k, S, P, X, br, bc, st + i0);
+            if (centered) attn__center(P, X + ATTN__BR * ATTN__BC, n, br, bc);
             for (r = 0; r < br; r++) memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);
         }
     }
@@ -3814,13 +3930,15 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
     attn_float *vsum = vis + ATTN__BR * ATTN__BC, *D = vsum + 2 * (size_t)ATTN__BR * d->dv, *n = D + ATTN__BR;
     attn_float *Pd = d->dropout > 0 ? n + 3 * ATTN__BR : P; /* the dropped weights */
     attn_float scale = attn__score_scale(d);
-    int i0, j0, r, dv = d->dv, dk = d->dk, ld = a->ldk;
+    const attn_kind_info *row = attn__row(d);
+    const attn_score_row *k = row->score;
+    int i0, j0, r, dv = d->dv, dk = d->dk, ld = a->ldk, centered = (row->flags & ATTN_KF_CENTERED) != 0;
     int guard = !attn__all_finite(Qp, d->Tq, dk, ld) || !attn__all_finite(Kp, d->Tk, dk, ld) || !attn__all_finite(Vp, d->Tk, dv, dv) ||
                 !attn__all_finite(dOp, d->Tq, dv, dv);
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         for (r = 0; r < br; r++) D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
-        if (d->kind == ATTN_CENTERED) { /* D_i = dO_i . (O_i + sum v / n): a pre-pass for the sums */
+        if (centered) { /* D_i = dO_i . (O_i + sum v / n): a pre-pass for the sums */
             memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
             for (r = 0; r < br; r++) n[r] = 0;
             for (j0 = 0; j0 < jend; j0 += ATTN__BC) {
@@ -3839,8 +3957,8 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             if (!attn__tile_live(d, h, i0, br, j0, bc)) continue;
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, vis, guard);
             memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
-            attn__tile_weights(d->kind, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
-            if (d->kind == ATTN_CENTERED) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
+            attn__tile_weights(k, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
+            if (centered) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
             if (d->dropout > 0) { /* dV with the dropped A; dA through the mask */
                 memcpy(Pd, P, sizeof(attn_float) * (size_t)br * bc);
                 attn__tile_dropout(d, i0, br, j0, bc, Pd);
@@ -3851,18 +3969,9 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, dA);
             for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
                 attn_float *ds = dA + r * bc, *a = P + r * bc, Dr = D[r];
-                const attn_float *sr = S + r * bc;
-                if (d->kind == ATTN_SOFTMAX || d->kind == ATTN_COG)
-                    attn__softmax_dscores(d->kind == ATTN_COG, (size_t)bc, a, ds, Dr);
-                else if (d->kind == ATTN_CENTERED) { /* the softmax backward, with the softmax A = a + c vis */
-                    attn_axpy((size_t)bc, n[r], vis + r * bc, a);
-                    attn__softmax_dscores(0, (size_t)bc, a, ds, Dr);
-                } else if (d->kind == ATTN_SIGMOID)
-                    attn__sigmoid_dscores((size_t)bc, a, ds);
-                else if (d->kind == ATTN_LINEAR_RAW)
-                    attn__mul_into((size_t)bc, vis + r * bc, ds);
-                else
-                    attn__ea_dscores((size_t)bc, sr, vis + r * bc, ds, Dr, st[i0 + r] < ATTN__TINY ? 0 : 1 / st[i0 + r]);
+                if (centered) attn_axpy((size_t)bc, n[r], vis + r * bc, a); /* the score map's A = a + c vis */
+                k->vjp((size_t)bc, S + r * bc, a, vis + r * bc, ds, Dr,
+                       k->stat == ATTN_STAT_SUM && st[i0 + r] >= ATTN__TINY ? 1 / st[i0 + r] : 0);
                 if (guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
                 if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0);
             }
@@ -3906,42 +4015,47 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, const att
    The stats are den_i. */
 #define ATTN__KEPS 1e-6f
 
-/* Feature maps of the linear-time kinds: phi of a row x [dk] into out [F], times w (the key mask,
-   0 or 1), and the vector-Jacobian product dx += J_phi(x)^T dphi. */
-static int attn__features(attn_kind kind, int dk) { return kind == ATTN_TAYLOR ? dk + 1 : dk; }
-
-static void attn__phi(attn_kind kind, const attn_float *x, int dk, attn_float *out)
+/* The feature maps of the linear-time kinds: phi of a row x [dk] into out [F], and the
+   vector-Jacobian product dx += J_phi(x)^T dphi. Taylor: [1, x / |x|], x / |x| = 0 when
+   |x| < 1e-12. Kernel: elu(x) + 1. */
+static int attn__taylor_features(int dk) { return dk + 1; }
+static void attn__taylor_phi(const attn_float *x, int dk, attn_float *out)
 {
+    attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), inv = n < (attn_float)1e-12 ? 0 : 1 / n;
     int c;
-    if (kind == ATTN_TAYLOR) { /* [1, x / |x|], x / |x| = 0 when |x| < 1e-12 */
-        attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), inv = n < (attn_float)1e-12 ? 0 : 1 / n;
-        out[0] = 1;
-        for (c = 0; c < dk; c++) out[c + 1] = x[c] * inv;
-    } else { /* elu(x) + 1 = max(x, 0) + min(exp(x), 1): the SIMD exp of the row, then branch-free
-                (the signs are random: a branch here mispredicts half the time) */
-        attn_exp((size_t)dk, x, out);
-        for (c = 0; c < dk; c++) out[c] = (x[c] > 0 ? x[c] : 0) + (out[c] > 1 ? 1 : out[c]); /* NaN passes */
-    }
+    out[0] = 1;
+    for (c = 0; c < dk; c++) out[c + 1] = x[c] * inv;
+}
+static void attn__taylor_vjp(const attn_float *x, int dk, const attn_float *dphi, attn_float *dx)
+{
+    attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), xg = 0;
+    int c;
+    if (n < (attn_float)1e-12) return;
+    for (c = 0; c < dk; c++) xg += x[c] / n * dphi[c + 1]; /* d(x/|x|) = (g - xh (xh . g)) / |x| with g = dphi[1..] */
+    for (c = 0; c < dk; c++) dx[c] += (dphi[c + 1] - x[c] / n * xg) / n;
 }
 
-static void attn__phi_vjp(attn_kind kind, const attn_float *x, int dk, const attn_float *dphi, attn_float *dx)
+static int attn__elu_features(int dk) { return dk; }
+/* elu(x) + 1 = max(x, 0) + min(exp(x), 1): the SIMD exp of the row, then branch-free (the signs are
+   random: a branch here mispredicts half the time). */
+static void attn__elu_phi(const attn_float *x, int dk, attn_float *out)
 {
     int c;
-    if (kind == ATTN_TAYLOR) { /* d(x/|x|) = (g - xh (xh . g)) / |x| with g = dphi[1..] */
-        attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), xg = 0;
-        if (n < (attn_float)1e-12) return;
-        for (c = 0; c < dk; c++) xg += x[c] / n * dphi[c + 1];
-        for (c = 0; c < dk; c++) dx[c] += (dphi[c + 1] - x[c] / n * xg) / n;
-    } else { /* phi'(x) = 1 for x > 0, exp(x) otherwise, i.e. min(exp(x), 1); 64 exponentials at a time */
-        attn_float e[64];
-        int c0, n;
-        for (c0 = 0; c0 < dk; c0 += 64) {
-            n = ATTN__MIN(64, dk - c0);
-            attn_exp((size_t)n, x + c0, e);
-            for (c = 0; c < n; c++) dx[c0 + c] += dphi[c0 + c] * (e[c] < 1 ? e[c] : 1);
-        }
+    attn_exp((size_t)dk, x, out);
+    for (c = 0; c < dk; c++) out[c] = (x[c] > 0 ? x[c] : 0) + (out[c] > 1 ? 1 : out[c]); /* NaN passes */
+}
+static void attn__elu_vjp(const attn_float *x, int dk, const attn_float *dphi, attn_float *dx)
+{
+    attn_float e[64];
+    int c, c0, n;
+    for (c0 = 0; c0 < dk; c0 += 64) { /* phi'(x) = 1 for x > 0, exp(x) otherwise, i.e. min(exp(x), 1) */
+        n = ATTN__MIN(64, dk - c0);
+        attn_exp((size_t)n, x + c0, e);
+        for (c = 0; c < n; c++) dx[c0 + c] += dphi[c0 + c] * (e[c] < 1 ? e[c] : 1);
     }
 }
+static const attn_feature_row attn__feature_elu = {attn__elu_features, attn__elu_phi, attn__elu_vjp};
+static const attn_feature_row attn__feature_taylor = {attn__taylor_features, attn__taylor_phi, attn__taylor_vjp};
 
 /* The last key query i sees (-1: none). */
 static int attn__kernel_last(const attn_attention_desc *d, int i)
@@ -3952,7 +4066,7 @@ static int attn__kernel_last(const attn_attention_desc *d, int i)
 /* Scratch: S and R [F, dv], z, rho, phi(q), phi(k), dphi [F]. */
 static size_t attn__kernel_floats(const attn_attention_desc *d)
 {
-    size_t F = (size_t)attn__features(d->kind, d->dk);
+    size_t F = (size_t)attn__row(d)->feature->features(d->dk);
     return 2 * F * d->dv + 5 * F;
 }
 
@@ -3967,7 +4081,8 @@ static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_floa
     const attn_float *Q = a->Q, *K = a->K, *V = a->V;
     attn_float *O = a->O, *stats = a->stats;
     size_t bh = (size_t)b * d->H + h;
-    int dk = d->dk, dv = d->dv, F = attn__features(d->kind, dk), i, j = 0, c;
+    const attn_feature_row *fr = attn__row(d)->feature;
+    int dk = d->dk, dv = d->dv, F = fr->features(dk), i, j = 0, c;
     const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
     attn_float *S = ws, *z = S + 2 * (size_t)F * dv, *fq = z + 2 * F, *fk = fq + F; /* the R, rho slots unused */
     memset(S, 0, sizeof(attn_float) * (size_t)F * dv);
@@ -3976,11 +4091,11 @@ static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_floa
         attn_float *o = O + (bh * d->Tq + i) * dv, den;
         for (; j <= attn__kernel_last(d, i); j++) { /* S += phi(k_j) v_j^T, z += phi(k_j) */
             if (d->key_mask && !d->key_mask[(size_t)b * d->Tk + j]) continue; /* a masked key is left out */
-            attn__phi(d->kind, Kp + (size_t)j * dk, dk, fk);
+            fr->phi(Kp + (size_t)j * dk, dk, fk);
             for (c = 0; c < F; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
             attn_axpy((size_t)F, 1, fk, z);
         }
-        attn__phi(d->kind, Qp + (size_t)i * dk, dk, fq);
+        fr->phi(Qp + (size_t)i * dk, dk, fq);
         den = attn_dot((size_t)F, fq, z) + ATTN__KEPS;
         memset(o, 0, sizeof(attn_float) * (size_t)dv);
         for (c = 0; c < F; c++) attn_axpy((size_t)dv, fq[c] / den, S + (size_t)c * dv, o);
@@ -3998,7 +4113,8 @@ static void attn__kernel_backward_bh(const attn__args *a, int b, int h, attn_flo
     const attn_float *Q = a->Q, *K = a->K, *V = a->V, *O = a->Oin, *dO = a->dO, *stats = a->stats_in;
     attn_float *dQ = a->dQ, *dK = a->dK, *dV = a->dV;
     size_t bh = (size_t)b * d->H + h;
-    int dk = d->dk, dv = d->dv, F = attn__features(d->kind, dk), i, j, c, iq;
+    const attn_feature_row *fr = attn__row(d)->feature;
+    int dk = d->dk, dv = d->dv, F = fr->features(dk), i, j, c, iq;
     const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
     attn_float *S = ws, *R = S + (size_t)F * dv, *z = R + (size_t)F * dv, *rho = z + F, *fq = rho + F;
     attn_float *fk = fq + F, *dphi = fk + F;
@@ -4009,12 +4125,12 @@ static void attn__kernel_backward_bh(const attn__args *a, int b, int h, attn_flo
         attn_float den = stats[bh * d->Tq + i], dden = -attn_dot((size_t)dv, dOi, oi) / den;
         for (; j <= attn__kernel_last(d, i); j++) {
             if (d->key_mask && !d->key_mask[(size_t)b * d->Tk + j]) continue;
-            attn__phi(d->kind, Kp + (size_t)j * dk, dk, fk);
+            fr->phi(Kp + (size_t)j * dk, dk, fk);
             for (c = 0; c < F; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
             attn_axpy((size_t)F, 1, fk, z);
         }
         for (c = 0; c < F; c++) dphi[c] = attn_dot((size_t)dv, S + (size_t)c * dv, dOi) / den + z[c] * dden;
-        attn__phi_vjp(d->kind, Qp + (size_t)i * dk, dk, dphi, dQ + (bh * d->Tq + i) * dk);
+        fr->vjp(Qp + (size_t)i * dk, dk, dphi, dQ + (bh * d->Tq + i) * dk);
     }
     memset(R, 0, sizeof(attn_float) * (size_t)F * dv);
     memset(rho, 0, sizeof(attn_float) * (size_t)F);
@@ -4022,17 +4138,17 @@ static void attn__kernel_backward_bh(const attn__args *a, int b, int h, attn_flo
         for (; iq >= 0 && attn__kernel_last(d, iq) >= j; iq--) { /* queries that see key j join */
             const attn_float *dOi = dO + (bh * d->Tq + iq) * dv, *oi = O + (bh * d->Tq + iq) * dv;
             attn_float den = stats[bh * d->Tq + iq], dden = -attn_dot((size_t)dv, dOi, oi) / den;
-            attn__phi(d->kind, Qp + (size_t)iq * dk, dk, fq);
+            fr->phi(Qp + (size_t)iq * dk, dk, fq);
             for (c = 0; c < F; c++) attn_axpy((size_t)dv, fq[c] / den, dOi, R + (size_t)c * dv);
             attn_axpy((size_t)F, dden, fq, rho);
         }
         if (d->key_mask && !d->key_mask[(size_t)b * d->Tk + j]) continue; /* a masked key has no gradient */
-        attn__phi(d->kind, Kp + (size_t)j * dk, dk, fk);
+        fr->phi(Kp + (size_t)j * dk, dk, fk);
         for (c = 0; c < F; c++) {
             dphi[c] = attn_dot((size_t)dv, R + (size_t)c * dv, Vp + (size_t)j * dv) + rho[c];
             attn_axpy((size_t)dv, fk[c], R + (size_t)c * dv, dV + (bh * d->Tk + j) * dv);
         }
-        attn__phi_vjp(d->kind, Kp + (size_t)j * dk, dk, dphi, dK + (bh * d->Tk + j) * dk);
+        fr->vjp(Kp + (size_t)j * dk, dk, dphi, dK + (bh * d->Tk + j) * dk);
     }
 }
 
@@ -4204,30 +4320,17 @@ static attn_status attn__diff_backward(const attn_attention_desc *d, const attn_
 
 /* ---- head-mixing kinds: RMSHead, HYLA and its ablations (SPEC 2.7-2.9a) ---- */
 
-enum { ATTN__NORM_NONE, ATTN__NORM_RMSHEAD, ATTN__NORM_SOFTMAX };
-enum { ATTN__VAL_LINEAR, ATTN__VAL_RELU_V, ATTN__VAL_HYPER, ATTN__VAL_DEEP };
 #define ATTN__MBR 8 /* query rows per tile */
 
-/* How a head-mixing kind normalises the scores into the latent code a, and its value network:
-   linear o_h = a_h V_h; relu_v o_h = a_h ReLU(V_h); hyper (the two head sums, with or without
-   ReLU); deep (HYLA+: three head sums, ReLU). */
-typedef struct {
-    unsigned char norm, value, relu;
-} attn__mix;
-
-static attn__mix attn__mix_of(attn_kind kind)
-{
-    static const attn__mix table[ATTN_KIND_COUNT - ATTN_LINEAR_RMSHEAD] = {
-        {ATTN__NORM_RMSHEAD, ATTN__VAL_LINEAR, 0}, /* linear_rmshead */
-        {ATTN__NORM_RMSHEAD, ATTN__VAL_HYPER, 1},  /* hyla */
-        {ATTN__NORM_NONE, ATTN__VAL_HYPER, 1},     /* hyla_no_rmshead */
-        {ATTN__NORM_RMSHEAD, ATTN__VAL_HYPER, 0},  /* hyla_linear */
-        {ATTN__NORM_NONE, ATTN__VAL_HYPER, 0},     /* hyla_linear_no_rmshead */
-        {ATTN__NORM_SOFTMAX, ATTN__VAL_HYPER, 1},  /* softmax_hyla */
-        {ATTN__NORM_RMSHEAD, ATTN__VAL_RELU_V, 1}, /* rmshead_relu_v */
-        {ATTN__NORM_RMSHEAD, ATTN__VAL_DEEP, 1}};  /* hyla_plus */
-    return table[kind - ATTN_LINEAR_RMSHEAD];
-}
+/* The mix rows of the built-in head-mixing kinds. */
+static const attn_mix_row attn__mix_linear_rmshead = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_VALUE_LINEAR, 0};
+static const attn_mix_row attn__mix_hyla = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_VALUE_HYPER, 1};
+static const attn_mix_row attn__mix_hyla_no_rmshead = {ATTN_MIX_NORM_NONE, ATTN_MIX_VALUE_HYPER, 1};
+static const attn_mix_row attn__mix_hyla_linear = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_VALUE_HYPER, 0};
+static const attn_mix_row attn__mix_hyla_linear_no_rmshead = {ATTN_MIX_NORM_NONE, ATTN_MIX_VALUE_HYPER, 0};
+static const attn_mix_row attn__mix_softmax_hyla = {ATTN_MIX_NORM_SOFTMAX, ATTN_MIX_VALUE_HYPER, 1};
+static const attn_mix_row attn__mix_rmshead_relu_v = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_VALUE_RELU_V, 1};
+static const attn_mix_row attn__mix_hyla_plus = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_VALUE_DEEP, 1};
 
 /* Scratch of one thread, for a tile of MBR query rows against all Tk keys: scores S, visibility,
    latent code A, dropped code Ad and its gradient dA [H, MBR, Tk] each, rms [MBR, Tk], the values
@@ -4242,7 +4345,7 @@ static size_t attn__mix_floats(const attn_attention_desc *d)
 /* One group's partial gradients: dbias (with a bias) and dW2 (HYLA+). */
 static size_t attn__mix_part_floats(const attn_attention_desc *d)
 {
-    return (d->bias ? (size_t)d->H * d->Tq * d->Tk : 0) + (d->kind == ATTN_HYLA_PLUS ? (size_t)d->H * d->dv * d->dv : 0);
+    return (d->bias ? (size_t)d->H * d->Tq * d->Tk : 0) + (attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP ? (size_t)d->H * d->dv * d->dv : 0);
 }
 
 /* Backward runs the batch in a fixed number of groups (independent of the threads), each with its
@@ -4261,7 +4364,7 @@ static size_t attn__mix_workspace(const attn_attention_desc *d)
 /* The latent code of rows [i0, i0 + br) of batch element b: S and vis by attn__tile_scores per head,
    then A = S vis (none), S vis / rms with rms = sqrt(mean_h (S vis)^2 + 1e-6) (RMSHead), or the
    softmax of each head's row over its visible keys. Layout [H, MBR, Tk]. */
-static void attn__mix_code(const attn__args *a, attn__mix mx, int b, int i0, int br, attn_float *S,
+static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, int br, attn_float *S,
                            attn_float *vis, attn_float *A, attn_float *rms, int guard)
 {
     const attn_attention_desc *d = a->d;
@@ -4272,20 +4375,20 @@ static void attn__mix_code(const attn__args *a, attn__mix mx, int b, int i0, int
         size_t bh = (size_t)b * d->H + h;
         attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk, d->dk, scale, S + h * ts,
                           vis + h * ts, guard);
-        if (mx.norm != ATTN__NORM_SOFTMAX)
+        if (mx.norm != ATTN_MIX_NORM_SOFTMAX)
             for (x = 0; x < n; x++) A[h * ts + x] = S[h * ts + x] * vis[h * ts + x];
     }
-    if (mx.norm == ATTN__NORM_RMSHEAD) {
+    if (mx.norm == ATTN_MIX_NORM_RMSHEAD) {
         memset(rms, 0, sizeof(attn_float) * n);
         for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, A + h * ts, rms);
         for (x = 0; x < n; x++) rms[x] = (attn_float)sqrt((double)rms[x] / d->H + 1e-6);
         for (h = 0; h < d->H; h++)
             for (x = 0; x < n; x++) A[h * ts + x] /= rms[x];
     }
-    for (h = 0; h < d->H && mx.norm == ATTN__NORM_SOFTMAX; h++)
+    for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
         for (r = 0; r < br; r++) { /* rms as scratch for the masked scores */
             attn_float *p = A + h * ts + (size_t)r * d->Tk, *xs = rms + (size_t)r * d->Tk, sum;
-            attn__masked_scores(ATTN_SOFTMAX, S + h * ts + (size_t)r * d->Tk, vis + h * ts + (size_t)r * d->Tk, xs, d->Tk);
+            attn__exponent_s((size_t)d->Tk, S + h * ts + (size_t)r * d->Tk, vis + h * ts + (size_t)r * d->Tk, xs);
             memcpy(p, vis + h * ts + (size_t)r * d->Tk, sizeof(attn_float) * d->Tk);
             sum = attn__exp_weighted((size_t)d->Tk, xs, attn_max((size_t)d->Tk, xs), p);
             if (sum > 0) attn_scale((size_t)d->Tk, 1 / sum, p);
@@ -4294,13 +4397,13 @@ static void attn__mix_code(const attn__args *a, attn__mix mx, int b, int i0, int
 
 /* The values of batch element b as the value network reads them: Vt [H, dv, Tk] (transposed), or
    ReLU(V) [H, Tk, dv] for relu_v. */
-static void attn__mix_values(const attn__args *a, attn__mix mx, int b, attn_float *Vt)
+static void attn__mix_values(const attn__args *a, attn_mix_row mx, int b, attn_float *Vt)
 {
     const attn_attention_desc *d = a->d;
     const attn_float *V = a->V + (size_t)b * d->H * d->Tk * d->dv;
     size_t n = (size_t)d->H * d->Tk * d->dv, x;
     int h, j, e;
-    if (mx.value == ATTN__VAL_RELU_V) {
+    if (mx.value == ATTN_MIX_VALUE_RELU_V) {
         for (x = 0; x < n; x++) Vt[x] = V[x] > 0 ? V[x] : 0;
         return;
     }
@@ -4355,7 +4458,7 @@ static void attn__deep_layer(const attn_float *W, const attn_float *U, attn_floa
 /* The hypernetwork's hidden layers for one query row, given its code a_h = A + h ts over the keys:
    U1[e] = phi(sum_h a_h Vt_h[e]); deep: U2[f] = phi(sum_h a_h (W2_h U1)[f]) with T as scratch.
    Returns the last layer (U1, or U2 for deep), [dv, Tk]. */
-static attn_float *attn__hyper_layers(const attn_attention_desc *d, attn__mix mx, const attn_float *A, size_t ts,
+static attn_float *attn__hyper_layers(const attn_attention_desc *d, attn_mix_row mx, const attn_float *A, size_t ts,
                                       const attn_float *Vt, attn_float *U1, attn_float *U2, attn_float *T)
 {
     size_t kd = (size_t)d->dv * d->Tk;
@@ -4364,7 +4467,7 @@ static attn_float *attn__hyper_layers(const attn_attention_desc *d, attn__mix mx
     for (h = 0; h < d->H; h++)
         for (f = 0; f < d->dv; f++) attn__mul_add((size_t)d->Tk, A + h * ts, Vt + h * kd + (size_t)f * d->Tk, U1 + (size_t)f * d->Tk);
     attn__relu_if(mx.relu, kd, U1);
-    if (mx.value != ATTN__VAL_DEEP) return U1;
+    if (mx.value != ATTN_MIX_VALUE_DEEP) return U1;
     memset(U2, 0, sizeof(attn_float) * kd);
     for (h = 0; h < d->H; h++) {
         attn__deep_layer(d->w2 + (size_t)h * d->dv * d->dv, U1, T, d->dv, d->Tk);
@@ -4380,7 +4483,7 @@ static attn_float *attn__hyper_layers(const attn_attention_desc *d, attn__mix mx
            dU1[e] = sum_h sum_f W2_h[f, e] a_h dP2[f];
      dP1 = dU1 1[U1 > 0] (no ReLU: dU1);  dA_h += sum_e dP1[e] Vt_h[e];  dVt_h[e] += a_h dP1[e].
    buf: 6 [dv, Tk] + [Tk]. */
-static void attn__hyper_backward_row(const attn_attention_desc *d, attn__mix mx, const attn_float *A, size_t ts,
+static void attn__hyper_backward_row(const attn_attention_desc *d, attn_mix_row mx, const attn_float *A, size_t ts,
                                      const attn_float *Vt, const attn_float *dz, size_t os, attn_float *dA,
                                      attn_float *dVt, attn_float *dW2, attn_float *buf)
 {
@@ -4397,7 +4500,7 @@ static void attn__hyper_backward_row(const attn_attention_desc *d, attn__mix mx,
         }
     }
     for (j = 0; j < kd; j++) dR[j] *= !mx.relu || R[j] > 0; /* dP of the last layer */
-    if (mx.value == ATTN__VAL_DEEP) {
+    if (mx.value == ATTN_MIX_VALUE_DEEP) {
         memset(dU1, 0, sizeof(attn_float) * kd);
         for (h = 0; h < d->H; h++) {
             const attn_float *W = d->w2 + (size_t)h * dv * dv;
@@ -4425,7 +4528,7 @@ static void attn__hyper_backward_row(const attn_attention_desc *d, attn__mix mx,
 static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_float *ws)
 {
     const attn_attention_desc *d = a->d;
-    attn__mix mx = attn__mix_of(d->kind);
+    attn_mix_row mx = *attn__row(d)->mix;
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk;
     attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *rms = Ad + 2 * d->H * ts;
     attn_float *Vt = rms + ts, *Vg = Vt + d->H * kd, *row = Vg + d->H * kd;
@@ -4439,15 +4542,15 @@ static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_floa
     for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, d->Tk, Ad + h * ts);
     for (h = 0; h < d->H; h++) {
         attn_float *o = a->O + (((size_t)b * d->H + h) * d->Tq + i0) * d->dv;
-        const attn_float *Vh = mx.value == ATTN__VAL_LINEAR ? a->V + ((size_t)b * d->H + h) * d->Tk * d->dv : Vt + (size_t)h * d->Tk * d->dv;
-        if (mx.value > ATTN__VAL_RELU_V) continue;
+        const attn_float *Vh = mx.value == ATTN_MIX_VALUE_LINEAR ? a->V + ((size_t)b * d->H + h) * d->Tk * d->dv : Vt + (size_t)h * d->Tk * d->dv;
+        if (mx.value > ATTN_MIX_VALUE_RELU_V) continue;
         if (guard) { /* o_h = a_h V_h (ReLU(V_h)) */
             for (j = 0; j < br * d->dv; j++) o[j] = 0;
             attn__guarded_product(0, br, d->Tk, d->dv, 1, Ad + h * ts, vis + h * ts, Vh, d->dv, o, d->dv);
         } else
             attn_gemm(0, 0, br, d->dv, d->Tk, 1, Ad + h * ts, d->Tk, Vh, d->dv, 0, o, d->dv);
     }
-    if (mx.value == ATTN__VAL_LINEAR || mx.value == ATTN__VAL_RELU_V) return;
+    if (mx.value == ATTN_MIX_VALUE_LINEAR || mx.value == ATTN_MIX_VALUE_RELU_V) return;
     for (r = 0; r < br; r++) { /* o_ih[e] = sum_j a_hij R_ij[e] */
         const attn_float *Vr = guard ? attn__mix_row_values(d, Vt, vis, ts, r, Vg) : Vt;
         attn_float *R = attn__hyper_layers(d, mx, Ad + (size_t)r * d->Tk, ts, Vr, row, row + kd, row + 2 * kd);
@@ -4464,7 +4567,7 @@ static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_floa
 static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, attn_float *dbias, attn_float *dW2)
 {
     const attn_attention_desc *d = a->d;
-    attn__mix mx = attn__mix_of(d->kind);
+    attn_mix_row mx = *attn__row(d)->mix;
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk, os = (size_t)d->Tq * d->dv, x, n;
     attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *dA = Ad + d->H * ts;
     attn_float *rms = dA + d->H * ts, *Vt = rms + ts, *dVt = Vt + d->H * kd, *row = dVt + d->H * kd, *Vg = row + 6 * kd + d->Tk;
@@ -4478,28 +4581,28 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
         attn__mix_code(a, mx, b, i0, br, S, vis, A, rms, guard);
         memcpy(Ad, A, sizeof(attn_float) * d->H * ts);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, Ad + h * ts);
-        for (h = 0; h < d->H && mx.value <= ATTN__VAL_RELU_V; h++) { /* dA_h = dO_h V_h^T, dV_h += A_h^T dO_h */
+        for (h = 0; h < d->H && mx.value <= ATTN_MIX_VALUE_RELU_V; h++) { /* dA_h = dO_h V_h^T, dV_h += A_h^T dO_h */
             size_t bh = (size_t)b * d->H + h;
             const attn_float *dOh = a->dO + (bh * d->Tq + i0) * dv;
-            int lin = mx.value == ATTN__VAL_LINEAR;
+            int lin = mx.value == ATTN_MIX_VALUE_LINEAR;
             attn_gemm(0, 1, br, Tk, dv, 1, dOh, dv, lin ? a->V + bh * Tk * dv : Vt + (size_t)h * kd, dv, 0, dA + h * ts, Tk);
             if (guard) attn__guarded_product(1, br, Tk, dv, 1, Ad + h * ts, vis + h * ts, dOh, dv, lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
             else attn_gemm(1, 0, Tk, dv, br, 1, Ad + h * ts, Tk, dOh, dv, 1, lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
         }
-        for (r = 0; r < br && mx.value >= ATTN__VAL_HYPER; r++)
+        for (r = 0; r < br && mx.value >= ATTN_MIX_VALUE_HYPER; r++)
             attn__hyper_backward_row(d, mx, Ad + (size_t)r * Tk, ts, guard ? attn__mix_row_values(d, Vt, vis, ts, r, Vg) : Vt,
                                      a->dO + ((size_t)b * d->H * d->Tq + i0 + r) * dv, os, dA + (size_t)r * Tk, dVt, dW2, row);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, dA + h * ts);
         if (guard) attn__zero_hidden(dA, vis, d->H * ts);
-        if (mx.norm == ATTN__NORM_NONE)
+        if (mx.norm == ATTN_MIX_NORM_NONE)
             for (x = 0; x < d->H * ts; x++) dA[x] *= vis[x];
-        if (mx.norm == ATTN__NORM_RMSHEAD) { /* S (no longer needed) holds mean_h a_h dA_h */
+        if (mx.norm == ATTN_MIX_NORM_RMSHEAD) { /* S (no longer needed) holds mean_h a_h dA_h */
             memset(S, 0, sizeof(attn_float) * n);
             for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, dA + h * ts, S);
             for (h = 0; h < d->H; h++)
                 for (x = 0; x < n; x++) dA[h * ts + x] = (dA[h * ts + x] - A[h * ts + x] * S[x] / d->H) / rms[x] * vis[h * ts + x];
         }
-        for (h = 0; h < d->H && mx.norm == ATTN__NORM_SOFTMAX; h++)
+        for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
             for (r = 0; r < br; r++) {
                 attn_float *ar = A + h * ts + (size_t)r * Tk, *gr = dA + h * ts + (size_t)r * Tk;
                 attn__softmax_dscores(0, (size_t)Tk, ar, gr, attn_dot((size_t)Tk, ar, gr));
@@ -4517,19 +4620,20 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
             attn_gemm(1, 0, Tk, dk, br, scale, dA + h * ts, Tk, a->Q + (bh * d->Tq + i0) * dk, dk, 1, a->dK + bh * Tk * dk, dk);
         }
     }
-    for (h = 0; h < d->H && mx.value != ATTN__VAL_LINEAR; h++) { /* the values' gradient back to [Tk, dv] */
+    for (h = 0; h < d->H && mx.value != ATTN_MIX_VALUE_LINEAR; h++) { /* the values' gradient back to [Tk, dv] */
         const attn_float *V = a->V + ((size_t)b * d->H + h) * Tk * dv;
         attn_float *dV = a->dV + ((size_t)b * d->H + h) * Tk * dv;
         for (j = 0; j < Tk; j++)
             for (e = 0; e < dv; e++)
-                dV[(size_t)j * dv + e] += mx.value == ATTN__VAL_RELU_V ? (V[(size_t)j * dv + e] > 0) * dVt[(size_t)h * kd + (size_t)j * dv + e]
+                dV[(size_t)j * dv + e] += mx.value == ATTN_MIX_VALUE_RELU_V ? (V[(size_t)j * dv + e] > 0) * dVt[(size_t)h * kd + (size_t)j * dv + e]
                                                                      : dVt[(size_t)h * kd + (size_t)e * Tk + j];
     }
 }
 
 static attn_status attn__mix_check(const char *fn, const attn_attention_desc *d)
 {
-    if (d->kind == ATTN_HYLA_PLUS && !d->w2) return attn__fail(ATTN_ERR_ARG, "%s: hyla_plus needs its second value layer w2 [H, dv, dv]", fn);
+    if (attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP && !d->w2)
+        return attn__fail(ATTN_ERR_ARG, "%s: %s needs its second value layer w2 [H, dv, dv]", fn, attn__row(d)->name);
     return ATTN_OK;
 }
 
@@ -4557,7 +4661,7 @@ static void attn__mix_backward_body(void *ctx, int grp, int tid)
     int b;
     for (b = (int)((long)d->B * grp / j->groups); b < (int)((long)d->B * (grp + 1) / j->groups); b++)
         attn__mix_backward_b(j->a, b, j->ws + attn__mix_floats(d) * (size_t)tid, j->g->dbias ? part : NULL,
-                             d->kind == ATTN_HYLA_PLUS ? part + (d->bias ? j->nb : 0) : NULL);
+                             attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP ? part + (d->bias ? j->nb : 0) : NULL);
 }
 
 static attn_status attn__mix_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
@@ -4602,48 +4706,82 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
     attn__par_for(groups, attn__mix_backward_body, &j);
     for (grp = 0; grp < groups; grp++) {
         if (g->dbias) attn_axpy(nb, 1, parts + pf * grp, g->dbias);
-        if (g->dw2 && d->kind == ATTN_HYLA_PLUS) attn_axpy((size_t)d->H * d->dv * d->dv, 1, parts + pf * grp + (d->bias ? nb : 0), g->dw2);
+        if (g->dw2 && attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP) attn_axpy((size_t)d->H * d->dv * d->dv, 1, parts + pf * grp + (d->bias ? nb : 0), g->dw2);
     }
     return ATTN_OK;
 }
 
-/* The engines, as the table's last three columns. */
+/* The engines, as the table's columns after the formula. */
 #define ATTN__SCORED attn__scored_forward, attn__scored_backward, attn__scored_workspace
-#define ATTN__LINEAR_TIME attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace
-#define ATTN__DIFF attn__diff_forward, attn__diff_backward, attn__diff_workspace
-#define ATTN__MIXING attn__mix_forward, attn__mix_backward, attn__mix_workspace
+#define ATTN__LINEAR_TIME attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace, ATTN_KF_LINEAR_TIME | ATTN_KF_NO_DROPOUT, NULL
+#define ATTN__DIFF attn__diff_forward, attn__diff_backward, attn__diff_workspace, ATTN_KF_SUBHEADS | ATTN_KF_PARAMS, NULL, NULL, NULL
+#define ATTN__MIXING attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS, NULL, NULL
 static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
-    {ATTN_SOFTMAX, "softmax", "softmax_attention", "A = softmax(s q.k + bias) over the visible keys", ATTN__SCORED},
-    {ATTN_EXPRESSIVE, "ea", NULL, "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)", ATTN__SCORED},
-    {ATTN_COG, "cog", NULL, "A = sign(s) softmax(|s|) (Cog attention, negative weights)", ATTN__SCORED},
-    {ATTN_CENTERED, "centered", NULL, "A = softmax(s) - 1/n_i on the visible keys (rows sum to 0)", ATTN__SCORED},
-    {ATTN_SIGMOID, "sigmoid", NULL, "A = sigmoid(s - ln Tk), unnormalised", ATTN__SCORED},
-    {ATTN_LINEAR_RAW, "linear_raw", "linear_attention", "A = s, unnormalised (HYLA paper's linear attention)", ATTN__SCORED},
-    {ATTN_KERNEL, "kernel", NULL, "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)", ATTN__LINEAR_TIME},
-    {ATTN_TAYLOR, "taylor", NULL, "weights 1 + qh . kh, row-normalised, by prefix sums (linear time)", ATTN__LINEAR_TIME},
+    {ATTN_SOFTMAX, "softmax", "softmax_attention", "A = softmax(s q.k + bias) over the visible keys", ATTN__SCORED, 0,
+     &attn__score_softmax, NULL, NULL},
+    {ATTN_EXPRESSIVE, "ea", NULL, "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)", ATTN__SCORED, 0, &attn__score_ea, NULL,
+     NULL},
+    {ATTN_COG, "cog", NULL, "A = sign(s) softmax(|s|) (Cog attention, negative weights)", ATTN__SCORED, 0, &attn__score_cog, NULL, NULL},
+    {ATTN_CENTERED, "centered", NULL, "A = softmax(s) - 1/n_i on the visible keys (rows sum to 0)", ATTN__SCORED,
+     ATTN_KF_CENTERED | ATTN_KF_NO_DROPOUT, &attn__score_softmax, NULL, NULL},
+    {ATTN_SIGMOID, "sigmoid", NULL, "A = sigmoid(s - ln Tk), unnormalised", ATTN__SCORED, 0, &attn__score_sigmoid, NULL, NULL},
+    {ATTN_LINEAR_RAW, "linear_raw", "linear_attention", "A = s, unnormalised (HYLA paper's linear attention)", ATTN__SCORED, 0,
+     &attn__score_linear, NULL, NULL},
+    {ATTN_KERNEL, "kernel", NULL, "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)", ATTN__LINEAR_TIME,
+     &attn__feature_elu, NULL},
+    {ATTN_TAYLOR, "taylor", NULL, "weights 1 + qh . kh, row-normalised, by prefix sums (linear time)", ATTN__LINEAR_TIME,
+     &attn__feature_taylor, NULL},
     {ATTN_DIFFERENTIAL, "diff", NULL, "o = (1 - l0) RMSNorm((A1 - lambda A2) V), A1, A2 softmax of two sub-heads", ATTN__DIFF},
-    {ATTN_LINEAR_RMSHEAD, "linear_rmshead", "linear_attention_rms_head", "a = s / rms over the heads, o = a V", ATTN__MIXING},
-    {ATTN_HYLA, "hyla", "linear_hypatt", "a = RMSHead(s), o_ih = sum_j a_hij ReLU(sum_h' a_h'ij v_jh')", ATTN__MIXING},
-    {ATTN_HYLA_NO_RMSHEAD, "hyla_no_rmshead", "linear_hypatt_no_rms_head", "HYLA with a = s", ATTN__MIXING},
-    {ATTN_HYLA_LINEAR, "hyla_linear", "linear_hypatt_mlp_linear", "HYLA without the ReLU", ATTN__MIXING},
+    {ATTN_LINEAR_RMSHEAD, "linear_rmshead", "linear_attention_rms_head", "a = s / rms over the heads, o = a V", ATTN__MIXING,
+     &attn__mix_linear_rmshead},
+    {ATTN_HYLA, "hyla", "linear_hypatt", "a = RMSHead(s), o_ih = sum_j a_hij ReLU(sum_h' a_h'ij v_jh')", ATTN__MIXING, &attn__mix_hyla},
+    {ATTN_HYLA_NO_RMSHEAD, "hyla_no_rmshead", "linear_hypatt_no_rms_head", "HYLA with a = s", ATTN__MIXING, &attn__mix_hyla_no_rmshead},
+    {ATTN_HYLA_LINEAR, "hyla_linear", "linear_hypatt_mlp_linear", "HYLA without the ReLU", ATTN__MIXING, &attn__mix_hyla_linear},
     {ATTN_HYLA_LINEAR_NO_RMSHEAD, "hyla_linear_no_rmshead", "linear_hypatt_mlp_linear_no_rms_head",
-     "HYLA without the ReLU, with a = s", ATTN__MIXING},
-    {ATTN_SOFTMAX_HYLA, "softmax_hyla", "softmax_hypatt", "HYLA with a = softmax(s) over the keys", ATTN__MIXING},
-    {ATTN_RMSHEAD_RELU_V, "linear_rmshead_relu_v", NULL, "a = RMSHead(s), o_h = a_h ReLU(V_h)", ATTN__MIXING},
-    {ATTN_HYLA_PLUS, "hyla_plus", NULL, "HYLA with a second value layer W2_h (deep value network)", ATTN__MIXING},
+     "HYLA without the ReLU, with a = s", ATTN__MIXING, &attn__mix_hyla_linear_no_rmshead},
+    {ATTN_SOFTMAX_HYLA, "softmax_hyla", "softmax_hypatt", "HYLA with a = softmax(s) over the keys", ATTN__MIXING, &attn__mix_softmax_hyla},
+    {ATTN_RMSHEAD_RELU_V, "linear_rmshead_relu_v", NULL, "a = RMSHead(s), o_h = a_h ReLU(V_h)", ATTN__MIXING, &attn__mix_rmshead_relu_v},
+    {ATTN_HYLA_PLUS, "hyla_plus", NULL, "HYLA with a second value layer W2_h (deep value network)", attn__mix_forward, attn__mix_backward,
+     attn__mix_workspace, ATTN_KF_MIXES_HEADS | ATTN_KF_PARAMS, NULL, NULL, &attn__mix_hyla_plus},
 };
+static attn_kind_info attn__custom[ATTN_MAX_CUSTOM_KINDS]; /* attn_kind_register's rows */
+static int attn__ncustom = 0;
 
 ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind)
 {
-    return (int)kind >= 0 && kind < ATTN_KIND_COUNT ? &attn__kinds[kind] : NULL;
+    int k = (int)kind;
+    return k >= 0 && k < ATTN_KIND_COUNT ? &attn__kinds[k] : k >= ATTN_KIND_COUNT && k < ATTN_KIND_COUNT + attn__ncustom
+                                                                 ? &attn__custom[k - ATTN_KIND_COUNT] : NULL;
 }
 
 ATTNDEF int attn_kind_from_name(const char *name)
 {
     int k;
-    for (k = 0; name && k < ATTN_KIND_COUNT; k++)
-        if (strcmp(attn__kinds[k].name, name) == 0 || (attn__kinds[k].code_name && strcmp(attn__kinds[k].code_name, name) == 0)) return k;
+    const attn_kind_info *r;
+    for (k = 0; name && (r = attn_kind_get((attn_kind)k)) != NULL; k++)
+        if (strcmp(r->name, name) == 0 || (r->code_name && strcmp(r->code_name, name) == 0)) return k;
     return -1;
+}
+
+ATTNDEF attn_kind attn_kind_register(const attn_kind_info *row)
+{
+    attn_kind_info r;
+    if (!row || !row->name) return (attn_kind)attn__fail(ATTN_ERR_ARG, "attn_kind_register: the row or its name is NULL"), (attn_kind)-1;
+    if (attn_kind_from_name(row->name) >= 0 || (row->code_name && attn_kind_from_name(row->code_name) >= 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: a kind named %s is there already", row->name), (attn_kind)-1;
+    if (attn__ncustom == ATTN_MAX_CUSTOM_KINDS)
+        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: %d kinds registered, the most there can be", ATTN_MAX_CUSTOM_KINDS), (attn_kind)-1;
+    r = *row;
+    if (!r.forward && !r.backward && !r.workspace && r.score) { /* a scored kind: the tiled engine */
+        r.forward = attn__scored_forward; r.backward = attn__scored_backward; r.workspace = attn__scored_workspace;
+    }
+    if (!r.forward || !r.backward || !r.workspace || (r.score && (!r.score->vjp || (r.score->stat == ATTN_STAT_LSE ? !r.score->exponent : !r.score->map))) ||
+        (r.feature && (!r.feature->features || !r.feature->phi || !r.feature->vjp)))
+        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: %s lacks an engine function or a function of its score or feature row", r.name),
+               (attn_kind)-1;
+    r.kind = (attn_kind)(ATTN_KIND_COUNT + attn__ncustom);
+    attn__custom[attn__ncustom++] = r;
+    return r.kind;
 }
 
 ATTNDEF attn_float attn_diff_lambda_init(int layer) { return (attn_float)(0.8 - 0.6 * exp(-0.3 * layer)); }
@@ -4651,7 +4789,7 @@ ATTNDEF attn_float attn_diff_lambda_init(int layer) { return (attn_float)(0.8 - 
 ATTNDEF size_t attn_attention_stats_floats(const attn_attention_desc *d)
 {
     if (!d) return 0;
-    return (size_t)d->B * d->H * d->Tq * (d->kind == ATTN_DIFFERENTIAL ? 2 * (size_t)d->dv + 3 : 1);
+    return (size_t)d->B * d->H * d->Tq * (attn_kind_get(d->kind) && (attn_kind_get(d->kind)->flags & ATTN_KF_SUBHEADS) ? 2 * (size_t)d->dv + 3 : 1);
 }
 
 /* The bytes of the dropout multipliers the dispatcher computes (0 when it does not). */
@@ -4694,7 +4832,7 @@ ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_fl
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
     ATTN__NEED(work);
     attn__dmask_fill(d, &dd, &work, &work_bytes);
-    return attn__kinds[d->kind].forward(&dd, O, stats, weights, Q, K, V, work, work_bytes);
+    return attn__row(d)->forward(&dd, O, stats, weights, Q, K, V, work, work_bytes);
 }
 
 ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const attn_attention_grads *g,
@@ -4707,7 +4845,7 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const 
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
     ATTN__NEED(work);
     attn__dmask_fill(d, &dd, &work, &work_bytes);
-    return attn__kinds[d->kind].backward(&dd, g, dO, Q, K, V, O, stats, work, work_bytes);
+    return attn__row(d)->backward(&dd, g, dO, Q, K, V, O, stats, work, work_bytes);
 }
 
 /* ---- Linformer ---- */
@@ -4741,7 +4879,8 @@ static attn_status attn__linformer_check(const char *fn, const attn_attention_de
     ATTN__TRY(attn__attention_check(fn, d, (size_t)-1));
     if (d->causal || d->key_mask || d->segment || d->window || d->block)
         return attn__fail(ATTN_ERR_ARG, "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key mask, segments or pattern", fn);
-    if (d->kind > ATTN_LINEAR_RAW) return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes a kind from softmax to linear_raw, not %s", fn, attn__kinds[d->kind].name);
+    if (!attn__row(d)->score)
+        return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes a scored kind (softmax to linear_raw, or one of yours), not %s", fn, attn__row(d)->name);
     if (kproj < 1 || d->Tk > n_max) return attn__fail(ATTN_ERR_SHAPE, "%s: kproj = %d must be >= 1 and T = %d <= n_max = %d", fn, kproj, d->Tk, n_max);
     if (!E || !F) return attn__fail(ATTN_ERR_ARG, "%s: E and F must not be NULL", fn);
     attn__linformer_desc(d, kproj, &c);
@@ -4909,13 +5048,13 @@ ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk)
 }
 
 /* RoPE rotates pairs within each (sub-)head: dk must be a multiple of this. */
-static int attn__rope_unit(const attn_layer *L) { return L->att.kind == ATTN_DIFFERENTIAL ? 4 : 2; }
+static int attn__rope_unit(const attn_layer *L) { return attn__flags(L->att.kind) & ATTN_KF_SUBHEADS ? 4 : 2; }
 
 /* The RoPE tables for the layer's q, k rows [Tk, dk / 2]: differential attention rotates each
    sub-head of width dk / 2 on its own, so the table of width dk / 2 is repeated. */
 static void attn__layer_rope_tables(const attn_layer *L, attn_float *cosv, attn_float *sinv, int Tk)
 {
-    int dk = L->att.dk, sub = L->att.kind == ATTN_DIFFERENTIAL ? dk / 2 : dk, t, i;
+    int dk = L->att.dk, sub = attn__flags(L->att.kind) & ATTN_KF_SUBHEADS ? dk / 2 : dk, t, i;
     attn_rope_tables(cosv, sinv, Tk, sub, 0, 10000);
     for (t = Tk - 1; sub < dk && t >= 0; t--) /* [Tk, sub / 2] -> [Tk, dk / 2], back to front */
         for (i = dk / 2 - 1; i >= 0; i--) {
@@ -5093,8 +5232,9 @@ static attn_status attn__cis_check(const char *fn, const attn_cisformer_config *
     if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
     if (c->d < 2 || c->d > 4096 || c->ncon < 1 || c->ncon > 65536)
         return attn__fail(ATTN_ERR_SHAPE, "%s: d = %d must be in 2 .. 4096 and ncon = %d in 1 .. 65536", fn, c->d, c->ncon);
-    if ((int)c->kind < 0 || c->kind > ATTN_TAYLOR)
-        return attn__fail(ATTN_ERR_ARG, "%s: kind %d: the cisformer takes a one-head kind from softmax to taylor", fn, (int)c->kind);
+    if (!attn_kind_get(c->kind) || (attn__flags(c->kind) & (ATTN_KF_MIXES_HEADS | ATTN_KF_SUBHEADS | ATTN_KF_PARAMS)))
+        return attn__fail(ATTN_ERR_ARG, "%s: kind %d: the cisformer takes a one-head kind without parameters (softmax to taylor, or yours)",
+                          fn, (int)c->kind);
     if ((int)c->vec < 0 || c->vec > ATTN_CIS_LN_GAINS) return attn__fail(ATTN_ERR_ARG, "%s: unknown per-position vector choice %d", fn, (int)c->vec);
     if (!attn__finite(c->scale)) return attn__fail(ATTN_ERR_ARG, "%s: scale = %g must be finite", fn, (double)c->scale);
     return ATTN_OK;
@@ -5461,9 +5601,9 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
     for (l = 0; l < c->layers; l++) {
         memset(&a, 0, sizeof a);
         a.kind = c->kinds[l]; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv; a.scale = c->scale; a.dropout = c->dropout;
-        if (a.kind == ATTN_KERNEL || a.kind == ATTN_TAYLOR) a.H = c->heads; /* just the checks below */
+        if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads; /* just the checks below */
         ATTN__TRY(attn__attention_check(fn, &a, (size_t)-1));
-        if (c->pos == ATTN_POS_ROPE && c->dk % (c->kinds[l] == ATTN_DIFFERENTIAL ? 4 : 2))
+        if (c->pos == ATTN_POS_ROPE && c->dk % (attn__flags(c->kinds[l]) & ATTN_KF_SUBHEADS ? 4 : 2))
             return attn__fail(ATTN_ERR_SHAPE, "%s: RoPE rotates pairs of each (sub-)head: dk = %d does not split (layer %d)", fn, c->dk, l);
     }
     return ATTN_OK;
@@ -5487,10 +5627,11 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, 
                                           {c->pos == ATTN_POS_LEARNED ? 2 : 0, c->max_T, d}, {1, d}, {ln, d}, {2, c->out, d}, {bias, c->out}};
             memcpy(sh, e, sizeof e);
         } else {
-            attn_kind kd = c->kinds[l];
+            const attn_kind_info *kr = attn_kind_get(c->kinds[l]);
+            int sub = (kr->flags & ATTN_KF_SUBHEADS) != 0, deep = kr->mix && kr->mix->value == ATTN_MIX_VALUE_DEEP; /* their parameters */
             int e[ATTN__TF_SLOTS][4] = {{1, d}, {ln, d}, {2, hk, d}, {bias, hk}, {2, hk, d}, {bias, hk}, {2, hv, d},
-                                        {bias, hv}, {2, d, hv}, {bias, d}, {kd == ATTN_DIFFERENTIAL ? 2 : 0, 4, c->dk / 2},
-                                        {kd == ATTN_DIFFERENTIAL, c->dv}, {kd == ATTN_HYLA_PLUS ? 3 : 0, c->heads, c->dv, c->dv},
+                                        {bias, hv}, {2, d, hv}, {bias, d}, {sub ? 2 : 0, 4, c->dk / 2},
+                                        {sub, c->dv}, {deep ? 3 : 0, c->heads, c->dv, c->dv},
                                         {t5 ? 2 : 0, c->heads, c->max_T}, {1, d}, {ln, d}, {2, c->mlp, d}, {bias, c->mlp},
                                         {glu ? 2 : 0, c->mlp, d}, {glu && bias, c->mlp}, {2, d, c->mlp}, {bias, d}};
             memcpy(sh, e, sizeof e);
@@ -6034,7 +6175,7 @@ static attn_status attn__s2s_check(const char *fn, const attn_seq2seq_config *c)
     if ((long long)c->heads * c->dk > INT_MAX || (long long)c->heads * c->dv > INT_MAX)
         return attn__fail(ATTN_ERR_OVERFLOW, "%s: heads %d times dk %d or dv %d overflows int", fn, c->heads, c->dk, c->dv);
     if (c->pad < -1 || c->pad >= c->src_vocab) return attn__fail(ATTN_ERR_ARG, "%s: pad %d is not -1 or a source token", fn, c->pad);
-    if (c->kind == ATTN_DIFFERENTIAL || c->kind == ATTN_HYLA_PLUS)
+    if (attn__flags(c->kind) & ATTN_KF_PARAMS)
         return attn__fail(ATTN_ERR_ARG, "%s: %s attention carries parameters of its own; the encoder-decoder takes the other kinds", fn,
                           attn_kind_get(c->kind)->name);
     if ((int)c->ln_eps < 0 || c->ln_eps > ATTN_LN_EPS_OUTSIDE || (int)c->init < 0 || c->init >= ATTN_INIT_COUNT)
@@ -6043,7 +6184,7 @@ static attn_status attn__s2s_check(const char *fn, const attn_seq2seq_config *c)
         return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0 and dropout = %g in [0, 1)", fn, (double)c->eps, (double)c->dropout);
     memset(&a, 0, sizeof a);
     a.kind = c->kind; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv;
-    if (a.kind == ATTN_KERNEL || a.kind == ATTN_TAYLOR) a.H = c->heads;
+    if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads;
     return attn__attention_check(fn, &a, (size_t)-1);
 }
 

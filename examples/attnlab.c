@@ -489,7 +489,7 @@ static int parse_options(int argc, char **argv, options *o)
     if (!o->decoder && !o->scale_given) o->scale = 1; /* the paper's runs */
     if (o->decoder && !o->scale_given) o->scale = 0;  /* 1/sqrt(dk) */
     for (i = 0; i < o->nattn && !o->decoder; i++)
-        if (o->attn[i] > ATTN_TAYLOR) {
+        if (attn_kind_get(o->attn[i])->flags & (ATTN_KF_MIXES_HEADS | ATTN_KF_SUBHEADS | ATTN_KF_PARAMS)) {
             fprintf(stderr, "attnlab: the cisformer has one head: %s attention needs --model decoder\n", attn_kind_get(o->attn[i])->name);
             return 0;
         }

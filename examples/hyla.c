@@ -157,7 +157,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
             o->nkind = 0;
             for (tok = strtok_r(buf, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
                 int k = attn_kind_from_name(tok);
-                ok = k >= 0 && k != ATTN_KERNEL && k != ATTN_TAYLOR && k != ATTN_CENTERED && o->nkind < HMAX_KINDS;
+                ok = k >= 0 && !(attn_kind_get((attn_kind)k)->flags & ATTN_KF_NO_DROPOUT) && o->nkind < HMAX_KINDS; /* the model has dropout */
                 if (ok) o->kind[o->nkind++] = (attn_kind)k;
             }
         } else { fprintf(stderr, "attnlab: unknown option %s for --task fuzzy|sraven (see attnlab train --task fuzzy --help)\n", a); return 0; }
