@@ -35,7 +35,7 @@ ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
 
-PROGRAMS = $(BUILD)/quickstart $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer
 
 .PHONY: all run test test-sanitize test-valgrind test-wasm test-neon fuzz bench clean
 
@@ -52,6 +52,10 @@ run: $(BUILD)/attnlab
 	    --eval-every 100 --final-test 2000 --csv results/run.csv --svg results/run.svg
 
 $(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
+
+# A new attention variant as one row outside the header (docs/adding-a-variant.md walks through it).
+$(BUILD)/custom_kind: examples/custom_kind.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
 
 # The experiment driver: runs in parallel over (attention, seed) pairs with OpenMP.
@@ -89,7 +93,7 @@ $(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)
 
 # The whole suite: compile matrix (C99, C11, C++11; gcc and clang; -Werror; two translation units;
 # ATTN_STATIC; options), the quickstart example, then every flavour. Ends with "N passed, N failed".
-test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/attnlab
+test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/custom_kind $(BUILD)/attnlab
 	@CC="$(CC)" ARCH="$(ARCH)" sh tests/run.sh $(FLAVOURS)
 
 test-sanitize: $(BUILD)/test_sanitize

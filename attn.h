@@ -651,6 +651,17 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const 
                                             const attn_float *O, const attn_float *stats,
                                             void *work, size_t work_bytes);
 
+/* A kind's backward pass against central finite differences of its forward pass, on inputs drawn
+   from seed (Q, K, V normal, scale 1) in the descriptor's shapes and settings: with the loss
+   L = sum w . O for fixed random w, every entry of Q, K and V (the first max_entries of each, 0: all)
+   is moved by +-h, and the error is |fd - analytic| / max(1, |fd| + |analytic|). h and tol 0 take
+   this build's defaults: 1e-2 and 1e-2 in float (what float can promise), 1e-6 and 1e-6 in double.
+   Returns 1 when the largest error (in *max_err, may be NULL) is at most tol, 0 when not, -1 (error
+   set) when the calls fail. A kind whose weights jump (Cog's sign at s = 0) needs inputs away from
+   the jump, or double. Allocates (ATTN_MALLOC) its buffers for the call. */
+ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed, double h, double tol, int max_entries,
+                                     double *max_err);
+
 /* Linformer (SPEC 2.12): keys and values compressed along the sequence by the layer's parameters
    E, F [kproj, n_max] (shared by the heads; only the first T columns are used): K' = E K, V' = F V
    per (b, h), then any kind but kernel/taylor over the kproj compressed keys, never causal (E mixes
@@ -4846,6 +4857,79 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const 
     ATTN__NEED(work);
     attn__dmask_fill(d, &dd, &work, &work_bytes);
     return attn__row(d)->backward(&dd, g, dO, Q, K, V, O, stats, work, work_bytes);
+}
+
+/* The gradient check's buffers: Q, K, V, O, the loss weights w [like O], the stats, then the
+   analytic gradients dQ, dK, dV. */
+typedef struct {
+    size_t n[3], no, nst;
+    attn_float *x[3], *O, *w, *st, *g[3];
+} attn__gc_bufs;
+
+/* L = sum w . O of the forward pass at the current inputs (in double); NAN if the call fails. */
+static double attn__gc_loss(const attn_attention_desc *d, const attn__gc_bufs *b, void *work, size_t wb)
+{
+    double L = 0;
+    size_t i;
+    if (attn_attention_forward(d, b->O, b->st, NULL, b->x[0], b->x[1], b->x[2], work, wb) != ATTN_OK) return NAN;
+    for (i = 0; i < b->no; i++) L += (double)b->w[i] * b->O[i];
+    return L;
+}
+
+ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed, double h, double tol, int max_entries,
+                                     double *max_err)
+{
+    attn__gc_bufs b;
+    attn_attention_grads gr;
+    attn_float *mem;
+    void *work;
+    size_t wb, i, total, lim;
+    attn_rng r;
+    double worst = 0, fd, an, Lp, Lm;
+    int v, st = 1;
+    if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK) return -1;
+    h = h > 0 ? h : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
+    tol = tol > 0 ? tol : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
+    b.n[0] = (size_t)d->B * d->H * d->Tq * d->dk; b.n[1] = (size_t)d->B * d->H * d->Tk * d->dk; b.n[2] = (size_t)d->B * d->H * d->Tk * d->dv;
+    b.no = (size_t)d->B * d->H * d->Tq * d->dv; b.nst = attn_attention_stats_floats(d);
+    total = 2 * (b.n[0] + b.n[1] + b.n[2]) + 2 * b.no + b.nst;
+    wb = attn_attention_workspace(d);
+    mem = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * total);
+    work = ATTN_MALLOC(wb);
+    if (!mem || !work) {
+        ATTN_FREE(mem); ATTN_FREE(work);
+        attn__fail(ATTN_ERR_NOMEM, "attn_gradcheck_attention: no memory for %lu floats", (unsigned long)total);
+        return -1;
+    }
+    b.x[0] = mem; b.x[1] = b.x[0] + b.n[0]; b.x[2] = b.x[1] + b.n[1]; b.O = b.x[2] + b.n[2]; b.w = b.O + b.no; b.st = b.w + b.no;
+    b.g[0] = b.st + b.nst; b.g[1] = b.g[0] + b.n[0]; b.g[2] = b.g[1] + b.n[1];
+    attn_rng_seed(&r, seed, 11);
+    for (i = 0; i < total; i++) mem[i] = (attn_float)attn_rng_normal(&r, 0, 1);
+    memset(b.g[0], 0, sizeof(attn_float) * (b.n[0] + b.n[1] + b.n[2]));
+    memset(&gr, 0, sizeof gr);
+    gr.dQ = b.g[0]; gr.dK = b.g[1]; gr.dV = b.g[2];
+    if (attn__gc_loss(d, &b, work, wb) != attn__gc_loss(d, &b, work, wb) || /* NaN: the forward call failed */
+        attn_attention_backward(d, &gr, b.w, b.x[0], b.x[1], b.x[2], b.O, b.st, work, wb) != ATTN_OK)
+        st = -1;
+    for (v = 0; v < 3 && st >= 0; v++) {
+        lim = max_entries > 0 && (size_t)max_entries < b.n[v] ? (size_t)max_entries : b.n[v];
+        for (i = 0; i < lim; i++) {
+            attn_float x = b.x[v][i];
+            b.x[v][i] = (attn_float)(x + h);
+            Lp = attn__gc_loss(d, &b, work, wb);
+            b.x[v][i] = (attn_float)(x - h);
+            Lm = attn__gc_loss(d, &b, work, wb);
+            b.x[v][i] = x;
+            fd = (Lp - Lm) / (2 * h);
+            an = b.g[v][i];
+            fd = fabs(fd - an) / ATTN__MAX(1, fabs(fd) + fabs(an));
+            worst = fd > worst || fd != fd ? fd : worst;
+        }
+    }
+    ATTN_FREE(mem);
+    ATTN_FREE(work);
+    if (max_err) *max_err = worst;
+    return st < 0 ? -1 : worst <= tol;
 }
 
 /* ---- Linformer ---- */

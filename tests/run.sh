@@ -40,6 +40,7 @@ else
             -x c++ tests/compile_b.c -o "$tmp/a.out"
     done
     try "quickstart example runs" ./build/quickstart
+    try "custom kind example: gradient check passes and the loss falls" ./build/custom_kind
     # the README's 30-second example: its first ```c block, compiled as C99 with -Werror and run
     awk '/^```c$/ {f = 1; next} /^```$/ {if (f) exit} f' README.md >"$tmp/readme.c"
     try "README example compiles and trains" sh -c "$CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I. $tmp/readme.c -o $tmp/readme -lm && $tmp/readme"
