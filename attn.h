@@ -4777,7 +4777,7 @@ ATTNDEF int attn_kind_from_name(const char *name)
 ATTNDEF attn_kind attn_kind_register(const attn_kind_info *row)
 {
     attn_kind_info r;
-    if (!row || !row->name) return (attn_kind)attn__fail(ATTN_ERR_ARG, "attn_kind_register: the row or its name is NULL"), (attn_kind)-1;
+    if (!row || !row->name) return attn__fail(ATTN_ERR_ARG, "attn_kind_register: the row or its name is NULL"), (attn_kind)-1;
     if (attn_kind_from_name(row->name) >= 0 || (row->code_name && attn_kind_from_name(row->code_name) >= 0))
         return attn__fail(ATTN_ERR_ARG, "attn_kind_register: a kind named %s is there already", row->name), (attn_kind)-1;
     if (attn__ncustom == ATTN_MAX_CUSTOM_KINDS)
