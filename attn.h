@@ -145,7 +145,8 @@ ATTNDEF int attn_get_threads(void);
 
 typedef enum attn_status {
     ATTN_OK = 0,
-    ATTN_ERR_ARG,      /* a NULL pointer, an unknown enum value, a value out of its range */
+    ATTN_ERR_ARG,      /* a NULL pointer, an unknown enum value, a value out of its range, a workspace or
+                          buffer of the caller's smaller than its size query asks */
     ATTN_ERR_SHAPE,    /* a dimension < 1, or shapes that do not fit together */
     ATTN_ERR_OVERFLOW, /* sizes whose product does not fit in memory addresses */
     ATTN_ERR_NOMEM,    /* an allocation failed, or an arena is full */
@@ -756,7 +757,10 @@ typedef struct attn_cisformer {
     attn_params p;
 } attn_cisformer;
 
-/* The parameter count of a configuration; 0 if it is invalid. */
+/* The paper's model (N16T2's alphabet, a window of 32): d 16, ncon 32, softmax, scale 1, the FFN bias
+   vector, PyTorch's uniform initialisation. Change what differs. */
+ATTNDEF attn_cisformer_config attn_cisformer_config_default(void);
+/* The parameter count of a configuration; 0 (and the error set) if it is invalid. */
 ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg);
 /* Allocates the parameters and draws them: matrices as cfg->init_uniform says, biases 0, gains 1. */
 ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng);
@@ -855,7 +859,12 @@ typedef struct attn_transformer {
     short at[ATTN_MAX_LAYERS + 1][ATTN__TF_MAX_SLOTS];
 } attn_transformer;
 
-/* The parameter count of a configuration; 0 if it is invalid. */
+/* A small byte-level causal language model, valid as it is: vocab = out = 256, d 128, 4 layers of
+   4 heads of 32, MLP 512, max_T 256, learned positions, LayerNorm (eps 1e-5), GELU (tanh form),
+   biases, N(0, 1/fan_in) matrices, softmax in every layer, every position read out. Change what
+   differs (a zeroed configuration is not valid: eps 0 is refused). */
+ATTNDEF attn_transformer_config attn_transformer_config_default(void);
+/* The parameter count of a configuration; 0 (and the error set) if it is invalid. */
 ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg);
 /* Allocates and draws the parameters: matrices (Win too) as cfg->init says, E and P N(0, 1), T5
    tables N(0, 1 / max_T) (flax's embedding default), biases 0, gains 1, differential lambda
@@ -928,7 +937,11 @@ typedef struct attn_seq2seq {
     uint64_t seed;    /* the dropout masks' seed (change it every step) */
 } attn_seq2seq;
 
-/* The parameter count of a configuration; 0 if it is invalid. */
+/* The thesis' model on the digit task: the digit vocabulary (pad ATTN_DIGITS_PAD), d 128, 8 heads of
+   16, FFN 512, one layer a side, max 16 tokens a side, softmax, eps 1e-6 outside the root, dropout
+   0.1, uniform initialisation. Change what differs. */
+ATTNDEF attn_seq2seq_config attn_seq2seq_config_default(void);
+/* The parameter count of a configuration; 0 (and the error set) if it is invalid. */
 ATTNDEF size_t attn_seq2seq_param_count(const attn_seq2seq_config *cfg);
 /* Allocates and draws the parameters (matrices as cfg->init says, biases 0, gains 1). */
 ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng);
@@ -1678,7 +1691,7 @@ ATTNDEF attn_status attn_params_init_in(attn_params *p, const attn_param_desc *d
                 return attn__fail(ATTN_ERR_SHAPE, "attn_params_init: tensor %d (%s) has an invalid shape or decay flag", i, desc[i].name ? desc[i].name : "?");
         return attn__fail(ATTN_ERR_OVERFLOW, "attn_params_init: parameters overflow size_t");
     }
-    if (bytes < need) return attn__fail(ATTN_ERR_NOMEM, "attn_params_init: block of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
+    if (bytes < need) return attn__fail(ATTN_ERR_ARG, "attn_params_init: block of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
     b = (unsigned char *)mem + (size_t)(-(uintptr_t)mem & (ATTN_ALIGN - 1));
     memset(p, 0, sizeof *p);
     p->count = count;
@@ -3449,7 +3462,7 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
             if (d->dilation[h] < 1) return attn__fail(ATTN_ERR_ARG, "%s: dilation[%d] = %d must be >= 1", fn, h, d->dilation[h]);
     }
     if (work_bytes < attn_attention_workspace(d))
-        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_attention_workspace() asks for %lu", fn, (unsigned long)work_bytes, (unsigned long)attn_attention_workspace(d));
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_attention_workspace() asks for %lu", fn, (unsigned long)work_bytes, (unsigned long)attn_attention_workspace(d));
     return ATTN_OK;
 }
 
@@ -4970,7 +4983,7 @@ static attn_status attn__linformer_check(const char *fn, const attn_attention_de
     attn__linformer_desc(d, kproj, &c);
     ATTN__TRY(attn__attention_check(fn, &c, (size_t)-1));
     if (work_bytes < attn_linformer_work_bytes(d, kproj))
-        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_linformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_linformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
                           (unsigned long)attn_linformer_work_bytes(d, kproj));
     return ATTN_OK;
 }
@@ -5161,7 +5174,7 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
     attn__layer_desc(L, B, Tq, Tk, &d);
     ATTN__TRY(attn__attention_check(fn, &d, (size_t)-1));
     if (work_bytes < attn_layer_work_bytes(L, B, Tq, Tk))
-        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_layer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_layer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
                           (unsigned long)attn_layer_work_bytes(L, B, Tq, Tk));
     return ATTN_OK;
 }
@@ -5341,6 +5354,14 @@ static void attn__cis_descs(const attn_cisformer_config *c, attn_param_desc *p)
     if (c->vec == ATTN_CIS_LN_GAINS) { p[5].name = "g"; p[5].shape[1] = 2; }
 }
 
+ATTNDEF attn_cisformer_config attn_cisformer_config_default(void)
+{
+    attn_cisformer_config c;
+    memset(&c, 0, sizeof c);
+    c.d = 16; c.ncon = 32; c.kind = ATTN_SOFTMAX; c.scale = 1; c.vec = ATTN_CIS_FFN_BIAS; c.init_uniform = 1;
+    return c;
+}
+
 ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg)
 {
     size_t d, n;
@@ -5450,7 +5471,7 @@ static attn_status attn__cis_args(const char *fn, const attn_cisformer *m, const
     ATTN__TRY(attn__cis_check(fn, &m->cfg));
     if (nb < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: nb = %d must be >= 1", fn, nb);
     if (work_bytes < attn_cisformer_work_bytes(m, nb))
-        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_cisformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_cisformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
                           (unsigned long)attn_cisformer_work_bytes(m, nb));
     return ATTN_OK;
 }
@@ -5756,6 +5777,18 @@ static int attn__tf_layout(const char *fn, const attn_transformer_config *c, att
     return n;
 }
 
+ATTNDEF attn_transformer_config attn_transformer_config_default(void)
+{
+    attn_transformer_config c;
+    int l;
+    memset(&c, 0, sizeof c);
+    c.vocab = c.out = 256; c.d = 128; c.layers = 4; c.heads = 4; c.dk = c.dv = 32; c.mlp = 512; c.max_T = 256; c.causal = 1;
+    c.pos = ATTN_POS_LEARNED; c.norm = ATTN_NORM_LAYER; c.eps = (attn_float)1e-5; c.act = ATTN_ACT_GELU_TANH; c.bias = 1;
+    c.init = ATTN_INIT_NORMAL;
+    for (l = 0; l < ATTN_MAX_LAYERS; l++) c.kinds[l] = ATTN_SOFTMAX;
+    return c;
+}
+
 ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg)
 {
     attn_param_desc p[ATTN__TF_MAX_DESCS];
@@ -5993,7 +6026,7 @@ static attn_status attn__tf_args(const char *fn, const attn_transformer *m, cons
     if (B < 1 || T < 1 || T > m->cfg.max_T || attn__tf_rows(m, T) > T)
         return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1 and T = %d in max(1, readout %d) .. max_T %d", fn, B, T, m->cfg.readout, m->cfg.max_T);
     if (work_bytes < attn_transformer_work_bytes(m, B, T))
-        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_transformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
                           (unsigned long)attn_transformer_work_bytes(m, B, T));
     return ATTN_OK;
 }
@@ -6197,7 +6230,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
     if (layer < 0 || layer >= m->cfg.layers || B < 1 || T < 1 || T > m->cfg.max_T)
         return attn__fail(ATTN_ERR_SHAPE, "%s: layer %d of %d, B = %d, T = %d (max_T %d)", __func__, layer, m->cfg.layers, B, T, m->cfg.max_T);
     if (work_bytes < attn_transformer_weights_work_bytes(m, B, T))
-        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_transformer_weights_work_bytes() asks for %lu", __func__,
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_weights_work_bytes() asks for %lu", __func__,
                           (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
     attn__tf_cache_map(m, layer, B, T, (attn_float *)cache, &c);
     attn__tf_layer(m, layer, c.bias, &L);
@@ -6324,6 +6357,16 @@ static size_t attn__s2s_block(const char *fn, const attn_seq2seq_config *cfg, si
     if (!attn__params_layout(p, n, floats)) total = 0, attn__fail(ATTN_ERR_OVERFLOW, "%s: the parameter block overflows size_t", fn);
     ATTN_FREE(p);
     return total;
+}
+
+ATTNDEF attn_seq2seq_config attn_seq2seq_config_default(void)
+{
+    attn_seq2seq_config c;
+    memset(&c, 0, sizeof c);
+    c.src_vocab = c.tgt_vocab = ATTN_DIGITS_VOCAB; c.pad = ATTN_DIGITS_PAD; c.d = 128; c.heads = 8; c.dk = c.dv = 16; c.mlp = 512;
+    c.enc_layers = c.dec_layers = 1; c.max_src = c.max_tgt = 16; c.kind = ATTN_SOFTMAX; c.eps = (attn_float)1e-6;
+    c.ln_eps = ATTN_LN_EPS_OUTSIDE; c.dropout = (attn_float)0.1; c.init = ATTN_INIT_UNIFORM;
+    return c;
 }
 
 ATTNDEF size_t attn_seq2seq_param_count(const attn_seq2seq_config *cfg)
@@ -6494,7 +6537,7 @@ static attn_status attn__s2s_args(const char *fn, const attn_seq2seq *m, const a
     for (i = 0; i < (size_t)B * Tt; i++)
         if (tgt[i] < 0 || tgt[i] >= m->cfg.tgt_vocab) return attn__fail(ATTN_ERR_ARG, "%s: tgt[%lu] = %d is not in 0 .. %d", fn, (unsigned long)i, tgt[i], m->cfg.tgt_vocab - 1);
     if (work_bytes < attn_seq2seq_work_bytes(m, B, Ts, Tt))
-        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
                           (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
     return ATTN_OK;
 }
@@ -6699,7 +6742,7 @@ ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weig
     if (B < 1 || Ts < 1 || Ts > m->cfg.max_src || Tt < 1 || Tt > m->cfg.max_tgt)
         return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, Ts = %d (max %d), Tt = %d (max %d)", __func__, B, Ts, m->cfg.max_src, Tt, m->cfg.max_tgt);
     if (work_bytes < attn_seq2seq_work_bytes(m, B, Ts, Tt))
-        return attn__fail(ATTN_ERR_NOMEM, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", __func__, (unsigned long)work_bytes,
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", __func__, (unsigned long)work_bytes,
                           (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
     attn__s2s_map(m, sub, B, Ts, Tt, cache, &c);
     attn__s2s_shape(&m->cfg, sub, Ts, Tt, &Tq, &Tk);
@@ -7440,7 +7483,7 @@ ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *m
         return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: nconfig = %d must be in 0 .. %d (with config)", nconfig, ATTN_CKPT_MAX_CONFIG);
     if (strlen(model) > 16) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: model name '%s' is longer than 16 characters", model);
     if (!need) return attn__fail(ATTN_ERR_OVERFLOW, "attn_checkpoint_write: %lu floats overflow", (unsigned long)count);
-    if (bytes < need) return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_write: buffer of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
+    if (bytes < need) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: buffer of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
     memcpy(p, "ATTNCKPT", 8);
     attn__put_le(p + 8, ATTN_CKPT_VERSION, 4);
     memset(p + 12, 0, 16);

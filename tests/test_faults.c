@@ -31,6 +31,14 @@ static void test_config_words(void)
     attn_rng r;
     size_t base = attn_transformer_param_count(&c), n;
     int flags[3] = {2, 17, -1}, i;
+    {   /* the defaults are valid models as they are */
+        attn_cisformer_config cd = attn_cisformer_config_default();
+        attn_transformer_config td = attn_transformer_config_default();
+        attn_seq2seq_config sd = attn_seq2seq_config_default();
+        CHECK(attn_cisformer_param_count(&cd) == 32 * (12 * 256 + 16) + 16, "the cisformer's default: %s", attn_last_error());
+        CHECK(attn_transformer_param_count(&td) > 0, "the transformer's default: %s", attn_last_error());
+        CHECK(attn_seq2seq_param_count(&sd) > 0, "the encoder-decoder's default: %s", attn_last_error());
+    }
     /* a "nonzero" flag is a flag, whatever its value: never an array dimension */
     for (i = 0; i < 3; i++) {
         c.bias = flags[i];

@@ -287,7 +287,7 @@ static void test_cisformer_bad_input(void)
     tok[2] = 3;
     CHECK(attn_cisformer_forward(&m, y, cache, tok, 4, 1, work, wb) == ATTN_ERR_ARG && y[0] == 7, "a token out of range refused, nothing written");
     tok[2] = 2;
-    CHECK(attn_cisformer_forward(&m, y, cache, tok, 4, 1, work, wb - 1) == ATTN_ERR_NOMEM && y[0] == 7, "a short workspace refused");
+    CHECK(attn_cisformer_forward(&m, y, cache, tok, 4, 1, work, wb - 1) == ATTN_ERR_ARG && y[0] == 7, "a short workspace refused");
     CHECK(attn_cisformer_forward(&m, y, cache, tok, 0, 1, work, wb) == ATTN_ERR_SHAPE, "stride 0 refused");
     CHECK(attn_cisformer_forward(&m, y, cache, tok, 4, 1, work, wb) == ATTN_OK, "a valid call: %s", attn_last_error());
     free(cache); free(work);
@@ -329,7 +329,7 @@ static void test_checkpoints(void)
     for (i = 0, bad = 0; i < n; i++) bad += attn_checkpoint_read(&h, got, 5, rec, i) != ATTN_ERR_FORMAT;
     CHECK(bad == 0 && memcmp(got, keep, sizeof keep) == 0, "%d truncations were not refused", bad);
     CHECK(attn_checkpoint_read(&h, got, 4, rec, n) == ATTN_ERR_SHAPE && !memcmp(got, keep, sizeof keep), "a destination of the wrong size refused");
-    CHECK(attn_checkpoint_write(rec, n - 1, "toy", cfgw, 2, vals, 5) == ATTN_ERR_NOMEM, "a short buffer refused");
+    CHECK(attn_checkpoint_write(rec, n - 1, "toy", cfgw, 2, vals, 5) == ATTN_ERR_ARG, "a short buffer refused");
     CHECK(attn_checkpoint_write(rec, n, "a-name-of-17-chrs", cfgw, 2, vals, 5) == ATTN_ERR_ARG, "a long model name refused");
     { /* a float64 record (as a double build writes it) reads into this build, rounded */
         static const unsigned char hdr[12] = {'A', 'T', 'T', 'N', 'C', 'K', 'P', 'T', 1, 0, 0, 0};
@@ -711,7 +711,7 @@ static void test_transformer_bad_input(void)
     CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 7, work, wb) == ATTN_ERR_SHAPE, "T > max_T refused");
     CHECK(attn_transformer_forward(&m, y, cache, NULL, cache, 1, 6, work, wb) == ATTN_ERR_ARG, "dense inputs to a token model refused");
     CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 2, work, wb) == ATTN_ERR_SHAPE, "T < readout refused");
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb - 1) == ATTN_ERR_NOMEM, "a short workspace refused");
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb - 1) == ATTN_ERR_ARG, "a short workspace refused");
     for (i = 0; i < 24 && y[i] == -7; i++) {}
     CHECK(i == 24, "refused calls leave y as it was");
     CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
@@ -906,7 +906,7 @@ static void test_transformer_weights(void)
             }
         CHECK(!bad && worst < 1e-3, "transformer %s weights: %d entries above the diagonal, worst deviation %.3g", k ? "HYLA" : "softmax", bad, worst);
         CHECK(attn_transformer_weights(&m, w, cache, B, T, 2, ww, wwb) == ATTN_ERR_SHAPE, "layer 2 of 2 refused");
-        CHECK(attn_transformer_weights(&m, w, cache, B, T, 0, ww, wwb - 1) == ATTN_ERR_NOMEM, "a short workspace refused");
+        CHECK(attn_transformer_weights(&m, w, cache, B, T, 0, ww, wwb - 1) == ATTN_ERR_ARG, "a short workspace refused");
         free(y); free(cache); free(work); free(ww); free(w);
         attn_transformer_free(&m);
     }

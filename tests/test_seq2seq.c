@@ -351,7 +351,7 @@ static void test_seq2seq_checkpoint_and_errors(void)
     CHECK(attn_seq2seq_decode(&c.m, out, NULL, bad, 1, 5, 1, 2, 4, 1, 0) == ATTN_ERR_ARG, "a source token outside the vocabulary refused");
     CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, bad, c.tgt, 1, 5, 4, c.work, c.wb) == ATTN_ERR_ARG, "forward refuses it too");
     CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, c.src, c.tgt, 1, 7, 4, c.work, c.wb) == ATTN_ERR_SHAPE, "Ts beyond max_src refused");
-    CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, c.src, c.tgt, 1, 5, 4, c.work, c.wb - 1) == ATTN_ERR_NOMEM, "too little work refused");
+    CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, c.src, c.tgt, 1, 5, 4, c.work, c.wb - 1) == ATTN_ERR_ARG, "too little work refused");
     s2s_teardown(&c);
 }
 
