@@ -24,11 +24,13 @@
            attn_params p;              // one block of values, a mirror block of gradients
            attn_rng rng;
            float x[2 * 4] = {1, 2, 3, 4, -1, 0, 1, 0}, target[2 * 3] = {1, 0, -1, 0, 1, 0};
-           float y[2 * 3], dy[2 * 3], loss, vel[64];
+           float y[2 * 3], dy[2 * 3], loss;
+           attn_optim opt;             // SGD with momentum, its state sized from p
            int step;
            if (attn_params_init(&p, desc, 2) != ATTN_OK) { puts(attn_last_error()); return 1; }
            attn_rng_seed(&rng, 42, 0);
            attn_params_init_normal(&p, &rng, 0.0f, 0.5f);
+           if (attn_optim_sgd(&opt, &p, 0.9) != ATTN_OK) { puts(attn_last_error()); return 1; }
            for (step = 0; step < 100; step++) {
                attn_linear_forward(y, x, p.value[0].data, p.value[1].data, 2, 4, 3);  // y = x W^T + b
                attn_mse_forward(&loss, y, target, 6, ATTN_REDUCE_MEAN);
@@ -36,9 +38,10 @@
                attn_mse_backward(dy, y, target, 6, ATTN_REDUCE_MEAN, 1.0f);
                attn_params_zero_grad(&p);
                attn_linear_backward(NULL, p.grad[0].data, p.grad[1].data, dy, x, p.value[0].data, 2, 4, 3);
-               attn_sgd_step(&p, vel, 0.005f, 0.9f, step);  // PyTorch-style momentum
+               attn_optim_step(&opt, &p, 0.005);          // PyTorch-style momentum
                if (step % 20 == 0) printf("step %2d  loss %.5f\n", step, loss);
            }
+           attn_optim_free(&opt);
            attn_params_free(&p);
            return loss < 1e-3f ? 0 : 1;
        }
@@ -992,6 +995,26 @@ ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_flo
    (nothing written) unless t >= 1, lr, wd >= 0, beta1, beta2 in [0, 1) and eps > 0, all finite. */
 ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
                                     attn_float beta1, attn_float beta2, attn_float eps, attn_float wd);
+/* An optimizer with its state, sized from the parameters it steps: attn_optim_sgd (PyTorch momentum)
+   or attn_optim_adamw (optax; weight decay on the tensors p->decay marks, 0: Adam) allocate it
+   (ATTN_MALLOC; attn_optim_free releases it); attn_optim_step takes one step of rate lr with the
+   gradients in p->gdata. One step convention for both: o->step counts the steps taken (0 before the
+   first), so SGD's first step is its velocity's first and AdamW's bias correction uses step + 1.
+   Bad hyper-parameters are ATTN_ERR_ARG, with nothing written. */
+typedef enum attn_optim_kind { ATTN_OPTIM_SGD = 0, ATTN_OPTIM_ADAMW } attn_optim_kind;
+typedef struct attn_optim {
+    attn_optim_kind kind;
+    double momentum;                        /* SGD */
+    double beta1, beta2, eps, weight_decay; /* AdamW */
+    long step;                              /* steps taken */
+    size_t total;                           /* the parameter block's floats it was made for */
+    attn_float *m, *v;                      /* SGD: m is the velocity; AdamW: the two moments */
+} attn_optim;
+ATTNDEF attn_status attn_optim_sgd(attn_optim *o, const attn_params *p, double momentum);
+ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2, double eps,
+                                     double weight_decay);
+ATTNDEF attn_status attn_optim_step(attn_optim *o, attn_params *p, double lr);
+ATTNDEF void attn_optim_free(attn_optim *o);
 /* Global L2 norm of all gradients; if it exceeds max_norm, scales them by max_norm / (norm + 1e-6)
    (PyTorch clip_grad_norm_). Returns the norm before clipping; -1 (error set, nothing scaled) when p
    is NULL or max_norm is not finite and > 0. */
@@ -6877,6 +6900,61 @@ ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v
         }
     }
     return ATTN_OK;
+}
+
+/* Allocates the state of an optimizer for p (two blocks for AdamW, one for SGD), zeroed. */
+static attn_status attn__optim_make(const char *fn, attn_optim *o, const attn_params *p, attn_optim_kind kind)
+{
+    size_t n = p->total * (kind == ATTN_OPTIM_ADAMW ? 2 : 1);
+    attn_float *m;
+    if (!p->total || n > (size_t)-1 / sizeof(attn_float)) return attn__fail(ATTN_ERR_ARG, "%s: the parameters have no block", fn);
+    if (!(m = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * n))) return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu floats", fn, (unsigned long)n);
+    memset(m, 0, sizeof(attn_float) * n);
+    memset(o, 0, sizeof *o);
+    o->kind = kind; o->total = p->total; o->m = m; o->v = kind == ATTN_OPTIM_ADAMW ? m + p->total : NULL;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_optim_sgd(attn_optim *o, const attn_params *p, double momentum)
+{
+    ATTN__NEED(o); ATTN__NEED(p);
+    if (!attn__in_range(momentum, 0, HUGE_VAL, 0)) return attn__fail(ATTN_ERR_ARG, "attn_optim_sgd: momentum = %g must be finite and >= 0", momentum);
+    ATTN__TRY(attn__optim_make(__func__, o, p, ATTN_OPTIM_SGD));
+    o->momentum = momentum;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2, double eps,
+                                     double weight_decay)
+{
+    ATTN__NEED(o); ATTN__NEED(p);
+    if (!attn__in_range(beta1, 0, 1, 1) || !attn__in_range(beta2, 0, 1, 1) || !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0) ||
+        !attn__in_range(weight_decay, 0, HUGE_VAL, 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_optim_adamw: beta1 = %g and beta2 = %g must be in [0, 1), eps = %g finite and > 0, "
+                          "weight_decay = %g finite and >= 0", beta1, beta2, eps, weight_decay);
+    ATTN__TRY(attn__optim_make(__func__, o, p, ATTN_OPTIM_ADAMW));
+    o->beta1 = beta1; o->beta2 = beta2; o->eps = eps; o->weight_decay = weight_decay;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_optim_step(attn_optim *o, attn_params *p, double lr)
+{
+    ATTN__NEED(o); ATTN__NEED(p); ATTN__NEED(o->m);
+    if (p->total != o->total)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_optim_step: the optimizer was made for %lu floats, the parameters have %lu", (unsigned long)o->total,
+                          (unsigned long)p->total);
+    ATTN__TRY(o->kind == ATTN_OPTIM_SGD ? attn_sgd_step(p, o->m, (attn_float)lr, (attn_float)o->momentum, o->step)
+                                        : attn_adamw_step(p, o->m, o->v, o->step + 1, (attn_float)lr, (attn_float)o->beta1, (attn_float)o->beta2,
+                                                          (attn_float)o->eps, (attn_float)o->weight_decay));
+    o->step++;
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_optim_free(attn_optim *o)
+{
+    if (!o) return;
+    ATTN_FREE(o->m);
+    memset(o, 0, sizeof *o);
 }
 
 ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)

@@ -97,8 +97,53 @@ static void test_schedules(void)
     CHECK(CLOSE(attn_schedule_lr(&s, 2), 1.25), "warmup from init 0.5 to peak 2: %g at t = 2", attn_schedule_lr(&s, 2));
 }
 
+/* attn_optim: the same steps as the bare functions, one step count for both, refusals. */
+static void test_optim_struct(void)
+{
+    attn_param_desc desc[2] = {{"W", 2, {3, 5}, -1}, {"b", 1, {3}, -1}};
+    attn_params a, b;
+    attn_optim o, bad;
+    attn_float *m, *v;
+    attn_rng r;
+    int kind, t;
+    size_t i;
+    for (kind = 0; kind < 2; kind++) {
+        attn_params_init(&a, desc, 2);
+        attn_params_init(&b, desc, 2);
+        attn_rng_seed(&r, 4, 4);
+        attn_params_init_normal(&a, &r, 0, 1);
+        memcpy(b.data, a.data, sizeof(attn_float) * a.total);
+        m = (attn_float *)calloc(a.total, sizeof *m); v = (attn_float *)calloc(a.total, sizeof *v);
+        CHECK((kind ? attn_optim_adamw(&o, &a, 0.9, 0.99, 1e-8, 0.1) : attn_optim_sgd(&o, &a, 0.9)) == ATTN_OK, "make");
+        for (t = 0; t < 5; t++) {
+            for (i = 0; i < a.total; i++) a.gdata[i] = b.gdata[i] = (attn_float)attn_rng_normal(&r, 0, 1);
+            attn_optim_step(&o, &a, 0.01);
+            if (kind) attn_adamw_step(&b, m, v, t + 1, (attn_float)0.01, (attn_float)0.9, (attn_float)0.99, (attn_float)1e-8, (attn_float)0.1);
+            else attn_sgd_step(&b, m, (attn_float)0.01, (attn_float)0.9, t);
+        }
+        CHECK(o.step == 5 && memcmp(a.data, b.data, sizeof(attn_float) * a.total) == 0, "%s: attn_optim equals the bare steps",
+              kind ? "AdamW" : "SGD");
+        attn_optim_free(&o);
+        free(m); free(v);
+        attn_params_free(&b);
+        attn_params_free(&a);
+    }
+    attn_params_init(&a, desc, 2);
+    attn_params_init(&b, desc + 1, 1);
+    memset(&bad, 0x5A, sizeof bad);
+    CHECK(attn_optim_adamw(&bad, &a, 1, 0.99, 1e-8, 0) == ATTN_ERR_ARG, "beta1 = 1 refused");
+    CHECK(attn_optim_sgd(&bad, &a, -1) == ATTN_ERR_ARG, "momentum -1 refused");
+    CHECK(attn_optim_sgd(&o, &a, 0.9) == ATTN_OK && attn_optim_step(&o, &b, 0.1) == ATTN_ERR_SHAPE && o.step == 0,
+          "a step on other parameters refused");
+    CHECK(attn_optim_step(&o, &a, NAN) == ATTN_ERR_ARG && o.step == 0, "a NaN rate refused, no step counted");
+    attn_optim_free(&o);
+    attn_params_free(&b);
+    attn_params_free(&a);
+}
+
 void test_optim(void)
 {
+    test_optim_struct();
     test_sgd();
     test_adamw();
     test_clip();
