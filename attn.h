@@ -1516,6 +1516,14 @@ static int attn__count3(size_t *out, size_t a, size_t b, size_t c)
     do { if (!attn__count3(&(var), (size_t)(a), (size_t)(b), (size_t)(c))) \
         return attn__fail(ATTN_ERR_OVERFLOW, "%s: %ld x %ld x %ld elements overflow size_t", __func__, (long)(a), (long)(b), (long)(c)); } while (0)
 
+/* A size query's arguments: a model, B >= 1 sequences, 1 <= T <= max_T (0, error set, if not). */
+static int attn__sizes_ok(const char *fn, const void *m, int B, int T, int max_T)
+{
+    if (!m) return attn__fail(ATTN_ERR_ARG, "%s: the model is NULL", fn), 0;
+    if (B < 1 || T < 1 || T > max_T) return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d must be >= 1 and T = %d in 1 .. %d", fn, B, T, max_T), 0;
+    return 1;
+}
+
 ATTNDEF void attn_rng_seed(attn_rng *r, uint64_t seed, uint64_t stream)
 {
     r->state = 0;
@@ -3484,7 +3492,7 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
         for (h = 0; h < d->H; h++)
             if (d->dilation[h] < 1) return attn__fail(ATTN_ERR_ARG, "%s: dilation[%d] = %d must be >= 1", fn, h, d->dilation[h]);
     }
-    if (work_bytes < attn_attention_workspace(d))
+    if (work_bytes != (size_t)-1 && work_bytes < attn_attention_workspace(d)) /* (size_t)-1: the descriptor alone */
         return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_attention_workspace() asks for %lu", fn, (unsigned long)work_bytes, (unsigned long)attn_attention_workspace(d));
     return ATTN_OK;
 }
@@ -4835,8 +4843,8 @@ ATTNDEF attn_float attn_diff_lambda_init(int layer) { return (attn_float)(0.8 - 
 
 ATTNDEF size_t attn_attention_stats_floats(const attn_attention_desc *d)
 {
-    if (!d) return 0;
-    return (size_t)d->B * d->H * d->Tq * (attn_kind_get(d->kind) && (attn_kind_get(d->kind)->flags & ATTN_KF_SUBHEADS) ? 2 * (size_t)d->dv + 3 : 1);
+    if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK) return 0;
+    return (size_t)d->B * d->H * d->Tq * (attn__row(d)->flags & ATTN_KF_SUBHEADS ? 2 * (size_t)d->dv + 3 : 1);
 }
 
 /* The bytes of the dropout multipliers the dispatcher computes (0 when it does not). */
@@ -4866,8 +4874,8 @@ static void attn__dmask_fill(const attn_attention_desc *d, attn_attention_desc *
 
 ATTNDEF size_t attn_attention_workspace(const attn_attention_desc *d)
 {
-    const attn_kind_info *k = d ? attn_kind_get(d->kind) : NULL;
-    return k ? k->workspace(d) + attn__dmask_bytes(d) : 0;
+    if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK) return 0;
+    return attn__row(d)->workspace(d) + attn__dmask_bytes(d);
 }
 
 ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_float *O,
@@ -5462,7 +5470,7 @@ static size_t attn__cis_cache_map(const attn_cisformer *m, int nb, attn_float *b
 
 ATTNDEF size_t attn_cisformer_cache_floats(const attn_cisformer *m, int nb)
 {
-    return m && nb > 0 ? attn__cis_cache_map(m, nb, NULL, NULL) : 0;
+    return attn__sizes_ok(__func__, m, nb, 1, 1) ? attn__cis_cache_map(m, nb, NULL, NULL) : 0;
 }
 
 /* The fused backward's gradient scratch: one matrix block (the larger of a position's, 4 d^2, and
@@ -5481,7 +5489,7 @@ static size_t attn__cis_scratch_floats(const attn_cisformer *m)
 ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb)
 {
     attn_attention_desc a;
-    if (!m || nb < 1) return 0;
+    if (!attn__sizes_ok(__func__, m, nb, 1, 1)) return 0;
     attn__cis_desc(m, nb, &a);
     return attn_attention_workspace(&a) + ATTN_ALIGN + sizeof(attn_float) * (11 * (size_t)nb * m->cfg.ncon * m->cfg.d + attn__cis_scratch_floats(m));
 }
@@ -5961,7 +5969,7 @@ ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, i
 {
     size_t n = 0, R, Tq;
     int l;
-    if (!m || B < 1 || T < 1) return 0;
+    if (!attn__sizes_ok(__func__, m, B, T, m ? m->cfg.max_T : 0)) return 0;
     for (l = 0; l < m->cfg.layers; l++) n += attn__tf_lcache_map(m, l, B, T, NULL, NULL);
     R = (size_t)B * attn__tf_rows(m, T); Tq = (size_t)B * attn__tf_q(m, m->cfg.layers - 1, T);
     return n + (Tq + (Tq == R ? 0 : R) + R) * m->cfg.d + 2 * R;
@@ -5992,7 +6000,7 @@ static size_t attn__tf_work_floats(const attn_transformer *m, int B, int T)
 
 ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int T)
 {
-    if (!m || B < 1 || T < 1) return 0;
+    if (!attn__sizes_ok(__func__, m, B, T, m ? m->cfg.max_T : 0)) return 0;
     return attn__tf_layer_work(m, B, T) + ATTN_ALIGN + sizeof(attn_float) * attn__tf_work_floats(m, B, T) +
            (m->cfg.doc_mask ? sizeof(int) * B * T : 0);
 }
@@ -6233,7 +6241,7 @@ ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, in
     attn_layer L;
     size_t w = 0, full;
     int l;
-    if (!m || B < 1 || T < 1) return 0;
+    if (!attn__sizes_ok(__func__, m, B, T, m ? m->cfg.max_T : 0)) return 0;
     for (l = 0; l < m->cfg.layers; l++) {
         attn__tf_layer(m, l, m->p.data, &L);
         full = attn__tf_q(m, l, T) < T ? ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T) : 0;
@@ -6501,7 +6509,7 @@ ATTNDEF size_t attn_seq2seq_cache_floats(const attn_seq2seq *m, int B, int Ts, i
 {
     size_t n, Nd;
     int s;
-    if (!m || B < 1 || Ts < 1 || Tt < 1) return 0;
+    if (!attn__sizes_ok(__func__, m, B, Ts, m ? m->cfg.max_src : 0) || !attn__sizes_ok(__func__, m, B, Tt, m->cfg.max_tgt)) return 0;
     Nd = (size_t)B * Tt * m->cfg.d;
     n = attn__s2s_enc_floats(m, B, Ts) + attn__bytes_floats(Nd) + Nd;
     for (s = 2 * m->cfg.enc_layers; s < attn__s2s_subs(&m->cfg); s++) n += attn__s2s_sub_floats(m, s, B, Ts, Tt);
@@ -6542,7 +6550,7 @@ static size_t attn__s2s_work_map(const attn_seq2seq *m, int B, int Ts, int Tt, v
 
 ATTNDEF size_t attn_seq2seq_work_bytes(const attn_seq2seq *m, int B, int Ts, int Tt)
 {
-    if (!m || B < 1 || Ts < 1 || Tt < 1) return 0;
+    if (!attn__sizes_ok(__func__, m, B, Ts, m ? m->cfg.max_src : 0) || !attn__sizes_ok(__func__, m, B, Tt, m->cfg.max_tgt)) return 0;
     return attn__s2s_work_map(m, B, Ts, Tt, NULL, NULL);
 }
 

@@ -276,6 +276,22 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     BAD(attn_seq2seq_decode(s2s, I(0), F(1), ids, 1, 4, 99, 2, 5, 2, 0));
     BAD(attn_seq2seq_decode(s2s, I(0), F(1), ids, 1, 4, 1, 2, 0, 2, 0));
 
+    /* size queries: 0 and the error set for arguments their calls would refuse */
+    {
+        attn_attention_desc e = d;
+        e.B = 0;
+        ZERO(attn_attention_workspace(&e));
+        ZERO(attn_attention_stats_floats(&e));
+        e = d; e.kind = (attn_kind)99;
+        ZERO(attn_attention_workspace(&e));
+    }
+    ZERO(attn_transformer_cache_floats(tf, 1, tf->cfg.max_T + 1));
+    ZERO(attn_transformer_work_bytes(tf, 0, 4));
+    ZERO(attn_transformer_weights_work_bytes(tf, 1, 0));
+    ZERO(attn_cisformer_cache_floats(cis, 0));
+    ZERO(attn_cisformer_work_bytes(cis, -1));
+    ZERO(attn_seq2seq_cache_floats(s2s, 1, s2s->cfg.max_src + 1, 2));
+    ZERO(attn_seq2seq_work_bytes(s2s, 1, 4, 0));
     /* optimizers */
     BAD(attn_sgd_step(&tf->p, F(0), (attn_float)NAN, 0.9f, 1));
     BAD(attn_sgd_step(&tf->p, F(0), 0.1f, -1, 1));
