@@ -57,10 +57,11 @@
                             kernel, Taylor, differential, RMSHead, HYLA and its ablations, HYLA+),
                             dropout, sparse patterns (Longformer, BigBird), Linformer, the attention
                             layer; tiled forward/backward in O(T d) memory
-       7. models            the expressive-attention paper's cisformer; a pre-norm transformer (the
+       7. optimizers        SGD with momentum, Adam/AdamW (bare steps, or attn_optim with its state),
+                            schedules, global-norm clipping
+       8. models            the expressive-attention paper's cisformer; a pre-norm transformer (the
                             HYLA paper's model, the Cogformer); the thesis' post-LN encoder-decoder
                             with greedy and beam-search decoding
-       8. optimizers        SGD with momentum, Adam/AdamW, schedules, global-norm clipping
        9. tasks             the NT series (NT, NT-S, NT-R, the mixture) and their cycle census; fuzzy
                             logic; SRAVEN; digit strings to reverse or sort
       10. analysis and io   checkpoints (a self-checking record of a model's parameters); SVG line
@@ -723,7 +724,78 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                         int B, int Tq, int Tk, void *work, size_t work_bytes);
 
 /* ============================================================================================== */
-/* 7. models                                                                                       */
+/* 7. optimizers                                                                                   */
+/* ============================================================================================== */
+
+/* SGD with momentum, PyTorch semantics (no dampening, no Nesterov):
+   b = g on the first step (step == 0), else b = mu b + g;  theta -= lr b.
+   velocity has p->total floats (any contents before step 0). ATTN_ERR_ARG (nothing written) unless
+   lr and momentum are finite and >= 0 and step >= 0. */
+ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
+                                  long step);
+/* Adam/AdamW, optax semantics; t is the 1-based step count:
+   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  mh = m / (1 - b1^t);  vh = v / (1 - b2^t)
+   theta -= lr (mh / (sqrt(vh) + eps) + wd theta [decay mask])
+   wd = 0 is Adam. m, v have p->total floats, zero before t = 1. The mask is p->decay. ATTN_ERR_ARG
+   (nothing written) unless t >= 1, lr, wd >= 0, beta1, beta2 in [0, 1) and eps > 0, all finite. */
+ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
+                                    attn_float beta1, attn_float beta2, attn_float eps, attn_float wd);
+/* An optimizer with its state, sized from the parameters it steps: attn_optim_sgd (PyTorch momentum)
+   or attn_optim_adamw (optax; weight decay on the tensors p->decay marks, 0: Adam) allocate it
+   (ATTN_MALLOC; attn_optim_free releases it); attn_optim_step takes one step of rate lr with the
+   gradients in p->gdata. One step convention for both: o->step counts the steps taken (0 before the
+   first), so SGD's first step is its velocity's first and AdamW's bias correction uses step + 1.
+   Bad hyper-parameters are ATTN_ERR_ARG, with nothing written. */
+typedef enum attn_optim_kind { ATTN_OPTIM_SGD = 0, ATTN_OPTIM_ADAMW } attn_optim_kind;
+typedef struct attn_optim {
+    attn_optim_kind kind;
+    double momentum;                        /* SGD */
+    double beta1, beta2, eps, weight_decay; /* AdamW */
+    long step;                              /* steps taken */
+    size_t total;                           /* the parameter block's floats it was made for */
+    attn_float *m, *v;                      /* SGD: m is the velocity; AdamW: the two moments */
+} attn_optim;
+ATTNDEF attn_status attn_optim_sgd(attn_optim *o, const attn_params *p, double momentum);
+ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2, double eps,
+                                     double weight_decay);
+ATTNDEF attn_status attn_optim_step(attn_optim *o, attn_params *p, double lr);
+ATTNDEF void attn_optim_free(attn_optim *o);
+/* Global L2 norm of all gradients; if it exceeds max_norm, scales them by max_norm / (norm + 1e-6)
+   (PyTorch clip_grad_norm_). Returns the norm before clipping; -1 (error set, nothing scaled) when p
+   is NULL or max_norm is not finite and > 0. */
+ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm);
+
+/* Learning-rate schedules; attn_schedule_lr(s, t) is the rate for 0-based step t. */
+typedef enum attn_sched_kind {
+    ATTN_SCHED_CONSTANT = 0, /* lr */
+    ATTN_SCHED_STEP,         /* lr * factor^min(floor(t / every), max_drops) */
+    ATTN_SCHED_WARMUP_COSINE /* optax.warmup_cosine_decay_schedule, see attn_schedule_warmup_cosine */
+} attn_sched_kind;
+
+typedef struct attn_schedule {
+    attn_sched_kind kind;
+    double lr;                /* constant and step: the base rate; warmup-cosine: the peak */
+    double init_lr, end_lr;   /* warmup-cosine: start of the warmup, floor after the decay */
+    long warmup, decay_steps; /* warmup-cosine, in optax's meaning (decay_steps counts the warmup) */
+    long every, max_drops;    /* step */
+    double factor;            /* step */
+} attn_schedule;
+
+ATTNDEF attn_status attn_schedule_constant(attn_schedule *s, double lr);
+ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, double factor,
+                                       long max_drops);
+/* Exactly optax.warmup_cosine_decay_schedule(init, peak, warmup, decay_steps, end):
+     t < W:               init + (peak - init) t / W
+     W <= t:              c = min(t - W, D) with D = decay_steps - W;
+                          end + (peak - end) (1 + cos(pi c / D)) / 2
+   Needs warmup >= 0 and decay_steps > warmup. (The HYLA runs pass decay_steps = S - W, so the
+   cosine reaches its floor W steps before the end S; that quirk is reproduced, not corrected.) */
+ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr, double peak_lr,
+                                                long warmup, long decay_steps, double end_lr);
+ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t);
+
+/* ============================================================================================== */
+/* 8. models                                                                                       */
 /* ============================================================================================== */
 
 /* The expressive-attention paper's cisformer (SPEC 4.1): one bilayer over a window of ncon one-hot
@@ -977,77 +1049,6 @@ ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weig
 ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
                                         int B, int Ts, int bos, int eos, int max_len, int beam,
                                         attn_float alpha);
-
-/* ============================================================================================== */
-/* 8. optimizers                                                                                   */
-/* ============================================================================================== */
-
-/* SGD with momentum, PyTorch semantics (no dampening, no Nesterov):
-   b = g on the first step (step == 0), else b = mu b + g;  theta -= lr b.
-   velocity has p->total floats (any contents before step 0). ATTN_ERR_ARG (nothing written) unless
-   lr and momentum are finite and >= 0 and step >= 0. */
-ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
-                                  long step);
-/* Adam/AdamW, optax semantics; t is the 1-based step count:
-   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  mh = m / (1 - b1^t);  vh = v / (1 - b2^t)
-   theta -= lr (mh / (sqrt(vh) + eps) + wd theta [decay mask])
-   wd = 0 is Adam. m, v have p->total floats, zero before t = 1. The mask is p->decay. ATTN_ERR_ARG
-   (nothing written) unless t >= 1, lr, wd >= 0, beta1, beta2 in [0, 1) and eps > 0, all finite. */
-ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
-                                    attn_float beta1, attn_float beta2, attn_float eps, attn_float wd);
-/* An optimizer with its state, sized from the parameters it steps: attn_optim_sgd (PyTorch momentum)
-   or attn_optim_adamw (optax; weight decay on the tensors p->decay marks, 0: Adam) allocate it
-   (ATTN_MALLOC; attn_optim_free releases it); attn_optim_step takes one step of rate lr with the
-   gradients in p->gdata. One step convention for both: o->step counts the steps taken (0 before the
-   first), so SGD's first step is its velocity's first and AdamW's bias correction uses step + 1.
-   Bad hyper-parameters are ATTN_ERR_ARG, with nothing written. */
-typedef enum attn_optim_kind { ATTN_OPTIM_SGD = 0, ATTN_OPTIM_ADAMW } attn_optim_kind;
-typedef struct attn_optim {
-    attn_optim_kind kind;
-    double momentum;                        /* SGD */
-    double beta1, beta2, eps, weight_decay; /* AdamW */
-    long step;                              /* steps taken */
-    size_t total;                           /* the parameter block's floats it was made for */
-    attn_float *m, *v;                      /* SGD: m is the velocity; AdamW: the two moments */
-} attn_optim;
-ATTNDEF attn_status attn_optim_sgd(attn_optim *o, const attn_params *p, double momentum);
-ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2, double eps,
-                                     double weight_decay);
-ATTNDEF attn_status attn_optim_step(attn_optim *o, attn_params *p, double lr);
-ATTNDEF void attn_optim_free(attn_optim *o);
-/* Global L2 norm of all gradients; if it exceeds max_norm, scales them by max_norm / (norm + 1e-6)
-   (PyTorch clip_grad_norm_). Returns the norm before clipping; -1 (error set, nothing scaled) when p
-   is NULL or max_norm is not finite and > 0. */
-ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm);
-
-/* Learning-rate schedules; attn_schedule_lr(s, t) is the rate for 0-based step t. */
-typedef enum attn_sched_kind {
-    ATTN_SCHED_CONSTANT = 0, /* lr */
-    ATTN_SCHED_STEP,         /* lr * factor^min(floor(t / every), max_drops) */
-    ATTN_SCHED_WARMUP_COSINE /* optax.warmup_cosine_decay_schedule, see attn_schedule_warmup_cosine */
-} attn_sched_kind;
-
-typedef struct attn_schedule {
-    attn_sched_kind kind;
-    double lr;                /* constant and step: the base rate; warmup-cosine: the peak */
-    double init_lr, end_lr;   /* warmup-cosine: start of the warmup, floor after the decay */
-    long warmup, decay_steps; /* warmup-cosine, in optax's meaning (decay_steps counts the warmup) */
-    long every, max_drops;    /* step */
-    double factor;            /* step */
-} attn_schedule;
-
-ATTNDEF attn_status attn_schedule_constant(attn_schedule *s, double lr);
-ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, double factor,
-                                       long max_drops);
-/* Exactly optax.warmup_cosine_decay_schedule(init, peak, warmup, decay_steps, end):
-     t < W:               init + (peak - init) t / W
-     W <= t:              c = min(t - W, D) with D = decay_steps - W;
-                          end + (peak - end) (1 + cos(pi c / D)) / 2
-   Needs warmup >= 0 and decay_steps > warmup. (The HYLA runs pass decay_steps = S - W, so the
-   cosine reaches its floor W steps before the end S; that quirk is reproduced, not corrected.) */
-ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr, double peak_lr,
-                                                long warmup, long decay_steps, double end_lr);
-ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t);
 
 /* ============================================================================================== */
 /* 9. tasks                                                                                        */
@@ -5351,7 +5352,176 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     return attn_linear_backward(dm, g->dWv, g->dbv, b1, m, L->Wv, B * Tk, L->C, H * dv);
 }
 
-/* ---- 7. models -------------------------------------------------------------------------------- */
+/* ---- 7. optimizers ---------------------------------------------------------------------------- */
+
+/* A hyper-parameter that must be finite and in [lo, hi) (hi_open) or [lo, hi]. */
+static int attn__in_range(double x, double lo, double hi, int hi_open)
+{
+    return attn__finite(x) && x >= lo && (hi_open ? x < hi : x <= hi);
+}
+
+ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
+                                  long step)
+{
+    ATTN__NEED(p); ATTN__NEED(velocity);
+    if (!attn__in_range(lr, 0, HUGE_VAL, 0) || !attn__in_range(momentum, 0, HUGE_VAL, 0) || step < 0)
+        return attn__fail(ATTN_ERR_ARG, "attn_sgd_step: lr = %g and momentum = %g must be finite and >= 0, step = %ld >= 0",
+                          (double)lr, (double)momentum, step);
+    attn__sgd_apply(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
+                                    attn_float beta1, attn_float beta2, attn_float eps, attn_float wd)
+{
+    double c1, c2;
+    int k;
+    size_t i;
+    ATTN__NEED(p); ATTN__NEED(m); ATTN__NEED(v);
+    if (t < 1 || !attn__in_range(lr, 0, HUGE_VAL, 0) || !attn__in_range(wd, 0, HUGE_VAL, 0) || !attn__in_range(beta1, 0, 1, 1) ||
+        !attn__in_range(beta2, 0, 1, 1) || !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_adamw_step: t = %ld must be >= 1, lr = %g and wd = %g finite and >= 0, beta1 = %g and "
+                          "beta2 = %g in [0, 1), eps = %g finite and > 0", t, (double)lr, (double)wd, (double)beta1, (double)beta2, (double)eps);
+    c1 = 1 - pow((double)beta1, (double)t); c2 = 1 - pow((double)beta2, (double)t);
+    for (k = 0; k < p->count; k++) {
+        attn_float d = p->decay[k] ? wd : 0;
+        for (i = p->offset[k]; i < p->offset[k + 1]; i++) {
+            attn_float g = p->gdata[i];
+            m[i] = beta1 * m[i] + (1 - beta1) * g;
+            v[i] = beta2 * v[i] + (1 - beta2) * g * g;
+            p->data[i] -= lr * ((attn_float)((m[i] / c1) / (sqrt(v[i] / c2) + eps)) + d * p->data[i]);
+        }
+    }
+    return ATTN_OK;
+}
+
+/* Allocates the state of an optimizer for p (two blocks for AdamW, one for SGD), zeroed. */
+static attn_status attn__optim_make(const char *fn, attn_optim *o, const attn_params *p, attn_optim_kind kind)
+{
+    size_t n = p->total * (kind == ATTN_OPTIM_ADAMW ? 2 : 1);
+    attn_float *m;
+    if (!p->total || n > (size_t)-1 / sizeof(attn_float)) return attn__fail(ATTN_ERR_ARG, "%s: the parameters have no block", fn);
+    if (!(m = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * n))) return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu floats", fn, (unsigned long)n);
+    memset(m, 0, sizeof(attn_float) * n);
+    memset(o, 0, sizeof *o);
+    o->kind = kind; o->total = p->total; o->m = m; o->v = kind == ATTN_OPTIM_ADAMW ? m + p->total : NULL;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_optim_sgd(attn_optim *o, const attn_params *p, double momentum)
+{
+    ATTN__NEED(o); ATTN__NEED(p);
+    if (!attn__in_range(momentum, 0, HUGE_VAL, 0)) return attn__fail(ATTN_ERR_ARG, "attn_optim_sgd: momentum = %g must be finite and >= 0", momentum);
+    ATTN__TRY(attn__optim_make(__func__, o, p, ATTN_OPTIM_SGD));
+    o->momentum = momentum;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2, double eps,
+                                     double weight_decay)
+{
+    ATTN__NEED(o); ATTN__NEED(p);
+    if (!attn__in_range(beta1, 0, 1, 1) || !attn__in_range(beta2, 0, 1, 1) || !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0) ||
+        !attn__in_range(weight_decay, 0, HUGE_VAL, 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_optim_adamw: beta1 = %g and beta2 = %g must be in [0, 1), eps = %g finite and > 0, "
+                          "weight_decay = %g finite and >= 0", beta1, beta2, eps, weight_decay);
+    ATTN__TRY(attn__optim_make(__func__, o, p, ATTN_OPTIM_ADAMW));
+    o->beta1 = beta1; o->beta2 = beta2; o->eps = eps; o->weight_decay = weight_decay;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_optim_step(attn_optim *o, attn_params *p, double lr)
+{
+    ATTN__NEED(o); ATTN__NEED(p); ATTN__NEED(o->m);
+    if (p->total != o->total)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_optim_step: the optimizer was made for %lu floats, the parameters have %lu", (unsigned long)o->total,
+                          (unsigned long)p->total);
+    ATTN__TRY(o->kind == ATTN_OPTIM_SGD ? attn_sgd_step(p, o->m, (attn_float)lr, (attn_float)o->momentum, o->step)
+                                        : attn_adamw_step(p, o->m, o->v, o->step + 1, (attn_float)lr, (attn_float)o->beta1, (attn_float)o->beta2,
+                                                          (attn_float)o->eps, (attn_float)o->weight_decay));
+    o->step++;
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_optim_free(attn_optim *o)
+{
+    if (!o) return;
+    ATTN_FREE(o->m);
+    memset(o, 0, sizeof *o);
+}
+
+ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)
+{
+    double s = 0, norm;
+    size_t i;
+    if (!p || !(max_norm > 0) || !attn__finite(max_norm))
+        return attn__fail(ATTN_ERR_ARG, "attn_clip_grad_norm: p is NULL or max_norm = %g is not finite and > 0", max_norm), -1;
+    for (i = 0; i < p->total; i++) s += (double)p->gdata[i] * p->gdata[i];
+    norm = sqrt(s);
+    if (norm > max_norm) attn_scale(p->total, (attn_float)(max_norm / (norm + 1e-6)), p->gdata);
+    return norm;
+}
+
+ATTNDEF attn_status attn_schedule_constant(attn_schedule *s, double lr)
+{
+    ATTN__NEED(s);
+    if (!attn__in_range(lr, 0, HUGE_VAL, 0)) return attn__fail(ATTN_ERR_ARG, "attn_schedule_constant: lr must be finite and >= 0");
+    memset(s, 0, sizeof *s);
+    s->kind = ATTN_SCHED_CONSTANT;
+    s->lr = lr;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, double factor,
+                                       long max_drops)
+{
+    ATTN__NEED(s);
+    if (every < 1 || !(factor > 0) || !attn__finite(factor) || max_drops < 0)
+        return attn__fail(ATTN_ERR_ARG, "attn_schedule_step: every = %ld must be >= 1, factor finite and > 0, max_drops = %ld >= 0",
+                          every, max_drops);
+    ATTN__TRY(attn_schedule_constant(s, lr));
+    s->kind = ATTN_SCHED_STEP;
+    s->every = every;
+    s->factor = factor;
+    s->max_drops = max_drops;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr, double peak_lr,
+                                                long warmup, long decay_steps, double end_lr)
+{
+    ATTN__NEED(s);
+    if (warmup < 0 || decay_steps <= warmup)
+        return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: need 0 <= warmup (%ld) < decay_steps (%ld)", warmup, decay_steps);
+    if (!attn__in_range(init_lr, 0, HUGE_VAL, 0) || !attn__in_range(end_lr, 0, HUGE_VAL, 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: rates must be finite and >= 0");
+    ATTN__TRY(attn_schedule_constant(s, peak_lr));
+    s->kind = ATTN_SCHED_WARMUP_COSINE;
+    s->init_lr = init_lr;
+    s->end_lr = end_lr;
+    s->warmup = warmup;
+    s->decay_steps = decay_steps;
+    return ATTN_OK;
+}
+
+ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t)
+{
+    if (t < 0) t = 0;
+    switch (s->kind) {
+    case ATTN_SCHED_STEP: return s->lr * pow(s->factor, (double)ATTN__MIN(t / s->every, s->max_drops));
+    case ATTN_SCHED_WARMUP_COSINE:
+        if (t < s->warmup) /* optax linear_schedule(init, peak, W) */
+            return (s->init_lr - s->lr) * (1 - (double)t / s->warmup) + s->lr;
+        else { /* optax cosine_decay_schedule(peak, D, alpha = end / peak) at t - W */
+            double D = (double)(s->decay_steps - s->warmup), c = ATTN__MIN((double)(t - s->warmup), D);
+            double alpha = s->lr == 0 ? 0 : s->end_lr / s->lr;
+            return s->lr * ((1 - alpha) * 0.5 * (1 + cos(3.141592653589793 * c / D)) + alpha);
+        }
+    default: return s->lr;
+    }
+}
+
+/* ---- 8. models -------------------------------------------------------------------------------- */
 
 #define ATTN__CIS_LN_EPS ((attn_float)1e-5) /* both of the cisformer's layer norms (SPEC U5) */
 
@@ -6865,175 +7035,6 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
     }
     ATTN_FREE(mem);
     return st;
-}
-
-/* ---- 8. optimizers ---------------------------------------------------------------------------- */
-
-/* A hyper-parameter that must be finite and in [lo, hi) (hi_open) or [lo, hi]. */
-static int attn__in_range(double x, double lo, double hi, int hi_open)
-{
-    return attn__finite(x) && x >= lo && (hi_open ? x < hi : x <= hi);
-}
-
-ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_float lr, attn_float momentum,
-                                  long step)
-{
-    ATTN__NEED(p); ATTN__NEED(velocity);
-    if (!attn__in_range(lr, 0, HUGE_VAL, 0) || !attn__in_range(momentum, 0, HUGE_VAL, 0) || step < 0)
-        return attn__fail(ATTN_ERR_ARG, "attn_sgd_step: lr = %g and momentum = %g must be finite and >= 0, step = %ld >= 0",
-                          (double)lr, (double)momentum, step);
-    attn__sgd_apply(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
-    return ATTN_OK;
-}
-
-ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
-                                    attn_float beta1, attn_float beta2, attn_float eps, attn_float wd)
-{
-    double c1, c2;
-    int k;
-    size_t i;
-    ATTN__NEED(p); ATTN__NEED(m); ATTN__NEED(v);
-    if (t < 1 || !attn__in_range(lr, 0, HUGE_VAL, 0) || !attn__in_range(wd, 0, HUGE_VAL, 0) || !attn__in_range(beta1, 0, 1, 1) ||
-        !attn__in_range(beta2, 0, 1, 1) || !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0))
-        return attn__fail(ATTN_ERR_ARG, "attn_adamw_step: t = %ld must be >= 1, lr = %g and wd = %g finite and >= 0, beta1 = %g and "
-                          "beta2 = %g in [0, 1), eps = %g finite and > 0", t, (double)lr, (double)wd, (double)beta1, (double)beta2, (double)eps);
-    c1 = 1 - pow((double)beta1, (double)t); c2 = 1 - pow((double)beta2, (double)t);
-    for (k = 0; k < p->count; k++) {
-        attn_float d = p->decay[k] ? wd : 0;
-        for (i = p->offset[k]; i < p->offset[k + 1]; i++) {
-            attn_float g = p->gdata[i];
-            m[i] = beta1 * m[i] + (1 - beta1) * g;
-            v[i] = beta2 * v[i] + (1 - beta2) * g * g;
-            p->data[i] -= lr * ((attn_float)((m[i] / c1) / (sqrt(v[i] / c2) + eps)) + d * p->data[i]);
-        }
-    }
-    return ATTN_OK;
-}
-
-/* Allocates the state of an optimizer for p (two blocks for AdamW, one for SGD), zeroed. */
-static attn_status attn__optim_make(const char *fn, attn_optim *o, const attn_params *p, attn_optim_kind kind)
-{
-    size_t n = p->total * (kind == ATTN_OPTIM_ADAMW ? 2 : 1);
-    attn_float *m;
-    if (!p->total || n > (size_t)-1 / sizeof(attn_float)) return attn__fail(ATTN_ERR_ARG, "%s: the parameters have no block", fn);
-    if (!(m = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * n))) return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu floats", fn, (unsigned long)n);
-    memset(m, 0, sizeof(attn_float) * n);
-    memset(o, 0, sizeof *o);
-    o->kind = kind; o->total = p->total; o->m = m; o->v = kind == ATTN_OPTIM_ADAMW ? m + p->total : NULL;
-    return ATTN_OK;
-}
-
-ATTNDEF attn_status attn_optim_sgd(attn_optim *o, const attn_params *p, double momentum)
-{
-    ATTN__NEED(o); ATTN__NEED(p);
-    if (!attn__in_range(momentum, 0, HUGE_VAL, 0)) return attn__fail(ATTN_ERR_ARG, "attn_optim_sgd: momentum = %g must be finite and >= 0", momentum);
-    ATTN__TRY(attn__optim_make(__func__, o, p, ATTN_OPTIM_SGD));
-    o->momentum = momentum;
-    return ATTN_OK;
-}
-
-ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2, double eps,
-                                     double weight_decay)
-{
-    ATTN__NEED(o); ATTN__NEED(p);
-    if (!attn__in_range(beta1, 0, 1, 1) || !attn__in_range(beta2, 0, 1, 1) || !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0) ||
-        !attn__in_range(weight_decay, 0, HUGE_VAL, 0))
-        return attn__fail(ATTN_ERR_ARG, "attn_optim_adamw: beta1 = %g and beta2 = %g must be in [0, 1), eps = %g finite and > 0, "
-                          "weight_decay = %g finite and >= 0", beta1, beta2, eps, weight_decay);
-    ATTN__TRY(attn__optim_make(__func__, o, p, ATTN_OPTIM_ADAMW));
-    o->beta1 = beta1; o->beta2 = beta2; o->eps = eps; o->weight_decay = weight_decay;
-    return ATTN_OK;
-}
-
-ATTNDEF attn_status attn_optim_step(attn_optim *o, attn_params *p, double lr)
-{
-    ATTN__NEED(o); ATTN__NEED(p); ATTN__NEED(o->m);
-    if (p->total != o->total)
-        return attn__fail(ATTN_ERR_SHAPE, "attn_optim_step: the optimizer was made for %lu floats, the parameters have %lu", (unsigned long)o->total,
-                          (unsigned long)p->total);
-    ATTN__TRY(o->kind == ATTN_OPTIM_SGD ? attn_sgd_step(p, o->m, (attn_float)lr, (attn_float)o->momentum, o->step)
-                                        : attn_adamw_step(p, o->m, o->v, o->step + 1, (attn_float)lr, (attn_float)o->beta1, (attn_float)o->beta2,
-                                                          (attn_float)o->eps, (attn_float)o->weight_decay));
-    o->step++;
-    return ATTN_OK;
-}
-
-ATTNDEF void attn_optim_free(attn_optim *o)
-{
-    if (!o) return;
-    ATTN_FREE(o->m);
-    memset(o, 0, sizeof *o);
-}
-
-ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)
-{
-    double s = 0, norm;
-    size_t i;
-    if (!p || !(max_norm > 0) || !attn__finite(max_norm))
-        return attn__fail(ATTN_ERR_ARG, "attn_clip_grad_norm: p is NULL or max_norm = %g is not finite and > 0", max_norm), -1;
-    for (i = 0; i < p->total; i++) s += (double)p->gdata[i] * p->gdata[i];
-    norm = sqrt(s);
-    if (norm > max_norm) attn_scale(p->total, (attn_float)(max_norm / (norm + 1e-6)), p->gdata);
-    return norm;
-}
-
-ATTNDEF attn_status attn_schedule_constant(attn_schedule *s, double lr)
-{
-    ATTN__NEED(s);
-    if (!attn__in_range(lr, 0, HUGE_VAL, 0)) return attn__fail(ATTN_ERR_ARG, "attn_schedule_constant: lr must be finite and >= 0");
-    memset(s, 0, sizeof *s);
-    s->kind = ATTN_SCHED_CONSTANT;
-    s->lr = lr;
-    return ATTN_OK;
-}
-
-ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, double factor,
-                                       long max_drops)
-{
-    ATTN__NEED(s);
-    if (every < 1 || !(factor > 0) || !attn__finite(factor) || max_drops < 0)
-        return attn__fail(ATTN_ERR_ARG, "attn_schedule_step: every = %ld must be >= 1, factor finite and > 0, max_drops = %ld >= 0",
-                          every, max_drops);
-    ATTN__TRY(attn_schedule_constant(s, lr));
-    s->kind = ATTN_SCHED_STEP;
-    s->every = every;
-    s->factor = factor;
-    s->max_drops = max_drops;
-    return ATTN_OK;
-}
-
-ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr, double peak_lr,
-                                                long warmup, long decay_steps, double end_lr)
-{
-    ATTN__NEED(s);
-    if (warmup < 0 || decay_steps <= warmup)
-        return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: need 0 <= warmup (%ld) < decay_steps (%ld)", warmup, decay_steps);
-    if (!attn__in_range(init_lr, 0, HUGE_VAL, 0) || !attn__in_range(end_lr, 0, HUGE_VAL, 0))
-        return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: rates must be finite and >= 0");
-    ATTN__TRY(attn_schedule_constant(s, peak_lr));
-    s->kind = ATTN_SCHED_WARMUP_COSINE;
-    s->init_lr = init_lr;
-    s->end_lr = end_lr;
-    s->warmup = warmup;
-    s->decay_steps = decay_steps;
-    return ATTN_OK;
-}
-
-ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t)
-{
-    if (t < 0) t = 0;
-    switch (s->kind) {
-    case ATTN_SCHED_STEP: return s->lr * pow(s->factor, (double)ATTN__MIN(t / s->every, s->max_drops));
-    case ATTN_SCHED_WARMUP_COSINE:
-        if (t < s->warmup) /* optax linear_schedule(init, peak, W) */
-            return (s->init_lr - s->lr) * (1 - (double)t / s->warmup) + s->lr;
-        else { /* optax cosine_decay_schedule(peak, D, alpha = end / peak) at t - W */
-            double D = (double)(s->decay_steps - s->warmup), c = ATTN__MIN((double)(t - s->warmup), D);
-            double alpha = s->lr == 0 ? 0 : s->end_lr / s->lr;
-            return s->lr * ((1 - alpha) * 0.5 * (1 + cos(3.141592653589793 * c / D)) + alpha);
-        }
-    default: return s->lr;
-    }
 }
 
 /* ---- 9. tasks --------------------------------------------------------------------------------- */
