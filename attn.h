@@ -6019,18 +6019,15 @@ ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transf
     if (!(n = attn__tf_layout(__func__, cfg, p, t.at, &floats, &cnt))) return attn_last_status();
     ATTN__TRY(attn_params_init(&t.p, p, n));
     t.cfg = *cfg;
-    for (i = 0; i < n; i++) { /* by name: E, P, t5, lambda, gains ("n?g", "gain"), biases, matrices */
+    for (i = 0; i < n; i++) { /* by name (decided once a tensor): E, P, t5, lambda, gains ("n?g", "gain"), biases, matrices */
         const char *nm = p[i].name;
         attn_float *v = t.p.value[i].data;
         double fan = p[i].shape[p[i].ndim - 1];
+        double sd = !strcmp(nm, "E") || !strcmp(nm, "P") ? 1 : !strcmp(nm, "t5") ? 1 / sqrt((double)cfg->max_T) : !strcmp(nm, "lambda") ? 0.1 : 0;
+        attn_float one = (attn_float)(nm[0] == 'g' || (nm[0] == 'n' && nm[2] == 'g'));
         cnt = attn_tensor_numel(&t.p.value[i]);
-        for (j = 0; j < cnt; j++) {
-            if (!strcmp(nm, "E") || !strcmp(nm, "P")) v[j] = (attn_float)attn_rng_normal(rng, 0, 1);
-            else if (!strcmp(nm, "t5")) v[j] = (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->max_T));
-            else if (!strcmp(nm, "lambda")) v[j] = (attn_float)attn_rng_normal(rng, 0, 0.1);
-            else if (p[i].ndim == 1) v[j] = (attn_float)(nm[0] == 'g' || (nm[0] == 'n' && nm[2] == 'g'));
-            else v[j] = attn__init_draw(cfg->init, fan, rng);
-        }
+        for (j = 0; j < cnt; j++)
+            v[j] = sd > 0 ? (attn_float)attn_rng_normal(rng, 0, sd) : p[i].ndim == 1 ? one : attn__init_draw(cfg->init, fan, rng);
     }
     *m = t;
     return ATTN_OK;

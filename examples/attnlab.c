@@ -128,7 +128,7 @@ static void usage(FILE *f)
             "           centered (attnlab lm --help)\n"            "  seq2seq  the thesis' encoder-decoder on digit strings, greedy vs beam search, and\n"
             "           the band + sparse-error analysis of its heads (attnlab seq2seq --help)\n"
             "\n"
-            "Any command takes --dry-run (check the options, models and outputs; run nothing)\n"
+            "Any command takes --dry-run (check the options, the models' configurations and the\noutputs; allocate and run nothing)\n"
             "and --opt=value as well as --opt value.\n"
             "\n");
     fprintf(f,
@@ -165,7 +165,7 @@ static void usage(FILE *f)
             "                          distinct initial conditions)                    [10000]\n"
             "  --threads T             parallel runs (0: all cores)                    [0]\n"
             "  --csv FILE, --svg FILE  the curves as CSV and as an SVG figure\n"
-            "  --dry-run               check the options, the model and the outputs, then exit\n"
+            "  --dry-run               check the options, the model's configuration and the outputs\n"
             "  --save F                save each run's final model (F-ATTENTION-sSEED.ckpt when\n"
             "                          there are several runs; attn.h's checkpoint format)\n"
             "  --load F                start every run from a saved model (its N, N_con and\n"
@@ -794,12 +794,15 @@ static int cmd_train(const options *o)
     run_result *res;
     struct train_jobs jobs;
     char first[1024];
-    for (j = 0; j < o->nattn; j++) { /* each kind's model is built once before any run starts */
+    for (j = 0; j < o->nattn; j++) { /* each kind's model is built once before any run starts (a dry run: counted) */
         model trial;
         attn_rng r;
         attn_rng_seed(&r, 0, 0);
-        if (model_init(&trial, o, o->attn[j], &r) != ATTN_OK) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
-        model_free(&trial);
+        if (dry_run ? !model_param_count(o) : model_init(&trial, o, o->attn[j], &r) != ATTN_OK) {
+            fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error());
+            return 1;
+        }
+        if (!dry_run) model_free(&trial);
     }
     if (o->save) save_path(o, o->attn[0], 0, first, sizeof first);
     if (!output_ok(o->csv) || !output_ok(o->svg) || !output_ok(o->save ? first : NULL)) return 1;

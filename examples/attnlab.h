@@ -34,8 +34,9 @@ int csv_write(const char *path, const char *header, int njobs, csv_line_fn fn, c
 /* Set by SIGINT and SIGTERM once catch_stop() ran: the runs stop, the command reports what was
    done and exits 130. */
 extern volatile sig_atomic_t stop_requested;
-/* --dry-run (any command): parse and check everything (options, the models, the corpus, that the
-   outputs can be written), print what would run, and exit 0 before any of it runs. */
+/* --dry-run (any command): parse and check everything (options, the models' configurations, the
+   corpus, that the outputs can be written), print what would run, and exit 0 before anything is
+   allocated or run. A real run builds each kind's model once before the runs start. */
 extern int dry_run;
 void catch_stop(void);
 /* The mean of x [n] and, in *sd, its sample standard deviation (0 for n = 1). */

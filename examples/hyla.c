@@ -645,8 +645,8 @@ static int hyla_train(const hopts *o)
         attn_rng r;
         cf = hyla_config(o, o->kind[j]);
         attn_rng_seed(&r, 0, 0);
-        if (attn_transformer_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
-        attn_transformer_free(&trial);
+        if (dry_run ? !attn_transformer_param_count(&cf) : attn_transformer_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
+        if (!dry_run) attn_transformer_free(&trial);
     }
     cf = hyla_config(o, o->kind[0]);
     if (!htask_init(&probe, o, 0)) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); return 1; }

@@ -531,8 +531,8 @@ int lm_main(int argc, char **argv)
         attn_rng r;
         cf = lm_config(&o, o.variant[j]);
         attn_rng_seed(&r, 0, 0);
-        if (attn_transformer_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab lm: the model cannot be built: %s\n", attn_last_error()); return 1; }
-        attn_transformer_free(&trial);
+        if (dry_run ? !attn_transformer_param_count(&cf) : attn_transformer_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab lm: the model cannot be built: %s\n", attn_last_error()); return 1; }
+        if (!dry_run) attn_transformer_free(&trial);
     }
     if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s.svg", o.heatmap, o.variant[0]);
     if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.probe_svg) || !output_ok(o.heatmap ? heat : NULL)) return 1;

@@ -484,8 +484,8 @@ int s2s_main(int argc, char **argv)
         attn_rng r;
         cf = s2s_config(&o, o.kind[j]);
         attn_rng_seed(&r, 0, 0);
-        if (attn_seq2seq_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab seq2seq: the model cannot be built: %s\n", attn_last_error()); return 1; }
-        attn_seq2seq_free(&trial);
+        if (dry_run ? !attn_seq2seq_param_count(&cf) : attn_seq2seq_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab seq2seq: the model cannot be built: %s\n", attn_last_error()); return 1; }
+        if (!dry_run) attn_seq2seq_free(&trial);
     }
     if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s-enc.svg", o.heatmap, attn_kind_get(o.kind[0])->name);
     if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.save) || !output_ok(o.heatmap ? heat : NULL)) return 1;
