@@ -455,7 +455,7 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--momentum")) ok = parse_double(v, &o->momentum) && o->momentum >= 0 && o->momentum < 1;
         else if (!strcmp(a, "--scale")) ok = parse_double(v, &o->scale) && o->scale > 0 && (o->scale_given = 1);
         else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &o->layers) && o->layers <= ATTN_MAX_LAYERS;
-        else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 1, &o->dmodel);
+        else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 1, &o->dmodel) && o->dmodel <= MAX_WIDTH;
         else if (!strcmp(a, "--heads")) ok = parse_int(v, 1, &o->heads);
         else if (!strcmp(a, "--pos"))
             ok = !strcmp(v, "learned") ? (o->pos = ATTN_POS_LEARNED, 1) : !strcmp(v, "none") ? (o->pos = ATTN_POS_NONE, 1)

@@ -10,8 +10,10 @@
 int parse_int(const char *s, int lo, int *out);
 /* A whole, finite floating-point number into *out; 0 if s is not one. */
 int parse_double(const char *s, double *out);
-/* The most seeds (runs per setting) a command takes. */
+/* The most seeds (runs per setting) a command takes, and the largest model width, context and
+   batch (so that the widths the models derive, 4 d for an MLP say, stay far inside int). */
 #define MAX_SEEDS 10000
+#define MAX_WIDTH 65536
 /* Whether a file can be written at path (NULL: nothing to write), checked before any work starts: a
    file that is not there is created and removed again. Prints "attnlab: cannot write PATH: why" and
    returns 0 if not. */

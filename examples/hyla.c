@@ -129,7 +129,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
             ok = !strcmp(v, "fuzzy") || !strcmp(v, "sraven");
             o->sraven = !strcmp(v, "sraven");
             if (o->sraven) o->K = 4;
-        } else if (!strcmp(a, "--N")) ok = parse_int(v, 2, &o->N);
+        } else if (!strcmp(a, "--N")) ok = parse_int(v, 2, &o->N) && o->N <= MAX_WIDTH;
         else if (!strcmp(a, "--L")) ok = parse_int(v, 1, &o->L) && o->L <= 12;
         else if (!strcmp(a, "--K")) ok = parse_int(v, 1, &o->K);
         else if (!strcmp(a, "--F")) ok = parse_int(v, 3, &o->F) && o->F <= 32;
@@ -138,7 +138,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
         else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &layers) && layers <= ATTN_MAX_LAYERS;
         else if (!strcmp(a, "--width")) ok = parse_int(v, 1, &o->width) && o->width <= 16;
         else if (!strcmp(a, "--steps")) ok = parse_int(v, 1, &e) && (o->steps = e, 1);
-        else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, &o->batch);
+        else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, &o->batch) && o->batch <= MAX_WIDTH;
         else if (!strcmp(a, "--lr")) ok = hparse_list(v, o->lr, HMAX_GRID, &o->nlr) && (lr_given = 1);
         else if (!strcmp(a, "--wd")) ok = hparse_list(v, o->wd, HMAX_GRID, &o->nwd);
         else if (!strcmp(a, "--warmup")) ok = parse_int(v, 0, &o->warmup) && (warm_given = 1);
@@ -146,7 +146,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
         else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds) && o->seeds <= MAX_SEEDS;
         else if (!strcmp(a, "--seed0")) ok = parse_int(v, 0, &o->seed0);
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
-        else if (!strcmp(a, "--eval-tasks")) ok = parse_int(v, 1, &o->eval_tasks);
+        else if (!strcmp(a, "--eval-tasks")) ok = parse_int(v, 1, &o->eval_tasks) && o->eval_tasks <= 1 << 24;
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;

@@ -95,16 +95,16 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
         if (!v) { fprintf(stderr, "attnlab lm: %s needs a value (or is unknown; see --help)\n", a); return 0; }
         if (!strcmp(a, "--corpus")) o->corpus = v;
         else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &o->layers) && o->layers <= ATTN_MAX_LAYERS;
-        else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 2, &o->dmodel);
+        else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 2, &o->dmodel) && o->dmodel <= MAX_WIDTH;
         else if (!strcmp(a, "--heads")) ok = parse_int(v, 1, &o->heads);
-        else if (!strcmp(a, "--ctx")) ok = parse_int(v, 2, &o->ctx);
-        else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, &o->batch);
+        else if (!strcmp(a, "--ctx")) ok = parse_int(v, 2, &o->ctx) && o->ctx <= MAX_WIDTH;
+        else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, &o->batch) && o->batch <= MAX_WIDTH;
         else if (!strcmp(a, "--steps")) ok = parse_int(v, 1, &e) && (o->steps = e, 1);
         else if (!strcmp(a, "--lr")) ok = parse_double(v, &o->lr) && o->lr > 0;
         else if (!strcmp(a, "--warmup")) ok = parse_int(v, 0, &o->warmup);
         else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds) && o->seeds <= MAX_SEEDS;
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
-        else if (!strcmp(a, "--eval-windows")) ok = parse_int(v, 1, &o->eval_windows);
+        else if (!strcmp(a, "--eval-windows")) ok = parse_int(v, 1, &o->eval_windows) && o->eval_windows <= MAX_WIDTH;
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;

@@ -92,12 +92,12 @@ static int s2s_parse(int argc, char **argv, s2s_opts *o)
         else if (!strcmp(a, "--min-len")) ok = parse_int(v, 1, &o->min_len);
         else if (!strcmp(a, "--max-len")) ok = parse_int(v, 1, &o->max_len) && o->max_len <= 254;
         else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &o->layers) && o->layers <= ATTN_MAX_LAYERS;
-        else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 2, &o->dmodel);
+        else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 2, &o->dmodel) && o->dmodel <= MAX_WIDTH;
         else if (!strcmp(a, "--heads")) ok = parse_int(v, 1, &o->heads) && o->heads <= 64;
-        else if (!strcmp(a, "--mlp")) ok = parse_int(v, 1, &o->mlp);
+        else if (!strcmp(a, "--mlp")) ok = parse_int(v, 1, &o->mlp) && o->mlp <= 16 * MAX_WIDTH;
         else if (!strcmp(a, "--dropout")) ok = parse_double(v, &o->dropout) && o->dropout >= 0 && o->dropout < 1;
         else if (!strcmp(a, "--steps")) ok = parse_int(v, 1, &o->steps);
-        else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, &o->batch);
+        else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, &o->batch) && o->batch <= MAX_WIDTH;
         else if (!strcmp(a, "--lr")) ok = parse_double(v, &o->lr) && o->lr > 0;
         else if (!strcmp(a, "--warmup")) ok = parse_int(v, 0, &o->warmup);
         else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds) && o->seeds <= MAX_SEEDS;
