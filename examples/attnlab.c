@@ -215,7 +215,7 @@ int output_ok(const char *path)
 }
 
 volatile sig_atomic_t stop_requested = 0;
-int dry_run = 0;
+int dry_run = 0, help_shown = 0;
 static void on_stop(int sig) { (void)sig; stop_requested = 1; }
 void catch_stop(void)
 {
@@ -437,7 +437,7 @@ static int parse_options(int argc, char **argv, options *o)
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = v != NULL, e;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); help_shown = 1; return 0; }
         if (!v) { fprintf(stderr, "attnlab: %s needs a value (or is unknown; see --help)\n", a); return 0; }
         if (!strcmp(a, "--task")) ok = (e = attn_nt_from_name(v)) >= 0 && (o->task = (attn_nt_task)e, 1);
         else if (!strcmp(a, "--N")) ok = parse_int(v, 2, &o->N) && (o->N_given = 1);
@@ -973,7 +973,7 @@ static int cmd_preset(int argc, char **argv)
         for (tok = strtok_r(buf, " ", &save); tok && n < 48; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
         for (i = 0; i < nuser && n < 63; i++) args[n++] = user[i];
         args[n] = NULL;
-        if (!parse_options(n, args, &o)) { rc = 1; break; }
+        if (!parse_options(n, args, &o)) { rc = !help_shown; break; }
         if (!strcmp(p->name, "E12")) { rc = cmd_census(&o); continue; }
         if (runs[1]) snprintf(label, sizeof label, "%s-ncon%d%s", p->name, o.ncon, quick ? "-quick" : "");
         else snprintf(label, sizeof label, "%s%s", p->name, quick ? "-quick" : "");
@@ -1061,7 +1061,7 @@ static int attnlab_run(int argc, char **argv)
     if (!strcmp(argv[1], "seq2seq") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "seq2seq") || !strcmp(argv[2], "thesis"))))
         return s2s_main(argc, argv);
     if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);
-    if (!parse_options(argc, argv, &o)) return 1;
+    if (!parse_options(argc, argv, &o)) return !help_shown;
     if (!strcmp(argv[1], "train")) return cmd_train(&o);
     if (!strcmp(argv[1], "census")) return cmd_census(&o);
     if (!strcmp(argv[1], "eval")) return cmd_eval(&o);

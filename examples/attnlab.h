@@ -40,6 +40,9 @@ extern volatile sig_atomic_t stop_requested;
    corpus, that the outputs can be written), print what would run, and exit 0 before anything is
    allocated or run. A real run builds each kind's model once before the runs start. */
 extern int dry_run;
+/* Set when an option parser printed the help for --help: the command then exits 0 (the parsers never
+   call exit, so attnlab can run inside another program, such as its fuzz target). */
+extern int help_shown;
 void catch_stop(void);
 /* The mean of x [n] and, in *sd, its sample standard deviation (0 for n = 1). */
 double mean_sd(const double *x, int n, double *sd);

@@ -123,7 +123,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { hyla_usage(stdout); exit(0); }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { hyla_usage(stdout); help_shown = 1; return 0; }
         if (!v) { fprintf(stderr, "attnlab: %s needs a value (or is unknown; see --help)\n", a); return 0; }
         if (!strcmp(a, "--task")) {
             ok = !strcmp(v, "fuzzy") || !strcmp(v, "sraven");
@@ -714,7 +714,7 @@ static int hyla_preset(int argc, char **argv)
     for (i = 3; i < argc && n < 255; i++)
         if (strcmp(argv[i], "--quick")) args[n++] = argv[i];
     printf("preset %s%s: %s\n", name, quick ? " (quick)" : "", hpresets[p].claim);
-    if (!hyla_parse(n, args, &o)) return 1;
+    if (!hyla_parse(n, args, &o)) return !help_shown;
     return hyla_train(&o);
 }
 
@@ -737,7 +737,7 @@ int hyla_main(int argc, char **argv)
         if (p == 2) { fprintf(stderr, "attnlab: unknown preset '%s' (hyla-fuzzy, hyla-sraven)\n", argv[2]); return 1; }
         return hyla_preset(argc, argv);
     }
-    if (!hyla_parse(argc, argv, &o)) return 1;
+    if (!hyla_parse(argc, argv, &o)) return !help_shown;
     if (!strcmp(argv[1], "train")) return hyla_train(&o);
     if (!strcmp(argv[1], "params")) {
         attn_transformer_config c = hyla_config(&o, o.kind[0]);

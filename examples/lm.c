@@ -91,7 +91,7 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1, e;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { lm_usage(stdout); exit(0); }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { lm_usage(stdout); help_shown = 1; return 0; }
         if (!v) { fprintf(stderr, "attnlab lm: %s needs a value (or is unknown; see --help)\n", a); return 0; }
         if (!strcmp(a, "--corpus")) o->corpus = v;
         else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &o->layers) && o->layers <= ATTN_MAX_LAYERS;
@@ -525,7 +525,7 @@ int lm_main(int argc, char **argv)
     int njobs, j, nev, failed = 0, rc;
     attn_transformer_config cf;
     char heat[1024];
-    if (!strcmp(argv[1], "preset") ? !lm_preset(argc, argv, &o) : !lm_parse(argc, argv, &o)) return 1;
+    if (!strcmp(argv[1], "preset") ? !lm_preset(argc, argv, &o) : !lm_parse(argc, argv, &o)) return !help_shown;
     for (j = 0; j < o.nvar; j++) {
         attn_transformer trial;
         attn_rng r;

@@ -85,7 +85,7 @@ static int s2s_parse(int argc, char **argv, s2s_opts *o)
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { s2s_usage(stdout); exit(0); }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { s2s_usage(stdout); help_shown = 1; return 0; }
         if (!strcmp(a, "--analysis")) { o->analysis = 1; continue; }
         if (!v) { fprintf(stderr, "attnlab seq2seq: %s needs a value (or is unknown; see --help)\n", a); return 0; }
         if (!strcmp(a, "--task")) { ok = !strcmp(v, "reverse") || !strcmp(v, "sort"); o->task = !strcmp(v, "sort"); }
@@ -478,7 +478,7 @@ int s2s_main(int argc, char **argv)
         printf("preset %s%s: %s\n", argv[2], quick ? " (quick)" : "", s2s_presets[p].claim);
         ok = s2s_parse(n, args, &o);
     } else ok = s2s_parse(argc, argv, &o);
-    if (!ok) return 1;
+    if (!ok) return !help_shown;
     for (j = 0; j < o.nkind; j++) {
         attn_seq2seq trial;
         attn_rng r;

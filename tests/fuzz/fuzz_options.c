@@ -2,7 +2,7 @@
    line (at most 32); attnlab runs it with --dry-run, so it parses, builds each model once, checks
    the outputs and stops before training. Arguments that name absolute paths become /nonexistent and
    the target works in a directory of its own (give libFuzzer absolute paths), so a fuzzing run
-   reads and writes nothing else; --help (which prints and exits) is left out. */
+   reads and writes nothing else. */
 #undef main /* the build renames attnlab's main, not the replay program's */
 #include "fuzz.h"
 #include <string.h>
@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc++] = (char *)"attnlab";
     for (p = buf; p && *p && argc < 33; p = nl) {
         if ((nl = strchr(p, '\n')) != NULL) *nl++ = 0;
-        if (!strcmp(p, "--help") || !strcmp(p, "-h") || strlen(p) != strcspn(p, "\r")) continue;
+        if (strlen(p) != strcspn(p, "\r")) continue;
         argv[argc++] = p[0] == '/' || strstr(p, "..") ? (char *)"/nonexistent" : p;
     }
     argv[argc++] = (char *)"--dry-run";
