@@ -176,7 +176,7 @@ static int lm_load(lm_data *d, const lm_opts *o)
             names[n++] = strdup(e->d_name);
         }
         if (dir) closedir(dir);
-        qsort(names, (size_t)n, sizeof(char *), lm_cmp_str);
+        if (n > 0) qsort(names, (size_t)n, sizeof(char *), lm_cmp_str); /* an empty folder: names is NULL */
         for (k = 0; k < n; k++) {
             snprintf(path, sizeof path, "%s/%s", o->corpus, names[k]);
             if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) lm_add_file(d, path, &cap);
