@@ -1172,44 +1172,61 @@ ATTNDEF double attn_digits_exact(const int *out, int To, const int *tgt_out, int
 /* 10. analysis and io                                                                             */
 /* ============================================================================================== */
 
-/* Checkpoints: a model's name, its configuration and its parameter block in one self-checking
-   record, every number little-endian:
-     "ATTNCKPT" | u32 version (1) | model name, 16 bytes, NUL-padded | u32 nconfig (<= 96) |
-     i32 config[nconfig] | u32 float bytes (4 or 8) | u64 count | count IEEE floats |
-     u64 FNV-1a hash (64-bit) of every byte before it
-   The model defines its configuration words. A record is written in this build's float width and
-   read in either width (a float64 record read by a float build is rounded). Reading checks every
-   field and the hash before it writes anything. */
-#define ATTN_CKPT_VERSION 1
+/* Checkpoints: a model's name, its configuration, the names it refers to (attention kinds), its
+   tensors' names, shapes and offsets, and its parameter block, in one self-checking record, every
+   number little-endian (format 2):
+     "ATTNCKPT" | u32 version (2) | model name, 16 bytes, NUL-padded | u32 nconfig (<= 96) |
+     u32 nnames (<= 64) | u32 ntensors | u32 float bytes (4 or 8) | u64 count |
+     i32 config[nconfig] | nnames names of 32 bytes, NUL-padded |
+     ntensors x (name, 32 bytes, NUL-padded | u32 ndim | u32 shape[4], zeros after ndim | u64 offset) |
+     count IEEE floats | u64 FNV-1a hash (64-bit) of every byte before it
+   The model defines its configuration words; a kind is stored as an index into the names, so the
+   enum's values never reach a file (a kind registered with attn_kind_register is saved by its name
+   and loads once it is registered again). A record is written in this build's float width and read
+   in either width (a float64 record read by a float build is rounded). Reading checks every field
+   and the hash before it writes anything, and reads into parameters only of the record's tensors:
+   the same names and shapes in the same order, so a different model with the same count is
+   refused; each tensor is copied to its place (the padding between tensors depends on the float
+   width). Format 1 (0.1.0: no names or tensors, kinds as 0.1.0's enum values, the fixed fields
+   around the configuration) is read too. */
+#define ATTN_CKPT_VERSION 2
 #define ATTN_CKPT_MAX_CONFIG 96
+#define ATTN_CKPT_MAX_NAMES 64
+#define ATTN_CKPT_MAX_TENSORS 65536
+#define ATTN_CKPT_NAME_LEN 32 /* bytes of a stored name, its NUL included */
 typedef struct attn_checkpoint_header {
+    int version;                          /* 1 or 2 */
     char model[17];                       /* NUL-terminated */
     int nconfig;
     int32_t config[ATTN_CKPT_MAX_CONFIG];
+    int nnames;
+    char names[ATTN_CKPT_MAX_NAMES][ATTN_CKPT_NAME_LEN];
+    int ntensors;                         /* 0 in a format-1 record */
     int float_bytes;                      /* of the stored floats: 4 or 8 */
     uint64_t count;                       /* floats stored */
 } attn_checkpoint_header;
 
-/* Bytes of a record with nconfig words and count floats of this build; 0 if it overflows. */
-ATTNDEF size_t attn_checkpoint_bytes(int nconfig, size_t count);
-/* Writes the record of values [count] into buf [bytes >= attn_checkpoint_bytes()]; model is at
-   most 16 characters. */
-ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *model,
-                                          const int32_t *config, int nconfig,
-                                          const attn_float *values, size_t count);
-/* Validates the record buf [bytes] and fills *h; then, if values is not NULL, copies the floats
-   into values [cap] (cap must be h->count). ATTN_ERR_FORMAT: not a valid record. */
-ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_float *values, size_t cap,
-                                         const void *buf, size_t bytes);
+/* Bytes of the record of nconfig words, nnames names and the parameters p in this build's floats;
+   0 (error set) if a count is out of range or the size overflows. */
+ATTNDEF size_t attn_checkpoint_bytes(int nconfig, int nnames, const attn_params *p);
+/* Writes the record into buf [bytes >= attn_checkpoint_bytes()]: model is at most 16 characters,
+   names[nnames] and p's tensor names 1 .. 31. */
+ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *model, const int32_t *config,
+                                          int nconfig, const char *const *names, int nnames, const attn_params *p);
+/* Validates the record buf [bytes] and fills *h (ATTN_ERR_FORMAT: not a valid record); then, if p
+   is not NULL, copies each tensor into p's, which must be the record's tensors (format 1: give the
+   record's count in its float width) or the call is ATTN_ERR_SHAPE and writes nothing. */
+ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_params *p, const void *buf, size_t bytes);
 /* The same through a file (ATTN_ERR_IO without stdio, or when the file cannot be written or read).
    attn_checkpoint_load_file allocates (ATTN_MALLOC) *buf with the whole file, validated; free it
    with ATTN_FREE (or free() with the default allocator) after attn_checkpoint_read. */
-ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config,
-                                         int nconfig, const attn_float *values, size_t count);
+ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config, int nconfig,
+                                         const char *const *names, int nnames, const attn_params *p);
 ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size_t *bytes,
                                               attn_checkpoint_header *h);
 
-/* Configuration floats are stored as two words, the low and high halves of their float64 bits.
+/* Configuration floats are stored as two words, the low and high halves of their float64 bits;
+   kinds as an index into the record's names.
    The cisformer's checkpoint: model "cisformer", config d, ncon, kind, vec, init_uniform, the
    score scale (2 words), then the parameter block (m->p.total floats, with the
    alignment padding between tensors). Load initialises *m (attn_cisformer_free releases it) with
@@ -1682,18 +1699,27 @@ ATTNDEF attn_status attn_arena_tensor(attn_arena *a, attn_tensor *t, int ndim, c
 }
 
 /* Byte layout of an attn_params block: data, gdata, value[], grad[], offset[], decay[], name[]. */
-static size_t attn__params_layout(const attn_param_desc *desc, int count, size_t *floats)
+/* The floats of fb bytes in a block of these tensors, each starting ATTN_ALIGN-aligned; 0 if one is
+   invalid or the size overflows. */
+static size_t attn__block_floats(const attn_param_desc *desc, int count, size_t fb)
 {
-    size_t total = 0, n, bytes;
+    size_t total = 0, n;
     int i;
     if (!desc || count < 1 || count > INT_MAX / 2) return 0;
     for (i = 0; i < count; i++) {
         n = attn__shape_numel(desc[i].ndim, desc[i].shape);
-        if (!n || desc[i].decay < -1 || desc[i].decay > 1) return 0;
-        n = attn__align_up(n * sizeof(attn_float)) / sizeof(attn_float); /* every tensor aligned */
-        if (total > ((size_t)-1 / 4) / sizeof(attn_float) - n) return 0;
+        if (!n || desc[i].decay < -1 || desc[i].decay > 1 || n > ((size_t)-1 / 4) / fb) return 0;
+        n = attn__align_up(n * fb) / fb;
+        if (total > ((size_t)-1 / 4) / fb - n) return 0;
         total += n;
     }
+    return total;
+}
+
+static size_t attn__params_layout(const attn_param_desc *desc, int count, size_t *floats)
+{
+    size_t total = attn__block_floats(desc, count, sizeof(attn_float)), bytes;
+    if (!total) return 0;
     *floats = total;
     bytes = 2 * total * sizeof(attn_float);
     bytes += attn__align_up((size_t)count * (2 * sizeof(attn_tensor) + sizeof(size_t) + sizeof(char *)) + sizeof(size_t) + (size_t)count);
@@ -5572,13 +5598,13 @@ ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg)
 }
 
 /* The floats of a valid configuration's parameter block (with the alignment padding); 0 if invalid. */
-static size_t attn__cis_block(const char *fn, const attn_cisformer_config *c)
+/* The floats of fb bytes in the parameter block of c; 0 (error set) if c is invalid. */
+static size_t attn__cis_block(const char *fn, const attn_cisformer_config *c, size_t fb)
 {
     attn_param_desc pd[8];
-    size_t floats = 0;
     if (attn__cis_check(fn, c) != ATTN_OK) return 0;
     attn__cis_descs(c, pd);
-    return attn__params_layout(pd, 8, &floats) ? floats : 0;
+    return attn__block_floats(pd, 8, fb);
 }
 
 ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng)
@@ -6545,14 +6571,16 @@ static attn_status attn__s2s_alloc_descs(const char *fn, const attn_seq2seq_conf
 
 /* The parameter count of a valid configuration, and its block's floats (with the alignment
    padding) in *floats; 0 (error set) if it is invalid or its sizes overflow. */
-static size_t attn__s2s_block(const char *fn, const attn_seq2seq_config *cfg, size_t *floats)
+/* The parameter count of cfg, and in *floats the floats of fb bytes in its block; 0 (error set) if
+   cfg is invalid. */
+static size_t attn__s2s_block(const char *fn, const attn_seq2seq_config *cfg, size_t *floats, size_t fb)
 {
     attn_param_desc *p;
     size_t total = 0;
     int i, n;
     if (attn__s2s_alloc_descs(fn, cfg, &p, &n) != ATTN_OK) return 0;
     for (i = 0; i < n; i++) total += attn__shape_numel(p[i].ndim, p[i].shape);
-    if (!attn__params_layout(p, n, floats)) total = 0, attn__fail(ATTN_ERR_OVERFLOW, "%s: the parameter block overflows size_t", fn);
+    if (!(*floats = attn__block_floats(p, n, fb))) total = 0, attn__fail(ATTN_ERR_OVERFLOW, "%s: the parameter block overflows size_t", fn);
     ATTN_FREE(p);
     return total;
 }
@@ -6570,7 +6598,7 @@ ATTNDEF attn_seq2seq_config attn_seq2seq_config_default(void)
 ATTNDEF size_t attn_seq2seq_param_count(const attn_seq2seq_config *cfg)
 {
     size_t floats;
-    return attn__s2s_block(__func__, cfg, &floats);
+    return attn__s2s_block(__func__, cfg, &floats, sizeof(attn_float));
 }
 
 ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng)
@@ -7529,13 +7557,54 @@ static uint64_t attn__get_le(const unsigned char *p, int bytes)
     return v;
 }
 
-#define ATTN__CKPT_FIXED 52 /* magic 8, version 4, model 16, nconfig 4, float bytes 4, count 8, hash 8 */
+/* Format 1 (0.1.0): magic 8, version 4, model 16, nconfig 4, config, float bytes 4, count 8, floats,
+   hash 8. Format 2: magic 8, version 4, model 16, nconfig 4, nnames 4, ntensors 4, float bytes 4,
+   count 8 (the fixed part: 52 bytes), config, names, tensors, floats, hash 8. */
+#define ATTN__CKPT_FIXED 52
+#define ATTN__CKPT_TENSOR (ATTN_CKPT_NAME_LEN + 4 + 4 * ATTN_MAX_DIMS + 8) /* name, ndim, shape, offset */
 
-/* Record size for nconfig words and count floats of fb bytes; 0 on overflow. */
-static size_t attn__ckpt_size(int nconfig, uint64_t count, int fb)
+/* Record size: format 2 with nnames names and ntensors tensors (format 1: nnames < 0), count floats
+   of fb bytes; 0 on overflow. */
+static size_t attn__ckpt_size(int nconfig, int nnames, int ntensors, uint64_t count, int fb)
 {
-    if (count > ((size_t)-1 - ATTN__CKPT_FIXED - 4 * ATTN_CKPT_MAX_CONFIG) / (size_t)fb) return 0;
-    return ATTN__CKPT_FIXED + 4 * (size_t)nconfig + (size_t)count * (size_t)fb;
+    size_t head = ATTN__CKPT_FIXED + 4 * (size_t)nconfig + 8;
+    if (nnames >= 0) head += (size_t)nnames * ATTN_CKPT_NAME_LEN + (size_t)ntensors * ATTN__CKPT_TENSOR;
+    else head -= 8; /* format 1's fixed part counts the hash */
+    if (count > ((size_t)-1 - head) / (size_t)fb) return 0;
+    return head + (size_t)count * (size_t)fb;
+}
+
+/* Kinds in format-1 configuration words: the enum values of 0.1.0, by name. */
+static const char *const attn__ckpt_v1_kinds[] = {
+    "softmax", "ea", "cog", "centered", "sigmoid", "linear_raw", "kernel", "taylor", "diff", "linear_rmshead", "hyla",
+    "hyla_no_rmshead", "hyla_linear", "hyla_linear_no_rmshead", "softmax_hyla", "linear_rmshead_relu_v", "hyla_plus"};
+
+/* The kind a configuration word names in record h: a format-1 enum value or an index into
+   h->names; -1 (error set) if it names none known here. */
+static int attn__ckpt_kind(const attn_checkpoint_header *h, int32_t word)
+{
+    int v1 = h->version == 1, n = v1 ? (int)(sizeof attn__ckpt_v1_kinds / sizeof *attn__ckpt_v1_kinds) : h->nnames, k;
+    const char *name;
+    if (word < 0 || word >= n) return attn__fail(ATTN_ERR_FORMAT, "a kind word %ld out of 0 .. %d", (long)word, n - 1), -1;
+    name = v1 ? attn__ckpt_v1_kinds[word] : h->names[word];
+    if ((k = attn_kind_from_name(name)) < 0)
+        attn__fail(ATTN_ERR_FORMAT, "the kind '%s' is not known here (register it before loading)", name);
+    return k;
+}
+
+/* Appends kind's name to names [*n] unless it is there; its index, or -1 (error set). */
+static int attn__ckpt_name(char names[][ATTN_CKPT_NAME_LEN], int *n, attn_kind kind)
+{
+    const attn_kind_info *r = attn_kind_get(kind);
+    int i;
+    if (!r || strlen(r->name) >= ATTN_CKPT_NAME_LEN)
+        return attn__fail(ATTN_ERR_ARG, "a kind %d without a name of at most %d characters", (int)kind,
+                          ATTN_CKPT_NAME_LEN - 1), -1;
+    for (i = 0; i < *n; i++)
+        if (!strcmp(names[i], r->name)) return i;
+    memset(names[*n], 0, ATTN_CKPT_NAME_LEN);
+    strcpy(names[*n], r->name);
+    return (*n)++;
 }
 
 #ifndef ATTN_NO_STDIO
@@ -7543,107 +7612,208 @@ static size_t attn__ckpt_size(int nconfig, uint64_t count, int fb)
    not all there, or not a checkpoint's (attn_checkpoint_read says which). */
 static size_t attn__ckpt_announced(const unsigned char *b, size_t n)
 {
-    uint64_t nconfig, fb;
-    if (n < 32 || memcmp(b, "ATTNCKPT", 8) != 0 || (nconfig = attn__get_le(b + 28, 4)) > ATTN_CKPT_MAX_CONFIG) return 0;
-    if (n < 32 + 4 * nconfig + 12 || ((fb = attn__get_le(b + 32 + 4 * nconfig, 4)) != 4 && fb != 8)) return 0;
-    return attn__ckpt_size((int)nconfig, attn__get_le(b + 36 + 4 * nconfig, 8), (int)fb);
+    uint64_t nconfig, fb, version;
+    if (n < ATTN__CKPT_FIXED || memcmp(b, "ATTNCKPT", 8) != 0 || (nconfig = attn__get_le(b + 28, 4)) > ATTN_CKPT_MAX_CONFIG) return 0;
+    if ((version = attn__get_le(b + 8, 4)) == 2) {
+        uint64_t nn = attn__get_le(b + 32, 4), nt = attn__get_le(b + 36, 4);
+        fb = attn__get_le(b + 40, 4);
+        if (nn > ATTN_CKPT_MAX_NAMES || nt > ATTN_CKPT_MAX_TENSORS || (fb != 4 && fb != 8)) return 0;
+        return attn__ckpt_size((int)nconfig, (int)nn, (int)nt, attn__get_le(b + 44, 8), (int)fb);
+    }
+    if (version != 1 || n < 32 + 4 * nconfig + 12 || ((fb = attn__get_le(b + 32 + 4 * nconfig, 4)) != 4 && fb != 8)) return 0;
+    return attn__ckpt_size((int)nconfig, -1, 0, attn__get_le(b + 36 + 4 * nconfig, 8), (int)fb);
 }
 #endif
 
-ATTNDEF size_t attn_checkpoint_bytes(int nconfig, size_t count)
+/* The floats of fb bytes in a block of p's tensors (what a format-1 record of them holds). */
+static size_t attn__params_record_floats(const attn_params *p, size_t fb)
 {
-    if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG) return 0;
-    return attn__ckpt_size(nconfig, count, (int)sizeof(attn_float));
+    size_t total = 0;
+    int i;
+    for (i = 0; i < p->count; i++) total += attn__align_up(attn_tensor_numel(&p->value[i]) * fb) / fb;
+    return total;
 }
 
-ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *model,
-                                          const int32_t *config, int nconfig,
-                                          const attn_float *values, size_t count)
+/* The tensor table's checks: names (NUL-padded, not empty), shapes, and offsets in order inside
+   count floats; with p, the names and shapes of p's tensors. Returns the failing tensor's index, or
+   -1. */
+static int attn__ckpt_table_bad(const unsigned char *t, int ntensors, uint64_t count, const attn_params *p,
+                                const char **why)
 {
-    unsigned char *p = (unsigned char *)buf;
-    size_t i, need = attn_checkpoint_bytes(nconfig, count), fb = sizeof(attn_float);
-    ATTN__NEED(buf); ATTN__NEED(model); ATTN__NEED(values);
-    if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG || (nconfig && !config))
-        return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: nconfig = %d must be in 0 .. %d (with config)", nconfig, ATTN_CKPT_MAX_CONFIG);
-    if (strlen(model) > 16) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: model name '%s' is longer than 16 characters", model);
-    if (!need) return attn__fail(ATTN_ERR_OVERFLOW, "attn_checkpoint_write: %lu floats overflow", (unsigned long)count);
-    if (bytes < need) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: buffer of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
-    memcpy(p, "ATTNCKPT", 8);
-    attn__put_le(p + 8, ATTN_CKPT_VERSION, 4);
-    memset(p + 12, 0, 16);
-    memcpy(p + 12, model, strlen(model));
-    attn__put_le(p + 28, (uint64_t)nconfig, 4);
-    p += 32;
-    for (i = 0; i < (size_t)nconfig; i++, p += 4) attn__put_le(p, (uint32_t)config[i], 4);
-    attn__put_le(p, fb, 4);
-    attn__put_le(p + 4, count, 8);
-    p += 12;
-    for (i = 0; i < count; i++, p += fb) {
-        uint64_t bits = 0;
-        if (fb == 4) { float f = (float)values[i]; uint32_t u; memcpy(&u, &f, 4); bits = u; }
-        else { double f = (double)values[i]; memcpy(&bits, &f, 8); }
-        attn__put_le(p, bits, (int)fb);
+    uint64_t end = 0;
+    int i, d;
+    for (i = 0; i < ntensors; i++, t += ATTN__CKPT_TENSOR) {
+        const unsigned char *s = t + ATTN_CKPT_NAME_LEN;
+        uint64_t ndim = attn__get_le(s, 4), numel = 1, off = attn__get_le(s + 4 + 4 * ATTN_MAX_DIMS, 8);
+        size_t len = 0;
+        while (len < ATTN_CKPT_NAME_LEN && t[len]) len++;
+        *why = "a name that is empty or not NUL-padded";
+        for (d = (int)len; d < ATTN_CKPT_NAME_LEN; d++)
+            if (t[d]) return i;
+        if (len == 0 || len == ATTN_CKPT_NAME_LEN) return i;
+        *why = "a shape outside 1 .. 4 dimensions of 1 .. 2^31 - 1, zeros after them";
+        if (ndim < 1 || ndim > ATTN_MAX_DIMS) return i;
+        for (d = 0; d < ATTN_MAX_DIMS; d++) {
+            uint64_t n = attn__get_le(s + 4 + 4 * d, 4);
+            if ((d < (int)ndim) != (n >= 1) || n > INT_MAX) return i;
+            if (n) numel *= n; /* < 2^124: no overflow below the count checks */
+        }
+        *why = "an offset before the previous tensor's end, or a tensor past the block";
+        if (off < end || off > count || numel > count - off) return i;
+        end = off + numel;
+        *why = "a name or shape other than the destination's";
+        if (p && (strcmp((const char *)t, p->name[i]) != 0 || (int)ndim != p->value[i].ndim)) return i;
+        for (d = 0; p && d < (int)ndim; d++)
+            if (attn__get_le(s + 4 + 4 * d, 4) != (uint64_t)p->value[i].shape[d]) return i;
     }
-    attn__put_le(p, attn__fnv1a((const unsigned char *)buf, need - 8), 8);
+    return -1;
+}
+
+ATTNDEF size_t attn_checkpoint_bytes(int nconfig, int nnames, const attn_params *p)
+{
+    if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG || nnames < 0 || nnames > ATTN_CKPT_MAX_NAMES || !p ||
+        p->count < 0 || p->count > ATTN_CKPT_MAX_TENSORS)
+        return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_bytes: nconfig = %d, nnames = %d or the parameters out of range",
+                          nconfig, nnames), 0;
+    return attn__ckpt_size(nconfig, nnames, p->count, p->total, (int)sizeof(attn_float));
+}
+
+ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *model, const int32_t *config,
+                                          int nconfig, const char *const *names, int nnames, const attn_params *p)
+{
+    unsigned char *b = (unsigned char *)buf, *o;
+    size_t i, need, fb = sizeof(attn_float);
+    int d;
+    ATTN__NEED(buf); ATTN__NEED(model); ATTN__NEED(p);
+    if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG || (nconfig && !config) || nnames < 0 || nnames > ATTN_CKPT_MAX_NAMES ||
+        (nnames && !names))
+        return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: nconfig = %d in 0 .. %d (with config), nnames = %d in 0 .. %d "
+                          "(with names)", nconfig, ATTN_CKPT_MAX_CONFIG, nnames, ATTN_CKPT_MAX_NAMES);
+    if (strlen(model) > 16) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: model name '%s' is longer than 16 characters", model);
+    for (i = 0; i < (size_t)nnames; i++)
+        if (!names[i] || !names[i][0] || strlen(names[i]) >= ATTN_CKPT_NAME_LEN)
+            return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: names[%d] is not 1 .. %d characters", (int)i, ATTN_CKPT_NAME_LEN - 1);
+    for (i = 0; i < (size_t)p->count; i++)
+        if (!p->name[i] || !p->name[i][0] || strlen(p->name[i]) >= ATTN_CKPT_NAME_LEN)
+            return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: tensor %d's name is not 1 .. %d characters", (int)i,
+                              ATTN_CKPT_NAME_LEN - 1);
+    if (!(need = attn_checkpoint_bytes(nconfig, nnames, p))) return attn__fail(ATTN_ERR_OVERFLOW, "attn_checkpoint_write: %lu floats overflow", (unsigned long)p->total);
+    if (bytes < need) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: buffer of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
+    memset(b, 0, need);
+    memcpy(b, "ATTNCKPT", 8);
+    attn__put_le(b + 8, ATTN_CKPT_VERSION, 4);
+    memcpy(b + 12, model, strlen(model));
+    attn__put_le(b + 28, (uint64_t)nconfig, 4);
+    attn__put_le(b + 32, (uint64_t)nnames, 4);
+    attn__put_le(b + 36, (uint64_t)p->count, 4);
+    attn__put_le(b + 40, fb, 4);
+    attn__put_le(b + 44, p->total, 8);
+    o = b + ATTN__CKPT_FIXED;
+    for (i = 0; i < (size_t)nconfig; i++, o += 4) attn__put_le(o, (uint32_t)config[i], 4);
+    for (i = 0; i < (size_t)nnames; i++, o += ATTN_CKPT_NAME_LEN) memcpy(o, names[i], strlen(names[i]));
+    for (i = 0; i < (size_t)p->count; i++, o += ATTN__CKPT_TENSOR) {
+        memcpy(o, p->name[i], strlen(p->name[i]));
+        attn__put_le(o + ATTN_CKPT_NAME_LEN, (uint64_t)p->value[i].ndim, 4);
+        for (d = 0; d < p->value[i].ndim; d++) attn__put_le(o + ATTN_CKPT_NAME_LEN + 4 + 4 * d, (uint64_t)p->value[i].shape[d], 4);
+        attn__put_le(o + ATTN_CKPT_NAME_LEN + 4 + 4 * ATTN_MAX_DIMS, p->offset[i], 8);
+    }
+    for (i = 0; i < p->total; i++, o += fb) {
+        uint64_t bits = 0;
+        if (fb == 4) { float f = (float)p->data[i]; uint32_t u; memcpy(&u, &f, 4); bits = u; }
+        else { double f = (double)p->data[i]; memcpy(&bits, &f, 8); }
+        attn__put_le(o, bits, (int)fb);
+    }
+    attn__put_le(o, attn__fnv1a(b, need - 8), 8);
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_float *values, size_t cap,
-                                         const void *buf, size_t bytes)
+ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_params *p, const void *buf, size_t bytes)
 {
-    const unsigned char *b = (const unsigned char *)buf, *p;
+    const unsigned char *b = (const unsigned char *)buf, *o, *table = NULL;
     attn_checkpoint_header t;
-    uint64_t version, nconfig, fb;
-    size_t i, need;
+    uint64_t nconfig, fb, nn = 0, nt = 0;
+    size_t i, need, at;
+    const char *why = "";
+    int bad, k;
     ATTN__NEED(h); ATTN__NEED(buf);
     memset(&t, 0, sizeof t);
     if (bytes < ATTN__CKPT_FIXED || memcmp(b, "ATTNCKPT", 8) != 0)
         return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: not a checkpoint (%s)", bytes < ATTN__CKPT_FIXED ? "too short" : "no ATTNCKPT magic");
-    if ((version = attn__get_le(b + 8, 4)) != ATTN_CKPT_VERSION)
-        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: format version %lu, this build reads %d", (unsigned long)version, ATTN_CKPT_VERSION);
+    if ((t.version = (int)attn__get_le(b + 8, 4)) != 1 && t.version != 2)
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: format version %lu, this build reads 1 and 2",
+                          (unsigned long)attn__get_le(b + 8, 4));
     memcpy(t.model, b + 12, 16);
     for (i = strlen(t.model); i < 16; i++)
         if (b[12 + i]) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: the model name is not NUL-padded");
     if ((nconfig = attn__get_le(b + 28, 4)) > ATTN_CKPT_MAX_CONFIG)
         return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu configuration words, at most %d", (unsigned long)nconfig, ATTN_CKPT_MAX_CONFIG);
     t.nconfig = (int)nconfig;
-    if (bytes < ATTN__CKPT_FIXED + 4 * nconfig) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: truncated in the configuration");
-    p = b + 32;
-    for (i = 0; i < nconfig; i++, p += 4) t.config[i] = (int32_t)(uint32_t)attn__get_le(p, 4);
-    fb = attn__get_le(p, 4);
-    t.count = attn__get_le(p + 4, 8);
+    if (t.version == 2) {
+        nn = attn__get_le(b + 32, 4); nt = attn__get_le(b + 36, 4); fb = attn__get_le(b + 40, 4); t.count = attn__get_le(b + 44, 8);
+        if (nn > ATTN_CKPT_MAX_NAMES || nt > ATTN_CKPT_MAX_TENSORS)
+            return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu names (at most %d) or %lu tensors (at most %d)",
+                              (unsigned long)nn, ATTN_CKPT_MAX_NAMES, (unsigned long)nt, ATTN_CKPT_MAX_TENSORS);
+        o = b + ATTN__CKPT_FIXED;
+    } else {
+        if (bytes < ATTN__CKPT_FIXED + 4 * nconfig) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: truncated in the configuration");
+        o = b + 32 + 4 * nconfig;
+        fb = attn__get_le(o, 4);
+        t.count = attn__get_le(o + 4, 8);
+        o = b + 32;
+    }
     if (fb != 4 && fb != 8) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: floats of %lu bytes (4 or 8)", (unsigned long)fb);
-    t.float_bytes = (int)fb;
-    need = attn__ckpt_size(t.nconfig, t.count, t.float_bytes);
+    t.float_bytes = (int)fb; t.nnames = (int)nn; t.ntensors = (int)nt;
+    need = attn__ckpt_size(t.nconfig, t.version == 2 ? t.nnames : -1, t.ntensors, t.count, t.float_bytes);
     if (!need || bytes != need)
         return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu bytes, the header says %lu floats (%lu bytes in all): %s", (unsigned long)bytes,
                           (unsigned long)t.count, (unsigned long)need, bytes < need ? "truncated" : "trailing bytes or a bad count");
     if (attn__get_le(b + need - 8, 8) != attn__fnv1a(b, need - 8))
         return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: checksum mismatch (the file is corrupt)");
-    if (values && cap != t.count)
-        return attn__fail(ATTN_ERR_SHAPE, "attn_checkpoint_read: the record holds %lu floats, the destination %lu", (unsigned long)t.count, (unsigned long)cap);
-    p += 12;
-    for (i = 0; values && i < t.count; i++, p += fb) {
-        uint64_t bits = attn__get_le(p, (int)fb);
-        if (fb == 4) { uint32_t u = (uint32_t)bits; float f; memcpy(&f, &u, 4); values[i] = (attn_float)f; }
-        else { double f; memcpy(&f, &bits, 8); values[i] = (attn_float)f; }
+    for (i = 0; i < nconfig; i++, o += 4) t.config[i] = (int32_t)(uint32_t)attn__get_le(o, 4);
+    if (t.version == 1) o += 12;
+    for (i = 0; i < nn; i++, o += ATTN_CKPT_NAME_LEN) {
+        memcpy(t.names[i], o, ATTN_CKPT_NAME_LEN);
+        if (!t.names[i][0] || t.names[i][ATTN_CKPT_NAME_LEN - 1])
+            return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: name %d is empty or not NUL-terminated", (int)i);
+    }
+    table = o;
+    if ((bad = attn__ckpt_table_bad(table, t.ntensors, t.count, NULL, &why)) >= 0)
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: tensor %d has %s", bad, why);
+    /* format 1 has no table: its tensors are p's, aligned in the record's float width */
+    if (p && (t.version == 2 ? t.ntensors != p->count : attn__params_record_floats(p, fb) != t.count))
+        return attn__fail(ATTN_ERR_SHAPE, "attn_checkpoint_read: the record holds %lu floats in %d tensors, the destination %lu in %d",
+                          (unsigned long)t.count, t.ntensors, (unsigned long)p->total, p->count);
+    if (p && (bad = attn__ckpt_table_bad(table, t.ntensors, t.count, p, &why)) >= 0)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_checkpoint_read: tensor %d ('%.31s' in the record, '%s' in the destination) has %s",
+                          bad, (const char *)table + (size_t)bad * ATTN__CKPT_TENSOR, p->name[bad], why);
+    o = table + (size_t)t.ntensors * ATTN__CKPT_TENSOR; /* the floats */
+    for (k = 0, at = 0; p && k < p->count; k++) {
+        size_t numel = attn_tensor_numel(&p->value[k]);
+        const unsigned char *v;
+        if (t.version == 2) at = (size_t)attn__get_le(table + (size_t)k * ATTN__CKPT_TENSOR + ATTN__CKPT_TENSOR - 8, 8);
+        for (v = o + at * fb, i = 0; i < numel; i++, v += fb) {
+            uint64_t bits = attn__get_le(v, (int)fb);
+            if (fb == 4) { uint32_t u = (uint32_t)bits; float f; memcpy(&f, &u, 4); p->value[k].data[i] = (attn_float)f; }
+            else { double f; memcpy(&f, &bits, 8); p->value[k].data[i] = (attn_float)f; }
+        }
+        at += attn__align_up(numel * fb) / fb;
     }
     *h = t;
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config,
-                                         int nconfig, const attn_float *values, size_t count)
+ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config, int nconfig,
+                                         const char *const *names, int nnames, const attn_params *p)
 {
 #ifndef ATTN_NO_STDIO
-    size_t n = attn_checkpoint_bytes(nconfig, count);
+    size_t n;
     void *buf;
     FILE *f;
     int ok;
-    ATTN__NEED(path);
-    if (!n) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_save: nconfig = %d or %lu floats out of range", nconfig, (unsigned long)count);
+    ATTN__NEED(path); ATTN__NEED(p);
+    if (!(n = attn_checkpoint_bytes(nconfig, nnames, p))) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_save: nconfig = %d, nnames = %d or %lu floats out of range", nconfig, nnames, (unsigned long)p->total);
     if (!(buf = ATTN_MALLOC(n))) return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_save: no memory for %lu bytes", (unsigned long)n);
-    if (attn_checkpoint_write(buf, n, model, config, nconfig, values, count) != ATTN_OK) {
+    if (attn_checkpoint_write(buf, n, model, config, nconfig, names, nnames, p) != ATTN_OK) {
         ATTN_FREE(buf);
         return attn_last_status();
     }
@@ -7653,7 +7823,7 @@ ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, co
     ATTN_FREE(buf);
     return ok ? ATTN_OK : attn__fail(ATTN_ERR_IO, "attn_checkpoint_save: cannot write %s", path);
 #else
-    (void)path; (void)model; (void)config; (void)nconfig; (void)values; (void)count;
+    (void)path; (void)model; (void)config; (void)nconfig; (void)names; (void)nnames; (void)p;
     return attn__fail(ATTN_ERR_IO, "attn_checkpoint_save: built with ATTN_NO_STDIO");
 #endif
 }
@@ -7694,7 +7864,7 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
         return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot read %s (a directory?)", path);
     }
     fclose(f);
-    if ((s = attn_checkpoint_read(h, NULL, 0, b, n)) != ATTN_OK) {
+    if ((s = attn_checkpoint_read(h, NULL, b, n)) != ATTN_OK) {
         char why[256];
         strncpy(why, attn_last_error(), sizeof why - 1);
         why[sizeof why - 1] = 0;
@@ -7757,7 +7927,7 @@ static attn_status attn__ckpt_match(const char *fn, const char *path, size_t flo
    (which the loader releases on failure). Frees buf. */
 static attn_status attn__ckpt_fill(attn_status s, attn_params *p, attn_checkpoint_header *h, void *buf, size_t n)
 {
-    if (s == ATTN_OK) s = attn_checkpoint_read(h, p->data, p->total, buf, n);
+    if (s == ATTN_OK) s = attn_checkpoint_read(h, p, buf, n);
     ATTN_FREE(buf);
     return s;
 }
@@ -7765,10 +7935,14 @@ static attn_status attn__ckpt_fill(attn_status s, attn_params *p, attn_checkpoin
 ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *path)
 {
     int32_t cfg[7];
+    char names[1][ATTN_CKPT_NAME_LEN];
+    const char *np[1] = {names[0]};
+    int nn = 0;
     ATTN__NEED(m);
-    cfg[0] = m->cfg.d; cfg[1] = m->cfg.ncon; cfg[2] = (int32_t)m->cfg.kind; cfg[3] = (int32_t)m->cfg.vec;
+    cfg[0] = m->cfg.d; cfg[1] = m->cfg.ncon; cfg[2] = attn__ckpt_name(names, &nn, m->cfg.kind); cfg[3] = (int32_t)m->cfg.vec;
     cfg[4] = m->cfg.init_uniform; attn__f64_words(m->cfg.scale, cfg + 5);
-    return attn_checkpoint_save(path, "cisformer", cfg, 7, m->p.data, m->p.total);
+    if (cfg[2] < 0) return attn__fail(ATTN_ERR_ARG, "%s: %s", __func__, attn_last_error());
+    return attn_checkpoint_save(path, "cisformer", cfg, 7, np, nn, &m->p);
 }
 
 ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
@@ -7784,10 +7958,10 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "cisformer", 7, &buf, &n, &h));
     memset(&c, 0, sizeof c);
-    c.d = h.config[0]; c.ncon = h.config[1]; c.kind = (attn_kind)h.config[2]; c.vec = (attn_cis_vec)h.config[3];
+    c.d = h.config[0]; c.ncon = h.config[1]; c.vec = (attn_cis_vec)h.config[3];
     c.init_uniform = h.config[4]; c.scale = attn__words_f64(h.config + 5);
     if (h.nconfig != 7) floats = 0, attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
-    else floats = attn__cis_block(__func__, &c);
+    else floats = (int)(c.kind = (attn_kind)attn__ckpt_kind(&h, h.config[2])) < 0 ? 0 : attn__cis_block(__func__, &c, (size_t)h.float_bytes);
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
     attn_rng_seed(&r, 0, 0);
     made = (s = attn_cisformer_init(&t, &c, &r)) == ATTN_OK;
@@ -7803,15 +7977,20 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
 {
     const attn_transformer_config *c;
     int32_t w[ATTN__TF_WORDS + ATTN_MAX_LAYERS];
-    int l;
+    char names[ATTN_MAX_LAYERS][ATTN_CKPT_NAME_LEN];
+    const char *np[ATTN_MAX_LAYERS];
+    int l, nn = 0;
     ATTN__NEED(m);
     c = &m->cfg;
     w[0] = c->vocab; w[1] = c->d; w[2] = c->layers; w[3] = c->heads; w[4] = c->dk; w[5] = c->dv; w[6] = c->mlp; w[7] = c->max_T;
     w[8] = c->out; w[9] = c->readout; w[10] = c->causal; w[11] = (int32_t)c->pos; w[12] = (int32_t)c->norm; w[13] = (int32_t)c->act;
     w[14] = c->bias; w[15] = (int32_t)c->init; attn__f64_words(c->scale, w + 16); attn__f64_words(c->eps, w + 18);
     w[20] = c->in_dim; w[21] = c->t5; attn__f64_words(c->dropout, w + 22); w[24] = c->glu; w[25] = c->doc_mask; w[26] = c->bos;
-    for (l = 0; l < c->layers; l++) w[ATTN__TF_WORDS + l] = (int32_t)c->kinds[l];
-    return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers, m->p.data, m->p.total);
+    for (l = 0; l < c->layers; l++)
+        if ((w[ATTN__TF_WORDS + l] = attn__ckpt_name(names, &nn, c->kinds[l])) < 0)
+            return attn__fail(ATTN_ERR_ARG, "%s: layer %d: %s", __func__, l, attn_last_error());
+    for (l = 0; l < nn; l++) np[l] = names[l];
+    return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers, np, nn, &m->p);
 }
 
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
@@ -7825,7 +8004,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     void *buf = NULL;
     size_t n = 0, floats = 0, count = 0;
     attn_status s;
-    int l, made;
+    int l, made, known;
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "transformer", ATTN__TF_WORDS, &buf, &n, &h));
     memset(&c, 0, sizeof c);
@@ -7833,9 +8012,11 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     c.out = w[8]; c.readout = w[9]; c.causal = w[10]; c.pos = (attn_pos_kind)w[11]; c.norm = (attn_norm_kind)w[12]; c.act = (attn_act)w[13];
     c.bias = w[14]; c.init = (attn_init_kind)w[15]; c.scale = attn__words_f64(w + 16); c.eps = attn__words_f64(w + 18);
     c.in_dim = w[20]; c.t5 = w[21]; c.dropout = attn__words_f64(w + 22); c.glu = w[24]; c.doc_mask = w[25]; c.bos = w[26];
-    for (l = 0; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - ATTN__TF_WORDS; l++) c.kinds[l] = (attn_kind)w[ATTN__TF_WORDS + l];
+    for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - ATTN__TF_WORDS && known; l++)
+        known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[ATTN__TF_WORDS + l])) >= 0;
     if (h.nconfig - ATTN__TF_WORDS != c.layers) attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
-    else if (!attn__tf_layout(__func__, &c, pd, t.at, &floats, &count)) floats = 0;
+    else if (!known || !(l = attn__tf_layout(__func__, &c, pd, t.at, &floats, &count))) floats = 0;
+    else floats = attn__block_floats(pd, l, (size_t)h.float_bytes); /* in the record's float width */
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
     attn_rng_seed(&r, 0, 0);
     made = (s = attn_transformer_init(&t, &c, &r)) == ATTN_OK;
@@ -7850,12 +8031,16 @@ ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path)
 {
     const attn_seq2seq_config *c;
     int32_t w[ATTN__S2S_WORDS];
+    char names[1][ATTN_CKPT_NAME_LEN];
+    const char *np[1] = {names[0]};
+    int nn = 0;
     ATTN__NEED(m);
     c = &m->cfg;
     w[0] = c->src_vocab; w[1] = c->tgt_vocab; w[2] = c->pad; w[3] = c->d; w[4] = c->heads; w[5] = c->dk; w[6] = c->dv; w[7] = c->mlp;
-    w[8] = c->enc_layers; w[9] = c->dec_layers; w[10] = c->max_src; w[11] = c->max_tgt; w[12] = (int32_t)c->kind; w[13] = (int32_t)c->ln_eps;
+    w[8] = c->enc_layers; w[9] = c->dec_layers; w[10] = c->max_src; w[11] = c->max_tgt; w[12] = attn__ckpt_name(names, &nn, c->kind); w[13] = (int32_t)c->ln_eps;
     w[14] = (int32_t)c->init; attn__f64_words(c->eps, w + 15); attn__f64_words(c->dropout, w + 17);
-    return attn_checkpoint_save(path, "seq2seq", w, ATTN__S2S_WORDS, m->p.data, m->p.total);
+    if (w[12] < 0) return attn__fail(ATTN_ERR_ARG, "%s: %s", __func__, attn_last_error());
+    return attn_checkpoint_save(path, "seq2seq", w, ATTN__S2S_WORDS, np, nn, &m->p);
 }
 
 ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
@@ -7873,10 +8058,10 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     ATTN__TRY(attn__ckpt_open(__func__, path, "seq2seq", ATTN__S2S_WORDS, &buf, &n, &h));
     memset(&c, 0, sizeof c);
     c.src_vocab = w[0]; c.tgt_vocab = w[1]; c.pad = w[2]; c.d = w[3]; c.heads = w[4]; c.dk = w[5]; c.dv = w[6]; c.mlp = w[7];
-    c.enc_layers = w[8]; c.dec_layers = w[9]; c.max_src = w[10]; c.max_tgt = w[11]; c.kind = (attn_kind)w[12]; c.ln_eps = (attn_ln_eps)w[13];
+    c.enc_layers = w[8]; c.dec_layers = w[9]; c.max_src = w[10]; c.max_tgt = w[11]; c.ln_eps = (attn_ln_eps)w[13];
     c.init = (attn_init_kind)w[14]; c.eps = attn__words_f64(w + 15); c.dropout = attn__words_f64(w + 17);
     if (h.nconfig != ATTN__S2S_WORDS) attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
-    else if (!attn__s2s_block(__func__, &c, &floats)) floats = 0;
+    else if ((int)(c.kind = (attn_kind)attn__ckpt_kind(&h, w[12])) < 0 || !attn__s2s_block(__func__, &c, &floats, (size_t)h.float_bytes)) floats = 0;
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
     attn_rng_seed(&r, 0, 0);
     made = (s = attn_seq2seq_init(&t, &c, &r)) == ATTN_OK;

@@ -20,6 +20,17 @@ attn_float *t_alloc(size_t n)
     return p;
 }
 
+int t_params_equal(const attn_params *a, const attn_params *b)
+{
+    int k;
+    if (a->count != b->count) return 0;
+    for (k = 0; k < a->count; k++) {
+        size_t n = attn_tensor_numel(&a->value[k]);
+        if (n != attn_tensor_numel(&b->value[k]) || memcmp(a->value[k].data, b->value[k].data, n * sizeof(attn_float)) != 0) return 0;
+    }
+    return 1;
+}
+
 void t_linear(double *out, const attn_float *W, const attn_float *b, const double *x, int n, int k)
 {
     int i, j;

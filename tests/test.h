@@ -45,6 +45,9 @@ static inline int t_isnan(attn_float x)
 /* n values drawn from Normal(0, std) */
 void t_randn(attn_float *x, size_t n, attn_rng *r, double std);
 attn_float *t_alloc(size_t n); /* zeroed; the test exits if memory runs out */
+/* Whether a and b have the same tensors (count, shapes) with bitwise equal values; the alignment
+   padding between them is not compared (a checkpoint does not hold it). */
+int t_params_equal(const attn_params *a, const attn_params *b);
 
 /* The naive references' linear map: out [n] = W [n, k] x [k] + b (b may be NULL), in double. */
 void t_linear(double *out, const attn_float *W, const attn_float *b, const double *x, int n, int k);

@@ -80,11 +80,13 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     attn_plot plot;
     unsigned char record[64];
     int dims[4] = {2, 3, 4, 5};
+    const char *long_name[1] = {"a-kind-name-of-more-than-thirty-one-characters"};
     attn_rng_seed(&r, 1, 1);
     attn_arena_use(&small, U(7), 256);
     memset(&plot, 0, sizeof plot);
     memset(&series, 0, sizeof series);
-    series.x = series.y = w; series.n = 1;
+    memset(w, 0, sizeof w);
+    series.x = series.y = w; series.n = 1; /* one point (0, 0) */
     pools_fill(); /* the arena above lives in pool 7: start watching from here */
 
     /* memory and tensors */
@@ -346,13 +348,18 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     }
 
     /* analysis and io */
-    BAD(attn_checkpoint_write(U(0), 16, "model", dims, 4, in, 8));
-    BAD(attn_checkpoint_write(U(0), sizeof pool[0].b, "a-name-longer-than-sixteen", dims, 4, in, 8));
-    BAD(attn_checkpoint_write(U(0), sizeof pool[0].b, "model", dims, ATTN_CKPT_MAX_CONFIG + 1, in, 8));
+    ZERO(attn_checkpoint_bytes(-1, 0, &cis->p));
+    ZERO(attn_checkpoint_bytes(4, ATTN_CKPT_MAX_NAMES + 1, &cis->p));
+    ZERO(attn_checkpoint_bytes(4, 0, NULL));
+    BAD(attn_checkpoint_write(U(0), 16, "model", dims, 4, NULL, 0, &cis->p));
+    BAD(attn_checkpoint_write(U(0), sizeof pool[0].b, "a-name-longer-than-sixteen", dims, 4, NULL, 0, &cis->p));
+    BAD(attn_checkpoint_write(U(0), sizeof pool[0].b, "model", dims, ATTN_CKPT_MAX_CONFIG + 1, NULL, 0, &cis->p));
+    BAD(attn_checkpoint_write(U(0), sizeof pool[0].b, "model", dims, 4, long_name, 1, &cis->p));
+    BAD(attn_checkpoint_write(U(0), sizeof pool[0].b, "model", dims, 4, NULL, 1, &cis->p));
     memset(record, 'x', sizeof record);
-    BAD(attn_checkpoint_read((attn_checkpoint_header *)U(0), F(1), 8, record, sizeof record));
-    BAD(attn_checkpoint_read((attn_checkpoint_header *)U(0), F(1), 8, record, 4));
-    BAD(attn_checkpoint_save("/nonexistent/dir/x.ckpt", "model", dims, 4, in, 8));
+    BAD(attn_checkpoint_read((attn_checkpoint_header *)U(0), &cis->p, record, sizeof record));
+    BAD(attn_checkpoint_read((attn_checkpoint_header *)U(0), &cis->p, record, 4));
+    BAD(attn_checkpoint_save("/nonexistent/dir/x.ckpt", "model", dims, 4, NULL, 0, &cis->p));
     BAD(attn_checkpoint_load_file("/nonexistent/x.ckpt", (void **)U(0), (size_t *)U(1), (attn_checkpoint_header *)U(2)));
     BAD(attn_checkpoint_load_file("tests", (void **)U(0), (size_t *)U(1), (attn_checkpoint_header *)U(2)));
     BAD(attn_cisformer_save(cis, "/nonexistent/dir/x.ckpt"));

@@ -15,12 +15,18 @@ static attn_transformer_config small_tf(void)
     return c;
 }
 
-/* Writes a transformer checkpoint whose configuration words are cfg's (count floats of zeros). */
+/* Writes a transformer checkpoint whose configuration words are w (kind 0 is softmax), and one
+   tensor of count floats. */
 static int write_tf_ckpt(const char *path, const int32_t *w, int nw, size_t count)
 {
-    attn_float *v = t_alloc(count ? count : 1);
-    attn_status s = attn_checkpoint_save(path, "transformer", w, nw, v, count);
-    free(v);
+    attn_param_desc desc[1] = {{"x", 1, {0}, 0}};
+    const char *names[1] = {"softmax"};
+    attn_params p;
+    attn_status s;
+    desc[0].shape[0] = (int)count;
+    if (attn_params_init(&p, desc, 1) != ATTN_OK) return 0;
+    s = attn_checkpoint_save(path, "transformer", w, nw, names, 1, &p);
+    attn_params_free(&p);
     return s == ATTN_OK;
 }
 
@@ -96,14 +102,14 @@ static void test_loaders(void)
         free(buf);
     }
     w[0] = 1 << 20; w[1] = 1 << 16; /* vocab x d = 2^36 */
-    CHECK(write_tf_ckpt(path, w, 29, 10), "write the crafted file");
+    CHECK(write_tf_ckpt(path, w, 29, 16), "write the crafted file");
     memset(&m, 0x5A, sizeof m);
     memcpy(&keep, &m, sizeof m);
     attn_clear_error();
     s = attn_transformer_load(&m, path);
     /* with a 64-bit size_t the count decides; with a 32-bit one (wasm32) the size does, as early */
-    CHECK(s == ATTN_ERR_FORMAT && strstr(attn_last_error(), sizeof(size_t) >= 8 ? "holds 10" : "overflows size_t"),
-          "a 2^36-float configuration with 10 floats stored: "
+    CHECK(s == ATTN_ERR_FORMAT && strstr(attn_last_error(), sizeof(size_t) >= 8 ? "holds 16" : "overflows size_t"),
+          "a 2^36-float configuration with 16 floats stored: "
           "refused before allocating (status %d, \"%s\")", (int)s, attn_last_error());
     CHECK(memcmp(&m, &keep, sizeof m) == 0, "a refused load leaves the model as it was");
     /* bias = -1 and 17 in a file: loads like bias = 1, or is refused on the count, never crashes */
@@ -124,7 +130,8 @@ static void test_loaders(void)
         cc.d = 3; cc.ncon = 4; cc.kind = ATTN_SOFTMAX; cc.scale = 1;
         CHECK(attn_cisformer_init(&cm, &cc, &r) == ATTN_OK, "cisformer init");
         memcpy(&ckeep, &cm, sizeof cm);
-        CHECK(attn_checkpoint_save(path, "cisformer", (const int32_t[7]){4, 4, 0, 0, 0, 0, 0x3ff00000}, 7, cm.p.data, cm.p.total) == ATTN_OK,
+        CHECK(attn_checkpoint_save(path, "cisformer", (const int32_t[7]){4, 4, 0, 0, 0, 0, 0x3ff00000}, 7,
+                                   (const char *const[1]){"softmax"}, 1, &cm.p) == ATTN_OK,
               "write a cisformer record with d = 4 and d = 3's block");
         CHECK(attn_cisformer_load(&cm, path) == ATTN_ERR_FORMAT && memcmp(&cm, &ckeep, sizeof cm) == 0, "cisformer: refused, model kept");
         attn_cisformer_free(&cm);

@@ -305,47 +305,69 @@ static void test_checkpoints(void)
     attn_checkpoint_header h;
     attn_rng r;
     int32_t cfgw[2] = {3, -7};
-    attn_float vals[5] = {1.5f, -2.25f, 0, 3e-8f, 1e20f}, got[5], keep[5] = {9, 9, 9, 9, 9};
-    unsigned char rec[256];
-    size_t n = attn_checkpoint_bytes(2, 5), i;
+    attn_param_desc td[2] = {{"a", 1, {2}, 0}, {"b", 2, {1, 3}, 0}}, other[2] = {{"a", 1, {2}, 0}, {"b", 2, {3, 1}, 0}};
+    const char *names[1] = {"softmax"};
+    attn_params tp, tq, to;
+    unsigned char rec[1024];
+    size_t n, i;
     int tok[8] = {0, 1, 2, 3, 0, 1, 2, 3}, bad = 0, e;
     const char *path = "build/test_checkpoint.ckpt";
     FILE *f;
-    CHECK(n == 52 + 8 + 5 * sizeof(attn_float) && n <= sizeof rec, "record size %lu", (unsigned long)n);
-    CHECK(attn_checkpoint_write(rec, n, "toy", cfgw, 2, vals, 5) == ATTN_OK, "write: %s", attn_last_error());
-    CHECK(attn_checkpoint_read(&h, got, 5, rec, n) == ATTN_OK && !strcmp(h.model, "toy") && h.nconfig == 2 && h.config[0] == 3 &&
-              h.config[1] == -7 && h.count == 5 && h.float_bytes == (int)sizeof(attn_float) && !memcmp(got, vals, sizeof vals),
+    CHECK(attn_params_init(&tp, td, 2) == ATTN_OK && attn_params_init(&tq, td, 2) == ATTN_OK && attn_params_init(&to, other, 2) == ATTN_OK,
+          "toy parameters");
+    for (i = 0; i < tp.total; i++) tp.data[i] = (attn_float)(1.5 * (double)i - 3), tq.data[i] = 9;
+    n = attn_checkpoint_bytes(2, 1, &tp);
+    CHECK(n == 52 + 8 + 32 + 2 * 60 + tp.total * sizeof(attn_float) + 8 && n <= sizeof rec, "record size %lu", (unsigned long)n);
+    CHECK(attn_checkpoint_write(rec, n, "toy", cfgw, 2, names, 1, &tp) == ATTN_OK, "write: %s", attn_last_error());
+    CHECK(attn_checkpoint_read(&h, &tq, rec, n) == ATTN_OK && h.version == 2 && !strcmp(h.model, "toy") && h.nconfig == 2 &&
+              h.config[0] == 3 && h.config[1] == -7 && h.nnames == 1 && !strcmp(h.names[0], "softmax") && h.ntensors == 2 &&
+              h.count == tp.total && h.float_bytes == (int)sizeof(attn_float) && t_params_equal(&tq, &tp),
           "memory round trip: %s", attn_last_error());
+    for (i = 0; i < tq.total; i++) tq.data[i] = 9;
     for (i = 0; i < n; i++) { /* any flipped bit is caught: by a field check or by the hash */
         int b;
         for (b = 0; b < 8; b++) {
-            memcpy(got, keep, sizeof keep);
             rec[i] ^= (unsigned char)(1 << b);
-            bad += attn_checkpoint_read(&h, got, 5, rec, n) != ATTN_ERR_FORMAT || memcmp(got, keep, sizeof keep) != 0;
+            bad += attn_checkpoint_read(&h, &tq, rec, n) != ATTN_ERR_FORMAT;
             rec[i] ^= (unsigned char)(1 << b);
         }
     }
-    CHECK(bad == 0, "%d of %lu single-bit corruptions were not refused", bad, (unsigned long)(8 * n));
-    for (i = 0, bad = 0; i < n; i++) bad += attn_checkpoint_read(&h, got, 5, rec, i) != ATTN_ERR_FORMAT;
-    CHECK(bad == 0 && memcmp(got, keep, sizeof keep) == 0, "%d truncations were not refused", bad);
-    CHECK(attn_checkpoint_read(&h, got, 4, rec, n) == ATTN_ERR_SHAPE && !memcmp(got, keep, sizeof keep), "a destination of the wrong size refused");
-    CHECK(attn_checkpoint_write(rec, n - 1, "toy", cfgw, 2, vals, 5) == ATTN_ERR_ARG, "a short buffer refused");
-    CHECK(attn_checkpoint_write(rec, n, "a-name-of-17-chrs", cfgw, 2, vals, 5) == ATTN_ERR_ARG, "a long model name refused");
-    { /* a float64 record (as a double build writes it) reads into this build, rounded */
+    for (i = 0; i < tq.total; i++) bad += tq.data[i] != 9;
+    CHECK(bad == 0, "%d of %lu single-bit corruptions were not refused, or wrote", bad, (unsigned long)(8 * n));
+    for (i = 0, bad = 0; i < n; i++) bad += attn_checkpoint_read(&h, &tq, rec, i) != ATTN_ERR_FORMAT;
+    for (i = 0; i < tq.total; i++) bad += tq.data[i] != 9;
+    CHECK(bad == 0, "%d truncations were not refused, or wrote", bad);
+    /* the same count in another layout (b [3, 1] instead of [1, 3]), or another name: refused */
+    CHECK(to.total == tp.total && attn_checkpoint_read(&h, &to, rec, n) == ATTN_ERR_SHAPE && strstr(attn_last_error(), "tensor 1"),
+          "a destination of another layout with the same count refused: %s", attn_last_error());
+    other[1].shape[0] = 1; other[1].shape[1] = 3; other[1].name = "c";
+    attn_params_free(&to);
+    CHECK(attn_params_init(&to, other, 2) == ATTN_OK && attn_checkpoint_read(&h, &to, rec, n) == ATTN_ERR_SHAPE,
+          "a destination with another tensor name refused");
+    for (i = 0, bad = 0; i < to.total; i++) bad += to.data[i] != 0;
+    CHECK(bad == 0, "the refused reads wrote");
+    CHECK(attn_checkpoint_write(rec, n - 1, "toy", cfgw, 2, names, 1, &tp) == ATTN_ERR_ARG, "a short buffer refused");
+    CHECK(attn_checkpoint_write(rec, n, "a-name-of-17-chrs", cfgw, 2, names, 1, &tp) == ATTN_ERR_ARG, "a long model name refused");
+    { /* a format-1 float64 record (as 0.1.0's double build wrote it) reads into this build, rounded */
         static const unsigned char hdr[12] = {'A', 'T', 'T', 'N', 'C', 'K', 'P', 'T', 1, 0, 0, 0};
-        unsigned char d64[52 + 8];
+        unsigned char d64[44 + 16 * 8 + 8];
+        attn_param_desc one[1] = {{"x", 1, {16}, 0}};
+        attn_params p1;
         double x = 0.1;
         uint64_t bits, hs = 14695981039346656037ull;
         memset(d64, 0, sizeof d64);
         memcpy(d64, hdr, 12);
         memcpy(d64 + 12, "f64", 3);
-        d64[32] = 8; d64[36] = 1; /* float bytes 8, count 1 */
+        d64[32] = 8; d64[36] = 16; /* float bytes 8, count 16 */
         memcpy(&bits, &x, 8);
         for (e = 0; e < 8; e++) d64[44 + e] = (unsigned char)(bits >> (8 * e));
-        for (e = 0; e < 52; e++) hs = (hs ^ d64[e]) * 1099511628211ull;
-        for (e = 0; e < 8; e++) d64[52 + e] = (unsigned char)(hs >> (8 * e));
-        CHECK(attn_checkpoint_read(&h, got, 1, d64, sizeof d64) == ATTN_OK && got[0] == (attn_float)0.1 && h.float_bytes == 8,
-              "a float64 record: %s", attn_last_error());
+        for (e = 0; e < 44 + 16 * 8; e++) hs = (hs ^ d64[e]) * 1099511628211ull;
+        for (e = 0; e < 8; e++) d64[44 + 16 * 8 + e] = (unsigned char)(hs >> (8 * e));
+        CHECK(attn_params_init(&p1, one, 1) == ATTN_OK && p1.total == 16, "one tensor of 16");
+        CHECK(attn_checkpoint_read(&h, &p1, d64, sizeof d64) == ATTN_OK && p1.data[0] == (attn_float)0.1 && h.float_bytes == 8 &&
+                  h.version == 1 && h.ntensors == 0,
+              "a format-1 float64 record: %s", attn_last_error());
+        attn_params_free(&p1);
     }
     /* the cisformer through a file */
     attn_rng_seed(&r, 8, 0);
@@ -360,13 +382,13 @@ static void test_checkpoints(void)
         attn_cisformer_forward(&m, y1, cache, tok, 1, 4, work, wb);
         attn_cisformer_forward(&back, y2, cache, tok, 1, 4, work, wb);
         CHECK(back.cfg.d == 4 && back.cfg.ncon == 5 && back.cfg.kind == ATTN_EXPRESSIVE && back.cfg.scale == 0.75f &&
-                  back.cfg.vec == ATTN_CIS_LN_GAINS && back.p.total == m.p.total && !memcmp(back.p.data, m.p.data, sizeof(attn_float) * m.p.total) &&
+                  back.cfg.vec == ATTN_CIS_LN_GAINS && back.p.total == m.p.total && t_params_equal(&back.p, &m.p) &&
                   !memcmp(y1, y2, sizeof y1),
               "the loaded cisformer differs from the saved one");
         attn_cisformer_free(&back);
         free(cache); free(work);
     }
-    CHECK(attn_checkpoint_save(path, "toy", cfgw, 2, vals, 5) == ATTN_OK && attn_cisformer_load(&back, path) == ATTN_ERR_FORMAT,
+    CHECK(attn_checkpoint_save(path, "toy", cfgw, 2, names, 1, &tp) == ATTN_OK && attn_cisformer_load(&back, path) == ATTN_ERR_FORMAT,
           "another model's checkpoint refused");
     f = fopen(path, "wb");
     if (f) { fputs("not a checkpoint", f); fclose(f); }
@@ -374,6 +396,110 @@ static void test_checkpoints(void)
     CHECK(attn_cisformer_load(&back, "build/no-such-dir/x.ckpt") == ATTN_ERR_IO, "a missing file refused");
     remove(path);
     attn_cisformer_free(&m);
+    attn_params_free(&tp); attn_params_free(&tq); attn_params_free(&to);
+}
+
+/* Whether every value of p is the fixtures' ((i mod 97) - 48) / 64, i its place in a float32 block
+   (every tensor starting ATTN_ALIGN-aligned). */
+static int fixture_values(const attn_params *p)
+{
+    size_t i, at = 0, n;
+    int k;
+    for (k = 0; k < p->count; k++) {
+        n = attn_tensor_numel(&p->value[k]);
+        for (i = 0; i < n; i++)
+            if (p->value[k].data[i] != (attn_float)((int)((at + i) % 97) - 48) / 64) return 0;
+        at += (n * 4 + ATTN_ALIGN - 1) / ATTN_ALIGN * ATTN_ALIGN / 4;
+    }
+    return p->count > 0;
+}
+
+/* Format-1 files written by 0.1.0 (tests/data) load bit for bit, and save again as format 2; a kind
+   registered outside the header is saved by its name; a name not known here is refused. */
+static void test_checkpoint_compat(void)
+{
+    const char *path = "build/test_compat.ckpt";
+    attn_transformer t, t2;
+    attn_cisformer c, c2;
+    attn_seq2seq q, q2;
+    attn_kind_info row;
+    attn_kind mine;
+    attn_rng r;
+    int ok, ok2 = 0;
+    CHECK((ok = attn_transformer_load(&t, "tests/data/transformer_v1.ckpt") == ATTN_OK), "transformer_v1: %s", attn_last_error());
+    if (ok) {
+        CHECK(t.cfg.vocab == 11 && t.cfg.d == 8 && t.cfg.layers == 3 && t.cfg.t5 == 1 && t.cfg.kinds[0] == ATTN_COG &&
+                  t.cfg.kinds[1] == ATTN_HYLA_PLUS && t.cfg.kinds[2] == ATTN_DIFFERENTIAL && fixture_values(&t.p),
+              "transformer_v1: configuration, kinds and every value");
+        ok2 = 0;
+        CHECK(attn_transformer_save(&t, path) == ATTN_OK && (ok2 = attn_transformer_load(&t2, path) == ATTN_OK), "resaved: %s", attn_last_error());
+        if (ok2) {
+            CHECK(!memcmp(&t2.cfg, &t.cfg, sizeof t.cfg) && fixture_values(&t2.p), "transformer: format 2 holds what format 1 did");
+            attn_transformer_free(&t2);
+        }
+        attn_transformer_free(&t);
+    }
+    CHECK((ok = attn_transformer_load(&t, "tests/data/transformer_v2.ckpt") == ATTN_OK) && fixture_values(&t.p) && t.cfg.kinds[1] == ATTN_HYLA_PLUS,
+          "transformer_v2 (format 2, float32, in this build's floats): %s", attn_last_error());
+    if (ok) attn_transformer_free(&t);
+    CHECK((ok = attn_cisformer_load(&c, "tests/data/cisformer_v1.ckpt") == ATTN_OK), "cisformer_v1: %s", attn_last_error());
+    if (ok) {
+        CHECK(c.cfg.d == 4 && c.cfg.ncon == 6 && c.cfg.kind == ATTN_EXPRESSIVE && c.cfg.vec == ATTN_CIS_LN_GAINS && fixture_values(&c.p),
+              "cisformer_v1: configuration, kind and every value");
+        ok2 = 0;
+        CHECK(attn_cisformer_save(&c, path) == ATTN_OK && (ok2 = attn_cisformer_load(&c2, path) == ATTN_OK), "resaved: %s", attn_last_error());
+        if (ok2) {
+            CHECK(!memcmp(&c2.cfg, &c.cfg, sizeof c.cfg) && fixture_values(&c2.p), "cisformer: format 2 holds what format 1 did");
+            attn_cisformer_free(&c2);
+        }
+        attn_cisformer_free(&c);
+    }
+    CHECK((ok = attn_seq2seq_load(&q, "tests/data/seq2seq_v1.ckpt") == ATTN_OK), "seq2seq_v1: %s", attn_last_error());
+    if (ok) {
+        CHECK(q.cfg.src_vocab == 13 && q.cfg.dec_layers == 2 && q.cfg.kind == ATTN_SIGMOID && fixture_values(&q.p),
+              "seq2seq_v1: configuration, kind and every value");
+        ok2 = 0;
+        CHECK(attn_seq2seq_save(&q, path) == ATTN_OK && (ok2 = attn_seq2seq_load(&q2, path) == ATTN_OK), "resaved: %s", attn_last_error());
+        if (ok2) {
+            CHECK(!memcmp(&q2.cfg, &q.cfg, sizeof q.cfg) && fixture_values(&q2.p), "seq2seq: format 2 holds what format 1 did");
+            attn_seq2seq_free(&q2);
+        }
+        attn_seq2seq_free(&q);
+    }
+    /* a registered kind travels by name */
+    row = *attn_kind_get(ATTN_SOFTMAX);
+    row.name = "ckpt_test_softmax"; row.code_name = NULL;
+    mine = attn_kind_register(&row);
+    CHECK((int)mine >= ATTN_KIND_COUNT, "register: %s", attn_last_error());
+    if ((int)mine >= ATTN_KIND_COUNT) {
+        attn_transformer_config tc = attn_transformer_config_default();
+        tc.vocab = tc.out = 7; tc.d = 8; tc.layers = 3; tc.heads = 2; tc.dk = tc.dv = 4; tc.mlp = 8; tc.max_T = 4;
+        tc.kinds[0] = mine; tc.kinds[1] = ATTN_EXPRESSIVE; tc.kinds[2] = mine;
+        attn_rng_seed(&r, 5, 5);
+        CHECK(attn_transformer_init(&t, &tc, &r) == ATTN_OK && attn_transformer_save(&t, path) == ATTN_OK, "save: %s", attn_last_error());
+        CHECK((ok = attn_transformer_load(&t2, path) == ATTN_OK) && t2.cfg.kinds[0] == mine && t2.cfg.kinds[1] == ATTN_EXPRESSIVE &&
+                  t2.cfg.kinds[2] == mine && t_params_equal(&t2.p, &t.p),
+              "a registered kind saved and loaded by name: %s", attn_last_error());
+        if (ok) attn_transformer_free(&t2);
+        {   /* the same record with a kind name this program does not know */
+            void *buf;
+            size_t bytes;
+            attn_checkpoint_header h;
+            const char *names[2] = {"no_such_kind", "ea"};
+            if (attn_checkpoint_load_file(path, &buf, &bytes, &h) == ATTN_OK) {
+                free(buf);
+                CHECK(h.nnames == 2 && !strcmp(h.names[0], "ckpt_test_softmax") && !strcmp(h.names[1], "ea") && h.config[27] == 0 &&
+                          h.config[28] == 1 && h.config[29] == 0,
+                      "kinds stored as indices into the names");
+                CHECK(attn_checkpoint_save(path, "transformer", h.config, h.nconfig, names, 2, &t.p) == ATTN_OK, "rewrite");
+                memset(&t2, 0x5A, sizeof t2);
+                CHECK(attn_transformer_load(&t2, path) == ATTN_ERR_FORMAT && strstr(attn_last_error(), "no_such_kind"),
+                      "an unknown kind name refused: %s", attn_last_error());
+            }
+        }
+        attn_transformer_free(&t);
+    }
+    remove(path);
 }
 
 /* ---- the transformer ---- */
@@ -685,7 +811,7 @@ static void test_transformer_bad_input(void)
     attn_rng_seed(&r, 13, 0);
     cf.layers = 0;
     CHECK(attn_transformer_param_count(&cf) == 0 && attn_transformer_init(&m, &cf, &r) == ATTN_ERR_SHAPE, "0 layers refused");
-    cf = tf_small(); cf.kinds[1] = ATTN_KIND_COUNT;
+    cf = tf_small(); cf.kinds[1] = (attn_kind)(ATTN_KIND_COUNT + ATTN_MAX_CUSTOM_KINDS);
     CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_ARG, "an unknown kind refused");
     cf = tf_small(); cf.kinds[0] = ATTN_DIFFERENTIAL; cf.dk = 3;
     CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_ERR_SHAPE, "differential attention with odd dk refused");
@@ -735,7 +861,7 @@ static void test_transformer_checkpoint(void)
     CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
     CHECK(attn_transformer_save(&m, path) == ATTN_OK, "save: %s", attn_last_error());
     CHECK(attn_transformer_load(&back, path) == ATTN_OK, "load: %s", attn_last_error());
-    CHECK(!memcmp(&back.cfg, &m.cfg, sizeof cf) && back.p.total == m.p.total && !memcmp(back.p.data, m.p.data, sizeof(attn_float) * m.p.total),
+    CHECK(!memcmp(&back.cfg, &m.cfg, sizeof cf) && back.p.total == m.p.total && t_params_equal(&back.p, &m.p),
           "the loaded transformer differs from the saved one");
     attn_transformer_free(&back);
     cc.d = 3; cc.ncon = 4; cc.scale = 1;
@@ -1025,6 +1151,7 @@ void test_models(void)
     test_cisformer_init();
     test_cisformer_bad_input();
     test_checkpoints();
+    test_checkpoint_compat();
     test_transformer_forward();
     test_transformer_backward();
     test_transformer_hyla_presets();

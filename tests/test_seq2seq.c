@@ -336,7 +336,7 @@ static void test_seq2seq_checkpoint_and_errors(void)
     s2s_setup(&c, &cf, 1, 5, 4, &r);
     CHECK(attn_seq2seq_save(&c.m, path) == ATTN_OK, "save: %s", attn_last_error());
     CHECK(attn_seq2seq_load(&back, path) == ATTN_OK, "load: %s", attn_last_error());
-    CHECK(back.p.total == c.m.p.total && !memcmp(back.p.data, c.m.p.data, sizeof(attn_float) * c.m.p.total) &&
+    CHECK(back.p.total == c.m.p.total && t_params_equal(&back.p, &c.m.p) &&
               !memcmp(&back.cfg, &c.m.cfg, sizeof cf), "a checkpoint restores the configuration and every parameter");
     attn_seq2seq_free(&back);
     remove(path);
