@@ -1146,11 +1146,16 @@ ATTNDEF attn_status attn_sraven_panels(const attn_sraven *s, int li, int *panels
    tokens, targets [B, K], latent [B] indices into latent[] (may be NULL). */
 ATTNDEF attn_status attn_sraven_batch(const attn_sraven *s, int ood, int B, attn_float *x, int *targets,
                                       int *latent, attn_rng *r);
-/* 1 if the context (panels 0..7 of panels [9, K]) admits an answer other than panel 8: some
-   assignment of features to columns (all (K!)^2 relative orders) under which every feature follows
-   one of the 8 rules in rows 0 and 1 and the start of row 2 predicts a different value somewhere
-   (Table A2's check). K <= 6. */
-ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels);
+/* Whether the context (panels 0..7 of panels [9, K]) admits an answer other than panel 8, by one
+   of two definitions. Both look for an assignment of features to columns (all (K!)^2 relative
+   orders of columns 1 and 2) under which every feature follows one of the 8 rules: rows 0 and 1
+   complete, row 2's first two cells consistent with it (constant: equal; progressions: the next
+   step; distribute three: two distinct symbols of the set; addition and subtraction: any), the
+   rule's value for row 2's third cell its prediction. every = 0 (the paper's wording, Schug et al.
+   2025, App. B.3, Table A2): ambiguous when the predictions differ from panel 8 in some feature.
+   every = 1 (our reading of the authors' released checker): only when every feature has a fitting
+   rule whose prediction differs from panel 8's. 1 or 0; -1 for K > 6. */
+ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels, int every);
 
 /* Digit strings to transform, the encoder-decoder's synthetic seq2seq task: a source is L digits
    (L uniform in min_len .. max_len), the target the same digits reversed (ATTN_DIGITS_REVERSE) or
@@ -7451,7 +7456,7 @@ static uint32_t attn__sraven_predict(const int *g, int F)
     return m;
 }
 
-ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels)
+ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels, int every)
 {
     int K = s->K, a, b, c, k, f, n, p[720][6], idx[6];
     uint32_t mask[6][6][6]; /* mask[f][j][l]: feature at column-0 position f, column-1 position j, column-2 position l */
@@ -7480,14 +7485,15 @@ ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels)
     }
     for (a = 0; a < n; a++)
         for (b = 0; b < n; b++) {
-            int all = 1, other = 0;
+            int all = 1, other = 0, others = 1;
             for (f = 0; f < K && all; f++) {
                 uint32_t m = mask[f][p[a][f]][p[b][f]];
-                int l = p[b][f], truth = panels[8 * K + l];
+                int l = p[b][f], truth = panels[8 * K + l], differs = (m & ~(1u << truth)) != 0;
                 all = m != 0;
-                other |= (m & ~(1u << truth)) != 0;
+                other |= differs;
+                others &= differs;
             }
-            if (all && other) return 1;
+            if (all && (every ? others : other)) return 1;
         }
     return 0;
 }

@@ -124,6 +124,8 @@ static void usage(FILE *f)
             "  eval     evaluate a saved model: attnlab eval --load F [--task ...] [--final-test N]\n"
             "  census   print the cycle census of a task's state map (SPEC 6.1)\n"
             "  params   print the model's parameter count\n"
+            "  ambiguity  SRAVEN: the fraction of instances with another answer, by two definitions,\n"
+            "           beside the HYLA paper's Table A2 (attnlab ambiguity --help)\n"
             "  lm       byte-level Cogformers: softmax, Cog placements, EA, differential,\n"
             "           centered (attnlab lm --help)\n"            "  seq2seq  the thesis' encoder-decoder on digit strings, greedy vs beam search, and\n"
             "           the band + sparse-error analysis of its heads (attnlab seq2seq --help)\n"

@@ -719,9 +719,90 @@ static int hyla_preset(int argc, char **argv)
 }
 
 /* 1 if the command line is for the HYLA tasks: --task fuzzy|sraven, or a hyla- preset. */
+/* attnlab ambiguity: the fraction of SRAVEN instances whose context admits another answer, by the
+   paper's wording (some feature) and by every feature, R runs of N instances each, beside Table A2. */
+static int hyla_ambiguity(int argc, char **argv)
+{
+    static const double paper[3][2] = {{0.0642, 0.0038}, {0.0032, 0.0009}, {0.0005, 0.0003}}; /* K 4: F 4, 8, 16 */
+    int K = 4, F = 8, samples = 4096, runs = 100, seed = 0, i, d, run, *panels;
+    const double *ref = NULL;
+    attn_sraven s;
+    attn_rng r;
+    double sum[2] = {0, 0}, sq[2] = {0, 0};
+    long hits[2] = {0, 0};
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("usage: attnlab ambiguity [--K 4] [--F 8] [--samples 4096] [--runs 100] [--seed 0]\n"
+                   "\n"
+                   "The fraction of SRAVEN instances (the HYLA paper, Schug et al. 2025, App. B.3) whose\n"
+                   "context admits an answer other than the true one, in --runs runs of --samples instances\n"
+                   "(Table A2: 4,096), by two definitions:\n"
+                   "  some feature   the paper's wording: another fitting assignment of rules and feature\n"
+                   "                 orders predicts a different panel\n"
+                   "  every feature  our reading of the authors' released checker: under one assignment\n"
+                   "                 every feature has a fitting rule that predicts a different value\n"
+                   "Printed: mean +- sd over runs, the pooled rate with its 95%% Wilson interval, and\n"
+                   "Table A2's value for K = 4, F = 4, 8, 16. --K takes 1 .. 6, --F 3 .. 32.\n");
+            help_shown = 1;
+            return 0;
+        }
+        if (!v) { fprintf(stderr, "attnlab: %s needs a value (or is unknown; see attnlab ambiguity --help)\n", a); return 1; }
+        if (!strcmp(a, "--K")) ok = parse_int(v, 1, &K) && K <= 6;
+        else if (!strcmp(a, "--F")) ok = parse_int(v, 3, &F) && F <= 32;
+        else if (!strcmp(a, "--samples")) ok = parse_int(v, 1, &samples) && samples <= 1 << 24;
+        else if (!strcmp(a, "--runs")) ok = parse_int(v, 1, &runs) && runs <= MAX_SEEDS;
+        else if (!strcmp(a, "--seed")) ok = parse_int(v, 0, &seed);
+        else { fprintf(stderr, "attnlab: unknown option %s for ambiguity (see attnlab ambiguity --help)\n", a); return 1; }
+        if (!ok) { fprintf(stderr, "attnlab: bad value '%s' for %s (see attnlab ambiguity --help)\n", v, a); return 1; }
+        i++;
+    }
+    if (K == 4 && (F == 4 || F == 8 || F == 16)) ref = paper[F == 4 ? 0 : F == 8 ? 1 : 2];
+    if (dry_run) { printf("dry run: %d run(s) of %d instances; the options are fine\n", runs, samples); return 0; }
+    if (attn_sraven_init(&s, K, F, 0.25, 1, (uint64_t)seed) != ATTN_OK || !(panels = (int *)malloc(sizeof(int) * 9 * (size_t)K))) {
+        fprintf(stderr, "attnlab ambiguity: %s\n", attn_last_error());
+        return 1;
+    }
+    attn_rng_seed(&r, (uint64_t)seed, 77);
+    for (run = 0; run < runs; run++) {
+        long n[2] = {0, 0};
+        for (i = 0; i < samples; i++) {
+            attn_sraven_panels(&s, (int)attn_rng_int(&r, (uint32_t)s.nlatent), panels, &r);
+            for (d = 0; d < 2; d++) n[d] += attn_sraven_ambiguous(&s, panels, d);
+        }
+        for (d = 0; d < 2; d++) {
+            double f = (double)n[d] / samples;
+            sum[d] += f; sq[d] += f * f; hits[d] += n[d];
+        }
+        fprintf(stderr, "\r  run %d/%d", run + 1, runs);
+    }
+    fprintf(stderr, "\n");
+    printf("SRAVEN ambiguity, K %d, F %d: %d runs of %d instances (seed %d)\n\n", K, F, runs, samples, seed);
+    printf("| definition | mean +- sd over runs | pooled, 95%% Wilson interval | Table A2 | consistent (|diff| < 2 se) |\n");
+    printf("|---|---:|---:|---:|---|\n");
+    for (d = 0; d < 2; d++) {
+        double N = (double)runs * samples, p = hits[d] / N, z = 1.959964, m = sum[d] / runs;
+        double sd = runs > 1 ? sqrt((sq[d] - runs * m * m) / (runs - 1) > 0 ? (sq[d] - runs * m * m) / (runs - 1) : 0) : 0;
+        double c = (p + z * z / (2 * N)) / (1 + z * z / N), h = z * sqrt(p * (1 - p) / N + z * z / (4 * N * N)) / (1 + z * z / N);
+        printf("| %s | %.4f%% +- %.4f%% | %.4f%% [%.4f%%, %.4f%%] |", d ? "every feature" : "some feature", 100 * m, 100 * sd, 100 * p,
+               100 * (c - h), 100 * (c + h));
+        if (ref) {
+            double se = sqrt(p * (1 - p) / N + ref[1] * ref[1]);
+            printf(" %.2f%% +- %.2f%% | %s (z = %.1f) |\n", 100 * ref[0], 100 * ref[1], fabs(p - ref[0]) < 2 * se ? "yes" : "no",
+                   (p - ref[0]) / se);
+        } else printf(" - | - |\n");
+    }
+    printf("\nz: (pooled - Table A2) / sqrt(pooled's binomial variance + Table A2's +- squared).\n");
+    free(panels);
+    attn_sraven_free(&s);
+    return 0;
+}
+
 int hyla_wants(int argc, char **argv)
 {
     int i;
+    if (argc >= 2 && !strcmp(argv[1], "ambiguity")) return 1;
     if (argc >= 3 && !strcmp(argv[1], "preset")) return !strncmp(argv[2], "hyla-", 5);
     for (i = 2; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--task") && (!strcmp(argv[i + 1], "fuzzy") || !strcmp(argv[i + 1], "sraven"))) return 1;
@@ -731,6 +812,7 @@ int hyla_wants(int argc, char **argv)
 int hyla_main(int argc, char **argv)
 {
     hopts o;
+    if (!strcmp(argv[1], "ambiguity")) return hyla_ambiguity(argc, argv);
     if (!strcmp(argv[1], "preset")) {
         int p;
         for (p = 0; p < 2 && strcmp(hpresets[p].name, argv[2]); p++) {}

@@ -68,6 +68,9 @@ else
         refuse "a model that cannot be built" ./build/attnlab train --N 5000 --epochs 2
         refuse "a fuzzy model that cannot be built" ./build/attnlab train --task fuzzy --width 16 --layers 64 --N 100000000 --steps 1
         refuse "an unwritable --save" ./build/attnlab seq2seq --save /nonexistent/dir/m.ckpt
+        refuse "an ambiguity check with 9 features" ./build/attnlab ambiguity --K 9
+        try "attnlab ambiguity: both definitions beside Table A2" sh -c \
+            "./build/attnlab ambiguity --runs 2 --samples 512 2>/dev/null | grep -q '| every feature | .* | 0.32% +- 0.09% |'"
         refuse "quickstart --steps abc" ./build/quickstart --steps abc
         try "attnlab takes --opt=value" sh -c "./build/attnlab census --task=nt --N=16 --tau=2 | grep -q '64x56'"
         # an interrupted run leaves a well-formed CSV prefix: a line per evaluation as it happens
