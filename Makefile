@@ -45,7 +45,7 @@ $(BUILD):
 	mkdir -p $(BUILD)
 
 # The main job: the expressive-attention paper's central comparison, EA against softmax on N16T2
-# with a 32-token context (SPEC 7.1 E1), 8 seeds each, in about a minute on two cores.
+# with a 32-token context (Gros 2024; E1), 8 seeds each, in about a minute on two cores.
 run: $(BUILD)/attnlab
 	mkdir -p results
 	$(BUILD)/attnlab train --task nt --N 16 --tau 2 --ncon 32 --attn softmax,ea --seeds 8 --epochs 2500 \

@@ -91,6 +91,24 @@
        ATTN_NO_STDIO        implementation file: no <stdio.h>; error messages are then the fixed
                             text of the failing check, without the numbers.
 
+   REFERENCES (cited below by authors and year; sections and equations are the papers')
+       Vaswani et al. 2017        Attention is all you need, arXiv:1706.03762
+       Gros 2024                  Reorganizing attention-space geometry with expressive attention,
+                                  arXiv:2407.18601 (expressive attention, the cisformer, the NT tasks)
+       Lv et al. 2024             More expressive attention with negative weights, arXiv:2411.07176 (Cog)
+       Ali et al. 2023            Centered self-attention layers, arXiv:2306.01610
+       Ye et al. 2024             Differential transformer, arXiv:2410.05258
+       Schug et al. 2025          Attention as a hypernetwork, ICLR 2025, arXiv:2406.05816 (HYLA, RMSHead,
+                                  fuzzy logic, SRAVEN)
+       Katharopoulos et al. 2020  Transformers are RNNs, arXiv:2006.16236 (kernel linear attention)
+       Wang et al. 2020           Linformer, arXiv:2006.04768
+       Beltagy et al. 2020        Longformer, arXiv:2004.05150
+       Zaheer et al. 2020         Big Bird, arXiv:2007.14062
+       Raffel et al. 2020         T5, arXiv:1910.10683 (relative-position buckets)
+       Su et al. 2021             RoFormer, arXiv:2104.09864 (RoPE)
+       Conti 2024                 The math behind transformers, thesis, 2023/2024 (Taylor linear attention,
+                                  the band + sparse-error analysis, the encoder-decoder)
+
    SIMD is chosen at compile time from the compiler's macros, first match wins: ATTN_NO_SIMD or
    ATTN_DOUBLE (scalar), WASM SIMD128 (-msimd128), AVX-512F, AVX2+FMA, SSE2, NEON (AArch64),
    scalar. attn_simd_name() says which one a build uses. Threads come from OpenMP (-fopenmp); the
@@ -425,32 +443,36 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
 /* Every attention variant is a row of one table (attn_kind_get), chosen at run time. Shapes (PyTorch
    order): Q [B, H, Tq, dk], K [B, H, Tk, dk], V [B, H, Tk, dv], O [B, H, Tq, dv]. Query i sees key j
    when j <= i + (Tk - Tq) (causal, bottom-right aligned; always when not causal), key_mask[b, j]
-   is nonzero (NULL: every key) and, with segment ids, the two are in the same segment. A row that sees nothing outputs 0 and passes zero gradient. Scores
-   are s = scale q.k + bias[h, i, j] (bias optional), normalised per row by the kind:
-     ATTN_SOFTMAX     A = softmax(s) over the visible keys                           (SPEC 2.1)
-     ATTN_EXPRESSIVE  g = s^2 / (1 + s^2), A = g / sum g (0 when sum g < tiny)       (SPEC 2.2)
-     ATTN_COG         A = sign(s) softmax(|s|): negative weights (the official form) (SPEC 2.3)
-     ATTN_CENTERED    A = softmax(s) - 1/n_i on the n_i visible keys: rows sum to 0    (2.5)
+   is nonzero (NULL: every key) and, with segment ids, the two are in the same segment. A row that
+   sees nothing outputs 0 and passes zero gradient. Scores are s = scale q.k + bias[h, i, j] (bias
+   optional), normalised per row by the kind:
+     ATTN_SOFTMAX     A = softmax(s) over the visible keys                     (Vaswani et al. 2017)
+     ATTN_EXPRESSIVE  g = s^2 / (1 + s^2), A = g / sum g (0 when sum g < tiny)          (Gros 2024)
+     ATTN_COG         A = sign(s) softmax(|s|): negative weights (the official form)
+                                                                                   (Lv et al. 2024)
+     ATTN_CENTERED    A = softmax(s) - 1/n_i on the n_i visible keys: rows sum to 0
                       (centered_literal: - 1/p, p = the query's key position, the Cog paper's
-                      formula as printed; 1 at p = 0, where it is undefined)
+                      formula as printed; 1 at p = 0, where it is undefined)      (Ali et al. 2023)
      ATTN_SIGMOID     A = sigmoid(s - ln Tk), no normalisation (add +ln Tk through the bias to
                       remove the default shift)
-     ATTN_LINEAR_RAW  A = s, no feature map, no normalisation (the HYLA paper's "linear") (2.7)
+     ATTN_LINEAR_RAW  A = s, no feature map, no normalisation (the HYLA paper's "linear")
+                                                                                (Schug et al. 2025)
      ATTN_KERNEL      kernel linear attention, phi(x) = elu(x) + 1, eps 1e-6, no score scale:
                       o_i = sum_j (phi(q_i).phi(k_j)) v_j / (sum_j phi(q_i).phi(k_j) + eps), by
-                      prefix sums in O(T dk dv) time, O(dk dv) memory; no bias, no weights  (2.10)
+                      prefix sums in O(T dk dv) time, O(dk dv) memory; no bias, no weights
+                                                                        (Katharopoulos et al. 2020)
      ATTN_TAYLOR      first-order Taylor: the same with phi(x) = [1, x / |x|], i.e. weights
-                      1 + qh . kh normalised per row (the thesis' linear attention)      (2.11)
+                      1 + qh . kh normalised per row                      (Conti 2024, Sec. 2.1.2)
    O = A V (all but the kernel and taylor kinds). The kernels stream over key tiles with running row
    statistics, so memory is O(T d): the forward pass keeps one number per query row (stats: the
    log-sum-exp, or sum g; unused by the unnormalised kinds) from which the backward pass recomputes A
    tile by tile.
-     ATTN_DIFFERENTIAL  differential attention (SPEC 2.6): q, k hold two sub-heads [q1 | q2] of
+     ATTN_DIFFERENTIAL  differential attention (Ye et al. 2024): q, k hold two sub-heads [q1 | q2] of
                       width dh = dk / 2, v is [dv] = [2 dh] wide; A1, A2 = softmax(scale q_m.k_m)
                       (scale 0 means 1 / sqrt(dh)), lambda = exp(lq1.lk1) - exp(lq2.lk2) + lambda_init,
                       o = (1 - lambda_init) gain * RMSNorm((A1 - lambda A2) V), eps 1e-5
    The kinds below mix the heads, so each (i, j) needs all H scores s_hij (dk, dv shared by the heads;
-   O(T^2 H dv) time, O(T H) memory per thread); a_hij is the "latent code" (SPEC 2.7-2.9a):
+   O(T^2 H dv) time, O(T H) memory per thread); a_hij is the "latent code" (Schug et al. 2025):
      ATTN_LINEAR_RMSHEAD  a = RMSHead(s): a_hij = s_hij / sqrt(mean_h s_hij^2 + 1e-6),  o = a V
      ATTN_HYLA          a = RMSHead(s), u_ij = sum_h a_hij v_jh, o_ih = sum_j a_hij ReLU(u_ij)
      ATTN_HYLA_NO_RMSHEAD, ATTN_HYLA_LINEAR (no ReLU), ATTN_HYLA_LINEAR_NO_RMSHEAD, ATTN_SOFTMAX_HYLA
@@ -485,19 +507,19 @@ typedef struct attn_attention_desc {
     int causal;               /* nonzero: causal, bottom-right aligned */
     attn_float scale;         /* score scale; 0 means 1/sqrt(dk) (the EA paper's runs use 1) */
     const unsigned char *key_mask; /* [B, Tk], nonzero = visible; NULL: all visible */
-    /* [B, Tk] segment ids (documents packed in one sequence, SPEC 4.3's BOS segments): query i sees
+    /* [B, Tk] segment ids (documents packed in one sequence, split at BOS tokens): query i sees
        key j only when segment[b, i + Tk - Tq] == segment[b, j]. NULL: one segment. Not for kernel
        and taylor. */
     const int *segment;
     const attn_float *bias;   /* [H, Tq, Tk] added to the scores before normalising; NULL: none */
-    /* A sparse pattern (Longformer, SPEC 2.13), for every kind but kernel and taylor: with window
+    /* A sparse pattern (Beltagy et al. 2020), for every kind but kernel and taylor: with window
        w > 0, query i (at key position p = i + Tk - Tq) sees key j only when j = p + m dil_h for an
        integer m in [-w, w] (causal: [-w, 0]), or when j or p is a global token. Key tiles with
        nothing visible are skipped, so the cost grows with the pattern, not with Tk. */
     int window;               /* one-sided radius w; 0: no pattern */
     const int *dilation;      /* [H] per-head dilation >= 1; NULL: 1 */
     const unsigned char *global; /* [Tk] nonzero = global token (sees and is seen by all); NULL */
-    /* A block-sparse layout (BigBird, SPEC 2.13; attn_bigbird_blocks and attn_bigbird_tokens build
+    /* A block-sparse layout (Zaheer et al. 2020; attn_bigbird_blocks and attn_bigbird_tokens build
        one), for the same kinds: with block b > 0, query i sees key j only if layout[h, i / b, j / b]
        is nonzero; layout [H, ceil(Tq / b), ceil(Tk / b)]. It narrows whatever else is visible. */
     int block;
@@ -523,7 +545,7 @@ typedef struct attn_attention_desc {
     attn_float lambda_init;
 } attn_attention_desc;
 
-/* BigBird's block layout (ITC, SPEC 2.13) for nb blocks: blocks 0 and nb - 1 are global (they see
+/* BigBird's block layout (ITC, Zaheer et al. 2020) for nb blocks: blocks 0 and nb - 1 are global (they see
    and are seen by every block); block i sees i - 1, i, i + 1 and, for i in [1, nb - 2], r random
    blocks drawn without replacement from [1, nb - 2] minus {i - 1, i, i + 1} (all of them if fewer
    remain), independently per head. layout [H, nb, nb]; use with block = T / nb. */
@@ -531,7 +553,8 @@ ATTNDEF attn_status attn_bigbird_blocks(unsigned char *layout, int H, int nb, in
 /* The thesis' token-level BigBird: tokens 0 .. g-1 are global, row i sees the window
    [i - w/2, i + w/2] and r random keys outside the window and the globals (fewer if fewer remain),
    per head. layout [H, T, T]; use with block = 1. */
-ATTNDEF attn_status attn_bigbird_tokens(unsigned char *layout, int H, int T, int g, int w, int r, attn_rng *rng);
+ATTNDEF attn_status attn_bigbird_tokens(unsigned char *layout, int H, int T, int g, int w, int r,
+                                        attn_rng *rng);
 
 /* Backward outputs, all accumulated. dQ, dK, dV are required; the rest may be NULL (not wanted). */
 typedef struct attn_attention_grads {
@@ -576,8 +599,8 @@ typedef struct attn_score_row {
     /* LSE, optional: p_i *= sign(s_i) (applied after the exponentials). */
     void (*sign)(size_t n, const attn_float *s, attn_float *p);
     /* ds [n] holds dL/dA on entry and dL/ds on return; a the weights, inv = 1 / N (SUM). */
-    void (*vjp)(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds, attn_float D,
-                attn_float inv);
+    void (*vjp)(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
+                attn_float D, attn_float inv);
 } attn_score_row;
 
 /* A linear-time kind's feature map phi (F = features(dk) features) and its vector-Jacobian product
@@ -589,7 +612,11 @@ typedef struct attn_feature_row {
 } attn_feature_row;
 
 /* A head-mixing kind: how the scores become the latent code a (norm) and the value network. */
-typedef enum attn_mix_norm { ATTN_MIX_NORM_NONE = 0, ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_NORM_SOFTMAX } attn_mix_norm;
+typedef enum attn_mix_norm {
+    ATTN_MIX_NORM_NONE = 0,
+    ATTN_MIX_NORM_RMSHEAD,
+    ATTN_MIX_NORM_SOFTMAX
+} attn_mix_norm;
 typedef enum attn_mix_value {
     ATTN_MIX_VALUE_LINEAR = 0, /* o_h = a_h V_h */
     ATTN_MIX_VALUE_RELU_V,     /* o_h = a_h ReLU(V_h) */
@@ -664,10 +691,10 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const 
    Returns 1 when the largest error (in *max_err, may be NULL) is at most tol, 0 when not, -1 (error
    set) when the calls fail. A kind whose weights jump (Cog's sign at s = 0) needs inputs away from
    the jump, or double. Allocates (ATTN_MALLOC) its buffers for the call. */
-ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed, double h, double tol, int max_entries,
-                                     double *max_err);
+ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed, double h, double tol,
+                                     int max_entries, double *max_err);
 
-/* Linformer (SPEC 2.12): keys and values compressed along the sequence by the layer's parameters
+/* Linformer (Wang et al. 2020): keys and values compressed along the sequence by the layer's parameters
    E, F [kproj, n_max] (shared by the heads; only the first T columns are used): K' = E K, V' = F V
    per (b, h), then any kind but kernel/taylor over the kproj compressed keys, never causal (E mixes
    future positions: a causal request, a key mask or a window is refused). d->Tk is the sequence
@@ -698,7 +725,7 @@ typedef struct attn_layer {
     int C, Cout;              /* input and output widths */
     int rope;                 /* nonzero: rotate q and k (positions 0 .. T-1) before the scores */
     const attn_float *Wq, *bq, *Wk, *bk, *Wv, *bv, *Wo, *bo;
-    /* Longformer's separate global projections (SPEC 2.13), optional: with Wqg, Wkg, Wvg set (self-
+    /* Longformer's separate global projections (Beltagy et al. 2020), optional: with Wqg, Wkg, Wvg set (self-
        attention, not causal, no RoPE, att.global given), each global row i is recomputed over every
        key, q = x_i Wqg^T + bqg, k, v = x Wkg^T + bkg, x Wvg^T + bvg (no window, layout or bias; the
        key mask applies), and that replaces its windowed output. Shapes as Wq, Wk, Wv. */
@@ -756,8 +783,8 @@ typedef struct attn_optim {
     attn_float *m, *v;                      /* SGD: m is the velocity; AdamW: the two moments */
 } attn_optim;
 ATTNDEF attn_status attn_optim_sgd(attn_optim *o, const attn_params *p, double momentum);
-ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2, double eps,
-                                     double weight_decay);
+ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2,
+                                     double eps, double weight_decay);
 ATTNDEF attn_status attn_optim_step(attn_optim *o, attn_params *p, double lr);
 ATTNDEF void attn_optim_free(attn_optim *o);
 /* Global L2 norm of all gradients; if it exceeds max_norm, scales them by max_norm / (norm + 1e-6)
@@ -798,7 +825,7 @@ ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t);
 /* 8. models                                                                                       */
 /* ============================================================================================== */
 
-/* The expressive-attention paper's cisformer (SPEC 4.1): one bilayer over a window of ncon one-hot
+/* The expressive-attention paper's cisformer (Gros 2024): one bilayer over a window of ncon one-hot
    tokens x_c of width d (= the alphabet size N), every weight specific to its position c:
      xt_c = LN(x_c)                 LN without affine parameters, eps 1e-5, i.e. xh_c
                                     (ATTN_CIS_LN_BIAS: + u_c;  ATTN_CIS_LN_GAINS: * g1_c)
@@ -811,7 +838,8 @@ ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t);
    Parameters: N_con (12 d^2 + d) + d (802 at d = 2, ncon = 16), or N_con (12 d^2 + 2) + d with
    the two per-position LN gains. */
 typedef enum attn_cis_vec {
-    ATTN_CIS_FFN_BIAS = 0, /* the per-position d-vector is the FFN's output bias b_c (SPEC's canonical choice) */
+    ATTN_CIS_FFN_BIAS = 0, /* the per-position d-vector is the FFN's output bias b_c (our default; the
+                              paper leaves it open) */
     ATTN_CIS_LN_BIAS,      /* it is the attention LN's bias u_c (a shift after normalising the input) */
     ATTN_CIS_LN_GAINS      /* two per-position scalar LN gains g1_c, g2_c instead */
 } attn_cis_vec;
@@ -821,8 +849,9 @@ typedef struct attn_cisformer_config {
     attn_kind kind;    /* a one-head kind from softmax to taylor (the table's first eight) */
     attn_float scale;  /* score scale; the paper's runs use 1 (0 would mean 1/sqrt(d)) */
     attn_cis_vec vec;
-    int init_uniform;  /* 0: matrices N(0, 1 / fan_in) (SPEC U5); 1: U(-1/sqrt(fan_in), 1/sqrt(fan_in)),
-                          PyTorch's nn.Linear default, a third of the variance */
+    int init_uniform;  /* 0: matrices N(0, 1 / fan_in) (our default: the paper gives no scheme);
+                          1: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), PyTorch's nn.Linear default, a
+                          third of the variance */
 } attn_cisformer_config;
 
 /* params: Wq, Wk, Wv [ncon, d, d], W1 [ncon, 4d, d], W2 [ncon, d, 4d], vec ([ncon, d] "b" or "u",
@@ -866,18 +895,18 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
                                                 attn_float lr, attn_float momentum, long step,
                                                 void *work, size_t work_bytes);
 
-/* A transformer of pre-norm blocks (SPEC 4.2, the HYLA paper's model; in the expressive-attention
+/* A transformer of pre-norm blocks (Schug et al. 2025, the HYLA paper's model; in the expressive-attention
    experiments, the shared-weight baseline beside the cisformer):
      x_0[t] = E[tok_t], or Win in_t + bin with dense inputs;  + P[t] with learned positions
      per layer l:  h = x + Attn_l(Norm(x));   x = h + W2 act(W1 Norm(h) + b1) + b2
                  (glu: x = h + W2 ((W1 n + b1) . act(W3 n + b3)) + b2 with n = Norm(h); SiLU gives
-                 the Llama / Cogformer SwiGLU of SPEC 3)
+                 the Llama / Cogformer SwiGLU, Lv et al. 2024, App. C)
      y[t] = Wout Norm(x_L[t]) + bout       for the last `readout` positions t (0: every position)
    Norm is LayerNorm with gain and bias, or RMSNorm with gain, eps cfg->eps. Attn_l is attn_layer
    with H heads of dk, dv, causal or not, of the layer's kind (differential attention carries its
    lambda [4, dk/2] and gain [dv], HYLA+ its w2 [H, dv, dv]); RoPE on q and k with ATTN_POS_ROPE;
    with t5, each layer adds its own T5 relative-position bias table[h, bucket(i, j)] (table
-   [H, max_T], unidirectional, nb = max_T; SPEC 3) to the scores; with dropout > 0 and
+   [H, max_T], unidirectional, nb = max_T; Raffel et al. 2020) to the scores; with dropout > 0 and
    m->training set, attention dropout on the normalised weights (the latent code), masks drawn
    from m->seed (change it every step; backward needs the same value). With bias = 0 no
    projection, MLP or head has a bias (Llama style).
@@ -887,13 +916,18 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
    HYLA presets' steps take 1.2-1.8x less time. */
 #define ATTN_MAX_LAYERS 64
 #define ATTN__TF_MAX_SLOTS 24 /* private: parameter tensors per layer, at most */
-typedef enum attn_pos_kind { ATTN_POS_NONE = 0, ATTN_POS_LEARNED, ATTN_POS_ROPE, ATTN_POS_COUNT } attn_pos_kind;
+typedef enum attn_pos_kind {
+    ATTN_POS_NONE = 0,
+    ATTN_POS_LEARNED,
+    ATTN_POS_ROPE,
+    ATTN_POS_COUNT
+} attn_pos_kind;
 typedef enum attn_norm_kind { ATTN_NORM_LAYER = 0, ATTN_NORM_RMS, ATTN_NORM_COUNT } attn_norm_kind;
 
 typedef enum attn_init_kind {
-    ATTN_INIT_NORMAL = 0,  /* N(0, 1 / fan_in) */
-    ATTN_INIT_UNIFORM,     /* U(+-1/sqrt(fan_in)), PyTorch's nn.Linear */
-    ATTN_INIT_LECUN,       /* flax's lecun_normal: N(0, 1) truncated to [-2, 2], scaled to variance 1 / fan_in */
+    ATTN_INIT_NORMAL = 0, /* N(0, 1 / fan_in) */
+    ATTN_INIT_UNIFORM,    /* U(+-1/sqrt(fan_in)), PyTorch's nn.Linear */
+    ATTN_INIT_LECUN, /* flax's lecun_normal: N(0, 1) truncated to [-2, 2], scaled to variance 1 / fan_in */
     ATTN_INIT_COUNT
 } attn_init_kind;
 
@@ -911,7 +945,7 @@ typedef struct attn_transformer_config {
     attn_act act;            /* the MLP's activation */
     int glu;                 /* nonzero: a gated MLP (a third matrix W3 [mlp, d] and bias b3) */
     int doc_mask, bos;       /* doc_mask: token inputs attend only within their document, the
-                                segment id being the count of bos tokens up to them (SPEC 4.3) */
+                                segment id being the count of bos tokens up to them) */
     int bias;                /* nonzero: projections, MLP and head have biases */
     int t5;                  /* nonzero: T5 relative-position bias tables */
     attn_float dropout;      /* attention dropout rate (applied when m->training is set) */
@@ -971,7 +1005,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                                              const attn_float *cache, int B, int T, int layer,
                                              void *work, size_t work_bytes);
 
-/* The thesis' encoder-decoder (SPEC 4.4; Vaswani et al. with post-LN), token in, logits out:
+/* The thesis' encoder-decoder (Conti 2024, Sec. 1.2; Vaswani et al. 2017 with post-LN), token in, logits out:
      e_0 = Drop(sqrt(d) Es[src_t] + PE(t))                  PE sinusoidal (attn_pos_sinusoidal)
      encoder layer:  u = LN(e + Drop(SelfAttn(e)));  e' = LN(u + Drop(FFN(u)))
      y_0 = Drop(sqrt(d) Et[tgt_t] + PE(t))
@@ -1054,7 +1088,7 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
 /* 9. tasks                                                                                        */
 /* ============================================================================================== */
 
-/* The expressive-attention paper's NT series (SPEC 6.1) over symbols 0 .. N-1 with delay tau:
+/* The expressive-attention paper's NT series (Gros 2024) over symbols 0 .. N-1 with delay tau:
      ATTN_NT    x(t) = (x(t - tau) + x(t - tau - 1)) mod N                       ("NxTy": N, tau)
      ATTN_NT_S  x(t) = (x(t - 1) + ... + x(t - tau - 1)) mod N
      ATTN_NT_R  the NT-S value when x(t - tau - 1) = 0, else the NT value
@@ -1087,7 +1121,8 @@ typedef struct attn_nt_census {
 } attn_nt_census;
 ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *c, attn_nt_task task, int N, int tau);
 
-/* The HYLA paper's fuzzy-logic in-context regression (SPEC 6.2). Terms are the 2^L sign vectors c
+/* The HYLA paper's fuzzy-logic in-context regression (Schug et al. 2025, Sec. 3). Terms are the 2^L sign
+   vectors c
    (index sum_i c_i 2^(L-1-i)); a term's value is min_i l_i with l_i = x_i (c_i = 1) or 1 - x_i; a
    function is the max of K distinct terms. The terms with index >= 2^L - num_ood (num_ood =
    floor(2^L frac_ood_terms)) are unseen; the K-subsets of the others (lexicographic) are shuffled
@@ -1095,7 +1130,12 @@ ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *c, attn_nt_task task,
    split) and the rest train; the K-subsets of the unseen terms form the third split. A task: a
    combination drawn uniformly from its split, x_t ~ U[0, 1]^L for t < N, tokens [x_t, f(x_t)], the
    query [x_N, 0] and target f(x_N). */
-typedef enum attn_fuzzy_split { ATTN_FUZZY_TRAIN = 0, ATTN_FUZZY_HELDOUT, ATTN_FUZZY_UNSEEN, ATTN_FUZZY_SPLITS } attn_fuzzy_split;
+typedef enum attn_fuzzy_split {
+    ATTN_FUZZY_TRAIN = 0,
+    ATTN_FUZZY_HELDOUT,
+    ATTN_FUZZY_UNSEEN,
+    ATTN_FUZZY_SPLITS
+} attn_fuzzy_split;
 typedef struct attn_fuzzy {
     int L, K, N;                     /* variables, terms per function, examples per task (query included) */
     int nterms, num_ood;             /* 2^L, unseen terms */
@@ -1119,7 +1159,8 @@ ATTNDEF attn_status attn_fuzzy_batch(const attn_fuzzy *f, attn_fuzzy_split split
 /* The metric: mean over the B tasks of 1 - (pred - y)^2 / var. */
 ATTNDEF double attn_fuzzy_r2(const attn_float *pred, const attn_float *y, const attn_float *var, int B);
 
-/* The HYLA paper's symbolic Raven task, SRAVEN (SPEC 6.3): 3 x 3 panels of K features with values
+/* The HYLA paper's symbolic Raven task, SRAVEN (Schug et al. 2025, Sec. 4, App. B.3): 3 x 3 panels of K
+   features with values
    0 .. F-1; feature k of every panel follows one rule, each row drawn on its own:
      0 constant (v, v, v)    1..4 progression by +1, +2, -1, -2 (s, s+k, s+2k) mod F
      5 addition (a, b, a+b)  6 subtraction (a, b, a-b) mod F
@@ -1138,7 +1179,8 @@ typedef struct attn_sraven {
 } attn_sraven;
 /* K in 1 .. 8, F in 3 .. 32, frac_ood in (0, 1) leaving latents on both sides. Allocates
    (ATTN_MALLOC) the latents; attn_sraven_free releases them. */
-ATTNDEF attn_status attn_sraven_init(attn_sraven *s, int K, int F, double frac_ood, int permute, uint64_t seed);
+ATTNDEF attn_status attn_sraven_init(attn_sraven *s, int K, int F, double frac_ood, int permute,
+                                     uint64_t seed);
 ATTNDEF void attn_sraven_free(attn_sraven *s);
 /* One instance of latent index li: panels [9, K] values as shown (after the column permutations). */
 ATTNDEF attn_status attn_sraven_panels(const attn_sraven *s, int li, int *panels, attn_rng *r);
@@ -1168,9 +1210,15 @@ ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels, int e
    attn_digits_exact: the fraction of the B rows of out [B, To] (decoded tokens, EOS included, as
    attn_seq2seq_decode writes them) equal to tgt_out [B, Tt]'s through EOS. */
 typedef enum attn_digits_task { ATTN_DIGITS_REVERSE = 0, ATTN_DIGITS_SORT } attn_digits_task;
-enum { ATTN_DIGITS_PAD = 0, ATTN_DIGITS_BOS = 1, ATTN_DIGITS_EOS = 2, ATTN_DIGITS_0 = 3, ATTN_DIGITS_VOCAB = 13 };
-ATTNDEF attn_status attn_digits_batch(attn_digits_task task, int min_len, int max_len, int test, int B, int *src,
-                                      int *tgt_in, int *tgt_out, attn_rng *r);
+enum {
+    ATTN_DIGITS_PAD = 0,
+    ATTN_DIGITS_BOS = 1,
+    ATTN_DIGITS_EOS = 2,
+    ATTN_DIGITS_0 = 3,
+    ATTN_DIGITS_VOCAB = 13
+};
+ATTNDEF attn_status attn_digits_batch(attn_digits_task task, int min_len, int max_len, int test, int B,
+                                      int *src, int *tgt_in, int *tgt_out, attn_rng *r);
 ATTNDEF double attn_digits_exact(const int *out, int To, const int *tgt_out, int Tt, int B);
 
 /* ============================================================================================== */
@@ -1217,16 +1265,19 @@ ATTNDEF size_t attn_checkpoint_bytes(int nconfig, int nnames, const attn_params 
 /* Writes the record into buf [bytes >= attn_checkpoint_bytes()]: model is at most 16 characters,
    names[nnames] and p's tensor names 1 .. 31. */
 ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *model, const int32_t *config,
-                                          int nconfig, const char *const *names, int nnames, const attn_params *p);
+                                          int nconfig, const char *const *names, int nnames,
+                                          const attn_params *p);
 /* Validates the record buf [bytes] and fills *h (ATTN_ERR_FORMAT: not a valid record); then, if p
    is not NULL, copies each tensor into p's, which must be the record's tensors (format 1: give the
    record's count in its float width) or the call is ATTN_ERR_SHAPE and writes nothing. */
-ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_params *p, const void *buf, size_t bytes);
+ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_params *p, const void *buf,
+                                         size_t bytes);
 /* The same through a file (ATTN_ERR_IO without stdio, or when the file cannot be written or read).
    attn_checkpoint_load_file allocates (ATTN_MALLOC) *buf with the whole file, validated; free it
    with ATTN_FREE (or free() with the default allocator) after attn_checkpoint_read. */
-ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config, int nconfig,
-                                         const char *const *names, int nnames, const attn_params *p);
+ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config,
+                                         int nconfig, const char *const *names, int nnames,
+                                         const attn_params *p);
 ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size_t *bytes,
                                               attn_checkpoint_header *h);
 
@@ -1274,8 +1325,9 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
    per series (legend labels series [ns], palette colours) of height v [s ng + g] from 0 (negative
    values go down); the axis spans min(0, min v) .. max(0, max v). Non-finite values draw no bar.
    ATTN_ERR_IO without stdio or when the file cannot be written. */
-ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const char *ylabel, const char *const *group, int ng,
-                                  const char *const *series, int ns, const double *v);
+ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const char *ylabel,
+                                  const char *const *group, int ng, const char *const *series, int ns,
+                                  const double *v);
 
 /* Heatmaps as SVG files (attention matrices, similarity matrices): M [rows, cols], one cell per
    entry, coloured by scale: ATTN_HEAT_LINEAR white (min(0, min M)) to blue (max M);
@@ -1283,26 +1335,27 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
    ATTN_HEAT_LOG white (10^-4 m) to blue (m) on log10 |M|. Labels (may be NULL) name the rows and
    columns. ATTN_ERR_IO without stdio or when the file cannot be written. */
 typedef enum attn_heat_scale { ATTN_HEAT_LINEAR = 0, ATTN_HEAT_SIGNED, ATTN_HEAT_LOG } attn_heat_scale;
-ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const attn_float *M, int rows, int cols,
-                                     const char *const *row_labels, const char *const *col_labels,
+ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const attn_float *M, int rows,
+                                     int cols, const char *const *row_labels, const char *const *col_labels,
                                      attn_heat_scale scale);
 
-/* Probes on representations (the HYLA paper's latent-code analysis, SPEC 6.2 / 7.2):
+/* Probes on representations (the HYLA paper's latent-code analysis, Schug et al. 2025, Sec. 3):
    attn_probe_fit fits a logistic regression p = sigmoid(w . z + w[dim]) to labels y [n] in {0, 1}
    from features X [n, dim], standardised by their mean and sd over the n rows (written to mu, sd
    [dim]), by `iters` full-batch gradient steps of size lr on the mean log loss + l2 |w|^2 / 2;
    w [dim + 1]. With balanced, each class weighs half (a row of class c counts n / (2 n_c), in the
-   loss and in the standardisation), as for a rare label. attn_probe_f1 is the F1 score of the predictions p >= 1/2 on other rows (0 when
+   loss and in the standardisation), as for a rare label. attn_probe_f1 is the F1 score of the predictions p
+   >= 1/2 on other rows (0 when
    nothing is positive or predicted). attn_probe_fit allocates (ATTN_MALLOC) dim + 1 doubles of
    scratch for the call. attn_cosine_matrix: S [n, n] = cosine similarities of the rows of M [n, dim]
    (0 for a zero row). */
-ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y, int n,
-                                   int dim, int iters, double lr, double l2, int balanced);
+ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y,
+                                   int n, int dim, int iters, double lr, double l2, int balanced);
 ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd, const attn_float *X,
                              const int *y, int n, int dim);
 ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int dim);
 
-/* The thesis' band + sparse-error view of attention matrices (SPEC 2.14, 7.4), n x n matrices,
+/* The thesis' band + sparse-error view of attention matrices (Conti 2024, Sec. 3), n x n matrices,
    distances in the entrywise 1-norm |M| = sum_ij |m_ij|:
      attn_band_dimension  the dimension (w + 1)(2n - w) - n of the w-band matrices (100 at n 16, w 3)
      attn_l1_distance     |A - B| (B NULL: the zero matrix, |A|)
@@ -1313,7 +1366,7 @@ ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int d
                           the identity with num_pos w x w blocks at random places whose rows are all
                           the unit vector of one random column of the block), plus a sparse error
                           (each entry with probability density, uniform in [-eps, eps]), clamped at 0
-                          and row-normalised (SPEC 2.14's defaults: p 0.2, density 0.05, eps 0.05)
+                          and row-normalised (defaults: p 0.2, density 0.05, eps 0.05)
      attn_sigma_distances for each family, the minimum and the mean of |A - X| over count
                           candidates (the thesis' Min_distance; its Mean Error is min / n^2);
                           allocates (ATTN_MALLOC) one candidate for the call */
@@ -1326,7 +1379,8 @@ ATTNDEF attn_status attn_sigma_distances(double min_dist[3], double mean_dist[3]
                                          int w, int num_pos, int count, double p, double density, double eps,
                                          attn_rng *r);
 
-/* The Cog paper's representational-collapse probes (SPEC 6.4) on a token model (causal, read out
+/* The Cog paper's representational-collapse probes (Lv et al. 2024, Sec. 3.2, App. B) on a token model
+   (causal, read out
    at every position or the last): for each n of ns [count], two sequences after the prompt [plen]
      ATTN_PROBE_ZERO  s2 = prompt 0 1^n,  s1 = prompt 1 1^n   ("is there a zero?")
      ATTN_PROBE_ONES  s2 = prompt 1^(n+1), s1 = prompt 1^n    ("how many ones?")
@@ -1336,9 +1390,9 @@ ATTNDEF attn_status attn_sigma_distances(double min_dist[3], double mean_dist[3]
    metric; d must be a multiple of chunk). Needs plen + max(ns) + 1 <= max_T; allocates
    (ATTN_MALLOC) one sequence's buffers. */
 typedef enum attn_probe_task { ATTN_PROBE_ZERO = 0, ATTN_PROBE_ONES } attn_probe_task;
-ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_task task, const int *prompt, int plen,
-                                        int zero, int one, const int *ns, int count, int chunk, double *paper,
-                                        double *code);
+ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_task task, const int *prompt,
+                                        int plen, int zero, int one, const int *ns, int count, int chunk,
+                                        double *paper, double *code);
 
 #ifdef __cplusplus
 }
@@ -1522,8 +1576,11 @@ static attn_status attn__fail(attn_status s, const char *fmt, ...)
 /* Argument checks shared by every public function: each returns from the caller on failure. */
 #define ATTN__NEED(ptr) \
     do { if (!(ptr)) return attn__fail(ATTN_ERR_ARG, "%s: %s is NULL", __func__, #ptr); } while (0)
-#define ATTN__DIM(n) \
-    do { if ((n) < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: %s = %ld, must be >= 1", __func__, #n, (long)(n)); } while (0)
+#define ATTN__DIM(n)                                                                                         \
+    do {                                                                                                     \
+        if ((n) < 1)                                                                                         \
+            return attn__fail(ATTN_ERR_SHAPE, "%s: %s = %ld, must be >= 1", __func__, #n, (long)(n));        \
+    } while (0)
 #define ATTN__TRY(expr) do { attn_status attn__s = (expr); if (attn__s != ATTN_OK) return attn__s; } while (0)
 
 /* *out = a * b * c floats, checked so that the byte count fits in size_t. */
@@ -1535,15 +1592,20 @@ static int attn__count3(size_t *out, size_t a, size_t b, size_t c)
     *out = a * b * c;
     return 1;
 }
-#define ATTN__SIZE3(var, a, b, c) \
-    do { if (!attn__count3(&(var), (size_t)(a), (size_t)(b), (size_t)(c))) \
-        return attn__fail(ATTN_ERR_OVERFLOW, "%s: %ld x %ld x %ld elements overflow size_t", __func__, (long)(a), (long)(b), (long)(c)); } while (0)
+#define ATTN__SIZE3(var, a, b, c)                                                                            \
+    do {                                                                                                     \
+        if (!attn__count3(&(var), (size_t)(a), (size_t)(b), (size_t)(c)))                                    \
+            return attn__fail(ATTN_ERR_OVERFLOW, "%s: %ld x %ld x %ld elements overflow size_t", __func__,   \
+                              (long)(a), (long)(b), (long)(c));                                              \
+    } while (0)
 
 /* A size query's arguments: a model, B >= 1 sequences, 1 <= T <= max_T (0, error set, if not). */
 static int attn__sizes_ok(const char *fn, const void *m, int B, int T, int max_T)
 {
     if (!m) return attn__fail(ATTN_ERR_ARG, "%s: the model is NULL", fn), 0;
-    if (B < 1 || T < 1 || T > max_T) return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d must be >= 1 and T = %d in 1 .. %d", fn, B, T, max_T), 0;
+    if (B < 1 || T < 1 || T > max_T)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d must be >= 1 and T = %d in 1 .. %d", fn, B, T, max_T),
+               0;
     return 1;
 }
 
@@ -1652,7 +1714,10 @@ ATTNDEF attn_status attn_arena_use(attn_arena *a, void *mem, size_t bytes)
     ATTN__NEED(a);
     ATTN__NEED(mem);
     skip = (size_t)(-(uintptr_t)mem & (ATTN_ALIGN - 1));
-    if (bytes < skip) return attn__fail(ATTN_ERR_ARG, "attn_arena_use: block of %lu bytes is smaller than its alignment padding", (unsigned long)bytes);
+    if (bytes < skip)
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_arena_use: block of %lu bytes is smaller than its alignment padding",
+                          (unsigned long)bytes);
     a->base = (unsigned char *)mem + skip;
     a->cap = bytes - skip;
     a->used = 0;
@@ -1664,9 +1729,12 @@ ATTNDEF attn_status attn_arena_init(attn_arena *a, size_t bytes)
 {
     void *mem;
     ATTN__NEED(a);
-    if (bytes > (size_t)-1 - ATTN_ALIGN) return attn__fail(ATTN_ERR_OVERFLOW, "attn_arena_init: %lu bytes overflow", (unsigned long)bytes);
+    if (bytes > (size_t)-1 - ATTN_ALIGN)
+        return attn__fail(ATTN_ERR_OVERFLOW, "attn_arena_init: %lu bytes overflow", (unsigned long)bytes);
     mem = ATTN_MALLOC(bytes + ATTN_ALIGN);
-    if (!mem) return attn__fail(ATTN_ERR_NOMEM, "attn_arena_init: could not allocate %lu bytes", (unsigned long)bytes);
+    if (!mem)
+        return attn__fail(ATTN_ERR_NOMEM, "attn_arena_init: could not allocate %lu bytes",
+                          (unsigned long)bytes);
     attn_arena_use(a, mem, bytes + ATTN_ALIGN);
     a->owned = mem;
     return ATTN_OK;
@@ -1687,13 +1755,16 @@ ATTNDEF attn_status attn_arena_tensor(attn_arena *a, attn_tensor *t, int ndim, c
     ATTN__NEED(a);
     ATTN__NEED(t);
     ATTN__NEED(shape);
-    if (ndim < 1 || ndim > ATTN_MAX_DIMS) return attn__fail(ATTN_ERR_ARG, "attn_arena_tensor: ndim = %d, must be 1..%d", ndim, ATTN_MAX_DIMS);
+    if (ndim < 1 || ndim > ATTN_MAX_DIMS)
+        return attn__fail(ATTN_ERR_ARG, "attn_arena_tensor: ndim = %d, must be 1..%d", ndim, ATTN_MAX_DIMS);
     for (i = 0; i < ndim; i++)
-        if (shape[i] < 1) return attn__fail(ATTN_ERR_SHAPE, "attn_arena_tensor: shape[%d] = %d, must be >= 1", i, shape[i]);
+        if (shape[i] < 1)
+            return attn__fail(ATTN_ERR_SHAPE, "attn_arena_tensor: shape[%d] = %d, must be >= 1", i, shape[i]);
     bytes = attn_tensor_bytes(ndim, shape);
     if (!bytes) return attn__fail(ATTN_ERR_OVERFLOW, "attn_arena_tensor: the shape's size overflows size_t");
     if (bytes > a->cap - a->used)
-        return attn__fail(ATTN_ERR_NOMEM, "attn_arena_tensor: arena full (%lu of %lu bytes used, %lu more needed)",
+        return attn__fail(ATTN_ERR_NOMEM,
+                          "attn_arena_tensor: arena full (%lu of %lu bytes used, %lu more needed)",
                           (unsigned long)a->used, (unsigned long)a->cap, (unsigned long)bytes);
     ATTN_ASSERT(a->used % ATTN_ALIGN == 0); /* every hand-out keeps the next one aligned */
     t->data = (attn_float *)(a->base + a->used);
@@ -1727,7 +1798,8 @@ static size_t attn__params_layout(const attn_param_desc *desc, int count, size_t
     if (!total) return 0;
     *floats = total;
     bytes = 2 * total * sizeof(attn_float);
-    bytes += attn__align_up((size_t)count * (2 * sizeof(attn_tensor) + sizeof(size_t) + sizeof(char *)) + sizeof(size_t) + (size_t)count);
+    bytes += attn__align_up((size_t)count * (2 * sizeof(attn_tensor) + sizeof(size_t) + sizeof(char *)) +
+                            sizeof(size_t) + (size_t)count);
     return bytes + ATTN_ALIGN;
 }
 
@@ -1751,10 +1823,14 @@ ATTNDEF attn_status attn_params_init_in(attn_params *p, const attn_param_desc *d
         if (count < 1) return attn__fail(ATTN_ERR_ARG, "attn_params_init: count = %d, must be >= 1", count);
         for (i = 0; i < count; i++)
             if (!attn__shape_numel(desc[i].ndim, desc[i].shape) || desc[i].decay < -1 || desc[i].decay > 1)
-                return attn__fail(ATTN_ERR_SHAPE, "attn_params_init: tensor %d (%s) has an invalid shape or decay flag", i, desc[i].name ? desc[i].name : "?");
+                return attn__fail(ATTN_ERR_SHAPE,
+                                  "attn_params_init: tensor %d (%s) has an invalid shape or decay flag", i,
+                                  desc[i].name ? desc[i].name : "?");
         return attn__fail(ATTN_ERR_OVERFLOW, "attn_params_init: parameters overflow size_t");
     }
-    if (bytes < need) return attn__fail(ATTN_ERR_ARG, "attn_params_init: block of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
+    if (bytes < need)
+        return attn__fail(ATTN_ERR_ARG, "attn_params_init: block of %lu bytes, %lu needed",
+                          (unsigned long)bytes, (unsigned long)need);
     b = (unsigned char *)mem + (size_t)(-(uintptr_t)mem & (ATTN_ALIGN - 1));
     memset(p, 0, sizeof *p);
     p->count = count;
@@ -1772,7 +1848,8 @@ ATTNDEF attn_status attn_params_init_in(attn_params *p, const attn_param_desc *d
         size_t n = attn__shape_numel(desc[i].ndim, desc[i].shape);
         p->offset[i] = off;
         v->ndim = g->ndim = desc[i].ndim;
-        for (k = 0; k < ATTN_MAX_DIMS; k++) v->shape[k] = g->shape[k] = k < desc[i].ndim ? desc[i].shape[k] : 1;
+        for (k = 0; k < ATTN_MAX_DIMS; k++)
+            v->shape[k] = g->shape[k] = k < desc[i].ndim ? desc[i].shape[k] : 1;
         v->data = p->data + off;
         g->data = p->gdata + off;
         p->name[i] = desc[i].name;
@@ -1792,7 +1869,9 @@ ATTNDEF attn_status attn_params_init(attn_params *p, const attn_param_desc *desc
     ATTN__NEED(p);
     if (!bytes) return attn_params_init_in(p, desc, count, p, 0); /* reports what is wrong */
     mem = ATTN_MALLOC(bytes);
-    if (!mem) return attn__fail(ATTN_ERR_NOMEM, "attn_params_init: could not allocate %lu bytes", (unsigned long)bytes);
+    if (!mem)
+        return attn__fail(ATTN_ERR_NOMEM, "attn_params_init: could not allocate %lu bytes",
+                          (unsigned long)bytes);
     s = attn_params_init_in(p, desc, count, mem, bytes);
     if (s != ATTN_OK) { ATTN_FREE(mem); return s; }
     p->owned = mem;
@@ -1845,36 +1924,67 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
    vpow2 (2^n for integer-valued n in [-126, 127], built from the exponent bits) for attn__vexp. */
 #if defined(ATTN__AVX512)
 #define ATTN__VW 16
-ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_max_ps, _mm512_min_ps, _mm512_div_ps)
+ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps,
+            _mm512_max_ps, _mm512_min_ps, _mm512_div_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm512_fmadd_ps(a, b, c); }
-ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23)); }
+ATTN__INLINE attn__v attn__vround(attn__v x)
+{
+    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+ATTN__INLINE attn__v attn__vpow2(attn__v n)
+{
+    return _mm512_castsi512_ps(
+        _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
 #elif defined(ATTN__AVX2)
 #define ATTN__VW 8
-ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_max_ps, _mm256_min_ps, _mm256_div_ps)
+ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
+            _mm256_max_ps, _mm256_min_ps, _mm256_div_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm256_fmadd_ps(a, b, c); }
-ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23)); }
+ATTN__INLINE attn__v attn__vround(attn__v x)
+{
+    return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+ATTN__INLINE attn__v attn__vpow2(attn__v n)
+{
+    return _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
 #elif defined(ATTN__SSE2)
 #define ATTN__VW 4
-ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_max_ps, _mm_min_ps, _mm_div_ps)
+ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_max_ps, _mm_min_ps,
+            _mm_div_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
-ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(x)); } /* MXCSR: nearest */
-ATTN__INLINE attn__v attn__vpow2(attn__v n) { return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23)); }
+ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(x)); } /* MXCSR */
+ATTN__INLINE attn__v attn__vpow2(attn__v n)
+{
+    return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23));
+}
 #elif defined(ATTN__WASM)
 #define ATTN__VW 4
 #define ATTN__WASM_MAX(a, b) wasm_f32x4_pmax(b, a) /* b < a ? a : b: maxps's order */
 #define ATTN__WASM_MIN(a, b) wasm_f32x4_pmin(b, a)
-ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add, ATTN__WASM_MAX, ATTN__WASM_MIN, wasm_f32x4_div)
-ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return wasm_f32x4_add(wasm_f32x4_mul(a, b), c); }
+ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add,
+            ATTN__WASM_MAX, ATTN__WASM_MIN, wasm_f32x4_div)
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c)
+{
+    return wasm_f32x4_add(wasm_f32x4_mul(a, b), c);
+}
 ATTN__INLINE attn__v attn__vround(attn__v x) { return wasm_f32x4_nearest(x); }
-ATTN__INLINE attn__v attn__vpow2(attn__v n) { return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23); }
+ATTN__INLINE attn__v attn__vpow2(attn__v n)
+{
+    return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+}
 #elif defined(ATTN__NEON)
 #define ATTN__VW 4
-ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vmaxq_f32, vminq_f32, vdivq_f32)
+ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vmaxq_f32, vminq_f32,
+            vdivq_f32)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return vfmaq_f32(c, a, b); }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return vrndnq_f32(x); }
-ATTN__INLINE attn__v attn__vpow2(attn__v n) { return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23)); }
+ATTN__INLINE attn__v attn__vpow2(attn__v n)
+{
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
 #endif
 #if defined(ATTN__AVX512)
 ATTN__INLINE float attn__vhsum(attn__v v) { return _mm512_reduce_add_ps(v); }
@@ -1917,17 +2027,21 @@ ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
 #if defined(ATTN__AVX512)
 ATTN__INLINE void attn__vhsum4(attn__v a, attn__v b, attn__v c, attn__v d, float *t)
 {
-    __m512 ab = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE)); /* 128-bit lanes a0+a2 a1+a3 b0+b2 b1+b3 */
+    __m512 ab = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44),
+                              _mm512_shuffle_f32x4(a, b, 0xEE)); /* 128-bit lanes a0+a2 a1+a3 b0+b2 b1+b3 */
     __m512 cd = _mm512_add_ps(_mm512_shuffle_f32x4(c, d, 0x44), _mm512_shuffle_f32x4(c, d, 0xEE));
-    __m512 s = _mm512_add_ps(_mm512_shuffle_f32x4(ab, cd, 0x88), _mm512_shuffle_f32x4(ab, cd, 0xDD)); /* lanes a b c d */
+    __m512 s = _mm512_add_ps(_mm512_shuffle_f32x4(ab, cd, 0x88),
+                             _mm512_shuffle_f32x4(ab, cd, 0xDD)); /* lanes a b c d */
     s = _mm512_add_ps(s, _mm512_permute_ps(s, 0x4E));
     s = _mm512_add_ps(s, _mm512_permute_ps(s, 0xB1)); /* every float of a lane holds its sum */
-    _mm_storeu_ps(t, _mm512_castps512_ps128(_mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12), s)));
+    _mm_storeu_ps(t, _mm512_castps512_ps128(_mm512_permutexvar_ps(
+                         _mm512_setr_epi32(0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12), s)));
 }
 #elif defined(ATTN__AVX2)
 ATTN__INLINE void attn__vhsum4(attn__v a, attn__v b, attn__v c, attn__v d, float *t)
 {
-    __m256 s = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d)); /* each half: a b c d over its half */
+    __m256 s = _mm256_hadd_ps(_mm256_hadd_ps(a, b),
+                              _mm256_hadd_ps(c, d)); /* each half: a b c d over its half */
     _mm_storeu_ps(t, _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1)));
 }
 #else
@@ -1968,11 +2082,16 @@ static int attn__gemm_bad_args(int transA, int transB, int M, int N, int K, cons
                                int lda, const attn_float *B, int ldb, const attn_float *C, int ldc)
 {
     if ((transA != 0 && transA != 1) || (transB != 0 && transB != 1))
-        return attn__fail(ATTN_ERR_ARG, "attn_gemm: transA = %d, transB = %d, each must be 0 or 1", transA, transB);
-    if (M < 0 || N < 0 || K < 0) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: M = %d, N = %d, K = %d must be >= 0", M, N, K);
-    if (lda < ATTN__MAX(1, transA ? M : K)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: lda = %d < %d", lda, ATTN__MAX(1, transA ? M : K));
-    if (ldb < ATTN__MAX(1, transB ? K : N)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldb = %d < %d", ldb, ATTN__MAX(1, transB ? K : N));
-    if (ldc < ATTN__MAX(1, N)) return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldc = %d < %d", ldc, ATTN__MAX(1, N));
+        return attn__fail(ATTN_ERR_ARG, "attn_gemm: transA = %d, transB = %d, each must be 0 or 1", transA,
+                          transB);
+    if (M < 0 || N < 0 || K < 0)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: M = %d, N = %d, K = %d must be >= 0", M, N, K);
+    if (lda < ATTN__MAX(1, transA ? M : K))
+        return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: lda = %d < %d", lda, ATTN__MAX(1, transA ? M : K));
+    if (ldb < ATTN__MAX(1, transB ? K : N))
+        return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldb = %d < %d", ldb, ATTN__MAX(1, transB ? K : N));
+    if (ldc < ATTN__MAX(1, N))
+        return attn__fail(ATTN_ERR_SHAPE, "attn_gemm: ldc = %d < %d", ldc, ATTN__MAX(1, N));
     if (M && N && !C) return attn__fail(ATTN_ERR_ARG, "attn_gemm: C is NULL");
     if (M && N && K && (!A || !B)) return attn__fail(ATTN_ERR_ARG, "attn_gemm: %s is NULL", A ? "B" : "A");
     return 0;
@@ -2162,7 +2281,8 @@ static void attn__pack_a(int trans, const attn_float *A, int lda, int i0, int mc
         } else { /* op(A)[i, p] = A[p * lda + i]: contiguous runs of `rows` values */
             for (p = 0; p < kc; p++) {
                 const attn_float *src = A + (size_t)(p0 + p) * lda + i0 + ip;
-                if (rows == ATTN__MR) memcpy(dst + (size_t)p * mr, src, sizeof(attn_float) * ATTN__MR); /* inlined */
+                if (rows == ATTN__MR)
+                    memcpy(dst + (size_t)p * mr, src, sizeof(attn_float) * ATTN__MR); /* inlined */
                 else for (i = 0; i < rows; i++) dst[(size_t)p * mr + i] = src[i];
             }
         }
@@ -2178,7 +2298,9 @@ static void attn__pack_b(int trans, const attn_float *B, int ldb, int p0, int kc
         cols = ATTN__MIN(nr, nc - jp);
         if (cols < nr) memset(dst, 0, sizeof(attn_float) * (size_t)nr * kc);
         if (!trans) { /* op(B)[p, j] = B[p * ldb + j] */
-            for (p = 0; p < kc; p++) memcpy(dst + (size_t)p * nr, B + (size_t)(p0 + p) * ldb + j0 + jp, sizeof(attn_float) * (size_t)cols);
+            for (p = 0; p < kc; p++)
+                memcpy(dst + (size_t)p * nr, B + (size_t)(p0 + p) * ldb + j0 + jp,
+                       sizeof(attn_float) * (size_t)cols);
         } else { /* op(B)[p, j] = B[j * ldb + p]: `cols` sequential reads, one sequential write */
             const attn_float *src = B + (size_t)(j0 + jp) * ldb + p0;
             for (p = 0; p < kc; p++)
@@ -2226,13 +2348,16 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
             int nw = g->n_ic * g->nsplit;
             for (jp = npan * tid / nth; jp < npan * (tid + 1) / nth; jp++)
                 if (!g->bdirect || nc - jp * nr < nr) /* in place, only a partial panel is packed */
-                    attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr), nr, g->bpack + (size_t)jp * nr * kc);
+                    attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr),
+                                 nr, g->bpack + (size_t)jp * nr * kc);
             attn__gemm_barrier(nth);
             for (w = nw * tid / nth; w < nw * (tid + 1) / nth; w++) {
                 int b = w / g->nsplit, s = w % g->nsplit, tiles = (g->M + mr - 1) / mr;
-                int ic = (int)((long)tiles * b / g->n_ic) * mr, ic1 = (int)((long)tiles * (b + 1) / g->n_ic) * mr;
+                int ic = (int)((long)tiles * b / g->n_ic) * mr,
+                    ic1 = (int)((long)tiles * (b + 1) / g->n_ic) * mr;
                 int mc = ATTN__MIN(ic1, g->M) - ic;
-                int jr0 = (int)((long)npan * s / g->nsplit), jr1 = (int)((long)npan * (s + 1) / g->nsplit), jr, ir;
+                int jr0 = (int)((long)npan * s / g->nsplit), jr1 = (int)((long)npan * (s + 1) / g->nsplit),
+                    jr, ir;
                 if (jr0 < jr1 && !g->direct) attn__pack_a(g->transA, g->A, g->lda, ic, mc, pc, kc, mr, ap);
                 for (jr = jr0; jr < jr1; jr++)
                     for (ir = 0; ir < mc; ir += mr) {
@@ -2278,7 +2403,8 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 static int attn__gemm_is_small(int transA, int transB, int M, int N, int K)
 {
     size_t macs = (size_t)M * N * K;
-    return (macs <= ATTN__SMALL_MACS || ((M == 1 || K == 1) && macs <= ATTN__THIN_MACS)) && (transB ? !transA && K >= ATTN__VW : N >= ATTN__VW);
+    return (macs <= ATTN__SMALL_MACS || ((M == 1 || K == 1) && macs <= ATTN__THIN_MACS)) &&
+           (transB ? !transA && K >= ATTN__VW : N >= ATTN__VW);
 }
 
 /* The small products below read C (keep = 1, after C = beta C when beta is neither 0 nor 1) or
@@ -2287,19 +2413,21 @@ static int attn__gemm_is_small(int transA, int transB, int M, int N, int K)
 #define ATTN__SMALL_C0(keep, p) ((keep) ? attn__vload(p) : attn__vset1(0))
 
 /* C = keep C + alpha A op B for K = 1 (a rank-1 update): row i of C gains alpha a_i B[0, :]. */
-static void attn__small_ger(int keep, int M, int N, attn_float alpha, const attn_float *a, size_t ars, const attn_float *B,
-                            attn_float *C, int ldc)
+static void attn__small_ger(int keep, int M, int N, attn_float alpha, const attn_float *a, size_t ars,
+                            const attn_float *B, attn_float *C, int ldc)
 {
     int i, j;
     for (i = 0; i < M; i++) {
         attn_float *c = C + (size_t)i * ldc, x = alpha * a[(size_t)i * ars];
-        for (j = 0; j + ATTN__VW <= N; j += ATTN__VW) attn__vstore(c + j, attn__vfma(attn__vset1(x), attn__vload(B + j), ATTN__SMALL_C0(keep, c + j)));
+        for (j = 0; j + ATTN__VW <= N; j += ATTN__VW)
+            attn__vstore(c + j, attn__vfma(attn__vset1(x), attn__vload(B + j), ATTN__SMALL_C0(keep, c + j)));
         for (; j < N; j++) c[j] = x * B[j] + (keep ? c[j] : 0);
     }
 }
 
 /* sum_p alpha a_p B[p, 0 .. VW) for one vector of columns (B at its first), p split four ways. */
-ATTN__INLINE attn__v attn__small_col(int K, attn_float alpha, const attn_float *a, size_t acs, const attn_float *b, int ldb)
+ATTN__INLINE attn__v attn__small_col(int K, attn_float alpha, const attn_float *a, size_t acs,
+                                     const attn_float *b, int ldb)
 {
     attn__v s0 = attn__vset1(0), s1 = s0, s2 = s0, s3 = s0;
     int p;
@@ -2316,14 +2444,15 @@ ATTN__INLINE attn__v attn__small_col(int K, attn_float alpha, const attn_float *
 /* One row of C, c = keep c + alpha sum_p a_p B[p, :] (N >= VW): four vectors of c share each
    broadcast a_p; a lone vector splits p four ways, and the columns after whole vectors come from
    one vector ending at N (each column's sum is formed the same way in any lane). */
-static void attn__small_row(int keep, int N, int K, attn_float alpha, const attn_float *a, size_t acs, const attn_float *B, int ldb,
-                            attn_float *c)
+static void attn__small_row(int keep, int N, int K, attn_float alpha, const attn_float *a, size_t acs,
+                            const attn_float *B, int ldb, attn_float *c)
 {
     attn_float t[ATTN__VW];
     int j, p;
     for (j = 0; j + 4 * ATTN__VW <= N; j += 4 * ATTN__VW) {
         attn__v c0 = ATTN__SMALL_C0(keep, c + j), c1 = ATTN__SMALL_C0(keep, c + j + ATTN__VW);
-        attn__v c2 = ATTN__SMALL_C0(keep, c + j + 2 * ATTN__VW), c3 = ATTN__SMALL_C0(keep, c + j + 3 * ATTN__VW);
+        attn__v c2 = ATTN__SMALL_C0(keep, c + j + 2 * ATTN__VW),
+                c3 = ATTN__SMALL_C0(keep, c + j + 3 * ATTN__VW);
         for (p = 0; p < K; p++) {
             attn__v x = attn__vset1(alpha * a[(size_t)p * acs]);
             const attn_float *b = B + (size_t)p * ldb + j;
@@ -2337,7 +2466,9 @@ static void attn__small_row(int keep, int N, int K, attn_float alpha, const attn
         attn__vstore(c + j + 2 * ATTN__VW, c2);
         attn__vstore(c + j + 3 * ATTN__VW, c3);
     }
-    for (; j + ATTN__VW <= N; j += ATTN__VW) attn__vstore(c + j, attn__vadd(attn__small_col(K, alpha, a, acs, B + j, ldb), ATTN__SMALL_C0(keep, c + j)));
+    for (; j + ATTN__VW <= N; j += ATTN__VW)
+        attn__vstore(c + j,
+                     attn__vadd(attn__small_col(K, alpha, a, acs, B + j, ldb), ATTN__SMALL_C0(keep, c + j)));
     if (j < N) { /* without keep, the overlap with the last whole vector is rewritten with the same values */
         attn__v last = attn__small_col(K, alpha, a, acs, B + N - ATTN__VW, ldb);
         if (!keep) {
@@ -2351,7 +2482,8 @@ static void attn__small_row(int keep, int N, int K, attn_float alpha, const attn
 
 /* One row of C with B transposed, c_j = keep c_j + alpha a . B[j, :] (a contiguous): four dot
    products share each load of a. */
-static void attn__small_dots(int keep, int N, int K, attn_float alpha, const attn_float *a, const attn_float *B, int ldb, attn_float *c)
+static void attn__small_dots(int keep, int N, int K, attn_float alpha, const attn_float *a,
+                             const attn_float *B, int ldb, attn_float *c)
 {
     int j, p;
     for (j = 0; j + 4 <= N; j += 4) {
@@ -2377,7 +2509,8 @@ static void attn__small_dots(int keep, int N, int K, attn_float alpha, const att
         const attn_float *b = B + (size_t)j * ldb;
         attn__v d = attn__vset1(0);
         attn_float t;
-        for (p = 0; p + ATTN__VW <= K; p += ATTN__VW) d = attn__vfma(attn__vload(a + p), attn__vload(b + p), d);
+        for (p = 0; p + ATTN__VW <= K; p += ATTN__VW)
+            d = attn__vfma(attn__vload(a + p), attn__vload(b + p), d);
         for (t = attn__vhsum(d); p < K; p++) t += a[p] * b[p];
         c[j] = alpha * t + (keep ? c[j] : 0);
     }
@@ -2411,7 +2544,9 @@ static int attn__gemm_is_short(int transA, int transB, int M, int N, int K)
 {
     size_t macs = (size_t)M * N * K;
     if (macs > ATTN__SHORT_MACS) return 0;
-    if (N < ATTN__VW) return transA ? M >= ATTN__VW && (size_t)M * N <= ATTN__SHORT_FLOATS : K >= ATTN__VW && (size_t)N * K <= ATTN__SHORT_FLOATS;
+    if (N < ATTN__VW)
+        return transA ? M >= ATTN__VW && (size_t)M * N <= ATTN__SHORT_FLOATS
+                      : K >= ATTN__VW && (size_t)N * K <= ATTN__SHORT_FLOATS;
     return transB && K < ATTN__VW && (size_t)K * N <= ATTN__SHORT_FLOATS;
 }
 
@@ -2423,7 +2558,8 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
     int i, j, p, keep = beta != 0;
     if (N < ATTN__VW && transA) { /* Ct [N, M]: Ct[j, :] = alpha sum_p op(B)[p, j] A[p, :] */
         for (j = 0; j < N; j++)
-            attn__small_row(0, M, K, alpha, transB ? B + (size_t)j * ldb : B + j, transB ? 1 : (size_t)ldb, A, lda, buf + (size_t)j * M);
+            attn__small_row(0, M, K, alpha, transB ? B + (size_t)j * ldb : B + j, transB ? 1 : (size_t)ldb, A,
+                            lda, buf + (size_t)j * M);
         for (i = 0; i < M; i++)
             for (j = 0; j < N; j++) {
                 attn_float *c = C + (size_t)i * ldc + j;
@@ -2440,13 +2576,15 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
                 for (p = 0; p < K; p++) buf[(size_t)j * K + p] = B[(size_t)p * ldb + j];
             Bt = buf; ldt = K;
         }
-        for (i = 0; i < M; i++) attn__small_dots(keep, N, K, alpha, A + (size_t)i * lda, Bt, ldt, C + (size_t)i * ldc);
+        for (i = 0; i < M; i++)
+            attn__small_dots(keep, N, K, alpha, A + (size_t)i * lda, Bt, ldt, C + (size_t)i * ldc);
         return;
     }
     for (p = 0; p < K; p++) /* op(B) [K, N] = B^T */
         for (j = 0; j < N; j++) buf[(size_t)p * N + j] = B[(size_t)j * ldb + p];
     for (i = 0; i < M; i++)
-        attn__small_row(keep, N, K, alpha, transA ? A + i : A + (size_t)i * lda, transA ? (size_t)lda : 1, buf, N, C + (size_t)i * ldc);
+        attn__small_row(keep, N, K, alpha, transA ? A + i : A + (size_t)i * lda, transA ? (size_t)lda : 1,
+                        buf, N, C + (size_t)i * ldc);
 }
 
 static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -2505,19 +2643,24 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
     if (M == 0 || N == 0) return;
     if (K == 0 || alpha == 0) { attn__gemm_scale_c(M, N, beta, C, ldc); return; }
 #if defined(ATTN_USE_CBLAS) && defined(ATTN_DOUBLE)
-    cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N,
+                K, alpha, A, lda, B, ldb, beta, C, ldc);
 #elif defined(ATTN_USE_CBLAS)
-    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N,
+                K, alpha, A, lda, B, ldb, beta, C, ldc);
 #else
-    if (attn__gemm_is_small(transA, transB, M, N, K)) attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    else if (attn__gemm_is_short(transA, transB, M, N, K)) attn__gemm_short(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (attn__gemm_is_small(transA, transB, M, N, K))
+        attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else if (attn__gemm_is_short(transA, transB, M, N, K))
+        attn__gemm_short(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     else attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
 }
 
 /* One step of SGD with momentum over n floats with gradient x g: b = mu b + x g (b = x g when
    mu = 0, whatever b held); w -= lr b. */
-ATTN__INLINE void attn__sgd_row(attn_float *w, attn_float *b, const attn_float *g, attn_float x, size_t n, attn_float lr, attn_float mu)
+ATTN__INLINE void attn__sgd_row(attn_float *w, attn_float *b, const attn_float *g, attn_float x, size_t n,
+                                attn_float lr, attn_float mu)
 {
     attn__v vmu = attn__vset1(mu), vlr = attn__vset1(-lr), vx = attn__vset1(x);
     size_t i = 0;
@@ -2535,11 +2678,13 @@ ATTN__INLINE void attn__sgd_row(attn_float *w, attn_float *b, const attn_float *
 
 /* The step for gradient g [n] (attn_sgd_step), and for a rank-1 gradient a g^T [m, n] taken row by
    row without forming it (the cisformer's fused backward over one window). */
-static void attn__sgd_apply(attn_float *w, attn_float *b, const attn_float *g, size_t n, attn_float lr, attn_float mu)
+static void attn__sgd_apply(attn_float *w, attn_float *b, const attn_float *g, size_t n, attn_float lr,
+                            attn_float mu)
 {
     attn__sgd_row(w, b, g, 1, n, lr, mu);
 }
-static void attn__sgd_outer(attn_float *w, attn_float *b, const attn_float *a, const attn_float *g, int m, int n, attn_float lr, attn_float mu)
+static void attn__sgd_outer(attn_float *w, attn_float *b, const attn_float *a, const attn_float *g, int m,
+                            int n, attn_float lr, attn_float mu)
 {
     int i;
     for (i = 0; i < m; i++) attn__sgd_row(w + (size_t)i * n, b + (size_t)i * n, g, a[i], (size_t)n, lr, mu);
@@ -2564,7 +2709,8 @@ ATTNDEF void attn_axpy(size_t n, attn_float a, const attn_float *x, attn_float *
 {
     attn__v va = attn__vset1(a);
     size_t i = 0;
-    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(y + i, attn__vfma(va, attn__vload(x + i), attn__vload(y + i)));
+    for (; i + ATTN__VW <= n; i += ATTN__VW)
+        attn__vstore(y + i, attn__vfma(va, attn__vload(x + i), attn__vload(y + i)));
     for (; i < n; i++) y[i] += a * x[i];
 }
 
@@ -2604,7 +2750,8 @@ ATTN__INLINE attn__v attn__vtanh(attn__v x) { return (attn_float)tanh(x); }
    Both are odd to the bit, so the result is too. */
 ATTN__INLINE attn__v attn__vtanh(attn__v x)
 {
-    attn__v ax, xp, x2, p, e, q, s, sgn, one = attn__vset1(1.0f), big = attn__vset1(1e30f), neg = attn__vset1(-1.0f);
+    attn__v ax, xp, x2, p, e, q, s, sgn, one = attn__vset1(1.0f), big = attn__vset1(1e30f),
+                                         neg = attn__vset1(-1.0f);
     x = attn__vmin(attn__vset1(9.0f), attn__vmax(attn__vset1(-9.0f), x)); /* NaN passes, and reaches q */
     ax = attn__vmax(x, attn__vmul(x, neg));
     sgn = attn__vmin(attn__vmax(attn__vmul(x, big), neg), one); /* +-1 unless |x| < 1e-30 (then s = 0) */
@@ -2659,7 +2806,8 @@ static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float s
     size_t i = 0, m = n - n % ATTN__VW;
     int tail = m < n && n >= ATTN__VW; /* a tail after whole vectors */
     if (tail) /* the last VW entries, before the loop overwrites their front */
-        last = attn__vmul(attn__vload(w + n - ATTN__VW), attn__vexp(attn__vadd(attn__vload(x + n - ATTN__VW), vs)));
+        last = attn__vmul(attn__vload(w + n - ATTN__VW),
+                          attn__vexp(attn__vadd(attn__vload(x + n - ATTN__VW), vs)));
     for (; i < m; i += ATTN__VW) {
         attn__v e = attn__vmul(attn__vload(w + i), attn__vexp(attn__vadd(attn__vload(x + i), vs)));
         attn__vstore(w + i, e);
@@ -2696,7 +2844,8 @@ static void attn__fill(size_t n, attn_float value, attn_float *x)
 static void attn__mul_into(size_t n, const attn_float *x, attn_float *y)
 {
     size_t i = 0;
-    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(y + i, attn__vmul(attn__vload(x + i), attn__vload(y + i)));
+    for (; i + ATTN__VW <= n; i += ATTN__VW)
+        attn__vstore(y + i, attn__vmul(attn__vload(x + i), attn__vload(y + i)));
     for (; i < n; i++) y[i] *= x[i];
 }
 
@@ -2706,7 +2855,8 @@ static void attn__mul_tanh_grad(size_t n, const attn_float *t, attn_float *y)
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
         attn__v v = attn__vload(t + i);
-        attn__vstore(y + i, attn__vmul(attn__vload(y + i), attn__vfma(v, attn__vsub(attn__vset1(0), v), attn__vset1(1))));
+        attn__vstore(y + i, attn__vmul(attn__vload(y + i),
+                                       attn__vfma(v, attn__vsub(attn__vset1(0), v), attn__vset1(1))));
     }
     for (; i < n; i++) y[i] *= 1 - t[i] * t[i];
 }
@@ -2718,14 +2868,16 @@ static attn_status attn__rows(const char *fn, int N, int C)
 {
     size_t n;
     if (N < 1 || C < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: N = %d, C = %d, both must be >= 1", fn, N, C);
-    if (!attn__count3(&n, (size_t)N, (size_t)C, 1)) return attn__fail(ATTN_ERR_OVERFLOW, "%s: %d x %d elements overflow size_t", fn, N, C);
+    if (!attn__count3(&n, (size_t)N, (size_t)C, 1))
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: %d x %d elements overflow size_t", fn, N, C);
     return ATTN_OK;
 }
 static attn_status attn__count(const char *fn, size_t n)
 {
     size_t m;
     if (n < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: n = 0, must be >= 1", fn);
-    if (!attn__count3(&m, n, 1, 1)) return attn__fail(ATTN_ERR_OVERFLOW, "%s: n = %lu overflows", fn, (unsigned long)n);
+    if (!attn__count3(&m, n, 1, 1))
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: n = %lu overflows", fn, (unsigned long)n);
     return ATTN_OK;
 }
 
@@ -2808,14 +2960,16 @@ ATTNDEF attn_status attn_layernorm_forward(attn_float *out, attn_float *mean, at
     int n, i;
     ATTN__NEED(out); ATTN__NEED(inp);
     ATTN__TRY(attn__rows(__func__, N, C));
-    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE) return attn__fail(ATTN_ERR_ARG, "attn_layernorm_forward: unknown eps mode %d", (int)mode);
+    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE)
+        return attn__fail(ATTN_ERR_ARG, "attn_layernorm_forward: unknown eps mode %d", (int)mode);
     if (!(eps >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_layernorm_forward: eps must be >= 0");
     for (n = 0; n < N; n++) {
         const attn_float *x = inp + (size_t)n * C;
         attn_float *y = out + (size_t)n * C, mu, var, r;
         attn__moments(x, C, &mu, &var);
         r = mode == ATTN_LN_EPS_INSIDE ? 1 / (attn_float)sqrt(var + eps) : 1 / ((attn_float)sqrt(var) + eps);
-        if (!(var >= ATTN__FLOAT_MIN) || !attn__finite(var)) r = attn__rstd_scaled(x, C, eps, mode == ATTN_LN_EPS_OUTSIDE, &mu);
+        if (!(var >= ATTN__FLOAT_MIN) || !attn__finite(var))
+            r = attn__rstd_scaled(x, C, eps, mode == ATTN_LN_EPS_OUTSIDE, &mu);
         for (i = 0; i + ATTN__VW <= C; i += ATTN__VW) { /* xh = (x - mu) r;  y = gamma xh + beta */
             attn__v xh = attn__vmul(attn__vsub(attn__vload(x + i), attn__vset1(mu)), attn__vset1(r));
             if (gamma) xh = attn__vmul(xh, attn__vload(gamma + i));
@@ -2842,7 +2996,8 @@ ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma
     int n, i;
     ATTN__NEED(dout); ATTN__NEED(inp); ATTN__NEED(mean); ATTN__NEED(rstd);
     ATTN__TRY(attn__rows(__func__, N, C));
-    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE) return attn__fail(ATTN_ERR_ARG, "attn_layernorm_backward: unknown eps mode %d", (int)mode);
+    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE)
+        return attn__fail(ATTN_ERR_ARG, "attn_layernorm_backward: unknown eps mode %d", (int)mode);
     /* y = gamma xhat + beta, xhat = (x - mu) r(v). With g = dy gamma:
          inside  (r = (v + eps)^-1/2):   dx = r (g - mean(g) - xhat mean(g xhat))
          outside (r = 1 / (sqrt v + eps)): dx = r (g - mean(g)) - xhat mean(g xhat) / sqrt(v)  */
@@ -2851,7 +3006,8 @@ ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma
         attn_float mu = mean[n], r = rstd[n], mg, mgx, sd = 0;
         attn__v vmu = attn__vset1(mu), vr = attn__vset1(r), amg = attn__vset1(0), amgx = attn__vset1(0);
         for (i = 0; i + ATTN__VW <= C; i += ATTN__VW) { /* sums of g and g xh; dgamma += dy xh, dbeta += dy */
-            attn__v xh = attn__vmul(attn__vsub(attn__vload(x + i), vmu), vr), d = attn__vload(dy + i), g = gamma ? attn__vmul(d, attn__vload(gamma + i)) : d;
+            attn__v xh = attn__vmul(attn__vsub(attn__vload(x + i), vmu), vr), d = attn__vload(dy + i),
+                    g = gamma ? attn__vmul(d, attn__vload(gamma + i)) : d;
             amg = attn__vadd(amg, g);
             amgx = attn__vfma(g, xh, amgx);
             if (dgamma) attn__vstore(dgamma + i, attn__vfma(d, xh, attn__vload(dgamma + i)));
@@ -2872,8 +3028,10 @@ ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma
             attn__moments(x, C, &m2, &v2);
             sd = (attn_float)sqrt(v2);
         }
-        for (i = 0; mode == ATTN_LN_EPS_INSIDE && i + ATTN__VW <= C; i += ATTN__VW) { /* dx += r (g - mg - xh mgx) */
-            attn__v xh = attn__vmul(attn__vsub(attn__vload(x + i), vmu), vr), d = attn__vload(dy + i), g = gamma ? attn__vmul(d, attn__vload(gamma + i)) : d;
+        for (i = 0; mode == ATTN_LN_EPS_INSIDE && i + ATTN__VW <= C;
+             i += ATTN__VW) { /* dx += r (g - mg - xh mgx) */
+            attn__v xh = attn__vmul(attn__vsub(attn__vload(x + i), vmu), vr), d = attn__vload(dy + i),
+                    g = gamma ? attn__vmul(d, attn__vload(gamma + i)) : d;
             attn__v t = attn__vsub(attn__vsub(g, attn__vset1(mg)), attn__vmul(xh, attn__vset1(mgx)));
             attn__vstore(dinp + (size_t)n * C + i, attn__vfma(vr, t, attn__vload(dinp + (size_t)n * C + i)));
         }
@@ -2952,16 +3110,21 @@ static double attn__act_f(attn_act a, double x, double *dfdx)
 /* The activations with a vector form (tanh, GELU-tanh, SiLU, sigmoid), over the whole vectors of
    x [n]: out = f(x) when out is not NULL, else dinp += f'(x) dout. Returns how many leading
    elements it did (0 for the others, which the scalar loop does). */
-static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_float *out, const attn_float *dout, attn_float *dinp)
+static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_float *out,
+                             const attn_float *dout, attn_float *dinp)
 {
     const attn__v one = attn__vset1(1), neg = attn__vset1(-1), two = attn__vset1(2), four = attn__vset1(4);
-    const attn__v k2 = attn__vset1((attn_float)(2 * 0.7978845608028654)), kc2 = attn__vset1((attn_float)(2 * 0.7978845608028654 * 0.044715));
+    const attn__v k2 = attn__vset1((attn_float)(2 * 0.7978845608028654)),
+                  kc2 = attn__vset1((attn_float)(2 * 0.7978845608028654 * 0.044715));
     size_t i = 0;
-    if (a != ATTN_ACT_TANH && a != ATTN_ACT_GELU_TANH && a != ATTN_ACT_SILU && a != ATTN_ACT_SIGMOID) return 0;
+    if (a != ATTN_ACT_TANH && a != ATTN_ACT_GELU_TANH && a != ATTN_ACT_SILU && a != ATTN_ACT_SIGMOID)
+        return 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
         attn__v v = attn__vload(x + i), f = v, df = v, e, s, u;
         if (a == ATTN_ACT_TANH && out) f = attn__vtanh(v);
-        else if (a == ATTN_ACT_TANH) { /* f' = 1 - tanh^2 x = 4e / (1 + e)^2 with e = exp(-2|x|), exact in the tails */
+        else if (
+            a ==
+            ATTN_ACT_TANH) { /* f' = 1 - tanh^2 x = 4e / (1 + e)^2 with e = exp(-2|x|), exact in the tails */
             e = attn__vexp(attn__vmul(attn__vmax(v, attn__vmul(v, neg)), attn__vmul(two, neg)));
             u = attn__vadd(one, e);
             df = attn__vdiv(attn__vmul(four, e), attn__vmul(u, u));
@@ -2971,11 +3134,15 @@ static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_flo
             e = attn__vexp(attn__vmul(u, neg));
             s = attn__vdiv(one, attn__vadd(one, e));
             e = attn__vmul(e, s); /* 1 - s */
-            if (a == ATTN_ACT_SIGMOID) { f = s; df = attn__vmul(s, e); }
-            else if (a == ATTN_ACT_SILU) { f = attn__vmul(v, s); df = attn__vmul(s, attn__vfma(v, e, one)); } /* s (1 + x (1 - s)) */
+            if (a == ATTN_ACT_SIGMOID) { f = s; df = attn__vmul(s, e);
+            } else if (a == ATTN_ACT_SILU) {
+                f = attn__vmul(v, s);
+                df = attn__vmul(s, attn__vfma(v, e, one));
+            }      /* s (1 + x (1 - s)) */
             else { /* f = x s, f' = s + x s (1 - s) u', u' = 2k (1 + 3c x^2) */
                 f = attn__vmul(v, s);
-                df = attn__vfma(attn__vmul(attn__vmul(v, s), e), attn__vfma(attn__vmul(kc2, attn__vset1(3)), attn__vmul(v, v), k2), s);
+                df = attn__vfma(attn__vmul(attn__vmul(v, s), e),
+                                attn__vfma(attn__vmul(kc2, attn__vset1(3)), attn__vmul(v, v), k2), s);
             }
         }
         if (out) attn__vstore(out + i, f);
@@ -2986,7 +3153,8 @@ static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_flo
 
 ATTNDEF const char *attn_act_name(attn_act a)
 {
-    static const char *names[ATTN_ACT_COUNT] = {"identity", "relu", "gelu_tanh", "gelu_erf", "tanh", "silu", "sigmoid"};
+    static const char *names[ATTN_ACT_COUNT] = {"identity", "relu", "gelu_tanh", "gelu_erf",
+                                                "tanh",     "silu", "sigmoid"};
     return (int)a >= 0 && a < ATTN_ACT_COUNT ? names[a] : "unknown";
 }
 
@@ -2996,8 +3164,10 @@ ATTNDEF attn_status attn_act_forward(attn_float *out, const attn_float *inp, siz
     double d;
     ATTN__NEED(out); ATTN__NEED(inp);
     ATTN__TRY(attn__count(__func__, n));
-    if ((int)a < 0 || a >= ATTN_ACT_COUNT) return attn__fail(ATTN_ERR_ARG, "attn_act_forward: unknown activation %d", (int)a);
-    for (i = attn__act_simd(a, n, inp, out, NULL, NULL); i < n; i++) out[i] = (attn_float)attn__act_f(a, inp[i], &d);
+    if ((int)a < 0 || a >= ATTN_ACT_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "attn_act_forward: unknown activation %d", (int)a);
+    for (i = attn__act_simd(a, n, inp, out, NULL, NULL); i < n; i++)
+        out[i] = (attn_float)attn__act_f(a, inp[i], &d);
     return ATTN_OK;
 }
 
@@ -3008,7 +3178,8 @@ ATTNDEF attn_status attn_act_backward(attn_float *dinp, const attn_float *dout, 
     double d;
     ATTN__NEED(dinp); ATTN__NEED(dout); ATTN__NEED(inp);
     ATTN__TRY(attn__count(__func__, n));
-    if ((int)a < 0 || a >= ATTN_ACT_COUNT) return attn__fail(ATTN_ERR_ARG, "attn_act_backward: unknown activation %d", (int)a);
+    if ((int)a < 0 || a >= ATTN_ACT_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "attn_act_backward: unknown activation %d", (int)a);
     for (i = attn__act_simd(a, n, inp, NULL, dout, dinp); i < n; i++) {
         attn__act_f(a, inp[i], &d);
         dinp[i] += (attn_float)d * dout[i];
@@ -3079,7 +3250,8 @@ static attn_status attn__ids(const char *fn, const int *ids, int N, int V)
 {
     int n;
     for (n = 0; n < N; n++)
-        if (ids[n] < 0 || ids[n] >= V) return attn__fail(ATTN_ERR_ARG, "%s: ids[%d] = %d is outside [0, %d)", fn, n, ids[n], V);
+        if (ids[n] < 0 || ids[n] >= V)
+            return attn__fail(ATTN_ERR_ARG, "%s: ids[%d] = %d is outside [0, %d)", fn, n, ids[n], V);
     return ATTN_OK;
 }
 
@@ -3091,7 +3263,8 @@ ATTNDEF attn_status attn_embedding_forward(attn_float *out, const int *ids, cons
     ATTN__TRY(attn__rows(__func__, N, C));
     ATTN__TRY(attn__rows(__func__, V, C));
     ATTN__TRY(attn__ids(__func__, ids, N, V));
-    for (n = 0; n < N; n++) memcpy(out + (size_t)n * C, table + (size_t)ids[n] * C, sizeof(attn_float) * (size_t)C);
+    for (n = 0; n < N; n++)
+        memcpy(out + (size_t)n * C, table + (size_t)ids[n] * C, sizeof(attn_float) * (size_t)C);
     return ATTN_OK;
 }
 
@@ -3121,8 +3294,10 @@ ATTNDEF attn_status attn_one_hot(attn_float *out, const int *ids, int N, int V)
 static attn_status attn__pos_check(const char *fn, int B, int T, int C, int maxT)
 {
     size_t n;
-    if (B < 1 || T < 1 || C < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, T = %d, C = %d, each must be >= 1", fn, B, T, C);
-    if (T > maxT) return attn__fail(ATTN_ERR_SHAPE, "%s: T = %d exceeds the table's %d positions", fn, T, maxT);
+    if (B < 1 || T < 1 || C < 1)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, T = %d, C = %d, each must be >= 1", fn, B, T, C);
+    if (T > maxT)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: T = %d exceeds the table's %d positions", fn, T, maxT);
     if (!attn__count3(&n, (size_t)B, (size_t)T, (size_t)C) || !attn__count3(&n, (size_t)maxT, (size_t)C, 1))
         return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
     return ATTN_OK;
@@ -3179,7 +3354,8 @@ ATTNDEF attn_status attn_rope_tables(attn_float *cosv, attn_float *sinv, int T, 
     ATTN__NEED(cosv); ATTN__NEED(sinv);
     ATTN__TRY(attn__rows(__func__, T, dh));
     if (dh % 2) return attn__fail(ATTN_ERR_SHAPE, "attn_rope_tables: dh = %d must be even", dh);
-    if (offset < 0 || !(theta > 1)) return attn__fail(ATTN_ERR_ARG, "attn_rope_tables: offset must be >= 0 and theta > 1");
+    if (offset < 0 || !(theta > 1))
+        return attn__fail(ATTN_ERR_ARG, "attn_rope_tables: offset must be >= 0 and theta > 1");
     for (t = 0; t < T; t++)
         for (i = 0; i < dh / 2; i++) {
             double a = ((double)t + offset) * pow((double)theta, -2.0 * i / dh);
@@ -3196,7 +3372,8 @@ static void attn__rope(attn_float *out, const attn_float *inp, const attn_float 
     int n, t, i, h = dh / 2;
     for (n = 0; n < N; n++)
         for (t = 0; t < T; t++) {
-            const attn_float *x = inp + ((size_t)n * T + t) * dh, *c = cosv + (size_t)t * h, *s = sinv + (size_t)t * h;
+            const attn_float *x = inp + ((size_t)n * T + t) * dh, *c = cosv + (size_t)t * h,
+                             *s = sinv + (size_t)t * h;
             attn_float *y = out + ((size_t)n * T + t) * dh;
             for (i = 0; i < h; i++) {
                 attn_float x0 = x[2 * i], x1 = x[2 * i + 1], sn = sign * s[i];
@@ -3212,8 +3389,11 @@ static attn_status attn__rope_check(const char *fn, const attn_float *a, const a
 {
     size_t n;
     if (!a || !b || !c || !s) return attn__fail(ATTN_ERR_ARG, "%s: a pointer argument is NULL", fn);
-    if (N < 1 || T < 1 || dh < 2 || dh % 2) return attn__fail(ATTN_ERR_SHAPE, "%s: N = %d, T = %d must be >= 1, dh = %d even and >= 2", fn, N, T, dh);
-    if (!attn__count3(&n, (size_t)N, (size_t)T, (size_t)dh)) return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
+    if (N < 1 || T < 1 || dh < 2 || dh % 2)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: N = %d, T = %d must be >= 1, dh = %d even and >= 2", fn, N, T,
+                          dh);
+    if (!attn__count3(&n, (size_t)N, (size_t)T, (size_t)dh))
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
     return ATTN_OK;
 }
 
@@ -3245,8 +3425,11 @@ ATTNDEF int attn_t5_bucket(int i, int j, int nb)
 static attn_status attn__t5_check(const char *fn, int H, int Tq, int Tk, int nb)
 {
     size_t n;
-    if (H < 1 || Tq < 1 || Tk < 1 || nb < 2) return attn__fail(ATTN_ERR_SHAPE, "%s: H = %d, Tq = %d, Tk = %d must be >= 1 and nb = %d >= 2", fn, H, Tq, Tk, nb);
-    if (!attn__count3(&n, (size_t)H, (size_t)Tq, (size_t)Tk)) return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
+    if (H < 1 || Tq < 1 || Tk < 1 || nb < 2)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: H = %d, Tq = %d, Tk = %d must be >= 1 and nb = %d >= 2", fn, H,
+                          Tq, Tk, nb);
+    if (!attn__count3(&n, (size_t)H, (size_t)Tq, (size_t)Tk))
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
     return ATTN_OK;
 }
 
@@ -3320,7 +3503,8 @@ ATTNDEF attn_status attn_mse_forward(attn_float *loss, const attn_float *pred,
     double s = 0;
     ATTN__NEED(loss); ATTN__NEED(pred); ATTN__NEED(target);
     ATTN__TRY(attn__count(__func__, n));
-    if (red != ATTN_REDUCE_SUM && red != ATTN_REDUCE_MEAN) return attn__fail(ATTN_ERR_ARG, "attn_mse_forward: unknown reduction %d", (int)red);
+    if (red != ATTN_REDUCE_SUM && red != ATTN_REDUCE_MEAN)
+        return attn__fail(ATTN_ERR_ARG, "attn_mse_forward: unknown reduction %d", (int)red);
     for (i = 0; i < n; i++) s += ((double)pred[i] - target[i]) * ((double)pred[i] - target[i]);
     *loss = (attn_float)(red == ATTN_REDUCE_MEAN ? s / (double)n : s);
     return ATTN_OK;
@@ -3334,7 +3518,8 @@ ATTNDEF attn_status attn_mse_backward(attn_float *dpred, const attn_float *pred,
     attn_float k;
     ATTN__NEED(dpred); ATTN__NEED(pred); ATTN__NEED(target);
     ATTN__TRY(attn__count(__func__, n));
-    if (red != ATTN_REDUCE_SUM && red != ATTN_REDUCE_MEAN) return attn__fail(ATTN_ERR_ARG, "attn_mse_backward: unknown reduction %d", (int)red);
+    if (red != ATTN_REDUCE_SUM && red != ATTN_REDUCE_MEAN)
+        return attn__fail(ATTN_ERR_ARG, "attn_mse_backward: unknown reduction %d", (int)red);
     k = 2 * dloss / (red == ATTN_REDUCE_MEAN ? (attn_float)n : 1); /* loss = sum (p - t)^2 [/ n] */
     for (i = 0; i < n; i++) dpred[i] += k * (pred[i] - target[i]);
     return ATTN_OK;
@@ -3344,7 +3529,8 @@ static attn_status attn__targets(const char *fn, const int *targets, int N, int 
 {
     int n;
     for (n = 0; n < N; n++)
-        if (targets[n] >= V) return attn__fail(ATTN_ERR_ARG, "%s: targets[%d] = %d is >= V = %d", fn, n, targets[n], V);
+        if (targets[n] >= V)
+            return attn__fail(ATTN_ERR_ARG, "%s: targets[%d] = %d is >= V = %d", fn, n, targets[n], V);
     return ATTN_OK;
 }
 
@@ -3402,7 +3588,8 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
    and (centered) the visible count n [BR] each. */
 static size_t attn__scored_floats(const attn_attention_desc *d)
 {
-    return (4 + (d->dropout > 0)) * (size_t)ATTN__BR * ATTN__BC + 2 * (size_t)ATTN__BR * (size_t)d->dv + 4 * ATTN__BR;
+    return (4 + (d->dropout > 0)) * (size_t)ATTN__BR * ATTN__BC + 2 * (size_t)ATTN__BR * (size_t)d->dv +
+           4 * ATTN__BR;
 }
 
 /* Dropout's mask on a tile: X[r, c] *= 1 / (1 - p) if entry (i0 + r, j0 + c) is kept, else 0. The
@@ -3415,12 +3602,15 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
     attn_float inv = (attn_float)(1 / (1 - (double)d->dropout));
     int r, c;
     if (d->dropout_mask) { /* the multipliers, computed once per call */
-        for (r = 0; r < br; r++) attn__mul_into((size_t)bc, d->dropout_mask + (size_t)(i0 + r) * d->Tk + j0, X + (size_t)r * bc);
+        for (r = 0; r < br; r++)
+            attn__mul_into((size_t)bc, d->dropout_mask + (size_t)(i0 + r) * d->Tk + j0, X + (size_t)r * bc);
         return;
     }
     for (r = 0; r < br; r++)
         for (c = 0; c < bc; c++) {
-            uint64_t z = d->dropout_seed + 0x9E3779B97F4A7C15ull * ((uint64_t)(i0 + r + d->Tk - d->Tq) * (uint64_t)d->Tk + (uint64_t)(j0 + c) + 1);
+            uint64_t z = d->dropout_seed +
+                         0x9E3779B97F4A7C15ull *
+                             ((uint64_t)(i0 + r + d->Tk - d->Tq) * (uint64_t)d->Tk + (uint64_t)(j0 + c) + 1);
             z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
             z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
             z ^= z >> 31;
@@ -3444,7 +3634,8 @@ static int attn__all_finite(const attn_float *x, int n, int w, int ld)
     int r, c;
     for (r = 0; r < n; r++) {
         const attn_float *p = x + (size_t)r * ld;
-        for (c = 0; c + ATTN__VW <= w; c += ATTN__VW) acc = attn__vfma(attn__vload(p + c), zero, acc); /* Inf, NaN: NaN */
+        for (c = 0; c + ATTN__VW <= w; c += ATTN__VW)
+            acc = attn__vfma(attn__vload(p + c), zero, acc); /* Inf, NaN: NaN */
         for (; c < w; c++) t += p[c] * 0;
     }
     return attn__finite((double)(attn__vhsum(acc) + t));
@@ -3460,7 +3651,8 @@ static void attn__guarded_product(int trans, int br, int bc, int n, attn_float a
     for (r = 0; r < br; r++)
         for (c = 0; c < bc; c++)
             if (vis[r * bc + c] != 0)
-                attn_axpy((size_t)n, alpha * A[r * bc + c], B + (size_t)(trans ? r : c) * ldb, C + (size_t)(trans ? c : r) * ldc);
+                attn_axpy((size_t)n, alpha * A[r * bc + c], B + (size_t)(trans ? r : c) * ldb,
+                          C + (size_t)(trans ? c : r) * ldc);
 }
 
 /* x[i] = 0 where vis[i] is 0, for n entries (the guarded path: what a row cannot see is exactly 0). */
@@ -3499,33 +3691,47 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
 {
     size_t n;
     if (!d) return attn__fail(ATTN_ERR_ARG, "%s: the descriptor is NULL", fn);
-    if (!attn_kind_get(d->kind)) return attn__fail(ATTN_ERR_ARG, "%s: unknown attention kind %d", fn, (int)d->kind);
+    if (!attn_kind_get(d->kind))
+        return attn__fail(ATTN_ERR_ARG, "%s: unknown attention kind %d", fn, (int)d->kind);
     if (d->B < 1 || d->H < 1 || d->Tq < 1 || d->Tk < 1 || d->dk < 1 || d->dv < 1)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, H = %d, Tq = %d, Tk = %d, dk = %d, dv = %d must all be >= 1", fn, d->B, d->H, d->Tq, d->Tk, d->dk, d->dv);
-    if (!attn__count3(&n, (size_t)d->B * (size_t)d->H, (size_t)ATTN__MAX(d->Tq, d->Tk), (size_t)ATTN__MAX(ATTN__MAX(d->dk, d->dv), ATTN__MAX(d->Tq, d->Tk))))
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: B = %d, H = %d, Tq = %d, Tk = %d, dk = %d, dv = %d must all be >= 1", fn, d->B,
+                          d->H, d->Tq, d->Tk, d->dk, d->dv);
+    if (!attn__count3(&n, (size_t)d->B * (size_t)d->H, (size_t)ATTN__MAX(d->Tq, d->Tk),
+                      (size_t)ATTN__MAX(ATTN__MAX(d->dk, d->dv), ATTN__MAX(d->Tq, d->Tk))))
         return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
     if (!(d->scale == d->scale)) return attn__fail(ATTN_ERR_ARG, "%s: scale is NaN", fn);
     if (d->window < 0) return attn__fail(ATTN_ERR_ARG, "%s: window = %d must be >= 0", fn, d->window);
     if (d->segment && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no segments", fn);
-    if (d->segment && d->Tq > d->Tk) return attn__fail(ATTN_ERR_SHAPE, "%s: segments need Tq <= Tk (got %d > %d)", fn, d->Tq, d->Tk);
+    if (d->segment && d->Tq > d->Tk)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: segments need Tq <= Tk (got %d > %d)", fn, d->Tq, d->Tk);
     if (d->window > 0 && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
-        return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern", fn);
-    if (d->block < 0 || (d->block > 0 && !d->layout)) return attn__fail(ATTN_ERR_ARG, "%s: block = %d needs block >= 0 and a layout", fn, d->block);
+        return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern",
+                          fn);
+    if (d->block < 0 || (d->block > 0 && !d->layout))
+        return attn__fail(ATTN_ERR_ARG, "%s: block = %d needs block >= 0 and a layout", fn, d->block);
     if (d->block > 0 && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
-        return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern", fn);
-    if (!(d->dropout >= 0 && d->dropout < 1)) return attn__fail(ATTN_ERR_ARG, "%s: dropout = %g must be in [0, 1)", fn, (double)d->dropout);
+        return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no sparse pattern",
+                          fn);
+    if (!(d->dropout >= 0 && d->dropout < 1))
+        return attn__fail(ATTN_ERR_ARG, "%s: dropout = %g must be in [0, 1)", fn, (double)d->dropout);
     if (d->dropout > 0 && (attn__flags(d->kind) & ATTN_KF_NO_DROPOUT))
         return attn__fail(ATTN_ERR_ARG, "%s: %s attention has no dropout", fn, attn_kind_get(d->kind)->name);
     if ((attn__flags(d->kind) & ATTN_KF_SUBHEADS) && d->dk % 2)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: differential attention splits q, k into two sub-heads: dk = %d must be even", fn, d->dk);
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: differential attention splits q, k into two sub-heads: dk = %d must be even",
+                          fn, d->dk);
     if (d->window > 0 && d->dilation) {
         int h;
         for (h = 0; h < d->H; h++)
-            if (d->dilation[h] < 1) return attn__fail(ATTN_ERR_ARG, "%s: dilation[%d] = %d must be >= 1", fn, h, d->dilation[h]);
+            if (d->dilation[h] < 1)
+                return attn__fail(ATTN_ERR_ARG, "%s: dilation[%d] = %d must be >= 1", fn, h, d->dilation[h]);
     }
-    if (work_bytes != (size_t)-1 && work_bytes < attn_attention_workspace(d)) /* (size_t)-1: the descriptor alone */
-        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_attention_workspace() asks for %lu", fn, (unsigned long)work_bytes, (unsigned long)attn_attention_workspace(d));
+    if (work_bytes != (size_t)-1 &&
+        work_bytes < attn_attention_workspace(d)) /* (size_t)-1: the descriptor alone */
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_attention_workspace() asks for %lu", fn,
+                          (unsigned long)work_bytes, (unsigned long)attn_attention_workspace(d));
     return ATTN_OK;
 }
 
@@ -3540,26 +3746,32 @@ typedef struct {
 typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
 
 /* Checks the arguments of a forward (backward) call and packs them into *a for the workers. */
-static attn_status attn__forward_args(attn__args *a, const attn_attention_desc *d, attn_float *O, attn_float *stats,
-                                      attn_float *weights, const attn_float *Q, const attn_float *K,
-                                      const attn_float *V, const void *work, size_t work_bytes)
+static attn_status attn__forward_args(attn__args *a, const attn_attention_desc *d, attn_float *O,
+                                      attn_float *stats, attn_float *weights, const attn_float *Q,
+                                      const attn_float *K, const attn_float *V, const void *work,
+                                      size_t work_bytes)
 {
     memset(a, 0, sizeof *a);
     ATTN__TRY(attn__attention_check("attn_attention_forward", d, work_bytes));
-    if (!O || !stats || !Q || !K || !V || !work) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: O, stats, Q, K, V and work must not be NULL");
+    if (!O || !stats || !Q || !K || !V || !work)
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_attention_forward: O, stats, Q, K, V and work must not be NULL");
     a->d = d; a->O = O; a->stats = stats; a->weights = weights; a->Q = Q; a->K = K; a->V = V; a->ldk = d->dk;
     return ATTN_OK;
 }
 
-static attn_status attn__backward_args(attn__args *a, const attn_attention_desc *d, const attn_attention_grads *g,
-                                       const attn_float *dO, const attn_float *Q, const attn_float *K,
-                                       const attn_float *V, const attn_float *O, const attn_float *stats,
-                                       const void *work, size_t work_bytes)
+static attn_status attn__backward_args(attn__args *a, const attn_attention_desc *d,
+                                       const attn_attention_grads *g, const attn_float *dO,
+                                       const attn_float *Q, const attn_float *K, const attn_float *V,
+                                       const attn_float *O, const attn_float *stats, const void *work,
+                                       size_t work_bytes)
 {
     memset(a, 0, sizeof *a);
     ATTN__TRY(attn__attention_check("attn_attention_backward", d, work_bytes));
     if (!g || !g->dQ || !g->dK || !g->dV || !dO || !Q || !K || !V || !O || !stats || !work)
-        return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: g, dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_attention_backward: g, dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
     a->d = d; a->dQ = g->dQ; a->dK = g->dK; a->dV = g->dV; a->dbias = g->dbias; a->dO = dO;
     a->Q = Q; a->K = K; a->V = V; a->Oin = O; a->stats_in = stats; a->ldk = d->dk;
     return ATTN_OK;
@@ -3609,7 +3821,8 @@ static void attn__run_heads(const attn__args *a, attn__head_fn fn, void *work, s
     attn__par_for(by_head ? a->d->H : a->d->B * a->d->H, attn__heads_body, &j);
 }
 
-/* Whether the sparse pattern lets the query at key position p see key j (SPEC 2.13). */
+/* Whether the sparse pattern lets the query at key position p see key j (Beltagy et al. 2020; Zaheer et al.
+   2020). */
 static int attn__in_pattern(const attn_attention_desc *d, int h, int p, int j)
 {
     int dil, m;
@@ -3638,7 +3851,8 @@ static int attn__tile_live(const attn_attention_desc *d, int h, int i0, int br, 
 {
     int shift = d->Tk - d->Tq, reach, c, any = 0, qb, kb;
     for (qb = i0 / ATTN__MAX(d->block, 1); d->block > 0 && !any && qb <= (i0 + br - 1) / d->block; qb++)
-        for (kb = j0 / d->block; !any && kb <= (j0 + bc - 1) / d->block; kb++) any = attn__in_layout(d, h, qb * d->block, kb * d->block);
+        for (kb = j0 / d->block; !any && kb <= (j0 + bc - 1) / d->block; kb++)
+            any = attn__in_layout(d, h, qb * d->block, kb * d->block);
     if (d->block > 0 && !any) return 0;
     if (d->window <= 0) return 1;
     reach = d->window * (d->dilation ? d->dilation[h] : 1);
@@ -3666,15 +3880,19 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
-        if (!mask && !seg && d->window <= 0 && d->block <= 0) { /* the common case: ones up to the causal limit */
+        if (!mask && !seg && d->window <= 0 &&
+            d->block <= 0) { /* the common case: ones up to the causal limit */
             last = ATTN__MAX(last, 0);
             attn__fill((size_t)last, 1, v);
             attn__fill((size_t)(bc - last), 0, v + last);
         } else
             for (c = 0; c < bc; c++)
-                v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) && (!seg || seg[i0 + r + shift] == seg[j0 + c]) &&
-                                    attn__in_pattern(d, h, i0 + r + shift, j0 + c) && attn__in_layout(d, h, i0 + r, j0 + c));
-        if (d->bias) attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
+                v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) &&
+                                    (!seg || seg[i0 + r + shift] == seg[j0 + c]) &&
+                                    attn__in_pattern(d, h, i0 + r + shift, j0 + c) &&
+                                    attn__in_layout(d, h, i0 + r, j0 + c));
+        if (d->bias)
+            attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
         for (c = 0; c < bc && off != 0; c++) S[r * bc + c] += off;
         if (guard) attn__zero_hidden(S + r * bc, v, (size_t)bc);
     }
@@ -3697,13 +3915,17 @@ ATTNDEF attn_status attn_bigbird_blocks(unsigned char *layout, int H, int nb, in
 {
     int h, i, j, n, *cand;
     ATTN__NEED(layout); ATTN__NEED(rng);
-    if (H < 1 || nb < 1 || r < 0) return attn__fail(ATTN_ERR_SHAPE, "attn_bigbird_blocks: H = %d, nb = %d must be >= 1 and r = %d >= 0", H, nb, r);
-    if (!(cand = (int *)ATTN_MALLOC(sizeof(int) * (size_t)nb))) return attn__fail(ATTN_ERR_NOMEM, "attn_bigbird_blocks: no memory");
+    if (H < 1 || nb < 1 || r < 0)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_bigbird_blocks: H = %d, nb = %d must be >= 1 and r = %d >= 0",
+                          H, nb, r);
+    if (!(cand = (int *)ATTN_MALLOC(sizeof(int) * (size_t)nb)))
+        return attn__fail(ATTN_ERR_NOMEM, "attn_bigbird_blocks: no memory");
     for (h = 0; h < H; h++)
         for (i = 0; i < nb; i++) {
             unsigned char *row = layout + ((size_t)h * nb + i) * nb;
             int global = i == 0 || i == nb - 1;
-            for (j = 0; j < nb; j++) row[j] = (unsigned char)(global || j == 0 || j == nb - 1 || (j >= i - 1 && j <= i + 1));
+            for (j = 0; j < nb; j++)
+                row[j] = (unsigned char)(global || j == 0 || j == nb - 1 || (j >= i - 1 && j <= i + 1));
             for (n = 0, j = 1; !global && j < nb - 1; j++)
                 if (j < i - 1 || j > i + 1) cand[n++] = j;
             attn__draw_set(row, cand, n, r, rng);
@@ -3712,16 +3934,21 @@ ATTNDEF attn_status attn_bigbird_blocks(unsigned char *layout, int H, int nb, in
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_bigbird_tokens(unsigned char *layout, int H, int T, int g, int w, int r, attn_rng *rng)
+ATTNDEF attn_status attn_bigbird_tokens(unsigned char *layout, int H, int T, int g, int w, int r,
+                                        attn_rng *rng)
 {
     int h, i, j, n, *cand;
     ATTN__NEED(layout); ATTN__NEED(rng);
-    if (H < 1 || T < 1 || g < 0 || w < 0 || r < 0) return attn__fail(ATTN_ERR_SHAPE, "attn_bigbird_tokens: H = %d, T = %d must be >= 1 and g, w, r >= 0", H, T);
-    if (!(cand = (int *)ATTN_MALLOC(sizeof(int) * (size_t)T))) return attn__fail(ATTN_ERR_NOMEM, "attn_bigbird_tokens: no memory");
+    if (H < 1 || T < 1 || g < 0 || w < 0 || r < 0)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_bigbird_tokens: H = %d, T = %d must be >= 1 and g, w, r >= 0",
+                          H, T);
+    if (!(cand = (int *)ATTN_MALLOC(sizeof(int) * (size_t)T)))
+        return attn__fail(ATTN_ERR_NOMEM, "attn_bigbird_tokens: no memory");
     for (h = 0; h < H; h++)
         for (i = 0; i < T; i++) {
             unsigned char *row = layout + ((size_t)h * T + i) * T;
-            for (j = 0; j < T; j++) row[j] = (unsigned char)(i < g || j < g || (j >= i - w / 2 && j <= i + w / 2));
+            for (j = 0; j < T; j++)
+                row[j] = (unsigned char)(i < g || j < g || (j >= i - w / 2 && j <= i + w / 2));
             for (n = 0, j = 0; j < T; j++)
                 if (!row[j]) cand[n++] = j;
             attn__draw_set(row, cand, n, r, rng);
@@ -3741,7 +3968,8 @@ static attn_float attn__ea_g(attn_float z)
 /* p[i] *= g(s[i]) scale for a row (p holds 0/1 visibility or weights); returns sum_i p[i]. */
 static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
 {
-    attn__v acc = attn__vset1(0), big = attn__vset1((attn_float)1e30), one = attn__vset1(1), vs = attn__vset1(scale);
+    attn__v acc = attn__vset1(0), big = attn__vset1((attn_float)1e30), one = attn__vset1(1),
+            vs = attn__vset1(scale);
     attn_float sum;
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
@@ -3757,15 +3985,17 @@ static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, att
 
 /* EA's score gradient for a row: ds = vis (dA - D) inv 2 s (1 - g)^2 with 1 - g = 1 / (1 + s^2),
    inv = 1 / N (0 for a row that sees nothing); ds holds dA on entry. */
-static void attn__ea_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
-                         attn_float D, attn_float inv)
+static void attn__ea_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                         attn_float *ds, attn_float D, attn_float inv)
 {
-    attn__v big = attn__vset1((attn_float)1e30), one = attn__vset1(1), vD = attn__vset1(-D), k = attn__vset1(2 * inv);
+    attn__v big = attn__vset1((attn_float)1e30), one = attn__vset1(1), vD = attn__vset1(-D),
+            k = attn__vset1(2 * inv);
     size_t i = 0;
     (void)a;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
         attn__v z = attn__vload(s + i), q = attn__vadd(one, attn__vmin(big, attn__vmul(z, z)));
-        attn__v t = attn__vmul(attn__vmul(attn__vload(vis + i), attn__vadd(attn__vload(ds + i), vD)), attn__vmul(k, z));
+        attn__v t = attn__vmul(attn__vmul(attn__vload(vis + i), attn__vadd(attn__vload(ds + i), vD)),
+                               attn__vmul(k, z));
         attn__vstore(ds + i, attn__vdiv(t, attn__vmul(q, q)));
     }
     for (; i < n; i++) {
@@ -3782,19 +4012,27 @@ static int attn__key_end(const attn_attention_desc *d, int i0, int br)
 
 /* x = s (abs: |s|) where visible, -3e38 elsewhere: the exponent of the masked entries is then
    exp(-huge) = 0, never exp(large score) = inf, which times the visibility 0 would be NaN. */
-static void attn__masked_exponent(int abs, size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
+static void attn__masked_exponent(int abs, size_t n, const attn_float *s, const attn_float *vis,
+                                  attn_float *x)
 {
     attn__v low = attn__vset1((attn_float)3e38), one = attn__vset1(1), neg = attn__vset1(-1);
     size_t c = 0;
     for (; c + ATTN__VW <= n; c += ATTN__VW) { /* x = s vis + (vis - 1) 3e38, vis in {0, 1} */
         attn__v v = attn__vload(vis + c), z = attn__vload(s + c);
         if (abs) z = attn__vmax(z, attn__vmul(neg, z));
-        attn__vstore(x + c, attn__vadd(attn__vmul(z, v), attn__vmul(attn__vadd(v, attn__vmul(neg, one)), low)));
+        attn__vstore(x + c,
+                     attn__vadd(attn__vmul(z, v), attn__vmul(attn__vadd(v, attn__vmul(neg, one)), low)));
     }
     for (; c < n; c++) x[c] = vis[c] != 0 ? (abs ? (attn_float)fabs(s[c]) : s[c]) : (attn_float)-3e38;
 }
-static void attn__exponent_s(size_t n, const attn_float *s, const attn_float *vis, attn_float *x) { attn__masked_exponent(0, n, s, vis, x); }
-static void attn__exponent_abs(size_t n, const attn_float *s, const attn_float *vis, attn_float *x) { attn__masked_exponent(1, n, s, vis, x); }
+static void attn__exponent_s(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
+{
+    attn__masked_exponent(0, n, s, vis, x);
+}
+static void attn__exponent_abs(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
+{
+    attn__masked_exponent(1, n, s, vis, x);
+}
 
 /* The score gradients of the softmax family for a row, ds holding dA on entry:
    softmax (and centered, with a the softmax weights) ds = a (dA - D); Cog ds = |a| dA - a D. */
@@ -3809,14 +4047,14 @@ static void attn__softmax_dscores(int cog, size_t n, const attn_float *a, attn_f
     }
     for (; i < n; i++) ds[i] = cog ? (attn_float)fabs(a[i]) * ds[i] - a[i] * D : a[i] * (ds[i] - D);
 }
-static void attn__softmax_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
-                              attn_float D, attn_float inv)
+static void attn__softmax_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                              attn_float *ds, attn_float D, attn_float inv)
 {
     (void)s; (void)vis; (void)inv;
     attn__softmax_dscores(0, n, a, ds, D);
 }
-static void attn__cog_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds, attn_float D,
-                          attn_float inv)
+static void attn__cog_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                          attn_float *ds, attn_float D, attn_float inv)
 {
     (void)s; (void)vis; (void)inv;
     attn__softmax_dscores(1, n, a, ds, D);
@@ -3831,20 +4069,23 @@ static void attn__cog_sign(size_t n, const attn_float *s, attn_float *p)
     size_t c = 0;
     for (; ATTN__VW > 1 && c + ATTN__VW <= n; c += ATTN__VW) {
         attn__v x = attn__vload(s + c);
-        attn__vstore(p + c, attn__vmul(attn__vload(p + c), attn__vdiv(x, attn__vmax(tiny, attn__vmax(x, attn__vmul(neg, x))))));
+        attn__vstore(p + c, attn__vmul(attn__vload(p + c),
+                                       attn__vdiv(x, attn__vmax(tiny, attn__vmax(x, attn__vmul(neg, x))))));
     }
     for (; c < n; c++) p[c] *= (attn_float)((s[c] > 0) - (s[c] < 0)); /* branch-free: signs are random */
 }
 
 /* p[i] *= sigmoid(s[i]) = 1 / (1 + exp(-s[i])) for a row, through the SIMD exp; x is scratch. */
-static attn_float attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
+static attn_float attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p, attn_float *x,
+                                    attn_float scale)
 {
     attn__v neg = attn__vset1(-1), one = attn__vset1(1);
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(x + i, attn__vmul(neg, attn__vload(s + i)));
     for (; i < n; i++) x[i] = -s[i];
     attn_exp(n, x, x);
-    for (i = 0; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(p + i, attn__vdiv(attn__vload(p + i), attn__vadd(one, attn__vload(x + i))));
+    for (i = 0; i + ATTN__VW <= n; i += ATTN__VW)
+        attn__vstore(p + i, attn__vdiv(attn__vload(p + i), attn__vadd(one, attn__vload(x + i))));
     for (; i < n; i++) p[i] /= 1 + x[i];
     (void)scale;
     return 0;
@@ -3852,51 +4093,60 @@ static attn_float attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p
 static attn_float attn__sigmoid_offset(int Tk) { return -(attn_float)log((double)Tk); }
 
 /* Sigmoid's score gradient for a row: ds *= a (1 - a), ds holding dA on entry. */
-static void attn__sigmoid_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
-                              attn_float D, attn_float inv)
+static void attn__sigmoid_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                              attn_float *ds, attn_float D, attn_float inv)
 {
     attn__v one = attn__vset1(1), neg = attn__vset1(-1);
     size_t i = 0;
     (void)s; (void)vis; (void)D; (void)inv;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
         attn__v va = attn__vload(a + i);
-        attn__vstore(ds + i, attn__vmul(attn__vload(ds + i), attn__vmul(va, attn__vadd(one, attn__vmul(neg, va)))));
+        attn__vstore(ds + i,
+                     attn__vmul(attn__vload(ds + i), attn__vmul(va, attn__vadd(one, attn__vmul(neg, va)))));
     }
     for (; i < n; i++) ds[i] *= a[i] * (1 - a[i]);
 }
 
 /* linear_raw: A = s where visible, dS = dA where visible. */
-static attn_float attn__linear_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
+static attn_float attn__linear_map(size_t n, const attn_float *s, attn_float *p, attn_float *x,
+                                   attn_float scale)
 {
     (void)x; (void)scale;
     attn__mul_into(n, s, p);
     return 0;
 }
-static void attn__linear_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
-                             attn_float D, attn_float inv)
+static void attn__linear_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                             attn_float *ds, attn_float D, attn_float inv)
 {
     (void)s; (void)a; (void)D; (void)inv;
     attn__mul_into(n, vis, ds);
 }
 
 /* The score rows of the built-in scored kinds. */
-static const attn_score_row attn__score_softmax = {ATTN_STAT_LSE, NULL, NULL, attn__exponent_s, NULL, attn__softmax_vjp};
+static const attn_score_row attn__score_softmax = {ATTN_STAT_LSE,    NULL, NULL,
+                                                   attn__exponent_s, NULL, attn__softmax_vjp};
 static const attn_score_row attn__score_ea = {ATTN_STAT_SUM, NULL, attn__ea_map, NULL, NULL, attn__ea_vjp};
-static const attn_score_row attn__score_cog = {ATTN_STAT_LSE, NULL, NULL, attn__exponent_abs, attn__cog_sign, attn__cog_vjp};
-static const attn_score_row attn__score_sigmoid = {ATTN_STAT_NONE, attn__sigmoid_offset, attn__sigmoid_map, NULL, NULL, attn__sigmoid_vjp};
-static const attn_score_row attn__score_linear = {ATTN_STAT_NONE, NULL, attn__linear_map, NULL, NULL, attn__linear_vjp};
+static const attn_score_row attn__score_cog = {ATTN_STAT_LSE,      NULL,           NULL,
+                                               attn__exponent_abs, attn__cog_sign, attn__cog_vjp};
+static const attn_score_row attn__score_sigmoid = {
+    ATTN_STAT_NONE, attn__sigmoid_offset, attn__sigmoid_map, NULL, NULL, attn__sigmoid_vjp};
+static const attn_score_row attn__score_linear = {ATTN_STAT_NONE, NULL, attn__linear_map,
+                                                  NULL,           NULL, attn__linear_vjp};
 
 /* P[r, c] = A of the tile from the final row statistics stat [br], where P holds the 0/1 visibility
    on entry. X [BR, BC] is scratch. */
-static void attn__tile_weights(const attn_score_row *k, const attn_float *S, attn_float *P, attn_float *X, int br, int bc,
-                               const attn_float *stat)
+static void attn__tile_weights(const attn_score_row *k, const attn_float *S, attn_float *P, attn_float *X,
+                               int br, int bc, const attn_float *stat)
 {
     int r;
     for (r = 0; r < br; r++) {
         const attn_float *s = S + r * bc;
         attn_float *p = P + r * bc, *x = X + r * bc;
         if (k->stat != ATTN_STAT_LSE) {
-            k->map((size_t)bc, s, p, x, k->stat == ATTN_STAT_NONE ? 1 : stat[r] < ATTN__TINY ? 0 : 1 / stat[r]);
+            k->map((size_t)bc, s, p, x,
+                   k->stat == ATTN_STAT_NONE ? 1
+                   : stat[r] < ATTN__TINY    ? 0
+                                             : 1 / stat[r]);
             continue;
         }
         k->exponent((size_t)bc, s, p, x);
@@ -3929,11 +4179,15 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     const attn_float *Q = a->Q, *K = a->K, *V = a->V;
     attn_float *O = a->O, *stats = a->stats, *weights = a->weights;
     size_t bh = (size_t)b * d->H + h;
-    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + bh * d->Tk * a->ldk, *Vp = V + bh * d->Tk * d->dv;
+    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + bh * d->Tk * a->ldk,
+                     *Vp = V + bh * d->Tk * d->dv;
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC, *acc = X + 2 * ATTN__BR * ATTN__BC;
-    attn_float *vsum = acc + (size_t)ATTN__BR * d->dv, *m = vsum + (size_t)ATTN__BR * d->dv, *l = m + ATTN__BR, *n = l + 2 * ATTN__BR;
-    attn_float scale = attn__score_scale(d), *hid = X + ATTN__BR * ATTN__BC; /* the guarded path's copy of vis */
+    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC,
+               *acc = X + 2 * ATTN__BR * ATTN__BC;
+    attn_float *vsum = acc + (size_t)ATTN__BR * d->dv, *m = vsum + (size_t)ATTN__BR * d->dv,
+               *l = m + ATTN__BR, *n = l + 2 * ATTN__BR;
+    attn_float scale = attn__score_scale(d),
+               *hid = X + ATTN__BR * ATTN__BC; /* the guarded path's copy of vis */
     const attn_kind_info *row = attn__row(d);
     const attn_score_row *k = row->score;
     int i0, j0, r, c, dv = d->dv, centered = (row->flags & ATTN_KF_CENTERED) != 0;
@@ -3993,12 +4247,13 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             memcpy(X + ATTN__BR * ATTN__BC, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
             attn__tile_weights(k, S, P, X, br, bc, st + i0);
             if (centered) attn__center(P, X + ATTN__BR * ATTN__BC, n, br, bc);
-            for (r = 0; r < br; r++) memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);
+            for (r = 0; r < br; r++)
+                memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);
         }
     }
 }
 
-/* Backward of one (b, h), tile by tile with A recomputed from the stats (SPEC 2.1-2.3, 2.7):
+/* Backward of one (b, h), tile by tile with A recomputed from the stats:
      dV += A^T dO,  dA = dO V^T,  D_i = dO_i . O_i,
      softmax dS = A (dA - D);  Cog dS = |A| dA - A D;  EA dS = (dA - D) / N * 2 s (1 - g)^2,
      sigmoid dS = dA A (1 - A);  linear_raw dS = dA where visible,
@@ -4010,21 +4265,25 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
     const attn_float *Q = a->Q, *K = a->K, *V = a->V, *O = a->Oin, *dO = a->dO, *stats = a->stats_in;
     attn_float *dQ = a->dQ, *dK = a->dK, *dV = a->dV, *dbias = a->dbias;
     size_t bh = (size_t)b * d->H + h;
-    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + bh * d->Tk * a->ldk, *Vp = V + bh * d->Tk * d->dv;
+    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + bh * d->Tk * a->ldk,
+                     *Vp = V + bh * d->Tk * d->dv;
     const attn_float *Op = O + bh * d->Tq * d->dv, *dOp = dO + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn_float *dQp = dQ + bh * d->Tq * a->ldk, *dKp = dK + bh * d->Tk * a->ldk, *dVp = dV + bh * d->Tk * d->dv;
-    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC, *vis = dA + ATTN__BR * ATTN__BC;
+    attn_float *dQp = dQ + bh * d->Tq * a->ldk, *dKp = dK + bh * d->Tk * a->ldk,
+               *dVp = dV + bh * d->Tk * d->dv;
+    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC,
+               *vis = dA + ATTN__BR * ATTN__BC;
     attn_float *vsum = vis + ATTN__BR * ATTN__BC, *D = vsum + 2 * (size_t)ATTN__BR * d->dv, *n = D + ATTN__BR;
     attn_float *Pd = d->dropout > 0 ? n + 3 * ATTN__BR : P; /* the dropped weights */
     attn_float scale = attn__score_scale(d);
     const attn_kind_info *row = attn__row(d);
     const attn_score_row *k = row->score;
     int i0, j0, r, dv = d->dv, dk = d->dk, ld = a->ldk, centered = (row->flags & ATTN_KF_CENTERED) != 0;
-    int guard = !attn__all_finite(Qp, d->Tq, dk, ld) || !attn__all_finite(Kp, d->Tk, dk, ld) || !attn__all_finite(Vp, d->Tk, dv, dv) ||
-                !attn__all_finite(dOp, d->Tq, dv, dv);
+    int guard = !attn__all_finite(Qp, d->Tq, dk, ld) || !attn__all_finite(Kp, d->Tk, dk, ld) ||
+                !attn__all_finite(Vp, d->Tk, dv, dv) || !attn__all_finite(dOp, d->Tq, dv, dv);
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
-        for (r = 0; r < br; r++) D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
+        for (r = 0; r < br; r++)
+            D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
         if (centered) { /* D_i = dO_i . (O_i + sum v / n): a pre-pass for the sums */
             memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
             for (r = 0; r < br; r++) n[r] = 0;
@@ -4050,25 +4309,34 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                 memcpy(Pd, P, sizeof(attn_float) * (size_t)br * bc);
                 attn__tile_dropout(d, i0, br, j0, bc, Pd);
             }
-            if (guard) attn__guarded_product(1, br, bc, dv, 1, Pd, vis, dOp + (size_t)i0 * dv, dv, dVp + (size_t)j0 * dv, dv);
-            else attn_gemm(1, 0, bc, dv, br, 1, Pd, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv, dv);
+            if (guard)
+                attn__guarded_product(1, br, bc, dv, 1, Pd, vis, dOp + (size_t)i0 * dv, dv,
+                                      dVp + (size_t)j0 * dv, dv);
+            else
+                attn_gemm(1, 0, bc, dv, br, 1, Pd, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv,
+                          dv);
             attn_gemm(0, 1, br, bc, dv, 1, dOp + (size_t)i0 * dv, dv, Vp + (size_t)j0 * dv, dv, 0, dA, bc);
             if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, dA);
             for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
                 attn_float *ds = dA + r * bc, *a = P + r * bc, Dr = D[r];
-                if (centered) attn_axpy((size_t)bc, n[r], vis + r * bc, a); /* the score map's A = a + c vis */
+                if (centered)
+                    attn_axpy((size_t)bc, n[r], vis + r * bc, a); /* the score map's A = a + c vis */
                 k->vjp((size_t)bc, S + r * bc, a, vis + r * bc, ds, Dr,
                        k->stat == ATTN_STAT_SUM && st[i0 + r] >= ATTN__TINY ? 1 / st[i0 + r] : 0);
                 if (guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
                 if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0);
             }
             if (guard) {
-                attn__guarded_product(0, br, bc, dk, scale, dA, vis, Kp + (size_t)j0 * ld, ld, dQp + (size_t)i0 * ld, ld);
-                attn__guarded_product(1, br, bc, dk, scale, dA, vis, Qp + (size_t)i0 * ld, ld, dKp + (size_t)j0 * ld, ld);
+                attn__guarded_product(0, br, bc, dk, scale, dA, vis, Kp + (size_t)j0 * ld, ld,
+                                      dQp + (size_t)i0 * ld, ld);
+                attn__guarded_product(1, br, bc, dk, scale, dA, vis, Qp + (size_t)i0 * ld, ld,
+                                      dKp + (size_t)j0 * ld, ld);
                 continue;
             }
-            attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kp + (size_t)j0 * ld, ld, 1, dQp + (size_t)i0 * ld, ld);
-            attn_gemm(1, 0, bc, dk, br, scale, dA, bc, Qp + (size_t)i0 * ld, ld, 1, dKp + (size_t)j0 * ld, ld);
+            attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kp + (size_t)j0 * ld, ld, 1, dQp + (size_t)i0 * ld,
+                      ld);
+            attn_gemm(1, 0, bc, dk, br, scale, dA, bc, Qp + (size_t)i0 * ld, ld, 1, dKp + (size_t)j0 * ld,
+                      ld);
         }
     }
 }
@@ -4096,8 +4364,8 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, const att
 
 /* Linear-time attention by feature maps: o_i = S_i^T phi(q_i) / (phi(q_i) . z_i + eps) with
    S_i = sum_j phi(k_j) v_j^T and z_i = sum_j phi(k_j) over the keys query i sees (a prefix when
-   causal), eps = 1e-6, no score scale. Kernel (Katharopoulos et al., SPEC 2.10): phi = elu + 1.
-   Taylor (SPEC 2.11): phi(x) = [1, x / |x|], so phi(q) . phi(k) = 1 + qh . kh. A masked key has
+   causal), eps = 1e-6, no score scale. Kernel (Katharopoulos et al. 2020): phi = elu + 1.
+   Taylor (Conti 2024, Sec. 2.1.2): phi(x) = [1, x / |x|], so phi(q) . phi(k) = 1 + qh . kh. A masked key has
    phi(k) = 0. Time O(T F dv) with F features, state O(F dv): nothing T x T, forward or backward.
    The stats are den_i. */
 #define ATTN__KEPS 1e-6f
@@ -4108,7 +4376,8 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, const att
 static int attn__taylor_features(int dk) { return dk + 1; }
 static void attn__taylor_phi(const attn_float *x, int dk, attn_float *out)
 {
-    attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), inv = n < (attn_float)1e-12 ? 0 : 1 / n;
+    attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)),
+               inv = n < (attn_float)1e-12 ? 0 : 1 / n;
     int c;
     out[0] = 1;
     for (c = 0; c < dk; c++) out[c + 1] = x[c] * inv;
@@ -4118,7 +4387,8 @@ static void attn__taylor_vjp(const attn_float *x, int dk, const attn_float *dphi
     attn_float n = (attn_float)sqrt((double)attn_dot((size_t)dk, x, x)), xg = 0;
     int c;
     if (n < (attn_float)1e-12) return;
-    for (c = 0; c < dk; c++) xg += x[c] / n * dphi[c + 1]; /* d(x/|x|) = (g - xh (xh . g)) / |x| with g = dphi[1..] */
+    for (c = 0; c < dk; c++)
+        xg += x[c] / n * dphi[c + 1]; /* d(x/|x|) = (g - xh (xh . g)) / |x| with g = dphi[1..] */
     for (c = 0; c < dk; c++) dx[c] += (dphi[c + 1] - x[c] / n * xg) / n;
 }
 
@@ -4142,7 +4412,8 @@ static void attn__elu_vjp(const attn_float *x, int dk, const attn_float *dphi, a
     }
 }
 static const attn_feature_row attn__feature_elu = {attn__elu_features, attn__elu_phi, attn__elu_vjp};
-static const attn_feature_row attn__feature_taylor = {attn__taylor_features, attn__taylor_phi, attn__taylor_vjp};
+static const attn_feature_row attn__feature_taylor = {attn__taylor_features, attn__taylor_phi,
+                                                      attn__taylor_vjp};
 
 /* The last key query i sees (-1: none). */
 static int attn__kernel_last(const attn_attention_desc *d, int i)
@@ -4171,7 +4442,8 @@ static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_floa
     const attn_feature_row *fr = attn__row(d)->feature;
     int dk = d->dk, dv = d->dv, F = fr->features(dk), i, j = 0, c;
     const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
-    attn_float *S = ws, *z = S + 2 * (size_t)F * dv, *fq = z + 2 * F, *fk = fq + F; /* the R, rho slots unused */
+    attn_float *S = ws, *z = S + 2 * (size_t)F * dv, *fq = z + 2 * F,
+               *fk = fq + F; /* the R, rho slots unused */
     memset(S, 0, sizeof(attn_float) * (size_t)F * dv);
     memset(z, 0, sizeof(attn_float) * (size_t)F);
     for (i = 0; i < d->Tq; i++) {
@@ -4190,7 +4462,7 @@ static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_floa
     }
 }
 
-/* Backward (SPEC 2.10): dnum_i = dO_i / den_i, dden_i = -(dO_i . o_i) / den_i;
+/* Backward (Katharopoulos et al. 2020): dnum_i = dO_i / den_i, dden_i = -(dO_i . o_i) / den_i;
    forward pass: dphi(q_i) = S_i dnum_i + z_i dden_i;
    reverse pass with R_j = sum_{i sees j} phi(q_i) dnum_i^T, rho_j = sum_{i sees j} phi(q_i) dden_i:
    dphi(k_j) = R_j v_j + rho_j, dv_j += R_j^T phi(k_j); then through phi' (and the mask). */
@@ -4245,8 +4517,14 @@ static attn_status attn__kernel_forward(const attn_attention_desc *d, attn_float
 {
     attn__args a;
     ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
-    if (d->bias) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: the linear-time kinds have no additive bias (no linear-time form)");
-    if (weights) return attn__fail(ATTN_ERR_ARG, "attn_attention_forward: the linear-time kinds never form the weights; pass weights = NULL");
+    if (d->bias)
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_attention_forward: the linear-time kinds have no additive bias (no linear-time form)");
+    if (weights)
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_attention_forward: the linear-time kinds never form the weights; pass weights = NULL");
     attn__run_heads(&a, attn__kernel_forward_bh, work, attn__kernel_floats(d), 0);
     return ATTN_OK;
 }
@@ -4258,12 +4536,14 @@ static attn_status attn__kernel_backward(const attn_attention_desc *d, const att
 {
     attn__args a;
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
-    if (d->bias || a.dbias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: the linear-time kinds have no additive bias");
+    if (d->bias || a.dbias)
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_attention_backward: the linear-time kinds have no additive bias");
     attn__run_heads(&a, attn__kernel_backward_bh, work, attn__kernel_floats(d), 0);
     return ATTN_OK;
 }
 
-/* ---- differential attention (SPEC 2.6) ---- */
+/* ---- differential attention (Ye et al. 2024) ---- */
 
 /* The two softmax maps: the same problem with the sub-heads of width dk / 2. */
 static void attn__diff_desc(const attn_attention_desc *d, attn_attention_desc *c)
@@ -4347,7 +4627,8 @@ static attn_status attn__diff_forward(const attn_attention_desc *d, attn_float *
         attn_axpy((size_t)dv, -lambda, st.O2 + r * dv, o);
         ms = attn_dot((size_t)dv, o, o) / dv;
         st.rstd[r] = 1 / (attn_float)sqrt((double)ms + 1e-5);
-        for (k = 0; k < (size_t)dv; k++) o[k] *= (1 - d->lambda_init) * st.rstd[r] * (d->gain ? d->gain[k] : 1);
+        for (k = 0; k < (size_t)dv; k++)
+            o[k] *= (1 - d->lambda_init) * st.rstd[r] * (d->gain ? d->gain[k] : 1);
     }
     if (W2) {
         attn_axpy(nq * d->Tk, -lambda, W2, weights);
@@ -4405,7 +4686,7 @@ static attn_status attn__diff_backward(const attn_attention_desc *d, const attn_
     return ATTN_OK;
 }
 
-/* ---- head-mixing kinds: RMSHead, HYLA and its ablations (SPEC 2.7-2.9a) ---- */
+/* ---- head-mixing kinds: RMSHead, HYLA and its ablations (Schug et al. 2025) ---- */
 
 #define ATTN__MBR 8 /* query rows per tile */
 
@@ -4426,13 +4707,15 @@ static const attn_mix_row attn__mix_hyla_plus = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX
 static size_t attn__mix_floats(const attn_attention_desc *d)
 {
     size_t tile = (size_t)d->H * ATTN__MBR * d->Tk;
-    return 5 * tile + (size_t)ATTN__MBR * d->Tk + 3 * (size_t)d->H * d->dv * d->Tk + (6 * (size_t)d->dv + 1) * d->Tk;
+    return 5 * tile + (size_t)ATTN__MBR * d->Tk + 3 * (size_t)d->H * d->dv * d->Tk +
+           (6 * (size_t)d->dv + 1) * d->Tk;
 }
 
 /* One group's partial gradients: dbias (with a bias) and dW2 (HYLA+). */
 static size_t attn__mix_part_floats(const attn_attention_desc *d)
 {
-    return (d->bias ? (size_t)d->H * d->Tq * d->Tk : 0) + (attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP ? (size_t)d->H * d->dv * d->dv : 0);
+    return (d->bias ? (size_t)d->H * d->Tq * d->Tk : 0) +
+           (attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP ? (size_t)d->H * d->dv * d->dv : 0);
 }
 
 /* Backward runs the batch in a fixed number of groups (independent of the threads), each with its
@@ -4445,7 +4728,9 @@ static int attn__mix_groups(const attn_attention_desc *d)
 
 static size_t attn__mix_workspace(const attn_attention_desc *d)
 {
-    return sizeof(attn_float) * (attn__mix_floats(d) * (size_t)attn_get_threads() + attn__mix_part_floats(d) * attn__mix_groups(d)) + ATTN_ALIGN;
+    return sizeof(attn_float) * (attn__mix_floats(d) * (size_t)attn_get_threads() +
+                                 attn__mix_part_floats(d) * attn__mix_groups(d)) +
+           ATTN_ALIGN;
 }
 
 /* The latent code of rows [i0, i0 + br) of batch element b: S and vis by attn__tile_scores per head,
@@ -4460,8 +4745,8 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
     int h, r;
     for (h = 0; h < d->H; h++) {
         size_t bh = (size_t)b * d->H + h;
-        attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk, d->dk, scale, S + h * ts,
-                          vis + h * ts, guard);
+        attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk,
+                          d->dk, scale, S + h * ts, vis + h * ts, guard);
         if (mx.norm != ATTN_MIX_NORM_SOFTMAX)
             for (x = 0; x < n; x++) A[h * ts + x] = S[h * ts + x] * vis[h * ts + x];
     }
@@ -4475,7 +4760,8 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
     for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
         for (r = 0; r < br; r++) { /* rms as scratch for the masked scores */
             attn_float *p = A + h * ts + (size_t)r * d->Tk, *xs = rms + (size_t)r * d->Tk, sum;
-            attn__exponent_s((size_t)d->Tk, S + h * ts + (size_t)r * d->Tk, vis + h * ts + (size_t)r * d->Tk, xs);
+            attn__exponent_s((size_t)d->Tk, S + h * ts + (size_t)r * d->Tk, vis + h * ts + (size_t)r * d->Tk,
+                             xs);
             memcpy(p, vis + h * ts + (size_t)r * d->Tk, sizeof(attn_float) * d->Tk);
             sum = attn__exp_weighted((size_t)d->Tk, xs, attn_max((size_t)d->Tk, xs), p);
             if (sum > 0) attn_scale((size_t)d->Tk, 1 / sum, p);
@@ -4496,7 +4782,8 @@ static void attn__mix_values(const attn__args *a, attn_mix_row mx, int b, attn_f
     }
     for (h = 0; h < d->H; h++)
         for (j = 0; j < d->Tk; j++)
-            for (e = 0; e < d->dv; e++) Vt[((size_t)h * d->dv + e) * d->Tk + j] = V[((size_t)h * d->Tk + j) * d->dv + e];
+            for (e = 0; e < d->dv; e++)
+                Vt[((size_t)h * d->dv + e) * d->Tk + j] = V[((size_t)h * d->Tk + j) * d->dv + e];
 }
 
 /* Whether batch element b's inputs (and dO, in backward) hold a non-finite value: then the guarded
@@ -4506,14 +4793,16 @@ static int attn__mix_guard(const attn__args *a, int b)
     const attn_attention_desc *d = a->d;
     size_t o = (size_t)b * d->H;
     int rows = d->H * d->Tq, keys = d->H * d->Tk;
-    return !attn__all_finite(a->Q + o * d->Tq * d->dk, rows, d->dk, d->dk) || !attn__all_finite(a->K + o * d->Tk * d->dk, keys, d->dk, d->dk) ||
-           !attn__all_finite(a->V + o * d->Tk * d->dv, keys, d->dv, d->dv) || (a->dO && !attn__all_finite(a->dO + o * d->Tq * d->dv, rows, d->dv, d->dv));
+    return !attn__all_finite(a->Q + o * d->Tq * d->dk, rows, d->dk, d->dk) ||
+           !attn__all_finite(a->K + o * d->Tk * d->dk, keys, d->dk, d->dk) ||
+           !attn__all_finite(a->V + o * d->Tk * d->dv, keys, d->dv, d->dv) ||
+           (a->dO && !attn__all_finite(a->dO + o * d->Tq * d->dv, rows, d->dv, d->dv));
 }
 
 /* The guarded path's values for row r of a tile: Vg = Vt [H, dv, Tk] with 0 at the keys head h's row
    cannot see (vis [H, MBR, Tk], ts floats a head). */
-static const attn_float *attn__mix_row_values(const attn_attention_desc *d, const attn_float *Vt, const attn_float *vis, size_t ts, int r,
-                                              attn_float *Vg)
+static const attn_float *attn__mix_row_values(const attn_attention_desc *d, const attn_float *Vt,
+                                              const attn_float *vis, size_t ts, int r, attn_float *Vg)
 {
     size_t Tk = (size_t)d->Tk;
     int h, e;
@@ -4539,26 +4828,30 @@ static void attn__deep_layer(const attn_float *W, const attn_float *U, attn_floa
     int f, e;
     memset(T, 0, sizeof(attn_float) * (size_t)dv * Tk);
     for (f = 0; f < dv; f++)
-        for (e = 0; e < dv; e++) attn_axpy((size_t)Tk, W[(size_t)f * dv + e], U + (size_t)e * Tk, T + (size_t)f * Tk);
+        for (e = 0; e < dv; e++)
+            attn_axpy((size_t)Tk, W[(size_t)f * dv + e], U + (size_t)e * Tk, T + (size_t)f * Tk);
 }
 
 /* The hypernetwork's hidden layers for one query row, given its code a_h = A + h ts over the keys:
    U1[e] = phi(sum_h a_h Vt_h[e]); deep: U2[f] = phi(sum_h a_h (W2_h U1)[f]) with T as scratch.
    Returns the last layer (U1, or U2 for deep), [dv, Tk]. */
-static attn_float *attn__hyper_layers(const attn_attention_desc *d, attn_mix_row mx, const attn_float *A, size_t ts,
-                                      const attn_float *Vt, attn_float *U1, attn_float *U2, attn_float *T)
+static attn_float *attn__hyper_layers(const attn_attention_desc *d, attn_mix_row mx, const attn_float *A,
+                                      size_t ts, const attn_float *Vt, attn_float *U1, attn_float *U2,
+                                      attn_float *T)
 {
     size_t kd = (size_t)d->dv * d->Tk;
     int h, f;
     memset(U1, 0, sizeof(attn_float) * kd);
     for (h = 0; h < d->H; h++)
-        for (f = 0; f < d->dv; f++) attn__mul_add((size_t)d->Tk, A + h * ts, Vt + h * kd + (size_t)f * d->Tk, U1 + (size_t)f * d->Tk);
+        for (f = 0; f < d->dv; f++)
+            attn__mul_add((size_t)d->Tk, A + h * ts, Vt + h * kd + (size_t)f * d->Tk, U1 + (size_t)f * d->Tk);
     attn__relu_if(mx.relu, kd, U1);
     if (mx.value != ATTN_MIX_VALUE_DEEP) return U1;
     memset(U2, 0, sizeof(attn_float) * kd);
     for (h = 0; h < d->H; h++) {
         attn__deep_layer(d->w2 + (size_t)h * d->dv * d->dv, U1, T, d->dv, d->Tk);
-        for (f = 0; f < d->dv; f++) attn__mul_add((size_t)d->Tk, A + h * ts, T + (size_t)f * d->Tk, U2 + (size_t)f * d->Tk);
+        for (f = 0; f < d->dv; f++)
+            attn__mul_add((size_t)d->Tk, A + h * ts, T + (size_t)f * d->Tk, U2 + (size_t)f * d->Tk);
     }
     attn__relu_if(1, kd, U2);
     return U2;
@@ -4570,9 +4863,9 @@ static attn_float *attn__hyper_layers(const attn_attention_desc *d, attn_mix_row
            dU1[e] = sum_h sum_f W2_h[f, e] a_h dP2[f];
      dP1 = dU1 1[U1 > 0] (no ReLU: dU1);  dA_h += sum_e dP1[e] Vt_h[e];  dVt_h[e] += a_h dP1[e].
    buf: 6 [dv, Tk] + [Tk]. */
-static void attn__hyper_backward_row(const attn_attention_desc *d, attn_mix_row mx, const attn_float *A, size_t ts,
-                                     const attn_float *Vt, const attn_float *dz, size_t os, attn_float *dA,
-                                     attn_float *dVt, attn_float *dW2, attn_float *buf)
+static void attn__hyper_backward_row(const attn_attention_desc *d, attn_mix_row mx, const attn_float *A,
+                                     size_t ts, const attn_float *Vt, const attn_float *dz, size_t os,
+                                     attn_float *dA, attn_float *dVt, attn_float *dW2, attn_float *buf)
 {
     size_t kd = (size_t)d->dv * d->Tk, Tk = (size_t)d->Tk, j;
     attn_float *U1 = buf, *U2 = U1 + kd, *T = U2 + kd, *dR = T + kd, *dU1 = dR + kd, *G = dU1 + kd;
@@ -4617,19 +4910,23 @@ static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_floa
     const attn_attention_desc *d = a->d;
     attn_mix_row mx = *attn__row(d)->mix;
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk;
-    attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *rms = Ad + 2 * d->H * ts;
+    attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts,
+               *rms = Ad + 2 * d->H * ts;
     attn_float *Vt = rms + ts, *Vg = Vt + d->H * kd, *row = Vg + d->H * kd;
     int br = ATTN__MIN(ATTN__MBR, d->Tq - i0), h, r, e, j, guard = attn__mix_guard(a, b);
     attn__mix_code(a, mx, b, i0, br, S, vis, A, rms, guard);
     attn__mix_values(a, mx, b, Vt);
     if (a->weights)
         for (h = 0; h < d->H; h++)
-            memcpy(a->weights + (((size_t)b * d->H + h) * d->Tq + i0) * d->Tk, A + h * ts, sizeof(attn_float) * br * d->Tk);
+            memcpy(a->weights + (((size_t)b * d->H + h) * d->Tq + i0) * d->Tk, A + h * ts,
+                   sizeof(attn_float) * br * d->Tk);
     memcpy(Ad, A, sizeof(attn_float) * d->H * ts);
     for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, d->Tk, Ad + h * ts);
     for (h = 0; h < d->H; h++) {
         attn_float *o = a->O + (((size_t)b * d->H + h) * d->Tq + i0) * d->dv;
-        const attn_float *Vh = mx.value == ATTN_MIX_VALUE_LINEAR ? a->V + ((size_t)b * d->H + h) * d->Tk * d->dv : Vt + (size_t)h * d->Tk * d->dv;
+        const attn_float *Vh = mx.value == ATTN_MIX_VALUE_LINEAR
+                                   ? a->V + ((size_t)b * d->H + h) * d->Tk * d->dv
+                                   : Vt + (size_t)h * d->Tk * d->dv;
         if (mx.value > ATTN_MIX_VALUE_RELU_V) continue;
         if (guard) { /* o_h = a_h V_h (ReLU(V_h)) */
             for (j = 0; j < br * d->dv; j++) o[j] = 0;
@@ -4640,10 +4937,12 @@ static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_floa
     if (mx.value == ATTN_MIX_VALUE_LINEAR || mx.value == ATTN_MIX_VALUE_RELU_V) return;
     for (r = 0; r < br; r++) { /* o_ih[e] = sum_j a_hij R_ij[e] */
         const attn_float *Vr = guard ? attn__mix_row_values(d, Vt, vis, ts, r, Vg) : Vt;
-        attn_float *R = attn__hyper_layers(d, mx, Ad + (size_t)r * d->Tk, ts, Vr, row, row + kd, row + 2 * kd);
+        attn_float *R = attn__hyper_layers(d, mx, Ad + (size_t)r * d->Tk, ts, Vr, row, row + kd,
+                                           row + 2 * kd);
         for (h = 0; h < d->H; h++)
             for (e = 0; e < d->dv; e++)
-                a->O[(((size_t)b * d->H + h) * d->Tq + i0 + r) * d->dv + e] = attn_dot((size_t)d->Tk, Ad + h * ts + (size_t)r * d->Tk, R + (size_t)e * d->Tk);
+                a->O[(((size_t)b * d->H + h) * d->Tq + i0 + r) * d->dv + e] = attn_dot(
+                    (size_t)d->Tk, Ad + h * ts + (size_t)r * d->Tk, R + (size_t)e * d->Tk);
     }
 }
 
@@ -4651,13 +4950,15 @@ static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_floa
    network and the dropout, then dS through the normalisation (none: dA vis; RMSHead:
    (dA_h - a_h mean_h' a_h' dA_h') / rms; softmax: a (dA - sum a dA)), then dQ += scale dS K,
    dK += scale dS^T Q. dbias and dW2 go to the caller's partials. */
-static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, attn_float *dbias, attn_float *dW2)
+static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, attn_float *dbias,
+                                 attn_float *dW2)
 {
     const attn_attention_desc *d = a->d;
     attn_mix_row mx = *attn__row(d)->mix;
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk, os = (size_t)d->Tq * d->dv, x, n;
     attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *dA = Ad + d->H * ts;
-    attn_float *rms = dA + d->H * ts, *Vt = rms + ts, *dVt = Vt + d->H * kd, *row = dVt + d->H * kd, *Vg = row + 6 * kd + d->Tk;
+    attn_float *rms = dA + d->H * ts, *Vt = rms + ts, *dVt = Vt + d->H * kd, *row = dVt + d->H * kd,
+               *Vg = row + 6 * kd + d->Tk;
     attn_float scale = attn__score_scale(d);
     int i0, br, h, r, j, e, dk = d->dk, dv = d->dv, Tk = d->Tk, guard = attn__mix_guard(a, b);
     attn__mix_values(a, mx, b, Vt);
@@ -4668,17 +4969,24 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
         attn__mix_code(a, mx, b, i0, br, S, vis, A, rms, guard);
         memcpy(Ad, A, sizeof(attn_float) * d->H * ts);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, Ad + h * ts);
-        for (h = 0; h < d->H && mx.value <= ATTN_MIX_VALUE_RELU_V; h++) { /* dA_h = dO_h V_h^T, dV_h += A_h^T dO_h */
+        for (h = 0; h < d->H && mx.value <= ATTN_MIX_VALUE_RELU_V;
+             h++) { /* dA_h = dO_h V_h^T, dV_h += A_h^T dO_h */
             size_t bh = (size_t)b * d->H + h;
             const attn_float *dOh = a->dO + (bh * d->Tq + i0) * dv;
             int lin = mx.value == ATTN_MIX_VALUE_LINEAR;
-            attn_gemm(0, 1, br, Tk, dv, 1, dOh, dv, lin ? a->V + bh * Tk * dv : Vt + (size_t)h * kd, dv, 0, dA + h * ts, Tk);
-            if (guard) attn__guarded_product(1, br, Tk, dv, 1, Ad + h * ts, vis + h * ts, dOh, dv, lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
-            else attn_gemm(1, 0, Tk, dv, br, 1, Ad + h * ts, Tk, dOh, dv, 1, lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
+            attn_gemm(0, 1, br, Tk, dv, 1, dOh, dv, lin ? a->V + bh * Tk * dv : Vt + (size_t)h * kd, dv, 0,
+                      dA + h * ts, Tk);
+            if (guard)
+                attn__guarded_product(1, br, Tk, dv, 1, Ad + h * ts, vis + h * ts, dOh, dv,
+                                      lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
+            else
+                attn_gemm(1, 0, Tk, dv, br, 1, Ad + h * ts, Tk, dOh, dv, 1,
+                          lin ? a->dV + bh * Tk * dv : dVt + (size_t)h * kd, dv);
         }
         for (r = 0; r < br && mx.value >= ATTN_MIX_VALUE_HYPER; r++)
-            attn__hyper_backward_row(d, mx, Ad + (size_t)r * Tk, ts, guard ? attn__mix_row_values(d, Vt, vis, ts, r, Vg) : Vt,
-                                     a->dO + ((size_t)b * d->H * d->Tq + i0 + r) * dv, os, dA + (size_t)r * Tk, dVt, dW2, row);
+            attn__hyper_backward_row(
+                d, mx, Ad + (size_t)r * Tk, ts, guard ? attn__mix_row_values(d, Vt, vis, ts, r, Vg) : Vt,
+                a->dO + ((size_t)b * d->H * d->Tq + i0 + r) * dv, os, dA + (size_t)r * Tk, dVt, dW2, row);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, dA + h * ts);
         if (guard) attn__zero_hidden(dA, vis, d->H * ts);
         if (mx.norm == ATTN_MIX_NORM_NONE)
@@ -4687,7 +4995,9 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
             memset(S, 0, sizeof(attn_float) * n);
             for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, dA + h * ts, S);
             for (h = 0; h < d->H; h++)
-                for (x = 0; x < n; x++) dA[h * ts + x] = (dA[h * ts + x] - A[h * ts + x] * S[x] / d->H) / rms[x] * vis[h * ts + x];
+                for (x = 0; x < n; x++)
+                    dA[h * ts + x] = (dA[h * ts + x] - A[h * ts + x] * S[x] / d->H) / rms[x] *
+                                     vis[h * ts + x];
         }
         for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
             for (r = 0; r < br; r++) {
@@ -4697,30 +5007,40 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
         for (h = 0; h < d->H; h++) {
             size_t bh = (size_t)b * d->H + h;
             if (guard) attn__zero_hidden(dA + h * ts, vis + h * ts, n);
-            for (r = 0; r < br && dbias; r++) attn_axpy((size_t)Tk, 1, dA + h * ts + (size_t)r * Tk, dbias + ((size_t)h * d->Tq + i0 + r) * Tk);
+            for (r = 0; r < br && dbias; r++)
+                attn_axpy((size_t)Tk, 1, dA + h * ts + (size_t)r * Tk,
+                          dbias + ((size_t)h * d->Tq + i0 + r) * Tk);
             if (guard) {
-                attn__guarded_product(0, br, Tk, dk, scale, dA + h * ts, vis + h * ts, a->K + bh * Tk * dk, dk, a->dQ + (bh * d->Tq + i0) * dk, dk);
-                attn__guarded_product(1, br, Tk, dk, scale, dA + h * ts, vis + h * ts, a->Q + (bh * d->Tq + i0) * dk, dk, a->dK + bh * Tk * dk, dk);
+                attn__guarded_product(0, br, Tk, dk, scale, dA + h * ts, vis + h * ts, a->K + bh * Tk * dk,
+                                      dk, a->dQ + (bh * d->Tq + i0) * dk, dk);
+                attn__guarded_product(1, br, Tk, dk, scale, dA + h * ts, vis + h * ts,
+                                      a->Q + (bh * d->Tq + i0) * dk, dk, a->dK + bh * Tk * dk, dk);
                 continue;
             }
-            attn_gemm(0, 0, br, dk, Tk, scale, dA + h * ts, Tk, a->K + bh * Tk * dk, dk, 1, a->dQ + (bh * d->Tq + i0) * dk, dk);
-            attn_gemm(1, 0, Tk, dk, br, scale, dA + h * ts, Tk, a->Q + (bh * d->Tq + i0) * dk, dk, 1, a->dK + bh * Tk * dk, dk);
+            attn_gemm(0, 0, br, dk, Tk, scale, dA + h * ts, Tk, a->K + bh * Tk * dk, dk, 1,
+                      a->dQ + (bh * d->Tq + i0) * dk, dk);
+            attn_gemm(1, 0, Tk, dk, br, scale, dA + h * ts, Tk, a->Q + (bh * d->Tq + i0) * dk, dk, 1,
+                      a->dK + bh * Tk * dk, dk);
         }
     }
-    for (h = 0; h < d->H && mx.value != ATTN_MIX_VALUE_LINEAR; h++) { /* the values' gradient back to [Tk, dv] */
+    for (h = 0; h < d->H && mx.value != ATTN_MIX_VALUE_LINEAR;
+         h++) { /* the values' gradient back to [Tk, dv] */
         const attn_float *V = a->V + ((size_t)b * d->H + h) * Tk * dv;
         attn_float *dV = a->dV + ((size_t)b * d->H + h) * Tk * dv;
         for (j = 0; j < Tk; j++)
             for (e = 0; e < dv; e++)
-                dV[(size_t)j * dv + e] += mx.value == ATTN_MIX_VALUE_RELU_V ? (V[(size_t)j * dv + e] > 0) * dVt[(size_t)h * kd + (size_t)j * dv + e]
-                                                                     : dVt[(size_t)h * kd + (size_t)e * Tk + j];
+                dV[(size_t)j * dv + e] += mx.value == ATTN_MIX_VALUE_RELU_V
+                                              ? (V[(size_t)j * dv + e] > 0) *
+                                                    dVt[(size_t)h * kd + (size_t)j * dv + e]
+                                              : dVt[(size_t)h * kd + (size_t)e * Tk + j];
     }
 }
 
 static attn_status attn__mix_check(const char *fn, const attn_attention_desc *d)
 {
     if (attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP && !d->w2)
-        return attn__fail(ATTN_ERR_ARG, "%s: %s needs its second value layer w2 [H, dv, dv]", fn, attn__row(d)->name);
+        return attn__fail(ATTN_ERR_ARG, "%s: %s needs its second value layer w2 [H, dv, dv]", fn,
+                          attn__row(d)->name);
     return ATTN_OK;
 }
 
@@ -4737,7 +5057,8 @@ typedef struct {
 static void attn__mix_forward_body(void *ctx, int t, int tid)
 {
     const attn__mix_job *j = (const attn__mix_job *)ctx;
-    attn__mix_forward_tile(j->a, t / j->tiles, (t % j->tiles) * ATTN__MBR, j->ws + attn__mix_floats(j->a->d) * (size_t)tid);
+    attn__mix_forward_tile(j->a, t / j->tiles, (t % j->tiles) * ATTN__MBR,
+                           j->ws + attn__mix_floats(j->a->d) * (size_t)tid);
 }
 
 static void attn__mix_backward_body(void *ctx, int grp, int tid)
@@ -4748,7 +5069,8 @@ static void attn__mix_backward_body(void *ctx, int grp, int tid)
     int b;
     for (b = (int)((long)d->B * grp / j->groups); b < (int)((long)d->B * (grp + 1) / j->groups); b++)
         attn__mix_backward_b(j->a, b, j->ws + attn__mix_floats(d) * (size_t)tid, j->g->dbias ? part : NULL,
-                             attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP ? part + (d->bias ? j->nb : 0) : NULL);
+                             attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP ? part + (d->bias ? j->nb : 0)
+                                                                             : NULL);
 }
 
 static attn_status attn__mix_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
@@ -4784,7 +5106,10 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
     int groups = attn__mix_groups(d), grp;
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
     ATTN__TRY(attn__mix_check("attn_attention_backward", d));
-    if (g->dbias && !d->bias) return attn__fail(ATTN_ERR_ARG, "attn_attention_backward: the head-mixing kinds give dbias only for a bias (pass d->bias)");
+    if (g->dbias && !d->bias)
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_attention_backward: the head-mixing kinds give dbias only for a bias (pass d->bias)");
     ws = attn__align_ptr(work, 0);
     parts = ws + attn__mix_floats(d) * (size_t)attn_get_threads();
     memset(parts, 0, sizeof(attn_float) * pf * groups);
@@ -4793,43 +5118,59 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
     attn__par_for(groups, attn__mix_backward_body, &j);
     for (grp = 0; grp < groups; grp++) {
         if (g->dbias) attn_axpy(nb, 1, parts + pf * grp, g->dbias);
-        if (g->dw2 && attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP) attn_axpy((size_t)d->H * d->dv * d->dv, 1, parts + pf * grp + (d->bias ? nb : 0), g->dw2);
+        if (g->dw2 && attn__row(d)->mix->value == ATTN_MIX_VALUE_DEEP)
+            attn_axpy((size_t)d->H * d->dv * d->dv, 1, parts + pf * grp + (d->bias ? nb : 0), g->dw2);
     }
     return ATTN_OK;
 }
 
 /* The engines, as the table's columns after the formula. */
 #define ATTN__SCORED attn__scored_forward, attn__scored_backward, attn__scored_workspace
-#define ATTN__LINEAR_TIME attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace, ATTN_KF_LINEAR_TIME | ATTN_KF_NO_DROPOUT, NULL
-#define ATTN__DIFF attn__diff_forward, attn__diff_backward, attn__diff_workspace, ATTN_KF_SUBHEADS | ATTN_KF_PARAMS, NULL, NULL, NULL
-#define ATTN__MIXING attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS, NULL, NULL
+#define ATTN__LINEAR_TIME                                                                                    \
+    attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace,                                     \
+        ATTN_KF_LINEAR_TIME | ATTN_KF_NO_DROPOUT, NULL
+#define ATTN__DIFF                                                                                           \
+    attn__diff_forward, attn__diff_backward, attn__diff_workspace, ATTN_KF_SUBHEADS | ATTN_KF_PARAMS, NULL,  \
+        NULL, NULL
+#define ATTN__MIXING                                                                                         \
+    attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS, NULL, NULL
 static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
-    {ATTN_SOFTMAX, "softmax", "softmax_attention", "A = softmax(s q.k + bias) over the visible keys", ATTN__SCORED, 0,
-     &attn__score_softmax, NULL, NULL},
-    {ATTN_EXPRESSIVE, "ea", NULL, "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)", ATTN__SCORED, 0, &attn__score_ea, NULL,
-     NULL},
-    {ATTN_COG, "cog", NULL, "A = sign(s) softmax(|s|) (Cog attention, negative weights)", ATTN__SCORED, 0, &attn__score_cog, NULL, NULL},
-    {ATTN_CENTERED, "centered", NULL, "A = softmax(s) - 1/n_i on the visible keys (rows sum to 0)", ATTN__SCORED,
-     ATTN_KF_CENTERED | ATTN_KF_NO_DROPOUT, &attn__score_softmax, NULL, NULL},
-    {ATTN_SIGMOID, "sigmoid", NULL, "A = sigmoid(s - ln Tk), unnormalised", ATTN__SCORED, 0, &attn__score_sigmoid, NULL, NULL},
-    {ATTN_LINEAR_RAW, "linear_raw", "linear_attention", "A = s, unnormalised (HYLA paper's linear attention)", ATTN__SCORED, 0,
-     &attn__score_linear, NULL, NULL},
-    {ATTN_KERNEL, "kernel", NULL, "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)", ATTN__LINEAR_TIME,
+    {ATTN_SOFTMAX, "softmax", "softmax_attention", "A = softmax(s q.k + bias) over the visible keys",
+     ATTN__SCORED, 0, &attn__score_softmax, NULL, NULL},
+    {ATTN_EXPRESSIVE, "ea", NULL, "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)", ATTN__SCORED,
+     0, &attn__score_ea, NULL, NULL},
+    {ATTN_COG, "cog", NULL, "A = sign(s) softmax(|s|) (Cog attention, negative weights)", ATTN__SCORED, 0,
+     &attn__score_cog, NULL, NULL},
+    {ATTN_CENTERED, "centered", NULL, "A = softmax(s) - 1/n_i on the visible keys (rows sum to 0)",
+     ATTN__SCORED, ATTN_KF_CENTERED | ATTN_KF_NO_DROPOUT, &attn__score_softmax, NULL, NULL},
+    {ATTN_SIGMOID, "sigmoid", NULL, "A = sigmoid(s - ln Tk), unnormalised", ATTN__SCORED, 0,
+     &attn__score_sigmoid, NULL, NULL},
+    {ATTN_LINEAR_RAW, "linear_raw", "linear_attention", "A = s, unnormalised (HYLA paper's linear attention)",
+     ATTN__SCORED, 0, &attn__score_linear, NULL, NULL},
+    {ATTN_KERNEL, "kernel", NULL,
+     "o_i = phi(q_i)^T S_i / (phi(q_i) . z_i + eps), phi = elu + 1 (linear time)", ATTN__LINEAR_TIME,
      &attn__feature_elu, NULL},
-    {ATTN_TAYLOR, "taylor", NULL, "weights 1 + qh . kh, row-normalised, by prefix sums (linear time)", ATTN__LINEAR_TIME,
-     &attn__feature_taylor, NULL},
-    {ATTN_DIFFERENTIAL, "diff", NULL, "o = (1 - l0) RMSNorm((A1 - lambda A2) V), A1, A2 softmax of two sub-heads", ATTN__DIFF},
-    {ATTN_LINEAR_RMSHEAD, "linear_rmshead", "linear_attention_rms_head", "a = s / rms over the heads, o = a V", ATTN__MIXING,
-     &attn__mix_linear_rmshead},
-    {ATTN_HYLA, "hyla", "linear_hypatt", "a = RMSHead(s), o_ih = sum_j a_hij ReLU(sum_h' a_h'ij v_jh')", ATTN__MIXING, &attn__mix_hyla},
-    {ATTN_HYLA_NO_RMSHEAD, "hyla_no_rmshead", "linear_hypatt_no_rms_head", "HYLA with a = s", ATTN__MIXING, &attn__mix_hyla_no_rmshead},
-    {ATTN_HYLA_LINEAR, "hyla_linear", "linear_hypatt_mlp_linear", "HYLA without the ReLU", ATTN__MIXING, &attn__mix_hyla_linear},
+    {ATTN_TAYLOR, "taylor", NULL, "weights 1 + qh . kh, row-normalised, by prefix sums (linear time)",
+     ATTN__LINEAR_TIME, &attn__feature_taylor, NULL},
+    {ATTN_DIFFERENTIAL, "diff", NULL,
+     "o = (1 - l0) RMSNorm((A1 - lambda A2) V), A1, A2 softmax of two sub-heads", ATTN__DIFF},
+    {ATTN_LINEAR_RMSHEAD, "linear_rmshead", "linear_attention_rms_head",
+     "a = s / rms over the heads, o = a V", ATTN__MIXING, &attn__mix_linear_rmshead},
+    {ATTN_HYLA, "hyla", "linear_hypatt", "a = RMSHead(s), o_ih = sum_j a_hij ReLU(sum_h' a_h'ij v_jh')",
+     ATTN__MIXING, &attn__mix_hyla},
+    {ATTN_HYLA_NO_RMSHEAD, "hyla_no_rmshead", "linear_hypatt_no_rms_head", "HYLA with a = s", ATTN__MIXING,
+     &attn__mix_hyla_no_rmshead},
+    {ATTN_HYLA_LINEAR, "hyla_linear", "linear_hypatt_mlp_linear", "HYLA without the ReLU", ATTN__MIXING,
+     &attn__mix_hyla_linear},
     {ATTN_HYLA_LINEAR_NO_RMSHEAD, "hyla_linear_no_rmshead", "linear_hypatt_mlp_linear_no_rms_head",
      "HYLA without the ReLU, with a = s", ATTN__MIXING, &attn__mix_hyla_linear_no_rmshead},
-    {ATTN_SOFTMAX_HYLA, "softmax_hyla", "softmax_hypatt", "HYLA with a = softmax(s) over the keys", ATTN__MIXING, &attn__mix_softmax_hyla},
-    {ATTN_RMSHEAD_RELU_V, "linear_rmshead_relu_v", NULL, "a = RMSHead(s), o_h = a_h ReLU(V_h)", ATTN__MIXING, &attn__mix_rmshead_relu_v},
-    {ATTN_HYLA_PLUS, "hyla_plus", NULL, "HYLA with a second value layer W2_h (deep value network)", attn__mix_forward, attn__mix_backward,
-     attn__mix_workspace, ATTN_KF_MIXES_HEADS | ATTN_KF_PARAMS, NULL, NULL, &attn__mix_hyla_plus},
+    {ATTN_SOFTMAX_HYLA, "softmax_hyla", "softmax_hypatt", "HYLA with a = softmax(s) over the keys",
+     ATTN__MIXING, &attn__mix_softmax_hyla},
+    {ATTN_RMSHEAD_RELU_V, "linear_rmshead_relu_v", NULL, "a = RMSHead(s), o_h = a_h ReLU(V_h)", ATTN__MIXING,
+     &attn__mix_rmshead_relu_v},
+    {ATTN_HYLA_PLUS, "hyla_plus", NULL, "HYLA with a second value layer W2_h (deep value network)",
+     attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS | ATTN_KF_PARAMS, NULL,
+     NULL, &attn__mix_hyla_plus},
 };
 static attn_kind_info attn__custom[ATTN_MAX_CUSTOM_KINDS]; /* attn_kind_register's rows */
 static int attn__ncustom = 0;
@@ -4837,8 +5178,9 @@ static int attn__ncustom = 0;
 ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind)
 {
     int k = (int)kind;
-    return k >= 0 && k < ATTN_KIND_COUNT ? &attn__kinds[k] : k >= ATTN_KIND_COUNT && k < ATTN_KIND_COUNT + attn__ncustom
-                                                                 ? &attn__custom[k - ATTN_KIND_COUNT] : NULL;
+    return k >= 0 && k < ATTN_KIND_COUNT                                 ? &attn__kinds[k]
+           : k >= ATTN_KIND_COUNT && k < ATTN_KIND_COUNT + attn__ncustom ? &attn__custom[k - ATTN_KIND_COUNT]
+                                                                         : NULL;
 }
 
 ATTNDEF int attn_kind_from_name(const char *name)
@@ -4853,18 +5195,29 @@ ATTNDEF int attn_kind_from_name(const char *name)
 ATTNDEF attn_kind attn_kind_register(const attn_kind_info *row)
 {
     attn_kind_info r;
-    if (!row || !row->name) return attn__fail(ATTN_ERR_ARG, "attn_kind_register: the row or its name is NULL"), (attn_kind)-1;
+    if (!row || !row->name)
+        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: the row or its name is NULL"), (attn_kind)-1;
     if (attn_kind_from_name(row->name) >= 0 || (row->code_name && attn_kind_from_name(row->code_name) >= 0))
-        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: a kind named %s is there already", row->name), (attn_kind)-1;
+        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: a kind named %s is there already", row->name),
+               (attn_kind)-1;
     if (attn__ncustom == ATTN_MAX_CUSTOM_KINDS)
-        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: %d kinds registered, the most there can be", ATTN_MAX_CUSTOM_KINDS), (attn_kind)-1;
+        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: %d kinds registered, the most there can be",
+                          ATTN_MAX_CUSTOM_KINDS),
+               (attn_kind)-1;
     r = *row;
     if (!r.forward && !r.backward && !r.workspace && r.score) { /* a scored kind: the tiled engine */
-        r.forward = attn__scored_forward; r.backward = attn__scored_backward; r.workspace = attn__scored_workspace;
+        r.forward = attn__scored_forward;
+        r.backward = attn__scored_backward;
+        r.workspace = attn__scored_workspace;
     }
-    if (!r.forward || !r.backward || !r.workspace || (r.score && (!r.score->vjp || (r.score->stat == ATTN_STAT_LSE ? !r.score->exponent : !r.score->map))) ||
+    if (!r.forward || !r.backward || !r.workspace ||
+        (r.score &&
+         (!r.score->vjp || (r.score->stat == ATTN_STAT_LSE ? !r.score->exponent : !r.score->map))) ||
         (r.feature && (!r.feature->features || !r.feature->phi || !r.feature->vjp)))
-        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: %s lacks an engine function or a function of its score or feature row", r.name),
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_kind_register: %s lacks an engine function or a function of its score or "
+                          "feature row",
+                          r.name),
                (attn_kind)-1;
     r.kind = (attn_kind)(ATTN_KIND_COUNT + attn__ncustom);
     attn__custom[attn__ncustom++] = r;
@@ -4882,13 +5235,15 @@ ATTNDEF size_t attn_attention_stats_floats(const attn_attention_desc *d)
 /* The bytes of the dropout multipliers the dispatcher computes (0 when it does not). */
 static size_t attn__dmask_bytes(const attn_attention_desc *d)
 {
-    int own = d->dropout > 0 && !d->dropout_mask && (size_t)d->Tq * (size_t)d->Tk <= 65536 && d->Tq > 0 && d->Tk > 0;
+    int own = d->dropout > 0 && !d->dropout_mask && (size_t)d->Tq * (size_t)d->Tk <= 65536 && d->Tq > 0 &&
+              d->Tk > 0;
     return own ? attn__align_up(sizeof(attn_float) * (size_t)d->Tq * d->Tk) : 0;
 }
 
 /* When the dispatcher computes the dropout multipliers: fills them at the start of work into
    dd (a copy of d that points at them) and moves work past them. */
-static void attn__dmask_fill(const attn_attention_desc *d, attn_attention_desc *dd, void **work, size_t *work_bytes)
+static void attn__dmask_fill(const attn_attention_desc *d, attn_attention_desc *dd, void **work,
+                             size_t *work_bytes)
 {
     size_t m = attn__dmask_bytes(d);
     attn_float *mask;
@@ -4947,13 +5302,14 @@ static double attn__gc_loss(const attn_attention_desc *d, const attn__gc_bufs *b
 {
     double L = 0;
     size_t i;
-    if (attn_attention_forward(d, b->O, b->st, NULL, b->x[0], b->x[1], b->x[2], work, wb) != ATTN_OK) return NAN;
+    if (attn_attention_forward(d, b->O, b->st, NULL, b->x[0], b->x[1], b->x[2], work, wb) != ATTN_OK)
+        return NAN;
     for (i = 0; i < b->no; i++) L += (double)b->w[i] * b->O[i];
     return L;
 }
 
-ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed, double h, double tol, int max_entries,
-                                     double *max_err)
+ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed, double h, double tol,
+                                     int max_entries, double *max_err)
 {
     attn__gc_bufs b;
     attn_attention_grads gr;
@@ -4966,7 +5322,9 @@ ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed
     if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK) return -1;
     h = h > 0 ? h : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
     tol = tol > 0 ? tol : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
-    b.n[0] = (size_t)d->B * d->H * d->Tq * d->dk; b.n[1] = (size_t)d->B * d->H * d->Tk * d->dk; b.n[2] = (size_t)d->B * d->H * d->Tk * d->dv;
+    b.n[0] = (size_t)d->B * d->H * d->Tq * d->dk;
+    b.n[1] = (size_t)d->B * d->H * d->Tk * d->dk;
+    b.n[2] = (size_t)d->B * d->H * d->Tk * d->dv;
     b.no = (size_t)d->B * d->H * d->Tq * d->dv; b.nst = attn_attention_stats_floats(d);
     total = 2 * (b.n[0] + b.n[1] + b.n[2]) + 2 * b.no + b.nst;
     wb = attn_attention_workspace(d);
@@ -4974,10 +5332,16 @@ ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed
     work = ATTN_MALLOC(wb);
     if (!mem || !work) {
         ATTN_FREE(mem); ATTN_FREE(work);
-        attn__fail(ATTN_ERR_NOMEM, "attn_gradcheck_attention: no memory for %lu floats", (unsigned long)total);
+        attn__fail(ATTN_ERR_NOMEM, "attn_gradcheck_attention: no memory for %lu floats",
+                   (unsigned long)total);
         return -1;
     }
-    b.x[0] = mem; b.x[1] = b.x[0] + b.n[0]; b.x[2] = b.x[1] + b.n[1]; b.O = b.x[2] + b.n[2]; b.w = b.O + b.no; b.st = b.w + b.no;
+    b.x[0] = mem;
+    b.x[1] = b.x[0] + b.n[0];
+    b.x[2] = b.x[1] + b.n[1];
+    b.O = b.x[2] + b.n[2];
+    b.w = b.O + b.no;
+    b.st = b.w + b.no;
     b.g[0] = b.st + b.nst; b.g[1] = b.g[0] + b.n[0]; b.g[2] = b.g[1] + b.n[1];
     attn_rng_seed(&r, seed, 11);
     for (i = 0; i < total; i++) mem[i] = (attn_float)attn_rng_normal(&r, 0, 1);
@@ -5029,7 +5393,8 @@ ATTNDEF size_t attn_linformer_work_bytes(const attn_attention_desc *d, int kproj
     attn_attention_desc c;
     if (!d || kproj < 1) return 0;
     attn__linformer_desc(d, kproj, &c);
-    return attn_attention_workspace(&c) + ATTN_ALIGN + sizeof(attn_float) * (size_t)d->B * d->H * kproj * (d->dk + d->dv);
+    return attn_attention_workspace(&c) + ATTN_ALIGN +
+           sizeof(attn_float) * (size_t)d->B * d->H * kproj * (d->dk + d->dv);
 }
 
 static attn_status attn__linformer_check(const char *fn, const attn_attention_desc *d, int kproj, int n_max,
@@ -5038,16 +5403,24 @@ static attn_status attn__linformer_check(const char *fn, const attn_attention_de
     attn_attention_desc c;
     ATTN__TRY(attn__attention_check(fn, d, (size_t)-1));
     if (d->causal || d->key_mask || d->segment || d->window || d->block)
-        return attn__fail(ATTN_ERR_ARG, "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key mask, segments or pattern", fn);
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key "
+                          "mask, segments or pattern",
+                          fn);
     if (!attn__row(d)->score)
-        return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes a scored kind (softmax to linear_raw, or one of yours), not %s", fn, attn__row(d)->name);
-    if (kproj < 1 || d->Tk > n_max) return attn__fail(ATTN_ERR_SHAPE, "%s: kproj = %d must be >= 1 and T = %d <= n_max = %d", fn, kproj, d->Tk, n_max);
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "%s: Linformer takes a scored kind (softmax to linear_raw, or one of yours), not %s", fn,
+            attn__row(d)->name);
+    if (kproj < 1 || d->Tk > n_max)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: kproj = %d must be >= 1 and T = %d <= n_max = %d", fn, kproj,
+                          d->Tk, n_max);
     if (!E || !F) return attn__fail(ATTN_ERR_ARG, "%s: E and F must not be NULL", fn);
     attn__linformer_desc(d, kproj, &c);
     ATTN__TRY(attn__attention_check(fn, &c, (size_t)-1));
     if (work_bytes < attn_linformer_work_bytes(d, kproj))
-        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_linformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
-                          (unsigned long)attn_linformer_work_bytes(d, kproj));
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_linformer_work_bytes() asks for %lu",
+                          fn, (unsigned long)work_bytes, (unsigned long)attn_linformer_work_bytes(d, kproj));
     return ATTN_OK;
 }
 
@@ -5066,10 +5439,13 @@ ATTNDEF attn_status attn_linformer_forward(const attn_attention_desc *d, int kpr
     Kc = cache;
     Vc = Kc + (size_t)d->B * d->H * kproj * d->dk;
     for (bh = 0; bh < d->B * d->H; bh++) { /* K' = E[:, :T] K, V' = F[:, :T] V */
-        attn_gemm(0, 0, kproj, d->dk, T, 1, E, n_max, K + (size_t)bh * T * d->dk, d->dk, 0, Kc + (size_t)bh * kproj * d->dk, d->dk);
-        attn_gemm(0, 0, kproj, d->dv, T, 1, F, n_max, V + (size_t)bh * T * d->dv, d->dv, 0, Vc + (size_t)bh * kproj * d->dv, d->dv);
+        attn_gemm(0, 0, kproj, d->dk, T, 1, E, n_max, K + (size_t)bh * T * d->dk, d->dk, 0,
+                  Kc + (size_t)bh * kproj * d->dk, d->dk);
+        attn_gemm(0, 0, kproj, d->dv, T, 1, F, n_max, V + (size_t)bh * T * d->dv, d->dv, 0,
+                  Vc + (size_t)bh * kproj * d->dv, d->dv);
     }
-    return attn_attention_forward(&c, O, Vc + (size_t)d->B * d->H * kproj * d->dv, NULL, Q, Kc, Vc, work, attn_attention_workspace(&c));
+    return attn_attention_forward(&c, O, Vc + (size_t)d->B * d->H * kproj * d->dv, NULL, Q, Kc, Vc, work,
+                                  attn_attention_workspace(&c));
 }
 
 ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kproj, int n_max,
@@ -5100,7 +5476,8 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
     {
         attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
         g.dQ = dQ; g.dK = dKc; g.dV = dVc;
-        ATTN__TRY(attn_attention_backward(&c, &g, dO, Q, Kc, Vc, O, Vc + nv, work, attn_attention_workspace(&c)));
+        ATTN__TRY(
+            attn_attention_backward(&c, &g, dO, Q, Kc, Vc, O, Vc + nv, work, attn_attention_workspace(&c)));
     }
     for (bh = 0; bh < d->B * d->H; bh++) { /* K' = E K  =>  dE += dK' K^T, dK += E^T dK' (and F, V) */
         const attn_float *Kb = K + (size_t)bh * T * d->dk, *Vb = V + (size_t)bh * T * d->dv;
@@ -5122,7 +5499,8 @@ static void attn__heads(attn_float *dst, const attn_float *src, int B, int T, in
     for (b = 0; b < B; b++)
         for (t = 0; t < T; t++)
             for (h = 0; h < H; h++) {
-                size_t bt = ((size_t)b * T + t) * H * d + (size_t)h * d, bh = (((size_t)b * H + h) * T + t) * d;
+                size_t bt = ((size_t)b * T + t) * H * d + (size_t)h * d,
+                       bh = (((size_t)b * H + h) * T + t) * d;
                 attn_float *o = split ? dst + bh : dst + bt;
                 const attn_float *x = split ? src + bt : src + bh;
                 for (i = 0; i < d; i++) o[i] = x[i]; /* heads are a few floats: a loop, not a memcpy call */
@@ -5153,7 +5531,8 @@ typedef struct {
     attn_float *Q, *K, *V, *O, *stats, *Ocat, *cosv, *sinv, *Qg, *Kg, *Vg, *Og, *statsg;
 } attn__layer_cache;
 
-static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, attn_float *base, attn__layer_cache *c)
+static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, attn_float *base,
+                                    attn__layer_cache *c)
 {
     size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, n = 0, ng;
     size_t sizes[13];
@@ -5163,9 +5542,17 @@ static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, 
     attn__layer_desc(L, B, Tq, Tk, &d);
     attn__layer_global_desc(L, &d, &g);
     ng = (size_t)g.Tq;
-    sizes[0] = B * H * Tq * dk; sizes[1] = B * H * Tk * dk; sizes[2] = B * H * Tk * dv; sizes[3] = B * H * Tq * dv;
-    sizes[4] = attn_attention_stats_floats(&d); sizes[5] = (size_t)B * Tq * H * dv; sizes[6] = sizes[7] = L->rope ? (size_t)Tk * (dk / 2) : 0;
-    sizes[8] = B * H * ng * dk; sizes[9] = ng ? sizes[1] : 0; sizes[10] = ng ? sizes[2] : 0; sizes[11] = B * H * ng * dv;
+    sizes[0] = B * H * Tq * dk;
+    sizes[1] = B * H * Tk * dk;
+    sizes[2] = B * H * Tk * dv;
+    sizes[3] = B * H * Tq * dv;
+    sizes[4] = attn_attention_stats_floats(&d);
+    sizes[5] = (size_t)B * Tq * H * dv;
+    sizes[6] = sizes[7] = L->rope ? (size_t)Tk * (dk / 2) : 0;
+    sizes[8] = B * H * ng * dk;
+    sizes[9] = ng ? sizes[1] : 0;
+    sizes[10] = ng ? sizes[2] : 0;
+    sizes[11] = B * H * ng * dv;
     sizes[12] = ng ? attn_attention_stats_floats(&g) : 0;
     if (c) { /* only a size query passes no map */
         slots[0] = &c->Q; slots[1] = &c->K; slots[2] = &c->V; slots[3] = &c->O; slots[4] = &c->stats;
@@ -5187,7 +5574,8 @@ ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int T
 /* The size of each of the layer's scratch buffers: B max(Tq, Tk) max(H max(dk, dv), C) floats. */
 static size_t attn__layer_buf_floats(const attn_layer *L, const attn_attention_desc *d)
 {
-    return (size_t)d->B * ATTN__MAX(d->Tq, d->Tk) * ATTN__MAX((size_t)L->att.H * ATTN__MAX(L->att.dk, L->att.dv), (size_t)L->C);
+    return (size_t)d->B * ATTN__MAX(d->Tq, d->Tk) *
+           ATTN__MAX((size_t)L->att.H * ATTN__MAX(L->att.dk, L->att.dv), (size_t)L->C);
 }
 
 /* The attention's workspace (enough for the global rows' problem too). */
@@ -5208,7 +5596,10 @@ ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk)
 }
 
 /* RoPE rotates pairs within each (sub-)head: dk must be a multiple of this. */
-static int attn__rope_unit(const attn_layer *L) { return attn__flags(L->att.kind) & ATTN_KF_SUBHEADS ? 4 : 2; }
+static int attn__rope_unit(const attn_layer *L)
+{
+    return attn__flags(L->att.kind) & ATTN_KF_SUBHEADS ? 4 : 2;
+}
 
 /* The RoPE tables for the layer's q, k rows [Tk, dk / 2]: differential attention rotates each
    sub-head of width dk / 2 on its own, so the table of width dk / 2 is repeated. */
@@ -5223,22 +5614,32 @@ static void attn__layer_rope_tables(const attn_layer *L, attn_float *cosv, attn_
         }
 }
 
-static attn_status attn__layer_check(const char *fn, const attn_layer *L, const attn_float *x, const attn_float *m,
-                                     int B, int Tq, int Tk, size_t work_bytes)
+static attn_status attn__layer_check(const char *fn, const attn_layer *L, const attn_float *x,
+                                     const attn_float *m, int B, int Tq, int Tk, size_t work_bytes)
 {
     attn_attention_desc d;
     if (!L || !x) return attn__fail(ATTN_ERR_ARG, "%s: the layer or x is NULL", fn);
-    if (!L->Wq || !L->Wk || !L->Wv || !L->Wo) return attn__fail(ATTN_ERR_ARG, "%s: Wq, Wk, Wv and Wo must be set", fn);
-    if (L->C < 1 || L->Cout < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: C = %d, Cout = %d must be >= 1", fn, L->C, L->Cout);
-    if (!m && Tk != Tq) return attn__fail(ATTN_ERR_SHAPE, "%s: self-attention (m = NULL) needs Tk = Tq, got %d and %d", fn, Tk, Tq);
-    if (L->rope && (m || L->att.dk % attn__rope_unit(L))) return attn__fail(ATTN_ERR_ARG, "%s: RoPE needs self-attention and dk (%d) a multiple of %d", fn, L->att.dk, attn__rope_unit(L));
-    if ((L->Wqg || L->Wkg || L->Wvg) && (!L->Wqg || !L->Wkg || !L->Wvg || m || L->att.causal || L->rope || !L->att.global))
-        return attn__fail(ATTN_ERR_ARG, "%s: global projections need Wqg, Wkg and Wvg, global tokens, self-attention, no causal flag and no RoPE", fn);
+    if (!L->Wq || !L->Wk || !L->Wv || !L->Wo)
+        return attn__fail(ATTN_ERR_ARG, "%s: Wq, Wk, Wv and Wo must be set", fn);
+    if (L->C < 1 || L->Cout < 1)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: C = %d, Cout = %d must be >= 1", fn, L->C, L->Cout);
+    if (!m && Tk != Tq)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: self-attention (m = NULL) needs Tk = Tq, got %d and %d", fn,
+                          Tk, Tq);
+    if (L->rope && (m || L->att.dk % attn__rope_unit(L)))
+        return attn__fail(ATTN_ERR_ARG, "%s: RoPE needs self-attention and dk (%d) a multiple of %d", fn,
+                          L->att.dk, attn__rope_unit(L));
+    if ((L->Wqg || L->Wkg || L->Wvg) &&
+        (!L->Wqg || !L->Wkg || !L->Wvg || m || L->att.causal || L->rope || !L->att.global))
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: global projections need Wqg, Wkg and Wvg, global tokens, self-attention, no "
+                          "causal flag and no RoPE",
+                          fn);
     attn__layer_desc(L, B, Tq, Tk, &d);
     ATTN__TRY(attn__attention_check(fn, &d, (size_t)-1));
     if (work_bytes < attn_layer_work_bytes(L, B, Tq, Tk))
-        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_layer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
-                          (unsigned long)attn_layer_work_bytes(L, B, Tq, Tk));
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_layer_work_bytes() asks for %lu", fn,
+                          (unsigned long)work_bytes, (unsigned long)attn_layer_work_bytes(L, B, Tq, Tk));
     return ATTN_OK;
 }
 
@@ -5250,8 +5651,8 @@ static attn_float *attn__layer_buf(const attn_layer *L, const attn_attention_des
 
 /* The global rows of src [N, T, w] gathered into dst [N, ng, w] (T > 0), or with T < 0 those of
    src [N, ng, w] written (add = 0) or added (add = 1) into rows of dst [N, -T, w]. */
-static void attn__layer_rows(const unsigned char *global, attn_float *dst, const attn_float *src, int N, int T, int ng,
-                             int w, int add)
+static void attn__layer_rows(const unsigned char *global, attn_float *dst, const attn_float *src, int N,
+                             int T, int ng, int w, int add)
 {
     int n, t, k, gather = T > 0, Tf = gather ? T : -T;
     for (n = 0; n < N; n++)
@@ -5292,7 +5693,8 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
         attn_rope_forward(c.Q, c.Q, c.cosv, c.sinv, B * H, Tq, dk);
         attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * H, Tk, dk);
     }
-    ATTN__TRY(attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, work, attn_attention_workspace(&d)));
+    ATTN__TRY(
+        attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, work, attn_attention_workspace(&d)));
     attn__layer_global_desc(L, &d, &g);
     if (g.Tq) { /* the global rows again, with their own projections over every key */
         attn_float *xg = attn__layer_buf(L, &d, work, 1);
@@ -5303,7 +5705,8 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
         attn__heads(c.Kg, buf, B, Tk, H, dk, 1);
         attn_linear_forward(buf, x, L->Wvg, L->bvg, B * Tk, L->C, H * dv);
         attn__heads(c.Vg, buf, B, Tk, H, dv, 1);
-        ATTN__TRY(attn_attention_forward(&g, c.Og, c.statsg, NULL, c.Qg, c.Kg, c.Vg, work, attn__layer_att_work(L, &d)));
+        ATTN__TRY(attn_attention_forward(&g, c.Og, c.statsg, NULL, c.Qg, c.Kg, c.Vg, work,
+                                         attn__layer_att_work(L, &d)));
         attn__layer_rows(L->att.global, c.O, c.Og, B * H, -Tq, g.Tq, dv, 0);
     }
     attn__heads(c.Ocat, c.O, B, Tq, H, dv, 0);
@@ -5315,8 +5718,8 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                         const attn_float *x, const attn_float *m, const attn_float *cache,
                                         int B, int Tq, int Tk, void *work, size_t work_bytes)
 {
-    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                          NULL, NULL, NULL, NULL, NULL, NULL};
+    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     attn_attention_grads ag;
     attn_attention_desc d, gd;
     attn__layer_cache c;
@@ -5348,8 +5751,15 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
         attn__layer_rows(L->att.global, b1, b0, B * H, -Tq, gd.Tq, dv, 0);
         memset(b3, 0, sizeof(attn_float) * nk);
         memset(b4, 0, sizeof(attn_float) * nv);
-        ag.dQ = b0; ag.dK = b3; ag.dV = b4; ag.dbias = NULL; ag.dlambda = g->dlambda; ag.dgain = g->dgain; ag.dw2 = g->dw2;
-        ATTN__TRY(attn_attention_backward(&gd, &ag, b2, c.Qg, c.Kg, c.Vg, c.Og, c.statsg, work, attn__layer_att_work(L, &d)));
+        ag.dQ = b0;
+        ag.dK = b3;
+        ag.dV = b4;
+        ag.dbias = NULL;
+        ag.dlambda = g->dlambda;
+        ag.dgain = g->dgain;
+        ag.dw2 = g->dw2;
+        ATTN__TRY(attn_attention_backward(&gd, &ag, b2, c.Qg, c.Kg, c.Vg, c.Og, c.statsg, work,
+                                          attn__layer_att_work(L, &d)));
         attn__layer_rows(L->att.global, b5, x, B, Tq, gd.Tq, L->C, 0); /* x of the global rows */
         attn__heads(b2, b0, B, gd.Tq, H, dk, 0);
         memset(b0, 0, sizeof(attn_float) * B * ng * L->C);
@@ -5364,8 +5774,15 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     memset(b0, 0, sizeof(attn_float) * nq);
     memset(b2, 0, sizeof(attn_float) * nk);
     memset(b3, 0, sizeof(attn_float) * nv);
-    ag.dQ = b0; ag.dK = b2; ag.dV = b3; ag.dbias = g->dbias; ag.dlambda = g->dlambda; ag.dgain = g->dgain; ag.dw2 = g->dw2;
-    ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work, attn_attention_workspace(&d)));
+    ag.dQ = b0;
+    ag.dK = b2;
+    ag.dV = b3;
+    ag.dbias = g->dbias;
+    ag.dlambda = g->dlambda;
+    ag.dgain = g->dgain;
+    ag.dw2 = g->dw2;
+    ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work,
+                                      attn_attention_workspace(&d)));
     if (L->rope) { /* q = R q_lin  =>  dq_lin = R^T dq, into b1 and back */
         memset(b1, 0, sizeof(attn_float) * nq);
         attn_rope_backward(b1, b0, c.cosv, c.sinv, B * H, Tq, dk);
@@ -5396,7 +5813,8 @@ ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_flo
 {
     ATTN__NEED(p); ATTN__NEED(velocity);
     if (!attn__in_range(lr, 0, HUGE_VAL, 0) || !attn__in_range(momentum, 0, HUGE_VAL, 0) || step < 0)
-        return attn__fail(ATTN_ERR_ARG, "attn_sgd_step: lr = %g and momentum = %g must be finite and >= 0, step = %ld >= 0",
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_sgd_step: lr = %g and momentum = %g must be finite and >= 0, step = %ld >= 0",
                           (double)lr, (double)momentum, step);
     attn__sgd_apply(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
     return ATTN_OK;
@@ -5409,10 +5827,14 @@ ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v
     int k;
     size_t i;
     ATTN__NEED(p); ATTN__NEED(m); ATTN__NEED(v);
-    if (t < 1 || !attn__in_range(lr, 0, HUGE_VAL, 0) || !attn__in_range(wd, 0, HUGE_VAL, 0) || !attn__in_range(beta1, 0, 1, 1) ||
-        !attn__in_range(beta2, 0, 1, 1) || !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0))
-        return attn__fail(ATTN_ERR_ARG, "attn_adamw_step: t = %ld must be >= 1, lr = %g and wd = %g finite and >= 0, beta1 = %g and "
-                          "beta2 = %g in [0, 1), eps = %g finite and > 0", t, (double)lr, (double)wd, (double)beta1, (double)beta2, (double)eps);
+    if (t < 1 || !attn__in_range(lr, 0, HUGE_VAL, 0) || !attn__in_range(wd, 0, HUGE_VAL, 0) ||
+        !attn__in_range(beta1, 0, 1, 1) || !attn__in_range(beta2, 0, 1, 1) ||
+        !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0))
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_adamw_step: t = %ld must be >= 1, lr = %g and wd = %g finite and >= 0, beta1 = %g and "
+            "beta2 = %g in [0, 1), eps = %g finite and > 0",
+            t, (double)lr, (double)wd, (double)beta1, (double)beta2, (double)eps);
     c1 = 1 - pow((double)beta1, (double)t); c2 = 1 - pow((double)beta2, (double)t);
     for (k = 0; k < p->count; k++) {
         attn_float d = p->decay[k] ? wd : 0;
@@ -5431,8 +5853,10 @@ static attn_status attn__optim_make(const char *fn, attn_optim *o, const attn_pa
 {
     size_t n = p->total * (kind == ATTN_OPTIM_ADAMW ? 2 : 1);
     attn_float *m;
-    if (!p->total || n > (size_t)-1 / sizeof(attn_float)) return attn__fail(ATTN_ERR_ARG, "%s: the parameters have no block", fn);
-    if (!(m = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * n))) return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu floats", fn, (unsigned long)n);
+    if (!p->total || n > (size_t)-1 / sizeof(attn_float))
+        return attn__fail(ATTN_ERR_ARG, "%s: the parameters have no block", fn);
+    if (!(m = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * n)))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu floats", fn, (unsigned long)n);
     memset(m, 0, sizeof(attn_float) * n);
     memset(o, 0, sizeof *o);
     o->kind = kind; o->total = p->total; o->m = m; o->v = kind == ATTN_OPTIM_ADAMW ? m + p->total : NULL;
@@ -5442,20 +5866,24 @@ static attn_status attn__optim_make(const char *fn, attn_optim *o, const attn_pa
 ATTNDEF attn_status attn_optim_sgd(attn_optim *o, const attn_params *p, double momentum)
 {
     ATTN__NEED(o); ATTN__NEED(p);
-    if (!attn__in_range(momentum, 0, HUGE_VAL, 0)) return attn__fail(ATTN_ERR_ARG, "attn_optim_sgd: momentum = %g must be finite and >= 0", momentum);
+    if (!attn__in_range(momentum, 0, HUGE_VAL, 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_optim_sgd: momentum = %g must be finite and >= 0", momentum);
     ATTN__TRY(attn__optim_make(__func__, o, p, ATTN_OPTIM_SGD));
     o->momentum = momentum;
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2, double eps,
-                                     double weight_decay)
+ATTNDEF attn_status attn_optim_adamw(attn_optim *o, const attn_params *p, double beta1, double beta2,
+                                     double eps, double weight_decay)
 {
     ATTN__NEED(o); ATTN__NEED(p);
-    if (!attn__in_range(beta1, 0, 1, 1) || !attn__in_range(beta2, 0, 1, 1) || !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0) ||
-        !attn__in_range(weight_decay, 0, HUGE_VAL, 0))
-        return attn__fail(ATTN_ERR_ARG, "attn_optim_adamw: beta1 = %g and beta2 = %g must be in [0, 1), eps = %g finite and > 0, "
-                          "weight_decay = %g finite and >= 0", beta1, beta2, eps, weight_decay);
+    if (!attn__in_range(beta1, 0, 1, 1) || !attn__in_range(beta2, 0, 1, 1) ||
+        !attn__in_range(eps, 0, HUGE_VAL, 0) || !(eps > 0) || !attn__in_range(weight_decay, 0, HUGE_VAL, 0))
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_optim_adamw: beta1 = %g and beta2 = %g must be in [0, 1), eps = %g finite and > 0, "
+            "weight_decay = %g finite and >= 0",
+            beta1, beta2, eps, weight_decay);
     ATTN__TRY(attn__optim_make(__func__, o, p, ATTN_OPTIM_ADAMW));
     o->beta1 = beta1; o->beta2 = beta2; o->eps = eps; o->weight_decay = weight_decay;
     return ATTN_OK;
@@ -5465,11 +5893,13 @@ ATTNDEF attn_status attn_optim_step(attn_optim *o, attn_params *p, double lr)
 {
     ATTN__NEED(o); ATTN__NEED(p); ATTN__NEED(o->m);
     if (p->total != o->total)
-        return attn__fail(ATTN_ERR_SHAPE, "attn_optim_step: the optimizer was made for %lu floats, the parameters have %lu", (unsigned long)o->total,
-                          (unsigned long)p->total);
-    ATTN__TRY(o->kind == ATTN_OPTIM_SGD ? attn_sgd_step(p, o->m, (attn_float)lr, (attn_float)o->momentum, o->step)
-                                        : attn_adamw_step(p, o->m, o->v, o->step + 1, (attn_float)lr, (attn_float)o->beta1, (attn_float)o->beta2,
-                                                          (attn_float)o->eps, (attn_float)o->weight_decay));
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "attn_optim_step: the optimizer was made for %lu floats, the parameters have %lu",
+                          (unsigned long)o->total, (unsigned long)p->total);
+    ATTN__TRY(o->kind == ATTN_OPTIM_SGD
+                  ? attn_sgd_step(p, o->m, (attn_float)lr, (attn_float)o->momentum, o->step)
+                  : attn_adamw_step(p, o->m, o->v, o->step + 1, (attn_float)lr, (attn_float)o->beta1,
+                                    (attn_float)o->beta2, (attn_float)o->eps, (attn_float)o->weight_decay));
     o->step++;
     return ATTN_OK;
 }
@@ -5486,7 +5916,9 @@ ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)
     double s = 0, norm;
     size_t i;
     if (!p || !(max_norm > 0) || !attn__finite(max_norm))
-        return attn__fail(ATTN_ERR_ARG, "attn_clip_grad_norm: p is NULL or max_norm = %g is not finite and > 0", max_norm), -1;
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_clip_grad_norm: p is NULL or max_norm = %g is not finite and > 0", max_norm),
+               -1;
     for (i = 0; i < p->total; i++) s += (double)p->gdata[i] * p->gdata[i];
     norm = sqrt(s);
     if (norm > max_norm) attn_scale(p->total, (attn_float)(max_norm / (norm + 1e-6)), p->gdata);
@@ -5496,7 +5928,8 @@ ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)
 ATTNDEF attn_status attn_schedule_constant(attn_schedule *s, double lr)
 {
     ATTN__NEED(s);
-    if (!attn__in_range(lr, 0, HUGE_VAL, 0)) return attn__fail(ATTN_ERR_ARG, "attn_schedule_constant: lr must be finite and >= 0");
+    if (!attn__in_range(lr, 0, HUGE_VAL, 0))
+        return attn__fail(ATTN_ERR_ARG, "attn_schedule_constant: lr must be finite and >= 0");
     memset(s, 0, sizeof *s);
     s->kind = ATTN_SCHED_CONSTANT;
     s->lr = lr;
@@ -5508,8 +5941,10 @@ ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, 
 {
     ATTN__NEED(s);
     if (every < 1 || !(factor > 0) || !attn__finite(factor) || max_drops < 0)
-        return attn__fail(ATTN_ERR_ARG, "attn_schedule_step: every = %ld must be >= 1, factor finite and > 0, max_drops = %ld >= 0",
-                          every, max_drops);
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_schedule_step: every = %ld must be >= 1, factor finite and > 0, max_drops = %ld >= 0",
+            every, max_drops);
     ATTN__TRY(attn_schedule_constant(s, lr));
     s->kind = ATTN_SCHED_STEP;
     s->every = every;
@@ -5523,7 +5958,9 @@ ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr
 {
     ATTN__NEED(s);
     if (warmup < 0 || decay_steps <= warmup)
-        return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: need 0 <= warmup (%ld) < decay_steps (%ld)", warmup, decay_steps);
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_schedule_warmup_cosine: need 0 <= warmup (%ld) < decay_steps (%ld)", warmup,
+                          decay_steps);
     if (!attn__in_range(init_lr, 0, HUGE_VAL, 0) || !attn__in_range(end_lr, 0, HUGE_VAL, 0))
         return attn__fail(ATTN_ERR_ARG, "attn_schedule_warmup_cosine: rates must be finite and >= 0");
     ATTN__TRY(attn_schedule_constant(s, peak_lr));
@@ -5554,27 +5991,35 @@ ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t)
 
 /* ---- 8. models -------------------------------------------------------------------------------- */
 
-#define ATTN__CIS_LN_EPS ((attn_float)1e-5) /* both of the cisformer's layer norms (SPEC U5) */
+#define ATTN__CIS_LN_EPS                                                                                     \
+    ((attn_float)1e-5) /* both of the cisformer's layer norms (our default: the paper gives no scheme) */
 
 static attn_status attn__cis_check(const char *fn, const attn_cisformer_config *c)
 {
     if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
     if (c->d < 2 || c->d > 4096 || c->ncon < 1 || c->ncon > 65536)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: d = %d must be in 2 .. 4096 and ncon = %d in 1 .. 65536", fn, c->d, c->ncon);
-    if (!attn_kind_get(c->kind) || (attn__flags(c->kind) & (ATTN_KF_MIXES_HEADS | ATTN_KF_SUBHEADS | ATTN_KF_PARAMS)))
-        return attn__fail(ATTN_ERR_ARG, "%s: kind %d: the cisformer takes a one-head kind without parameters (softmax to taylor, or yours)",
+        return attn__fail(ATTN_ERR_SHAPE, "%s: d = %d must be in 2 .. 4096 and ncon = %d in 1 .. 65536", fn,
+                          c->d, c->ncon);
+    if (!attn_kind_get(c->kind) ||
+        (attn__flags(c->kind) & (ATTN_KF_MIXES_HEADS | ATTN_KF_SUBHEADS | ATTN_KF_PARAMS)))
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: kind %d: the cisformer takes a one-head kind without parameters (softmax to "
+                          "taylor, or yours)",
                           fn, (int)c->kind);
-    if ((int)c->vec < 0 || c->vec > ATTN_CIS_LN_GAINS) return attn__fail(ATTN_ERR_ARG, "%s: unknown per-position vector choice %d", fn, (int)c->vec);
-    if (!attn__finite(c->scale)) return attn__fail(ATTN_ERR_ARG, "%s: scale = %g must be finite", fn, (double)c->scale);
+    if ((int)c->vec < 0 || c->vec > ATTN_CIS_LN_GAINS)
+        return attn__fail(ATTN_ERR_ARG, "%s: unknown per-position vector choice %d", fn, (int)c->vec);
+    if (!attn__finite(c->scale))
+        return attn__fail(ATTN_ERR_ARG, "%s: scale = %g must be finite", fn, (double)c->scale);
     return ATTN_OK;
 }
 
-/* The eight parameter tensors of SPEC 4.1, in the order of the attn_cisformer comment. */
+/* The eight parameter tensors of the cisformer, in the order of the attn_cisformer comment. */
 static void attn__cis_descs(const attn_cisformer_config *c, attn_param_desc *p)
 {
     static const char *names[8] = {"Wq", "Wk", "Wv", "W1", "W2", "b", "R", "r"};
     int d = c->d, n = c->ncon, i;
-    const int shapes[8][3] = {{n, d, d}, {n, d, d}, {n, d, d}, {n, 4 * d, d}, {n, d, 4 * d}, {n, d, 0}, {d, n * d, 0}, {d, 0, 0}};
+    const int shapes[8][3] = {{n, d, d},     {n, d, d}, {n, d, d},     {n, 4 * d, d},
+                              {n, d, 4 * d}, {n, d, 0}, {d, n * d, 0}, {d, 0, 0}};
     const int ndims[8] = {3, 3, 3, 3, 3, 2, 2, 1};
     for (i = 0; i < 8; i++) {
         p[i].name = names[i];
@@ -5615,7 +6060,8 @@ static size_t attn__cis_block(const char *fn, const attn_cisformer_config *c, si
 ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng)
 {
     attn_param_desc pd[8];
-    static const int fan[8] = {1, 1, 1, 1, 4, 0, -1, 0}; /* fan_in in units of d; -1: ncon d; 0: not a matrix */
+    static const int fan[8] = {1, 1, 1,  1,
+                               4, 0, -1, 0}; /* fan_in in units of d; -1: ncon d; 0: not a matrix */
     attn_cisformer t; /* built here, copied to *m only when complete */
     int i;
     size_t j, n;
@@ -5630,8 +6076,9 @@ ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_
         double f = fan[i] < 0 ? (double)cfg->ncon * cfg->d : (double)fan[i] * cfg->d;
         n = attn_tensor_numel(&t.p.value[i]);
         for (j = 0; j < n; j++)
-            v[j] = !fan[i] ? (attn_float)(cfg->vec == ATTN_CIS_LN_GAINS && i == 5)
-                 : cfg->init_uniform ? (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(f)) : (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(f));
+            v[j] = !fan[i]             ? (attn_float)(cfg->vec == ATTN_CIS_LN_GAINS && i == 5)
+                   : cfg->init_uniform ? (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(f))
+                                       : (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(f));
     }
     *m = t;
     return ATTN_OK;
@@ -5692,19 +6139,20 @@ ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb)
     attn_attention_desc a;
     if (!attn__sizes_ok(__func__, m, nb, 1, 1)) return 0;
     attn__cis_desc(m, nb, &a);
-    return attn_attention_workspace(&a) + ATTN_ALIGN + sizeof(attn_float) * (11 * (size_t)nb * m->cfg.ncon * m->cfg.d + attn__cis_scratch_floats(m));
+    return attn_attention_workspace(&a) + ATTN_ALIGN +
+           sizeof(attn_float) * (11 * (size_t)nb * m->cfg.ncon * m->cfg.d + attn__cis_scratch_floats(m));
 }
 
 /* Checks shared by forward and backward: the model, nb >= 1, the workspace, the cache and work given. */
-static attn_status attn__cis_args(const char *fn, const attn_cisformer *m, const attn_float *cache, int nb, const void *work,
-                                  size_t work_bytes)
+static attn_status attn__cis_args(const char *fn, const attn_cisformer *m, const attn_float *cache, int nb,
+                                  const void *work, size_t work_bytes)
 {
     if (!m || !cache || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache or work is NULL", fn);
     ATTN__TRY(attn__cis_check(fn, &m->cfg));
     if (nb < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: nb = %d must be >= 1", fn, nb);
     if (work_bytes < attn_cisformer_work_bytes(m, nb))
-        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_cisformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
-                          (unsigned long)attn_cisformer_work_bytes(m, nb));
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_cisformer_work_bytes() asks for %lu",
+                          fn, (unsigned long)work_bytes, (unsigned long)attn_cisformer_work_bytes(m, nb));
     return ATTN_OK;
 }
 
@@ -5716,8 +6164,8 @@ static void attn__cis_per_position(int trans, int nb, int ncon, int kin, int kou
 {
     int c;
     for (c = 0; c < ncon; c++)
-        attn_gemm(0, trans, nb, kout, kin, 1, X + (size_t)c * kin, ncon * kin, W + (size_t)c * kin * kout, trans ? kin : kout, beta,
-                  Y + (size_t)c * kout, ncon * kout);
+        attn_gemm(0, trans, nb, kout, kin, 1, X + (size_t)c * kin, ncon * kin, W + (size_t)c * kin * kout,
+                  trans ? kin : kout, beta, Y + (size_t)c * kout, ncon * kout);
 }
 
 /* Where the backward pass puts parameter tensor k's gradient: added to m->p's gradient block
@@ -5747,8 +6195,9 @@ static void attn__cis_apply(attn_cisformer *m, const attn__cis_sgd *o, int k, si
    when dX is not NULL, from the old W; then the gradient dW[c] = dY[:, c, :]^T X[:, c, :] is
    accumulated, or stepped at once (fused). Fused with one window, dW[c] is the outer product
    dy_c x_c^T, stepped row by row without forming it. */
-static void attn__cis_linear_backward(attn_cisformer *m, const attn__cis_sgd *o, int k, int n, int nb, int kin, int kout,
-                                      const attn_float *dY, const attn_float *X, attn_float *dX, attn_float beta)
+static void attn__cis_linear_backward(attn_cisformer *m, const attn__cis_sgd *o, int k, int n, int nb,
+                                      int kin, int kout, const attn_float *dY, const attn_float *X,
+                                      attn_float *dX, attn_float beta)
 {
     int c;
     size_t sz = (size_t)kout * kin;
@@ -5758,7 +6207,8 @@ static void attn__cis_linear_backward(attn_cisformer *m, const attn__cis_sgd *o,
         size_t at = m->p.offset[k] + c * sz;
         if (o && nb == 1) attn__sgd_outer(m->p.data + at, o->vel + at, dy, x, kout, kin, o->lr, o->mu);
         else {
-            attn_gemm(1, 0, kout, kin, nb, 1, dy, n * kout, x, n * kin, o ? 0 : 1, attn__cis_grad(m, o, k, c * sz), kin);
+            attn_gemm(1, 0, kout, kin, nb, 1, dy, n * kout, x, n * kin, o ? 0 : 1,
+                      attn__cis_grad(m, o, k, c * sz), kin);
             attn__cis_apply(m, o, k, c * sz, sz);
         }
     }
@@ -5781,7 +6231,9 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     for (i = 0; i < nb; i++)
         for (p = 0; p < n; p++) {
             int x = tokens[(size_t)i * stride + p];
-            if (x < 0 || x >= d) return attn__fail(ATTN_ERR_ARG, "%s: token %d of window %d is %d, not in 0 .. %d", __func__, p, i, x, d - 1);
+            if (x < 0 || x >= d)
+                return attn__fail(ATTN_ERR_ARG, "%s: token %d of window %d is %d, not in 0 .. %d", __func__,
+                                  p, i, x, d - 1);
         }
     for (i = 0; i < 8; i++) P[i] = m->p.value[i].data;
     attn__cis_cache_map(m, nb, cache, &c);
@@ -5791,7 +6243,8 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     memset(c.h, 0, sizeof(attn_float) * w);
     for (i = 0; i < nb; i++)
         for (p = 0; p < n; p++) c.h[((size_t)i * n + p) * d + tokens[(size_t)i * stride + p]] = 1;
-    attn_layernorm_forward(c.xh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, ATTN__CIS_LN_EPS, ATTN_LN_EPS_INSIDE);
+    attn_layernorm_forward(c.xh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, ATTN__CIS_LN_EPS,
+                           ATTN_LN_EPS_INSIDE);
     memcpy(c.xt, c.xh, sizeof(attn_float) * w);
     for (i = 0; i < nb && cf->vec != ATTN_CIS_FFN_BIAS; i++)
         for (p = 0; p < n; p++) {
@@ -5802,9 +6255,11 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     attn__cis_per_position(1, nb, n, d, d, c.xt, P[0], 0, c.q);
     attn__cis_per_position(1, nb, n, d, d, c.xt, P[1], 0, c.k);
     attn__cis_per_position(1, nb, n, d, d, c.xt, P[2], 0, c.v);
-    ATTN__TRY(attn_attention_forward(&a, c.o, c.stats, NULL, c.q, c.k, c.v, work, attn_attention_workspace(&a)));
+    ATTN__TRY(
+        attn_attention_forward(&a, c.o, c.stats, NULL, c.q, c.k, c.v, work, attn_attention_workspace(&a)));
     attn_axpy(w, 1, c.o, c.h); /* h = x + attention */
-    attn_layernorm_forward(c.nh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, ATTN__CIS_LN_EPS, ATTN_LN_EPS_INSIDE);
+    attn_layernorm_forward(c.nh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, ATTN__CIS_LN_EPS,
+                           ATTN_LN_EPS_INSIDE);
     memcpy(c.nt, c.nh, sizeof(attn_float) * w);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++)
         for (p = 0; p < n; p++) attn_scale((size_t)d, P[5][2 * p + 1], c.nt + ((size_t)i * n + p) * d);
@@ -5812,7 +6267,8 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     attn_act_forward(c.t, c.t, 4 * w, ATTN_ACT_TANH);
     memcpy(c.f, c.h, sizeof(attn_float) * w); /* f = h + W2 t (+ b) */
     attn__cis_per_position(1, nb, n, 4 * d, d, c.t, P[4], 1, c.f);
-    for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++) attn_axpy((size_t)n * d, 1, P[5], c.f + (size_t)i * n * d);
+    for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++)
+        attn_axpy((size_t)n * d, 1, P[5], c.f + (size_t)i * n * d);
     attn_gemm(0, 1, nb, d, n * d, 1, c.f, n * d, P[6], n * d, 0, y, d); /* y = R vec(f) + r */
     for (i = 0; i < nb; i++)
         for (e = 0; e < d; e++) y[(size_t)i * d + e] += P[7][e];
@@ -5822,8 +6278,9 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
 /* The backward pass, accumulating into the gradient block (sgd NULL) or fused with an SGD step. A
    weight is updated only after the last product that reads it: R after dF, W2 after dT, W1 after
    dN, Wq, Wk, Wv after dX, the per-position vector at the end. */
-static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const attn_float *dy, const attn_float *cache, int nb,
-                                      attn__cis_sgd *o, void *work, size_t work_bytes)
+static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const attn_float *dy,
+                                      const attn_float *cache, int nb, attn__cis_sgd *o, void *work,
+                                      size_t work_bytes)
 {
     const attn_cisformer_config *cf;
     attn__cis_cache c;
@@ -5852,7 +6309,8 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     attn__cis_apply(m, o, 7, 0, (size_t)d);
     /* f = h + W2[c] t (+ b_c);  t = tanh(W1[c] nt) */
     memcpy(dH, dF, sizeof(attn_float) * w);
-    for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++) attn_axpy((size_t)n * d, 1, dF + (size_t)i * n * d, gv);
+    for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++)
+        attn_axpy((size_t)n * d, 1, dF + (size_t)i * n * d, gv);
     attn__cis_linear_backward(m, o, 4, n, nb, 4 * d, d, dF, c.t, dT, 0);
     attn__mul_tanh_grad(4 * w, c.t, dT);
     attn__cis_linear_backward(m, o, 3, n, nb, d, 4 * d, dT, c.nt, dN, 0);
@@ -5863,12 +6321,14 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
             attn_scale((size_t)d, P[5][2 * p + 1], r);
         }
     /* nh = LN(h) */
-    attn_layernorm_backward(dH, NULL, NULL, dN, c.h, NULL, c.hmean, c.hrstd, nb * n, d, ATTN__CIS_LN_EPS, ATTN_LN_EPS_INSIDE);
+    attn_layernorm_backward(dH, NULL, NULL, dN, c.h, NULL, c.hmean, c.hrstd, nb * n, d, ATTN__CIS_LN_EPS,
+                            ATTN_LN_EPS_INSIDE);
     /* h = x + attention(q, k, v) */
     memset(dQ, 0, sizeof(attn_float) * 3 * w);
     memset(&ag, 0, sizeof ag);
     ag.dQ = dQ; ag.dK = dK; ag.dV = dV;
-    ATTN__TRY(attn_attention_backward(&a, &ag, dH, c.q, c.k, c.v, c.o, c.stats, work, attn_attention_workspace(&a)));
+    ATTN__TRY(attn_attention_backward(&a, &ag, dH, c.q, c.k, c.v, c.o, c.stats, work,
+                                      attn_attention_workspace(&a)));
     /* q, k, v = W[c] xt;  xt = xh + u_c, or g1_c xh */
     if (cf->vec == ATTN_CIS_FFN_BIAS) dX = NULL; /* no gradient to pass on */
     attn__cis_linear_backward(m, o, 0, n, nb, d, d, dQ, c.xt, dX, 0);
@@ -5908,10 +6368,42 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
 /* ---- the transformer ---- */
 
 /* The slots of a layer's tensors (at[l][slot]) and of the model's own (at[ATTN_MAX_LAYERS][slot]). */
-enum { ATTN__TF_N1G, ATTN__TF_N1B, ATTN__TF_WQ, ATTN__TF_BQ, ATTN__TF_WK, ATTN__TF_BK, ATTN__TF_WV, ATTN__TF_BV, ATTN__TF_WO,
-       ATTN__TF_BO, ATTN__TF_LAMBDA, ATTN__TF_GAIN, ATTN__TF_W2H, ATTN__TF_T5, ATTN__TF_N2G, ATTN__TF_N2B, ATTN__TF_W1,
-       ATTN__TF_B1, ATTN__TF_W3, ATTN__TF_B3, ATTN__TF_W2, ATTN__TF_B2, ATTN__TF_SLOTS };
-enum { ATTN__TF_E, ATTN__TF_WIN, ATTN__TF_BIN, ATTN__TF_P, ATTN__TF_NFG, ATTN__TF_NFB, ATTN__TF_WOUT, ATTN__TF_BOUT, ATTN__TF_GLOBALS };
+enum {
+    ATTN__TF_N1G,
+    ATTN__TF_N1B,
+    ATTN__TF_WQ,
+    ATTN__TF_BQ,
+    ATTN__TF_WK,
+    ATTN__TF_BK,
+    ATTN__TF_WV,
+    ATTN__TF_BV,
+    ATTN__TF_WO,
+    ATTN__TF_BO,
+    ATTN__TF_LAMBDA,
+    ATTN__TF_GAIN,
+    ATTN__TF_W2H,
+    ATTN__TF_T5,
+    ATTN__TF_N2G,
+    ATTN__TF_N2B,
+    ATTN__TF_W1,
+    ATTN__TF_B1,
+    ATTN__TF_W3,
+    ATTN__TF_B3,
+    ATTN__TF_W2,
+    ATTN__TF_B2,
+    ATTN__TF_SLOTS
+};
+enum {
+    ATTN__TF_E,
+    ATTN__TF_WIN,
+    ATTN__TF_BIN,
+    ATTN__TF_P,
+    ATTN__TF_NFG,
+    ATTN__TF_NFB,
+    ATTN__TF_WOUT,
+    ATTN__TF_BOUT,
+    ATTN__TF_GLOBALS
+};
 #define ATTN__TF_G ATTN_MAX_LAYERS /* the row of at[] with the model's own tensors */
 
 static attn_status attn__tf_check(const char *fn, const attn_transformer_config *c)
@@ -5920,38 +6412,56 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
     int l;
     if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
     if ((c->vocab > 0) == (c->in_dim > 0) || c->vocab < 0 || c->in_dim < 0)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: exactly one of vocab (%d) and in_dim (%d) must be > 0", fn, c->vocab, c->in_dim);
+        return attn__fail(ATTN_ERR_SHAPE, "%s: exactly one of vocab (%d) and in_dim (%d) must be > 0", fn,
+                          c->vocab, c->in_dim);
     if (c->d < 1 || c->layers < 1 || c->layers > ATTN_MAX_LAYERS || c->heads < 1 || c->dk < 1 || c->dv < 1 ||
         c->mlp < 1 || c->max_T < 1 || c->out < 1 || c->readout < 0 || c->readout > c->max_T)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: d %d, heads %d, dk %d, dv %d, mlp %d, max_T %d, out %d must be >= 1, layers %d in 1 .. %d, readout %d in 0 .. max_T",
-                          fn, c->d, c->heads, c->dk, c->dv, c->mlp, c->max_T, c->out, c->layers, ATTN_MAX_LAYERS, c->readout);
-    if ((int)c->pos < 0 || c->pos >= ATTN_POS_COUNT || (int)c->norm < 0 || c->norm >= ATTN_NORM_COUNT || (int)c->act < 0 || c->act >= ATTN_ACT_COUNT ||
-        (int)c->init < 0 || c->init >= ATTN_INIT_COUNT)
-        return attn__fail(ATTN_ERR_ARG, "%s: unknown position (%d), norm (%d), activation (%d) or initialisation (%d) choice", fn, (int)c->pos, (int)c->norm,
-                          (int)c->act, (int)c->init);
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: d %d, heads %d, dk %d, dv %d, mlp %d, max_T %d, out %d must be >= 1, layers "
+                          "%d in 1 .. %d, readout %d in 0 .. max_T",
+                          fn, c->d, c->heads, c->dk, c->dv, c->mlp, c->max_T, c->out, c->layers,
+                          ATTN_MAX_LAYERS, c->readout);
+    if ((int)c->pos < 0 || c->pos >= ATTN_POS_COUNT || (int)c->norm < 0 || c->norm >= ATTN_NORM_COUNT ||
+        (int)c->act < 0 || c->act >= ATTN_ACT_COUNT || (int)c->init < 0 || c->init >= ATTN_INIT_COUNT)
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "%s: unknown position (%d), norm (%d), activation (%d) or initialisation (%d) choice", fn,
+            (int)c->pos, (int)c->norm, (int)c->act, (int)c->init);
     if ((long long)c->heads * c->dk > INT_MAX || (long long)c->heads * c->dv > INT_MAX)
-        return attn__fail(ATTN_ERR_OVERFLOW, "%s: heads %d times dk %d or dv %d overflows int", fn, c->heads, c->dk, c->dv);
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: heads %d times dk %d or dv %d overflows int", fn, c->heads,
+                          c->dk, c->dv);
     if (c->t5 && c->max_T < 2) return attn__fail(ATTN_ERR_SHAPE, "%s: T5 buckets need max_T >= 2", fn);
-    if (!(c->eps > 0) || !attn__finite(c->eps)) return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0", fn, (double)c->eps);
+    if (!(c->eps > 0) || !attn__finite(c->eps))
+        return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0", fn, (double)c->eps);
     if (c->doc_mask && (!c->vocab || c->bos < 0 || c->bos >= c->vocab))
-        return attn__fail(ATTN_ERR_ARG, "%s: document masking needs token inputs and bos (%d) in 0 .. vocab-1", fn, c->bos);
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: document masking needs token inputs and bos (%d) in 0 .. vocab-1", fn, c->bos);
     for (l = 0; l < c->layers; l++) {
         memset(&a, 0, sizeof a);
-        a.kind = c->kinds[l]; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv; a.scale = c->scale; a.dropout = c->dropout;
+        a.kind = c->kinds[l];
+        a.B = a.H = a.Tq = a.Tk = 1;
+        a.dk = c->dk;
+        a.dv = c->dv;
+        a.scale = c->scale;
+        a.dropout = c->dropout;
         if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads; /* just the checks below */
         ATTN__TRY(attn__attention_check(fn, &a, (size_t)-1));
         if (c->pos == ATTN_POS_ROPE && c->dk % (attn__flags(c->kinds[l]) & ATTN_KF_SUBHEADS ? 4 : 2))
-            return attn__fail(ATTN_ERR_SHAPE, "%s: RoPE rotates pairs of each (sub-)head: dk = %d does not split (layer %d)", fn, c->dk, l);
+            return attn__fail(ATTN_ERR_SHAPE,
+                              "%s: RoPE rotates pairs of each (sub-)head: dk = %d does not split (layer %d)",
+                              fn, c->dk, l);
     }
     return ATTN_OK;
 }
 
 /* The parameter descriptors in block order (p may be NULL to count them) and at[][] filled;
    returns the number of tensors. */
-static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, short at[][ATTN__TF_MAX_SLOTS])
+static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p,
+                          short at[][ATTN__TF_MAX_SLOTS])
 {
-    static const char *lname[ATTN__TF_SLOTS] = {"n1g", "n1b", "Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo", "lambda", "gain",
-                                                "w2", "t5", "n2g", "n2b", "W1", "b1", "W3", "b3", "W2", "b2"};
+    static const char *lname[ATTN__TF_SLOTS] = {"n1g", "n1b", "Wq",     "bq",   "Wk", "bk", "Wv",  "bv",
+                                                "Wo",  "bo",  "lambda", "gain", "w2", "t5", "n2g", "n2b",
+                                                "W1",  "b1",  "W3",     "b3",   "W2", "b2"};
     static const char *gname[ATTN__TF_GLOBALS] = {"E", "Win", "bin", "P", "nfg", "nfb", "Wout", "bout"};
     int n = 0, l, s, d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, ln = c->norm == ATTN_NORM_LAYER;
     int bias = c->bias != 0, t5 = c->t5 != 0, glu = c->glu != 0; /* "nonzero" flags as ndim 0 or 1 */
@@ -5960,22 +6470,47 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p, 
         int g = l < 0 || l == c->layers, k = g ? (int)ATTN__TF_GLOBALS : (int)ATTN__TF_SLOTS;
         memset(sh, 0, sizeof sh);
         if (g) {
-            int e[ATTN__TF_GLOBALS][4] = {{c->vocab ? 2 : 0, c->vocab, d}, {c->in_dim ? 2 : 0, d, c->in_dim}, {c->in_dim && bias, d},
-                                          {c->pos == ATTN_POS_LEARNED ? 2 : 0, c->max_T, d}, {1, d}, {ln, d}, {2, c->out, d}, {bias, c->out}};
+            int e[ATTN__TF_GLOBALS][4] = {{c->vocab ? 2 : 0, c->vocab, d},
+                                          {c->in_dim ? 2 : 0, d, c->in_dim},
+                                          {c->in_dim && bias, d},
+                                          {c->pos == ATTN_POS_LEARNED ? 2 : 0, c->max_T, d},
+                                          {1, d},
+                                          {ln, d},
+                                          {2, c->out, d},
+                                          {bias, c->out}};
             memcpy(sh, e, sizeof e);
         } else {
             const attn_kind_info *kr = attn_kind_get(c->kinds[l]);
-            int sub = (kr->flags & ATTN_KF_SUBHEADS) != 0, deep = kr->mix && kr->mix->value == ATTN_MIX_VALUE_DEEP; /* their parameters */
-            int e[ATTN__TF_SLOTS][4] = {{1, d}, {ln, d}, {2, hk, d}, {bias, hk}, {2, hk, d}, {bias, hk}, {2, hv, d},
-                                        {bias, hv}, {2, d, hv}, {bias, d}, {sub ? 2 : 0, 4, c->dk / 2},
-                                        {sub, c->dv}, {deep ? 3 : 0, c->heads, c->dv, c->dv},
-                                        {t5 ? 2 : 0, c->heads, c->max_T}, {1, d}, {ln, d}, {2, c->mlp, d}, {bias, c->mlp},
-                                        {glu ? 2 : 0, c->mlp, d}, {glu && bias, c->mlp}, {2, d, c->mlp}, {bias, d}};
+            int sub = (kr->flags & ATTN_KF_SUBHEADS) != 0,
+                deep = kr->mix && kr->mix->value == ATTN_MIX_VALUE_DEEP; /* their parameters */
+            int e[ATTN__TF_SLOTS][4] = {{1, d},
+                                        {ln, d},
+                                        {2, hk, d},
+                                        {bias, hk},
+                                        {2, hk, d},
+                                        {bias, hk},
+                                        {2, hv, d},
+                                        {bias, hv},
+                                        {2, d, hv},
+                                        {bias, d},
+                                        {sub ? 2 : 0, 4, c->dk / 2},
+                                        {sub, c->dv},
+                                        {deep ? 3 : 0, c->heads, c->dv, c->dv},
+                                        {t5 ? 2 : 0, c->heads, c->max_T},
+                                        {1, d},
+                                        {ln, d},
+                                        {2, c->mlp, d},
+                                        {bias, c->mlp},
+                                        {glu ? 2 : 0, c->mlp, d},
+                                        {glu && bias, c->mlp},
+                                        {2, d, c->mlp},
+                                        {bias, d}};
             memcpy(sh, e, sizeof e);
         }
         for (s = 0; s < k; s++) {
             short *slot = g ? &at[ATTN__TF_G][s] : &at[l][s];
-            if (g && (l < 0) != (s < ATTN__TF_NFG)) continue; /* E, Win, bin, P before the layers, the rest after */
+            if (g && (l < 0) != (s < ATTN__TF_NFG))
+                continue; /* E, Win, bin, P before the layers, the rest after */
             *slot = (short)(sh[s][0] ? n : -1);
             if (!sh[s][0]) continue;
             if (p) {
@@ -6014,8 +6549,19 @@ ATTNDEF attn_transformer_config attn_transformer_config_default(void)
     attn_transformer_config c;
     int l;
     memset(&c, 0, sizeof c);
-    c.vocab = c.out = 256; c.d = 128; c.layers = 4; c.heads = 4; c.dk = c.dv = 32; c.mlp = 512; c.max_T = 256; c.causal = 1;
-    c.pos = ATTN_POS_LEARNED; c.norm = ATTN_NORM_LAYER; c.eps = (attn_float)1e-5; c.act = ATTN_ACT_GELU_TANH; c.bias = 1;
+    c.vocab = c.out = 256;
+    c.d = 128;
+    c.layers = 4;
+    c.heads = 4;
+    c.dk = c.dv = 32;
+    c.mlp = 512;
+    c.max_T = 256;
+    c.causal = 1;
+    c.pos = ATTN_POS_LEARNED;
+    c.norm = ATTN_NORM_LAYER;
+    c.eps = (attn_float)1e-5;
+    c.act = ATTN_ACT_GELU_TANH;
+    c.bias = 1;
     c.init = ATTN_INIT_NORMAL;
     for (l = 0; l < ATTN_MAX_LAYERS; l++) c.kinds[l] = ATTN_SOFTMAX;
     return c;
@@ -6035,11 +6581,13 @@ static attn_float attn__init_draw(attn_init_kind init, double fan, attn_rng *rng
     double z;
     if (init == ATTN_INIT_UNIFORM) return (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(fan));
     if (init == ATTN_INIT_NORMAL) return (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(fan));
-    do z = attn_rng_normal(rng, 0, 1); while (fabs(z) > 2); /* truncated to [-2, 2], whose sd is 0.8796: divided by it */
+    do z = attn_rng_normal(rng, 0, 1);
+    while (fabs(z) > 2); /* truncated to [-2, 2], whose sd is 0.8796: divided by it */
     return (attn_float)(z / (0.87962566103423978 * sqrt(fan)));
 }
 
-ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg, attn_rng *rng)
+ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg,
+                                          attn_rng *rng)
 {
     attn_param_desc p[ATTN__TF_MAX_DESCS];
     attn_transformer t; /* built here, copied to *m only when complete */
@@ -6050,15 +6598,21 @@ ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transf
     if (!(n = attn__tf_layout(__func__, cfg, p, t.at, &floats, &cnt))) return attn_last_status();
     ATTN__TRY(attn_params_init(&t.p, p, n));
     t.cfg = *cfg;
-    for (i = 0; i < n; i++) { /* by name (decided once a tensor): E, P, t5, lambda, gains ("n?g", "gain"), biases, matrices */
+    /* by name (decided once a tensor): E, P, t5, lambda, gains ("n?g", "gain"), biases, matrices */
+    for (i = 0; i < n; i++) {
         const char *nm = p[i].name;
         attn_float *v = t.p.value[i].data;
         double fan = p[i].shape[p[i].ndim - 1];
-        double sd = !strcmp(nm, "E") || !strcmp(nm, "P") ? 1 : !strcmp(nm, "t5") ? 1 / sqrt((double)cfg->max_T) : !strcmp(nm, "lambda") ? 0.1 : 0;
+        double sd = !strcmp(nm, "E") || !strcmp(nm, "P") ? 1
+                    : !strcmp(nm, "t5")                  ? 1 / sqrt((double)cfg->max_T)
+                    : !strcmp(nm, "lambda")              ? 0.1
+                                                         : 0;
         attn_float one = (attn_float)(nm[0] == 'g' || (nm[0] == 'n' && nm[2] == 'g'));
         cnt = attn_tensor_numel(&t.p.value[i]);
         for (j = 0; j < cnt; j++)
-            v[j] = sd > 0 ? (attn_float)attn_rng_normal(rng, 0, sd) : p[i].ndim == 1 ? one : attn__init_draw(cfg->init, fan, rng);
+            v[j] = sd > 0           ? (attn_float)attn_rng_normal(rng, 0, sd)
+                   : p[i].ndim == 1 ? one
+                                    : attn__init_draw(cfg->init, fan, rng);
     }
     *m = t;
     return ATTN_OK;
@@ -6082,7 +6636,11 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
 {
     const attn_transformer_config *c = &m->cfg;
     memset(L, 0, sizeof *L);
-    L->att.kind = c->kinds[l]; L->att.H = c->heads; L->att.dk = c->dk; L->att.dv = c->dv; L->att.causal = c->causal;
+    L->att.kind = c->kinds[l];
+    L->att.H = c->heads;
+    L->att.dk = c->dk;
+    L->att.dv = c->dv;
+    L->att.causal = c->causal;
     L->att.scale = c->scale;
     L->att.lambda = attn__tf_t(m, l, ATTN__TF_LAMBDA, 0); L->att.gain = attn__tf_t(m, l, ATTN__TF_GAIN, 0);
     L->att.w2 = attn__tf_t(m, l, ATTN__TF_W2H, 0); L->att.lambda_init = attn_diff_lambda_init(l);
@@ -6117,28 +6675,49 @@ static int attn__tf_q(const attn_transformer *m, int l, int T)
    [B Tq d] (the last layer's Tq), its read-out rows xr [B R d] (x_L itself when Tq = R) and
    f = Norm(xr) [B R d], its mean and rstd [B R] each. */
 typedef struct {
-    attn_float *x, *a, *m1, *r1, *h, *bn, *m2, *r2, *u, *g, *u2, *a2, *bias, *aq, *att, *next; /* layer l < layers */
+    attn_float *x, *a, *m1, *r1, *h, *bn, *m2, *r2, *u, *g, *u2, *a2, *bias, *aq, *att,
+        *next;                                                                /* layer l < layers */
     attn_float *xr, *f, *mf, *rf;                                             /* l = layers: x is x_L */
 } attn__tf_cache;
 
 /* The T5 bias of a layer, [H, Tq, Tk] (0 without t5). */
-static size_t attn__tf_bias_floats(const attn_transformer *m, int Tq, int Tk) { return m->cfg.t5 ? (size_t)m->cfg.heads * Tq * Tk : 0; }
+static size_t attn__tf_bias_floats(const attn_transformer *m, int Tq, int Tk)
+{
+    return m->cfg.t5 ? (size_t)m->cfg.heads * Tq * Tk : 0;
+}
 
 /* The cache of layer l in floats, and its slots when c is not NULL. */
-static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T, attn_float *base, attn__tf_cache *c)
+static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T, attn_float *base,
+                                  attn__tf_cache *c)
 {
     attn_layer L;
     int Tq = attn__tf_q(m, l, T), i;
-    size_t N = (size_t)B * T, n = (size_t)B * Tq, d = (size_t)m->cfg.d, mlp = (size_t)m->cfg.mlp, glu = m->cfg.glu != 0, off = 0;
+    size_t N = (size_t)B * T, n = (size_t)B * Tq, d = (size_t)m->cfg.d, mlp = (size_t)m->cfg.mlp,
+           glu = m->cfg.glu != 0, off = 0;
     size_t sizes[15];
     attn_float **slots[15];
     attn__tf_layer(m, l, m->p.data, &L);
-    sizes[0] = sizes[1] = N * d; sizes[2] = sizes[3] = N; sizes[4] = sizes[5] = n * d; sizes[6] = sizes[7] = n;
-    sizes[8] = sizes[9] = n * mlp; sizes[10] = sizes[11] = glu * n * mlp; sizes[12] = attn__tf_bias_floats(m, Tq, T);
+    sizes[0] = sizes[1] = N * d;
+    sizes[2] = sizes[3] = N;
+    sizes[4] = sizes[5] = n * d;
+    sizes[6] = sizes[7] = n;
+    sizes[8] = sizes[9] = n * mlp;
+    sizes[10] = sizes[11] = glu * n * mlp;
+    sizes[12] = attn__tf_bias_floats(m, Tq, T);
     sizes[13] = Tq < T ? n * d : 0; sizes[14] = attn_layer_cache_floats(&L, B, Tq, T);
     if (c) {
-        slots[0] = &c->x; slots[1] = &c->a; slots[2] = &c->m1; slots[3] = &c->r1; slots[4] = &c->h; slots[5] = &c->bn;
-        slots[6] = &c->m2; slots[7] = &c->r2; slots[8] = &c->u; slots[9] = &c->g; slots[10] = &c->u2; slots[11] = &c->a2;
+        slots[0] = &c->x;
+        slots[1] = &c->a;
+        slots[2] = &c->m1;
+        slots[3] = &c->r1;
+        slots[4] = &c->h;
+        slots[5] = &c->bn;
+        slots[6] = &c->m2;
+        slots[7] = &c->r2;
+        slots[8] = &c->u;
+        slots[9] = &c->g;
+        slots[10] = &c->u2;
+        slots[11] = &c->a2;
         slots[12] = &c->bias; slots[13] = &c->aq; slots[14] = &c->att;
     }
     for (i = 0; i < 15; off += sizes[i++])
@@ -6148,7 +6727,8 @@ static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T
 }
 
 /* Maps the cache of layer l, or with l = layers the final norm's. */
-static void attn__tf_cache_map(const attn_transformer *m, int l, int B, int T, attn_float *base, attn__tf_cache *c)
+static void attn__tf_cache_map(const attn_transformer *m, int l, int B, int T, attn_float *base,
+                               attn__tf_cache *c)
 {
     int i, R = attn__tf_rows(m, T), Tq = attn__tf_q(m, m->cfg.layers - 1, T);
     size_t Rd = (size_t)B * R * m->cfg.d;
@@ -6193,7 +6773,8 @@ static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
 static size_t attn__tf_work_floats(const attn_transformer *m, int B, int T)
 {
     size_t N = (size_t)B * T, Tq = (size_t)attn__tf_q(m, m->cfg.layers - 1, T);
-    return 3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T, T) + (Tq < (size_t)T ? B * Tq * m->cfg.d : 0);
+    return 3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T, T) +
+           (Tq < (size_t)T ? B * Tq * m->cfg.d : 0);
 }
 
 ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int T)
@@ -6204,23 +6785,30 @@ ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int
 }
 
 /* out = Norm(in) over rows [N, d] with the gain and bias of a slot pair (RMSNorm keeps no mean). */
-static void attn__tf_norm(const attn_transformer *m, attn_float *out, attn_float *mean, attn_float *rstd, const attn_float *in,
-                          const attn_float *g, const attn_float *b, size_t N)
+static void attn__tf_norm(const attn_transformer *m, attn_float *out, attn_float *mean, attn_float *rstd,
+                          const attn_float *in, const attn_float *g, const attn_float *b, size_t N)
 {
     if (m->cfg.norm == ATTN_NORM_RMS) attn_rmsnorm_forward(out, rstd, in, g, (int)N, m->cfg.d, m->cfg.eps);
     else attn_layernorm_forward(out, mean, rstd, in, g, b, (int)N, m->cfg.d, m->cfg.eps, ATTN_LN_EPS_INSIDE);
 }
 
 /* din += Norm'(in) dout, dg (and db) accumulated. */
-static void attn__tf_norm_back(const attn_transformer *m, attn_float *din, attn_float *dg, attn_float *db, const attn_float *dout,
-                               const attn_float *in, const attn_float *g, const attn_float *mean, const attn_float *rstd, size_t N)
+static void attn__tf_norm_back(const attn_transformer *m, attn_float *din, attn_float *dg, attn_float *db,
+                               const attn_float *dout, const attn_float *in, const attn_float *g,
+                               const attn_float *mean, const attn_float *rstd, size_t N)
 {
     if (m->cfg.norm == ATTN_NORM_RMS) attn_rmsnorm_backward(din, dg, dout, in, g, rstd, (int)N, m->cfg.d);
-    else attn_layernorm_backward(din, dg, db, dout, in, g, mean, rstd, (int)N, m->cfg.d, m->cfg.eps, ATTN_LN_EPS_INSIDE);
+    else
+        attn_layernorm_backward(din, dg, db, dout, in, g, mean, rstd, (int)N, m->cfg.d, m->cfg.eps,
+                                ATTN_LN_EPS_INSIDE);
 }
 
 /* The last R of every T rows of d floats, part [B, R, d] against full [B, T, d]. */
-enum { ATTN__ROWS_GET, ATTN__ROWS_ADD_GET, ATTN__ROWS_ADD_PUT }; /* part = full's; part += full's; full's += part */
+enum {
+    ATTN__ROWS_GET,
+    ATTN__ROWS_ADD_GET,
+    ATTN__ROWS_ADD_PUT
+}; /* part = full's; part += full's; full's += part */
 static void attn__tf_lastrows(attn_float *part, attn_float *full, int B, int T, int R, int d, int op)
 {
     int b;
@@ -6240,23 +6828,29 @@ static const int *attn__tf_segments(const attn_transformer *m, const int *tokens
     if (!m->cfg.doc_mask) return NULL;
     seg = (int *)(attn__align_ptr(work, attn__tf_layer_work(m, B, T)) + attn__tf_work_floats(m, B, T));
     for (b = 0; b < B; b++)
-        for (t = 0; t < T; t++) seg[(size_t)b * T + t] = (t ? seg[(size_t)b * T + t - 1] : 0) + (tokens[(size_t)b * T + t] == m->cfg.bos);
+        for (t = 0; t < T; t++)
+            seg[(size_t)b * T + t] = (t ? seg[(size_t)b * T + t - 1] : 0) +
+                                     (tokens[(size_t)b * T + t] == m->cfg.bos);
     return seg;
 }
 
-static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache, const int *tokens,
-                                 const attn_float *x, int B, int T, const void *work, size_t work_bytes)
+static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache,
+                                 const int *tokens, const attn_float *x, int B, int T, const void *work,
+                                 size_t work_bytes)
 {
     if (!m || !cache || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache or work is NULL", fn);
     ATTN__TRY(attn__tf_check(fn, &m->cfg));
     if (m->cfg.vocab ? !tokens || x : !x || tokens)
-        return attn__fail(ATTN_ERR_ARG, "%s: the model takes %s: pass them, and NULL for the other", fn, m->cfg.vocab ? "tokens" : "dense inputs x");
-    if (m->cfg.doc_mask && !m->cfg.vocab) return attn__fail(ATTN_ERR_ARG, "%s: document masking needs token inputs", fn);
+        return attn__fail(ATTN_ERR_ARG, "%s: the model takes %s: pass them, and NULL for the other", fn,
+                          m->cfg.vocab ? "tokens" : "dense inputs x");
+    if (m->cfg.doc_mask && !m->cfg.vocab)
+        return attn__fail(ATTN_ERR_ARG, "%s: document masking needs token inputs", fn);
     if (B < 1 || T < 1 || T > m->cfg.max_T || attn__tf_rows(m, T) > T)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1 and T = %d in max(1, readout %d) .. max_T %d", fn, B, T, m->cfg.readout, m->cfg.max_T);
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1 and T = %d in max(1, readout %d) .. max_T %d", fn,
+                          B, T, m->cfg.readout, m->cfg.max_T);
     if (work_bytes < attn_transformer_work_bytes(m, B, T))
-        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
-                          (unsigned long)attn_transformer_work_bytes(m, B, T));
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_work_bytes() asks for %lu",
+                          fn, (unsigned long)work_bytes, (unsigned long)attn_transformer_work_bytes(m, B, T));
     return ATTN_OK;
 }
 
@@ -6275,40 +6869,55 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     seg = attn__tf_segments(m, tokens, B, T, work);
     cf = &m->cfg; N = (size_t)B * T; R = attn__tf_rows(m, T);
     attn__tf_cache_map(m, 0, B, T, cache, &c);
-    if (tokens) ATTN__TRY(attn_embedding_forward(c.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), (int)N, cf->vocab, cf->d));
-    else attn_linear_forward(c.x, x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 0), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BIN, 0), (int)N, cf->in_dim, cf->d);
-    if (cf->pos == ATTN_POS_LEARNED) attn_pos_learned_forward(c.x, c.x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 0), B, T, cf->d, cf->max_T);
+    if (tokens)
+        ATTN__TRY(attn_embedding_forward(c.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), (int)N,
+                                         cf->vocab, cf->d));
+    else
+        attn_linear_forward(c.x, x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 0),
+                            attn__tf_t(m, ATTN__TF_G, ATTN__TF_BIN, 0), (int)N, cf->in_dim, cf->d);
+    if (cf->pos == ATTN_POS_LEARNED)
+        attn_pos_learned_forward(c.x, c.x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 0), B, T, cf->d, cf->max_T);
     for (l = 0; l < cf->layers; l++) {
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, cache, &c);
         attn__tf_layer(m, l, c.bias, &L);
         L.att.segment = seg;
-        if (cf->t5) attn_t5_bias_forward(c.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), cf->heads, Tq, T, cf->max_T);
+        if (cf->t5)
+            attn_t5_bias_forward(c.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), cf->heads, Tq, T, cf->max_T);
         /* h = x + Attn(Norm(x)) over the layer's Tq query rows (the last ones) */
-        attn__tf_norm(m, c.a, c.m1, c.r1, c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0), attn__tf_t(m, l, ATTN__TF_N1B, 0), N);
+        attn__tf_norm(m, c.a, c.m1, c.r1, c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0),
+                      attn__tf_t(m, l, ATTN__TF_N1B, 0), N);
         if (Tq < T) attn__tf_lastrows(c.aq, c.a, B, T, Tq, cf->d, ATTN__ROWS_GET);
-        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T, work, work_bytes));
+        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T, work,
+                                     work_bytes));
         attn__tf_lastrows(c.h, c.x, B, T, Tq, cf->d, ATTN__ROWS_ADD_GET);
         /* x' = h + W2 act(W1 Norm(h) + b1) + b2 */
-        attn__tf_norm(m, c.bn, c.m2, c.r2, c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0), attn__tf_t(m, l, ATTN__TF_N2B, 0), n);
-        attn_linear_forward(c.u, c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), attn__tf_t(m, l, ATTN__TF_B1, 0), (int)n, cf->d, cf->mlp);
+        attn__tf_norm(m, c.bn, c.m2, c.r2, c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0),
+                      attn__tf_t(m, l, ATTN__TF_N2B, 0), n);
+        attn_linear_forward(c.u, c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), attn__tf_t(m, l, ATTN__TF_B1, 0),
+                            (int)n, cf->d, cf->mlp);
         if (cf->glu) { /* g = u act(W3 bn + b3) */
             size_t k;
-            attn_linear_forward(c.u2, c.bn, attn__tf_t(m, l, ATTN__TF_W3, 0), attn__tf_t(m, l, ATTN__TF_B3, 0), (int)n, cf->d, cf->mlp);
+            attn_linear_forward(c.u2, c.bn, attn__tf_t(m, l, ATTN__TF_W3, 0),
+                                attn__tf_t(m, l, ATTN__TF_B3, 0), (int)n, cf->d, cf->mlp);
             attn_act_forward(c.a2, c.u2, n * cf->mlp, cf->act);
             for (k = 0; k < n * cf->mlp; k++) c.g[k] = c.u[k] * c.a2[k];
         } else {
             attn_act_forward(c.g, c.u, n * cf->mlp, cf->act);
         }
-        attn_linear_forward(c.next, c.g, attn__tf_t(m, l, ATTN__TF_W2, 0), attn__tf_t(m, l, ATTN__TF_B2, 0), (int)n, cf->mlp, cf->d);
+        attn_linear_forward(c.next, c.g, attn__tf_t(m, l, ATTN__TF_W2, 0), attn__tf_t(m, l, ATTN__TF_B2, 0),
+                            (int)n, cf->mlp, cf->d);
         attn_axpy(n * cf->d, 1, c.h, c.next);
     }
     /* y = Wout Norm(xr) + bout, xr the read-out rows of x_L */
     attn__tf_cache_map(m, cf->layers, B, T, cache, &c);
-    if (c.xr != c.x) attn__tf_lastrows(c.xr, c.x, B, attn__tf_q(m, cf->layers - 1, T), R, cf->d, ATTN__ROWS_GET);
-    attn__tf_norm(m, c.f, c.mf, c.rf, c.xr, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0), attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 0), (size_t)B * R);
-    return attn_linear_forward(y, c.f, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 0), B * R, cf->d, cf->out);
+    if (c.xr != c.x)
+        attn__tf_lastrows(c.xr, c.x, B, attn__tf_q(m, cf->layers - 1, T), R, cf->d, ATTN__ROWS_GET);
+    attn__tf_norm(m, c.f, c.mf, c.rf, c.xr, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0),
+                  attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 0), (size_t)B * R);
+    return attn_linear_forward(y, c.f, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0),
+                               attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 0), B * R, cf->d, cf->out);
 }
 
 ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_float *dy,
@@ -6330,15 +6939,23 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
     TqL = attn__tf_q(m, cf->layers - 1, T);
     lw = attn__tf_layer_work(m, B, T);
-    dX = attn__align_ptr(work, lw); dH = dX + Nd; dA = dH + Nd; dG = dA + Nd; dU = dG + N * cf->mlp; dB = dU + N * cf->mlp;
+    dX = attn__align_ptr(work, lw);
+    dH = dX + Nd;
+    dA = dH + Nd;
+    dG = dA + Nd;
+    dU = dG + N * cf->mlp;
+    dB = dU + N * cf->mlp;
     dAq = dB + attn__tf_bias_floats(m, T, T);
-    /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L [B TqL d] in dX */
+    /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L [B TqL d] in dX
+       */
     attn__tf_cache_map(m, cf->layers, B, T, (attn_float *)cache, &c);
     memset(dA, 0, sizeof(attn_float) * Rd);
-    attn_linear_backward(dA, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 1), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 1), dy, c.f,
+    attn_linear_backward(dA, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 1),
+                         attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 1), dy, c.f,
                          attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0), B * R, cf->d, cf->out);
     memset(dH, 0, sizeof(attn_float) * Rd);
-    attn__tf_norm_back(m, dH, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 1), attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 1), dA, c.xr,
+    attn__tf_norm_back(m, dH, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 1),
+                       attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 1), dA, c.xr,
                        attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0), c.mf, c.rf, (size_t)B * R);
     memset(dX, 0, sizeof(attn_float) * B * TqL * cf->d);
     attn__tf_lastrows(dH, dX, B, TqL, R, cf->d, ATTN__ROWS_ADD_PUT);
@@ -6356,22 +6973,23 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         attn_linear_backward(dG, attn__tf_t(m, l, ATTN__TF_W2, 1), attn__tf_t(m, l, ATTN__TF_B2, 1), dX, c.g,
                              attn__tf_t(m, l, ATTN__TF_W2, 0), (int)n, cf->mlp, cf->d);
         memset(dA, 0, sizeof(attn_float) * n * cf->d);
-        if (cf->glu) { /* g = u a2, a2 = act(u2): du = dg a2 (dU), then dz = dg u (dG) and du2 = act'(u2) dz (dU) */
+        /* glu: g = u a2, a2 = act(u2): du = dg a2 (dU), then dz = dg u (dG), du2 = act'(u2) dz (dU) */
+        if (cf->glu) {
             size_t k;
             for (k = 0; k < n * cf->mlp; k++) { dU[k] = dG[k] * c.a2[k]; dG[k] *= c.u[k]; }
-            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU, c.bn,
-                                 attn__tf_t(m, l, ATTN__TF_W1, 0), (int)n, cf->d, cf->mlp);
+            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU,
+                                 c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), (int)n, cf->d, cf->mlp);
             memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
             attn_act_backward(dU, dG, c.u2, n * cf->mlp, cf->act);
-            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W3, 1), attn__tf_t(m, l, ATTN__TF_B3, 1), dU, c.bn,
-                                 attn__tf_t(m, l, ATTN__TF_W3, 0), (int)n, cf->d, cf->mlp);
+            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W3, 1), attn__tf_t(m, l, ATTN__TF_B3, 1), dU,
+                                 c.bn, attn__tf_t(m, l, ATTN__TF_W3, 0), (int)n, cf->d, cf->mlp);
         } else {
             attn_act_backward(dU, dG, c.u, n * cf->mlp, cf->act);
-            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU, c.bn,
-                                 attn__tf_t(m, l, ATTN__TF_W1, 0), (int)n, cf->d, cf->mlp);
+            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU,
+                                 c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), (int)n, cf->d, cf->mlp);
         }
-        attn__tf_norm_back(m, dH, attn__tf_t(m, l, ATTN__TF_N2G, 1), attn__tf_t(m, l, ATTN__TF_N2B, 1), dA, c.h,
-                           attn__tf_t(m, l, ATTN__TF_N2G, 0), c.m2, c.r2, n);
+        attn__tf_norm_back(m, dH, attn__tf_t(m, l, ATTN__TF_N2G, 1), attn__tf_t(m, l, ATTN__TF_N2B, 1), dA,
+                           c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0), c.m2, c.r2, n);
         /* h = x + Attn(a), a = Norm(x), h on the last Tq rows: dx in dX */
         if (Tq < T) {
             memset(dX, 0, sizeof(attn_float) * Nd);
@@ -6390,19 +7008,24 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         lg.dbias = cf->t5 ? dB : NULL;
         if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, Tq, T));
         if (Tq < T) memset(dAq, 0, sizeof(attn_float) * n * cf->d);
-        ATTN__TRY(attn_layer_backward(&L, Tq < T ? dAq : dA, Tq < T ? dA : NULL, &lg, dH, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, c.att, B, Tq, T,
-                                      work, lw));
-        if (Tq < T) attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d, ATTN__ROWS_ADD_PUT); /* the queries' da joins the keys' and values' */
+        ATTN__TRY(attn_layer_backward(&L, Tq < T ? dAq : dA, Tq < T ? dA : NULL, &lg, dH, Tq < T ? c.aq : c.a,
+                                      Tq < T ? c.a : NULL, c.att, B, Tq, T, work, lw));
+        if (Tq < T)
+            attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d,
+                              ATTN__ROWS_ADD_PUT); /* the queries' da joins the keys' and values' */
         if (cf->t5) attn_t5_bias_backward(attn__tf_t(m, l, ATTN__TF_T5, 1), dB, cf->heads, Tq, T, cf->max_T);
-        attn__tf_norm_back(m, dX, attn__tf_t(m, l, ATTN__TF_N1G, 1), attn__tf_t(m, l, ATTN__TF_N1B, 1), dA, c.x,
-                           attn__tf_t(m, l, ATTN__TF_N1G, 0), c.m1, c.r1, N);
+        attn__tf_norm_back(m, dX, attn__tf_t(m, l, ATTN__TF_N1G, 1), attn__tf_t(m, l, ATTN__TF_N1B, 1), dA,
+                           c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0), c.m1, c.r1, N);
     }
     /* x_0 = E[tok] or Win x + bin (+ P[t]) */
-    if (cf->pos == ATTN_POS_LEARNED) attn_pos_learned_backward(NULL, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 1), dX, B, T, cf->d, cf->max_T);
+    if (cf->pos == ATTN_POS_LEARNED)
+        attn_pos_learned_backward(NULL, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 1), dX, B, T, cf->d, cf->max_T);
     if (x)
-        return attn_linear_backward(NULL, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 1), attn__tf_t(m, ATTN__TF_G, ATTN__TF_BIN, 1), dX, x,
+        return attn_linear_backward(NULL, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 1),
+                                    attn__tf_t(m, ATTN__TF_G, ATTN__TF_BIN, 1), dX, x,
                                     attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 0), (int)N, cf->in_dim, cf->d);
-    return attn_embedding_backward(attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 1), dX, tokens, (int)N, cf->vocab, cf->d);
+    return attn_embedding_backward(attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 1), dX, tokens, (int)N, cf->vocab,
+                                   cf->d);
 }
 
 /* The weights [B, H, Tq, Tk] of attention layer L, recomputed from its cache (dropout off); work:
@@ -6412,10 +7035,12 @@ static size_t attn__layer_weights_bytes(const attn_layer *L, int B, int Tq, int 
     attn_attention_desc d;
     attn__layer_desc(L, B, Tq, Tk, &d);
     d.dropout = 0;
-    return attn_attention_workspace(&d) + ATTN_ALIGN + sizeof(attn_float) * ((size_t)B * d.H * Tq * d.dv + attn_attention_stats_floats(&d));
+    return attn_attention_workspace(&d) + ATTN_ALIGN +
+           sizeof(attn_float) * ((size_t)B * d.H * Tq * d.dv + attn_attention_stats_floats(&d));
 }
 
-static attn_status attn__layer_weights(const attn_layer *L, attn_float *weights, const attn_float *lcache, int B, int Tq, int Tk, void *work)
+static attn_status attn__layer_weights(const attn_layer *L, attn_float *weights, const attn_float *lcache,
+                                       int B, int Tq, int Tk, void *work)
 {
     attn__layer_cache lc;
     attn_attention_desc d;
@@ -6424,7 +7049,8 @@ static attn_status attn__layer_weights(const attn_layer *L, attn_float *weights,
     d.dropout = 0;
     attn__layer_cache_map(L, B, Tq, Tk, (attn_float *)lcache, &lc);
     O = attn__align_ptr(work, attn_attention_workspace(&d));
-    return attn_attention_forward(&d, O, O + (size_t)B * d.H * Tq * d.dv, weights, lc.Q, lc.K, lc.V, work, attn_attention_workspace(&d));
+    return attn_attention_forward(&d, O, O + (size_t)B * d.H * Tq * d.dv, weights, lc.Q, lc.K, lc.V, work,
+                                  attn_attention_workspace(&d));
 }
 
 /* A layer that ran only its read-out queries (attn__tf_q) is run again in full for its weights:
@@ -6442,8 +7068,10 @@ ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, in
     if (!attn__sizes_ok(__func__, m, B, T, m ? m->cfg.max_T : 0)) return 0;
     for (l = 0; l < m->cfg.layers; l++) {
         attn__tf_layer(m, l, m->p.data, &L);
-        full = attn__tf_q(m, l, T) < T ? ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T) : 0;
-        w = ATTN__MAX(w, full + ATTN__MAX(attn__layer_weights_bytes(&L, B, T, T), full ? attn_layer_work_bytes(&L, B, T, T) : 0));
+        full = attn__tf_q(m, l, T) < T ? ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T)
+                                       : 0;
+        w = ATTN__MAX(w, full + ATTN__MAX(attn__layer_weights_bytes(&L, B, T, T),
+                                          full ? attn_layer_work_bytes(&L, B, T, T) : 0));
     }
     return w;
 }
@@ -6457,16 +7085,21 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
     ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
     ATTN__TRY(attn__tf_check(__func__, &m->cfg));
     if (layer < 0 || layer >= m->cfg.layers || B < 1 || T < 1 || T > m->cfg.max_T)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: layer %d of %d, B = %d, T = %d (max_T %d)", __func__, layer, m->cfg.layers, B, T, m->cfg.max_T);
+        return attn__fail(ATTN_ERR_SHAPE, "%s: layer %d of %d, B = %d, T = %d (max_T %d)", __func__, layer,
+                          m->cfg.layers, B, T, m->cfg.max_T);
     if (work_bytes < attn_transformer_weights_work_bytes(m, B, T))
-        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_weights_work_bytes() asks for %lu", __func__,
-                          (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
+        return attn__fail(
+            ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_weights_work_bytes() asks for %lu",
+            __func__, (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
     attn__tf_cache_map(m, layer, B, T, (attn_float *)cache, &c);
     attn__tf_layer(m, layer, c.bias, &L);
     if (attn__tf_q(m, layer, T) < T) { /* every query again, from the layer's cached input a */
-        attn_float *lc = attn__align_ptr(work, 0), *bias = lc + attn_layer_cache_floats(&L, B, T, T), *y = bias + attn__tf_bias_floats(m, T, T);
+        attn_float *lc = attn__align_ptr(work, 0), *bias = lc + attn_layer_cache_floats(&L, B, T, T),
+                   *y = bias + attn__tf_bias_floats(m, T, T);
         size_t used = ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T);
-        if (m->cfg.t5) attn_t5_bias_forward(bias, attn__tf_t(m, layer, ATTN__TF_T5, 0), m->cfg.heads, T, T, m->cfg.max_T);
+        if (m->cfg.t5)
+            attn_t5_bias_forward(bias, attn__tf_t(m, layer, ATTN__TF_T5, 0), m->cfg.heads, T, T,
+                                 m->cfg.max_T);
         L.att.bias = m->cfg.t5 ? bias : NULL;
         L.att.dropout = 0;
         ATTN__TRY(attn_layer_forward(&L, y, lc, c.a, NULL, B, T, T, (char *)work + used, work_bytes - used));
@@ -6513,21 +7146,31 @@ static attn_status attn__s2s_check(const char *fn, const attn_seq2seq_config *c)
 {
     attn_attention_desc a;
     if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
-    if (c->src_vocab < 1 || c->tgt_vocab < 1 || c->d < 1 || c->heads < 1 || c->dk < 1 || c->dv < 1 || c->mlp < 1 || c->max_src < 1 ||
-        c->max_tgt < 1 || c->enc_layers < 1 || c->enc_layers > ATTN_MAX_LAYERS || c->dec_layers < 1 || c->dec_layers > ATTN_MAX_LAYERS)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: vocabularies %d, %d, d %d, heads %d, dk %d, dv %d, mlp %d, max_src %d, max_tgt %d must be >= 1, layers %d, %d in 1 .. %d",
-                          fn, c->src_vocab, c->tgt_vocab, c->d, c->heads, c->dk, c->dv, c->mlp, c->max_src, c->max_tgt, c->enc_layers, c->dec_layers,
-                          ATTN_MAX_LAYERS);
+    if (c->src_vocab < 1 || c->tgt_vocab < 1 || c->d < 1 || c->heads < 1 || c->dk < 1 || c->dv < 1 ||
+        c->mlp < 1 || c->max_src < 1 || c->max_tgt < 1 || c->enc_layers < 1 ||
+        c->enc_layers > ATTN_MAX_LAYERS || c->dec_layers < 1 || c->dec_layers > ATTN_MAX_LAYERS)
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: vocabularies %d, %d, d %d, heads %d, dk %d, dv %d, mlp %d, max_src %d, "
+                          "max_tgt %d must be >= 1, layers %d, %d in 1 .. %d",
+                          fn, c->src_vocab, c->tgt_vocab, c->d, c->heads, c->dk, c->dv, c->mlp, c->max_src,
+                          c->max_tgt, c->enc_layers, c->dec_layers, ATTN_MAX_LAYERS);
     if ((long long)c->heads * c->dk > INT_MAX || (long long)c->heads * c->dv > INT_MAX)
-        return attn__fail(ATTN_ERR_OVERFLOW, "%s: heads %d times dk %d or dv %d overflows int", fn, c->heads, c->dk, c->dv);
-    if (c->pad < -1 || c->pad >= c->src_vocab) return attn__fail(ATTN_ERR_ARG, "%s: pad %d is not -1 or a source token", fn, c->pad);
+        return attn__fail(ATTN_ERR_OVERFLOW, "%s: heads %d times dk %d or dv %d overflows int", fn, c->heads,
+                          c->dk, c->dv);
+    if (c->pad < -1 || c->pad >= c->src_vocab)
+        return attn__fail(ATTN_ERR_ARG, "%s: pad %d is not -1 or a source token", fn, c->pad);
     if (attn__flags(c->kind) & ATTN_KF_PARAMS)
-        return attn__fail(ATTN_ERR_ARG, "%s: %s attention carries parameters of its own; the encoder-decoder takes the other kinds", fn,
-                          attn_kind_get(c->kind)->name);
-    if ((int)c->ln_eps < 0 || c->ln_eps > ATTN_LN_EPS_OUTSIDE || (int)c->init < 0 || c->init >= ATTN_INIT_COUNT)
-        return attn__fail(ATTN_ERR_ARG, "%s: unknown LN form (%d) or initialisation (%d)", fn, (int)c->ln_eps, (int)c->init);
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "%s: %s attention carries parameters of its own; the encoder-decoder takes the other kinds", fn,
+            attn_kind_get(c->kind)->name);
+    if ((int)c->ln_eps < 0 || c->ln_eps > ATTN_LN_EPS_OUTSIDE || (int)c->init < 0 ||
+        c->init >= ATTN_INIT_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "%s: unknown LN form (%d) or initialisation (%d)", fn, (int)c->ln_eps,
+                          (int)c->init);
     if (!(c->eps > 0) || !attn__finite(c->eps) || !(c->dropout >= 0 && c->dropout < 1))
-        return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0 and dropout = %g in [0, 1)", fn, (double)c->eps, (double)c->dropout);
+        return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0 and dropout = %g in [0, 1)", fn,
+                          (double)c->eps, (double)c->dropout);
     memset(&a, 0, sizeof a);
     a.kind = c->kind; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv;
     if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads;
@@ -6547,7 +7190,8 @@ static int attn__s2s_descs(const attn_seq2seq_config *c, attn_param_desc *p)
     static const char *an[ATTN__S2S_ATT_TENSORS] = {"Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo", "g", "b"};
     static const char *fn[ATTN__S2S_FFN_TENSORS] = {"W1", "b1", "W2", "b2", "g", "b"};
     int d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, n = 0, s, k;
-    int as[ATTN__S2S_ATT_TENSORS][3] = {{2, hk, d}, {1, hk}, {2, hk, d}, {1, hk}, {2, hv, d}, {1, hv}, {2, d, hv}, {1, d}, {1, d}, {1, d}};
+    int as[ATTN__S2S_ATT_TENSORS][3] = {{2, hk, d}, {1, hk},    {2, hk, d}, {1, hk}, {2, hv, d},
+                                        {1, hv},    {2, d, hv}, {1, d},     {1, d},  {1, d}};
     int fs[ATTN__S2S_FFN_TENSORS][3] = {{2, c->mlp, d}, {1, c->mlp}, {2, d, c->mlp}, {1, d}, {1, d}, {1, d}};
     attn__pdesc(p ? p + n : NULL, "Es", 2, c->src_vocab, d); n++;
     attn__pdesc(p ? p + n : NULL, "Et", 2, c->tgt_vocab, d); n++;
@@ -6564,7 +7208,8 @@ static int attn__s2s_descs(const attn_seq2seq_config *c, attn_param_desc *p)
 }
 
 /* The descriptors of a valid configuration in *p (ATTN_MALLOC; the caller frees); their number. */
-static attn_status attn__s2s_alloc_descs(const char *fn, const attn_seq2seq_config *c, attn_param_desc **p, int *n)
+static attn_status attn__s2s_alloc_descs(const char *fn, const attn_seq2seq_config *c, attn_param_desc **p,
+                                         int *n)
 {
     ATTN__TRY(attn__s2s_check(fn, c));
     *n = attn__s2s_descs(c, NULL);
@@ -6585,7 +7230,8 @@ static size_t attn__s2s_block(const char *fn, const attn_seq2seq_config *cfg, si
     int i, n;
     if (attn__s2s_alloc_descs(fn, cfg, &p, &n) != ATTN_OK) return 0;
     for (i = 0; i < n; i++) total += attn__shape_numel(p[i].ndim, p[i].shape);
-    if (!(*floats = attn__block_floats(p, n, fb))) total = 0, attn__fail(ATTN_ERR_OVERFLOW, "%s: the parameter block overflows size_t", fn);
+    if (!(*floats = attn__block_floats(p, n, fb)))
+        total = 0, attn__fail(ATTN_ERR_OVERFLOW, "%s: the parameter block overflows size_t", fn);
     ATTN_FREE(p);
     return total;
 }
@@ -6594,8 +7240,16 @@ ATTNDEF attn_seq2seq_config attn_seq2seq_config_default(void)
 {
     attn_seq2seq_config c;
     memset(&c, 0, sizeof c);
-    c.src_vocab = c.tgt_vocab = ATTN_DIGITS_VOCAB; c.pad = ATTN_DIGITS_PAD; c.d = 128; c.heads = 8; c.dk = c.dv = 16; c.mlp = 512;
-    c.enc_layers = c.dec_layers = 1; c.max_src = c.max_tgt = 16; c.kind = ATTN_SOFTMAX; c.eps = (attn_float)1e-6;
+    c.src_vocab = c.tgt_vocab = ATTN_DIGITS_VOCAB;
+    c.pad = ATTN_DIGITS_PAD;
+    c.d = 128;
+    c.heads = 8;
+    c.dk = c.dv = 16;
+    c.mlp = 512;
+    c.enc_layers = c.dec_layers = 1;
+    c.max_src = c.max_tgt = 16;
+    c.kind = ATTN_SOFTMAX;
+    c.eps = (attn_float)1e-6;
     c.ln_eps = ATTN_LN_EPS_OUTSIDE; c.dropout = (attn_float)0.1; c.init = ATTN_INIT_UNIFORM;
     return c;
 }
@@ -6625,8 +7279,9 @@ ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config
         attn_tensor *v = &t.p.value[i];
         cnt = attn_tensor_numel(v);
         for (j = 0; j < cnt; j++)
-            v->data[j] = i < 2 ? (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->d))
-                         : v->ndim == 2 ? attn__init_draw(cfg->init, v->shape[1], rng) : (attn_float)(t.p.name[i][0] == 'g');
+            v->data[j] = i < 2          ? (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->d))
+                         : v->ndim == 2 ? attn__init_draw(cfg->init, v->shape[1], rng)
+                                        : (attn_float)(t.p.name[i][0] == 'g');
     }
     *m = t;
     return ATTN_OK;
@@ -6647,8 +7302,14 @@ static void attn__s2s_layer(const attn_seq2seq *m, int s, const unsigned char *m
     L->att.causal = t == ATTN__S2S_CAUSAL;
     L->att.key_mask = t == ATTN__S2S_CAUSAL ? NULL : mask;
     L->C = L->Cout = c->d;
-    L->Wq = attn__s2s_t(m, s, 0, 0); L->bq = attn__s2s_t(m, s, 1, 0); L->Wk = attn__s2s_t(m, s, 2, 0); L->bk = attn__s2s_t(m, s, 3, 0);
-    L->Wv = attn__s2s_t(m, s, 4, 0); L->bv = attn__s2s_t(m, s, 5, 0); L->Wo = attn__s2s_t(m, s, 6, 0); L->bo = attn__s2s_t(m, s, 7, 0);
+    L->Wq = attn__s2s_t(m, s, 0, 0);
+    L->bq = attn__s2s_t(m, s, 1, 0);
+    L->Wk = attn__s2s_t(m, s, 2, 0);
+    L->bk = attn__s2s_t(m, s, 3, 0);
+    L->Wv = attn__s2s_t(m, s, 4, 0);
+    L->bv = attn__s2s_t(m, s, 5, 0);
+    L->Wo = attn__s2s_t(m, s, 6, 0);
+    L->bo = attn__s2s_t(m, s, 7, 0);
 }
 
 /* Floats holding n bytes. */
@@ -6669,7 +7330,8 @@ static size_t attn__s2s_sub_floats(const attn_seq2seq *m, int s, int B, int Ts, 
     int Tq, Tk;
     attn__s2s_shape(&m->cfg, s, Ts, Tt, &Tq, &Tk);
     N = (size_t)B * Tq; Nd = N * m->cfg.d;
-    if (attn__s2s_type(&m->cfg, s) == ATTN__S2S_FFN) return 2 * Nd + 2 * N + attn__bytes_floats(Nd) + 2 * N * m->cfg.mlp;
+    if (attn__s2s_type(&m->cfg, s) == ATTN__S2S_FFN)
+        return 2 * Nd + 2 * N + attn__bytes_floats(Nd) + 2 * N * m->cfg.mlp;
     attn__s2s_layer(m, s, NULL, &L);
     return 2 * Nd + 2 * N + attn__bytes_floats(Nd) + attn_layer_cache_floats(&L, B, Tq, Tk);
 }
@@ -6680,14 +7342,16 @@ static size_t attn__s2s_sub_floats(const attn_seq2seq *m, int s, int B, int Ts, 
    the next region's start, so the encoder's part does not depend on Tt. */
 static size_t attn__s2s_enc_floats(const attn_seq2seq *m, int B, int Ts)
 {
-    size_t Nd = (size_t)B * Ts * m->cfg.d, n = attn__bytes_floats((size_t)B * Ts) + attn__bytes_floats(Nd) + Nd;
+    size_t Nd = (size_t)B * Ts * m->cfg.d,
+           n = attn__bytes_floats((size_t)B * Ts) + attn__bytes_floats(Nd) + Nd;
     int s;
     for (s = 0; s < 2 * m->cfg.enc_layers; s++) n += attn__s2s_sub_floats(m, s, B, Ts, 1);
     return n;
 }
 
 /* Maps sublayer s's cache into *c; returns its output (for the last sublayers: e_L, y_L). */
-static attn_float *attn__s2s_map(const attn_seq2seq *m, int s, int B, int Ts, int Tt, const attn_float *cache, attn__s2s_cache *c)
+static attn_float *attn__s2s_map(const attn_seq2seq *m, int s, int B, int Ts, int Tt, const attn_float *cache,
+                                 attn__s2s_cache *c)
 {
     int Le2 = 2 * m->cfg.enc_layers, i, Tq, Tk;
     attn_float *base = (attn_float *)cache, *after;
@@ -6697,7 +7361,11 @@ static attn_float *attn__s2s_map(const attn_seq2seq *m, int s, int B, int Ts, in
     for (i = s < Le2 ? 0 : Le2; i < s; i++) base += attn__s2s_sub_floats(m, i, B, Ts, Tt);
     attn__s2s_shape(&m->cfg, s, Ts, Tt, &Tq, &Tk);
     N = (size_t)B * Tq; Nd = N * m->cfg.d;
-    c->x = base; c->r = base + Nd; c->mean = c->r + Nd; c->rstd = c->mean + N; c->keep = (unsigned char *)(c->rstd + N);
+    c->x = base;
+    c->r = base + Nd;
+    c->mean = c->r + Nd;
+    c->rstd = c->mean + N;
+    c->keep = (unsigned char *)(c->rstd + N);
     after = c->rstd + N + attn__bytes_floats(Nd);
     c->u = c->h = c->att = NULL;
     if (attn__s2s_type(&m->cfg, s) == ATTN__S2S_FFN) { c->u = after; c->h = after + N * m->cfg.mlp; }
@@ -6709,10 +7377,13 @@ ATTNDEF size_t attn_seq2seq_cache_floats(const attn_seq2seq *m, int B, int Ts, i
 {
     size_t n, Nd;
     int s;
-    if (!attn__sizes_ok(__func__, m, B, Ts, m ? m->cfg.max_src : 0) || !attn__sizes_ok(__func__, m, B, Tt, m->cfg.max_tgt)) return 0;
+    if (!attn__sizes_ok(__func__, m, B, Ts, m ? m->cfg.max_src : 0) ||
+        !attn__sizes_ok(__func__, m, B, Tt, m->cfg.max_tgt))
+        return 0;
     Nd = (size_t)B * Tt * m->cfg.d;
     n = attn__s2s_enc_floats(m, B, Ts) + attn__bytes_floats(Nd) + Nd;
-    for (s = 2 * m->cfg.enc_layers; s < attn__s2s_subs(&m->cfg); s++) n += attn__s2s_sub_floats(m, s, B, Ts, Tt);
+    for (s = 2 * m->cfg.enc_layers; s < attn__s2s_subs(&m->cfg); s++)
+        n += attn__s2s_sub_floats(m, s, B, Ts, Tt);
     return n;
 }
 
@@ -6725,7 +7396,8 @@ typedef struct {
 
 static size_t attn__s2s_layer_work(const attn_seq2seq *m, int B, int Ts, int Tt)
 {
-    int one[3] = {0, 2 * m->cfg.enc_layers, 2 * m->cfg.enc_layers + 1}; /* a self, a causal and a cross-attention */
+    int one[3] = {0, 2 * m->cfg.enc_layers,
+                  2 * m->cfg.enc_layers + 1}; /* a self, a causal and a cross-attention */
     attn_layer L;
     size_t w = 0;
     int i, Tq, Tk;
@@ -6739,7 +7411,8 @@ static size_t attn__s2s_layer_work(const attn_seq2seq *m, int B, int Ts, int Tt)
 
 static size_t attn__s2s_work_map(const attn_seq2seq *m, int B, int Ts, int Tt, void *work, attn__s2s_work *w)
 {
-    size_t N = (size_t)B * ATTN__MAX(Ts, Tt), Nd = N * m->cfg.d, Nm = N * m->cfg.mlp, lw = attn__s2s_layer_work(m, B, Ts, Tt);
+    size_t N = (size_t)B * ATTN__MAX(Ts, Tt), Nd = N * m->cfg.d, Nm = N * m->cfg.mlp,
+           lw = attn__s2s_layer_work(m, B, Ts, Tt);
     if (w) {
         w->lw = lw;
         w->dX = attn__align_ptr(work, lw); w->dR = w->dX + Nd; w->dS = w->dR + Nd;
@@ -6750,31 +7423,41 @@ static size_t attn__s2s_work_map(const attn_seq2seq *m, int B, int Ts, int Tt, v
 
 ATTNDEF size_t attn_seq2seq_work_bytes(const attn_seq2seq *m, int B, int Ts, int Tt)
 {
-    if (!attn__sizes_ok(__func__, m, B, Ts, m ? m->cfg.max_src : 0) || !attn__sizes_ok(__func__, m, B, Tt, m->cfg.max_tgt)) return 0;
+    if (!attn__sizes_ok(__func__, m, B, Ts, m ? m->cfg.max_src : 0) ||
+        !attn__sizes_ok(__func__, m, B, Tt, m->cfg.max_tgt))
+        return 0;
     return attn__s2s_work_map(m, B, Ts, Tt, NULL, NULL);
 }
 
-static attn_status attn__s2s_args(const char *fn, const attn_seq2seq *m, const attn_float *cache, const int *src, const int *tgt, int B, int Ts,
-                                  int Tt, const void *work, size_t work_bytes)
+static attn_status attn__s2s_args(const char *fn, const attn_seq2seq *m, const attn_float *cache,
+                                  const int *src, const int *tgt, int B, int Ts, int Tt, const void *work,
+                                  size_t work_bytes)
 {
     size_t i;
-    if (!m || !cache || !src || !tgt || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache, src, tgt or work is NULL", fn);
+    if (!m || !cache || !src || !tgt || !work)
+        return attn__fail(ATTN_ERR_ARG, "%s: the model, cache, src, tgt or work is NULL", fn);
     ATTN__TRY(attn__s2s_check(fn, &m->cfg));
     if (B < 1 || Ts < 1 || Ts > m->cfg.max_src || Tt < 1 || Tt > m->cfg.max_tgt)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1, Ts = %d in 1 .. max_src %d, Tt = %d in 1 .. max_tgt %d", fn, B, Ts, m->cfg.max_src, Tt,
-                          m->cfg.max_tgt);
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: B = %d >= 1, Ts = %d in 1 .. max_src %d, Tt = %d in 1 .. max_tgt %d", fn, B,
+                          Ts, m->cfg.max_src, Tt, m->cfg.max_tgt);
     for (i = 0; i < (size_t)B * Ts; i++)
-        if (src[i] < 0 || src[i] >= m->cfg.src_vocab) return attn__fail(ATTN_ERR_ARG, "%s: src[%lu] = %d is not in 0 .. %d", fn, (unsigned long)i, src[i], m->cfg.src_vocab - 1);
+        if (src[i] < 0 || src[i] >= m->cfg.src_vocab)
+            return attn__fail(ATTN_ERR_ARG, "%s: src[%lu] = %d is not in 0 .. %d", fn, (unsigned long)i,
+                              src[i], m->cfg.src_vocab - 1);
     for (i = 0; i < (size_t)B * Tt; i++)
-        if (tgt[i] < 0 || tgt[i] >= m->cfg.tgt_vocab) return attn__fail(ATTN_ERR_ARG, "%s: tgt[%lu] = %d is not in 0 .. %d", fn, (unsigned long)i, tgt[i], m->cfg.tgt_vocab - 1);
+        if (tgt[i] < 0 || tgt[i] >= m->cfg.tgt_vocab)
+            return attn__fail(ATTN_ERR_ARG, "%s: tgt[%lu] = %d is not in 0 .. %d", fn, (unsigned long)i,
+                              tgt[i], m->cfg.tgt_vocab - 1);
     if (work_bytes < attn_seq2seq_work_bytes(m, B, Ts, Tt))
-        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", fn, (unsigned long)work_bytes,
-                          (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", fn,
+                          (unsigned long)work_bytes, (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
     return ATTN_OK;
 }
 
 /* The source key mask in the cache (src[b, t] != pad), or NULL without padding. */
-static const unsigned char *attn__s2s_mask(const attn_seq2seq *m, const attn_float *cache, const int *src, int B, int Ts)
+static const unsigned char *attn__s2s_mask(const attn_seq2seq *m, const attn_float *cache, const int *src,
+                                           int B, int Ts)
 {
     unsigned char *mask = (unsigned char *)cache;
     size_t i;
@@ -6784,8 +7467,8 @@ static const unsigned char *attn__s2s_mask(const attn_seq2seq *m, const attn_flo
 }
 
 /* x [B T d] = Drop(sqrt(d) E[tok] + PE(t)), with the PE table in pe [T d]. */
-static void attn__s2s_embed(const attn_seq2seq *m, attn_float *x, unsigned char *keep, const attn_float *E, int V, const int *tok, int B, int T,
-                            attn_float *pe, attn_rng *drop)
+static void attn__s2s_embed(const attn_seq2seq *m, attn_float *x, unsigned char *keep, const attn_float *E,
+                            int V, const int *tok, int B, int T, attn_float *pe, attn_rng *drop)
 {
     size_t Td = (size_t)T * m->cfg.d;
     int b;
@@ -6797,8 +7480,9 @@ static void attn__s2s_embed(const attn_seq2seq *m, attn_float *x, unsigned char 
 }
 
 /* dE += the gradient through attn__s2s_embed for dx [B T d] (overwritten); scratch [B T d]. */
-static void attn__s2s_embed_back(const attn_seq2seq *m, attn_float *dE, attn_float *dx, const unsigned char *keep, int V, const int *tok, int B,
-                                 int T, attn_float *scratch, int drop)
+static void attn__s2s_embed_back(const attn_seq2seq *m, attn_float *dE, attn_float *dx,
+                                 const unsigned char *keep, int V, const int *tok, int B, int T,
+                                 attn_float *scratch, int drop)
 {
     size_t Nd = (size_t)B * T * m->cfg.d;
     if (drop) {
@@ -6812,8 +7496,9 @@ static void attn__s2s_embed_back(const attn_seq2seq *m, attn_float *dE, attn_flo
 
 /* Sublayer s forward: out = LN(x + Drop(f(x))), f the attention (over mem for cross-attention) or
    the FFN. */
-static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const unsigned char *mask, const attn_float *mem, int B, int Ts, int Tt,
-                                         attn_float *cache, attn_rng *drop, void *work, size_t lw)
+static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const unsigned char *mask,
+                                         const attn_float *mem, int B, int Ts, int Tt, attn_float *cache,
+                                         attn_rng *drop, void *work, size_t lw)
 {
     const attn_seq2seq_config *cf = &m->cfg;
     attn__s2s_cache c;
@@ -6824,22 +7509,28 @@ static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const uns
     attn__s2s_shape(cf, s, Ts, Tt, &Tq, &Tk);
     N = (size_t)B * Tq; Nd = N * cf->d;
     if (t == ATTN__S2S_FFN) { /* r = W2 ReLU(W1 x + b1) + b2 */
-        attn_linear_forward(c.u, c.x, attn__s2s_t(m, s, 0, 0), attn__s2s_t(m, s, 1, 0), (int)N, cf->d, cf->mlp);
+        attn_linear_forward(c.u, c.x, attn__s2s_t(m, s, 0, 0), attn__s2s_t(m, s, 1, 0), (int)N, cf->d,
+                            cf->mlp);
         attn_act_forward(c.h, c.u, N * cf->mlp, ATTN_ACT_RELU);
-        attn_linear_forward(c.r, c.h, attn__s2s_t(m, s, 2, 0), attn__s2s_t(m, s, 3, 0), (int)N, cf->mlp, cf->d);
+        attn_linear_forward(c.r, c.h, attn__s2s_t(m, s, 2, 0), attn__s2s_t(m, s, 3, 0), (int)N, cf->mlp,
+                            cf->d);
     } else {
         attn__s2s_layer(m, s, mask, &L);
-        ATTN__TRY(attn_layer_forward(&L, c.r, c.att, c.x, t == ATTN__S2S_CROSS ? mem : NULL, B, Tq, Tk, work, lw));
+        ATTN__TRY(
+            attn_layer_forward(&L, c.r, c.att, c.x, t == ATTN__S2S_CROSS ? mem : NULL, B, Tq, Tk, work, lw));
     }
     if (drop) attn_dropout_forward(c.r, c.keep, c.r, Nd, cf->dropout, drop);
     attn_axpy(Nd, 1, c.x, c.r);
-    return attn_layernorm_forward(out, c.mean, c.rstd, c.r, attn__s2s_t(m, s, k, 0), attn__s2s_t(m, s, k + 1, 0), (int)N, cf->d, cf->eps, cf->ln_eps);
+    return attn_layernorm_forward(out, c.mean, c.rstd, c.r, attn__s2s_t(m, s, k, 0),
+                                  attn__s2s_t(m, s, k + 1, 0), (int)N, cf->d, cf->eps, cf->ln_eps);
 }
 
 /* Sublayer s backward: w->dX holds dL/dout on entry and dL/dx on return; cross-attention adds
    dL/dmem into w->dmem. */
-static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned char *mask, const attn_float *mem, int B, int Ts, int Tt,
-                                          const attn_float *cache, int drop, const attn__s2s_work *w, void *work)
+static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned char *mask,
+                                          const attn_float *mem, int B, int Ts, int Tt,
+                                          const attn_float *cache, int drop, const attn__s2s_work *w,
+                                          void *work)
 {
     const attn_seq2seq_config *cf = &m->cfg;
     attn__s2s_cache c;
@@ -6853,8 +7544,8 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     N = (size_t)B * Tq; Nd = N * cf->d;
     /* out = LN(r): dr in dR; r = x + Drop(f): dx = dr, df = Drop'(dr) */
     memset(w->dR, 0, sizeof(attn_float) * Nd);
-    attn_layernorm_backward(w->dR, attn__s2s_t(m, s, k, 1), attn__s2s_t(m, s, k + 1, 1), w->dX, c.r, attn__s2s_t(m, s, k, 0), c.mean, c.rstd,
-                            (int)N, cf->d, cf->eps, cf->ln_eps);
+    attn_layernorm_backward(w->dR, attn__s2s_t(m, s, k, 1), attn__s2s_t(m, s, k + 1, 1), w->dX, c.r,
+                            attn__s2s_t(m, s, k, 0), c.mean, c.rstd, (int)N, cf->d, cf->eps, cf->ln_eps);
     memcpy(w->dX, w->dR, sizeof(attn_float) * Nd);
     df = w->dR;
     if (drop) {
@@ -6864,52 +7555,67 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     }
     if (t == ATTN__S2S_FFN) { /* f = W2 h + b2, h = ReLU(u), u = W1 x + b1 */
         memset(w->dH, 0, sizeof(attn_float) * N * cf->mlp);
-        attn_linear_backward(w->dH, attn__s2s_t(m, s, 2, 1), attn__s2s_t(m, s, 3, 1), df, c.h, attn__s2s_t(m, s, 2, 0), (int)N, cf->mlp, cf->d);
+        attn_linear_backward(w->dH, attn__s2s_t(m, s, 2, 1), attn__s2s_t(m, s, 3, 1), df, c.h,
+                             attn__s2s_t(m, s, 2, 0), (int)N, cf->mlp, cf->d);
         memset(w->dU, 0, sizeof(attn_float) * N * cf->mlp);
         attn_act_backward(w->dU, w->dH, c.u, N * cf->mlp, ATTN_ACT_RELU);
-        return attn_linear_backward(w->dX, attn__s2s_t(m, s, 0, 1), attn__s2s_t(m, s, 1, 1), w->dU, c.x, attn__s2s_t(m, s, 0, 0), (int)N, cf->d,
-                                    cf->mlp);
+        return attn_linear_backward(w->dX, attn__s2s_t(m, s, 0, 1), attn__s2s_t(m, s, 1, 1), w->dU, c.x,
+                                    attn__s2s_t(m, s, 0, 0), (int)N, cf->d, cf->mlp);
     }
     attn__s2s_layer(m, s, mask, &L);
     memset(&lg, 0, sizeof lg);
-    lg.dWq = attn__s2s_t(m, s, 0, 1); lg.dbq = attn__s2s_t(m, s, 1, 1); lg.dWk = attn__s2s_t(m, s, 2, 1); lg.dbk = attn__s2s_t(m, s, 3, 1);
-    lg.dWv = attn__s2s_t(m, s, 4, 1); lg.dbv = attn__s2s_t(m, s, 5, 1); lg.dWo = attn__s2s_t(m, s, 6, 1); lg.dbo = attn__s2s_t(m, s, 7, 1);
-    return t == ATTN__S2S_CROSS ? attn_layer_backward(&L, w->dX, w->dmem, &lg, df, c.x, mem, c.att, B, Tq, Tk, work, w->lw)
-                                : attn_layer_backward(&L, w->dX, NULL, &lg, df, c.x, NULL, c.att, B, Tq, Tk, work, w->lw);
+    lg.dWq = attn__s2s_t(m, s, 0, 1);
+    lg.dbq = attn__s2s_t(m, s, 1, 1);
+    lg.dWk = attn__s2s_t(m, s, 2, 1);
+    lg.dbk = attn__s2s_t(m, s, 3, 1);
+    lg.dWv = attn__s2s_t(m, s, 4, 1);
+    lg.dbv = attn__s2s_t(m, s, 5, 1);
+    lg.dWo = attn__s2s_t(m, s, 6, 1);
+    lg.dbo = attn__s2s_t(m, s, 7, 1);
+    return t == ATTN__S2S_CROSS
+               ? attn_layer_backward(&L, w->dX, w->dmem, &lg, df, c.x, mem, c.att, B, Tq, Tk, work, w->lw)
+               : attn_layer_backward(&L, w->dX, NULL, &lg, df, c.x, NULL, c.att, B, Tq, Tk, work, w->lw);
 }
 
 /* The embeddings' dropout masks in the cache: the encoder's (dec = 0) or the decoder's. */
 static unsigned char *attn__s2s_keep0(const attn_seq2seq *m, const attn_float *cache, int B, int Ts, int dec)
 {
-    return (unsigned char *)(cache + (dec ? attn__s2s_enc_floats(m, B, Ts) : attn__bytes_floats((size_t)B * Ts)));
+    return (unsigned char *)(cache +
+                             (dec ? attn__s2s_enc_floats(m, B, Ts) : attn__bytes_floats((size_t)B * Ts)));
 }
 
 /* The encoder over src [B, Ts]: the key mask, then e_L, into the cache. */
-static attn_status attn__s2s_encode(const attn_seq2seq *m, attn_float *cache, const int *src, int B, int Ts, attn_rng *drop,
-                                    const attn__s2s_work *w, void *work)
+static attn_status attn__s2s_encode(const attn_seq2seq *m, attn_float *cache, const int *src, int B, int Ts,
+                                    attn_rng *drop, const attn__s2s_work *w, void *work)
 {
     const unsigned char *mask = attn__s2s_mask(m, cache, src, B, Ts);
     attn__s2s_cache c;
     int s;
     attn__s2s_map(m, 0, B, Ts, 1, cache, &c);
-    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 0), m->p.value[0].data, m->cfg.src_vocab, src, B, Ts, w->dS, drop);
-    for (s = 0; s < 2 * m->cfg.enc_layers; s++) ATTN__TRY(attn__s2s_sub_forward(m, s, mask, NULL, B, Ts, 1, cache, drop, work, w->lw));
+    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 0), m->p.value[0].data, m->cfg.src_vocab, src, B,
+                    Ts, w->dS, drop);
+    for (s = 0; s < 2 * m->cfg.enc_layers; s++)
+        ATTN__TRY(attn__s2s_sub_forward(m, s, mask, NULL, B, Ts, 1, cache, drop, work, w->lw));
     return ATTN_OK;
 }
 
 /* The decoder over tgt [B, Tt] after attn__s2s_encode: logits [B, Tt, tgt_vocab]. */
-static attn_status attn__s2s_decoder(const attn_seq2seq *m, attn_float *logits, attn_float *cache, const int *tgt, int B, int Ts, int Tt,
-                                     attn_rng *drop, const attn__s2s_work *w, void *work)
+static attn_status attn__s2s_decoder(const attn_seq2seq *m, attn_float *logits, attn_float *cache,
+                                     const int *tgt, int B, int Ts, int Tt, attn_rng *drop,
+                                     const attn__s2s_work *w, void *work)
 {
     const unsigned char *mask = attn__s2s_mask(m, cache, NULL, B, Ts);
     attn__s2s_cache c;
     attn_float *mem = attn__s2s_map(m, 2 * m->cfg.enc_layers - 1, B, Ts, Tt, cache, &c), *y = NULL;
     int s, S = attn__s2s_subs(&m->cfg);
     attn__s2s_map(m, 2 * m->cfg.enc_layers, B, Ts, Tt, cache, &c);
-    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 1), m->p.value[1].data, m->cfg.tgt_vocab, tgt, B, Tt, w->dS, drop);
-    for (s = 2 * m->cfg.enc_layers; s < S; s++) ATTN__TRY(attn__s2s_sub_forward(m, s, mask, mem, B, Ts, Tt, cache, drop, work, w->lw));
+    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 1), m->p.value[1].data, m->cfg.tgt_vocab, tgt, B,
+                    Tt, w->dS, drop);
+    for (s = 2 * m->cfg.enc_layers; s < S; s++)
+        ATTN__TRY(attn__s2s_sub_forward(m, s, mask, mem, B, Ts, Tt, cache, drop, work, w->lw));
     y = attn__s2s_map(m, S - 1, B, Ts, Tt, cache, &c);
-    return attn_linear_forward(logits, y, attn__s2s_t(m, S, 0, 0), attn__s2s_t(m, S, 1, 0), B * Tt, m->cfg.d, m->cfg.tgt_vocab);
+    return attn_linear_forward(logits, y, attn__s2s_t(m, S, 0, 0), attn__s2s_t(m, S, 1, 0), B * Tt, m->cfg.d,
+                               m->cfg.tgt_vocab);
 }
 
 ATTNDEF attn_status attn_seq2seq_forward(const attn_seq2seq *m, attn_float *logits, attn_float *cache,
@@ -6946,17 +7652,21 @@ ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlo
     /* logits = Wout y_L + bout: dy_L in dX */
     y = attn__s2s_map(m, S - 1, B, Ts, Tt, cache, &c);
     memset(w.dX, 0, sizeof(attn_float) * (size_t)B * Tt * m->cfg.d);
-    attn_linear_backward(w.dX, attn__s2s_t(m, S, 0, 1), attn__s2s_t(m, S, 1, 1), dlogits, y, attn__s2s_t(m, S, 0, 0), B * Tt, m->cfg.d,
-                         m->cfg.tgt_vocab);
+    attn_linear_backward(w.dX, attn__s2s_t(m, S, 0, 1), attn__s2s_t(m, S, 1, 1), dlogits, y,
+                         attn__s2s_t(m, S, 0, 0), B * Tt, m->cfg.d, m->cfg.tgt_vocab);
     /* the decoder, top down; the cross-attentions gather dL/de_L in dmem */
     mem = attn__s2s_map(m, Le2 - 1, B, Ts, Tt, cache, &c);
     memset(w.dmem, 0, sizeof(attn_float) * (size_t)B * Ts * m->cfg.d);
-    for (s = S - 1; s >= Le2; s--) ATTN__TRY(attn__s2s_sub_backward(m, s, mask, mem, B, Ts, Tt, cache, drop, &w, work));
-    attn__s2s_embed_back(m, m->p.grad[1].data, w.dX, attn__s2s_keep0(m, cache, B, Ts, 1), m->cfg.tgt_vocab, tgt, B, Tt, w.dS, drop);
+    for (s = S - 1; s >= Le2; s--)
+        ATTN__TRY(attn__s2s_sub_backward(m, s, mask, mem, B, Ts, Tt, cache, drop, &w, work));
+    attn__s2s_embed_back(m, m->p.grad[1].data, w.dX, attn__s2s_keep0(m, cache, B, Ts, 1), m->cfg.tgt_vocab,
+                         tgt, B, Tt, w.dS, drop);
     /* the encoder, from dL/de_L */
     memcpy(w.dX, w.dmem, sizeof(attn_float) * (size_t)B * Ts * m->cfg.d);
-    for (s = Le2 - 1; s >= 0; s--) ATTN__TRY(attn__s2s_sub_backward(m, s, mask, NULL, B, Ts, Tt, cache, drop, &w, work));
-    attn__s2s_embed_back(m, m->p.grad[0].data, w.dX, attn__s2s_keep0(m, cache, B, Ts, 0), m->cfg.src_vocab, src, B, Ts, w.dS, drop);
+    for (s = Le2 - 1; s >= 0; s--)
+        ATTN__TRY(attn__s2s_sub_backward(m, s, mask, NULL, B, Ts, Tt, cache, drop, &w, work));
+    attn__s2s_embed_back(m, m->p.grad[0].data, w.dX, attn__s2s_keep0(m, cache, B, Ts, 0), m->cfg.src_vocab,
+                         src, B, Ts, w.dS, drop);
     return ATTN_OK;
 }
 
@@ -6969,11 +7679,14 @@ ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weig
     ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
     ATTN__TRY(attn__s2s_check(__func__, &m->cfg));
     if (sub < 0 || sub >= attn__s2s_subs(&m->cfg) || attn__s2s_type(&m->cfg, sub) == ATTN__S2S_FFN)
-        return attn__fail(ATTN_ERR_ARG, "%s: sublayer %d is not one of the %d sublayers' attentions", __func__, sub, attn__s2s_subs(&m->cfg));
+        return attn__fail(ATTN_ERR_ARG, "%s: sublayer %d is not one of the %d sublayers' attentions",
+                          __func__, sub, attn__s2s_subs(&m->cfg));
     if (B < 1 || Ts < 1 || Ts > m->cfg.max_src || Tt < 1 || Tt > m->cfg.max_tgt)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, Ts = %d (max %d), Tt = %d (max %d)", __func__, B, Ts, m->cfg.max_src, Tt, m->cfg.max_tgt);
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, Ts = %d (max %d), Tt = %d (max %d)", __func__, B, Ts,
+                          m->cfg.max_src, Tt, m->cfg.max_tgt);
     if (work_bytes < attn_seq2seq_work_bytes(m, B, Ts, Tt))
-        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", __func__, (unsigned long)work_bytes,
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu",
+                          __func__, (unsigned long)work_bytes,
                           (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
     attn__s2s_map(m, sub, B, Ts, Tt, cache, &c);
     attn__s2s_shape(&m->cfg, sub, Ts, Tt, &Tq, &Tk);
@@ -6982,7 +7695,10 @@ ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weig
 }
 
 /* GNMT's length-normalised score log p / ((5 + len) / 6)^alpha. */
-static double attn__beam_score(double logp, int len, double alpha) { return alpha == 0 ? logp : logp / pow((5.0 + len) / 6.0, alpha); }
+static double attn__beam_score(double logp, int len, double alpha)
+{
+    return alpha == 0 ? logp : logp / pow((5.0 + len) / 6.0, alpha);
+}
 
 ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
                                         int B, int Ts, int bos, int eos, int max_len, int beam,
@@ -6998,41 +7714,68 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
     attn_status st = ATTN_OK;
     ATTN__NEED(m); ATTN__NEED(out); ATTN__NEED(src);
     ATTN__TRY(attn__s2s_check(__func__, &m->cfg));
-    if (beam < 1) return attn__fail(ATTN_ERR_ARG, "%s: the beam width is %d; it must be >= 1 (1: greedy)", __func__, beam);
+    if (beam < 1)
+        return attn__fail(ATTN_ERR_ARG, "%s: the beam width is %d; it must be >= 1 (1: greedy)", __func__,
+                          beam);
     if (B < 1 || Ts < 1 || Ts > m->cfg.max_src || max_len < 1 || max_len > m->cfg.max_tgt)
-        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d >= 1, Ts = %d in 1 .. max_src %d, max_len = %d in 1 .. max_tgt %d", __func__, B, Ts,
-                          m->cfg.max_src, max_len, m->cfg.max_tgt);
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: B = %d >= 1, Ts = %d in 1 .. max_src %d, max_len = %d in 1 .. max_tgt %d",
+                          __func__, B, Ts, m->cfg.max_src, max_len, m->cfg.max_tgt);
     if (bos < 0 || bos >= m->cfg.tgt_vocab || eos < 0 || eos >= m->cfg.tgt_vocab)
-        return attn__fail(ATTN_ERR_ARG, "%s: bos %d and eos %d must be target tokens (0 .. %d)", __func__, bos, eos, m->cfg.tgt_vocab - 1);
+        return attn__fail(ATTN_ERR_ARG, "%s: bos %d and eos %d must be target tokens (0 .. %d)", __func__,
+                          bos, eos, m->cfg.tgt_vocab - 1);
     for (i = 0; i < (size_t)B * Ts; i++)
-        if (src[i] < 0 || src[i] >= m->cfg.src_vocab) return attn__fail(ATTN_ERR_ARG, "%s: src[%lu] = %d is not in 0 .. %d", __func__, (unsigned long)i, src[i], m->cfg.src_vocab - 1);
+        if (src[i] < 0 || src[i] >= m->cfg.src_vocab)
+            return attn__fail(ATTN_ERR_ARG, "%s: src[%lu] = %d is not in 0 .. %d", __func__, (unsigned long)i,
+                              src[i], m->cfg.src_vocab - 1);
     dm = *m;
     dm.training = 0;
     K = (size_t)beam; V = (size_t)m->cfg.tgt_vocab; L1 = (size_t)max_len + 1;
-    cb = sizeof(attn_float) * attn_seq2seq_cache_floats(m, beam, Ts, max_len); wb = attn_seq2seq_work_bytes(m, beam, Ts, max_len);
+    cb = sizeof(attn_float) * attn_seq2seq_cache_floats(m, beam, Ts, max_len);
+    wb = attn_seq2seq_work_bytes(m, beam, Ts, max_len);
     lb = sizeof(attn_float) * K * max_len * V;
-    bytes = cb + wb + lb + sizeof(int) * (K * Ts + 2 * K * L1 + K * max_len + 4 * K + 2 * K * V) + sizeof(double) * (2 * K + 2 * K * V) + 8 * ATTN_ALIGN;
+    bytes = cb + wb + lb + sizeof(int) * (K * Ts + 2 * K * L1 + K * max_len + 4 * K + 2 * K * V) +
+            sizeof(double) * (2 * K + 2 * K * V) + 8 * ATTN_ALIGN;
     mem = (unsigned char *)ATTN_MALLOC(bytes);
-    if (!mem) return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu bytes", __func__, (unsigned long)bytes);
-    cache = attn__align_ptr(mem, 0); logits = attn__align_ptr(cache, cb); /* the work between: aligned after logits */
-    logp = (double *)attn__align_ptr(logits, lb); nlogp = logp + K; cand_s = nlogp + K; cand_l = cand_s + K * V;
-    srcK = (int *)(cand_l + K * V); tok = srcK + K * Ts; ntok = tok + K * L1; tgt = ntok + K * L1; done = tgt + K * max_len;
+    if (!mem)
+        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu bytes", __func__, (unsigned long)bytes);
+    cache = attn__align_ptr(mem, 0);
+    logits = attn__align_ptr(cache, cb); /* the work between: aligned after logits */
+    logp = (double *)attn__align_ptr(logits, lb);
+    nlogp = logp + K;
+    cand_s = nlogp + K;
+    cand_l = cand_s + K * V;
+    srcK = (int *)(cand_l + K * V);
+    tok = srcK + K * Ts;
+    ntok = tok + K * L1;
+    tgt = ntok + K * L1;
+    done = tgt + K * max_len;
     ndone = done + K; len = ndone + K; nlen = len + K; cand_h = nlen + K; cand_v = cand_h + K * V;
     {
         void *work = attn__align_ptr(cand_v + K * V, 0);
         attn__s2s_work_map(&dm, beam, Ts, max_len, work, &w);
         for (b = 0; b < B && st == ATTN_OK; b++) {
-            for (k = 0; k < beam; k++) memcpy(srcK + (size_t)k * Ts, src + (size_t)b * Ts, sizeof(int) * (size_t)Ts);
+            for (k = 0; k < beam; k++)
+                memcpy(srcK + (size_t)k * Ts, src + (size_t)b * Ts, sizeof(int) * (size_t)Ts);
             if ((st = attn__s2s_encode(&dm, cache, srcK, beam, Ts, NULL, &w, work)) != ATTN_OK) break;
             nh = 1; tok[0] = bos; logp[0] = 0; done[0] = 0; len[0] = 0;
             for (t = 1; t <= max_len; t++) {
                 int all = 1;
-                for (k = 0; k < beam; k++) memcpy(tgt + (size_t)k * t, tok + (size_t)(k < nh ? k : 0) * L1, sizeof(int) * (size_t)t);
-                if ((st = attn__s2s_decoder(&dm, logits, cache, tgt, beam, Ts, t, NULL, &w, work)) != ATTN_OK) break;
-                for (nc = 0, k = 0; k < nh; k++) { /* the candidates: finished hypotheses as they are, the others extended */
+                for (k = 0; k < beam; k++)
+                    memcpy(tgt + (size_t)k * t, tok + (size_t)(k < nh ? k : 0) * L1, sizeof(int) * (size_t)t);
+                if ((st = attn__s2s_decoder(&dm, logits, cache, tgt, beam, Ts, t, NULL, &w, work)) != ATTN_OK)
+                    break;
+                for (nc = 0, k = 0; k < nh;
+                     k++) { /* the candidates: finished hypotheses as they are, the others extended */
                     const attn_float *z = logits + ((size_t)k * t + t - 1) * V;
                     double mx = z[0], lse = 0;
-                    if (done[k]) { cand_s[nc] = attn__beam_score(logp[k], len[k], alpha); cand_l[nc] = logp[k]; cand_h[nc] = k; cand_v[nc++] = -1; continue; }
+                    if (done[k]) {
+                        cand_s[nc] = attn__beam_score(logp[k], len[k], alpha);
+                        cand_l[nc] = logp[k];
+                        cand_h[nc] = k;
+                        cand_v[nc++] = -1;
+                        continue;
+                    }
                     for (v = 1; v < (int)V; v++) mx = z[v] > mx ? z[v] : mx;
                     for (v = 0; v < (int)V; v++) lse += exp(z[v] - mx);
                     lse = mx + log(lse);
@@ -7041,13 +7784,16 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
                         cand_s[nc] = attn__beam_score(cand_l[nc], t, alpha); cand_h[nc] = k; cand_v[nc++] = v;
                     }
                 }
-                for (j = 0; j < beam && j < nc; j++) { /* the best remaining candidate becomes hypothesis j (first on ties) */
+                for (j = 0; j < beam && j < nc;
+                     j++) { /* the best remaining candidate becomes hypothesis j (first on ties) */
                     int best = -1, c;
                     for (c = 0; c < nc; c++)
                         if (cand_h[c] >= 0 && (best < 0 || cand_s[c] > cand_s[best])) best = c;
                     k = cand_h[best];
                     memcpy(ntok + (size_t)j * L1, tok + (size_t)k * L1, sizeof(int) * L1);
-                    ntok[(size_t)j * L1 + t] = cand_v[best] >= 0 ? cand_v[best] : eos; /* a finished one is padded with eos */
+                    ntok[(size_t)j * L1 + t] = cand_v[best] >= 0
+                                                   ? cand_v[best]
+                                                   : eos; /* a finished one is padded with eos */
                     nlogp[j] = cand_l[best];
                     ndone[j] = done[k] || cand_v[best] == eos;
                     nlen[j] = done[k] ? len[k] : t;
@@ -7071,7 +7817,10 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
 
 static const char *const attn__nt_names[ATTN_NT_TASK_COUNT] = {"nt", "nts", "ntr", "mix"};
 
-ATTNDEF const char *attn_nt_name(attn_nt_task t) { return t >= 0 && t < ATTN_NT_TASK_COUNT ? attn__nt_names[t] : "?"; }
+ATTNDEF const char *attn_nt_name(attn_nt_task t)
+{
+    return t >= 0 && t < ATTN_NT_TASK_COUNT ? attn__nt_names[t] : "?";
+}
 
 ATTNDEF int attn_nt_from_name(const char *name)
 {
@@ -7085,8 +7834,11 @@ ATTNDEF int attn_nt_next(attn_nt_task task, int N, int tau, const int *prev)
 {
     int nt, sum = 0, k;
     if ((int)task < 0 || task >= ATTN_NT_MIX || N < 2 || tau < 1 || !prev)
-        return attn__fail(ATTN_ERR_ARG, "attn_nt_next: task %d must be nt, nts or ntr, N = %d >= 2, tau = %d >= 1, prev not NULL",
-                          (int)task, N, tau), -1;
+        return attn__fail(
+                   ATTN_ERR_ARG,
+                   "attn_nt_next: task %d must be nt, nts or ntr, N = %d >= 2, tau = %d >= 1, prev not NULL",
+                   (int)task, N, tau),
+               -1;
     nt = (prev[0] + prev[1]) % N; /* x(t - tau - 1) + x(t - tau) */
     if (task == ATTN_NT || (task == ATTN_NT_R && prev[0] != 0)) return nt;
     for (k = 0; k <= tau; k++) sum = (sum + prev[k]) % N;
@@ -7098,12 +7850,19 @@ ATTNDEF attn_status attn_nt_series(int *x, int len, attn_nt_task task, int N, in
 {
     int t;
     ATTN__NEED(x);
-    if (task < 0 || task >= ATTN_NT_TASK_COUNT) return attn__fail(ATTN_ERR_ARG, "attn_nt_series: unknown task %d", (int)task);
+    if (task < 0 || task >= ATTN_NT_TASK_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "attn_nt_series: unknown task %d", (int)task);
     if (N < 2 || tau < 1 || len < tau + 1)
-        return attn__fail(ATTN_ERR_ARG, "attn_nt_series: needs N >= 2 (got %d), tau >= 1 (got %d) and len >= tau + 1 (got %d)", N, tau, len);
-    if (!r && (!init || task == ATTN_NT_MIX)) return attn__fail(ATTN_ERR_ARG, "attn_nt_series: a random initial condition or mixture needs r");
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_nt_series: needs N >= 2 (got %d), tau >= 1 (got %d) and len >= tau + 1 (got %d)", N, tau,
+            len);
+    if (!r && (!init || task == ATTN_NT_MIX))
+        return attn__fail(ATTN_ERR_ARG, "attn_nt_series: a random initial condition or mixture needs r");
     for (t = 0; init && t <= tau; t++)
-        if (init[t] < 0 || init[t] >= N) return attn__fail(ATTN_ERR_ARG, "attn_nt_series: init[%d] = %d is not a symbol of 0 .. %d", t, init[t], N - 1);
+        if (init[t] < 0 || init[t] >= N)
+            return attn__fail(ATTN_ERR_ARG, "attn_nt_series: init[%d] = %d is not a symbol of 0 .. %d", t,
+                              init[t], N - 1);
     if (task == ATTN_NT_MIX) task = attn_rng_int(r, 2) ? ATTN_NT_S : ATTN_NT;
     if (rule) *rule = task;
     for (t = 0; t <= tau; t++) x[t] = init ? init[t] : (int)attn_rng_int(r, (uint32_t)N);
@@ -7148,17 +7907,24 @@ ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *out, attn_nt_task tas
     int k, bijection = task != ATTN_NT_R, ok = 1;
     size_t bytes;
     ATTN__NEED(out);
-    if (task != ATTN_NT && task != ATTN_NT_S && task != ATTN_NT_R) return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: the task must be nt, nts or ntr");
-    if (N < 2 || tau < 1 || tau > 30) return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: needs N >= 2 and 1 <= tau <= 30 (got %d, %d)", N, tau);
+    if (task != ATTN_NT && task != ATTN_NT_S && task != ATTN_NT_R)
+        return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: the task must be nt, nts or ntr");
+    if (N < 2 || tau < 1 || tau > 30)
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_nt_census_compute: needs N >= 2 and 1 <= tau <= 30 (got %d, %d)", N, tau);
     for (k = 0; k <= tau; k++) n *= N;
-    if (n > (double)(1u << 27)) return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: N^(tau+1) = %.0f states is over the 2^27 limit", n);
+    if (n > (double)(1u << 27))
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_nt_census_compute: N^(tau+1) = %.0f states is over the 2^27 limit", n);
     states = (uint32_t)n;
     top = states / (uint32_t)N;
     /* A bijection's walks are its cycles, so one visited bit per state does (and stays in cache); NT-R
        marks each state with the walk that reached it, to tell a new cycle from a known path. */
     bytes = bijection ? (states + 31) / 32 * sizeof(uint32_t) : sizeof(uint32_t) * states;
     mark = (uint32_t *)ATTN_MALLOC(bytes);
-    if (!mark) return attn__fail(ATTN_ERR_NOMEM, "attn_nt_census_compute: cannot allocate %lu bytes", (unsigned long)bytes);
+    if (!mark)
+        return attn__fail(ATTN_ERR_NOMEM, "attn_nt_census_compute: cannot allocate %lu bytes",
+                          (unsigned long)bytes);
     memset(mark, 0, bytes);
     memset(c, 0, sizeof *c);
     c->states = (long)states;
@@ -7168,7 +7934,11 @@ ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *out, attn_nt_task tas
         if (bijection ? (mark[s >> 5] >> (s & 31)) & 1u : mark[s] != 0) continue;
         attn__nt_decode(N, tau, s, x);
         if (bijection) { /* around the cycle through s */
-            do { mark[u >> 5] |= 1u << (u & 31); u = attn__nt_step(task, N, tau, u, top, x); len++; } while (u != s);
+            do {
+                mark[u >> 5] |= 1u << (u & 31);
+                u = attn__nt_step(task, N, tau, u, top, x);
+                len++;
+            } while (u != s);
         } else { /* walk until a marked state; a cycle is new only if this walk marked it */
             uint32_t v;
             walk++;
@@ -7180,12 +7950,17 @@ ATTNDEF attn_status attn_nt_census_compute(attn_nt_census *out, attn_nt_task tas
         ok = attn__nt_add_cycle(c, (long)len);
     }
     ATTN_FREE(mark);
-    if (!ok) return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: more than %d distinct cycle lengths", ATTN_NT_MAX_LENGTHS);
+    if (!ok)
+        return attn__fail(ATTN_ERR_ARG, "attn_nt_census_compute: more than %d distinct cycle lengths",
+                          ATTN_NT_MAX_LENGTHS);
     c->transient = c->states - c->cycle_states;
     for (k = 1; k < c->nlengths; k++) { /* longest first (insertion sort of a short list) */
         long l = c->length[k], m = c->count[k];
         int j = k;
-        for (; j > 0 && c->length[j - 1] < l; j--) { c->length[j] = c->length[j - 1]; c->count[j] = c->count[j - 1]; }
+        for (; j > 0 && c->length[j - 1] < l; j--) {
+            c->length[j] = c->length[j - 1];
+            c->count[j] = c->count[j - 1];
+        }
         c->length[j] = l;
         c->count[j] = m;
     }
@@ -7239,20 +8014,27 @@ ATTNDEF attn_status attn_fuzzy_init(attn_fuzzy *f, int L, int K, int N, double f
     attn_rng r;
     ATTN__NEED(f);
     if (L < 1 || L > 12 || K < 1 || K > 32 || N < 2)
-        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_init: L = %d must be in 1 .. 12, K = %d in 1 .. 32, N = %d >= 2", L, K, N);
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_fuzzy_init: L = %d must be in 1 .. 12, K = %d in 1 .. 32, N = %d >= 2", L, K,
+                          N);
     if (!(frac_heldout > 0 && frac_heldout < 1) || !(frac_ood_terms >= 0 && frac_ood_terms < 1))
-        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_init: the held-out fraction %g must be in (0, 1), the unseen-term fraction %g in [0, 1)",
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_fuzzy_init: the held-out fraction %g must be in (0, 1), the unseen-term "
+                          "fraction %g in [0, 1)",
                           frac_heldout, frac_ood_terms);
     nt = 1 << L;
     f->num_ood = (int)(nt * frac_ood_terms);
     seen = nt - f->num_ood;
     cin = attn__choose(seen, K); cood = attn__choose(f->num_ood, K);
     if (cin + cood > (double)(1 << 24))
-        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_init: %.0f combinations of %d terms; at most 2^24", cin + cood, K);
+        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_init: %.0f combinations of %d terms; at most 2^24",
+                          cin + cood, K);
     nin = (int)cin;
     nhold = (int)(nin * frac_heldout);
     if (nhold < 1 || nin - nhold < 1)
-        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_init: %d seen terms give %d combinations of %d; held out %d leaves %d to train on (both must be >= 1)",
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_fuzzy_init: %d seen terms give %d combinations of %d; held out %d leaves %d "
+                          "to train on (both must be >= 1)",
                           seen, nin, K, nhold, nin - nhold);
     all = (int *)ATTN_MALLOC(sizeof(int) * ((size_t)(nin + (int)cood) * K + (size_t)nin * (K + 1)));
     if (!all) return attn__fail(ATTN_ERR_NOMEM, "attn_fuzzy_init: out of memory");
@@ -7262,7 +8044,8 @@ ATTNDEF attn_status attn_fuzzy_init(attn_fuzzy *f, int L, int K, int N, double f
     for (i = 0; i < nin; i++) order[i] = i;
     attn_rng_seed(&r, seed, 0x66757a7aull);
     attn__shuffle(order, nin, &r);
-    for (i = 0; i < nin; i++) memcpy(all + (size_t)i * K, order + nin + (size_t)order[i] * K, sizeof(int) * (size_t)K);
+    for (i = 0; i < nin; i++)
+        memcpy(all + (size_t)i * K, order + nin + (size_t)order[i] * K, sizeof(int) * (size_t)K);
     attn__subsets(all + (size_t)nin * K, seen, f->num_ood, K);
     f->L = L; f->K = K; f->N = N; f->nterms = nt; f->owned = all;
     f->combos[ATTN_FUZZY_HELDOUT] = all; f->count[ATTN_FUZZY_HELDOUT] = nhold;
@@ -7299,7 +8082,8 @@ ATTNDEF attn_status attn_fuzzy_batch(const attn_fuzzy *f, attn_fuzzy_split split
     ATTN__NEED(f); ATTN__NEED(x); ATTN__NEED(y); ATTN__NEED(var); ATTN__NEED(r);
     if ((int)split < 0 || split >= ATTN_FUZZY_SPLITS || B < 1)
         return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_batch: split %d, B = %d", (int)split, B);
-    if (f->count[split] < 1) return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_batch: split %d has no combination", (int)split);
+    if (f->count[split] < 1)
+        return attn__fail(ATTN_ERR_ARG, "attn_fuzzy_batch: split %d has no combination", (int)split);
     w = f->L + 1;
     for (b = 0; b < B; b++) {
         int c = (int)attn_rng_int(r, (uint32_t)f->count[split]);
@@ -7312,7 +8096,8 @@ ATTNDEF attn_status attn_fuzzy_batch(const attn_fuzzy *f, attn_fuzzy_split split
             e[f->L] = (attn_float)attn_fuzzy_value(f, terms, e);
             mean += e[f->L] / f->N;
         }
-        for (t = 0; t < f->N; t++) v += (s[(size_t)t * w + f->L] - mean) * (s[(size_t)t * w + f->L] - mean) / f->N;
+        for (t = 0; t < f->N; t++)
+            v += (s[(size_t)t * w + f->L] - mean) * (s[(size_t)t * w + f->L] - mean) / f->N;
         y[b] = s[(size_t)(f->N - 1) * w + f->L];
         s[(size_t)(f->N - 1) * w + f->L] = 0; /* the query */
         var[b] = (attn_float)v;
@@ -7331,19 +8116,24 @@ ATTNDEF double attn_fuzzy_r2(const attn_float *pred, const attn_float *y, const 
 
 /* ---- SRAVEN ---- */
 
-ATTNDEF attn_status attn_sraven_init(attn_sraven *s, int K, int F, double frac_ood, int permute, uint64_t seed)
+ATTNDEF attn_status attn_sraven_init(attn_sraven *s, int K, int F, double frac_ood, int permute,
+                                     uint64_t seed)
 {
     int n, i, k, *order, *tuples;
     unsigned char *lat;
     attn_rng r;
     ATTN__NEED(s);
     if (K < 1 || K > 8 || F < 3 || F > 32)
-        return attn__fail(ATTN_ERR_ARG, "attn_sraven_init: K = %d must be in 1 .. 8 and F = %d in 3 .. 32", K, F);
-    if (!(frac_ood > 0 && frac_ood < 1)) return attn__fail(ATTN_ERR_ARG, "attn_sraven_init: frac_ood = %g must be in (0, 1)", frac_ood);
+        return attn__fail(ATTN_ERR_ARG, "attn_sraven_init: K = %d must be in 1 .. 8 and F = %d in 3 .. 32", K,
+                          F);
+    if (!(frac_ood > 0 && frac_ood < 1))
+        return attn__fail(ATTN_ERR_ARG, "attn_sraven_init: frac_ood = %g must be in (0, 1)", frac_ood);
     n = (int)attn__choose(ATTN_SRAVEN_RULES + K - 1, K);
     if ((int)(n * frac_ood) < 1 || (int)(n * frac_ood) >= n)
-        return attn__fail(ATTN_ERR_ARG, "attn_sraven_init: frac_ood = %g holds out %d of %d latents; both sides must be non-empty", frac_ood,
-                          (int)(n * frac_ood), n);
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_sraven_init: frac_ood = %g holds out %d of %d latents; both sides must be non-empty",
+            frac_ood, (int)(n * frac_ood), n);
     tuples = (int *)ATTN_MALLOC(sizeof(int) * (size_t)n * (K + 1));
     lat = (unsigned char *)ATTN_MALLOC((size_t)n * K);
     if (!tuples || !lat) {
@@ -7358,9 +8148,16 @@ ATTNDEF attn_status attn_sraven_init(attn_sraven *s, int K, int F, double frac_o
     attn_rng_seed(&r, seed, 0x72617665ull);
     attn__shuffle(order, n, &r);
     for (i = 0; i < n; i++)
-        for (k = 0; k < K; k++) lat[(size_t)i * K + k] = (unsigned char)(tuples[(size_t)order[i] * K + k] - k);
+        for (k = 0; k < K; k++)
+            lat[(size_t)i * K + k] = (unsigned char)(tuples[(size_t)order[i] * K + k] - k);
     ATTN_FREE(tuples);
-    s->K = K; s->F = F; s->permute = permute != 0; s->nlatent = n; s->nood = (int)(n * frac_ood); s->latent = lat; s->owned = lat;
+    s->K = K;
+    s->F = F;
+    s->permute = permute != 0;
+    s->nlatent = n;
+    s->nood = (int)(n * frac_ood);
+    s->latent = lat;
+    s->owned = lat;
     return ATTN_OK;
 }
 
@@ -7398,7 +8195,8 @@ ATTNDEF attn_status attn_sraven_panels(const attn_sraven *s, int li, int *panels
 {
     int g[8][9], pi[3][8], k, c, row;
     ATTN__NEED(s); ATTN__NEED(panels); ATTN__NEED(r);
-    if (li < 0 || li >= s->nlatent) return attn__fail(ATTN_ERR_ARG, "attn_sraven_panels: latent %d of %d", li, s->nlatent);
+    if (li < 0 || li >= s->nlatent)
+        return attn__fail(ATTN_ERR_ARG, "attn_sraven_panels: latent %d of %d", li, s->nlatent);
     for (k = 0; k < s->K; k++) attn__sraven_grid(s->latent[(size_t)li * s->K + k], s->F, g[k], r);
     for (c = 0; c < 3; c++) {
         for (k = 0; k < s->K; k++) pi[c][k] = k;
@@ -7419,7 +8217,8 @@ ATTNDEF attn_status attn_sraven_batch(const attn_sraven *s, int ood, int B, attn
     T = 9 * s->K;
     memset(x, 0, sizeof(attn_float) * (size_t)B * T * s->F);
     for (b = 0; b < B; b++) {
-        int li = ood ? (int)attn_rng_int(r, (uint32_t)s->nood) : s->nood + (int)attn_rng_int(r, (uint32_t)(s->nlatent - s->nood));
+        int li = ood ? (int)attn_rng_int(r, (uint32_t)s->nood)
+                     : s->nood + (int)attn_rng_int(r, (uint32_t)(s->nlatent - s->nood));
         attn_float *e = x + (size_t)b * T * s->F;
         attn_sraven_panels(s, li, panels, r);
         for (p = 0; p < 8; p++)
@@ -7443,15 +8242,18 @@ static uint32_t attn__sraven_predict(const int *g, int F)
         for (row = 0; row < 3 && ok; row++) {
             const int *c = g + 3 * row;
             int want1 = rule <= 4 ? ((c[0] + step[rule]) % F + F) % F : c[1];
-            int want2 = rule <= 4 ? ((c[0] + 2 * step[rule]) % F + F) % F : ((rule == 5 ? c[0] + c[1] : c[0] - c[1]) % F + F) % F;
+            int want2 = rule <= 4 ? ((c[0] + 2 * step[rule]) % F + F) % F
+                                  : ((rule == 5 ? c[0] + c[1] : c[0] - c[1]) % F + F) % F;
             if (c[1] != want1) ok = 0;
             else if (row < 2 && c[2] != want2) ok = 0;
             else if (row == 2) m |= 1u << want2;
         }
     }
     { /* distribute three: rows 0 and 1 permutations of one set of 3 distinct symbols; row 2 two of them */
-        uint32_t s0 = 1u << g[0] | 1u << g[1] | 1u << g[2], s1 = 1u << g[3] | 1u << g[4] | 1u << g[5], two = 1u << g[6] | 1u << g[7];
-        if (s0 == s1 && g[0] != g[1] && g[0] != g[2] && g[1] != g[2] && g[6] != g[7] && (two & s0) == two) m |= s0 & ~two;
+        uint32_t s0 = 1u << g[0] | 1u << g[1] | 1u << g[2], s1 = 1u << g[3] | 1u << g[4] | 1u << g[5],
+                 two = 1u << g[6] | 1u << g[7];
+        if (s0 == s1 && g[0] != g[1] && g[0] != g[2] && g[1] != g[2] && g[6] != g[7] && (two & s0) == two)
+            m |= s0 & ~two;
     }
     return m;
 }
@@ -7459,7 +8261,9 @@ static uint32_t attn__sraven_predict(const int *g, int F)
 ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels, int every)
 {
     int K = s->K, a, b, c, k, f, n, p[720][6], idx[6];
-    uint32_t mask[6][6][6]; /* mask[f][j][l]: feature at column-0 position f, column-1 position j, column-2 position l */
+    uint32_t
+        mask[6][6]
+            [6]; /* mask[f][j][l]: feature at column-0 position f, column-1 position j, column-2 position l */
     int g[8];
     if (K > 6) return -1;
     for (f = 0; f < K; f++)
@@ -7500,19 +8304,24 @@ ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels, int e
 
 /* ---- digit strings ---- */
 
-ATTNDEF attn_status attn_digits_batch(attn_digits_task task, int min_len, int max_len, int test, int B, int *src,
-                                      int *tgt_in, int *tgt_out, attn_rng *r)
+ATTNDEF attn_status attn_digits_batch(attn_digits_task task, int min_len, int max_len, int test, int B,
+                                      int *src, int *tgt_in, int *tgt_out, attn_rng *r)
 {
     unsigned char dig[256];
     int b, t, i, L, T, tries, cnt[10];
     ATTN__NEED(src); ATTN__NEED(tgt_in); ATTN__NEED(tgt_out); ATTN__NEED(r);
-    if ((int)task < 0 || task > ATTN_DIGITS_SORT || min_len < 1 || max_len < min_len || max_len > 255 || B < 1)
-        return attn__fail(ATTN_ERR_ARG, "attn_digits_batch: task %d, lengths %d .. %d (1 <= min <= max <= 255), B = %d", (int)task, min_len, max_len, B);
+    if ((int)task < 0 || task > ATTN_DIGITS_SORT || min_len < 1 || max_len < min_len || max_len > 255 ||
+        B < 1)
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_digits_batch: task %d, lengths %d .. %d (1 <= min <= max <= 255), B = %d",
+                          (int)task, min_len, max_len, B);
     T = max_len + 1;
     for (b = 0; b < B; b++) {
         int *s = src + (size_t)b * T, *ti = tgt_in + (size_t)b * T, *to = tgt_out + (size_t)b * T;
         for (tries = 0;; tries++) { /* a string of the split */
-            if (tries == 10000) return attn__fail(ATTN_ERR_ARG, "attn_digits_batch: no %s string of length %d .. %d found", test ? "held-out" : "training", min_len, max_len);
+            if (tries == 10000)
+                return attn__fail(ATTN_ERR_ARG, "attn_digits_batch: no %s string of length %d .. %d found",
+                                  test ? "held-out" : "training", min_len, max_len);
             L = min_len + (int)attn_rng_int(r, (uint32_t)(max_len - min_len + 1));
             for (i = 0; i < L; i++) dig[i] = (unsigned char)('0' + attn_rng_int(r, 10));
             if ((attn__fnv1a(dig, (size_t)L) % 10 == 0) == (test != 0)) break;
@@ -7581,17 +8390,25 @@ static size_t attn__ckpt_size(int nconfig, int nnames, int ntensors, uint64_t co
 }
 
 /* Kinds in format-1 configuration words: the enum values of 0.1.0, by name. */
-static const char *const attn__ckpt_v1_kinds[] = {
-    "softmax", "ea", "cog", "centered", "sigmoid", "linear_raw", "kernel", "taylor", "diff", "linear_rmshead", "hyla",
-    "hyla_no_rmshead", "hyla_linear", "hyla_linear_no_rmshead", "softmax_hyla", "linear_rmshead_relu_v", "hyla_plus"};
+static const char *const attn__ckpt_v1_kinds[] = {"softmax",      "ea",
+                                                  "cog",          "centered",
+                                                  "sigmoid",      "linear_raw",
+                                                  "kernel",       "taylor",
+                                                  "diff",         "linear_rmshead",
+                                                  "hyla",         "hyla_no_rmshead",
+                                                  "hyla_linear",  "hyla_linear_no_rmshead",
+                                                  "softmax_hyla", "linear_rmshead_relu_v",
+                                                  "hyla_plus"};
 
 /* The kind a configuration word names in record h: a format-1 enum value or an index into
    h->names; -1 (error set) if it names none known here. */
 static int attn__ckpt_kind(const attn_checkpoint_header *h, int32_t word)
 {
-    int v1 = h->version == 1, n = v1 ? (int)(sizeof attn__ckpt_v1_kinds / sizeof *attn__ckpt_v1_kinds) : h->nnames, k;
+    int v1 = h->version == 1,
+        n = v1 ? (int)(sizeof attn__ckpt_v1_kinds / sizeof *attn__ckpt_v1_kinds) : h->nnames, k;
     const char *name;
-    if (word < 0 || word >= n) return attn__fail(ATTN_ERR_FORMAT, "a kind word %ld out of 0 .. %d", (long)word, n - 1), -1;
+    if (word < 0 || word >= n)
+        return attn__fail(ATTN_ERR_FORMAT, "a kind word %ld out of 0 .. %d", (long)word, n - 1), -1;
     name = v1 ? attn__ckpt_v1_kinds[word] : h->names[word];
     if ((k = attn_kind_from_name(name)) < 0)
         attn__fail(ATTN_ERR_FORMAT, "the kind '%s' is not known here (register it before loading)", name);
@@ -7619,14 +8436,18 @@ static int attn__ckpt_name(char names[][ATTN_CKPT_NAME_LEN], int *n, attn_kind k
 static size_t attn__ckpt_announced(const unsigned char *b, size_t n)
 {
     uint64_t nconfig, fb, version;
-    if (n < ATTN__CKPT_FIXED || memcmp(b, "ATTNCKPT", 8) != 0 || (nconfig = attn__get_le(b + 28, 4)) > ATTN_CKPT_MAX_CONFIG) return 0;
+    if (n < ATTN__CKPT_FIXED || memcmp(b, "ATTNCKPT", 8) != 0 ||
+        (nconfig = attn__get_le(b + 28, 4)) > ATTN_CKPT_MAX_CONFIG)
+        return 0;
     if ((version = attn__get_le(b + 8, 4)) == 2) {
         uint64_t nn = attn__get_le(b + 32, 4), nt = attn__get_le(b + 36, 4);
         fb = attn__get_le(b + 40, 4);
         if (nn > ATTN_CKPT_MAX_NAMES || nt > ATTN_CKPT_MAX_TENSORS || (fb != 4 && fb != 8)) return 0;
         return attn__ckpt_size((int)nconfig, (int)nn, (int)nt, attn__get_le(b + 44, 8), (int)fb);
     }
-    if (version != 1 || n < 32 + 4 * nconfig + 12 || ((fb = attn__get_le(b + 32 + 4 * nconfig, 4)) != 4 && fb != 8)) return 0;
+    if (version != 1 || n < 32 + 4 * nconfig + 12 ||
+        ((fb = attn__get_le(b + 32 + 4 * nconfig, 4)) != 4 && fb != 8))
+        return 0;
     return attn__ckpt_size((int)nconfig, -1, 0, attn__get_le(b + 36 + 4 * nconfig, 8), (int)fb);
 }
 #endif
@@ -7679,32 +8500,46 @@ ATTNDEF size_t attn_checkpoint_bytes(int nconfig, int nnames, const attn_params 
 {
     if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG || nnames < 0 || nnames > ATTN_CKPT_MAX_NAMES || !p ||
         p->count < 0 || p->count > ATTN_CKPT_MAX_TENSORS)
-        return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_bytes: nconfig = %d, nnames = %d or the parameters out of range",
-                          nconfig, nnames), 0;
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_checkpoint_bytes: nconfig = %d, nnames = %d or the parameters out of range",
+                          nconfig, nnames),
+               0;
     return attn__ckpt_size(nconfig, nnames, p->count, p->total, (int)sizeof(attn_float));
 }
 
 ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *model, const int32_t *config,
-                                          int nconfig, const char *const *names, int nnames, const attn_params *p)
+                                          int nconfig, const char *const *names, int nnames,
+                                          const attn_params *p)
 {
     unsigned char *b = (unsigned char *)buf, *o;
     size_t i, need, fb = sizeof(attn_float);
     int d;
     ATTN__NEED(buf); ATTN__NEED(model); ATTN__NEED(p);
-    if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG || (nconfig && !config) || nnames < 0 || nnames > ATTN_CKPT_MAX_NAMES ||
-        (nnames && !names))
-        return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: nconfig = %d in 0 .. %d (with config), nnames = %d in 0 .. %d "
-                          "(with names)", nconfig, ATTN_CKPT_MAX_CONFIG, nnames, ATTN_CKPT_MAX_NAMES);
-    if (strlen(model) > 16) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: model name '%s' is longer than 16 characters", model);
+    if (nconfig < 0 || nconfig > ATTN_CKPT_MAX_CONFIG || (nconfig && !config) || nnames < 0 ||
+        nnames > ATTN_CKPT_MAX_NAMES || (nnames && !names))
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_checkpoint_write: nconfig = %d in 0 .. %d (with config), nnames = %d in 0 .. %d "
+            "(with names)",
+            nconfig, ATTN_CKPT_MAX_CONFIG, nnames, ATTN_CKPT_MAX_NAMES);
+    if (strlen(model) > 16)
+        return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: model name '%s' is longer than 16 characters",
+                          model);
     for (i = 0; i < (size_t)nnames; i++)
         if (!names[i] || !names[i][0] || strlen(names[i]) >= ATTN_CKPT_NAME_LEN)
-            return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: names[%d] is not 1 .. %d characters", (int)i, ATTN_CKPT_NAME_LEN - 1);
+            return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: names[%d] is not 1 .. %d characters",
+                              (int)i, ATTN_CKPT_NAME_LEN - 1);
     for (i = 0; i < (size_t)p->count; i++)
         if (!p->name[i] || !p->name[i][0] || strlen(p->name[i]) >= ATTN_CKPT_NAME_LEN)
-            return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: tensor %d's name is not 1 .. %d characters", (int)i,
+            return attn__fail(ATTN_ERR_ARG,
+                              "attn_checkpoint_write: tensor %d's name is not 1 .. %d characters", (int)i,
                               ATTN_CKPT_NAME_LEN - 1);
-    if (!(need = attn_checkpoint_bytes(nconfig, nnames, p))) return attn__fail(ATTN_ERR_OVERFLOW, "attn_checkpoint_write: %lu floats overflow", (unsigned long)p->total);
-    if (bytes < need) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: buffer of %lu bytes, %lu needed", (unsigned long)bytes, (unsigned long)need);
+    if (!(need = attn_checkpoint_bytes(nconfig, nnames, p)))
+        return attn__fail(ATTN_ERR_OVERFLOW, "attn_checkpoint_write: %lu floats overflow",
+                          (unsigned long)p->total);
+    if (bytes < need)
+        return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_write: buffer of %lu bytes, %lu needed",
+                          (unsigned long)bytes, (unsigned long)need);
     memset(b, 0, need);
     memcpy(b, "ATTNCKPT", 8);
     attn__put_le(b + 8, ATTN_CKPT_VERSION, 4);
@@ -7720,7 +8555,8 @@ ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *m
     for (i = 0; i < (size_t)p->count; i++, o += ATTN__CKPT_TENSOR) {
         memcpy(o, p->name[i], strlen(p->name[i]));
         attn__put_le(o + ATTN_CKPT_NAME_LEN, (uint64_t)p->value[i].ndim, 4);
-        for (d = 0; d < p->value[i].ndim; d++) attn__put_le(o + ATTN_CKPT_NAME_LEN + 4 + 4 * d, (uint64_t)p->value[i].shape[d], 4);
+        for (d = 0; d < p->value[i].ndim; d++)
+            attn__put_le(o + ATTN_CKPT_NAME_LEN + 4 + 4 * d, (uint64_t)p->value[i].shape[d], 4);
         attn__put_le(o + ATTN_CKPT_NAME_LEN + 4 + 4 * ATTN_MAX_DIMS, p->offset[i], 8);
     }
     for (i = 0; i < p->total; i++, o += fb) {
@@ -7733,7 +8569,8 @@ ATTNDEF attn_status attn_checkpoint_write(void *buf, size_t bytes, const char *m
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_params *p, const void *buf, size_t bytes)
+ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_params *p, const void *buf,
+                                         size_t bytes)
 {
     const unsigned char *b = (const unsigned char *)buf, *o, *table = NULL;
     attn_checkpoint_header t;
@@ -7744,35 +8581,49 @@ ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_params 
     ATTN__NEED(h); ATTN__NEED(buf);
     memset(&t, 0, sizeof t);
     if (bytes < ATTN__CKPT_FIXED || memcmp(b, "ATTNCKPT", 8) != 0)
-        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: not a checkpoint (%s)", bytes < ATTN__CKPT_FIXED ? "too short" : "no ATTNCKPT magic");
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: not a checkpoint (%s)",
+                          bytes < ATTN__CKPT_FIXED ? "too short" : "no ATTNCKPT magic");
     if ((t.version = (int)attn__get_le(b + 8, 4)) != 1 && t.version != 2)
-        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: format version %lu, this build reads 1 and 2",
+        return attn__fail(ATTN_ERR_FORMAT,
+                          "attn_checkpoint_read: format version %lu, this build reads 1 and 2",
                           (unsigned long)attn__get_le(b + 8, 4));
     memcpy(t.model, b + 12, 16);
     for (i = strlen(t.model); i < 16; i++)
-        if (b[12 + i]) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: the model name is not NUL-padded");
+        if (b[12 + i])
+            return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: the model name is not NUL-padded");
     if ((nconfig = attn__get_le(b + 28, 4)) > ATTN_CKPT_MAX_CONFIG)
-        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu configuration words, at most %d", (unsigned long)nconfig, ATTN_CKPT_MAX_CONFIG);
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu configuration words, at most %d",
+                          (unsigned long)nconfig, ATTN_CKPT_MAX_CONFIG);
     t.nconfig = (int)nconfig;
     if (t.version == 2) {
-        nn = attn__get_le(b + 32, 4); nt = attn__get_le(b + 36, 4); fb = attn__get_le(b + 40, 4); t.count = attn__get_le(b + 44, 8);
+        nn = attn__get_le(b + 32, 4);
+        nt = attn__get_le(b + 36, 4);
+        fb = attn__get_le(b + 40, 4);
+        t.count = attn__get_le(b + 44, 8);
         if (nn > ATTN_CKPT_MAX_NAMES || nt > ATTN_CKPT_MAX_TENSORS)
-            return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu names (at most %d) or %lu tensors (at most %d)",
-                              (unsigned long)nn, ATTN_CKPT_MAX_NAMES, (unsigned long)nt, ATTN_CKPT_MAX_TENSORS);
+            return attn__fail(
+                ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu names (at most %d) or %lu tensors (at most %d)",
+                (unsigned long)nn, ATTN_CKPT_MAX_NAMES, (unsigned long)nt, ATTN_CKPT_MAX_TENSORS);
         o = b + ATTN__CKPT_FIXED;
     } else {
-        if (bytes < ATTN__CKPT_FIXED + 4 * nconfig) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: truncated in the configuration");
+        if (bytes < ATTN__CKPT_FIXED + 4 * nconfig)
+            return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: truncated in the configuration");
         o = b + 32 + 4 * nconfig;
         fb = attn__get_le(o, 4);
         t.count = attn__get_le(o + 4, 8);
         o = b + 32;
     }
-    if (fb != 4 && fb != 8) return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: floats of %lu bytes (4 or 8)", (unsigned long)fb);
+    if (fb != 4 && fb != 8)
+        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: floats of %lu bytes (4 or 8)",
+                          (unsigned long)fb);
     t.float_bytes = (int)fb; t.nnames = (int)nn; t.ntensors = (int)nt;
     need = attn__ckpt_size(t.nconfig, t.version == 2 ? t.nnames : -1, t.ntensors, t.count, t.float_bytes);
     if (!need || bytes != need)
-        return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: %lu bytes, the header says %lu floats (%lu bytes in all): %s", (unsigned long)bytes,
-                          (unsigned long)t.count, (unsigned long)need, bytes < need ? "truncated" : "trailing bytes or a bad count");
+        return attn__fail(
+            ATTN_ERR_FORMAT,
+            "attn_checkpoint_read: %lu bytes, the header says %lu floats (%lu bytes in all): %s",
+            (unsigned long)bytes, (unsigned long)t.count, (unsigned long)need,
+            bytes < need ? "truncated" : "trailing bytes or a bad count");
     if (attn__get_le(b + need - 8, 8) != attn__fnv1a(b, need - 8))
         return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: checksum mismatch (the file is corrupt)");
     for (i = 0; i < nconfig; i++, o += 4) t.config[i] = (int32_t)(uint32_t)attn__get_le(o, 4);
@@ -7780,27 +8631,41 @@ ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_params 
     for (i = 0; i < nn; i++, o += ATTN_CKPT_NAME_LEN) {
         memcpy(t.names[i], o, ATTN_CKPT_NAME_LEN);
         if (!t.names[i][0] || t.names[i][ATTN_CKPT_NAME_LEN - 1])
-            return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: name %d is empty or not NUL-terminated", (int)i);
+            return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: name %d is empty or not NUL-terminated",
+                              (int)i);
     }
     table = o;
     if ((bad = attn__ckpt_table_bad(table, t.ntensors, t.count, NULL, &why)) >= 0)
         return attn__fail(ATTN_ERR_FORMAT, "attn_checkpoint_read: tensor %d has %s", bad, why);
     /* format 1 has no table: its tensors are p's, aligned in the record's float width */
     if (p && (t.version == 2 ? t.ntensors != p->count : attn__params_record_floats(p, fb) != t.count))
-        return attn__fail(ATTN_ERR_SHAPE, "attn_checkpoint_read: the record holds %lu floats in %d tensors, the destination %lu in %d",
-                          (unsigned long)t.count, t.ntensors, (unsigned long)p->total, p->count);
+        return attn__fail(
+            ATTN_ERR_SHAPE,
+            "attn_checkpoint_read: the record holds %lu floats in %d tensors, the destination %lu in %d",
+            (unsigned long)t.count, t.ntensors, (unsigned long)p->total, p->count);
     if (p && (bad = attn__ckpt_table_bad(table, t.ntensors, t.count, p, &why)) >= 0)
-        return attn__fail(ATTN_ERR_SHAPE, "attn_checkpoint_read: tensor %d ('%.31s' in the record, '%s' in the destination) has %s",
-                          bad, (const char *)table + (size_t)bad * ATTN__CKPT_TENSOR, p->name[bad], why);
+        return attn__fail(
+            ATTN_ERR_SHAPE,
+            "attn_checkpoint_read: tensor %d ('%.31s' in the record, '%s' in the destination) has %s", bad,
+            (const char *)table + (size_t)bad * ATTN__CKPT_TENSOR, p->name[bad], why);
     o = table + (size_t)t.ntensors * ATTN__CKPT_TENSOR; /* the floats */
     for (k = 0, at = 0; p && k < p->count; k++) {
         size_t numel = attn_tensor_numel(&p->value[k]);
         const unsigned char *v;
-        if (t.version == 2) at = (size_t)attn__get_le(table + (size_t)k * ATTN__CKPT_TENSOR + ATTN__CKPT_TENSOR - 8, 8);
+        if (t.version == 2)
+            at = (size_t)attn__get_le(table + (size_t)k * ATTN__CKPT_TENSOR + ATTN__CKPT_TENSOR - 8, 8);
         for (v = o + at * fb, i = 0; i < numel; i++, v += fb) {
             uint64_t bits = attn__get_le(v, (int)fb);
-            if (fb == 4) { uint32_t u = (uint32_t)bits; float f; memcpy(&f, &u, 4); p->value[k].data[i] = (attn_float)f; }
-            else { double f; memcpy(&f, &bits, 8); p->value[k].data[i] = (attn_float)f; }
+            if (fb == 4) {
+                uint32_t u = (uint32_t)bits;
+                float f;
+                memcpy(&f, &u, 4);
+                p->value[k].data[i] = (attn_float)f;
+            } else {
+                double f;
+                memcpy(&f, &bits, 8);
+                p->value[k].data[i] = (attn_float)f;
+            }
         }
         at += attn__align_up(numel * fb) / fb;
     }
@@ -7808,8 +8673,9 @@ ATTNDEF attn_status attn_checkpoint_read(attn_checkpoint_header *h, attn_params 
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config, int nconfig,
-                                         const char *const *names, int nnames, const attn_params *p)
+ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, const int32_t *config,
+                                         int nconfig, const char *const *names, int nnames,
+                                         const attn_params *p)
 {
 #ifndef ATTN_NO_STDIO
     size_t n;
@@ -7817,8 +8683,12 @@ ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, co
     FILE *f;
     int ok;
     ATTN__NEED(path); ATTN__NEED(p);
-    if (!(n = attn_checkpoint_bytes(nconfig, nnames, p))) return attn__fail(ATTN_ERR_ARG, "attn_checkpoint_save: nconfig = %d, nnames = %d or %lu floats out of range", nconfig, nnames, (unsigned long)p->total);
-    if (!(buf = ATTN_MALLOC(n))) return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_save: no memory for %lu bytes", (unsigned long)n);
+    if (!(n = attn_checkpoint_bytes(nconfig, nnames, p)))
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_checkpoint_save: nconfig = %d, nnames = %d or %lu floats out of range",
+                          nconfig, nnames, (unsigned long)p->total);
+    if (!(buf = ATTN_MALLOC(n)))
+        return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_save: no memory for %lu bytes", (unsigned long)n);
     if (attn_checkpoint_write(buf, n, model, config, nconfig, names, nnames, p) != ATTN_OK) {
         ATTN_FREE(buf);
         return attn_last_status();
@@ -7843,14 +8713,16 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
     unsigned char *b, *nb;
     attn_status s;
     ATTN__NEED(path); ATTN__NEED(buf); ATTN__NEED(bytes); ATTN__NEED(h);
-    if (!(f = fopen(path, "rb"))) return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot open %s", path);
+    if (!(f = fopen(path, "rb")))
+        return attn__fail(ATTN_ERR_IO, "attn_checkpoint_load_file: cannot open %s", path);
     /* No seek (a pipe works, a directory is a read error): the first 4 KB (the largest header), then
        up to one byte past the size the header announces, in doubling blocks. A stream that never
        ends or a header that lies costs at most twice what the file holds. */
     for (b = (unsigned char *)ATTN_MALLOC(cap); b;) {
         n += got = fread(b + n, 1, ATTN__MIN(cap, want) - n, f);
         if (got == 0 || n == want) {
-            if (got == 0 || want > 4096 || !(rec = attn__ckpt_announced(b, n)) || rec < n) break; /* read() says what is wrong */
+            if (got == 0 || want > 4096 || !(rec = attn__ckpt_announced(b, n)) || rec < n)
+                break; /* read() says what is wrong */
             want = rec + 1;
         }
         if (n == cap) {
@@ -7862,7 +8734,8 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
     }
     if (!b) {
         fclose(f);
-        return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_load_file: no memory for %lu bytes of %s", (unsigned long)cap, path);
+        return attn__fail(ATTN_ERR_NOMEM, "attn_checkpoint_load_file: no memory for %lu bytes of %s",
+                          (unsigned long)cap, path);
     }
     if (ferror(f)) {
         fclose(f);
@@ -7905,33 +8778,38 @@ static attn_float attn__words_f64(const int32_t *w)
 }
 
 /* Reads path's record into *buf and *h; it must hold a `model` with at least `min` words. */
-static attn_status attn__ckpt_open(const char *fn, const char *path, const char *model, int min, void **buf, size_t *n,
-                                   attn_checkpoint_header *h)
+static attn_status attn__ckpt_open(const char *fn, const char *path, const char *model, int min, void **buf,
+                                   size_t *n, attn_checkpoint_header *h)
 {
     ATTN__TRY(attn_checkpoint_load_file(path, buf, n, h));
     if (strcmp(h->model, model) == 0 && h->nconfig >= min) return ATTN_OK;
     ATTN_FREE(*buf);
-    return attn__fail(ATTN_ERR_FORMAT, "%s: %s holds a '%s' model with %d configuration words, not a %s", fn, path, h->model, h->nconfig, model);
+    return attn__fail(ATTN_ERR_FORMAT, "%s: %s holds a '%s' model with %d configuration words, not a %s", fn,
+                      path, h->model, h->nconfig, model);
 }
 
 /* The loaders' check before anything is allocated: the record's configuration is valid (floats > 0:
    the floats of its parameter block) and the record holds exactly that many. Frees buf on failure. */
-static attn_status attn__ckpt_match(const char *fn, const char *path, size_t floats, const attn_checkpoint_header *h, void *buf)
+static attn_status attn__ckpt_match(const char *fn, const char *path, size_t floats,
+                                    const attn_checkpoint_header *h, void *buf)
 {
     char why[256];
     if (floats && floats == h->count) return ATTN_OK;
     ATTN_FREE(buf);
     if (floats)
-        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: its configuration needs a block of %lu floats, it holds %lu", fn, path,
+        return attn__fail(ATTN_ERR_FORMAT,
+                          "%s: %s: its configuration needs a block of %lu floats, it holds %lu", fn, path,
                           (unsigned long)floats, (unsigned long)h->count);
     strncpy(why, attn_last_error(), sizeof why - 1);
     why[sizeof why - 1] = 0;
-    return attn__fail(ATTN_ERR_FORMAT, "%s: %s: its configuration is not a valid %s's (%s)", fn, path, h->model, why);
+    return attn__fail(ATTN_ERR_FORMAT, "%s: %s: its configuration is not a valid %s's (%s)", fn, path,
+                      h->model, why);
 }
 
 /* After the model was initialised (status s) into a temporary: copies the record's floats into p
    (which the loader releases on failure). Frees buf. */
-static attn_status attn__ckpt_fill(attn_status s, attn_params *p, attn_checkpoint_header *h, void *buf, size_t n)
+static attn_status attn__ckpt_fill(attn_status s, attn_params *p, attn_checkpoint_header *h, void *buf,
+                                   size_t n)
 {
     if (s == ATTN_OK) s = attn_checkpoint_read(h, p, buf, n);
     ATTN_FREE(buf);
@@ -7945,7 +8823,10 @@ ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *pat
     const char *np[1] = {names[0]};
     int nn = 0;
     ATTN__NEED(m);
-    cfg[0] = m->cfg.d; cfg[1] = m->cfg.ncon; cfg[2] = attn__ckpt_name(names, &nn, m->cfg.kind); cfg[3] = (int32_t)m->cfg.vec;
+    cfg[0] = m->cfg.d;
+    cfg[1] = m->cfg.ncon;
+    cfg[2] = attn__ckpt_name(names, &nn, m->cfg.kind);
+    cfg[3] = (int32_t)m->cfg.vec;
     cfg[4] = m->cfg.init_uniform; attn__f64_words(m->cfg.scale, cfg + 5);
     if (cfg[2] < 0) return attn__fail(ATTN_ERR_ARG, "%s: %s", __func__, attn_last_error());
     return attn_checkpoint_save(path, "cisformer", cfg, 7, np, nn, &m->p);
@@ -7967,7 +8848,10 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
     c.d = h.config[0]; c.ncon = h.config[1]; c.vec = (attn_cis_vec)h.config[3];
     c.init_uniform = h.config[4]; c.scale = attn__words_f64(h.config + 5);
     if (h.nconfig != 7) floats = 0, attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
-    else floats = (int)(c.kind = (attn_kind)attn__ckpt_kind(&h, h.config[2])) < 0 ? 0 : attn__cis_block(__func__, &c, (size_t)h.float_bytes);
+    else
+        floats = (int)(c.kind = (attn_kind)attn__ckpt_kind(&h, h.config[2])) < 0
+                     ? 0
+                     : attn__cis_block(__func__, &c, (size_t)h.float_bytes);
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
     attn_rng_seed(&r, 0, 0);
     made = (s = attn_cisformer_init(&t, &c, &r)) == ATTN_OK;
@@ -7988,10 +8872,30 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     int l, nn = 0;
     ATTN__NEED(m);
     c = &m->cfg;
-    w[0] = c->vocab; w[1] = c->d; w[2] = c->layers; w[3] = c->heads; w[4] = c->dk; w[5] = c->dv; w[6] = c->mlp; w[7] = c->max_T;
-    w[8] = c->out; w[9] = c->readout; w[10] = c->causal; w[11] = (int32_t)c->pos; w[12] = (int32_t)c->norm; w[13] = (int32_t)c->act;
-    w[14] = c->bias; w[15] = (int32_t)c->init; attn__f64_words(c->scale, w + 16); attn__f64_words(c->eps, w + 18);
-    w[20] = c->in_dim; w[21] = c->t5; attn__f64_words(c->dropout, w + 22); w[24] = c->glu; w[25] = c->doc_mask; w[26] = c->bos;
+    w[0] = c->vocab;
+    w[1] = c->d;
+    w[2] = c->layers;
+    w[3] = c->heads;
+    w[4] = c->dk;
+    w[5] = c->dv;
+    w[6] = c->mlp;
+    w[7] = c->max_T;
+    w[8] = c->out;
+    w[9] = c->readout;
+    w[10] = c->causal;
+    w[11] = (int32_t)c->pos;
+    w[12] = (int32_t)c->norm;
+    w[13] = (int32_t)c->act;
+    w[14] = c->bias;
+    w[15] = (int32_t)c->init;
+    attn__f64_words(c->scale, w + 16);
+    attn__f64_words(c->eps, w + 18);
+    w[20] = c->in_dim;
+    w[21] = c->t5;
+    attn__f64_words(c->dropout, w + 22);
+    w[24] = c->glu;
+    w[25] = c->doc_mask;
+    w[26] = c->bos;
     for (l = 0; l < c->layers; l++)
         if ((w[ATTN__TF_WORDS + l] = attn__ckpt_name(names, &nn, c->kinds[l])) < 0)
             return attn__fail(ATTN_ERR_ARG, "%s: layer %d: %s", __func__, l, attn_last_error());
@@ -8014,13 +8918,35 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "transformer", ATTN__TF_WORDS, &buf, &n, &h));
     memset(&c, 0, sizeof c);
-    c.vocab = w[0]; c.d = w[1]; c.layers = w[2]; c.heads = w[3]; c.dk = w[4]; c.dv = w[5]; c.mlp = w[6]; c.max_T = w[7];
-    c.out = w[8]; c.readout = w[9]; c.causal = w[10]; c.pos = (attn_pos_kind)w[11]; c.norm = (attn_norm_kind)w[12]; c.act = (attn_act)w[13];
-    c.bias = w[14]; c.init = (attn_init_kind)w[15]; c.scale = attn__words_f64(w + 16); c.eps = attn__words_f64(w + 18);
-    c.in_dim = w[20]; c.t5 = w[21]; c.dropout = attn__words_f64(w + 22); c.glu = w[24]; c.doc_mask = w[25]; c.bos = w[26];
-    for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - ATTN__TF_WORDS && known; l++)
+    c.vocab = w[0];
+    c.d = w[1];
+    c.layers = w[2];
+    c.heads = w[3];
+    c.dk = w[4];
+    c.dv = w[5];
+    c.mlp = w[6];
+    c.max_T = w[7];
+    c.out = w[8];
+    c.readout = w[9];
+    c.causal = w[10];
+    c.pos = (attn_pos_kind)w[11];
+    c.norm = (attn_norm_kind)w[12];
+    c.act = (attn_act)w[13];
+    c.bias = w[14];
+    c.init = (attn_init_kind)w[15];
+    c.scale = attn__words_f64(w + 16);
+    c.eps = attn__words_f64(w + 18);
+    c.in_dim = w[20];
+    c.t5 = w[21];
+    c.dropout = attn__words_f64(w + 22);
+    c.glu = w[24];
+    c.doc_mask = w[25];
+    c.bos = w[26];
+    for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - ATTN__TF_WORDS && known;
+         l++)
         known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[ATTN__TF_WORDS + l])) >= 0;
-    if (h.nconfig - ATTN__TF_WORDS != c.layers) attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
+    if (h.nconfig - ATTN__TF_WORDS != c.layers)
+        attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
     else if (!known || !(l = attn__tf_layout(__func__, &c, pd, t.at, &floats, &count))) floats = 0;
     else floats = attn__block_floats(pd, l, (size_t)h.float_bytes); /* in the record's float width */
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
@@ -8042,8 +8968,20 @@ ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path)
     int nn = 0;
     ATTN__NEED(m);
     c = &m->cfg;
-    w[0] = c->src_vocab; w[1] = c->tgt_vocab; w[2] = c->pad; w[3] = c->d; w[4] = c->heads; w[5] = c->dk; w[6] = c->dv; w[7] = c->mlp;
-    w[8] = c->enc_layers; w[9] = c->dec_layers; w[10] = c->max_src; w[11] = c->max_tgt; w[12] = attn__ckpt_name(names, &nn, c->kind); w[13] = (int32_t)c->ln_eps;
+    w[0] = c->src_vocab;
+    w[1] = c->tgt_vocab;
+    w[2] = c->pad;
+    w[3] = c->d;
+    w[4] = c->heads;
+    w[5] = c->dk;
+    w[6] = c->dv;
+    w[7] = c->mlp;
+    w[8] = c->enc_layers;
+    w[9] = c->dec_layers;
+    w[10] = c->max_src;
+    w[11] = c->max_tgt;
+    w[12] = attn__ckpt_name(names, &nn, c->kind);
+    w[13] = (int32_t)c->ln_eps;
     w[14] = (int32_t)c->init; attn__f64_words(c->eps, w + 15); attn__f64_words(c->dropout, w + 17);
     if (w[12] < 0) return attn__fail(ATTN_ERR_ARG, "%s: %s", __func__, attn_last_error());
     return attn_checkpoint_save(path, "seq2seq", w, ATTN__S2S_WORDS, np, nn, &m->p);
@@ -8063,11 +9001,24 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "seq2seq", ATTN__S2S_WORDS, &buf, &n, &h));
     memset(&c, 0, sizeof c);
-    c.src_vocab = w[0]; c.tgt_vocab = w[1]; c.pad = w[2]; c.d = w[3]; c.heads = w[4]; c.dk = w[5]; c.dv = w[6]; c.mlp = w[7];
-    c.enc_layers = w[8]; c.dec_layers = w[9]; c.max_src = w[10]; c.max_tgt = w[11]; c.ln_eps = (attn_ln_eps)w[13];
+    c.src_vocab = w[0];
+    c.tgt_vocab = w[1];
+    c.pad = w[2];
+    c.d = w[3];
+    c.heads = w[4];
+    c.dk = w[5];
+    c.dv = w[6];
+    c.mlp = w[7];
+    c.enc_layers = w[8];
+    c.dec_layers = w[9];
+    c.max_src = w[10];
+    c.max_tgt = w[11];
+    c.ln_eps = (attn_ln_eps)w[13];
     c.init = (attn_init_kind)w[14]; c.eps = attn__words_f64(w + 15); c.dropout = attn__words_f64(w + 17);
     if (h.nconfig != ATTN__S2S_WORDS) attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
-    else if ((int)(c.kind = (attn_kind)attn__ckpt_kind(&h, w[12])) < 0 || !attn__s2s_block(__func__, &c, &floats, (size_t)h.float_bytes)) floats = 0;
+    else if ((int)(c.kind = (attn_kind)attn__ckpt_kind(&h, w[12])) < 0 ||
+             !attn__s2s_block(__func__, &c, &floats, (size_t)h.float_bytes))
+        floats = 0;
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
     attn_rng_seed(&r, 0, 0);
     made = (s = attn_seq2seq_init(&t, &c, &r)) == ATTN_OK;
@@ -8092,7 +9043,10 @@ static void attn__plot_range(const attn_plot_series *s, int ns, int right, int x
         v[0] = x ? s[k].x : s[k].y; v[1] = x ? NULL : s[k].lo; v[2] = x ? NULL : s[k].hi;
         for (j = 0; j < 3; j++)
             for (i = 0; v[j] && i < s[k].n; i++)
-                if (attn__finite(v[j][i])) { *lo = v[j][i] < *lo ? v[j][i] : *lo; *hi = v[j][i] > *hi ? v[j][i] : *hi; }
+                if (attn__finite(v[j][i])) {
+                    *lo = v[j][i] < *lo ? v[j][i] : *lo;
+                    *hi = v[j][i] > *hi ? v[j][i] : *hi;
+                }
     }
     if (!(*lo <= *hi)) { *lo = 0; *hi = 1; }
     if (*hi - *lo < 1e-12 * (fabs(*hi) + 1)) { *lo -= 0.5; *hi += 0.5; }
@@ -8113,7 +9067,8 @@ static void attn__svg_text(FILE *f, const char *t, const char *close)
 /* Where the legend puts label k (x, and its row from 0) of n labels, label i being the string
    pointer at (char *)label + i stride (NULL: no entry): left to right from x = left, about 7.5 px
    per bold character apart, wrapping at right; returns the number of rows. */
-static int attn__legend_at(const char *const *label, size_t stride, int n, int k, double left, double right, double *x, int *row)
+static int attn__legend_at(const char *const *label, size_t stride, int n, int k, double left, double right,
+                           double *x, int *row)
 {
     double at = left;
     int i, r = 0;
@@ -8128,7 +9083,8 @@ static int attn__legend_at(const char *const *label, size_t stride, int n, int k
     return r + 1;
 }
 
-static const char *const attn__palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
+static const char *const attn__palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                             "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
 #endif
 
 ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const attn_plot_series *s, int ns)
@@ -8137,10 +9093,13 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
     double W, H, L = 64, R = 64, T = 44, B = 50, pw, ph, x0, x1, y0, y1, z0, z1, lx = 0;
     int k, i, j, rows, row = 0, has_right = 0;
     FILE *f;
-    if (!path || !p || !s || ns < 1) return attn__fail(ATTN_ERR_ARG, "attn_plot_svg: path, plot and at least one series are needed");
+    if (!path || !p || !s || ns < 1)
+        return attn__fail(ATTN_ERR_ARG, "attn_plot_svg: path, plot and at least one series are needed");
     for (k = 0; k < ns; k++) {
         if (!s[k].x || !s[k].y || s[k].n < 1 || (!s[k].lo) != (!s[k].hi))
-            return attn__fail(ATTN_ERR_ARG, "attn_plot_svg: series %d needs x, y with n >= 1 (n = %d), and lo with hi", k, s[k].n);
+            return attn__fail(ATTN_ERR_ARG,
+                              "attn_plot_svg: series %d needs x, y with n >= 1 (n = %d), and lo with hi", k,
+                              s[k].n);
         has_right |= s[k].right != 0;
     }
     W = p->width > 0 ? p->width : 640; H = p->height > 0 ? p->height : 400;
@@ -8153,7 +9112,10 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
     attn__plot_range(s, ns, 1, 0, &z0, &z1);
     z0 = z0 < 0 ? z0 : 0;
     if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_plot_svg: cannot write %s", path);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n",
+            W, H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     if (p->title) {
         fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">", W / 2);
@@ -8161,12 +9123,19 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
     }
     for (k = 0; k <= 5; k++) { /* grid and the three axes' ticks */
         double y = T + ph - ph * k / 5;
-        fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y, y);
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4, y0 + (y1 - y0) * k / 5);
-        if (has_right) fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#555\">%.3g</text>\n", L + pw + 6, y + 4, z0 + (z1 - z0) * k / 5);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.4g</text>\n", L + pw * k / 5, T + ph + 18, x0 + (x1 - x0) * k / 5);
+        fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y,
+                y);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4,
+                y0 + (y1 - y0) * k / 5);
+        if (has_right)
+            fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#555\">%.3g</text>\n", L + pw + 6, y + 4,
+                    z0 + (z1 - z0) * k / 5);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.4g</text>\n", L + pw * k / 5,
+                T + ph + 18, x0 + (x1 - x0) * k / 5);
     }
-    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", L, T, pw, ph);
+    fprintf(f,
+            "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n",
+            L, T, pw, ph);
     if (p->xlabel) {
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">", L + pw / 2, H - 12);
         attn__svg_text(f, p->xlabel, "</text>\n");
@@ -8176,7 +9145,9 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
         attn__svg_text(f, p->ylabel, "</text>\n");
     }
     if (p->y2label && has_right) {
-        fprintf(f, "<text transform=\"translate(%.0f,%.0f) rotate(90)\" text-anchor=\"middle\" fill=\"#555\">", W - 12, T + ph / 2);
+        fprintf(f,
+                "<text transform=\"translate(%.0f,%.0f) rotate(90)\" text-anchor=\"middle\" fill=\"#555\">",
+                W - 12, T + ph / 2);
         attn__svg_text(f, p->y2label, "</text>\n");
     }
     for (k = 0; k < ns; k++) {
@@ -8190,19 +9161,23 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
             for (j = 0; j < 2 * c->n; j++) {
                 int q = j < c->n ? j : 2 * c->n - 1 - j;
                 double v = j < c->n ? c->hi[q] : c->lo[q];
-                if (attn__finite(c->x[q]) && attn__finite(v)) fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[q]), ATTN__PY(v));
+                if (attn__finite(c->x[q]) && attn__finite(v))
+                    fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[q]), ATTN__PY(v));
             }
             fprintf(f, "\"/>\n");
         }
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" %s points=\"", col, c->right ? "stroke-dasharray=\"5,3\"" : "stroke-width=\"2\"");
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" %s points=\"", col,
+                c->right ? "stroke-dasharray=\"5,3\"" : "stroke-width=\"2\"");
         for (i = 0; i < c->n; i++)
-            if (attn__finite(c->x[i]) && attn__finite(c->y[i])) fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[i]), ATTN__PY(c->y[i]));
+            if (attn__finite(c->x[i]) && attn__finite(c->y[i]))
+                fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[i]), ATTN__PY(c->y[i]));
         fprintf(f, "\"/>\n");
 #undef ATTN__PX
 #undef ATTN__PY
         if (c->label) {
             attn__legend_at(&s[0].label, sizeof *s, ns, k, L, W - 8, &lx, &row);
-            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", lx, T - 8 - 16.0 * (rows - 1 - row), col);
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", lx,
+                    T - 8 - 16.0 * (rows - 1 - row), col);
             attn__svg_text(f, c->label, "</text>\n");
         }
     }
@@ -8215,14 +9190,16 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
 #endif
 }
 
-ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const char *ylabel, const char *const *group, int ng,
-                                  const char *const *series, int ns, const double *v)
+ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const char *ylabel,
+                                  const char *const *group, int ng, const char *const *series, int ns,
+                                  const double *v)
 {
 #ifndef ATTN_NO_STDIO
     double W = 640, H = 400, L = 64, R = 16, T = 44, B = 44, pw, ph, lo = 0, hi = 0, lx = 0, gw, bw;
     int g, k, rows, row = 0;
     FILE *f;
-    if (!path || !group || !series || !v || ng < 1 || ns < 1) return attn__fail(ATTN_ERR_ARG, "attn_bars_svg: path, labels, values and ng, ns >= 1 are needed");
+    if (!path || !group || !series || !v || ng < 1 || ns < 1)
+        return attn__fail(ATTN_ERR_ARG, "attn_bars_svg: path, labels, values and ng, ns >= 1 are needed");
     for (k = 0; k < ns * ng; k++)
         if (attn__finite(v[k])) { lo = v[k] < lo ? v[k] : lo; hi = v[k] > hi ? v[k] : hi; }
     if (hi - lo < 1e-12) hi = lo + 1;
@@ -8230,7 +9207,10 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
     T += 16 * (rows - 1);
     pw = W - L - R; ph = H - T - B; gw = pw / ng; bw = 0.8 * gw / ns;
     if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_bars_svg: cannot write %s", path);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n",
+            W, H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     if (title) {
         fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">", W / 2);
@@ -8239,21 +9219,27 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
 #define ATTN__BY(x) (T + ph - ph * ((x) - lo) / (hi - lo))
     for (k = 0; k <= 5; k++) {
         double y = T + ph - ph * k / 5;
-        fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y, y);
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4, lo + (hi - lo) * k / 5);
+        fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y,
+                y);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4,
+                lo + (hi - lo) * k / 5);
     }
     for (g = 0; g < ng; g++) {
-        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"11\">", L + gw * (g + 0.5), T + ph + 16);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"11\">", L + gw * (g + 0.5),
+                T + ph + 16);
         attn__svg_text(f, group[g] ? group[g] : "", "</text>\n");
         for (k = 0; k < ns; k++) {
             double x = v[(size_t)k * ng + g], a = ATTN__BY(0), b = attn__finite(x) ? ATTN__BY(x) : a;
-            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", L + gw * g + 0.1 * gw + bw * k, a < b ? a : b,
-                    bw, fabs(b - a), attn__palette[k % 8]);
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+                    L + gw * g + 0.1 * gw + bw * k, a < b ? a : b, bw, fabs(b - a), attn__palette[k % 8]);
         }
     }
-    fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", L, L + pw, ATTN__BY(0), ATTN__BY(0));
+    fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", L, L + pw,
+            ATTN__BY(0), ATTN__BY(0));
 #undef ATTN__BY
-    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n", L, T, pw, ph);
+    fprintf(f,
+            "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n",
+            L, T, pw, ph);
     if (ylabel) {
         fprintf(f, "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">", T + ph / 2);
         attn__svg_text(f, ylabel, "</text>\n");
@@ -8261,7 +9247,8 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
     for (k = 0; k < ns; k++) {
         if (!series[k]) continue;
         attn__legend_at(series, sizeof *series, ns, k, L, W - 8, &lx, &row);
-        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", lx, T - 8 - 16.0 * (rows - 1 - row), attn__palette[k % 8]);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", lx,
+                T - 8 - 16.0 * (rows - 1 - row), attn__palette[k % 8]);
         attn__svg_text(f, series[k], "</text>\n");
     }
     fprintf(f, "</svg>\n");
@@ -8273,8 +9260,8 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
 #endif
 }
 
-ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const attn_float *M, int rows, int cols,
-                                     const char *const *row_labels, const char *const *col_labels,
+ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const attn_float *M, int rows,
+                                     int cols, const char *const *row_labels, const char *const *col_labels,
                                      attn_heat_scale scale)
 {
 #ifndef ATTN_NO_STDIO
@@ -8282,7 +9269,10 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
     int i, j, r, g, b;
     FILE *f;
     if (!path || !M || rows < 1 || cols < 1 || (int)scale < 0 || scale > ATTN_HEAT_LOG)
-        return attn__fail(ATTN_ERR_ARG, "attn_heatmap_svg: path, M, rows = %d >= 1, cols = %d >= 1 and a known scale are needed", rows, cols);
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_heatmap_svg: path, M, rows = %d >= 1, cols = %d >= 1 and a known scale are needed", rows,
+            cols);
     for (i = 0; i < rows * cols; i++) {
         v = scale == ATTN_HEAT_LINEAR ? M[i] : fabs((double)M[i]);
         if (!attn__finite(v)) continue;
@@ -8293,11 +9283,14 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
     cell = 560.0 / (rows > cols ? rows : cols);
     cell = cell > 40 ? 40 : cell;
     if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: cannot write %s", path);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "font-family=\"sans-serif\" font-size=\"11\">\n",
             L + cols * cell + 80, T + rows * cell + 20);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     if (title) {
-        fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">", (L + cols * cell + 80) / 2);
+        fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">",
+                (L + cols * cell + 80) / 2);
         attn__svg_text(f, title, "</text>\n");
     }
     for (i = 0; i < rows; i++)
@@ -8306,15 +9299,20 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
             if (!attn__finite(m)) { r = g = b = 128; } /* grey: not a number */
             else if (scale == ATTN_HEAT_SIGNED) { /* white to red (positive) or blue (negative) */
                 t = fabs(m) / hi;
-                r = m >= 0 ? 255 : (int)(255 * (1 - t)); g = (int)(255 * (1 - t)); b = m >= 0 ? (int)(255 * (1 - t)) : 255;
+                r = m >= 0 ? 255 : (int)(255 * (1 - t));
+                g = (int)(255 * (1 - t));
+                b = m >= 0 ? (int)(255 * (1 - t)) : 255;
             } else {
-                t = scale == ATTN_HEAT_LOG ? (fabs(m) > 0 ? (log10(fabs(m) / hi) + 4) / 4 : 0) : (m - lo) / (hi - lo);
+                t = scale == ATTN_HEAT_LOG ? (fabs(m) > 0 ? (log10(fabs(m) / hi) + 4) / 4 : 0)
+                                           : (m - lo) / (hi - lo);
                 t = t < 0 ? 0 : t > 1 ? 1 : t;
                 r = (int)(255 * (1 - t)); g = (int)(255 * (1 - 0.6 * t)); b = 255;
             }
             x0 = L + j * cell;
-            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"><title>%.4g</title></rect>\n", x0,
-                    T + i * cell, cell, cell, r, g, b, m);
+            fprintf(f,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                    "fill=\"rgb(%d,%d,%d)\"><title>%.4g</title></rect>\n",
+                    x0, T + i * cell, cell, cell, r, g, b, m);
         }
     for (i = 0; row_labels && i < rows; i++) {
         fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", L - 4, T + (i + 0.5) * cell + 4);
@@ -8335,16 +9333,19 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
 
 /* ---- probes ---- */
 
-ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y, int n,
-                                   int dim, int iters, double lr, double l2, int balanced)
+ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y,
+                                   int n, int dim, int iters, double lr, double l2, int balanced)
 {
     double *gw, c[2] = {1, 1}; /* the weight of a row of class 0 and of class 1, over n */
     int i, k, it, pos = 0;
     ATTN__NEED(w); ATTN__NEED(mu); ATTN__NEED(sd); ATTN__NEED(X); ATTN__NEED(y);
     if (n < 1 || dim < 1 || iters < 0 || !(lr > 0) || !(l2 >= 0))
-        return attn__fail(ATTN_ERR_ARG, "attn_probe_fit: n = %d, dim = %d >= 1, iters = %d >= 0, lr > 0, l2 >= 0", n, dim, iters);
+        return attn__fail(ATTN_ERR_ARG,
+                          "attn_probe_fit: n = %d, dim = %d >= 1, iters = %d >= 0, lr > 0, l2 >= 0", n, dim,
+                          iters);
     for (i = 0; i < n; i++)
-        if (y[i] != 0 && y[i] != 1) return attn__fail(ATTN_ERR_ARG, "attn_probe_fit: y[%d] = %d is not a label 0 or 1", i, y[i]);
+        if (y[i] != 0 && y[i] != 1)
+            return attn__fail(ATTN_ERR_ARG, "attn_probe_fit: y[%d] = %d is not a label 0 or 1", i, y[i]);
     for (i = 0; i < n; i++) pos += y[i] != 0;
     if (balanced && pos > 0 && pos < n) { c[0] = 0.5 * n / (n - pos); c[1] = 0.5 * n / pos; }
     gw = (double *)ATTN_MALLOC(sizeof(double) * ((size_t)dim + 1));
@@ -8352,7 +9353,8 @@ ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn
     for (k = 0; k < dim; k++) { /* standardise each feature (weighted mean and variance) */
         double m = 0, v = 0;
         for (i = 0; i < n; i++) m += c[y[i] != 0] * X[(size_t)i * dim + k] / (double)n;
-        for (i = 0; i < n; i++) v += c[y[i] != 0] * (X[(size_t)i * dim + k] - m) * (X[(size_t)i * dim + k] - m) / n;
+        for (i = 0; i < n; i++)
+            v += c[y[i] != 0] * (X[(size_t)i * dim + k] - m) * (X[(size_t)i * dim + k] - m) / n;
         mu[k] = m;
         sd[k] = v > 1e-24 ? sqrt(v) : 1;
     }
@@ -8394,8 +9396,12 @@ ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int d
     int i, j;
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
-            double a = attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)i * dim), b = attn_dot((size_t)dim, M + (size_t)j * dim, M + (size_t)j * dim);
-            S[(size_t)i * n + j] = a > 0 && b > 0 ? (attn_float)(attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)j * dim) / sqrt(a * b)) : 0;
+            double a = attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)i * dim),
+                   b = attn_dot((size_t)dim, M + (size_t)j * dim, M + (size_t)j * dim);
+            S[(size_t)i * n + j] = a > 0 && b > 0 ? (attn_float)(attn_dot((size_t)dim, M + (size_t)i * dim,
+                                                                          M + (size_t)j * dim) /
+                                                                 sqrt(a * b))
+                                                  : 0;
         }
 }
 
@@ -8430,14 +9436,20 @@ ATTNDEF double attn_band_project(attn_float *P, const attn_float *A, int n, int 
 }
 
 /* The arguments of a candidate of `family` (fn: the public function, for the message). */
-static attn_status attn__sigma_check(const char *fn, int n, int family, int w, int num_pos, double p, double density, double eps)
+static attn_status attn__sigma_check(const char *fn, int n, int family, int w, int num_pos, double p,
+                                     double density, double eps)
 {
-    if (n < 1 || n > 46340 || family < 1 || family > 3 || w < 0 || num_pos < 0 || !attn__in_range(p, 0, 1, 1) ||
-        !attn__in_range(density, 0, 1, 0) || !attn__in_range(eps, 0, HUGE_VAL, 0))
-        return attn__fail(ATTN_ERR_ARG, "%s: n = %d in 1 .. 46340, family 1 .. 3 (%d), w, num_pos >= 0, p in [0, 1), density in [0, 1], "
-                          "eps finite and >= 0", fn, n, family);
+    if (n < 1 || n > 46340 || family < 1 || family > 3 || w < 0 || num_pos < 0 ||
+        !attn__in_range(p, 0, 1, 1) || !attn__in_range(density, 0, 1, 0) ||
+        !attn__in_range(eps, 0, HUGE_VAL, 0))
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "%s: n = %d in 1 .. 46340, family 1 .. 3 (%d), w, num_pos >= 0, p in [0, 1), density in [0, 1], "
+            "eps finite and >= 0",
+            fn, n, family);
     if (family == 3 && (w < 1 || (long)num_pos * w > n))
-        return attn__fail(ATTN_ERR_ARG, "%s: %d rare-token blocks of width %d do not fit in n = %d", fn, num_pos, w, n);
+        return attn__fail(ATTN_ERR_ARG, "%s: %d rare-token blocks of width %d do not fit in n = %d", fn,
+                          num_pos, w, n);
     return ATTN_OK;
 }
 
@@ -8508,9 +9520,9 @@ ATTNDEF attn_status attn_sigma_distances(double min_dist[3], double mean_dist[3]
 
 /* ---- collapse probes ---- */
 
-ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_task task, const int *prompt, int plen,
-                                        int zero, int one, const int *ns, int count, int chunk, double *paper,
-                                        double *code)
+ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_task task, const int *prompt,
+                                        int plen, int zero, int one, const int *ns, int count, int chunk,
+                                        double *paper, double *code)
 {
     const attn_transformer_config *c;
     attn__tf_cache fc;
@@ -8523,11 +9535,17 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
     ATTN__NEED(m); ATTN__NEED(ns); ATTN__NEED(paper); ATTN__NEED(code);
     c = &m->cfg;
     for (k = 0; k < count; k++) maxn = ns[k] > maxn ? ns[k] : maxn;
-    if (!c->vocab || (int)task < 0 || task > ATTN_PROBE_ONES || plen < 0 || (plen && !prompt) || count < 1 || chunk < 1 || c->d % chunk ||
-        zero < 0 || zero >= c->vocab || one < 0 || one >= c->vocab || c->readout > 1)
-        return attn__fail(ATTN_ERR_ARG, "attn_collapse_probe: a token model read out at every (or the last) position, a known task, "
-                                        "tokens in the vocabulary, count >= 1 and a chunk dividing d = %d are needed", c->d);
-    if (plen + maxn + 1 > c->max_T) return attn__fail(ATTN_ERR_SHAPE, "attn_collapse_probe: %d + %d + 1 tokens exceed max_T = %d", plen, maxn, c->max_T);
+    if (!c->vocab || (int)task < 0 || task > ATTN_PROBE_ONES || plen < 0 || (plen && !prompt) || count < 1 ||
+        chunk < 1 || c->d % chunk || zero < 0 || zero >= c->vocab || one < 0 || one >= c->vocab ||
+        c->readout > 1)
+        return attn__fail(
+            ATTN_ERR_ARG,
+            "attn_collapse_probe: a token model read out at every (or the last) position, a known task, "
+            "tokens in the vocabulary, count >= 1 and a chunk dividing d = %d are needed",
+            c->d);
+    if (plen + maxn + 1 > c->max_T)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_collapse_probe: %d + %d + 1 tokens exceed max_T = %d", plen,
+                          maxn, c->max_T);
     for (k = 0; k < count; k++)
         if (ns[k] < 0) return attn__fail(ATTN_ERR_ARG, "attn_collapse_probe: n = %d < 0", ns[k]);
     T = plen + maxn + 1;
@@ -8550,7 +9568,8 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
             if (task == ATTN_PROBE_ZERO && s == 0) seq[plen] = zero;
             st = attn_transformer_forward(m, y, cache, seq, NULL, 1, len, work, wb);
             attn__tf_cache_map(m, c->layers, 1, len, cache, &fc);
-            memcpy(h[s], fc.f + (size_t)(attn__tf_rows(m, len) - 1) * c->d, sizeof(attn_float) * (size_t)c->d); /* the last row of Norm(x_L) */
+            memcpy(h[s], fc.f + (size_t)(attn__tf_rows(m, len) - 1) * c->d,
+                   sizeof(attn_float) * (size_t)c->d); /* the last row of Norm(x_L) */
         }
         for (i = 0; i < c->d; i += chunk) {
             double mx = 0;

@@ -119,7 +119,7 @@ static void bench_kernel_ratio(int repeats)
     free(buf);
 }
 
-/* The head-mixing kinds at the SRAVEN preset's attention shape (SPEC 4.2: B = 128, H = 16, T = 36,
+/* The head-mixing kinds at the SRAVEN preset's attention shape (B = 128, H = 16, T = 36,
    dh = 4, non-causal, dropout 0.1 as in training), fwd+bwd, 1 and 2 threads; softmax for scale. */
 static void bench_mixing(int repeats)
 {

@@ -1,4 +1,4 @@
-/* bench_cisformer: training throughput of the expressive-attention paper's cisformer (SPEC 4.1) in
+/* bench_cisformer: training throughput of the expressive-attention paper's cisformer (Gros 2024) in
    predictions per second, beside PyTorch training the same model in the same run
    (bench/torch_cisformer.py through Debian's /usr/bin/python3; skipped with a message without
    torch). Both sides train on NT series with the same update rules:

@@ -1,7 +1,7 @@
 /* bench_transformer: training throughput in tokens per second (a step = forward, loss, backward and
-   AdamW) of the HYLA paper's transformer (SPEC 4.2; batch 128) for the fuzzy preset (2 layers,
+   AdamW) of the HYLA paper's transformer (Schug et al. 2025; batch 128) for the fuzzy preset (2 layers,
    E 128, 8 heads of 2, T 32) and SRAVEN width 1 (4 layers, 16 heads of 4, T 36), softmax and HYLA,
-   with attention dropout 0.1; and of a small Cogformer (SPEC 4.3: 257 byte tokens, 4 RMSNorm blocks
+   with attention dropout 0.1; and of a small Cogformer (Lv et al. 2024: 257 byte tokens, 4 RMSNorm blocks
    of width 128 with RoPE, 4 heads of 32, SwiGLU 344, no biases, 16 windows of 128 tokens, every
    position predicted, clipping at 1.0), softmax and Cog; one and two threads, beside
    bench/torch_hyla.py training the same models in PyTorch in the same run (through Debian's

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch training throughput of the expressive-attention paper's cisformer (SPEC 4.1), the
+"""PyTorch training throughput of the expressive-attention paper's cisformer (Gros 2024), the
 competitor of bench_cisformer.c: the same model (position-specific Wq, Wk, Wv, W1, W2, FFN bias
 b, readout R, r; LN without affine parameters, eps 1e-5; tanh FFN; causal attention with score
 scale 1), the same loss (sum of squared errors against the one-hot target), SGD with momentum 0.8

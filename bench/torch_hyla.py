@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch training throughput of the HYLA paper's transformer (SPEC 4.2) and of a small Cogformer
-(SPEC 4.3), the competitor of
+"""PyTorch training throughput of the HYLA paper's transformer (Schug et al. 2025) and of a small Cogformer
+(Lv et al. 2024), the competitor of
 bench_transformer.c: the same model (dense input projection, pre-LN blocks with LayerNorm eps 1e-6,
 multi-head attention with q scaled by 1/sqrt(dh), a T5 relative-position bias table per layer added
 to the scores, dropout 0.1 on the normalised weights, GELU (tanh) MLP, final LN, output head at the
@@ -11,7 +11,7 @@ inputs of the task's shape. Attention kinds:
   softmax  a = softmax_k(s)                          o = a v
   hyla     a = s / sqrt(mean_h s^2 + 1e-6) (RMSHead)  u_qk = ReLU(sum_h a_hqk v_kh), o_qh = sum_k a_hqk u_qk
 
-  cog      a = sign(s) softmax_k(|s|)                   o = a v   (Cog attention, SPEC 2.3)
+  cog      a = sign(s) softmax_k(|s|)                   o = a v   (Cog attention)
 
 The cogformer preset: byte tokens (257), 4 RMSNorm pre-norm blocks of width 128 with RoPE, 4 heads
 of 32, SwiGLU MLP of 344, no biases, untied head, causal, 16 windows of 128 tokens, cross-entropy
@@ -53,7 +53,7 @@ B = 16 if a.preset == "cogformer" else 128
 
 
 def t5_buckets(n):
-    """Unidirectional T5 buckets with num_buckets = max_distance = n (SPEC 3)."""
+    """Unidirectional T5 buckets with num_buckets = max_distance = n (Raffel et al. 2020)."""
     me = n // 2
     idx = torch.zeros(n, n, dtype=torch.long)
     for i in range(n):

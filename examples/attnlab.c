@@ -1,4 +1,5 @@
-/* attnlab: the experiment driver for the expressive-attention paper (SPEC 4.1, 6.1, 7.1).
+/* attnlab: the experiment driver for the expressive-attention paper (Gros 2024,
+   arXiv:2407.18601).
 
      attnlab train  --task nt --N 16 --tau 2 --ncon 32 --attn softmax,ea --seeds 4 --epochs 2000 ...
      attnlab census --task nt --N 16 --tau 2
@@ -42,7 +43,7 @@ typedef struct {
     const struct model *start; /* the model --load read, or NULL */
 } options;
 
-/* A run's model: the cisformer (SPEC 4.1), or the shared-weight decoder (attn_transformer: pre-LN
+/* A run's model: the cisformer (Gros 2024), or the shared-weight decoder (attn_transformer: pre-LN
    blocks, GELU MLP of width 4 d_model, read out at the window's last position into N outputs),
    behind one interface. p is the parameter block of whichever it is. */
 typedef struct model {
@@ -122,7 +123,7 @@ static void usage(FILE *f)
             "           [--out DIR] [train options, which override the preset's]; writes\n"
             "           DIR/E1.csv and .svg (DIR: results); `attnlab preset` lists them\n"
             "  eval     evaluate a saved model: attnlab eval --load F [--task ...] [--final-test N]\n"
-            "  census   print the cycle census of a task's state map (SPEC 6.1)\n"
+            "  census   print the cycle census of a task's state map (Gros 2024)\n"
             "  params   print the model's parameter count\n"
             "  ambiguity  SRAVEN: the fraction of instances with another answer, by two definitions,\n"
             "           beside the HYLA paper's Table A2 (attnlab ambiguity --help)\n"
@@ -147,18 +148,18 @@ static void usage(FILE *f)
             "  --attn K1,K2,...        attention kinds (softmax, ea, cog, centered, sigmoid,\n"
             "                          linear_raw, kernel, taylor; the decoder takes every\n"
             "                          kind of attn.h's table)                         [softmax,ea]\n"
-            "  --vec ffn_bias|ln_bias|ln_gains   cisformer: the per-position vector (SPEC U4)\n"
+            "  --vec ffn_bias|ln_bias|ln_gains   cisformer: the per-position vector (the paper leaves it open)\n"
             "                                                                          [ffn_bias]\n"
             "  --layers L, --dmodel D, --heads H   decoder: blocks, width, heads (D/H each)\n"
             "                                                                          [2, 64, 4]\n"
             "  --pos learned|none|rope decoder: positional encoding                   [learned]\n"
             "  --scale S               score scale (decoder default 1/sqrt(D/H))      [1]\n"
             "  --init uniform|normal   matrices U(+-1/sqrt(fan_in)) (PyTorch's default),\n"
-            "                          or N(0, 1/fan_in) (SPEC U5; diverges at lr 0.02) [uniform]\n"
+            "                          or N(0, 1/fan_in) (diverges at lr 0.02) [uniform]\n"
             "  --seeds S               seeds per attention                             [4]\n"
             "  --epochs E              epochs (one series of ncon + 40 symbols each)   [2000]\n"
             "  --update epoch|sample   one SGD step per epoch on the mean of the 40\n"
-            "                          losses, or one per prediction (SPEC U1)          [epoch]\n"
+            "                          losses, or one per prediction (the paper leaves it open)          [epoch]\n"
             "  --lr X, --momentum X    SGD (PyTorch momentum)                          [0.02, 0.8]\n"
             "  --lr-drop E             divide the rate by 4 after epoch E (0: never)   [0]\n"
             "  --eval-every E          evaluate every E epochs                         [50]\n"
@@ -173,8 +174,8 @@ static void usage(FILE *f)
             "  --load F                start every run from a saved model (its N, N_con and\n"
             "                          attention are then the checkpoint's; momentum starts at 0)\n"
             "\n"
-            "The loss of a prediction is sum_i (y_i - onehot(target)_i)^2 (SPEC U2); curves are teacher-\n"
-            "forced per-token accuracy; the final evaluation also reports greedy rollouts (SPEC U3).\n");
+            "The loss of a prediction is sum_i (y_i - onehot(target)_i)^2 (the paper's \"basic squared difference\"); curves are teacher-\n"
+            "forced per-token accuracy; the final evaluation also reports greedy rollouts.\n");
 }
 
 int parse_int(const char *s, int lo, int *out)
@@ -884,11 +885,11 @@ static int cmd_census(const options *o)
     return 0;
 }
 
-/* ---- presets: the paper's settings (SPEC 7.1) ---- */
+/* ---- presets: the paper's settings (Gros 2024, Sec. 3-4) ---- */
 
 /* A preset is one or more runs, each an option string for `train` (or `census` for E12); the quick
    variant cuts seeds and epochs so that it finishes in minutes on two cores (none: the runs are
-   quick already). Budgets are SPEC 7.1's
+   quick already). Budgets are the paper's
    defaults (the paper does not state them), 16 seeds as the paper averages. */
 typedef struct {
     const char *name, *claim;

@@ -1,4 +1,4 @@
-/* attnlab's part for the HYLA paper (SPEC 4.2, 5, 6.2, 6.3, 7.2): the pre-LN transformer with T5
+/* attnlab's part for the HYLA paper (Schug et al. 2025, arXiv:2406.05816): the pre-LN transformer with T5
    biases trained with AdamW and warmup-cosine on the fuzzy-logic task or SRAVEN, for every
    (attention kind, lr, wd, seed), the runs in parallel over the cores.
 
@@ -51,7 +51,7 @@ typedef struct {
 static void hyla_usage(FILE *f)
 {
     fprintf(f,
-            "usage: attnlab train --task fuzzy|sraven [options]   (the HYLA paper, SPEC 4.2 / 6.2 / 6.3)\n"
+            "usage: attnlab train --task fuzzy|sraven [options]   (the HYLA paper, Schug et al. 2025)\n"
             "       attnlab preset hyla-fuzzy|hyla-sraven [--quick] [train options]\n"
             "       attnlab params --task fuzzy|sraven [options]\n"
             "\n"
@@ -62,7 +62,7 @@ static void hyla_usage(FILE *f)
             "  --frac X         held-out fraction of the combinations (latents)      [0.7 fuzzy, 0.25 sraven]\n"
             "  --frac-terms X   fuzzy: fraction of terms never seen                   [0.25]\n"
             "model and training options:\n"
-            "  --attn K1,K2,..  attention kinds by SPEC name (softmax, linear_raw, hyla,\n"
+            "  --attn K1,K2,..  attention kinds by name (softmax, linear_raw, hyla,\n"
             "                   linear_rmshead, hyla_no_rmshead, hyla_linear, ...)  [softmax,linear_raw,hyla]\n"
             "  --layers L       blocks                                               [2 fuzzy, 4 sraven]\n"
             "  --width W        SRAVEN width multiplier (heads, widths)              [1]\n"
@@ -173,7 +173,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
     return 1;
 }
 
-/* The model of SPEC 4.2 for the options: fuzzy 2 layers, E 128, 8 heads of 2, MLP 256; SRAVEN
+/* The HYLA paper's model for the options: fuzzy 2 layers, E 128, 8 heads of 2, MLP 256; SRAVEN
    E 128 w, 16 w heads of 4, MLP 256 w; pre-LN (eps 1e-6), GELU, T5 biases, non-causal, dense inputs,
    flax initialisation. */
 static attn_transformer_config hyla_config(const hopts *o, attn_kind kind)
@@ -685,7 +685,7 @@ static int hyla_train(const hopts *o)
     return rc;
 }
 
-/* The presets: Table A1's columns at a budget this machine carries (SPEC 7.2). */
+/* The presets: Table A1's columns at a budget this machine carries. */
 static const struct {
     const char *name, *claim, *args, *quick;
 } hpresets[] = {

@@ -1,4 +1,4 @@
-/* attnlab's miniature language model (the Cog paper's Table 4 in miniature, SPEC 4.3, 7.3): byte-level
+/* attnlab's miniature language model (the Cog paper's Table 4 in miniature, Lv et al. 2024, arXiv:2411.07176): byte-level
    Cogformers (RMSNorm pre-norm blocks, RoPE, SwiGLU, no biases, an untied head, document masking
    at BOS tokens) trained with AdamW (betas 0.9 / 0.95, weight decay 0.1 on the matrices, clipping
    at 1.0, warmup then cosine to 4%) on a text corpus, one model per (variant, seed), the runs in
@@ -7,7 +7,7 @@
      attnlab lm [--corpus PATH] --variants softmax,cog,cog-first,cog-all,ea,diff,centered
                 --layers 4 --dmodel 128 --heads 4 --ctx 128 --batch 16 --steps 2000 --seeds 2
 
-   Variants: softmax everywhere; cog (SPEC 2.4: softmax in the first and last layers, Cog in the
+   Variants: softmax everywhere; cog (Lv et al. 2024, Sec. 4.1: softmax in the first and last layers, Cog in the
    others); cog-first (softmax in layer 0 only); cog-all; ea, diff, centered in every layer. The
    corpus is a file or a folder (its regular files, by name), split into documents at blank lines;
    tokens are bytes, with 256 the BOS token that opens every document; the last 10% of the tokens
@@ -56,7 +56,7 @@ typedef struct {
 static void lm_usage(FILE *f)
 {
     fprintf(f,
-            "usage: attnlab lm [options]   (a miniature of the Cog paper's language models, SPEC 4.3 / 7.3)\n"
+            "usage: attnlab lm [options]   (a miniature of the Cog paper's language models, Lv et al. 2024)\n"
             "  --corpus PATH      a text file, or a folder of them           [examples/data/sample.txt]\n"
             "  --variants V,..    softmax, cog (softmax in the first and last layers), cog-first,\n"
             "                     cog-all, ea, diff, centered                 [softmax,cog,cog-first,cog-all]\n"
@@ -76,7 +76,7 @@ static void lm_usage(FILE *f)
             "  --heatmap PREFIX   seed 0's attention weights (head 0 of layer 1) on the first 48\n"
             "                     validation bytes, PREFIX-VARIANT.svg, a signed colour scale (Cog's\n"
             "                     negative weights in blue)\n"
-            "  --probe-svg F      the collapse probes (SPEC 6.4) after training, per variant (the\n"
+            "  --probe-svg F      the collapse probes (Lv et al. 2024, Sec. 3.2) after training, per variant (the\n"
             "                     table is always printed when the context holds the prompts)\n"
             "Losses are in nats per byte (cross-entropy over every position).\n");
 }
@@ -417,7 +417,7 @@ static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
     {   /* the collapse probes: mean over seeds, per n */
         int ns[LM_PROBE_NS], task, w;
         if (lm_probe_ns(o, ns)) {
-            printf("\ncollapse probes (SPEC 6.4): |y2 - y1|_inf relative to the first n, mean over seeds (paper's metric / code's chunked metric)\n");
+            printf("\ncollapse probes (Lv et al. 2024, Sec. 3.2): |y2 - y1|_inf relative to the first n, mean over seeds (paper's metric / code's chunked metric)\n");
             for (task = 0; task < 2; task++) {
                 printf("%-10s", task ? "ones" : "zero");
                 for (k = 0; k < LM_PROBE_NS; k++) printf("  n %-11d", ns[k]);
@@ -501,7 +501,7 @@ static int lm_preset(int argc, char **argv, lm_opts *o)
         {"the Cog paper's Table 4 ordering (and its baselines) in miniature",
          "--variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 3",
          "--variants softmax,cog,cog-first,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 50 --seeds 2"},
-        {"the collapse probes (SPEC 6.4) of softmax and Cog language models, paper's and code's metric",
+        {"the collapse probes (Lv et al. 2024, Sec. 3.2) of softmax and Cog language models, paper's and code's metric",
          "--variants softmax,cog,cog-all --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 3 "
          "--probe-svg results/cog_probes.svg",
          "--variants softmax,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 100 --seeds 1"},

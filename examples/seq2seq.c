@@ -1,5 +1,5 @@
-/* attnlab's encoder-decoder part (the thesis' transformer, SPEC 4.4, and its attention-structure
-   analysis, SPEC 2.14 / 7.4): post-LN encoder-decoders trained on digit strings to reverse (or
+/* attnlab's encoder-decoder part (the thesis' transformer, Conti 2024, Sec. 1.2, and its
+   attention-structure analysis, Sec. 3): post-LN encoder-decoders trained on digit strings to reverse (or
    sort), greedy decoding against beam search on held-out strings, and the thesis' Tables 16 and
    17 (the band + sparse-error distances of each encoder head's attention matrix).
 
@@ -47,7 +47,7 @@ static progress_set s2s_prog;
 static void s2s_usage(FILE *f)
 {
     fprintf(f,
-            "usage: attnlab seq2seq [options]   (the thesis' encoder-decoder on digit strings, SPEC 4.4 / 7.4)\n"
+            "usage: attnlab seq2seq [options]   (the thesis' encoder-decoder on digit strings; Conti 2024)\n"
             "       attnlab preset seq2seq|thesis [--quick] [options]\n"
             "  --task reverse|sort   what the target does to the source's digits             [reverse]\n"
             "  --min-len N, --max-len N  source lengths in digits (an EOS follows)           [1, 15]\n"
