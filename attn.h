@@ -1679,6 +1679,16 @@ static uint64_t attn__fnv1a(const unsigned char *p, size_t n)
 /* ---- 3. memory and tensors -------------------------------------------------------------------- */
 
 static size_t attn__align_up(size_t n) { return (n + (ATTN_ALIGN - 1)) & ~(size_t)(ATTN_ALIGN - 1); }
+
+/* One map carves a cache (or the stats) for the forward pass, which writes it, and for the backward
+   pass, which only reads it; and the T5 map gathers or scatters with one loop. They take the
+   pointer without its const. */
+static attn_float *attn__unconst(const attn_float *p)
+{
+    union { const attn_float *c; attn_float *m; } u;
+    u.c = p;
+    return u.m;
+}
 /* The first ATTN_ALIGN-aligned address at or after p + offset bytes (workspaces carry ATTN_ALIGN
    bytes of slack for it). */
 static attn_float *attn__align_ptr(void *p, size_t offset)
@@ -3453,7 +3463,7 @@ ATTNDEF attn_status attn_t5_bias_forward(attn_float *bias, const attn_float *tab
 {
     ATTN__NEED(bias); ATTN__NEED(table);
     ATTN__TRY(attn__t5_check(__func__, H, Tq, Tk, nb));
-    attn__t5_map((attn_float *)table, bias, H, Tq, Tk, nb, 0); /* gather: the table is only read */
+    attn__t5_map(attn__unconst(table), bias, H, Tq, Tk, nb, 0); /* gather: the table is only read */
     return ATTN_OK;
 }
 
@@ -3462,7 +3472,7 @@ ATTNDEF attn_status attn_t5_bias_backward(attn_float *dtable, const attn_float *
 {
     ATTN__NEED(dtable); ATTN__NEED(dbias);
     ATTN__TRY(attn__t5_check(__func__, H, Tq, Tk, nb));
-    attn__t5_map(dtable, (attn_float *)dbias, H, Tq, Tk, nb, 1); /* bias = table[bucket]: dtable += dbias */
+    attn__t5_map(dtable, attn__unconst(dbias), H, Tq, Tk, nb, 1); /* bias = table[bucket]: dtable += dbias */
     return ATTN_OK;
 }
 
@@ -4318,10 +4328,10 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             attn_gemm(0, 1, br, bc, dv, 1, dOp + (size_t)i0 * dv, dv, Vp + (size_t)j0 * dv, dv, 0, dA, bc);
             if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, dA);
             for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
-                attn_float *ds = dA + r * bc, *a = P + r * bc, Dr = D[r];
+                attn_float *ds = dA + r * bc, *ar = P + r * bc, Dr = D[r];
                 if (centered)
-                    attn_axpy((size_t)bc, n[r], vis + r * bc, a); /* the score map's A = a + c vis */
-                k->vjp((size_t)bc, S + r * bc, a, vis + r * bc, ds, Dr,
+                    attn_axpy((size_t)bc, n[r], vis + r * bc, ar); /* the score map's A = a + c vis */
+                k->vjp((size_t)bc, S + r * bc, ar, vis + r * bc, ds, Dr,
                        k->stat == ATTN_STAT_SUM && st[i0 + r] >= ATTN__TINY ? 1 / st[i0 + r] : 0);
                 if (guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
                 if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0);
@@ -4571,7 +4581,7 @@ typedef struct {
 static void attn__diff_stats_map(const attn_attention_desc *d, const attn_float *stats, attn__diff_stats *s)
 {
     size_t rows = (size_t)d->B * d->H * d->Tq;
-    s->O1 = (attn_float *)stats;
+    s->O1 = attn__unconst(stats);
     s->O2 = s->O1 + rows * d->dv;
     s->lse1 = s->O2 + rows * d->dv;
     s->lse2 = s->lse1 + rows;
@@ -5732,7 +5742,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     attn__layer_desc(L, B, Tq, Tk, &d);
     H = d.H; dk = d.dk; dv = d.dv;
     nq = (size_t)B * H * Tq * dk; nk = (size_t)B * H * Tk * dk; nv = (size_t)B * H * Tk * dv;
-    attn__layer_cache_map(L, B, Tq, Tk, (attn_float *)cache, &c);
+    attn__layer_cache_map(L, B, Tq, Tk, attn__unconst(cache), &c);
     b0 = attn__layer_buf(L, &d, work, 0);
     b1 = attn__layer_buf(L, &d, work, 1);
     b2 = attn__layer_buf(L, &d, work, 2);
@@ -6293,7 +6303,7 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     ATTN__NEED(dy);
     cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
     for (i = 0; i < 8; i++) P[i] = m->p.value[i].data;
-    attn__cis_cache_map(m, nb, (attn_float *)cache, &c);
+    attn__cis_cache_map(m, nb, attn__unconst(cache), &c);
     attn__cis_desc(m, nb, &a);
     dF = attn__align_ptr(work, attn_attention_workspace(&a));
     dH = dF + w; dN = dH + w; dQ = dN + w; dK = dQ + w; dV = dK + w; dX = dV + w; dT = dX + w;
@@ -6948,7 +6958,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     dAq = dB + attn__tf_bias_floats(m, T, T);
     /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L [B TqL d] in dX
        */
-    attn__tf_cache_map(m, cf->layers, B, T, (attn_float *)cache, &c);
+    attn__tf_cache_map(m, cf->layers, B, T, attn__unconst(cache), &c);
     memset(dA, 0, sizeof(attn_float) * Rd);
     attn_linear_backward(dA, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 1),
                          attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 1), dy, c.f,
@@ -6962,7 +6972,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     for (l = cf->layers - 1; l >= 0; l--) {
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
-        attn__tf_cache_map(m, l, B, T, (attn_float *)cache, &c);
+        attn__tf_cache_map(m, l, B, T, attn__unconst(cache), &c);
         attn__tf_layer(m, l, c.bias, &L);
         L.att.segment = seg;
         /* x' = h + W2 g + b2, g = act(u) or u act(u2), u = W1 bn + b1, u2 = W3 bn + b3, bn = Norm(h),
@@ -7047,7 +7057,7 @@ static attn_status attn__layer_weights(const attn_layer *L, attn_float *weights,
     attn_float *O;
     attn__layer_desc(L, B, Tq, Tk, &d);
     d.dropout = 0;
-    attn__layer_cache_map(L, B, Tq, Tk, (attn_float *)lcache, &lc);
+    attn__layer_cache_map(L, B, Tq, Tk, attn__unconst(lcache), &lc);
     O = attn__align_ptr(work, attn_attention_workspace(&d));
     return attn_attention_forward(&d, O, O + (size_t)B * d.H * Tq * d.dv, weights, lc.Q, lc.K, lc.V, work,
                                   attn_attention_workspace(&d));
@@ -7091,7 +7101,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
         return attn__fail(
             ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_weights_work_bytes() asks for %lu",
             __func__, (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
-    attn__tf_cache_map(m, layer, B, T, (attn_float *)cache, &c);
+    attn__tf_cache_map(m, layer, B, T, attn__unconst(cache), &c);
     attn__tf_layer(m, layer, c.bias, &L);
     if (attn__tf_q(m, layer, T) < T) { /* every query again, from the layer's cached input a */
         attn_float *lc = attn__align_ptr(work, 0), *bias = lc + attn_layer_cache_floats(&L, B, T, T),
@@ -7354,7 +7364,7 @@ static attn_float *attn__s2s_map(const attn_seq2seq *m, int s, int B, int Ts, in
                                  attn__s2s_cache *c)
 {
     int Le2 = 2 * m->cfg.enc_layers, i, Tq, Tk;
-    attn_float *base = (attn_float *)cache, *after;
+    attn_float *base = attn__unconst(cache), *after;
     size_t N, Nd;
     base += s < Le2 ? attn__bytes_floats((size_t)B * Ts) + attn__bytes_floats((size_t)B * Ts * m->cfg.d)
                     : attn__s2s_enc_floats(m, B, Ts) + attn__bytes_floats((size_t)B * Tt * m->cfg.d);
@@ -7459,7 +7469,7 @@ static attn_status attn__s2s_args(const char *fn, const attn_seq2seq *m, const a
 static const unsigned char *attn__s2s_mask(const attn_seq2seq *m, const attn_float *cache, const int *src,
                                            int B, int Ts)
 {
-    unsigned char *mask = (unsigned char *)cache;
+    unsigned char *mask = (unsigned char *)attn__unconst(cache);
     size_t i;
     if (m->cfg.pad < 0) return NULL;
     for (i = 0; src && i < (size_t)B * Ts; i++) mask[i] = src[i] != m->cfg.pad;
@@ -7580,7 +7590,7 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
 /* The embeddings' dropout masks in the cache: the encoder's (dec = 0) or the decoder's. */
 static unsigned char *attn__s2s_keep0(const attn_seq2seq *m, const attn_float *cache, int B, int Ts, int dec)
 {
-    return (unsigned char *)(cache +
+    return (unsigned char *)attn__unconst(cache +
                              (dec ? attn__s2s_enc_floats(m, B, Ts) : attn__bytes_floats((size_t)B * Ts)));
 }
 

@@ -21,7 +21,7 @@ try() {
 if [ "$1" = "--no-compile" ]; then
     shift
 else
-    W="-O2 -Wall -Wextra -Wpedantic -Werror" # -O2: some warnings (maybe-uninitialized) need the optimiser
+    W="-O2 -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Werror" # -O2: some warnings (maybe-uninitialized) need the optimiser
     for cc in gcc clang; do
         command -v $cc >/dev/null 2>&1 || { echo "skip: $cc not installed"; continue; }
         for std in c99 c11; do
