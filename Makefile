@@ -19,6 +19,13 @@ BLAS_FLAGS = -DHAVE_OPENBLAS
 BLAS_LIBS  = -lopenblas
 endif
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the header, attn.pc (pkg-config) and the CMake
+# package (find_package(attn)), the same files as `cmake --install`.
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^\#define ATTN_VERSION_STRING "\(.*\)"/\1/p' attn.h)
+VMAJOR  := $(word 1,$(subst ., ,$(VERSION)))
+VMINOR  := $(word 2,$(subst ., ,$(VERSION)))
+
 TEST_SRC = tests/run_tests.c tests/test_core.c tests/test_gemm.c tests/test_ops.c \
            tests/test_optim.c tests/test_errors.c tests/test_faults.c tests/test_badinput.c \
            tests/test_attention.c tests/test_golden.c tests/test_tasks.c tests/test_models.c tests/test_seq2seq.c
@@ -37,7 +44,7 @@ endif
 
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer
 
-.PHONY: all run test test-sanitize test-valgrind test-wasm test-neon fuzz bench clean
+.PHONY: all run test test-sanitize test-valgrind test-wasm test-neon fuzz bench clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS)
 
@@ -151,3 +158,15 @@ bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(B
 
 clean:
 	rm -rf $(BUILD)
+
+install:
+	mkdir -p $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig $(DESTDIR)$(PREFIX)/share/cmake/attn
+	cp attn.h $(DESTDIR)$(PREFIX)/include/attn.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' cmake/attn.pc.in >$(DESTDIR)$(PREFIX)/share/pkgconfig/attn.pc
+	cp cmake/attnConfig.cmake $(DESTDIR)$(PREFIX)/share/cmake/attn/attnConfig.cmake
+	sed -e 's|@ATTN_VERSION@|$(VERSION)|' -e 's|@ATTN_VERSION_MAJOR@|$(VMAJOR)|' -e 's|@ATTN_VERSION_MINOR@|$(VMINOR)|' \
+	    cmake/attnConfigVersion.cmake.in >$(DESTDIR)$(PREFIX)/share/cmake/attn/attnConfigVersion.cmake
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/attn.h $(DESTDIR)$(PREFIX)/share/pkgconfig/attn.pc
+	rm -rf $(DESTDIR)$(PREFIX)/share/cmake/attn

@@ -12,38 +12,57 @@
    back except where a function says so, and never prints, exits or aborts on a user mistake: every
    function that can fail returns an attn_status and leaves a message in attn_last_error().
 
-   EXAMPLE: a linear layer fitted by SGD with momentum (README.md has the same program)
+   EXAMPLE: a two-layer causal transformer learns to continue sequences that repeat three random
+   tokens (README.md has the same program; `make test` runs it)
 
        #define ATTN_IMPLEMENTATION
        #include "attn.h"
        #include <stdio.h>
+       #include <stdlib.h>
        #include <string.h>
 
+       enum { B = 16, T = 12, V = 8 };  // batch, sequence length, vocabulary
+
        int main(void) {
-           attn_param_desc desc[2] = {{"W", 2, {3, 4}, -1}, {"b", 1, {3}, -1}};  // shapes, decay
-           attn_params p;              // one block of values, a mirror block of gradients
+           attn_transformer_config c = attn_transformer_config_default();  // a causal token model
+           attn_transformer m;
+           attn_optim opt;
            attn_rng rng;
-           float x[2 * 4] = {1, 2, 3, 4, -1, 0, 1, 0}, target[2 * 3] = {1, 0, -1, 0, 1, 0};
-           float y[2 * 3], dy[2 * 3], loss;
-           attn_optim opt;             // SGD with momentum, its state sized from p
-           int step;
-           if (attn_params_init(&p, desc, 2) != ATTN_OK) { puts(attn_last_error()); return 1; }
-           attn_rng_seed(&rng, 42, 0);
-           attn_params_init_normal(&p, &rng, 0.0f, 0.5f);
-           if (attn_optim_sgd(&opt, &p, 0.9) != ATTN_OK) { puts(attn_last_error()); return 1; }
-           for (step = 0; step < 100; step++) {
-               attn_linear_forward(y, x, p.value[0].data, p.value[1].data, 2, 4, 3);  // y = x W^T + b
-               attn_mse_forward(&loss, y, target, 6, ATTN_REDUCE_MEAN);
-               memset(dy, 0, sizeof dy);                  // backward passes accumulate
-               attn_mse_backward(dy, y, target, 6, ATTN_REDUCE_MEAN, 1.0f);
-               attn_params_zero_grad(&p);
-               attn_linear_backward(NULL, p.grad[0].data, p.grad[1].data, dy, x, p.value[0].data, 2, 4, 3);
-               attn_optim_step(&opt, &p, 0.005);          // PyTorch-style momentum
-               if (step % 20 == 0) printf("step %2d  loss %.5f\n", step, loss);
+           int x[B * T], next[B * T], i, step;
+           attn_float logits[B * T * V], probs[B * T * V], dlogits[B * T * V], nll[B * T], loss = 0, *cache;
+           void *work;
+           size_t work_bytes;
+           c.vocab = c.out = V; c.max_T = T; c.d = 32; c.layers = 2; c.heads = 2; c.dk = c.dv = 16;
+           c.mlp = 64;
+           c.kinds[0] = c.kinds[1] = ATTN_SOFTMAX;  // or ATTN_EXPRESSIVE, ATTN_COG, ATTN_HYLA, ...
+           attn_rng_seed(&rng, 1, 0);
+           if (attn_transformer_init(&m, &c, &rng) != ATTN_OK ||
+               attn_optim_adamw(&opt, &m.p, 0.9, 0.999, 1e-8, 0) != ATTN_OK) {  // AdamW, no decay
+               puts(attn_last_error());
+               return 1;
            }
+           cache = malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, B, T));
+           work = malloc(work_bytes = attn_transformer_work_bytes(&m, B, T));
+           for (step = 0; step <= 200; step++) {
+               for (i = 0; i < B * T; i++)  // each sequence repeats 3 random tokens: x[t] = x[t - 3]
+                   x[i] = i % T < 3 ? (int)attn_rng_int(&rng, V) : x[i - 3];
+               for (i = 0; i < B * T; i++)  // predict the next token where it is determined (-1: no loss)
+                   next[i] = i % T >= 2 && i % T < T - 1 ? x[i + 1] : -1;
+               attn_transformer_forward(&m, logits, cache, x, NULL, B, T, work, work_bytes);
+               attn_cross_entropy_forward(nll, probs, logits, next, B * T, V);
+               for (loss = 0, i = 0; i < B * T; i++) loss += nll[i] / (B * (T - 3));
+               memset(dlogits, 0, sizeof dlogits);  // backward passes accumulate
+               attn_cross_entropy_backward(dlogits, NULL, 1.0f / (B * (T - 3)), probs, next, B * T, V);
+               attn_params_zero_grad(&m.p);
+               attn_transformer_backward(&m, dlogits, cache, x, NULL, B, T, work, work_bytes);
+               attn_optim_step(&opt, &m.p, 3e-3);
+               if (step % 50 == 0) printf("step %3d  loss %.4f\n", step, loss);
+           }
+           free(cache);
+           free(work);
            attn_optim_free(&opt);
-           attn_params_free(&p);
-           return loss < 1e-3f ? 0 : 1;
+           attn_transformer_free(&m);
+           return loss < 0.05f ? 0 : 1;
        }
 
    TABLE OF CONTENTS (the same order in the declarations and in the implementation)
@@ -110,13 +129,19 @@
                                   the band + sparse-error analysis, the encoder-decoder)
 
    SIMD is chosen at compile time from the compiler's macros, first match wins: ATTN_NO_SIMD or
-   ATTN_DOUBLE (scalar), WASM SIMD128 (-msimd128), AVX-512F, AVX2+FMA, SSE2, NEON (AArch64),
-   scalar. attn_simd_name() says which one a build uses. Threads come from OpenMP (-fopenmp); the
+   ATTN_DOUBLE (scalar), WASM SIMD128 (-msimd128), AVX-512F, AVX2 (with FMA, or a multiply and an
+   add under -mavx2 alone), SSE2, NEON (AArch64), scalar. attn_simd_name() says which one a build
+   uses. Threads come from OpenMP (-fopenmp); the
    results never depend on the number of threads.
 */
 
 #ifndef ATTN_H_INCLUDED
 #define ATTN_H_INCLUDED
+
+/* C99 or C++11; MSVC's C mode sets __STDC_VERSION__ only with /std:c11, and compiles the header. */
+#if !defined(__cplusplus) && !defined(_MSC_VER) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)
+#error "attn.h needs C99 or later (compile with -std=c99, -std=gnu99 or newer)"
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -1451,7 +1476,7 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 #elif defined(__AVX512F__)
 #define ATTN__AVX512 1
 #include <immintrin.h>
-#elif defined(__AVX2__) && defined(__FMA__)
+#elif defined(__AVX2__) /* without __FMA__ (-mavx2 alone) a multiply and an add stand in for it */
 #define ATTN__AVX2 1
 #include <immintrin.h>
 #elif defined(__SSE2__) || defined(_M_X64)
@@ -1950,7 +1975,14 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
 #define ATTN__VW 8
 ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
             _mm256_max_ps, _mm256_min_ps, _mm256_div_ps)
+#if defined(__FMA__) || defined(_MSC_VER) /* MSVC's /arch:AVX2 has FMA and does not say so */
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm256_fmadd_ps(a, b, c); }
+#else
+ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c)
+{
+    return _mm256_add_ps(_mm256_mul_ps(a, b), c);
+}
+#endif
 ATTN__INLINE attn__v attn__vround(attn__v x)
 {
     return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);

@@ -32,6 +32,14 @@ else
         try "$cc options" $cc -std=c99 $W -I. -DATTN_NO_STDIO -DATTN_NO_SIMD -DCUSTOM_ALLOC -DATTN_NO_OPENMP -fopenmp \
             tests/compile_a.c tests/compile_b.c -o "$tmp/a.out" -lm
         try "$cc double" $cc -std=c99 $W -I. -DATTN_DOUBLE tests/compile_a.c tests/compile_b.c -o "$tmp/a.out" -lm
+        try "$cc -std=c89: a clear #error, not a parse error" sh -c \
+            "! $cc -std=c89 -I. -c tests/compile_a.c -o $tmp/a.o 2>$tmp/c89 && grep -q 'needs C99' $tmp/c89"
+        if [ "$(uname -m)" = x86_64 ]; then
+            printf '#define ATTN_IMPLEMENTATION\n#include "attn.h"\n#include <stdio.h>\nint main(void) { puts(attn_simd_name()); return 0; }\n' \
+                >"$tmp/simd.c"
+            try "$cc -mavx2 without -mfma: the AVX2 kernels" sh -c \
+                "$cc -std=c99 $W -mavx2 -I. $tmp/simd.c -o $tmp/simd -lm && $tmp/simd | grep -qx avx2"
+        fi
     done
     for cxx in g++ clang++; do
         command -v $cxx >/dev/null 2>&1 || { echo "skip: $cxx not installed"; continue; }
@@ -39,6 +47,19 @@ else
         try "$cxx c++11 ATTN_STATIC" $cxx -std=c++11 $W -I. -DATTN_STATIC -DBOTH_IMPLEMENT -x c++ tests/compile_a.c \
             -x c++ tests/compile_b.c -o "$tmp/a.out"
     done
+    # packaging: make install, then a program built through pkg-config and through CMake (both ways)
+    try "make install into a prefix" make -s install PREFIX="$tmp/prefix"
+    if command -v pkg-config >/dev/null 2>&1; then
+        try "pkg-config: a program built against the installed header" sh -c "PKG_CONFIG_PATH=$tmp/prefix/share/pkgconfig; \
+            export PKG_CONFIG_PATH; $CC \$(pkg-config --cflags attn) tests/package/consumer.c \$(pkg-config --libs attn) \
+            -o $tmp/consumer && $tmp/consumer"
+    else echo "skip: pkg-config not installed (the packaging check through it)"; fi
+    if command -v cmake >/dev/null 2>&1; then
+        try "CMake: add_subdirectory(attn.h)" sh -c "cmake -S tests/package -B $tmp/cm1 -DATTN_FROM=subdirectory \
+            -DATTN_SOURCE=$PWD && cmake --build $tmp/cm1 && $tmp/cm1/consumer"
+        try "CMake: find_package(attn 0.1) after make install" sh -c "cmake -S tests/package -B $tmp/cm2 \
+            -DCMAKE_PREFIX_PATH=$tmp/prefix && cmake --build $tmp/cm2 && $tmp/cm2/consumer"
+    else echo "skip: cmake not installed (the packaging checks through it)"; fi
     try "quickstart example runs" ./build/quickstart
     try "custom kind example: gradient check passes and the loss falls" ./build/custom_kind
     # the README's 30-second example: its first ```c block, compiled as C99 with -Werror and run
