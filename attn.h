@@ -1325,16 +1325,27 @@ ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path);
 ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path);
 
 /* Line plots as SVG files (the examples' figures): each series is a polyline through (x[i], y[i]),
-   with an optional shaded band lo[i] .. hi[i], drawn against the left axis, or dashed against a
-   right axis that runs from 0 (or the least value, if negative) to the largest value of those
-   series. Points with a non-finite coordinate are left out. The legend, above the plot, lists the
-   series that have a label. ATTN_ERR_IO without stdio or when the file cannot be written. */
+   with an optional shaded band lo[i] .. hi[i], drawn against the left axis, or (dashed by default)
+   against a right axis that runs from 0 (or the least value, if negative) to the largest value of
+   those series. Axes without an explicit range end on round ticks (1, 2 or 5 times a power of
+   10). Points with a non-finite coordinate are left out. The legend, above the plot, lists the
+   series that have a label, each with a sample of its line. ATTN_ERR_IO without stdio or when the
+   file cannot be written. */
+typedef enum attn_line_style {
+    ATTN_LINE_DEFAULT = 0, /* solid on the left axis, dashed on the right */
+    ATTN_LINE_SOLID,
+    ATTN_LINE_DASHED,
+    ATTN_LINE_DOTTED,
+    ATTN_LINE_THIN         /* thin and solid: reference levels */
+} attn_line_style;
 typedef struct attn_plot_series {
     const char *label;              /* legend entry, or NULL */
     const double *x, *y, *lo, *hi;  /* [n] each; lo and hi may be NULL (no band) */
     int n;
-    int right;                      /* nonzero: against the right axis, dashed */
+    int right;                      /* nonzero: against the right axis */
     int colour;                     /* index into an 8-colour palette */
+    const char *rgb;                /* "#rrggbb" instead of the palette's colour, or NULL */
+    attn_line_style style;
 } attn_plot_series;
 
 typedef struct attn_plot {
@@ -9116,7 +9127,7 @@ static int attn__legend_at(const char *const *label, size_t stride, int n, int k
     int i, r = 0;
     for (i = 0; i < n; i++) {
         const char *t = *(const char *const *)(const void *)((const char *)label + (size_t)i * stride);
-        double w = t ? 7.5 * (double)strlen(t) + 16 : 0;
+        double w = t ? 7.5 * (double)strlen(t) + 42 : 0; /* the line sample, the label, a gap */
         if (!t) continue;
         if (at + w > right && at > left) { r++; at = left; }
         if (i == k) { *x = at; *row = r; }
@@ -9127,21 +9138,45 @@ static int attn__legend_at(const char *const *label, size_t stride, int n, int k
 
 static const char *const attn__palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                              "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
+
+/* Round ticks over [*lo, *hi]: a step of 1, 2 or 5 times a power of 10 giving 4 to 10 intervals;
+   with widen, the range grows to the ticks around it. Returns the step; the ticks are the multiples
+   of it in [*lo, *hi]. */
+static double attn__nice_step(double *lo, double *hi, int widen)
+{
+    double span = *hi - *lo, mag = pow(10, floor(log10(span / 5))), step = mag;
+    if (span / (2 * mag) >= 4) step = 2 * mag;
+    if (span / (5 * mag) >= 4) step = 5 * mag;
+    if (widen) { *lo = floor(*lo / step + 1e-9) * step; *hi = ceil(*hi / step - 1e-9) * step; }
+    return step;
+}
+
+/* A line style's SVG attributes. */
+static const char *attn__line_attrs(attn_line_style st, int right)
+{
+    if (st == ATTN_LINE_DEFAULT) st = right ? ATTN_LINE_DASHED : ATTN_LINE_SOLID;
+    return st == ATTN_LINE_DASHED ? "stroke-width=\"1.5\" stroke-dasharray=\"6,3\""
+           : st == ATTN_LINE_DOTTED ? "stroke-width=\"2\" stroke-dasharray=\"2,3\""
+           : st == ATTN_LINE_THIN   ? "stroke-width=\"1\""
+                                    : "stroke-width=\"2\"";
+}
 #endif
 
 ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const attn_plot_series *s, int ns)
 {
 #ifndef ATTN_NO_STDIO
-    double W, H, L = 64, R = 64, T = 44, B = 50, pw, ph, x0, x1, y0, y1, z0, z1, lx = 0;
+    double W, H, L = 64, R = 64, T = 44, B = 50, pw, ph, x0, x1, y0, y1, z0, z1, lx = 0, xs, ys, zs, tick;
     int k, i, j, rows, row = 0, has_right = 0;
     FILE *f;
     if (!path || !p || !s || ns < 1)
         return attn__fail(ATTN_ERR_ARG, "attn_plot_svg: path, plot and at least one series are needed");
     for (k = 0; k < ns; k++) {
-        if (!s[k].x || !s[k].y || s[k].n < 1 || (!s[k].lo) != (!s[k].hi))
-            return attn__fail(ATTN_ERR_ARG,
-                              "attn_plot_svg: series %d needs x, y with n >= 1 (n = %d), and lo with hi", k,
-                              s[k].n);
+        if (!s[k].x || !s[k].y || s[k].n < 1 || (!s[k].lo) != (!s[k].hi) ||
+            (unsigned)s[k].style > ATTN_LINE_THIN)
+            return attn__fail(
+                ATTN_ERR_ARG,
+                "attn_plot_svg: series %d needs x, y with n >= 1 (n = %d), lo with hi, a line style", k,
+                s[k].n);
         has_right |= s[k].right != 0;
     }
     W = p->width > 0 ? p->width : 640; H = p->height > 0 ? p->height : 400;
@@ -9153,6 +9188,9 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
     if (p->ymin < p->ymax) { y0 = p->ymin; y1 = p->ymax; }
     attn__plot_range(s, ns, 1, 0, &z0, &z1);
     z0 = z0 < 0 ? z0 : 0;
+    xs = attn__nice_step(&x0, &x1, 1);
+    ys = attn__nice_step(&y0, &y1, !(p->ymin < p->ymax));
+    zs = attn__nice_step(&z0, &z1, 1);
     if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_plot_svg: cannot write %s", path);
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -9163,18 +9201,20 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
         fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">", W / 2);
         attn__svg_text(f, p->title, "</text>\n");
     }
-    for (k = 0; k <= 5; k++) { /* grid and the three axes' ticks */
-        double y = T + ph - ph * k / 5;
+    /* the grid and the three axes' ticks, at the multiples of each step (rounded to print exactly) */
+    for (tick = ceil(y0 / ys - 1e-9) * ys; tick <= y1 + 1e-9 * ys; tick += ys) {
+        double y = T + ph - ph * (tick - y0) / (y1 - y0);
         fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y,
                 y);
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4,
-                y0 + (y1 - y0) * k / 5);
-        if (has_right)
-            fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#555\">%.3g</text>\n", L + pw + 6, y + 4,
-                    z0 + (z1 - z0) * k / 5);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.4g</text>\n", L + pw * k / 5,
-                T + ph + 18, x0 + (x1 - x0) * k / 5);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.6g</text>\n", L - 6, y + 4,
+                fabs(tick) < 1e-9 * ys ? 0 : tick);
     }
+    for (tick = ceil(z0 / zs - 1e-9) * zs; has_right && tick <= z1 + 1e-9 * zs; tick += zs)
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#555\">%.6g</text>\n", L + pw + 6,
+                T + ph - ph * (tick - z0) / (z1 - z0) + 4, fabs(tick) < 1e-9 * zs ? 0 : tick);
+    for (tick = ceil(x0 / xs - 1e-9) * xs; tick <= x1 + 1e-9 * xs; tick += xs)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.6g</text>\n",
+                L + pw * (tick - x0) / (x1 - x0), T + ph + 18, fabs(tick) < 1e-9 * xs ? 0 : tick);
     fprintf(f,
             "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"black\"/>\n",
             L, T, pw, ph);
@@ -9183,7 +9223,7 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
         attn__svg_text(f, p->xlabel, "</text>\n");
     }
     if (p->ylabel) {
-        fprintf(f, "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">", T + ph / 2);
+        fprintf(f, "<text transform=\"translate(14,%.0f) rotate(-90)\" text-anchor=\"middle\">", T + ph / 2);
         attn__svg_text(f, p->ylabel, "</text>\n");
     }
     if (p->y2label && has_right) {
@@ -9194,7 +9234,7 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
     }
     for (k = 0; k < ns; k++) {
         const attn_plot_series *c = &s[k];
-        const char *col = attn__palette[(c->colour % 8 + 8) % 8];
+        const char *col = c->rgb ? c->rgb : attn__palette[(c->colour % 8 + 8) % 8];
         double lo = c->right ? z0 : y0, span = (c->right ? z1 : y1) - lo;
 #define ATTN__PX(v) (L + pw * ((v) - x0) / (x1 - x0))
 #define ATTN__PY(v) (T + ph - ph * (fmin(fmax((v), lo), lo + span) - lo) / span)
@@ -9209,17 +9249,20 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
             fprintf(f, "\"/>\n");
         }
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" %s points=\"", col,
-                c->right ? "stroke-dasharray=\"5,3\"" : "stroke-width=\"2\"");
+                attn__line_attrs(c->style, c->right));
         for (i = 0; i < c->n; i++)
             if (attn__finite(c->x[i]) && attn__finite(c->y[i]))
                 fprintf(f, "%.1f,%.1f ", ATTN__PX(c->x[i]), ATTN__PY(c->y[i]));
         fprintf(f, "\"/>\n");
 #undef ATTN__PX
 #undef ATTN__PY
-        if (c->label) {
+        if (c->label) { /* a sample of the line, then the label */
+            double ly;
             attn__legend_at(&s[0].label, sizeof *s, ns, k, L, W - 8, &lx, &row);
-            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", lx,
-                    T - 8 - 16.0 * (rows - 1 - row), col);
+            ly = T - 8 - 16.0 * (rows - 1 - row);
+            fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" %s/>\n", lx,
+                    lx + 22, ly - 4, ly - 4, col, attn__line_attrs(c->style, c->right));
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\" font-weight=\"bold\">", lx + 26, ly, col);
             attn__svg_text(f, c->label, "</text>\n");
         }
     }

@@ -30,9 +30,9 @@
 
 typedef struct {
     attn_nt_task task;
-    int N, tau, ncon, seeds, nattn, update_epoch, eval_every, ntest, ng, final_test, lr_drop_epoch, threads;
+    int N, tau, ncon, seeds, nattn, update_epoch, eval_every, eval_early, ntest, ng, final_test, lr_drop_epoch, threads;
     long epochs;
-    double lr, momentum, scale;
+    double lr, momentum, scale, plateau; /* plateau: a reference level drawn in the figure (NaN: none) */
     attn_kind attn[MAX_ATTN];
     attn_cis_vec vec;
     int init_uniform;
@@ -163,6 +163,8 @@ static void usage(FILE *f)
             "  --lr X, --momentum X    SGD (PyTorch momentum)                          [0.02, 0.8]\n"
             "  --lr-drop E             divide the rate by 4 after epoch E (0: never)   [0]\n"
             "  --eval-every E          evaluate every E epochs                         [50]\n"
+            "  --eval-early E          also every 10 epochs up to epoch E (a plateau)  [0]\n"
+            "  --plateau Y             draw the level Y (the paper's plateau) in the figure\n"
             "  --ntest N, --ng G       evaluation: N distinct series, G predictions   [100, 50]\n"
             "  --final-test N          final evaluation series (capped at the number of\n"
             "                          distinct initial conditions)                    [10000]\n"
@@ -434,7 +436,7 @@ static int parse_options(int argc, char **argv, options *o)
     int i;
     memset(o, 0, sizeof *o);
     o->task = ATTN_NT; o->N = 16; o->tau = 2; o->ncon = 32; o->seeds = 4; o->epochs = 2000; o->update_epoch = 1;
-    o->eval_every = 50; o->ntest = 100; o->ng = 50; o->final_test = 10000; o->lr = 0.02; o->momentum = 0.8; o->scale = 1;
+    o->eval_every = 50; o->plateau = NAN; o->ntest = 100; o->ng = 50; o->final_test = 10000; o->lr = 0.02; o->momentum = 0.8; o->scale = 1;
     o->nattn = 2; o->attn[0] = ATTN_SOFTMAX; o->attn[1] = ATTN_EXPRESSIVE; o->vec = ATTN_CIS_FFN_BIAS; o->init_uniform = 1;
     o->layers = 2; o->dmodel = 64; o->heads = 4; o->pos = ATTN_POS_LEARNED;
     for (i = 2; i < argc; i++) {
@@ -449,6 +451,8 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds) && o->seeds <= MAX_SEEDS;
         else if (!strcmp(a, "--epochs")) ok = parse_int(v, 1, &e) && (o->epochs = e, 1);
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
+        else if (!strcmp(a, "--eval-early")) ok = parse_int(v, 0, &o->eval_early);
+        else if (!strcmp(a, "--plateau")) ok = parse_double(v, &o->plateau) && o->plateau >= 0 && o->plateau <= 1;
         else if (!strcmp(a, "--ntest")) ok = parse_int(v, 1, &o->ntest);
         else if (!strcmp(a, "--ng")) ok = parse_int(v, 1, &o->ng);
         else if (!strcmp(a, "--final-test")) ok = parse_int(v, 0, &o->final_test);
@@ -625,7 +629,8 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     buf_alloc(&rb, &m, 1);
     res->epoch_100 = -1;
     for (epoch = 0; epoch <= o->epochs && !stop_requested; epoch++) {
-        if (epoch % o->eval_every == 0 || epoch == o->epochs) { /* evaluate before training epoch `epoch` */
+        if (epoch % o->eval_every == 0 || epoch == o->epochs || (epoch <= o->eval_early && epoch % 10 == 0)) {
+            /* evaluate before training epoch `epoch` */
             int k = res->nevals++;
             res->epoch[k] = (int)epoch;
             double at[2];
@@ -690,14 +695,76 @@ double mean_sd(const double *x, int n, double *sd)
     return m;
 }
 
+/* The expressive-attention paper's colours (its Fig. 2: softmax maroon, EA blue); the palette's for
+   the other kinds. */
+static const char *kind_rgb(attn_kind k)
+{
+    const char *name = attn_kind_get(k)->name;
+    return !strcmp(name, "softmax") ? "#800000" : !strcmp(name, "ea") ? "#1f4e9c" : NULL;
+}
+
+/* Welch's test of mean(b) - mean(a): the difference, its 95% interval [*lo, *hi], t, the degrees
+   of freedom and the two-sided p (the t distribution through the regularised incomplete beta
+   function, Numerical Recipes' continued fraction). 0 when a side has fewer than 2 values or no
+   spread. */
+static double betacf(double a, double b, double x)
+{
+    double c = 1, d = 1 - (a + b) * x / (a + 1), h, aa, del;
+    int m;
+    d = 1 / (fabs(d) < 1e-300 ? 1e-300 : d);
+    h = d;
+    for (m = 1; m <= 300; m++) {
+        aa = m * (b - m) * x / ((a - 1 + 2 * m) * (a + 2 * m));
+        d = 1 + aa * d; d = 1 / (fabs(d) < 1e-300 ? 1e-300 : d); c = 1 + aa / c; c = fabs(c) < 1e-300 ? 1e-300 : c;
+        h *= d * c;
+        aa = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 1 + 2 * m));
+        d = 1 + aa * d; d = 1 / (fabs(d) < 1e-300 ? 1e-300 : d); c = 1 + aa / c; c = fabs(c) < 1e-300 ? 1e-300 : c;
+        del = d * c;
+        h *= del;
+        if (fabs(del - 1) < 3e-14) break;
+    }
+    return h;
+}
+static double ibeta(double a, double b, double x)
+{
+    double bt;
+    if (x <= 0 || x >= 1) return x <= 0 ? 0 : 1;
+    bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x));
+    return x < (a + 1) / (a + b + 2) ? bt * betacf(a, b, x) / a : 1 - bt * betacf(b, a, 1 - x) / b;
+}
+static double t_cdf(double t, double df)
+{
+    double p = 0.5 * ibeta(df / 2, 0.5, df / (df + t * t));
+    return t > 0 ? 1 - p : p;
+}
+int welch(const double *a, int na, const double *b, int nb, welch_result *w)
+{
+    double sa, sb, ma = mean_sd(a, na, &sa), mb = mean_sd(b, nb, &sb), va, vb, se, lo = 0, hi = 100;
+    int i;
+    if (na < 2 || nb < 2) return 0;
+    va = sa * sa / na; vb = sb * sb / nb; se = sqrt(va + vb);
+    if (!(se > 0)) return 0;
+    w->diff = mb - ma;
+    w->df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
+    w->t = w->diff / se;
+    w->p = 2 * (1 - t_cdf(fabs(w->t), w->df));
+    for (i = 0; i < 100; i++) { /* the 97.5% quantile by bisection */
+        double mid = (lo + hi) / 2;
+        if (t_cdf(mid, w->df) < 0.975) lo = mid; else hi = mid;
+    }
+    w->lo = w->diff - lo * se; w->hi = w->diff + lo * se;
+    return 1;
+}
+
 /* The curves as the paper draws them: mean teacher-forced accuracy per attention with a band of
    +-1 sd over seeds (left axis), mean loss dashed (right axis); 0 if it cannot be written. */
 static int write_svg(const options *o, run_result *res)
 {
     attn_plot p;
-    attn_plot_series s[2 * MAX_ATTN];
+    attn_plot_series s[2 * MAX_ATTN + 1];
+    double level[2], ends[2];
     char title[160];
-    int a, k, r, n = res[0].nevals;
+    int a, k, r, n = res[0].nevals, ns;
     double *x, *col = (double *)malloc(sizeof(double) * (size_t)o->seeds), *buf;
     for (r = 0; r < o->nattn * o->seeds; r++) n = res[r].nevals < n ? res[r].nevals : n;
     if (n < 1) { free(col); return 1; }
@@ -717,12 +784,22 @@ static int write_svg(const options *o, run_result *res)
         s[2 * a].label = attn_kind_get(o->attn[a])->name; s[2 * a].x = x; s[2 * a].y = acc; s[2 * a].lo = lo; s[2 * a].hi = hi;
         s[2 * a + 1].x = x; s[2 * a + 1].y = loss; s[2 * a + 1].right = 1;
         s[2 * a].n = s[2 * a + 1].n = n; s[2 * a].colour = s[2 * a + 1].colour = a;
+        s[2 * a].rgb = s[2 * a + 1].rgb = kind_rgb(o->attn[a]);
     }
-    snprintf(title, sizeof title, "%s N%dT%d, N_con = %d, %s, %d seeds (band: +-1 sd)", attn_nt_name(o->task), o->N, o->tau, o->ncon,
-             o->decoder ? "decoder" : "cisformer", o->seeds);
+    ns = 2 * o->nattn;
+    if (o->plateau == o->plateau) { /* the paper's plateau, across the whole run */
+        memset(&s[ns], 0, sizeof s[ns]);
+        level[0] = level[1] = o->plateau;
+        ends[0] = x[0]; ends[1] = x[n - 1];
+        s[ns].label = "the paper's plateau"; s[ns].x = ends; s[ns].y = level; s[ns].n = 2; s[ns].rgb = "#888888";
+        s[ns].style = ATTN_LINE_DOTTED;
+        ns++;
+    }
+    snprintf(title, sizeof title, "%s N%dT%d, N_con = %d, %s, %d seed%s (band: +-1 sd)", attn_nt_name(o->task), o->N, o->tau,
+             o->ncon, o->decoder ? "decoder" : "cisformer", o->seeds, o->seeds == 1 ? "" : "s");
     memset(&p, 0, sizeof p);
     p.title = title; p.xlabel = "epoch"; p.ylabel = "accuracy (teacher-forced)"; p.y2label = "loss (dashed)"; p.ymin = 0; p.ymax = 1;
-    n = attn_plot_svg(o->svg, &p, s, 2 * o->nattn) == ATTN_OK;
+    n = attn_plot_svg(o->svg, &p, s, ns) == ATTN_OK;
     if (n) printf("wrote %s\n", o->svg);
     else fprintf(stderr, "attnlab: %s\n", attn_last_error());
     free(buf); free(col);
@@ -738,6 +815,33 @@ static double over_seeds(const options *o, const run_result *res, int a, size_t 
     m = mean_sd(x, o->seeds, sd);
     free(x);
     return m;
+}
+
+/* Two kinds compared, kind 1 minus kind 0: the final accuracy and the epochs to 100% (over the runs
+   that got there), each with Welch's 95% interval and test, and what the numbers support. */
+static void print_comparison(const options *o, const run_result *res)
+{
+    const char *k0 = attn_kind_get(o->attn[0])->name, *k1 = attn_kind_get(o->attn[1])->name;
+    double *v = (double *)malloc(sizeof(double) * 4 * (size_t)o->seeds), *e0 = v + 2 * o->seeds, *e1 = e0 + o->seeds;
+    int s, n0 = 0, n1 = 0;
+    welch_result w;
+    for (s = 0; s < o->seeds; s++) {
+        const run_result *r0 = &res[s], *r1 = &res[o->seeds + s];
+        v[s] = r0->final_tf; v[o->seeds + s] = r1->final_tf;
+        if (r0->epoch_100 >= 0) e0[n0++] = r0->epoch_100;
+        if (r1->epoch_100 >= 0) e1[n1++] = r1->epoch_100;
+    }
+    printf("\n%s - %s, n = %d seeds each (Welch's test, 95%% interval):\n", k1, k0, o->seeds);
+    if (welch(v, o->seeds, v + o->seeds, o->seeds, &w))
+        printf("  final accuracy: %+.4f [%+.4f, %+.4f], t = %.2f, df = %.1f, p = %.2g\n", w.diff, w.lo, w.hi, w.t, w.df, w.p);
+    else printf("  final accuracy: no spread to test\n");
+    printf("  runs at 100%%: %d and %d of %d\n", n0, n1, o->seeds);
+    if (welch(e0, n0, e1, n1, &w)) {
+        printf("  epochs to 100%%: %+.0f [%+.0f, %+.0f], t = %.2f, df = %.1f, p = %.2g\n", w.diff, w.lo, w.hi, w.t, w.df, w.p);
+        if (w.p < 0.05) printf("  verdict: %s reaches 100%% first\n", w.diff > 0 ? k0 : k1);
+        else printf("  verdict: no difference in the time to 100%% at this n\n");
+    }
+    free(v);
 }
 
 static void print_table(const options *o, run_result *res)
@@ -772,6 +876,7 @@ static void print_table(const options *o, run_result *res)
     free(ep);
     printf("(final: teacher-forced on %d distinct series x %d predictions; rollouts on up to 1000 of them;\n"
            " \"epochs>100%%\": the first evaluation at 100%%, mean over the runs that got there)\n", res[0].final_series, o->ng);
+    if (o->nattn == 2) print_comparison(o, res);
 }
 
 /* Run j of the (attention, seed) grid, for run_jobs. */
@@ -793,7 +898,7 @@ static int train_line(const void *ctx, int j, int k, char *line, size_t n)
 
 static int cmd_train(const options *o)
 {
-    int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + 2, failed = 0, rc;
+    int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + o->eval_early / 10 + 3, failed = 0, rc;
     run_result *res;
     struct train_jobs jobs;
     char first[1024];

@@ -46,6 +46,9 @@ extern int help_shown;
 void catch_stop(void);
 /* The mean of x [n] and, in *sd, its sample standard deviation (0 for n = 1). */
 double mean_sd(const double *x, int n, double *sd);
+/* Welch's test of mean(b) - mean(a) (see attnlab.c); 0 when it cannot be computed. */
+typedef struct { double diff, lo, hi, t, df, p; } welch_result;
+int welch(const double *a, int na, const double *b, int nb, welch_result *w);
 /* The progress line of a set of parallel runs, on stderr: on a terminal every second, in place; into a
    file or pipe every 30 s, one line each: "  F/N runs done, D/T UNIT, METRIC V, Es elapsed, ~Ls left",
    V the mean of the runs' latest evaluations. Each run record embeds a run_progress, which the run

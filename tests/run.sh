@@ -89,6 +89,9 @@ else
         refuse "a model that cannot be built" ./build/attnlab train --N 5000 --epochs 2
         refuse "a fuzzy model that cannot be built" ./build/attnlab train --task fuzzy --width 16 --layers 64 --N 100000000 --steps 1
         refuse "an unwritable --save" ./build/attnlab seq2seq --save /nonexistent/dir/m.ckpt
+        try "attnlab train compares two kinds (Welch) and draws the paper's plateau" sh -c \
+            "./build/attnlab train --seeds 2 --epochs 20 --eval-every 10 --eval-early 20 --plateau 0.55 --final-test 50 \
+             --threads 1 --svg $tmp/cmp.svg 2>/dev/null | grep -q 'final accuracy: .* t = ' && grep -q 'paper.s plateau' $tmp/cmp.svg"
         refuse "an ambiguity check with 9 features" ./build/attnlab ambiguity --K 9
         try "attnlab ambiguity: both definitions beside Table A2" sh -c \
             "./build/attnlab ambiguity --runs 2 --samples 512 2>/dev/null | grep -q '| every feature | .* | 0.32% +- 0.09% |'"

@@ -896,6 +896,22 @@ static void test_plot_svg(void)
     text[n] = 0;
     CHECK(strstr(text, "T &amp; U") && strstr(text, "a&lt;b") && !strstr(text, "nan") && strstr(text, "<polygon") &&
               strstr(text, "stroke-dasharray") && strstr(text, "</svg>"), "the SVG lacks an element or holds a NaN:\n%s", text);
+    { /* round ticks: the right axis over 0 .. 2 (loss), the left over the data 0 .. 1 by 0.2 */
+        CHECK(strstr(text, ">0.5</text>") && strstr(text, ">1.5</text>") && strstr(text, ">2</text>") && strstr(text, ">0.8</text>") &&
+                  !strstr(text, ">1.62") && !strstr(text, ">0.811"),
+              "the ticks are not round numbers:\n%s", text);
+        CHECK(strstr(text, "<line x1") && strstr(text, "stroke-width=\"2\"/>"), "the legend lacks a line sample");
+    }
+    s[0].rgb = "#800000"; s[0].style = ATTN_LINE_DOTTED;
+    CHECK(attn_plot_svg(path, &p, s, 2) == ATTN_OK, "a colour and a line style: %s", attn_last_error());
+    f = fopen(path, "rb");
+    n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    CHECK(strstr(text, "stroke=\"#800000\" stroke-width=\"2\" stroke-dasharray=\"2,3\""), "the series' own colour and dots");
+    s[0].style = (attn_line_style)9;
+    CHECK(attn_plot_svg(path, &p, s, 2) == ATTN_ERR_ARG, "an unknown line style refused");
+    s[0].style = ATTN_LINE_DEFAULT; s[0].rgb = NULL;
     s[1].x = NULL;
     CHECK(attn_plot_svg(path, &p, s, 2) == ATTN_ERR_ARG, "a series without x refused");
     s[1].x = x; s[1].lo = lo;
