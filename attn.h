@@ -1029,6 +1029,29 @@ ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, in
 ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_float *weights,
                                              const attn_float *cache, int B, int T, int layer,
                                              void *work, size_t work_bytes);
+/* Step-wise decoding of a causal token model with a key-value cache (inference: no dropout): the
+   cache holds each layer's keys and values [len, H dk] / [len, H dv] (rotated with RoPE) for the
+   len tokens seen so far. attn_transformer_decode appends n tokens (a prompt, or one token per
+   step) at positions len .. len + n - 1 and writes their logits [n, out], every row (readout does
+   not apply): row i equals the full forward pass' row len + i over all len + n tokens, for every
+   kind, with learned positions, RoPE, T5 biases and document masks, in O((len + n) n) work instead
+   of O((len + n)^2). Setting kv->len = p (p <= len) forgets the tokens after p. The cache and the
+   work come from the caller (size queries first); nothing is allocated. Models with dense inputs,
+   without causal attention, or with a kind whose scores shift with the number of keys in a call
+   (sigmoid's -ln Tk: its rows depend on the sequence's length) are refused. */
+typedef struct attn_transformer_kv {
+    attn_float *k, *v; /* [layers, cap, H dk] and [layers, cap, H dv] */
+    int *seg;          /* [cap]: the segment (document) of each position, with doc_mask */
+    int cap, len;      /* capacity (1 .. max_T) and the tokens held */
+} attn_transformer_kv;
+ATTNDEF size_t attn_transformer_kv_bytes(const attn_transformer *m, int cap);
+ATTNDEF attn_status attn_transformer_kv_init(attn_transformer_kv *kv, const attn_transformer *m, int cap,
+                                             void *mem, size_t bytes);
+/* Work for calls of up to n tokens into a cache of capacity cap. */
+ATTNDEF size_t attn_transformer_decode_work_bytes(const attn_transformer *m, int n, int cap);
+ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_transformer_kv *kv,
+                                            attn_float *logits, const int *tokens, int n, void *work,
+                                            size_t work_bytes);
 
 /* The thesis' encoder-decoder (Conti 2024, Sec. 1.2; Vaswani et al. 2017 with post-LN), token in, logits out:
      e_0 = Drop(sqrt(d) Es[src_t] + PE(t))                  PE sinusoidal (attn_pos_sinusoidal)
@@ -7159,6 +7182,221 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
         return attn__layer_weights(&L, weights, lc, B, T, T, (char *)work + used);
     }
     return attn__layer_weights(&L, weights, c.att, B, T, T, work);
+}
+
+/* ---- decoding with a key-value cache ---- */
+
+/* One layout, two uses: with base NULL it only counts the bytes of a sequence of ATTN_ALIGN-aligned
+   blocks; with base, it hands them out in the same order. */
+typedef struct {
+    unsigned char *base;
+    size_t used;
+} attn__carver;
+
+static void *attn__carve(attn__carver *c, size_t bytes)
+{
+    void *p = c->base ? c->base + c->used : NULL;
+    c->used += attn__align_up(bytes);
+    return p;
+}
+
+/* The blocks of decode's work for n new tokens into a cache of capacity cap (Tk <= cap keys). */
+typedef struct {
+    attn_float *x, *a, *h, *mean, *rstd, *q, *Q, *K, *V, *O, *ocat, *u, *g, *u2, *a2, *bias, *stats, *cosv,
+        *sinv;
+    void *att;
+    size_t att_bytes;
+} attn__tf_decode_work;
+
+static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, void *work,
+                                  attn__tf_decode_work *w)
+{
+    const attn_transformer_config *c = &m->cfg;
+    attn__carver cv;
+    attn_attention_desc d;
+    attn_layer L;
+    size_t F = sizeof(attn_float), nd = (size_t)n * c->d, nm = (size_t)n * c->mlp,
+           hk = (size_t)c->heads * c->dk, hv = (size_t)c->heads * c->dv, att = 0, st = 0;
+    int l;
+    for (l = 0; l < c->layers; l++) { /* the largest attention workspace and stats over the layers */
+        attn__tf_layer(m, l, NULL, &L);
+        attn__layer_desc(&L, 1, n, cap, &d);
+        att = ATTN__MAX(att, attn_attention_workspace(&d));
+        st = ATTN__MAX(st, attn_attention_stats_floats(&d));
+    }
+    cv.base = work ? (unsigned char *)attn__align_ptr(work, 0) : NULL;
+    cv.used = 0;
+    w->x = (attn_float *)attn__carve(&cv, F * nd);
+    w->a = (attn_float *)attn__carve(&cv, F * nd);
+    w->h = (attn_float *)attn__carve(&cv, F * nd);
+    w->mean = (attn_float *)attn__carve(&cv, F * n);
+    w->rstd = (attn_float *)attn__carve(&cv, F * n);
+    w->q = (attn_float *)attn__carve(&cv, F * n * hk);
+    w->Q = (attn_float *)attn__carve(&cv, F * n * hk);
+    w->K = (attn_float *)attn__carve(&cv, F * cap * hk);
+    w->V = (attn_float *)attn__carve(&cv, F * cap * hv);
+    w->O = (attn_float *)attn__carve(&cv, F * n * hv);
+    w->ocat = (attn_float *)attn__carve(&cv, F * n * hv);
+    w->u = (attn_float *)attn__carve(&cv, F * nm);
+    w->g = (attn_float *)attn__carve(&cv, F * nm);
+    w->u2 = (attn_float *)attn__carve(&cv, F * nm);
+    w->a2 = (attn_float *)attn__carve(&cv, F * nm);
+    w->bias = (attn_float *)attn__carve(&cv, c->t5 ? F * c->heads * n * cap : 0);
+    w->stats = (attn_float *)attn__carve(&cv, F * st);
+    w->cosv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * cap * (c->dk / 2) : 0);
+    w->sinv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * cap * (c->dk / 2) : 0);
+    w->att = attn__carve(&cv, att);
+    w->att_bytes = att;
+    return cv.used + ATTN_ALIGN;
+}
+
+/* The cache's blocks for capacity cap, sized (mem NULL) or handed out. */
+static size_t attn__tf_kv_map(const attn_transformer *m, int cap, void *mem, attn_transformer_kv *kv)
+{
+    const attn_transformer_config *c = &m->cfg;
+    attn__carver cv;
+    cv.base = mem ? (unsigned char *)attn__align_ptr(mem, 0) : NULL;
+    cv.used = 0;
+    kv->k = (attn_float *)attn__carve(&cv, sizeof(attn_float) * c->layers * cap * c->heads * c->dk);
+    kv->v = (attn_float *)attn__carve(&cv, sizeof(attn_float) * c->layers * cap * c->heads * c->dv);
+    kv->seg = (int *)attn__carve(&cv, sizeof(int) * cap);
+    kv->cap = cap;
+    kv->len = 0;
+    return cv.used + ATTN_ALIGN;
+}
+
+static attn_status attn__tf_decode_check(const char *fn, const attn_transformer *m, int cap)
+{
+    int l;
+    ATTN__NEED(m);
+    ATTN__TRY(attn__tf_check(fn, &m->cfg));
+    if (!m->cfg.vocab || !m->cfg.causal)
+        return attn__fail(ATTN_ERR_ARG, "%s: decoding needs a causal model of token inputs", fn);
+    for (l = 0; l < m->cfg.layers; l++) {
+        const attn_kind_info *r = attn_kind_get(m->cfg.kinds[l]);
+        if (r->score && r->score->offset)
+            return attn__fail(ATTN_ERR_ARG,
+                              "%s: layer %d's kind (%s) shifts its scores by the number of keys of a "
+                              "call, so no step-wise decoding equals its full pass",
+                              fn, l, r->name);
+    }
+    if (cap < 1 || cap > m->cfg.max_T)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: cap = %d must be in 1 .. max_T %d", fn, cap, m->cfg.max_T);
+    return ATTN_OK;
+}
+
+ATTNDEF size_t attn_transformer_kv_bytes(const attn_transformer *m, int cap)
+{
+    attn_transformer_kv kv;
+    if (attn__tf_decode_check(__func__, m, cap) != ATTN_OK) return 0;
+    return attn__tf_kv_map(m, cap, NULL, &kv);
+}
+
+ATTNDEF attn_status attn_transformer_kv_init(attn_transformer_kv *kv, const attn_transformer *m, int cap,
+                                             void *mem, size_t bytes)
+{
+    attn_transformer_kv t;
+    ATTN__NEED(kv); ATTN__NEED(mem);
+    ATTN__TRY(attn__tf_decode_check(__func__, m, cap));
+    if (bytes < attn__tf_kv_map(m, cap, NULL, &t))
+        return attn__fail(ATTN_ERR_ARG, "%s: %lu bytes, attn_transformer_kv_bytes() asks for %lu", __func__,
+                          (unsigned long)bytes, (unsigned long)attn__tf_kv_map(m, cap, NULL, &t));
+    attn__tf_kv_map(m, cap, mem, kv);
+    return ATTN_OK;
+}
+
+ATTNDEF size_t attn_transformer_decode_work_bytes(const attn_transformer *m, int n, int cap)
+{
+    attn__tf_decode_work w;
+    if (attn__tf_decode_check(__func__, m, cap) != ATTN_OK) return 0;
+    if (n < 1 || n > cap)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: n = %d must be in 1 .. cap %d", __func__, n, cap), 0;
+    return attn__tf_decode_map(m, n, cap, NULL, &w);
+}
+
+ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_transformer_kv *kv,
+                                            attn_float *logits, const int *tokens, int n, void *work,
+                                            size_t work_bytes)
+{
+    const attn_transformer_config *c;
+    attn__tf_decode_work w;
+    attn_attention_desc d;
+    attn_layer L;
+    size_t hk, hv, need;
+    int l, t, Tk, half;
+    ATTN__NEED(kv); ATTN__NEED(logits); ATTN__NEED(tokens); ATTN__NEED(work);
+    ATTN__TRY(attn__tf_decode_check(__func__, m, kv->cap));
+    c = &m->cfg;
+    if (!kv->k || !kv->v || !kv->seg || kv->len < 0 || n < 1 || kv->len + n > kv->cap)
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: %d tokens after %d do not fit a cache of %d (or it is not set up)", __func__,
+                          n, kv->len, kv->cap);
+    if ((need = attn_transformer_decode_work_bytes(m, n, kv->cap)) > work_bytes)
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: work has %lu bytes, attn_transformer_decode_work_bytes() asks for %lu",
+                          __func__, (unsigned long)work_bytes, (unsigned long)need);
+    for (t = 0; t < n; t++)
+        if (tokens[t] < 0 || tokens[t] >= c->vocab)
+            return attn__fail(ATTN_ERR_ARG, "%s: token %d is %d, outside 0 .. %d", __func__, t, tokens[t],
+                              c->vocab - 1);
+    attn__tf_decode_map(m, n, kv->cap, work, &w);
+    hk = (size_t)c->heads * c->dk; hv = (size_t)c->heads * c->dv; Tk = kv->len + n; half = c->dk / 2;
+    for (t = 0; t < n; t++) /* the segments: a running count of bos tokens */
+        kv->seg[kv->len + t] = (kv->len + t ? kv->seg[kv->len + t - 1] : 0) + (tokens[t] == c->bos);
+    attn_embedding_forward(w.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), n, c->vocab, c->d);
+    if (c->pos == ATTN_POS_LEARNED)
+        attn_axpy((size_t)n * c->d, 1, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 0) + (size_t)kv->len * c->d,
+                  w.x);
+    for (l = 0; l < c->layers; l++) {
+        attn_float *kc = kv->k + (size_t)l * kv->cap * hk, *vc = kv->v + (size_t)l * kv->cap * hv;
+        attn__tf_layer(m, l, w.bias, &L);
+        L.att.dropout = 0;
+        L.att.segment = c->doc_mask ? kv->seg : NULL;
+        attn__layer_desc(&L, 1, n, Tk, &d);
+        if (L.rope) attn__layer_rope_tables(&L, w.cosv, w.sinv, Tk);
+        if (c->t5) attn_t5_bias_forward(w.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), c->heads, n, Tk, c->max_T);
+        /* h = x + Wo Attn(q, K, V) + bo, q from Norm(x), the new keys and values appended to the cache */
+        attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, attn__tf_t(m, l, ATTN__TF_N1G, 0),
+                      attn__tf_t(m, l, ATTN__TF_N1B, 0), (size_t)n);
+        attn_linear_forward(w.q, w.a, L.Wq, L.bq, n, c->d, (int)hk);
+        attn_linear_forward(kc + (size_t)kv->len * hk, w.a, L.Wk, L.bk, n, c->d, (int)hk);
+        attn_linear_forward(vc + (size_t)kv->len * hv, w.a, L.Wv, L.bv, n, c->d, (int)hv);
+        for (t = 0; L.rope && t < n; t++) { /* the H heads of token t, at position len + t */
+            const attn_float *cs = w.cosv + (size_t)(kv->len + t) * half,
+                             *sn = w.sinv + (size_t)(kv->len + t) * half;
+            attn_rope_forward(w.q + t * hk, w.q + t * hk, cs, sn, c->heads, 1, c->dk);
+            attn_rope_forward(kc + (kv->len + t) * hk, kc + (kv->len + t) * hk, cs, sn, c->heads, 1, c->dk);
+        }
+        attn__heads(w.Q, w.q, 1, n, c->heads, c->dk, 1);
+        attn__heads(w.K, kc, 1, Tk, c->heads, c->dk, 1);
+        attn__heads(w.V, vc, 1, Tk, c->heads, c->dv, 1);
+        ATTN__TRY(attn_attention_forward(&d, w.O, w.stats, NULL, w.Q, w.K, w.V, w.att, w.att_bytes));
+        attn__heads(w.ocat, w.O, 1, n, c->heads, c->dv, 0);
+        attn_linear_forward(w.h, w.ocat, L.Wo, L.bo, n, (int)hv, c->d);
+        attn_axpy((size_t)n * c->d, 1, w.x, w.h);
+        /* x' = h + W2 act(W1 Norm(h) + b1) + b2 (glu: the gated form) */
+        attn__tf_norm(m, w.a, w.mean, w.rstd, w.h, attn__tf_t(m, l, ATTN__TF_N2G, 0),
+                      attn__tf_t(m, l, ATTN__TF_N2B, 0), (size_t)n);
+        attn_linear_forward(w.u, w.a, attn__tf_t(m, l, ATTN__TF_W1, 0), attn__tf_t(m, l, ATTN__TF_B1, 0), n,
+                            c->d, c->mlp);
+        if (c->glu) {
+            size_t k;
+            attn_linear_forward(w.u2, w.a, attn__tf_t(m, l, ATTN__TF_W3, 0), attn__tf_t(m, l, ATTN__TF_B3, 0),
+                                n, c->d, c->mlp);
+            attn_act_forward(w.a2, w.u2, (size_t)n * c->mlp, c->act);
+            for (k = 0; k < (size_t)n * c->mlp; k++) w.g[k] = w.u[k] * w.a2[k];
+        } else {
+            attn_act_forward(w.g, w.u, (size_t)n * c->mlp, c->act);
+        }
+        attn_linear_forward(w.x, w.g, attn__tf_t(m, l, ATTN__TF_W2, 0), attn__tf_t(m, l, ATTN__TF_B2, 0), n,
+                            c->mlp, c->d);
+        attn_axpy((size_t)n * c->d, 1, w.h, w.x);
+    }
+    kv->len += n;
+    attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0),
+                  attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 0), (size_t)n);
+    return attn_linear_forward(logits, w.a, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0),
+                               attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 0), n, c->d, c->out);
 }
 
 /* ---- the encoder-decoder ---- */

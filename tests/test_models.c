@@ -873,6 +873,86 @@ static void test_transformer_checkpoint(void)
     attn_transformer_free(&m);
 }
 
+/* Decoding with a key-value cache: for every kind, with learned positions, RoPE, T5 biases and
+   document masks, a prompt and then one token per call give the full forward pass' logits row by
+   row (to 1e-5 of the logits' scale in float32, 1e-12 in float64); rewinding the
+   cache gives the same rows again; bad calls are refused. Sigmoid's shift -ln Tk counts the keys
+   of a call, so a row depends on the sequence's length and decoding refuses it. */
+static void test_transformer_decode(void)
+{
+    enum { T = 9, P = 4, V = 7 };
+    static const attn_pos_kind pos[3] = {ATTN_POS_LEARNED, ATTN_POS_ROPE, ATTN_POS_NONE};
+    int tok[T] = {1, 4, 0, 2, 6, 1, 0, 5, 3}, k, variant, worst_kind = -1, cases = 0;
+    double worst = 0, tol = sizeof(attn_float) == 4 ? 1e-5 : 1e-12;
+    for (k = 0; k < ATTN_KIND_COUNT; k++)
+        for (variant = 0; variant < 4; variant++) {
+            attn_transformer_config c = attn_transformer_config_default();
+            attn_transformer m;
+            attn_transformer_kv kv;
+            attn_rng r;
+            attn_float full[T * V], step[T * V], *cache;
+            void *work, *kvmem, *dw;
+            size_t wb, kb, db;
+            int t, i;
+            double err = 0, scale = 0;
+            c.vocab = c.out = V; c.d = 16; c.layers = 2; c.heads = 2; c.dk = c.dv = 8; c.mlp = 24; c.max_T = 12;
+            c.kinds[0] = (attn_kind)k; c.kinds[1] = k ? ATTN_SOFTMAX : ATTN_COG;
+            c.pos = pos[variant % 3]; c.t5 = variant >= 1; c.doc_mask = variant == 3; c.bos = 0;
+            c.glu = variant == 2; c.norm = variant == 2 ? ATTN_NORM_RMS : ATTN_NORM_LAYER;
+            if (attn_kind_get((attn_kind)k)->flags & ATTN_KF_LINEAR_TIME) c.t5 = c.doc_mask = 0; /* not theirs */
+            attn_rng_seed(&r, 40 + (uint64_t)k, (uint64_t)variant);
+            if (attn_kind_get((attn_kind)k)->score && attn_kind_get((attn_kind)k)->score->offset) {
+                if (variant == 0 && attn_transformer_init(&m, &c, &r) == ATTN_OK) {
+                    CHECK(attn_transformer_kv_bytes(&m, 10) == 0 && strstr(attn_last_error(), "number of keys"),
+                          "decoding a kind whose scores shift with the key count is refused: %s", attn_last_error());
+                    attn_transformer_free(&m);
+                }
+                continue;
+            }
+            if (attn_transformer_init(&m, &c, &r) != ATTN_OK) {
+                CHECK(0, "decode: init %s variant %d: %s", attn_kind_get((attn_kind)k)->name, variant, attn_last_error());
+                continue;
+            }
+            cache = t_alloc(attn_transformer_cache_floats(&m, 1, T));
+            work = malloc(wb = attn_transformer_work_bytes(&m, 1, T));
+            kvmem = malloc(kb = attn_transformer_kv_bytes(&m, 10));
+            dw = malloc(db = attn_transformer_decode_work_bytes(&m, P, 10));
+            CHECK(attn_transformer_forward(&m, full, cache, tok, NULL, 1, T, work, wb) == ATTN_OK, "full: %s", attn_last_error());
+            CHECK(attn_transformer_kv_init(&kv, &m, 10, kvmem, kb) == ATTN_OK, "kv: %s", attn_last_error());
+            CHECK(attn_transformer_decode(&m, &kv, step, tok, P, dw, db) == ATTN_OK, "prefill: %s", attn_last_error());
+            for (t = P; t < T; t++)
+                CHECK(attn_transformer_decode(&m, &kv, step + t * V, tok + t, 1, dw, db) == ATTN_OK, "step: %s",
+                      attn_last_error());
+            kv.len = 6; /* rewind to 6 and decode 6, 7 again */
+            CHECK(attn_transformer_decode(&m, &kv, step + 6 * V, tok + 6, 2, dw, db) == ATTN_OK && kv.len == 8, "rewind");
+            for (i = 0; i < T * V; i++) {
+                scale = fmax(scale, fabs((double)full[i]));
+                err = fmax(err, fabs((double)full[i] - (double)step[i]));
+            }
+            err /= scale > 1 ? scale : 1;
+            if (err > worst) { worst = err; worst_kind = k * 4 + variant; }
+            cases++;
+            CHECK(err <= tol, "decode %s variant %d: the rows differ from the full pass by %.3g (relative)",
+                  attn_kind_get((attn_kind)k)->name, variant, err);
+            if (k == 0 && variant == 0) { /* refusals: the cache full, a token outside the vocabulary, small work */
+                int bad = 9;
+                kv.len = 9;
+                CHECK(attn_transformer_decode(&m, &kv, step, tok, 2, dw, db) == ATTN_ERR_SHAPE, "a full cache refused");
+                kv.len = 0;
+                CHECK(attn_transformer_decode(&m, &kv, step, &bad, 1, dw, db) == ATTN_ERR_ARG && kv.len == 0,
+                      "a token outside the vocabulary refused");
+                CHECK(attn_transformer_decode(&m, &kv, step, tok, 1, dw, attn_transformer_decode_work_bytes(&m, 1, 10) - 1) ==
+                          ATTN_ERR_ARG, "short work refused");
+                CHECK(attn_transformer_kv_bytes(&m, 13) == 0 && attn_transformer_decode_work_bytes(&m, 11, 10) == 0,
+                      "sizes beyond max_T or the capacity refused");
+            }
+            free(cache); free(work); free(kvmem); free(dw);
+            attn_transformer_free(&m);
+        }
+    printf("  decode: %d cases, largest relative difference from the full pass %.2g (%s, variant %d)\n", cases, worst,
+           worst_kind >= 0 ? attn_kind_get((attn_kind)(worst_kind / 4))->name : "-", worst_kind % 4);
+}
+
 /* attn_plot_svg: a file with the title (escaped), one polyline per series and a band polygon,
    non-finite points left out; bad series and an unwritable path refused. */
 static void test_plot_svg(void)
@@ -1168,6 +1248,7 @@ void test_models(void)
     test_cisformer_bad_input();
     test_checkpoints();
     test_checkpoint_compat();
+    test_transformer_decode();
     test_transformer_forward();
     test_transformer_backward();
     test_transformer_hyla_presets();
