@@ -1052,6 +1052,14 @@ ATTNDEF size_t attn_transformer_decode_work_bytes(const attn_transformer *m, int
 ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_transformer_kv *kv,
                                             attn_float *logits, const int *tokens, int n, void *work,
                                             size_t work_bytes);
+/* A token drawn from logits [V]: temperature 0 is greedy (the first largest logit); otherwise
+   p_i ~ exp(logit_i / temperature) restricted to the top_k largest logits (0: all; ties at the
+   k-th value are kept) and then to the nucleus, the most probable tokens whose mass reaches top_p
+   (1: all), renormalised, one uniform draw of r. Reproducible from r's seed; no allocation.
+   Returns the token, or -1 (error set) for V < 1, a negative or non-finite temperature, top_k < 0,
+   top_p outside (0, 1], or logits that are not finite. */
+ATTNDEF int attn_sample(const attn_float *logits, int V, double temperature, int top_k, double top_p,
+                        attn_rng *r);
 
 /* The thesis' encoder-decoder (Conti 2024, Sec. 1.2; Vaswani et al. 2017 with post-LN), token in, logits out:
      e_0 = Drop(sqrt(d) Es[src_t] + PE(t))                  PE sinusoidal (attn_pos_sinusoidal)
@@ -7397,6 +7405,53 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
                   attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 0), (size_t)n);
     return attn_linear_forward(logits, w.a, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0),
                                attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 0), n, c->d, c->out);
+}
+
+ATTNDEF int attn_sample(const attn_float *logits, int V, double temperature, int top_k, double top_p,
+                        attn_rng *r)
+{
+    double mx, lo, hi, kcut, pcut = 0, total = 0, u;
+    int i, it, best = 0;
+    if (!logits || !r || V < 1 || !(temperature >= 0) || !attn__finite(temperature) || top_k < 0 || !(top_p > 0) ||
+        top_p > 1)
+        return attn__fail(ATTN_ERR_ARG, "attn_sample: logits and rng needed, V = %d >= 1, temperature %g >= 0, "
+                          "top_k %d >= 0, top_p %g in (0, 1]", V, temperature, top_k, top_p), -1;
+    for (i = 0; i < V; i++) {
+        if (!attn__finite((double)logits[i])) return attn__fail(ATTN_ERR_ARG, "attn_sample: logit %d is not finite", i), -1;
+        if (logits[i] > logits[best]) best = i;
+    }
+    mx = (double)logits[best];
+    if (temperature == 0 || top_k == 1) return best;
+    /* top-k: the k-th largest logit by bisection (count(l >= cut) >= k holds at lo throughout) */
+    for (lo = mx, i = 0; i < V; i++) lo = fmin(lo, (double)logits[i]);
+    for (hi = mx, it = 0; top_k && top_k < V && it < 200; it++) {
+        double mid = 0.5 * (lo + hi);
+        int n = 0;
+        for (i = 0; i < V; i++) n += (double)logits[i] >= mid;
+        if (n >= top_k) lo = mid; else hi = mid;
+    }
+    kcut = top_k && top_k < V ? lo : -INFINITY;
+    for (i = 0; i < V; i++) total += (double)logits[i] >= kcut ? exp(((double)logits[i] - mx) / temperature) : 0;
+    /* top-p: the largest weight cut whose kept mass still reaches top_p of the total */
+    for (lo = 0, hi = 1, it = 0; top_p < 1 && it < 200; it++) {
+        double mid = 0.5 * (lo + hi), mass = 0, w;
+        for (i = 0; i < V; i++)
+            if ((double)logits[i] >= kcut && (w = exp(((double)logits[i] - mx) / temperature)) >= mid) mass += w;
+        if (mass >= top_p * total) lo = mid; else hi = mid;
+    }
+    pcut = top_p < 1 ? lo : 0;
+    for (total = 0, i = 0; i < V; i++) {
+        double w = exp(((double)logits[i] - mx) / temperature);
+        total += (double)logits[i] >= kcut && w >= pcut ? w : 0;
+    }
+    u = attn_rng_uniform(r) * total;
+    for (i = 0; i < V; i++) {
+        double w = exp(((double)logits[i] - mx) / temperature);
+        if ((double)logits[i] < kcut || w < pcut) continue;
+        if ((u -= w) < 0) return i;
+        best = i; /* the last kept token takes what rounding leaves */
+    }
+    return best;
 }
 
 /* ---- the encoder-decoder ---- */

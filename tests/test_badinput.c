@@ -270,6 +270,14 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     BAD(attn_transformer_forward(tf, F(0), F(4), ids, NULL, 1, 4, U(5), 16));
     BAD(attn_transformer_backward(tf, NULL, in, ids, NULL, 1, 4, U(5), sizeof pool[5].b));
     BAD(attn_transformer_weights(tf, F(0), in, 1, 4, 99, U(5), sizeof pool[5].b));
+    ZERO(attn_transformer_kv_bytes(tf, 0));
+    ZERO(attn_transformer_kv_bytes(NULL, 4));
+    ZERO(attn_transformer_decode_work_bytes(tf, 0, 4));
+    BAD(attn_transformer_kv_init((attn_transformer_kv *)U(0), tf, 0, U(1), sizeof pool[1].b));
+    BAD(attn_transformer_kv_init((attn_transformer_kv *)U(0), tf, 4, U(1), 8));
+    NEG(attn_sample(F(0), 0, 1, 0, 1, &r));
+    NEG(attn_sample(F(0), 4, -1, 0, 1, &r));
+    NEG(attn_sample(F(0), 4, 1, 0, 0, &r));
     BAD(attn_seq2seq_forward(s2s, F(0), F(4), ids, ids, 1, s2s->cfg.max_src + 1, 2, U(5), sizeof pool[5].b));
     BAD(attn_seq2seq_forward(s2s, F(0), F(4), bad_ids, ids, 1, 4, 2, U(5), sizeof pool[5].b));
     BAD(attn_seq2seq_backward(s2s, NULL, in, ids, ids, 1, 4, 2, U(5), sizeof pool[5].b));
