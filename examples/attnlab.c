@@ -125,6 +125,7 @@ static void usage(FILE *f)
             "  eval     evaluate a saved model: attnlab eval --load F [--task ...] [--final-test N]\n"
             "  census   print the cycle census of a task's state map (Gros 2024)\n"
             "  params   print the model's parameter count\n"
+            "  sample   text from a model attnlab lm --save wrote (attnlab sample --help)\n"
             "  ambiguity  SRAVEN: the fraction of instances with another answer, by two definitions,\n"
             "           beside the HYLA paper's Table A2 (attnlab ambiguity --help)\n"
             "  lm       byte-level Cogformers: softmax, Cog placements, EA, differential,\n"
@@ -1166,6 +1167,7 @@ static int attnlab_run(int argc, char **argv)
     if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
     if (!strcmp(argv[1], "lm") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "cog-lm") || !strcmp(argv[2], "cog-probes"))))
         return lm_main(argc, argv);
+    if (!strcmp(argv[1], "sample")) return lm_sample(argc, argv);
     if (!strcmp(argv[1], "seq2seq") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "seq2seq") || !strcmp(argv[2], "thesis"))))
         return s2s_main(argc, argv);
     if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);

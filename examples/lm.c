@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define LM_BOS 256
 #define LM_VOCAB 257
@@ -32,7 +33,7 @@
 static const char *lm_prompt[2] = {"Is there a zero in the following sequences?", "How many ones are in the following sequences?"};
 
 typedef struct {
-    const char *corpus, *csv, *svg, *probe_svg, *heatmap;
+    const char *corpus, *csv, *svg, *probe_svg, *heatmap, *save;
     int layers, dmodel, heads, ctx, batch, seeds, eval_every, eval_windows, threads, nvar, warmup;
     long steps;
     double lr;
@@ -73,6 +74,8 @@ static void lm_usage(FILE *f)
             "  --eval-windows N   validation windows of ctx tokens            [64]\n"
             "  --threads T        parallel runs (0: all cores)                [0]\n"
             "  --csv F, --svg F   the curves\n"
+            "  --save F           each run's trained model (F-VARIANT-sSEED.ckpt when there are several;\n"
+            "                     attnlab sample --load F generates text with it)\n"
             "  --heatmap PREFIX   seed 0's attention weights (head 0 of layer 1) on the first 48\n"
             "                     validation bytes, PREFIX-VARIANT.svg, a signed colour scale (Cog's\n"
             "                     negative weights in blue)\n"
@@ -110,6 +113,7 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--probe-svg")) o->probe_svg = v;
         else if (!strcmp(a, "--heatmap")) o->heatmap = v;
+        else if (!strcmp(a, "--save")) o->save = v;
         else if (!strcmp(a, "--variants")) {
             char buf[256], *tok, *save = NULL;
             static const char *known[7] = {"softmax", "cog", "cog-first", "cog-all", "ea", "diff", "centered"};
@@ -269,6 +273,16 @@ static void lm_row(char *line, size_t n, const lm_opts *o, const lm_run *r, int 
     snprintf(line, n, "%s,%d,%ld,%s,%.6f", o->variant[r->var], r->seed, r->step[k], train, r->valid[k]);
 }
 
+/* Where run (variant, seed) saves its model: F itself for one run, else F-VARIANT-sSEED + F's
+   extension. */
+static void lm_save_path(const lm_opts *o, int var, int seed, char *path, size_t size)
+{
+    const char *dot = strrchr(o->save, '.'), *slash = strrchr(o->save, '/');
+    int stem = dot && (!slash || dot > slash) ? (int)(dot - o->save) : (int)strlen(o->save);
+    if (o->nvar * o->seeds == 1) snprintf(path, size, "%s", o->save);
+    else snprintf(path, size, "%.*s-%s-s%d%s", stem, o->save, o->variant[var], seed, o->save + stem);
+}
+
 static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
 {
     attn_transformer_config cf = lm_config(o, o->variant[res->var]);
@@ -361,6 +375,14 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
             }
         }
         free(ww); free(w);
+    }
+    if (o->save && !res->failed) {
+        char path[1024];
+        lm_save_path(o, res->var, res->seed, path, sizeof path);
+        if (attn_transformer_save(&m, path) != ATTN_OK) {
+            fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
+            res->failed = 1;
+        }
     }
     { /* the collapse probes on the trained model: prompt bytes after a BOS, '0' and '1' */
         int ns[LM_PROBE_NS], task, prompt[128], plen;
@@ -524,7 +546,7 @@ int lm_main(int argc, char **argv)
     lm_run *res;
     int njobs, j, nev, failed = 0, rc;
     attn_transformer_config cf;
-    char heat[1024];
+    char heat[1024], save[1024];
     if (!strcmp(argv[1], "preset") ? !lm_preset(argc, argv, &o) : !lm_parse(argc, argv, &o)) return !help_shown;
     for (j = 0; j < o.nvar; j++) {
         attn_transformer trial;
@@ -535,7 +557,10 @@ int lm_main(int argc, char **argv)
         if (!dry_run) attn_transformer_free(&trial);
     }
     if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s.svg", o.heatmap, o.variant[0]);
-    if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.probe_svg) || !output_ok(o.heatmap ? heat : NULL)) return 1;
+    if (o.save) lm_save_path(&o, 0, 0, save, sizeof save);
+    if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.probe_svg) || !output_ok(o.heatmap ? heat : NULL) ||
+        !output_ok(o.save ? save : NULL))
+        return 1;
     if (!lm_load(&d, &o)) return 1;
     if (dry_run) {
         printf("dry run: %d run(s) would start; the options, the models, the corpus and the outputs are fine\n", o.nvar * o.seeds);
@@ -572,4 +597,92 @@ int lm_main(int argc, char **argv)
     free(res);
     free(d.tok);
     return rc;
+}
+
+/* attnlab sample: text from a byte-level model that attnlab lm --save wrote, a token at a time
+   through the key-value cache: BOS, the prompt's bytes, then up to --tokens drawn bytes (a BOS
+   ends the document; so does a full context). The bytes go to stdout, the rate to stderr. */
+int lm_sample(int argc, char **argv)
+{
+    const char *load = NULL, *prompt = "";
+    int tokens = 200, top_k = 0, seed = 0, i, n, t, made = 0, *in = NULL;
+    double temperature = 1, top_p = 1, secs;
+    attn_transformer m;
+    attn_transformer_kv kv;
+    attn_rng r;
+    attn_float *logits = NULL;
+    void *kvmem = NULL, *work = NULL;
+    size_t kb, wb;
+    struct timespec t0, t1;
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("usage: attnlab sample --load F [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K]\n"
+                   "                      [--top-p P] [--seed S]\n"
+                   "Generates bytes from a model saved by attnlab lm --save, one token per step with a\n"
+                   "key-value cache: temperature 0 is greedy, top-k keeps the K likeliest bytes (0: all),\n"
+                   "top-p the likeliest whose mass reaches P. Defaults: 200 tokens, temperature 1, top-k 0,\n"
+                   "top-p 1, seed 0. The same seed gives the same text.\n");
+            help_shown = 1;
+            return 0;
+        }
+        if (!v) { fprintf(stderr, "attnlab sample: %s needs a value (or is unknown; see --help)\n", a); return 1; }
+        if (!strcmp(a, "--load")) load = v;
+        else if (!strcmp(a, "--prompt")) prompt = v;
+        else if (!strcmp(a, "--tokens")) ok = parse_int(v, 1, &tokens) && tokens <= MAX_WIDTH;
+        else if (!strcmp(a, "--temperature")) ok = parse_double(v, &temperature) && temperature >= 0;
+        else if (!strcmp(a, "--top-k")) ok = parse_int(v, 0, &top_k);
+        else if (!strcmp(a, "--top-p")) ok = parse_double(v, &top_p) && top_p > 0 && top_p <= 1;
+        else if (!strcmp(a, "--seed")) ok = parse_int(v, 0, &seed);
+        else { fprintf(stderr, "attnlab sample: unknown option %s (see attnlab sample --help)\n", a); return 1; }
+        if (!ok) { fprintf(stderr, "attnlab sample: bad value '%s' for %s (see --help)\n", v, a); return 1; }
+        i++;
+    }
+    if (!load) { fprintf(stderr, "attnlab sample: --load F names the model (attnlab lm --save F writes one)\n"); return 1; }
+    if (attn_transformer_load(&m, load) != ATTN_OK) { fprintf(stderr, "attnlab sample: %s\n", attn_last_error()); return 1; }
+    n = 1 + (int)strlen(prompt);
+    if (m.cfg.vocab != LM_VOCAB || m.cfg.out != LM_VOCAB || n > m.cfg.max_T) {
+        fprintf(stderr, "attnlab sample: %s is not a byte-level model of attnlab lm, or the prompt (%d bytes) does not fit its "
+                "context of %d\n", load, n - 1, m.cfg.max_T);
+        attn_transformer_free(&m);
+        return 1;
+    }
+    kb = attn_transformer_kv_bytes(&m, m.cfg.max_T);
+    wb = attn_transformer_decode_work_bytes(&m, n, m.cfg.max_T);
+    if (!kb || !wb || !(kvmem = malloc(kb)) || !(work = malloc(wb)) || !(in = (int *)malloc(sizeof(int) * (size_t)n)) ||
+        !(logits = (attn_float *)malloc(sizeof(attn_float) * (size_t)n * LM_VOCAB)) ||
+        attn_transformer_kv_init(&kv, &m, m.cfg.max_T, kvmem, kb) != ATTN_OK) {
+        fprintf(stderr, "attnlab sample: %s\n", kb && wb ? "out of memory" : attn_last_error());
+        free(kvmem); free(work); free(in); free(logits);
+        attn_transformer_free(&m);
+        return 1;
+    }
+    if (dry_run) { printf("dry run: %s would generate %d tokens\n", load, tokens); tokens = 0; }
+    in[0] = LM_BOS;
+    for (i = 1; i < n; i++) in[i] = (unsigned char)prompt[i - 1];
+    attn_rng_seed(&r, (uint64_t)seed, 5);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (tokens && attn_transformer_decode(&m, &kv, logits, in, n, work, wb) != ATTN_OK) {
+        fprintf(stderr, "attnlab sample: %s\n", attn_last_error());
+        tokens = 0;
+    }
+    if (tokens) fputs(prompt, stdout);
+    for (t = n - 1; made < tokens; made++) { /* logits row t predicts the next byte */
+        int next = attn_sample(logits + (size_t)t * LM_VOCAB, LM_VOCAB, temperature, top_k, top_p, &r);
+        if (next < 0 || next == LM_BOS || kv.len == kv.cap) break;
+        putchar(next);
+        if (attn_transformer_decode(&m, &kv, logits, &next, 1, work, wb) != ATTN_OK) break;
+        t = 0;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (tokens) {
+        putchar('\n');
+        fprintf(stderr, "attnlab sample: %d tokens after a %d-token prompt in %.3f s (%.0f tokens/s)%s\n", made, n, secs,
+                made / (secs > 0 ? secs : 1e-9), kv.len == kv.cap ? "; the context is full" : "");
+    }
+    free(kvmem); free(work); free(in); free(logits);
+    attn_transformer_free(&m);
+    return 0;
 }

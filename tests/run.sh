@@ -92,6 +92,13 @@ else
         try "attnlab train compares two kinds (Welch) and draws the paper's plateau" sh -c \
             "./build/attnlab train --seeds 2 --epochs 20 --eval-every 10 --eval-early 20 --plateau 0.55 --final-test 50 \
              --threads 1 --svg $tmp/cmp.svg 2>/dev/null | grep -q 'final accuracy: .* t = ' && grep -q 'paper.s plateau' $tmp/cmp.svg"
+        try "attnlab lm --save, then attnlab sample: the same seed gives the same text" sh -c \
+            "./build/attnlab lm --variants softmax --seeds 1 --steps 40 --layers 1 --dmodel 32 --heads 2 --ctx 32 \
+             --eval-every 20 --threads 1 --save $tmp/lm.ckpt >/dev/null 2>&1 && \
+             ./build/attnlab sample --load $tmp/lm.ckpt --prompt 'The ' --tokens 20 --top-k 5 --seed 3 >$tmp/s1 2>/dev/null && \
+             ./build/attnlab sample --load $tmp/lm.ckpt --prompt 'The ' --tokens 20 --top-k 5 --seed 3 >$tmp/s2 2>/dev/null && \
+             cmp -s $tmp/s1 $tmp/s2 && [ \$(wc -c <$tmp/s1) -gt 4 ]"
+        refuse "sampling without a model" ./build/attnlab sample --prompt x
         refuse "an ambiguity check with 9 features" ./build/attnlab ambiguity --K 9
         try "attnlab ambiguity: both definitions beside Table A2" sh -c \
             "./build/attnlab ambiguity --runs 2 --samples 512 2>/dev/null | grep -q '| every feature | .* | 0.32% +- 0.09% |'"
