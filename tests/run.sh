@@ -60,6 +60,8 @@ else
         try "CMake: find_package(attn 0.1) after make install" sh -c "cmake -S tests/package -B $tmp/cm2 \
             -DCMAKE_PREFIX_PATH=$tmp/prefix && cmake --build $tmp/cm2 && $tmp/cm2/consumer"
     else echo "skip: cmake not installed (the packaging checks through it)"; fi
+    try "nothing allocates after warm-up (training steps and decoding with a refusing allocator)" sh -c \
+        "$CC -O2 $ARCH -fopenmp -Wall -Wextra -Werror tests/noalloc.c -o $tmp/noalloc -lm && $tmp/noalloc"
     try "quickstart example runs" ./build/quickstart
     try "custom kind example: gradient check passes and the loss falls" ./build/custom_kind
     # the README's 30-second example: its first ```c block, compiled as C99 with -Werror and run
