@@ -42,7 +42,7 @@ ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
 
-PROGRAMS = $(BUILD)/quickstart $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
 
 .PHONY: all run test test-sanitize test-valgrind test-wasm test-neon fuzz bench clean install uninstall
 
@@ -81,6 +81,8 @@ $(BUILD)/bench_cisformer: bench/bench_cisformer.c bench/bench.h attn.h | $(BUILD
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 $(BUILD)/bench_transformer: bench/bench_transformer.c bench/bench.h attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
+$(BUILD)/bench_decode: bench/bench_decode.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 $(BUILD)/test_float: $(TEST_DEP) | $(BUILD)
@@ -152,11 +154,12 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 	    grep -E '^#[0-9]+.*(DONE|cov)' $(BUILD)/fuzz/$$t.log | tail -1; grep -E 'stat::number_of_executed_units' $(BUILD)/fuzz/$$t.log; \
 	done
 
-bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer
+bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_gemm --csv $(BUILD)/bench_gemm.csv
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_attention
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_cisformer
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_transformer
+	env -u OPENBLAS_CORETYPE $(BUILD)/bench_decode
 
 clean:
 	rm -rf $(BUILD)

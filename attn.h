@@ -1036,8 +1036,8 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                                              const attn_float *cache, int B, int T, int layer,
                                              void *work, size_t work_bytes);
 /* Step-wise decoding of a causal token model with a key-value cache (inference: no dropout): the
-   cache holds each layer's keys and values [len, H dk] / [len, H dv] (rotated with RoPE) for the
-   len tokens seen so far. attn_transformer_decode appends n tokens (a prompt, or one token per
+   cache holds each layer's keys and values, head by head (rotated with RoPE), for the len tokens
+   seen so far. attn_transformer_decode appends n tokens (a prompt, or one token per
    step) at positions len .. len + n - 1 and writes their logits [n, out], every row (readout does
    not apply): row i equals the full forward pass' row len + i over all len + n tokens, for every
    kind, with learned positions, RoPE, T5 biases and document masks, in O((len + n) n) work instead
@@ -1046,7 +1046,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
    without causal attention, or with a kind whose scores shift with the number of keys in a call
    (sigmoid's -ln Tk: its rows depend on the sequence's length) are refused. */
 typedef struct attn_transformer_kv {
-    attn_float *k, *v; /* [layers, cap, H dk] and [layers, cap, H dv] */
+    attn_float *k, *v; /* [layers, H, cap, dk] and [layers, H, cap, dv] */
     int *seg;          /* [cap]: the segment (document) of each position, with doc_mask */
     int cap, len;      /* capacity (1 .. max_T) and the tokens held */
 } attn_transformer_kv;
@@ -5727,10 +5727,11 @@ static int attn__rope_unit(const attn_layer *L)
 
 /* The RoPE tables for the layer's q, k rows [Tk, dk / 2]: differential attention rotates each
    sub-head of width dk / 2 on its own, so the table of width dk / 2 is repeated. */
-static void attn__layer_rope_tables(const attn_layer *L, attn_float *cosv, attn_float *sinv, int Tk)
+static void attn__layer_rope_tables(const attn_layer *L, attn_float *cosv, attn_float *sinv, int Tk,
+                                    int offset)
 {
     int dk = L->att.dk, sub = attn__flags(L->att.kind) & ATTN_KF_SUBHEADS ? dk / 2 : dk, t, i;
-    attn_rope_tables(cosv, sinv, Tk, sub, 0, 10000);
+    attn_rope_tables(cosv, sinv, Tk, sub, offset, 10000);
     for (t = Tk - 1; sub < dk && t >= 0; t--) /* [Tk, sub / 2] -> [Tk, dk / 2], back to front */
         for (i = dk / 2 - 1; i >= 0; i--) {
             cosv[(size_t)t * (dk / 2) + i] = cosv[(size_t)t * (sub / 2) + i % (sub / 2)];
@@ -5813,7 +5814,7 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
     attn_linear_forward(buf, m, L->Wv, L->bv, B * Tk, L->C, H * dv);
     attn__heads(c.V, buf, B, Tk, H, dv, 1);
     if (L->rope) {
-        attn__layer_rope_tables(L, c.cosv, c.sinv, Tk);
+        attn__layer_rope_tables(L, c.cosv, c.sinv, Tk, 0);
         attn_rope_forward(c.Q, c.Q, c.cosv, c.sinv, B * H, Tq, dk);
         attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * H, Tk, dk);
     }
@@ -7250,8 +7251,8 @@ static void *attn__carve(attn__carver *c, size_t bytes)
 
 /* The blocks of decode's work for n new tokens into a cache of capacity cap (Tk <= cap keys). */
 typedef struct {
-    attn_float *x, *a, *h, *mean, *rstd, *q, *Q, *K, *V, *O, *ocat, *u, *g, *u2, *a2, *bias, *stats, *cosv,
-        *sinv;
+    attn_float *x, *a, *h, *mean, *rstd, *q, *Q, *kn, *vn, *K, *V, *O, *ocat, *u, *g, *u2, *a2, *bias, *stats,
+        *cosv, *sinv;
     void *att;
     size_t att_bytes;
 } attn__tf_decode_work;
@@ -7279,8 +7280,10 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
     w->h = (attn_float *)attn__carve(&cv, F * nd);
     w->mean = (attn_float *)attn__carve(&cv, F * n);
     w->rstd = (attn_float *)attn__carve(&cv, F * n);
-    w->q = (attn_float *)attn__carve(&cv, F * n * hk);
+    w->q = (attn_float *)attn__carve(&cv, F * n * ATTN__MAX(hk, hv));
     w->Q = (attn_float *)attn__carve(&cv, F * n * hk);
+    w->kn = (attn_float *)attn__carve(&cv, F * n * hk);
+    w->vn = (attn_float *)attn__carve(&cv, F * n * hv);
     w->K = (attn_float *)attn__carve(&cv, F * cap * hk);
     w->V = (attn_float *)attn__carve(&cv, F * cap * hv);
     w->O = (attn_float *)attn__carve(&cv, F * n * hv);
@@ -7291,8 +7294,8 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
     w->a2 = (attn_float *)attn__carve(&cv, F * nm);
     w->bias = (attn_float *)attn__carve(&cv, c->t5 ? F * c->heads * n * cap : 0);
     w->stats = (attn_float *)attn__carve(&cv, F * st);
-    w->cosv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * cap * (c->dk / 2) : 0);
-    w->sinv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * cap * (c->dk / 2) : 0);
+    w->cosv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * n * (c->dk / 2) : 0);
+    w->sinv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * n * (c->dk / 2) : 0);
     w->att = attn__carve(&cv, att);
     w->att_bytes = att;
     return cv.used + ATTN_ALIGN;
@@ -7371,7 +7374,7 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
     attn_attention_desc d;
     attn_layer L;
     size_t hk, hv, need;
-    int l, t, Tk, half;
+    int l, t, h, Tk;
     ATTN__NEED(kv); ATTN__NEED(logits); ATTN__NEED(tokens); ATTN__NEED(work);
     ATTN__TRY(attn__tf_decode_check(__func__, m, kv->cap));
     c = &m->cfg;
@@ -7388,7 +7391,7 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
             return attn__fail(ATTN_ERR_ARG, "%s: token %d is %d, outside 0 .. %d", __func__, t, tokens[t],
                               c->vocab - 1);
     attn__tf_decode_map(m, n, kv->cap, work, &w);
-    hk = (size_t)c->heads * c->dk; hv = (size_t)c->heads * c->dv; Tk = kv->len + n; half = c->dk / 2;
+    hk = (size_t)c->heads * c->dk; hv = (size_t)c->heads * c->dv; Tk = kv->len + n;
     for (t = 0; t < n; t++) /* the segments: a running count of bos tokens */
         kv->seg[kv->len + t] = (kv->len + t ? kv->seg[kv->len + t - 1] : 0) + (tokens[t] == c->bos);
     attn_embedding_forward(w.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), n, c->vocab, c->d);
@@ -7401,24 +7404,49 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
         L.att.dropout = 0;
         L.att.segment = c->doc_mask ? kv->seg : NULL;
         attn__layer_desc(&L, 1, n, Tk, &d);
-        if (L.rope) attn__layer_rope_tables(&L, w.cosv, w.sinv, Tk);
+        if (L.rope) attn__layer_rope_tables(&L, w.cosv, w.sinv, n, kv->len); /* the new positions' rows */
         if (c->t5) attn_t5_bias_forward(w.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), c->heads, n, Tk, c->max_T);
         /* h = x + Wo Attn(q, K, V) + bo, q from Norm(x), the new keys and values appended to the cache */
         attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, attn__tf_t(m, l, ATTN__TF_N1G, 0),
                       attn__tf_t(m, l, ATTN__TF_N1B, 0), (size_t)n);
+        /* q, k, v [n, H d] split into heads [H, n, d]; RoPE at positions len ..; k, v appended to each
+           head's rows of the cache */
         attn_linear_forward(w.q, w.a, L.Wq, L.bq, n, c->d, (int)hk);
-        attn_linear_forward(kc + (size_t)kv->len * hk, w.a, L.Wk, L.bk, n, c->d, (int)hk);
-        attn_linear_forward(vc + (size_t)kv->len * hv, w.a, L.Wv, L.bv, n, c->d, (int)hv);
-        for (t = 0; L.rope && t < n; t++) { /* the H heads of token t, at position len + t */
-            const attn_float *cs = w.cosv + (size_t)(kv->len + t) * half,
-                             *sn = w.sinv + (size_t)(kv->len + t) * half;
-            attn_rope_forward(w.q + t * hk, w.q + t * hk, cs, sn, c->heads, 1, c->dk);
-            attn_rope_forward(kc + (kv->len + t) * hk, kc + (kv->len + t) * hk, cs, sn, c->heads, 1, c->dk);
-        }
         attn__heads(w.Q, w.q, 1, n, c->heads, c->dk, 1);
-        attn__heads(w.K, kc, 1, Tk, c->heads, c->dk, 1);
-        attn__heads(w.V, vc, 1, Tk, c->heads, c->dv, 1);
-        ATTN__TRY(attn_attention_forward(&d, w.O, w.stats, NULL, w.Q, w.K, w.V, w.att, w.att_bytes));
+        attn_linear_forward(w.q, w.a, L.Wk, L.bk, n, c->d, (int)hk);
+        attn__heads(w.kn, w.q, 1, n, c->heads, c->dk, 1);
+        attn_linear_forward(w.q, w.a, L.Wv, L.bv, n, c->d, (int)hv);
+        attn__heads(w.vn, w.q, 1, n, c->heads, c->dv, 1);
+        if (L.rope) {
+            attn_rope_forward(w.Q, w.Q, w.cosv, w.sinv, c->heads, n, c->dk);
+            attn_rope_forward(w.kn, w.kn, w.cosv, w.sinv, c->heads, n, c->dk);
+        }
+        for (h = 0; h < c->heads; h++) {
+            memcpy(kc + ((size_t)h * kv->cap + kv->len) * c->dk, w.kn + (size_t)h * n * c->dk,
+                   sizeof(attn_float) * n * c->dk);
+            memcpy(vc + ((size_t)h * kv->cap + kv->len) * c->dv, w.vn + (size_t)h * n * c->dv,
+                   sizeof(attn_float) * n * c->dv);
+        }
+        if (attn__flags(d.kind) & ATTN_KF_MIXES_HEADS) { /* every head at once: the rows gathered */
+            for (h = 0; h < c->heads; h++) {
+                memcpy(w.K + (size_t)h * Tk * c->dk, kc + (size_t)h * kv->cap * c->dk,
+                       sizeof(attn_float) * Tk * c->dk);
+                memcpy(w.V + (size_t)h * Tk * c->dv, vc + (size_t)h * kv->cap * c->dv,
+                       sizeof(attn_float) * Tk * c->dv);
+            }
+            ATTN__TRY(attn_attention_forward(&d, w.O, w.stats, NULL, w.Q, w.K, w.V, w.att, w.att_bytes));
+        } else { /* a head at a time, reading its rows of the cache in place */
+            attn_attention_desc dh = d;
+            size_t st;
+            dh.H = 1;
+            st = attn_attention_stats_floats(&dh);
+            for (h = 0; h < c->heads; h++) {
+                dh.bias = d.bias ? d.bias + (size_t)h * n * Tk : NULL;
+                ATTN__TRY(attn_attention_forward(
+                    &dh, w.O + (size_t)h * n * c->dv, w.stats + h * st, NULL, w.Q + (size_t)h * n * c->dk,
+                    kc + (size_t)h * kv->cap * c->dk, vc + (size_t)h * kv->cap * c->dv, w.att, w.att_bytes));
+            }
+        }
         attn__heads(w.ocat, w.O, 1, n, c->heads, c->dv, 0);
         attn_linear_forward(w.h, w.ocat, L.Wo, L.bo, n, (int)hv, c->d);
         attn_axpy((size_t)n * c->d, 1, w.x, w.h);
