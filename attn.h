@@ -1140,8 +1140,10 @@ ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weig
    hypotheses and the one-token extensions of the others by log p / lp, lp = ((5 + len) / 6)^alpha
    (GNMT's length penalty; alpha 0: the plain log-likelihood), and stops when all kept are finished.
    out [B, max_len]: the best hypothesis' tokens after bos, eos included, then -1; score [B] (may
-   be NULL): its log p / lp. Each step reruns the decoder over the prefix (no key-value cache:
-   O(max_len^2) for short outputs). Allocates (ATTN_MALLOC) the caches and work for one source. */
+   be NULL): its log p / lp. Each step runs one position per hypothesis through the decoder, with the
+   source's cross-attention keys and values computed once and each hypothesis' self-attention keys
+   and values cached (the kinds whose scores shift with the number of keys, sigmoid, rerun the
+   decoder over the prefix instead). Allocates (ATTN_MALLOC) the caches and work for one source. */
 ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
                                         int B, int Ts, int bos, int eos, int max_len, int beam,
                                         attn_float alpha);
@@ -8120,17 +8122,160 @@ static double attn__beam_score(double logp, int len, double alpha)
     return alpha == 0 ? logp : logp / pow((5.0 + len) / 6.0, alpha);
 }
 
+/* Cached decoding for attn_seq2seq_decode: the cross-attentions' keys and values [layers, H, Ts, d]
+   once per source, and per hypothesis the self-attentions' [layers, H, L1, d] (L1 = max_len + 1
+   rows), so a step runs one position through the decoder. */
+typedef struct {
+    int Ld, H, dk, dv, Ts, L1, beam;
+    attn_float *pe, *Kc, *Vc, *Ks[2], *Vs[2], *x, *q, *o, *r, *u, *Kg, *Vg, *stats;
+    void *att;
+    size_t att_bytes;
+} attn__s2s_kv;
+
+static size_t attn__s2s_kv_map(const attn_seq2seq *m, int Ts, int max_len, int beam, void *mem,
+                               attn__s2s_kv *c)
+{
+    const attn_seq2seq_config *cf = &m->cfg;
+    attn__carver cv;
+    attn_attention_desc d;
+    attn_layer L;
+    size_t F = sizeof(attn_float), self, cross, att;
+    int i;
+    c->Ld = cf->dec_layers; c->H = cf->heads; c->dk = cf->dk; c->dv = cf->dv; c->Ts = Ts; c->L1 = max_len + 1;
+    c->beam = beam;
+    self = (size_t)c->Ld * c->H * c->L1;
+    cross = (size_t)c->Ld * c->H * Ts;
+    attn__s2s_layer(m, 2 * cf->enc_layers, NULL, &L);
+    attn__layer_desc(&L, 1, 1, ATTN__MAX(c->L1, Ts), &d);
+    d.causal = 0;
+    att = attn_attention_workspace(&d);
+    cv.base = mem ? (unsigned char *)attn__align_ptr(mem, 0) : NULL;
+    cv.used = 0;
+    c->pe = (attn_float *)attn__carve(&cv, F * max_len * cf->d);
+    c->Kc = (attn_float *)attn__carve(&cv, F * cross * c->dk);
+    c->Vc = (attn_float *)attn__carve(&cv, F * cross * c->dv);
+    for (i = 0; i < 2; i++) {
+        c->Ks[i] = (attn_float *)attn__carve(&cv, F * beam * self * c->dk);
+        c->Vs[i] = (attn_float *)attn__carve(&cv, F * beam * self * c->dv);
+    }
+    c->x = (attn_float *)attn__carve(&cv, F * cf->d);
+    c->r = (attn_float *)attn__carve(&cv, F * cf->d);
+    c->q = (attn_float *)attn__carve(&cv, F * c->H * ATTN__MAX(c->dk, c->dv));
+    c->o = (attn_float *)attn__carve(&cv, F * c->H * c->dv);
+    c->u = (attn_float *)attn__carve(&cv, F * cf->mlp);
+    c->Kg = (attn_float *)attn__carve(&cv, F * c->H * c->L1 * c->dk);
+    c->Vg = (attn_float *)attn__carve(&cv, F * c->H * c->L1 * c->dv);
+    c->stats = (attn_float *)attn__carve(&cv, F * c->H * (2 * (size_t)c->dv + 3));
+    c->att = attn__carve(&cv, att);
+    c->att_bytes = att;
+    return cv.used + ATTN_ALIGN;
+}
+
+/* The per-source part: positional rows and the cross-attentions' keys and values from mem [Ts, d]. */
+static void attn__s2s_kv_source(const attn_seq2seq *m, attn__s2s_kv *c, const attn_float *mem, int max_len)
+{
+    const attn_seq2seq_config *cf = &m->cfg;
+    int l, Ts = c->Ts;
+    attn_pos_sinusoidal(c->pe, max_len, cf->d);
+    for (l = 0; l < c->Ld; l++) {
+        int s = 2 * cf->enc_layers + 3 * l + 1;
+        size_t at = (size_t)l * c->H * Ts;
+        attn_float *tmp = c->Kg; /* [Ts, H d] before the heads are split out */
+        attn_linear_forward(tmp, mem, attn__s2s_t(m, s, 2, 0), attn__s2s_t(m, s, 3, 0), Ts, cf->d,
+                            c->H * c->dk);
+        attn__heads(c->Kc + at * c->dk, tmp, 1, Ts, c->H, c->dk, 1);
+        attn_linear_forward(tmp, mem, attn__s2s_t(m, s, 4, 0), attn__s2s_t(m, s, 5, 0), Ts, cf->d,
+                            c->H * c->dv);
+        attn__heads(c->Vc + at * c->dv, tmp, 1, Ts, c->H, c->dv, 1);
+    }
+}
+
+/* logits [V] of hypothesis k (self-attention rows in buffer `buf`) for token tok at position p. */
+static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int buf, int k, int tok, int p,
+                                     const unsigned char *mask, attn_float *logits)
+{
+    const attn_seq2seq_config *cf = &m->cfg;
+    int l, h, j, S = attn__s2s_subs(cf), mixes = (attn__flags(cf->kind) & ATTN_KF_MIXES_HEADS) != 0;
+    size_t self = (size_t)c->Ld * c->H * c->L1;
+    attn_layer L;
+    attn_attention_desc d;
+    attn_embedding_forward(c->x, &tok, m->p.value[1].data, 1, cf->tgt_vocab, cf->d);
+    attn_scale((size_t)cf->d, (attn_float)sqrt((double)cf->d), c->x);
+    attn_axpy((size_t)cf->d, 1, c->pe + (size_t)p * cf->d, c->x);
+    for (l = 0; l < c->Ld; l++)
+        for (j = 0; j < 3; j++) { /* self-attention, cross-attention, FFN: x = LN(x + f(x)) */
+            int s = 2 * cf->enc_layers + 3 * l + j, kt = attn__s2s_ntensors(cf, s) - 2;
+            if (j == 2) {
+                attn_linear_forward(c->u, c->x, attn__s2s_t(m, s, 0, 0), attn__s2s_t(m, s, 1, 0), 1, cf->d,
+                                    cf->mlp);
+                attn_act_forward(c->u, c->u, (size_t)cf->mlp, ATTN_ACT_RELU);
+                attn_linear_forward(c->r, c->u, attn__s2s_t(m, s, 2, 0), attn__s2s_t(m, s, 3, 0), 1, cf->mlp,
+                                    cf->d);
+            } else {
+                attn__s2s_layer(m, s, mask, &L);
+                attn_linear_forward(c->q, c->x, L.Wq, L.bq, 1, cf->d, c->H * c->dk);
+                if (j == 0) { /* this position's key and value join hypothesis k's rows */
+                    attn_float *kr = c->Ks[buf] + ((size_t)k * self + (size_t)l * c->H * c->L1) * c->dk,
+                               *vr = c->Vs[buf] + ((size_t)k * self + (size_t)l * c->H * c->L1) * c->dv;
+                    attn_linear_forward(c->r, c->x, L.Wk, L.bk, 1, cf->d, c->H * c->dk);
+                    for (h = 0; h < c->H; h++)
+                        memcpy(kr + ((size_t)h * c->L1 + p) * c->dk, c->r + (size_t)h * c->dk,
+                               sizeof(attn_float) * c->dk);
+                    attn_linear_forward(c->r, c->x, L.Wv, L.bv, 1, cf->d, c->H * c->dv);
+                    for (h = 0; h < c->H; h++)
+                        memcpy(vr + ((size_t)h * c->L1 + p) * c->dv, c->r + (size_t)h * c->dv,
+                               sizeof(attn_float) * c->dv);
+                    attn__layer_desc(&L, 1, 1, p + 1, &d);
+                    if (mixes) { /* every head at once: the rows gathered */
+                        for (h = 0; h < c->H; h++) {
+                            memcpy(c->Kg + (size_t)h * (p + 1) * c->dk, kr + (size_t)h * c->L1 * c->dk,
+                                   sizeof(attn_float) * (p + 1) * c->dk);
+                            memcpy(c->Vg + (size_t)h * (p + 1) * c->dv, vr + (size_t)h * c->L1 * c->dv,
+                                   sizeof(attn_float) * (p + 1) * c->dv);
+                        }
+                        ATTN__TRY(attn_attention_forward(&d, c->o, c->stats, NULL, c->q, c->Kg, c->Vg, c->att,
+                                                         c->att_bytes));
+                    } else {
+                        attn_attention_desc dh = d;
+                        size_t st;
+                        dh.H = 1;
+                        st = attn_attention_stats_floats(&dh);
+                        for (h = 0; h < c->H; h++)
+                            ATTN__TRY(attn_attention_forward(
+                                &dh, c->o + (size_t)h * c->dv, c->stats + h * st, NULL,
+                                c->q + (size_t)h * c->dk, kr + (size_t)h * c->L1 * c->dk,
+                                vr + (size_t)h * c->L1 * c->dv, c->att, c->att_bytes));
+                    }
+                } else { /* the source's keys and values, every head in one call */
+                    attn__layer_desc(&L, 1, 1, c->Ts, &d);
+                    ATTN__TRY(attn_attention_forward(
+                        &d, c->o, c->stats, NULL, c->q, c->Kc + (size_t)l * c->H * c->Ts * c->dk,
+                        c->Vc + (size_t)l * c->H * c->Ts * c->dv, c->att, c->att_bytes));
+                }
+                attn_linear_forward(c->r, c->o, L.Wo, L.bo, 1, c->H * c->dv, cf->d);
+            }
+            attn_axpy((size_t)cf->d, 1, c->x, c->r);
+            attn_layernorm_forward(c->x, NULL, NULL, c->r, attn__s2s_t(m, s, kt, 0),
+                                   attn__s2s_t(m, s, kt + 1, 0), 1, cf->d, cf->eps, cf->ln_eps);
+        }
+    return attn_linear_forward(logits, c->x, attn__s2s_t(m, S, 0, 0), attn__s2s_t(m, S, 1, 0), 1, cf->d,
+                               cf->tgt_vocab);
+}
+
 ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
                                         int B, int Ts, int bos, int eos, int max_len, int beam,
                                         attn_float alpha)
 {
     attn_seq2seq dm;
     attn__s2s_work w;
+    attn__s2s_kv kc;
     attn_float *cache, *logits;
-    size_t cb, wb, lb, i, V, K, L1, bytes;
-    int *srcK, *tok, *ntok, *tgt, *done, *ndone, *len, *nlen, *cand_h, *cand_v, b, t, k, j, nh, nc, v;
+    size_t cb, wb, lb, i, V, K, L1, bytes, kvb = 0;
+    int *srcK, *tok, *ntok, *tgt, *done, *ndone, *len, *nlen, *cand_h, *cand_v, b, t, k, j, nh, nc, v,
+        cur = 0, from[64], cached;
     double *logp, *nlogp, *cand_s, *cand_l;
     unsigned char *mem;
+    void *kvmem = NULL;
     attn_status st = ATTN_OK;
     ATTN__NEED(m); ATTN__NEED(out); ATTN__NEED(src);
     ATTN__TRY(attn__s2s_check(__func__, &m->cfg));
@@ -8156,9 +8301,17 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
     lb = sizeof(attn_float) * K * max_len * V;
     bytes = cb + wb + lb + sizeof(int) * (K * Ts + 2 * K * L1 + K * max_len + 4 * K + 2 * K * V) +
             sizeof(double) * (2 * K + 2 * K * V) + 8 * ATTN_ALIGN;
+    /* step by step with cached keys and values, unless the kind's scores shift with the key count
+       (sigmoid): then each step reruns the decoder over the prefix, as a full pass of that length */
+    cached = beam <= 64 && !(attn_kind_get(m->cfg.kind)->score && attn_kind_get(m->cfg.kind)->score->offset);
+    if (cached) kvb = attn__s2s_kv_map(m, Ts, max_len, beam, NULL, &kc);
     mem = (unsigned char *)ATTN_MALLOC(bytes);
-    if (!mem)
-        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu bytes", __func__, (unsigned long)bytes);
+    if (!mem || (cached && !(kvmem = ATTN_MALLOC(kvb)))) {
+        if (mem) ATTN_FREE(mem);
+        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu bytes", __func__,
+                          (unsigned long)(bytes + kvb));
+    }
+    if (cached) attn__s2s_kv_map(m, Ts, max_len, beam, kvmem, &kc);
     cache = attn__align_ptr(mem, 0);
     logits = attn__align_ptr(cache, cb); /* the work between: aligned after logits */
     logp = (double *)attn__align_ptr(logits, lb);
@@ -8175,16 +8328,31 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
         void *work = attn__align_ptr(cand_v + K * V, 0);
         attn__s2s_work_map(&dm, beam, Ts, max_len, work, &w);
         for (b = 0; b < B && st == ATTN_OK; b++) {
-            for (k = 0; k < beam; k++)
+            for (k = 0; k < (cached ? 1 : beam); k++)
                 memcpy(srcK + (size_t)k * Ts, src + (size_t)b * Ts, sizeof(int) * (size_t)Ts);
-            if ((st = attn__s2s_encode(&dm, cache, srcK, beam, Ts, NULL, &w, work)) != ATTN_OK) break;
+            if ((st = attn__s2s_encode(&dm, cache, srcK, cached ? 1 : beam, Ts, NULL, &w, work)) != ATTN_OK)
+                break;
+            if (cached) {
+                attn__s2s_cache ec;
+                attn__s2s_kv_source(
+                    &dm, &kc, attn__s2s_map(&dm, 2 * dm.cfg.enc_layers - 1, 1, Ts, 1, cache, &ec), max_len);
+            }
             nh = 1; tok[0] = bos; logp[0] = 0; done[0] = 0; len[0] = 0;
             for (t = 1; t <= max_len; t++) {
                 int all = 1;
-                for (k = 0; k < beam; k++)
-                    memcpy(tgt + (size_t)k * t, tok + (size_t)(k < nh ? k : 0) * L1, sizeof(int) * (size_t)t);
-                if ((st = attn__s2s_decoder(&dm, logits, cache, tgt, beam, Ts, t, NULL, &w, work)) != ATTN_OK)
-                    break;
+                if (cached) { /* position t - 1 of each live hypothesis; logits where the rerun puts them */
+                    for (k = 0; k < nh && st == ATTN_OK; k++)
+                        if (!done[k])
+                            st = attn__s2s_kv_step(&dm, &kc, cur, k, tok[(size_t)k * L1 + t - 1], t - 1,
+                                                   attn__s2s_mask(&dm, cache, NULL, 1, Ts),
+                                                   logits + ((size_t)k * t + t - 1) * V);
+                } else {
+                    for (k = 0; k < beam; k++)
+                        memcpy(tgt + (size_t)k * t, tok + (size_t)(k < nh ? k : 0) * L1,
+                               sizeof(int) * (size_t)t);
+                    st = attn__s2s_decoder(&dm, logits, cache, tgt, beam, Ts, t, NULL, &w, work);
+                }
+                if (st != ATTN_OK) break;
                 for (nc = 0, k = 0; k < nh;
                      k++) { /* the candidates: finished hypotheses as they are, the others extended */
                     const attn_float *z = logits + ((size_t)k * t + t - 1) * V;
@@ -8209,7 +8377,7 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
                     int best = -1, c;
                     for (c = 0; c < nc; c++)
                         if (cand_h[c] >= 0 && (best < 0 || cand_s[c] > cand_s[best])) best = c;
-                    k = cand_h[best];
+                    k = from[j] = cand_h[best];
                     memcpy(ntok + (size_t)j * L1, tok + (size_t)k * L1, sizeof(int) * L1);
                     ntok[(size_t)j * L1 + t] = cand_v[best] >= 0
                                                    ? cand_v[best]
@@ -8221,6 +8389,18 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
                     cand_h[best] = -1;
                 }
                 nh = j;
+                for (j = 0; cached && j < nh; j++) { /* hypothesis j takes its parent's rows 0 .. t - 1 */
+                    size_t self = (size_t)kc.Ld * kc.H * kc.L1, r;
+                    for (r = 0; r < (size_t)kc.Ld * kc.H; r++) {
+                        memcpy(kc.Ks[1 - cur] + ((size_t)j * self + r * kc.L1) * kc.dk,
+                               kc.Ks[cur] + ((size_t)from[j] * self + r * kc.L1) * kc.dk,
+                               sizeof(attn_float) * t * kc.dk);
+                        memcpy(kc.Vs[1 - cur] + ((size_t)j * self + r * kc.L1) * kc.dv,
+                               kc.Vs[cur] + ((size_t)from[j] * self + r * kc.L1) * kc.dv,
+                               sizeof(attn_float) * t * kc.dv);
+                    }
+                }
+                cur = cached ? 1 - cur : cur;
                 memcpy(tok, ntok, sizeof(int) * K * L1); memcpy(logp, nlogp, sizeof(double) * K);
                 memcpy(done, ndone, sizeof(int) * K); memcpy(len, nlen, sizeof(int) * K);
                 if (all) break;
@@ -8230,6 +8410,7 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
         }
     }
     ATTN_FREE(mem);
+    if (kvmem) ATTN_FREE(kvmem);
     return st;
 }
 

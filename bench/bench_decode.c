@@ -5,7 +5,10 @@
    without torch). The model is the Cogformer of bench_transformer (257 byte tokens, 4 RMSNorm
    blocks of width 128, 4 heads of 32, RoPE, SwiGLU 344, no biases), with softmax attention, at
    contexts of 128, 512 and 2048 tokens: a prompt of context - 32 tokens, then 32 tokens one by one.
-   The FMA peak of one core is measured first; each rate is the median of the repeats.
+   Then the thesis' encoder-decoder (d 128, 8 heads of 16, 1 + 1 layers, the seq2seq preset's
+   model): milliseconds per source of greedy decoding and beam search (beam 4) at source and target
+   lengths 15 and 64. The FMA peak of one core is measured first; each figure is the median of the
+   repeats.
    Usage: bench_decode [--repeats 5] [--threads 1] */
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
@@ -44,6 +47,31 @@ static double run_decode(attn_transformer *m, int ctx, int recompute, int repeat
     rate = t[repeats / 2];
     free(tok); free(t); free(kvmem); free(dw); free(work); free(logits); free(cache);
     return rate;
+}
+
+/* Milliseconds per source of attn_seq2seq_decode at source and target length len, beam width beam. */
+static double run_seq2seq(int len, int beam, int repeats)
+{
+    attn_seq2seq_config c = attn_seq2seq_config_default();
+    attn_seq2seq m;
+    attn_rng r;
+    int B = 4, *src = (int *)malloc(sizeof(int) * (size_t)B * len), *out = (int *)malloc(sizeof(int) * (size_t)B * len), i, rep;
+    double *t = (double *)malloc(sizeof(double) * (size_t)repeats), ms;
+    c.max_src = c.max_tgt = len;
+    attn_rng_seed(&r, 2, 0);
+    if (attn_seq2seq_init(&m, &c, &r) != ATTN_OK) { fprintf(stderr, "%s\n", attn_last_error()); exit(1); }
+    for (i = 0; i < B * len; i++) src[i] = ATTN_DIGITS_0 + (int)attn_rng_int(&r, 10);
+    m.p.value[m.p.count - 1].data[ATTN_DIGITS_EOS] = -100; /* the output bias: never eos, every step runs */
+    for (rep = 0; rep < repeats; rep++) {
+        double t0 = now();
+        attn_seq2seq_decode(&m, out, NULL, src, B, len, ATTN_DIGITS_BOS, ATTN_DIGITS_EOS, len, beam, (attn_float)0.6);
+        t[rep] = 1e3 * (now() - t0) / B;
+    }
+    qsort(t, (size_t)repeats, sizeof *t, cmp_double);
+    ms = t[repeats / 2];
+    attn_seq2seq_free(&m);
+    free(src); free(out); free(t);
+    return ms;
 }
 
 static double run_torch(int ctx, int threads, int repeats)
@@ -97,5 +125,12 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     attn_transformer_free(&m);
+    printf("\nThe encoder-decoder (the seq2seq preset's model), milliseconds per source:\n\n"
+           "| source and target length | greedy | beam 4 |\n|---:|---:|---:|\n");
+    for (i = 0; i < 2; i++) {
+        int len = i ? 64 : 15;
+        printf("| %d | %.2f | %.2f |\n", len, run_seq2seq(len, 1, repeats), run_seq2seq(len, 4, repeats));
+        fflush(stdout);
+    }
     return 0;
 }

@@ -323,6 +323,54 @@ static void test_seq2seq_decode(void)
     s2s_teardown(&c);
 }
 
+/* Greedy decoding (keys and values cached per step) against teacher-forced full passes, for kinds
+   of each engine (scored, head-mixing, linear-time) in two decoder layers with a padded source:
+   every emitted token is the argmax of the full pass over the prefix, and the score its
+   log-likelihood. */
+static void test_seq2seq_decode_cached(void)
+{
+    static const attn_kind kinds[4] = {ATTN_COG, ATTN_HYLA, ATTN_KERNEL, ATTN_CENTERED};
+    int k;
+    for (k = 0; k < 4; k++) {
+        attn_seq2seq_config cf = attn_seq2seq_config_default();
+        attn_seq2seq m;
+        attn_rng r;
+        int src[7] = {5, 9, 4, 11, 3, 0, 0}, out[8], tgt[9], t, len, ok = 1;
+        attn_float sc, *cache, *logits;
+        double lp = 0;
+        void *work;
+        size_t wb;
+        cf.d = 24; cf.heads = 2; cf.dk = cf.dv = 8; cf.mlp = 32; cf.enc_layers = 1; cf.dec_layers = 2; cf.max_src = 7;
+        cf.max_tgt = 8; cf.kind = kinds[k];
+        attn_rng_seed(&r, 70, (uint64_t)k);
+        if (attn_seq2seq_init(&m, &cf, &r) != ATTN_OK) { CHECK(0, "init: %s", attn_last_error()); continue; }
+        m.p.value[m.p.count - 1].data[ATTN_DIGITS_EOS] -= 2; /* longer outputs */
+        cache = t_alloc(attn_seq2seq_cache_floats(&m, 1, 7, 8));
+        logits = t_alloc((size_t)8 * cf.tgt_vocab);
+        work = malloc(wb = attn_seq2seq_work_bytes(&m, 1, 7, 8));
+        CHECK(attn_seq2seq_decode(&m, out, &sc, src, 1, 7, ATTN_DIGITS_BOS, ATTN_DIGITS_EOS, 8, 1, 0) == ATTN_OK, "decode: %s",
+              attn_last_error());
+        for (len = 0; len < 8 && out[len] >= 0; len++) {}
+        tgt[0] = ATTN_DIGITS_BOS;
+        memcpy(tgt + 1, out, sizeof(int) * (size_t)len);
+        attn_seq2seq_forward(&m, logits, cache, src, tgt, 1, 7, len, work, wb); /* row t: after bos, out[0 .. t-1] */
+        for (t = 0; t < len; t++) {
+            const attn_float *z = logits + (size_t)t * cf.tgt_vocab;
+            int v, arg = 0;
+            double mx = z[0], se = 0;
+            for (v = 1; v < cf.tgt_vocab; v++) arg = z[v] > z[arg] ? v : arg, mx = z[v] > mx ? z[v] : mx;
+            for (v = 0; v < cf.tgt_vocab; v++) se += exp(z[v] - mx);
+            lp += z[out[t]] - mx - log(se);
+            ok &= arg == out[t];
+        }
+        CHECK(ok && len >= 4 && fabs(lp - sc) < 1e-4 * (1 + fabs(lp)),
+              "cached greedy decoding, %s: %d tokens, argmax %d, score %.6f against %.6f", attn_kind_get(cf.kind)->name, len, ok,
+              (double)sc, lp);
+        free(cache); free(logits); free(work);
+        attn_seq2seq_free(&m);
+    }
+}
+
 /* Checkpoints round-trip; bad configurations and arguments are refused. */
 static void test_seq2seq_checkpoint_and_errors(void)
 {
@@ -361,5 +409,6 @@ void test_seq2seq(void)
     test_seq2seq_backward();
     test_seq2seq_weights();
     test_seq2seq_decode();
+    test_seq2seq_decode_cached();
     test_seq2seq_checkpoint_and_errors();
 }
