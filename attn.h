@@ -1041,14 +1041,19 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
    step) at positions len .. len + n - 1 and writes their logits [n, out], every row (readout does
    not apply): row i equals the full forward pass' row len + i over all len + n tokens, for every
    kind, with learned positions, RoPE, T5 biases and document masks, in O((len + n) n) work instead
-   of O((len + n)^2). Setting kv->len = p (p <= len) forgets the tokens after p. The cache and the
+   of O((len + n)^2); the linear-time kinds (kernel, taylor) keep their recurrent state instead of
+   the rows, O(F dv) memory and work per token and head. Setting kv->len = p (p <= len) forgets the
+   tokens after p, but for those kinds only p = len (a rewind is ATTN_ERR_ARG). The cache and the
    work come from the caller (size queries first); nothing is allocated. Models with dense inputs,
    without causal attention, or with a kind whose scores shift with the number of keys in a call
    (sigmoid's -ln Tk: its rows depend on the sequence's length) are refused. */
 typedef struct attn_transformer_kv {
-    attn_float *k, *v; /* [layers, H, cap, dk] and [layers, H, cap, dv] */
+    attn_float *k, *v; /* layer after layer: keys [H, cap, dk] and values [H, cap, dv]; for a
+                          linear-time kind (kernel, taylor) the recurrent state instead,
+                          S = sum phi(k) v^T [H, F, dv] and z = sum phi(k) [H, F] (F features) */
     int *seg;          /* [cap]: the segment (document) of each position, with doc_mask */
     int cap, len;      /* capacity (1 .. max_T) and the tokens held */
+    int at;            /* the tokens the recurrent states hold (they cannot rewind) */
 } attn_transformer_kv;
 ATTNDEF size_t attn_transformer_kv_bytes(const attn_transformer *m, int cap);
 ATTNDEF attn_status attn_transformer_kv_init(attn_transformer_kv *kv, const attn_transformer *m, int cap,
@@ -7254,7 +7259,7 @@ static void *attn__carve(attn__carver *c, size_t bytes)
 /* The blocks of decode's work for n new tokens into a cache of capacity cap (Tk <= cap keys). */
 typedef struct {
     attn_float *x, *a, *h, *mean, *rstd, *q, *Q, *kn, *vn, *K, *V, *O, *ocat, *u, *g, *u2, *a2, *bias, *stats,
-        *cosv, *sinv;
+        *cosv, *sinv, *phi;
     void *att;
     size_t att_bytes;
 } attn__tf_decode_work;
@@ -7298,23 +7303,52 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
     w->stats = (attn_float *)attn__carve(&cv, F * st);
     w->cosv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * n * (c->dk / 2) : 0);
     w->sinv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * n * (c->dk / 2) : 0);
+    w->phi = (attn_float *)attn__carve(&cv, F * 2 * ((size_t)c->dk + 1)); /* phi(q), phi(k): F <= dk + 1 */
     w->att = attn__carve(&cv, att);
     w->att_bytes = att;
     return cv.used + ATTN_ALIGN;
 }
 
 /* The cache's blocks for capacity cap, sized (mem NULL) or handed out. */
-static size_t attn__tf_kv_map(const attn_transformer *m, int cap, void *mem, attn_transformer_kv *kv)
+/* Layer l's part of the cache: the keys' or S's floats in *nk, the values' or z's in *nv; returns
+   the kind's feature count F for a recurrent (linear-time) layer, 0 for one with rows. */
+static int attn__tf_kv_sizes(const attn_transformer *m, int l, int cap, size_t *nk, size_t *nv)
 {
     const attn_transformer_config *c = &m->cfg;
+    const attn_kind_info *r = attn_kind_get(c->kinds[l]);
+    int F = r->flags & ATTN_KF_LINEAR_TIME ? r->feature->features(c->dk) : 0;
+    *nk = (size_t)c->heads * (F ? (size_t)F * c->dv : (size_t)cap * c->dk);
+    *nv = (size_t)c->heads * (F ? (size_t)F : (size_t)cap * c->dv);
+    return F;
+}
+
+/* Layer l's keys (or S) and values (or z) in the cache; returns F as attn__tf_kv_sizes. */
+static int attn__tf_kv_layer(const attn_transformer *m, const attn_transformer_kv *kv, int l, attn_float **k,
+                             attn_float **v)
+{
+    size_t nk, nv, ok = 0, ov = 0;
+    int i;
+    for (i = 0; i < l; i++) attn__tf_kv_sizes(m, i, kv->cap, &nk, &nv), ok += nk, ov += nv;
+    *k = kv->k + ok;
+    *v = kv->v + ov;
+    return attn__tf_kv_sizes(m, l, kv->cap, &nk, &nv);
+}
+
+static size_t attn__tf_kv_map(const attn_transformer *m, int cap, void *mem, attn_transformer_kv *kv)
+{
     attn__carver cv;
+    size_t nk, nv, tk = 0, tv = 0;
+    int l;
+    for (l = 0; l < m->cfg.layers; l++) attn__tf_kv_sizes(m, l, cap, &nk, &nv), tk += nk, tv += nv;
     cv.base = mem ? (unsigned char *)attn__align_ptr(mem, 0) : NULL;
     cv.used = 0;
-    kv->k = (attn_float *)attn__carve(&cv, sizeof(attn_float) * c->layers * cap * c->heads * c->dk);
-    kv->v = (attn_float *)attn__carve(&cv, sizeof(attn_float) * c->layers * cap * c->heads * c->dv);
+    kv->k = (attn_float *)attn__carve(&cv, sizeof(attn_float) * tk);
+    kv->v = (attn_float *)attn__carve(&cv, sizeof(attn_float) * tv);
     kv->seg = (int *)attn__carve(&cv, sizeof(int) * cap);
     kv->cap = cap;
-    kv->len = 0;
+    kv->len = kv->at = 0;
+    if (mem)
+        memset(kv->k, 0, sizeof(attn_float) * tk), memset(kv->v, 0, sizeof(attn_float) * tv); /* S, z = 0 */
     return cv.used + ATTN_ALIGN;
 }
 
@@ -7384,6 +7418,12 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
         return attn__fail(ATTN_ERR_SHAPE,
                           "%s: %d tokens after %d do not fit a cache of %d (or it is not set up)", __func__,
                           n, kv->len, kv->cap);
+    for (l = 0; l < c->layers && kv->len != kv->at; l++)
+        if (attn__flags(c->kinds[l]) & ATTN_KF_LINEAR_TIME)
+            return attn__fail(ATTN_ERR_ARG,
+                              "%s: layer %d's recurrent state (%s) holds %d tokens, not len = %d: it "
+                              "cannot rewind",
+                              __func__, l, attn_kind_get(c->kinds[l])->name, kv->at, kv->len);
     if ((need = attn_transformer_decode_work_bytes(m, n, kv->cap)) > work_bytes)
         return attn__fail(ATTN_ERR_ARG,
                           "%s: work has %lu bytes, attn_transformer_decode_work_bytes() asks for %lu",
@@ -7401,7 +7441,8 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
         attn_axpy((size_t)n * c->d, 1, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 0) + (size_t)kv->len * c->d,
                   w.x);
     for (l = 0; l < c->layers; l++) {
-        attn_float *kc = kv->k + (size_t)l * kv->cap * hk, *vc = kv->v + (size_t)l * kv->cap * hv;
+        attn_float *kc, *vc;
+        int F = attn__tf_kv_layer(m, kv, l, &kc, &vc);
         attn__tf_layer(m, l, w.bias, &L);
         L.att.dropout = 0;
         L.att.segment = c->doc_mask ? kv->seg : NULL;
@@ -7423,13 +7464,32 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
             attn_rope_forward(w.Q, w.Q, w.cosv, w.sinv, c->heads, n, c->dk);
             attn_rope_forward(w.kn, w.kn, w.cosv, w.sinv, c->heads, n, c->dk);
         }
-        for (h = 0; h < c->heads; h++) {
+        for (h = 0; F && h < c->heads;
+             h++) { /* recurrent: S += phi(k) v^T, z += phi(k), then o, as the engine */
+            const attn_feature_row *fr = attn_kind_get(d.kind)->feature;
+            attn_float *S = kc + (size_t)h * F * c->dv, *z = vc + (size_t)h * F, *fq = w.phi, *fk = w.phi + F,
+                       den;
+            int f;
+            for (t = 0; t < n; t++) {
+                attn_float *o = w.O + ((size_t)h * n + t) * c->dv;
+                fr->phi(w.kn + ((size_t)h * n + t) * c->dk, c->dk, fk);
+                for (f = 0; f < F; f++)
+                    attn_axpy((size_t)c->dv, fk[f], w.vn + ((size_t)h * n + t) * c->dv,
+                              S + (size_t)f * c->dv);
+                attn_axpy((size_t)F, 1, fk, z);
+                fr->phi(w.Q + ((size_t)h * n + t) * c->dk, c->dk, fq);
+                den = attn_dot((size_t)F, fq, z) + ATTN__KEPS;
+                memset(o, 0, sizeof(attn_float) * (size_t)c->dv);
+                for (f = 0; f < F; f++) attn_axpy((size_t)c->dv, fq[f] / den, S + (size_t)f * c->dv, o);
+            }
+        }
+        for (h = 0; !F && h < c->heads; h++) {
             memcpy(kc + ((size_t)h * kv->cap + kv->len) * c->dk, w.kn + (size_t)h * n * c->dk,
                    sizeof(attn_float) * n * c->dk);
             memcpy(vc + ((size_t)h * kv->cap + kv->len) * c->dv, w.vn + (size_t)h * n * c->dv,
                    sizeof(attn_float) * n * c->dv);
         }
-        if (attn__flags(d.kind) & ATTN_KF_MIXES_HEADS) { /* every head at once: the rows gathered */
+        if (!F && (attn__flags(d.kind) & ATTN_KF_MIXES_HEADS)) { /* every head at once: the rows gathered */
             for (h = 0; h < c->heads; h++) {
                 memcpy(w.K + (size_t)h * Tk * c->dk, kc + (size_t)h * kv->cap * c->dk,
                        sizeof(attn_float) * Tk * c->dk);
@@ -7437,7 +7497,7 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
                        sizeof(attn_float) * Tk * c->dv);
             }
             ATTN__TRY(attn_attention_forward(&d, w.O, w.stats, NULL, w.Q, w.K, w.V, w.att, w.att_bytes));
-        } else { /* a head at a time, reading its rows of the cache in place */
+        } else if (!F) { /* a head at a time, reading its rows of the cache in place */
             attn_attention_desc dh = d;
             size_t st;
             dh.H = 1;
@@ -7470,7 +7530,7 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
                             c->mlp, c->d);
         attn_axpy((size_t)n * c->d, 1, w.h, w.x);
     }
-    kv->len += n;
+    kv->at = kv->len += n;
     attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0),
                   attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 0), (size_t)n);
     return attn_linear_forward(logits, w.a, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0),
