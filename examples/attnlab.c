@@ -132,6 +132,8 @@ static void usage(FILE *f)
             "           centered (attnlab lm --help)\n"            "  seq2seq  the thesis' encoder-decoder on digit strings, greedy vs beam search, and\n"
             "           the band + sparse-error analysis of its heads (attnlab seq2seq --help)\n"
             "\n"
+            "attnlab help COMMAND (or fuzzy, sraven) shows a command's options; attnlab --version\n"
+            "the version and the kernels.\n"
             "Any command takes --dry-run (check the options, the models' configurations and the\noutputs; allocate and run nothing)\n"
             "and --opt=value as well as --opt value.\n"
             "\n");
@@ -1104,16 +1106,29 @@ static int cmd_preset(int argc, char **argv)
 int preset_argv(int argc, char **argv, const char *cmd, const char *full, const char *quick, char *buf, size_t bufsz, char **args, int max,
                 int *is_quick)
 {
+    static char moved[64][1024]; /* the preset's results/ paths moved under --out DIR */
     char *tok, *save = NULL;
-    int i, n = 2;
-    for (*is_quick = 0, i = 3; i < argc; i++) *is_quick |= !strcmp(argv[i], "--quick");
+    const char *out = "results";
+    int i, n = 2, nm = 0;
+    for (*is_quick = 0, i = 3; i < argc; i++) {
+        *is_quick |= !strcmp(argv[i], "--quick");
+        if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+    }
     snprintf(buf, bufsz, "%s", *is_quick ? quick : full);
     args[0] = argv[0]; args[1] = (char *)cmd;
-    for (tok = strtok_r(buf, " ", &save); tok && n < max; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
-    if (strstr(*is_quick ? quick : full, "results/") && mkdir("results", 0777) != 0 && errno != EEXIST)
-        fprintf(stderr, "attnlab preset: cannot create results/: %s\n", strerror(errno)); /* the writes will say so too */
-    for (i = 3; i < argc && n < max; i++)
+    for (tok = strtok_r(buf, " ", &save); tok && n < max; tok = strtok_r(NULL, " ", &save)) {
+        if (!strncmp(tok, "results/", 8) && nm < 64) {
+            snprintf(moved[nm], sizeof moved[nm], "%s/%s", out, tok + 8);
+            tok = moved[nm++];
+        }
+        args[n++] = tok;
+    }
+    if (strstr(*is_quick ? quick : full, "results/") && mkdir(out, 0777) != 0 && errno != EEXIST)
+        fprintf(stderr, "attnlab preset: cannot create %s/: %s\n", out, strerror(errno)); /* the writes will say so too */
+    for (i = 3; i < argc && n < max; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc) { i++; continue; }
         if (strcmp(argv[i], "--quick")) args[n++] = argv[i];
+    }
     return n;
 }
 
@@ -1160,9 +1175,22 @@ static char **split_equals(int *argc, char **argv)
 static int attnlab_run(int argc, char **argv)
 {
     options o;
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("attnlab, attn.h %s (%s kernels, %d thread(s))\n", ATTN_VERSION_STRING, attn_simd_name(), attn_get_threads());
+        return 0;
+    }
+    if (!strcmp(argv[1], "help")) { /* attnlab help COMMAND: that command's --help */
+        char *h[4];
+        h[0] = argv[0]; h[1] = argv[2]; h[2] = (char *)"--help"; h[3] = NULL;
+        if (!strcmp(argv[2], "fuzzy") || !strcmp(argv[2], "sraven")) {
+            char *t[5] = {argv[0], (char *)"train", (char *)"--task", argv[2], (char *)"--help"};
+            return attnlab_run(5, t);
+        }
+        return attnlab_run(3, h);
     }
     if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
     if (!strcmp(argv[1], "lm") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "cog-lm") || !strcmp(argv[2], "cog-probes"))))

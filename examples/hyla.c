@@ -691,28 +691,25 @@ static const struct {
 } hpresets[] = {
     {"hyla-fuzzy", "Table A1, fuzzy column: held-out R^2, L 4, K 2, N 32, 70% of combinations held out",
      "--task fuzzy --attn softmax,linear_raw,hyla,linear_rmshead,hyla_no_rmshead,hyla_linear,hyla_linear_no_rmshead,softmax_hyla,hyla_plus "
-     "--steps 5000 --seeds 3 --lr 0.001,0.003 --wd 0.1,0.03 --eval-every 500",
-     "--task fuzzy --attn softmax,linear_raw,hyla --steps 600 --seeds 2 --eval-every 150 --eval-tasks 1024"},
+     "--steps 5000 --seeds 3 --lr 0.001,0.003 --wd 0.1,0.03 --eval-every 500 --csv results/hyla_fuzzy.csv --svg results/hyla_fuzzy.svg",
+     "--task fuzzy --attn softmax,linear_raw,hyla --steps 600 --seeds 2 --eval-every 150 --eval-tasks 1024 "
+     "--csv results/hyla_fuzzy_quick.csv --svg results/hyla_fuzzy_quick.svg"},
     {"hyla-sraven", "Table A1, SRAVEN column: OOD accuracy, 4 layers, width 1",
      "--task sraven --attn softmax,linear_raw,hyla,linear_rmshead,hyla_plus --steps 5000 --seeds 3 --lr 0.0003,0.001 --wd 0.1 "
-     "--warmup 500 --eval-every 500",
-     "--task sraven --attn softmax,linear_raw,hyla --steps 400 --seeds 1 --warmup 50 --eval-every 100 --eval-tasks 512"},
+     "--warmup 500 --eval-every 500 --csv results/hyla_sraven.csv --svg results/hyla_sraven.svg",
+     "--task sraven --attn softmax,linear_raw,hyla --steps 400 --seeds 1 --warmup 50 --eval-every 100 --eval-tasks 512 "
+     "--csv results/hyla_sraven_quick.csv --svg results/hyla_sraven_quick.svg"},
 };
 
 /* attnlab preset hyla-fuzzy|hyla-sraven [--quick] [options]: the preset's options, then the user's. */
 static int hyla_preset(int argc, char **argv)
 {
     const char *name = argv[2];
-    char *args[256], buf[1024], *tok, *save = NULL;
-    int i, n = 2, quick = 0, p;
+    char *args[256], buf[1024];
+    int n, quick = 0, p;
     hopts o;
     for (p = 0; p < 2 && strcmp(hpresets[p].name, name); p++) {}
-    for (i = 3; i < argc; i++) quick |= !strcmp(argv[i], "--quick");
-    snprintf(buf, sizeof buf, "%s", quick ? hpresets[p].quick : hpresets[p].args);
-    args[0] = argv[0]; args[1] = (char *)"train";
-    for (tok = strtok_r(buf, " ", &save); tok && n < 200; tok = strtok_r(NULL, " ", &save)) args[n++] = tok;
-    for (i = 3; i < argc && n < 255; i++)
-        if (strcmp(argv[i], "--quick")) args[n++] = argv[i];
+    n = preset_argv(argc, argv, "train", hpresets[p].args, hpresets[p].quick, buf, sizeof buf, args, 256, &quick);
     printf("preset %s%s: %s\n", name, quick ? " (quick)" : "", hpresets[p].claim);
     if (!hyla_parse(n, args, &o)) return !help_shown;
     return hyla_train(&o);

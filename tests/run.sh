@@ -101,6 +101,10 @@ else
              ./build/attnlab sample --load $tmp/lm.ckpt --prompt 'The ' --tokens 20 --top-k 5 --seed 3 >$tmp/s2 2>/dev/null && \
              cmp -s $tmp/s1 $tmp/s2 && [ \$(wc -c <$tmp/s1) -gt 4 ]"
         refuse "sampling without a model" ./build/attnlab sample --prompt x
+        try "attnlab --version and attnlab help COMMAND" sh -c \
+            "./build/attnlab --version | grep -q 'attn.h' && ./build/attnlab help lm | grep -q 'usage: attnlab lm'"
+        try "every preset takes --out DIR (checked by --dry-run)" sh -c "for p in hyla-fuzzy hyla-sraven cog-lm cog-probes \
+            seq2seq thesis E1; do ./build/attnlab preset \$p --quick --out $tmp/out --dry-run >/dev/null 2>&1 || exit 1; done"
         refuse "an ambiguity check with 9 features" ./build/attnlab ambiguity --K 9
         try "attnlab ambiguity: both definitions beside Table A2" sh -c \
             "./build/attnlab ambiguity --runs 2 --samples 512 2>/dev/null | grep -q '| every feature | .* | 0.32% +- 0.09% |'"
