@@ -1412,8 +1412,9 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
 /* Heatmaps as SVG files (attention matrices, similarity matrices): M [rows, cols], one cell per
    entry, coloured by scale: ATTN_HEAT_LINEAR white (min(0, min M)) to blue (max M);
    ATTN_HEAT_SIGNED blue (-m) through white (0) to red (+m), m = max |M| (Cog's negative weights);
-   ATTN_HEAT_LOG white (10^-4 m) to blue (m) on log10 |M|. Labels (may be NULL) name the rows and
-   columns. ATTN_ERR_IO without stdio or when the file cannot be written. */
+   ATTN_HEAT_LOG white (10^-4 m) to blue (m) on log10 |M|. Labels (may be NULL: the axes show
+   indices) name the rows and columns; a colour bar gives the scale. ATTN_ERR_IO without stdio or
+   when the file cannot be written. */
 typedef enum attn_heat_scale { ATTN_HEAT_LINEAR = 0, ATTN_HEAT_SIGNED, ATTN_HEAT_LOG } attn_heat_scale;
 ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const attn_float *M, int rows,
                                      int cols, const char *const *row_labels, const char *const *col_labels,
@@ -9953,13 +9954,32 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
 #endif
 }
 
+/* The colour of value m on a heatmap's scale whose values run over lo .. hi (hi the largest |m| for
+   the signed and log scales): white to blue, or white to red (positive) and blue (negative). */
+static void attn__heat_rgb(attn_heat_scale scale, double m, double lo, double hi, int *r, int *g, int *b)
+{
+    double t;
+    if (!attn__finite(m)) { *r = *g = *b = 128; return; } /* grey: not a number */
+    if (scale == ATTN_HEAT_SIGNED) {
+        t = fabs(m) / hi;
+        t = t > 1 ? 1 : t;
+        *r = m >= 0 ? 255 : (int)(255 * (1 - t));
+        *g = (int)(255 * (1 - t));
+        *b = m >= 0 ? (int)(255 * (1 - t)) : 255;
+        return;
+    }
+    t = scale == ATTN_HEAT_LOG ? (fabs(m) > 0 ? (log10(fabs(m) / hi) + 4) / 4 : 0) : (m - lo) / (hi - lo);
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    *r = (int)(255 * (1 - t)); *g = (int)(255 * (1 - 0.6 * t)); *b = 255;
+}
+
 ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const attn_float *M, int rows,
                                      int cols, const char *const *row_labels, const char *const *col_labels,
                                      attn_heat_scale scale)
 {
 #ifndef ATTN_NO_STDIO
-    double lo = 0, hi = 0, cell, L = row_labels ? 90 : 20, T = col_labels ? 110 : 40, x0, v, t;
-    int i, j, r, g, b;
+    double lo = 0, hi = 0, cell, L = row_labels ? 90 : 44, T = col_labels ? 110 : 56, W, H, v, bx, by, bh;
+    int i, j, r, g, b, step;
     FILE *f;
     if (!path || !M || rows < 1 || cols < 1 || (int)scale < 0 || scale > ATTN_HEAT_LOG)
         return attn__fail(
@@ -9975,46 +9995,73 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
     if (hi <= lo) hi = lo + 1;
     cell = 560.0 / (rows > cols ? rows : cols);
     cell = cell > 40 ? 40 : cell;
+    W = L + cols * cell + 110; H = T + rows * cell + 20;
     if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: cannot write %s", path);
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "font-family=\"sans-serif\" font-size=\"11\">\n",
-            L + cols * cell + 80, T + rows * cell + 20);
+            W, H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     if (title) {
-        fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">",
-                (L + cols * cell + 80) / 2);
+        fprintf(f, "<text x=\"%.0f\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">", W / 2);
         attn__svg_text(f, title, "</text>\n");
     }
     for (i = 0; i < rows; i++)
         for (j = 0; j < cols; j++) {
             double m = M[(size_t)i * cols + j];
-            if (!attn__finite(m)) { r = g = b = 128; } /* grey: not a number */
-            else if (scale == ATTN_HEAT_SIGNED) { /* white to red (positive) or blue (negative) */
-                t = fabs(m) / hi;
-                r = m >= 0 ? 255 : (int)(255 * (1 - t));
-                g = (int)(255 * (1 - t));
-                b = m >= 0 ? (int)(255 * (1 - t)) : 255;
-            } else {
-                t = scale == ATTN_HEAT_LOG ? (fabs(m) > 0 ? (log10(fabs(m) / hi) + 4) / 4 : 0)
-                                           : (m - lo) / (hi - lo);
-                t = t < 0 ? 0 : t > 1 ? 1 : t;
-                r = (int)(255 * (1 - t)); g = (int)(255 * (1 - 0.6 * t)); b = 255;
-            }
-            x0 = L + j * cell;
+            attn__heat_rgb(scale, m, lo, hi, &r, &g, &b);
             fprintf(f,
                     "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                     "fill=\"rgb(%d,%d,%d)\"><title>%.4g</title></rect>\n",
-                    x0, T + i * cell, cell, cell, r, g, b, m);
+                    L + j * cell, T + i * cell, cell, cell, r, g, b, m);
         }
-    for (i = 0; row_labels && i < rows; i++) {
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
+            L, T, cols * cell, rows * cell);
+    /* the axes: the labels, or every step-th index (row i, column j) */
+    for (step = 1; (rows > cols ? rows : cols) / step > 12; step = step == 1   ? 2
+                                                                   : step == 2 ? 5
+                                                                               : step * 2) {}
+    for (i = 0; i < rows; i++) {
+        if (!row_labels && i % step) continue;
         fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", L - 4, T + (i + 0.5) * cell + 4);
-        attn__svg_text(f, row_labels[i], "</text>\n");
+        if (row_labels) attn__svg_text(f, row_labels[i], "</text>\n");
+        else fprintf(f, "%d</text>\n", i);
     }
-    for (j = 0; col_labels && j < cols; j++) {
-        fprintf(f, "<text transform=\"translate(%.1f,%.0f) rotate(-60)\">", L + (j + 0.5) * cell, T - 4);
-        attn__svg_text(f, col_labels[j], "</text>\n");
+    for (j = 0; j < cols; j++) {
+        if (!col_labels && j % step) continue;
+        if (col_labels) {
+            fprintf(f, "<text transform=\"translate(%.1f,%.0f) rotate(-60)\">", L + (j + 0.5) * cell, T - 4);
+            attn__svg_text(f, col_labels[j], "</text>\n");
+        } else {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%d</text>\n", L + (j + 0.5) * cell,
+                    T - 6, j);
+        }
     }
+    if (!row_labels)
+        fprintf(f, "<text transform=\"translate(12,%.0f) rotate(-90)\" text-anchor=\"middle\">row</text>\n",
+                T + rows * cell / 2);
+    if (!col_labels)
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">column</text>\n", L + cols * cell / 2,
+                T - 22);
+    /* the colour bar: 40 bands from the top value down, its ends (and 0 on the signed scale) labelled */
+    bx = L + cols * cell + 18; by = T; bh = rows * cell > 120 ? rows * cell : 120;
+    for (i = 0; i < 40; i++) {
+        double top = scale == ATTN_HEAT_SIGNED ? hi - 2 * hi * i / 39
+                     : scale == ATTN_HEAT_LOG  ? hi * pow(10, -4.0 * i / 39)
+                                               : hi - (hi - lo) * i / 39;
+        attn__heat_rgb(scale, top, lo, hi, &r, &g, &b);
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.2f\" width=\"14\" height=\"%.2f\" fill=\"rgb(%d,%d,%d)\"/>\n", bx,
+                by + bh * i / 40, bh / 40 + 0.5, r, g, b);
+    }
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
+            bx, by, bh);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%.3g</text>\n", bx + 18, by + 8, hi);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%.3g</text>\n", bx + 18, by + bh,
+            scale == ATTN_HEAT_SIGNED ? -hi : scale == ATTN_HEAT_LOG ? 1e-4 * hi : lo);
+    if (scale == ATTN_HEAT_SIGNED)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">0</text>\n", bx + 18, by + bh / 2 + 4);
+    if (scale == ATTN_HEAT_LOG)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">(log)</text>\n", bx + 18, by + bh / 2 + 4);
     fprintf(f, "</svg>\n");
     if (fclose(f) != 0) return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: cannot write %s", path);
     return ATTN_OK;
