@@ -1225,8 +1225,11 @@ static void test_probe_cosine_heatmap(void)
     n = f ? fread(text, 1, sizeof text - 1, f) : 0;
     if (f) fclose(f);
     text[n] = 0;
-    for (q = text; (q = strstr(q, "<rect x=")) != NULL; q++) cells++;
+    for (q = text; (q = strstr(q, "</title></rect>")) != NULL; q++) cells++;
     CHECK(cells == 9 && strstr(text, "S &amp; M"), "the heatmap holds %d cells (9 expected) or lacks its title", cells);
+    CHECK(strstr(text, ">row</text>") && strstr(text, ">column</text>") && strstr(text, ">2</text>") &&
+              strstr(text, ">0</text>") && strstr(text, ">-1</text>"),
+          "the heatmap lacks its index axes or its colour bar's labels (1 at the top, 0, -1):\n%s", text);
     CHECK(attn_heatmap_svg("build/test_heat.svg", NULL, S, 0, 3, NULL, NULL, ATTN_HEAT_LOG) == ATTN_ERR_ARG, "0 rows refused");
     remove("build/test_heat.svg");
 }
