@@ -979,6 +979,10 @@ typedef struct attn_transformer_config {
                                 segment id being the count of bos tokens up to them) */
     int bias;                /* nonzero: projections, MLP and head have biases */
     int t5;                  /* nonzero: T5 relative-position bias tables */
+    int window, dilation;    /* a sliding window (Beltagy et al. 2020) in every layer: query i sees keys
+                                i + m dilation, m in -window .. window (causal: .. 0); 0: none;
+                                dilation 0 means 1 */
+    int global;              /* with a window, the first `global` positions are global tokens */
     attn_float dropout;      /* attention dropout rate (applied when m->training is set) */
     attn_init_kind init;     /* of the matrices */
     attn_kind kinds[ATTN_MAX_LAYERS]; /* the attention kind of each layer */
@@ -997,6 +1001,7 @@ typedef struct attn_transformer {
     int training;      /* nonzero: attention dropout on */
     uint64_t seed;     /* the dropout masks' seed */
     short at[ATTN_MAX_LAYERS + 1][ATTN__TF_MAX_SLOTS];
+    void *pattern;     /* private, with a window: the dilation of each head, the global tokens */
 } attn_transformer;
 
 /* A small byte-level causal language model, valid as it is: vocab = out = 256, d 128, 4 layers of
@@ -1360,7 +1365,8 @@ ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *pat
 ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
 /* The transformer's: model "transformer", config vocab, d, layers, heads, dk, dv, mlp, max_T, out,
    readout, causal, pos, norm, act, bias, init, scale (2 words), eps (2 words), in_dim, t5,
-   dropout (2 words), glu, doc_mask, bos, then the kind of each layer; the parameter block. */
+   dropout (2 words), glu, doc_mask, bos, window, dilation, global (format 1 ends at bos), then
+   the kind of each layer; the parameter block. */
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path);
 /* The encoder-decoder's: model "seq2seq", config src_vocab, tgt_vocab, pad, d, heads, dk, dv, mlp,
@@ -6564,6 +6570,10 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         return attn__fail(ATTN_ERR_OVERFLOW, "%s: heads %d times dk %d or dv %d overflows int", fn, c->heads,
                           c->dk, c->dv);
     if (c->t5 && c->max_T < 2) return attn__fail(ATTN_ERR_SHAPE, "%s: T5 buckets need max_T >= 2", fn);
+    if (c->window < 0 || c->dilation < 0 || c->global < 0 || c->global > c->max_T ||
+        (!c->window && (c->dilation > 1 || c->global)))
+        return attn__fail(ATTN_ERR_SHAPE, "%s: window %d and dilation %d must be >= 0, global %d in 0 .. max_T; "
+                          "dilation and global tokens need a window", fn, c->window, c->dilation, c->global);
     if (!(c->eps > 0) || !attn__finite(c->eps))
         return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0", fn, (double)c->eps);
     if (c->doc_mask && (!c->vocab || c->bos < 0 || c->bos >= c->vocab))
@@ -6577,6 +6587,7 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         a.dv = c->dv;
         a.scale = c->scale;
         a.dropout = c->dropout;
+        a.window = c->window;
         if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads; /* just the checks below */
         ATTN__TRY(attn__attention_check(fn, &a, (size_t)-1));
         if (c->pos == ATTN_POS_ROPE && c->dk % (attn__flags(c->kinds[l]) & ATTN_KF_SUBHEADS ? 4 : 2))
@@ -6719,6 +6730,21 @@ static attn_float attn__init_draw(attn_init_kind init, double fan, attn_rng *rng
     return (attn_float)(z / (0.87962566103423978 * sqrt(fan)));
 }
 
+/* With a window: the pattern's arrays, dilation [H] ints and global [max_T] bytes (ATTN_MALLOC). */
+static attn_status attn__tf_pattern(attn_transformer *m)
+{
+    const attn_transformer_config *c = &m->cfg;
+    int *dil, h;
+    m->pattern = NULL;
+    if (!c->window) return ATTN_OK;
+    if (!(m->pattern = ATTN_MALLOC(sizeof(int) * (size_t)c->heads + (size_t)c->max_T)))
+        return attn__fail(ATTN_ERR_NOMEM, "attn_transformer_init: no memory for the attention pattern");
+    dil = (int *)m->pattern;
+    for (h = 0; h < c->heads; h++) dil[h] = c->dilation > 0 ? c->dilation : 1;
+    for (h = 0; h < c->max_T; h++) ((unsigned char *)(dil + c->heads))[h] = h < c->global;
+    return ATTN_OK;
+}
+
 ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg,
                                           attn_rng *rng)
 {
@@ -6747,14 +6773,23 @@ ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transf
                    : p[i].ndim == 1 ? one
                                     : attn__init_draw(cfg->init, fan, rng);
     }
+    if (attn__tf_pattern(&t) != ATTN_OK) {
+        attn_params_free(&t.p);
+        return attn_last_status();
+    }
     *m = t;
     return ATTN_OK;
 }
 
 ATTNDEF void attn_transformer_free(attn_transformer *m)
 {
-    if (m) attn_params_free(&m->p);
+    if (!m) return;
+    attn_params_free(&m->p);
+    if (m->pattern) ATTN_FREE(m->pattern);
+    m->pattern = NULL;
 }
+
+
 
 /* The tensor of a slot (value or gradient), NULL if the configuration has none. */
 static attn_float *attn__tf_t(const attn_transformer *m, int row, int slot, int grad)
@@ -6778,6 +6813,9 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->att.lambda = attn__tf_t(m, l, ATTN__TF_LAMBDA, 0); L->att.gain = attn__tf_t(m, l, ATTN__TF_GAIN, 0);
     L->att.w2 = attn__tf_t(m, l, ATTN__TF_W2H, 0); L->att.lambda_init = attn_diff_lambda_init(l);
     L->att.bias = c->t5 ? bias : NULL;
+    L->att.window = m->pattern ? c->window : 0;
+    L->att.dilation = m->pattern ? (const int *)m->pattern : NULL;
+    L->att.global = m->pattern && c->global ? (const unsigned char *)m->pattern + sizeof(int) * c->heads : NULL;
     L->att.dropout = m->training ? c->dropout : 0;
     L->att.dropout_seed = m->seed + 0x9E3779B97F4A7C15ull * (uint64_t)(l + 1);
     L->C = L->Cout = c->d;
@@ -9523,7 +9561,8 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 }
 
 /* The transformer's configuration words, in order (then kinds[0 .. layers-1]). */
-#define ATTN__TF_WORDS 27
+#define ATTN__TF_WORDS 30    /* format 2: window, dilation and global after bos */
+#define ATTN__TF_WORDS_V1 27 /* format 1 */
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
@@ -9558,6 +9597,9 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     w[24] = c->glu;
     w[25] = c->doc_mask;
     w[26] = c->bos;
+    w[27] = c->window;
+    w[28] = c->dilation;
+    w[29] = c->global;
     for (l = 0; l < c->layers; l++)
         if ((w[ATTN__TF_WORDS + l] = attn__ckpt_name(names, &nn, c->kinds[l])) < 0)
             return attn__fail(ATTN_ERR_ARG, "%s: layer %d: %s", __func__, l, attn_last_error());
@@ -9576,9 +9618,10 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     void *buf = NULL;
     size_t n = 0, floats = 0, count = 0;
     attn_status s;
-    int l, made, known;
+    int l, made, known, words;
     ATTN__NEED(m);
-    ATTN__TRY(attn__ckpt_open(__func__, path, "transformer", ATTN__TF_WORDS, &buf, &n, &h));
+    ATTN__TRY(attn__ckpt_open(__func__, path, "transformer", ATTN__TF_WORDS_V1, &buf, &n, &h));
+    words = h.version == 1 ? ATTN__TF_WORDS_V1 : ATTN__TF_WORDS;
     memset(&c, 0, sizeof c);
     c.vocab = w[0];
     c.d = w[1];
@@ -9604,10 +9647,14 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     c.glu = w[24];
     c.doc_mask = w[25];
     c.bos = w[26];
-    for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - ATTN__TF_WORDS && known;
-         l++)
-        known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[ATTN__TF_WORDS + l])) >= 0;
-    if (h.nconfig - ATTN__TF_WORDS != c.layers)
+    if (words > ATTN__TF_WORDS_V1 && h.nconfig >= words) {
+        c.window = w[27];
+        c.dilation = w[28];
+        c.global = w[29];
+    }
+    for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - words && known; l++)
+        known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l])) >= 0;
+    if (h.nconfig - words != c.layers)
         attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
     else if (!known || !(l = attn__tf_layout(__func__, &c, pd, t.at, &floats, &count))) floats = 0;
     else floats = attn__block_floats(pd, l, (size_t)h.float_bytes); /* in the record's float width */

@@ -37,6 +37,7 @@ typedef struct {
     attn_cis_vec vec;
     int init_uniform;
     int decoder, layers, dmodel, heads; /* --model decoder and its shape */
+    int window, dilation, global;       /* --model decoder: a sliding-window pattern */
     attn_pos_kind pos;
     const char *csv, *svg, *save, *load;
     int attn_given, N_given, ncon_given, scale_given;
@@ -156,6 +157,8 @@ static void usage(FILE *f)
             "  --layers L, --dmodel D, --heads H   decoder: blocks, width, heads (D/H each)\n"
             "                                                                          [2, 64, 4]\n"
             "  --pos learned|none|rope decoder: positional encoding                   [learned]\n"
+            "  --window W, --dilation D, --global G   decoder: each query sees keys i - m D,\n"
+            "                          m = 0 .. W (Longformer), and the first G tokens   [0, 1, 0]\n"
             "  --scale S               score scale (decoder default 1/sqrt(D/H))      [1]\n"
             "  --init uniform|normal   matrices U(+-1/sqrt(fan_in)) (PyTorch's default),\n"
             "                          or N(0, 1/fan_in) (diverges at lr 0.02) [uniform]\n"
@@ -293,6 +296,7 @@ static attn_transformer_config decoder_config(const options *o, attn_kind kind)
     memset(&c, 0, sizeof c);
     c.vocab = c.out = o->N; c.d = o->dmodel; c.layers = o->layers; c.heads = o->heads; c.dk = c.dv = o->dmodel / o->heads;
     c.mlp = 4 * o->dmodel; c.max_T = o->ncon; c.readout = 1; c.causal = 1; c.scale = (attn_float)o->scale; c.pos = o->pos;
+    c.window = o->window; c.dilation = o->dilation; c.global = o->global;
     c.norm = ATTN_NORM_LAYER; c.eps = (attn_float)1e-5; c.act = ATTN_ACT_GELU_TANH; c.bias = 1;
     c.init = o->init_uniform ? ATTN_INIT_UNIFORM : ATTN_INIT_NORMAL;
     for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
@@ -467,6 +471,9 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &o->layers) && o->layers <= ATTN_MAX_LAYERS;
         else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 1, &o->dmodel) && o->dmodel <= MAX_WIDTH;
         else if (!strcmp(a, "--heads")) ok = parse_int(v, 1, &o->heads);
+        else if (!strcmp(a, "--window")) ok = parse_int(v, 0, &o->window) && o->window <= MAX_WIDTH;
+        else if (!strcmp(a, "--dilation")) ok = parse_int(v, 1, &o->dilation) && o->dilation <= MAX_WIDTH;
+        else if (!strcmp(a, "--global")) ok = parse_int(v, 0, &o->global) && o->global <= MAX_WIDTH;
         else if (!strcmp(a, "--pos"))
             ok = !strcmp(v, "learned") ? (o->pos = ATTN_POS_LEARNED, 1) : !strcmp(v, "none") ? (o->pos = ATTN_POS_NONE, 1)
                : !strcmp(v, "rope") ? (o->pos = ATTN_POS_ROPE, 1) : 0;

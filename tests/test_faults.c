@@ -86,7 +86,7 @@ static void test_loaders(void)
     attn_transformer m, keep;
     attn_cisformer cm, ckeep;
     attn_rng r;
-    int32_t w[27 + 2];
+    int32_t w[30 + 2];
     attn_status s;
     int l;
     attn_rng_seed(&r, 3, 3);
@@ -97,12 +97,12 @@ static void test_loaders(void)
         void *buf;
         size_t bytes;
         attn_checkpoint_header h;
-        CHECK(attn_checkpoint_load_file(path, &buf, &bytes, &h) == ATTN_OK && h.nconfig == 29, "read back");
-        for (l = 0; l < 29; l++) w[l] = h.config[l];
+        CHECK(attn_checkpoint_load_file(path, &buf, &bytes, &h) == ATTN_OK && h.nconfig == 32, "read back");
+        for (l = 0; l < 32; l++) w[l] = h.config[l];
         free(buf);
     }
     w[0] = 1 << 20; w[1] = 1 << 16; /* vocab x d = 2^36 */
-    CHECK(write_tf_ckpt(path, w, 29, 16), "write the crafted file");
+    CHECK(write_tf_ckpt(path, w, 32, 16), "write the crafted file");
     memset(&m, 0x5A, sizeof m);
     memcpy(&keep, &m, sizeof m);
     attn_clear_error();
@@ -114,14 +114,14 @@ static void test_loaders(void)
     CHECK(memcmp(&m, &keep, sizeof m) == 0, "a refused load leaves the model as it was");
     /* bias = -1 and 17 in a file: loads like bias = 1, or is refused on the count, never crashes */
     w[0] = 7; w[1] = 8; w[14] = 17;
-    CHECK(write_tf_ckpt(path, w, 29, 5), "write");
+    CHECK(write_tf_ckpt(path, w, 32, 5), "write");
     CHECK(attn_transformer_load(&m, path) == ATTN_ERR_FORMAT, "bias 17 with the wrong count: refused");
     w[14] = -1;
-    CHECK(write_tf_ckpt(path, w, 29, attn_transformer_param_count(&c) + 64), "write");
+    CHECK(write_tf_ckpt(path, w, 32, attn_transformer_param_count(&c) + 64), "write");
     CHECK(attn_transformer_load(&m, path) == ATTN_ERR_FORMAT, "bias -1: refused on the count");
     /* a layer count that would overflow the word count */
     w[2] = INT_MAX;
-    CHECK(write_tf_ckpt(path, w, 29, 5), "write");
+    CHECK(write_tf_ckpt(path, w, 32, 5), "write");
     CHECK(attn_transformer_load(&m, path) == ATTN_ERR_FORMAT && memcmp(&m, &keep, sizeof m) == 0, "layers = INT_MAX refused: %s",
           attn_last_error());
     {   /* the cisformer: a count mismatch leaves the model alone */

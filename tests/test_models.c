@@ -488,8 +488,8 @@ static void test_checkpoint_compat(void)
             const char *names[2] = {"no_such_kind", "ea"};
             if (attn_checkpoint_load_file(path, &buf, &bytes, &h) == ATTN_OK) {
                 free(buf);
-                CHECK(h.nnames == 2 && !strcmp(h.names[0], "ckpt_test_softmax") && !strcmp(h.names[1], "ea") && h.config[27] == 0 &&
-                          h.config[28] == 1 && h.config[29] == 0,
+                CHECK(h.nnames == 2 && !strcmp(h.names[0], "ckpt_test_softmax") && !strcmp(h.names[1], "ea") && h.config[30] == 0 &&
+                          h.config[31] == 1 && h.config[32] == 0,
                       "kinds stored as indices into the names");
                 CHECK(attn_checkpoint_save(path, "transformer", h.config, h.nconfig, names, 2, &t.p) == ATTN_OK, "rewrite");
                 memset(&t2, 0x5A, sizeof t2);
@@ -871,6 +871,81 @@ static void test_transformer_checkpoint(void)
     remove(path);
     attn_cisformer_free(&cis);
     attn_transformer_free(&m);
+}
+
+/* A sliding window in the transformer (Beltagy et al. 2020): one wider than the sequence is plain
+   attention; window 1 with dilation 2 and a global token passes finite differences (float64) and
+   survives a checkpoint; decoding with it equals the full pass; bad settings are refused. */
+static void test_transformer_window(void)
+{
+    attn_transformer_config c = tf_small();
+    attn_transformer m, w;
+    attn_rng r;
+    attn_float y1[2 * 6 * 4], y2[2 * 6 * 4], *cache; /* out 4 */
+    int tok[12] = {1, 4, 0, 2, 3, 1, 3, 3, 2, 0, 2, 4}, i;
+    void *work;
+    size_t wb;
+    double diff = 0;
+    const char *path = "build/test_window.ckpt";
+    attn_rng_seed(&r, 21, 0);
+    c.kinds[0] = ATTN_SOFTMAX; c.kinds[1] = ATTN_EXPRESSIVE;
+    CHECK(attn_transformer_init(&m, &c, &r) == ATTN_OK, "init: %s", attn_last_error());
+    c.window = c.max_T;
+    attn_rng_seed(&r, 21, 0);
+    CHECK(attn_transformer_init(&w, &c, &r) == ATTN_OK, "init with a window: %s", attn_last_error());
+    cache = t_alloc(attn_transformer_cache_floats(&m, 2, 6));
+    work = malloc(wb = attn_transformer_work_bytes(&w, 2, 6));
+    attn_transformer_forward(&m, y1, cache, tok, NULL, 2, 6, work, wb);
+    attn_transformer_forward(&w, y2, cache, tok, NULL, 2, 6, work, wb);
+    for (i = 0; i < 2 * 6 * 4; i++) diff = fmax(diff, fabs((double)y1[i] - (double)y2[i]));
+    CHECK(diff < 1e-5, "a window wider than the sequence is plain attention (differs by %.3g)", diff);
+    attn_transformer_free(&w);
+    c.window = 1; c.dilation = 2; c.global = 1; /* query i sees i - 2, i, and token 0 */
+    CHECK(attn_transformer_init(&w, &c, &r) == ATTN_OK, "init with a dilated window: %s", attn_last_error());
+    attn_transformer_forward(&w, y2, cache, tok, NULL, 2, 6, work, wb);
+    for (i = 0, diff = 0; i < 2 * 6 * 4; i++) diff = fmax(diff, fabs((double)y1[i] - (double)y2[i]));
+    CHECK(diff > 1e-3, "the dilated window changes the outputs");
+    CHECK(attn_transformer_save(&w, path) == ATTN_OK, "save: %s", attn_last_error());
+    attn_transformer_free(&m);
+    CHECK(attn_transformer_load(&m, path) == ATTN_OK && m.cfg.window == 1 && m.cfg.dilation == 2 && m.cfg.global == 1,
+          "the window survives a checkpoint: %s", attn_last_error());
+    if (attn_last_status() == ATTN_OK || m.pattern) {
+        attn_transformer_forward(&m, y1, cache, tok, NULL, 2, 6, work, wb);
+        CHECK(!memcmp(y1, y2, sizeof y1), "the loaded model gives the same outputs");
+        attn_transformer_free(&m);
+    }
+    if (T_DOUBLE) { /* finite differences through the pattern */
+        tf_ctx g;
+        t_var tv[1];
+        memset(&g, 0, sizeof g);
+        g.m = w; g.B = 2; g.T = 6; g.tok = tok; g.y = y2; g.cache = cache; g.work = work; g.wb = wb;
+        for (i = 0; i < (int)w.p.total; i++) w.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
+        tv[0].name = "params"; tv[0].x = w.p.data; tv[0].g = w.p.gdata; tv[0].n = w.p.total;
+        tf_f(&g);
+        t_gradcheck("transformer, window 1, dilation 2, one global token", tf_f, tf_b, &g, g.y, (size_t)2 * 6 * 4, tv, 1);
+    }
+    {   /* decoding with the pattern: rows of the full pass */
+        attn_transformer_kv kv;
+        size_t kb = attn_transformer_kv_bytes(&w, 6), db = attn_transformer_decode_work_bytes(&w, 3, 6);
+        void *kvm = malloc(kb), *dw = malloc(db);
+        attn_float step[6 * 4];
+        attn_transformer_forward(&w, y2, cache, tok, NULL, 1, 6, work, wb);
+        CHECK(attn_transformer_kv_init(&kv, &w, 6, kvm, kb) == ATTN_OK &&
+                  attn_transformer_decode(&w, &kv, step, tok, 3, dw, db) == ATTN_OK &&
+                  attn_transformer_decode(&w, &kv, step + 3 * 4, tok + 3, 1, dw, db) == ATTN_OK &&
+                  attn_transformer_decode(&w, &kv, step + 4 * 4, tok + 4, 2, dw, db) == ATTN_OK,
+              "decode with a window: %s", attn_last_error());
+        for (i = 0, diff = 0; i < 6 * 4; i++) diff = fmax(diff, fabs((double)y2[i] - (double)step[i]));
+        CHECK(diff < (sizeof(attn_float) == 4 ? 1e-5 : 1e-12), "decoding with a window differs from the full pass by %.3g", diff);
+        free(kvm); free(dw);
+    }
+    attn_transformer_free(&w);
+    c.window = 0;
+    CHECK(attn_transformer_init(&w, &c, &r) == ATTN_ERR_SHAPE, "dilation and global tokens without a window refused");
+    c.window = 2; c.dilation = 1; c.global = 0; c.kinds[1] = ATTN_KERNEL;
+    CHECK(attn_transformer_init(&w, &c, &r) != ATTN_OK, "a window on a linear-time kind refused");
+    free(cache); free(work);
+    remove(path);
 }
 
 /* Decoding with a key-value cache: for every kind, with learned positions, RoPE, T5 biases and
@@ -1310,6 +1385,7 @@ void test_models(void)
     test_checkpoints();
     test_checkpoint_compat();
     test_transformer_decode();
+    test_transformer_window();
     test_sample();
     test_transformer_forward();
     test_transformer_backward();
