@@ -880,6 +880,8 @@ typedef struct attn_cisformer_config {
     attn_kind kind;    /* a one-head kind from softmax to taylor (the table's first eight) */
     attn_float scale;  /* score scale; the paper's runs use 1 (0 would mean 1/sqrt(d)) */
     attn_cis_vec vec;
+    int qk_raw;        /* nonzero: q and k from the one-hot x_c itself, v from xt_c (the other reading
+                          of the paper's "the same input"; 0: all three from xt_c) */
     int init_uniform;  /* 0: matrices N(0, 1 / fan_in) (our default: the paper gives no scheme);
                           1: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), PyTorch's nn.Linear default, a
                           third of the variance */
@@ -1358,7 +1360,7 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
 /* Configuration floats are stored as two words, the low and high halves of their float64 bits;
    kinds as an index into the record's names.
    The cisformer's checkpoint: model "cisformer", config d, ncon, kind, vec, init_uniform, the
-   score scale (2 words), then the parameter block (m->p.total floats, with the
+   score scale (2 words), qk_raw (not in format 1), then the parameter block (m->p.total floats, with the
    alignment padding between tensors). Load initialises *m (attn_cisformer_free releases it) with
    the configuration of the file. */
 ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *path);
@@ -6237,9 +6239,10 @@ static void attn__cis_desc(const attn_cisformer *m, int nb, attn_attention_desc 
 }
 
 /* Cache (per window, floats): xh, xt, q, k, v, o, h, nh (= LN(h)), nt (the FFN input), f [ncon d]
-   each, t [ncon 4d], LN(h)'s mean and rstd [ncon] each; then the attention stats of all windows. */
+   each, t [ncon 4d], LN(h)'s mean and rstd [ncon] each; then the attention stats of all windows;
+   with qk_raw, the one-hot x [ncon d] last. */
 typedef struct {
-    attn_float *xh, *xt, *q, *k, *v, *o, *h, *nh, *nt, *f, *t, *hmean, *hrstd, *stats;
+    attn_float *xh, *xt, *q, *k, *v, *o, *h, *nh, *nt, *f, *t, *hmean, *hrstd, *stats, *x;
 } attn__cis_cache;
 
 static size_t attn__cis_cache_map(const attn_cisformer *m, int nb, attn_float *base, attn__cis_cache *c)
@@ -6251,8 +6254,9 @@ static size_t attn__cis_cache_map(const attn_cisformer *m, int nb, attn_float *b
         c->xh = base; c->xt = c->xh + w; c->q = c->xt + w; c->k = c->q + w; c->v = c->k + w; c->o = c->v + w;
         c->h = c->o + w; c->nh = c->h + w; c->nt = c->nh + w; c->f = c->nt + w; c->t = c->f + w;
         c->hmean = c->t + 4 * w; c->hrstd = c->hmean + r; c->stats = c->hrstd + r;
+        c->x = m->cfg.qk_raw ? c->stats + attn_attention_stats_floats(&a) : NULL;
     }
-    return 14 * w + 2 * r + attn_attention_stats_floats(&a);
+    return (m->cfg.qk_raw ? 15 : 14) * w + 2 * r + attn_attention_stats_floats(&a);
 }
 
 ATTNDEF size_t attn_cisformer_cache_floats(const attn_cisformer *m, int nb)
@@ -6382,6 +6386,7 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     memset(c.h, 0, sizeof(attn_float) * w);
     for (i = 0; i < nb; i++)
         for (p = 0; p < n; p++) c.h[((size_t)i * n + p) * d + tokens[(size_t)i * stride + p]] = 1;
+    if (c.x) memcpy(c.x, c.h, sizeof(attn_float) * w);
     attn_layernorm_forward(c.xh, c.hmean, c.hrstd, c.h, NULL, NULL, nb * n, d, ATTN__CIS_LN_EPS,
                            ATTN_LN_EPS_INSIDE);
     memcpy(c.xt, c.xh, sizeof(attn_float) * w);
@@ -6391,8 +6396,8 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
             if (cf->vec == ATTN_CIS_LN_BIAS) attn_axpy((size_t)d, 1, P[5] + (size_t)p * d, r);
             else attn_scale((size_t)d, P[5][2 * p], r);
         }
-    attn__cis_per_position(1, nb, n, d, d, c.xt, P[0], 0, c.q);
-    attn__cis_per_position(1, nb, n, d, d, c.xt, P[1], 0, c.k);
+    attn__cis_per_position(1, nb, n, d, d, c.x ? c.x : c.xt, P[0], 0, c.q);
+    attn__cis_per_position(1, nb, n, d, d, c.x ? c.x : c.xt, P[1], 0, c.k);
     attn__cis_per_position(1, nb, n, d, d, c.xt, P[2], 0, c.v);
     ATTN__TRY(
         attn_attention_forward(&a, c.o, c.stats, NULL, c.q, c.k, c.v, work, attn_attention_workspace(&a)));
@@ -6468,11 +6473,11 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     ag.dQ = dQ; ag.dK = dK; ag.dV = dV;
     ATTN__TRY(attn_attention_backward(&a, &ag, dH, c.q, c.k, c.v, c.o, c.stats, work,
                                       attn_attention_workspace(&a)));
-    /* q, k, v = W[c] xt;  xt = xh + u_c, or g1_c xh */
+    /* q, k, v = W[c] xt (q, k = W[c] x with qk_raw: x is an input);  xt = xh + u_c, or g1_c xh */
     if (cf->vec == ATTN_CIS_FFN_BIAS) dX = NULL; /* no gradient to pass on */
-    attn__cis_linear_backward(m, o, 0, n, nb, d, d, dQ, c.xt, dX, 0);
-    attn__cis_linear_backward(m, o, 1, n, nb, d, d, dK, c.xt, dX, 1);
-    attn__cis_linear_backward(m, o, 2, n, nb, d, d, dV, c.xt, dX, 1);
+    attn__cis_linear_backward(m, o, 0, n, nb, d, d, dQ, c.x ? c.x : c.xt, c.x ? NULL : dX, 0);
+    attn__cis_linear_backward(m, o, 1, n, nb, d, d, dK, c.x ? c.x : c.xt, c.x ? NULL : dX, 1);
+    attn__cis_linear_backward(m, o, 2, n, nb, d, d, dV, c.xt, dX, !c.x);
     if (dX) {
         for (i = 0; i < nb; i++)
             for (p = 0; p < n; p++) {
@@ -9518,7 +9523,7 @@ static attn_status attn__ckpt_fill(attn_status s, attn_params *p, attn_checkpoin
 
 ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *path)
 {
-    int32_t cfg[7];
+    int32_t cfg[8];
     char names[1][ATTN_CKPT_NAME_LEN];
     const char *np[1] = {names[0]};
     int nn = 0;
@@ -9528,8 +9533,9 @@ ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *pat
     cfg[2] = attn__ckpt_name(names, &nn, m->cfg.kind);
     cfg[3] = (int32_t)m->cfg.vec;
     cfg[4] = m->cfg.init_uniform; attn__f64_words(m->cfg.scale, cfg + 5);
+    cfg[7] = m->cfg.qk_raw;
     if (cfg[2] < 0) return attn__fail(ATTN_ERR_ARG, "%s: %s", __func__, attn_last_error());
-    return attn_checkpoint_save(path, "cisformer", cfg, 7, np, nn, &m->p);
+    return attn_checkpoint_save(path, "cisformer", cfg, 8, np, nn, &m->p);
 }
 
 ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
@@ -9547,7 +9553,8 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
     memset(&c, 0, sizeof c);
     c.d = h.config[0]; c.ncon = h.config[1]; c.vec = (attn_cis_vec)h.config[3];
     c.init_uniform = h.config[4]; c.scale = attn__words_f64(h.config + 5);
-    if (h.nconfig != 7) floats = 0, attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
+    c.qk_raw = h.version == 1 ? 0 : h.config[7];
+    if (h.nconfig != (h.version == 1 ? 7 : 8)) floats = 0, attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
     else
         floats = (int)(c.kind = (attn_kind)attn__ckpt_kind(&h, h.config[2])) < 0
                      ? 0

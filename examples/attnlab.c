@@ -35,7 +35,8 @@ typedef struct {
     double lr, momentum, scale, plateau; /* plateau: a reference level drawn in the figure (NaN: none) */
     attn_kind attn[MAX_ATTN];
     attn_cis_vec vec;
-    int init_uniform;
+    int init_uniform, qk_raw, loss_mean; /* qk_raw: --qk-input raw; loss_mean: --loss mean over the d outputs */
+    double init_gain;                    /* --init-gain: the initial matrices times this */
     int decoder, layers, dmodel, heads; /* --model decoder and its shape */
     int window, dilation, global;       /* --model decoder: a sliding-window pattern */
     attn_pos_kind pos;
@@ -160,6 +161,12 @@ static void usage(FILE *f)
             "  --window W, --dilation D, --global G   decoder: each query sees keys i - m D,\n"
             "                          m = 0 .. W (Longformer), and the first G tokens   [0, 1, 0]\n"
             "  --scale S               score scale (decoder default 1/sqrt(D/H))      [1]\n"
+            "  --init-gain G           the initial matrices times G                     [1]\n"
+            "  --qk-input ln|raw       cisformer: q, k from LN(x) like v, or from the raw\n"
+            "                          one-hot x (the paper's other reading)           [ln]\n"
+            "  --loss sum|mean         a prediction's squared error summed or averaged\n"
+            "                          over the d outputs (the step is the mean over the\n"
+            "                          predictions either way)                        [sum]\n"
             "  --init uniform|normal   matrices U(+-1/sqrt(fan_in)) (PyTorch's default),\n"
             "                          or N(0, 1/fan_in) (diverges at lr 0.02) [uniform]\n"
             "  --seeds S               seeds per attention                             [4]\n"
@@ -286,6 +293,7 @@ static attn_cisformer_config cis_config(const options *o, attn_kind kind)
     attn_cisformer_config c;
     memset(&c, 0, sizeof c);
     c.d = o->N; c.ncon = o->ncon; c.kind = kind; c.scale = (attn_float)o->scale; c.vec = o->vec; c.init_uniform = o->init_uniform;
+    c.qk_raw = o->qk_raw;
     return c;
 }
 
@@ -431,7 +439,7 @@ static int load_config(options *o)
         o->layers = m.tf.cfg.layers; o->dmodel = m.tf.cfg.d; o->heads = m.tf.cfg.heads; o->pos = m.tf.cfg.pos; o->scale = m.tf.cfg.scale;
         o->init_uniform = m.tf.cfg.init == ATTN_INIT_UNIFORM;
     } else {
-        o->vec = m.cis.cfg.vec; o->scale = m.cis.cfg.scale;
+        o->vec = m.cis.cfg.vec; o->scale = m.cis.cfg.scale; o->qk_raw = m.cis.cfg.qk_raw;
     }
     o->start = &m;
     return 1;
@@ -445,6 +453,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->task = ATTN_NT; o->N = 16; o->tau = 2; o->ncon = 32; o->seeds = 4; o->epochs = 2000; o->update_epoch = 1;
     o->eval_every = 50; o->plateau = NAN; o->ntest = 100; o->ng = 50; o->final_test = 10000; o->lr = 0.02; o->momentum = 0.8; o->scale = 1;
     o->nattn = 2; o->attn[0] = ATTN_SOFTMAX; o->attn[1] = ATTN_EXPRESSIVE; o->vec = ATTN_CIS_FFN_BIAS; o->init_uniform = 1;
+    o->init_gain = 1;
     o->layers = 2; o->dmodel = 64; o->heads = 4; o->pos = ATTN_POS_LEARNED;
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -486,6 +495,9 @@ static int parse_options(int argc, char **argv, options *o)
             ok = !strcmp(v, "ffn_bias") ? (o->vec = ATTN_CIS_FFN_BIAS, 1) : !strcmp(v, "ln_bias") ? (o->vec = ATTN_CIS_LN_BIAS, 1)
                : !strcmp(v, "ln_gains") ? (o->vec = ATTN_CIS_LN_GAINS, 1) : 0;
         else if (!strcmp(a, "--init")) ok = (!strcmp(v, "normal") || !strcmp(v, "uniform")) && (o->init_uniform = !strcmp(v, "uniform"), 1);
+        else if (!strcmp(a, "--init-gain")) ok = parse_double(v, &o->init_gain) && o->init_gain > 0;
+        else if (!strcmp(a, "--qk-input")) ok = (!strcmp(v, "ln") || !strcmp(v, "raw")) && (o->qk_raw = !strcmp(v, "raw"), 1);
+        else if (!strcmp(a, "--loss")) ok = (!strcmp(v, "sum") || !strcmp(v, "mean")) && (o->loss_mean = !strcmp(v, "mean"), 1);
         else if (!strcmp(a, "--model")) ok = (!strcmp(v, "cisformer") || !strcmp(v, "decoder")) && (o->decoder = !strcmp(v, "decoder"), 1);
         else if (!strcmp(a, "--attn")) {
             char buf[256], *tok, *save = NULL;
@@ -628,6 +640,8 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     attn_rng_seed(&train_rng, (uint64_t)seed, 2);
     attn_rng_seed(&eval_rng, (uint64_t)seed, 3);
     res->failed = model_init(&m, o, kind, &init_rng) != ATTN_OK;
+    for (j = 0; !res->failed && o->init_gain != 1 && j < m.p->count; j++) /* --init-gain: the matrices scaled */
+        if (m.p->value[j].ndim >= 2) attn_scale(attn_tensor_numel(&m.p->value[j]), (attn_float)o->init_gain, m.p->value[j].data);
     if (res->failed) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(series); return; }
     if (o->start) memcpy(m.p->data, o->start->p->data, sizeof(attn_float) * m.p->total); /* the same configuration, so the same block */
     vel = (attn_float *)calloc(m.p->total, sizeof(attn_float));
@@ -662,7 +676,8 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
                 model_forward(&m, &tb, series + j, 1, nb);
                 attn_one_hot(tb.target, series + j + o->ncon, nb, o->N); /* loss: mean over the nb of sum_e (y_e - onehot_e)^2 */
                 memset(tb.dy, 0, sizeof(attn_float) * (size_t)nb * o->N);
-                attn_mse_backward(tb.dy, tb.y, tb.target, (size_t)nb * o->N, ATTN_REDUCE_SUM, (attn_float)(1.0 / nb));
+                attn_mse_backward(tb.dy, tb.y, tb.target, (size_t)nb * o->N, ATTN_REDUCE_SUM,
+                                  (attn_float)(1.0 / nb / (o->loss_mean ? o->N : 1))); /* --loss mean: / d */
                 model_sgd_step(&m, &tb, nb, vel, lr, o->momentum, step++);
             }
         }

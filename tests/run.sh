@@ -105,6 +105,11 @@ else
             "./build/attnlab --version | grep -q 'attn.h' && ./build/attnlab help lm | grep -q 'usage: attnlab lm'"
         try "every preset takes --out DIR (checked by --dry-run)" sh -c "for p in hyla-fuzzy hyla-sraven cog-lm cog-probes \
             seq2seq thesis E1; do ./build/attnlab preset \$p --quick --out $tmp/out --dry-run >/dev/null 2>&1 || exit 1; done"
+        try "the expressive-attention controls run: --qk-input raw --init-gain 0.5 --loss mean" sh -c \
+            "./build/attnlab train --qk-input raw --init-gain 0.5 --loss mean --epochs 10 --seeds 1 --final-test 20 --threads 1 \
+             >/dev/null 2>&1"
+        refuse "a qk input other than ln or raw" ./build/attnlab train --qk-input both
+        refuse "an initial gain of 0" ./build/attnlab train --init-gain 0
         refuse "an ambiguity check with 9 features" ./build/attnlab ambiguity --K 9
         try "attnlab ambiguity: both definitions beside Table A2" sh -c \
             "./build/attnlab ambiguity --runs 2 --samples 512 2>/dev/null | grep -q '| every feature | .* | 0.32% +- 0.09% |'"

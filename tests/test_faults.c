@@ -130,7 +130,7 @@ static void test_loaders(void)
         cc.d = 3; cc.ncon = 4; cc.kind = ATTN_SOFTMAX; cc.scale = 1;
         CHECK(attn_cisformer_init(&cm, &cc, &r) == ATTN_OK, "cisformer init");
         memcpy(&ckeep, &cm, sizeof cm);
-        CHECK(attn_checkpoint_save(path, "cisformer", (const int32_t[7]){4, 4, 0, 0, 0, 0, 0x3ff00000}, 7,
+        CHECK(attn_checkpoint_save(path, "cisformer", (const int32_t[8]){4, 4, 0, 0, 0, 0, 0x3ff00000, 0}, 8,
                                    (const char *const[1]){"softmax"}, 1, &cm.p) == ATTN_OK,
               "write a cisformer record with d = 4 and d = 3's block");
         CHECK(attn_cisformer_load(&cm, path) == ATTN_ERR_FORMAT && memcmp(&cm, &ckeep, sizeof cm) == 0, "cisformer: refused, model kept");

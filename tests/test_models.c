@@ -31,8 +31,8 @@ static void naive_cisformer(const attn_cisformer *m, const int *tok, double *y)
         for (e = 0; e < d; e++) {
             q[c][e] = kk[c][e] = v[c][e] = 0;
             for (k = 0; k < d; k++) {
-                q[c][e] += Wq[(c * d + e) * d + k] * xt[c][k];
-                kk[c][e] += Wk[(c * d + e) * d + k] * xt[c][k];
+                q[c][e] += Wq[(c * d + e) * d + k] * (cf->qk_raw ? x[c][k] : xt[c][k]);
+                kk[c][e] += Wk[(c * d + e) * d + k] * (cf->qk_raw ? x[c][k] : xt[c][k]);
                 v[c][e] += Wv[(c * d + e) * d + k] * xt[c][k];
             }
         }
@@ -130,14 +130,15 @@ static void test_cisformer_forward_backward(void)
     attn_rng r;
     int v, k;
     attn_rng_seed(&r, 4, 0);
-    for (v = 0; v <= ATTN_CIS_LN_GAINS; v++)
+    for (v = 0; v <= ATTN_CIS_LN_GAINS + 1; v++) /* the last: the LN bias with q, k from the raw input */
         for (k = 0; k < 3; k++) {
             cis_ctx c;
             attn_cisformer_config cf = {0};
             int len, i, stride;
             double worst = 0;
             char what[96];
-            cf.d = 3; cf.ncon = 5; cf.kind = kinds[k]; cf.scale = k == 2 ? 0 : 1; cf.vec = (attn_cis_vec)v;
+            cf.d = 3; cf.ncon = 5; cf.kind = kinds[k]; cf.scale = k == 2 ? 0 : 1;
+            cf.vec = (attn_cis_vec)(v > ATTN_CIS_LN_GAINS ? ATTN_CIS_LN_BIAS : v); cf.qk_raw = v > ATTN_CIS_LN_GAINS;
             CHECK(attn_cisformer_init(&c.m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
             for (i = 0; i < (int)c.m.p.total; i++) c.m.p.data[i] += (attn_float)(0.3 * attn_rng_normal(&r, 0, 1)); /* biases, gains off 0 and 1 */
             for (stride = 1; stride <= cf.ncon; stride += cf.ncon - 1) { /* a sliding series, then separate windows */
@@ -183,7 +184,7 @@ static void test_cisformer_backward_sgd(void)
     attn_rng r;
     int v, k, s;
     attn_rng_seed(&r, 41, 0);
-    for (v = 0; v <= ATTN_CIS_LN_GAINS; v++)
+    for (v = 0; v <= ATTN_CIS_LN_GAINS + 1; v++) /* the last: the LN bias with q, k from the raw input */
         for (k = 0; k < 2; k++)
             for (s = 0; s < 3; s++) {
                 attn_cisformer_config cf = {0};
@@ -195,7 +196,8 @@ static void test_cisformer_backward_sgd(void)
                 void *work;
                 double worst = 0;
                 int untouched = 1;
-                cf.d = dims[s][0]; cf.ncon = dims[s][1]; cf.kind = kinds[k]; cf.scale = 1; cf.vec = (attn_cis_vec)v; cf.init_uniform = 1;
+                cf.d = dims[s][0]; cf.ncon = dims[s][1]; cf.kind = kinds[k]; cf.scale = 1; cf.init_uniform = 1;
+                cf.vec = (attn_cis_vec)(v > ATTN_CIS_LN_GAINS ? ATTN_CIS_LN_BIAS : v); cf.qk_raw = v > ATTN_CIS_LN_GAINS;
                 attn_rng_seed(&ra, 9, 1); rb = ra;
                 CHECK(attn_cisformer_init(&a, &cf, &ra) == ATTN_OK && attn_cisformer_init(&b, &cf, &rb) == ATTN_OK, "init: %s", attn_last_error());
                 total = a.p.total;
