@@ -10008,6 +10008,7 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
 #endif
 }
 
+#ifndef ATTN_NO_STDIO
 /* The colour of value m on a heatmap's scale whose values run over lo .. hi (hi the largest |m| for
    the signed and log scales): white to blue, or white to red (positive) and blue (negative). */
 static void attn__heat_rgb(attn_heat_scale scale, double m, double lo, double hi, int *r, int *g, int *b)
@@ -10026,6 +10027,7 @@ static void attn__heat_rgb(attn_heat_scale scale, double m, double lo, double hi
     t = t < 0 ? 0 : t > 1 ? 1 : t;
     *r = (int)(255 * (1 - t)); *g = (int)(255 * (1 - 0.6 * t)); *b = 255;
 }
+#endif
 
 ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const attn_float *M, int rows,
                                      int cols, const char *const *row_labels, const char *const *col_labels,
