@@ -556,6 +556,10 @@ typedef struct attn_attention_desc {
     int block;
     const unsigned char *layout;
     int centered_literal;     /* ATTN_CENTERED: subtract 1/p instead of 1/n_i (see above) */
+    /* Grouped-query attention (the scored kinds without parameters or sub-heads): K, V (and dK, dV)
+       have kv_heads heads, [B, kv_heads, Tk, d]; query head h reads key head h / (H / kv_heads).
+       kv_heads divides H; 1 is multi-query attention; 0 means H (every head its own). */
+    int kv_heads;
     /* Dropout on the normalised weights (the latent code a for the head-mixing kinds), for
        training: entry (i, j) is kept with probability 1 - dropout and then scaled by
        1 / (1 - dropout). One mask [Tq, Tk] serves the batch and the heads; it is a hash of
@@ -3862,6 +3866,16 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
         return attn__fail(ATTN_ERR_SHAPE,
                           "%s: differential attention splits q, k into two sub-heads: dk = %d must be even",
                           fn, d->dk);
+    if (d->kv_heads < 0 || (d->kv_heads && d->H % d->kv_heads))
+        return attn__fail(ATTN_ERR_SHAPE, "%s: kv_heads = %d must divide H = %d (0: H)", fn, d->kv_heads,
+                          d->H);
+    if (d->kv_heads && d->kv_heads != d->H &&
+        (!attn_kind_get(d->kind)->score || (attn__flags(d->kind) & (ATTN_KF_SUBHEADS | ATTN_KF_MIXES_HEADS |
+                                                                    ATTN_KF_PARAMS | ATTN_KF_LINEAR_TIME))))
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: grouped-query attention is for the scored kinds (softmax, ea, cog, ...), "
+                          "not %s",
+                          fn, attn_kind_get(d->kind)->name);
     if (d->window > 0 && d->dilation) {
         int h;
         for (h = 0; h < d->H; h++)
@@ -3884,6 +3898,14 @@ typedef struct {
     int ldk; /* row stride of Q, K, dQ, dK: dk, or 2 dk for differential attention's sub-heads */
 } attn__args;
 typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
+
+/* The key and value slice of query head h in batch b: b H + h, or with grouped-query attention
+   b kv_heads + h / (H / kv_heads). */
+static size_t attn__kv_slice(const attn_attention_desc *d, int b, int h)
+{
+    int kvh = d->kv_heads ? d->kv_heads : d->H;
+    return (size_t)b * kvh + (size_t)(h / (d->H / kvh));
+}
 
 /* Checks the arguments of a forward (backward) call and packs them into *a for the workers. */
 static attn_status attn__forward_args(attn__args *a, const attn_attention_desc *d, attn_float *O,
@@ -3935,30 +3957,39 @@ static void attn__par_for(int n, attn__body_fn body, void *ctx)
 }
 
 /* Runs fn on every (b, h) pair, each thread with its own `floats` of work. Threads take whole
-   pairs, so no two write the same rows; with by_head (a dbias, which the batch shares) they take
-   whole heads and run the batch in order. Either way the result does not depend on the threads. */
+   units, so no two write the same rows: a unit is a pair, or with `group` > 1 (a backward pass of
+   grouped-query attention, whose heads share dK and dV) the group's heads in order; with by_head
+   (a dbias, which the batch shares) a unit is a head (or a group) over the whole batch in order.
+   Either way the result does not depend on the threads. */
 typedef struct {
     const attn__args *a;
     attn__head_fn fn;
     attn_float *ws;
     size_t floats;
-    int by_head;
+    int by_head, group;
 } attn__heads_job;
 
-/* Job w: the pair (w / H, w % H), or with by_head head w over the whole batch. */
+/* Job w: unit (w / U, w % U) of U = H / group units a batch, or with by_head unit w over the batch. */
 static void attn__heads_body(void *ctx, int w, int tid)
 {
     const attn__heads_job *j = (const attn__heads_job *)ctx;
-    int H = j->a->d->H, b;
-    for (b = j->by_head ? 0 : w / H; b < (j->by_head ? j->a->d->B : w / H + 1); b++)
-        j->fn(j->a, b, j->by_head ? w : w % H, j->ws + j->floats * (size_t)tid);
+    int U = j->a->d->H / j->group, u = j->by_head ? w : w % U, b, h;
+    for (b = j->by_head ? 0 : w / U; b < (j->by_head ? j->a->d->B : w / U + 1); b++)
+        for (h = u * j->group; h < (u + 1) * j->group; h++)
+            j->fn(j->a, b, h, j->ws + j->floats * (size_t)tid);
 }
 
-static void attn__run_heads(const attn__args *a, attn__head_fn fn, void *work, size_t floats, int by_head)
+static void attn__run_heads(const attn__args *a, attn__head_fn fn, void *work, size_t floats, int by_head,
+                            int group)
 {
     attn__heads_job j;
-    j.a = a; j.fn = fn; j.ws = attn__align_ptr(work, 0); j.floats = floats; j.by_head = by_head;
-    attn__par_for(by_head ? a->d->H : a->d->B * a->d->H, attn__heads_body, &j);
+    j.a = a;
+    j.fn = fn;
+    j.ws = attn__align_ptr(work, 0);
+    j.floats = floats;
+    j.by_head = by_head;
+    j.group = group;
+    attn__par_for((by_head ? 1 : a->d->B) * (a->d->H / group), attn__heads_body, &j);
 }
 
 /* Whether the sparse pattern lets the query at key position p see key j (Beltagy et al. 2020; Zaheer et al.
@@ -4318,9 +4349,9 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     const attn_attention_desc *d = a->d;
     const attn_float *Q = a->Q, *K = a->K, *V = a->V;
     attn_float *O = a->O, *stats = a->stats, *weights = a->weights;
-    size_t bh = (size_t)b * d->H + h;
-    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + bh * d->Tk * a->ldk,
-                     *Vp = V + bh * d->Tk * d->dv;
+    size_t bh = (size_t)b * d->H + h, kh = attn__kv_slice(d, b, h);
+    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + kh * d->Tk * a->ldk,
+                     *Vp = V + kh * d->Tk * d->dv;
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC,
                *acc = X + 2 * ATTN__BR * ATTN__BC;
@@ -4404,12 +4435,12 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
     const attn_attention_desc *d = a->d;
     const attn_float *Q = a->Q, *K = a->K, *V = a->V, *O = a->Oin, *dO = a->dO, *stats = a->stats_in;
     attn_float *dQ = a->dQ, *dK = a->dK, *dV = a->dV, *dbias = a->dbias;
-    size_t bh = (size_t)b * d->H + h;
-    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + bh * d->Tk * a->ldk,
-                     *Vp = V + bh * d->Tk * d->dv;
+    size_t bh = (size_t)b * d->H + h, kh = attn__kv_slice(d, b, h);
+    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + kh * d->Tk * a->ldk,
+                     *Vp = V + kh * d->Tk * d->dv;
     const attn_float *Op = O + bh * d->Tq * d->dv, *dOp = dO + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn_float *dQp = dQ + bh * d->Tq * a->ldk, *dKp = dK + bh * d->Tk * a->ldk,
-               *dVp = dV + bh * d->Tk * d->dv;
+    attn_float *dQp = dQ + bh * d->Tq * a->ldk, *dKp = dK + kh * d->Tk * a->ldk,
+               *dVp = dV + kh * d->Tk * d->dv;
     attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC,
                *vis = dA + ATTN__BR * ATTN__BC;
     attn_float *vsum = vis + ATTN__BR * ATTN__BC, *D = vsum + 2 * (size_t)ATTN__BR * d->dv, *n = D + ATTN__BR;
@@ -4487,7 +4518,7 @@ static attn_status attn__scored_forward(const attn_attention_desc *d, attn_float
 {
     attn__args a;
     ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
-    attn__run_heads(&a, attn__scored_forward_bh, work, attn__scored_floats(d), 0);
+    attn__run_heads(&a, attn__scored_forward_bh, work, attn__scored_floats(d), 0, 1);
     return ATTN_OK;
 }
 
@@ -4498,7 +4529,8 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, const att
 {
     attn__args a;
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
-    attn__run_heads(&a, attn__scored_backward_bh, work, attn__scored_floats(d), a.dbias != NULL);
+    attn__run_heads(&a, attn__scored_backward_bh, work, attn__scored_floats(d), a.dbias != NULL,
+                    d->kv_heads ? d->H / d->kv_heads : 1);
     return ATTN_OK;
 }
 
@@ -4665,7 +4697,7 @@ static attn_status attn__kernel_forward(const attn_attention_desc *d, attn_float
         return attn__fail(
             ATTN_ERR_ARG,
             "attn_attention_forward: the linear-time kinds never form the weights; pass weights = NULL");
-    attn__run_heads(&a, attn__kernel_forward_bh, work, attn__kernel_floats(d), 0);
+    attn__run_heads(&a, attn__kernel_forward_bh, work, attn__kernel_floats(d), 0, 1);
     return ATTN_OK;
 }
 
@@ -4679,7 +4711,7 @@ static attn_status attn__kernel_backward(const attn_attention_desc *d, const att
     if (d->bias || a.dbias)
         return attn__fail(ATTN_ERR_ARG,
                           "attn_attention_backward: the linear-time kinds have no additive bias");
-    attn__run_heads(&a, attn__kernel_backward_bh, work, attn__kernel_floats(d), 0);
+    attn__run_heads(&a, attn__kernel_backward_bh, work, attn__kernel_floats(d), 0, 1);
     return ATTN_OK;
 }
 
@@ -4736,7 +4768,7 @@ static void attn__diff_map(attn__args a, const attn_attention_desc *c, int m, at
     a.d = c;
     a.Q += off; a.K += off;
     if (a.dQ) { a.dQ += off; a.dK += off; }
-    attn__run_heads(&a, fn, work, attn__scored_floats(c), a.dbias != NULL);
+    attn__run_heads(&a, fn, work, attn__scored_floats(c), a.dbias != NULL, 1);
 }
 
 /* Forward: O1, O2 = A1 V, A2 V by the softmax kernel; x = O1 - lambda O2;
@@ -6577,8 +6609,10 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
     if (c->t5 && c->max_T < 2) return attn__fail(ATTN_ERR_SHAPE, "%s: T5 buckets need max_T >= 2", fn);
     if (c->window < 0 || c->dilation < 0 || c->global < 0 || c->global > c->max_T ||
         (!c->window && (c->dilation > 1 || c->global)))
-        return attn__fail(ATTN_ERR_SHAPE, "%s: window %d and dilation %d must be >= 0, global %d in 0 .. max_T; "
-                          "dilation and global tokens need a window", fn, c->window, c->dilation, c->global);
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: window %d and dilation %d must be >= 0, global %d in 0 .. max_T; "
+                          "dilation and global tokens need a window",
+                          fn, c->window, c->dilation, c->global);
     if (!(c->eps > 0) || !attn__finite(c->eps))
         return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0", fn, (double)c->eps);
     if (c->doc_mask && (!c->vocab || c->bos < 0 || c->bos >= c->vocab))
@@ -6820,7 +6854,8 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->att.bias = c->t5 ? bias : NULL;
     L->att.window = m->pattern ? c->window : 0;
     L->att.dilation = m->pattern ? (const int *)m->pattern : NULL;
-    L->att.global = m->pattern && c->global ? (const unsigned char *)m->pattern + sizeof(int) * c->heads : NULL;
+    L->att.global = m->pattern && c->global ? (const unsigned char *)m->pattern + sizeof(int) * c->heads
+                                            : NULL;
     L->att.dropout = m->training ? c->dropout : 0;
     L->att.dropout_seed = m->seed + 0x9E3779B97F4A7C15ull * (uint64_t)(l + 1);
     L->C = L->Cout = c->d;

@@ -793,8 +793,88 @@ static void test_linformer(void);
 static void test_layer_global(void);
 static void test_segments(void);
 
+/* Grouped- and multi-query attention against the naive reference of repeating each key and value
+   head over its group of query heads: the same outputs and dQ bit for bit, and dK, dV the sums of
+   the group's (every scored kind, causal and not, with dropout, 1 and 2 key heads for 4 query heads). */
+static void test_grouped_query(void)
+{
+    static const attn_kind kinds[6] = {ATTN_SOFTMAX, ATTN_EXPRESSIVE, ATTN_COG, ATTN_CENTERED, ATTN_SIGMOID, ATTN_LINEAR_RAW};
+    enum { B = 2, H = 4, T = 7, DK = 5, DV = 3 };
+    int k, kvh, causal, bad = 0, cases = 0;
+    double worst = 0;
+    attn_rng r;
+    attn_rng_seed(&r, 88, 0);
+    for (k = 0; k < 6; k++)
+        for (kvh = 1; kvh <= 2; kvh++)
+            for (causal = 0; causal < 2; causal++) {
+                attn_attention_desc d, f;
+                attn_attention_grads g, gf;
+                attn_float Q[B * H * T * DK], K[B * 2 * T * DK], V[B * 2 * T * DV], Kf[B * H * T * DK], Vf[B * H * T * DV];
+                attn_float O[B * H * T * DV], Of[B * H * T * DV], st[B * H * T], stf[B * H * T], dO[B * H * T * DV];
+                attn_float dQ[B * H * T * DK], dQf[B * H * T * DK], dK[B * 2 * T * DK], dKf[B * H * T * DK], dV[B * 2 * T * DV],
+                    dVf[B * H * T * DV];
+                void *work;
+                size_t wb;
+                int b, h, i;
+                memset(&d, 0, sizeof d);
+                d.kind = kinds[k]; d.B = B; d.H = H; d.Tq = d.Tk = T; d.dk = DK; d.dv = DV; d.causal = causal;
+                d.dropout = k == 0 ? (attn_float)0.25 : 0; d.dropout_seed = 5;
+                f = d;
+                d.kv_heads = kvh;
+                t_randn(Q, sizeof Q / sizeof *Q, &r, 1);
+                t_randn(K, (size_t)B * kvh * T * DK, &r, 1);
+                t_randn(V, (size_t)B * kvh * T * DV, &r, 1);
+                t_randn(dO, sizeof dO / sizeof *dO, &r, 1);
+                for (b = 0; b < B; b++) /* the reference's heads: each key head repeated over its group */
+                    for (h = 0; h < H; h++) {
+                        int g2 = b * kvh + h / (H / kvh);
+                        memcpy(Kf + ((size_t)b * H + h) * T * DK, K + (size_t)g2 * T * DK, sizeof(attn_float) * T * DK);
+                        memcpy(Vf + ((size_t)b * H + h) * T * DV, V + (size_t)g2 * T * DV, sizeof(attn_float) * T * DV);
+                    }
+                wb = attn_attention_workspace(&d) > attn_attention_workspace(&f) ? attn_attention_workspace(&d) : attn_attention_workspace(&f);
+                work = malloc(wb);
+                if (attn_attention_forward(&d, O, st, NULL, Q, K, V, work, wb) != ATTN_OK ||
+                    attn_attention_forward(&f, Of, stf, NULL, Q, Kf, Vf, work, wb) != ATTN_OK) {
+                    CHECK(0, "grouped forward: %s", attn_last_error());
+                    free(work);
+                    continue;
+                }
+                bad += memcmp(O, Of, sizeof O) != 0;
+                memset(&g, 0, sizeof g); memset(&gf, 0, sizeof gf);
+                memset(dQ, 0, sizeof dQ); memset(dQf, 0, sizeof dQf); memset(dK, 0, sizeof dK); memset(dKf, 0, sizeof dKf);
+                memset(dV, 0, sizeof dV); memset(dVf, 0, sizeof dVf);
+                g.dQ = dQ; g.dK = dK; g.dV = dV; gf.dQ = dQf; gf.dK = dKf; gf.dV = dVf;
+                CHECK(attn_attention_backward(&d, &g, dO, Q, K, V, O, st, work, wb) == ATTN_OK &&
+                          attn_attention_backward(&f, &gf, dO, Q, Kf, Vf, Of, stf, work, wb) == ATTN_OK,
+                      "grouped backward: %s", attn_last_error());
+                bad += memcmp(dQ, dQf, sizeof dQ) != 0;
+                for (b = 0; b < B; b++) /* dK, dV of a key head: the sum of its group's */
+                    for (h = 0; h < H; h++) {
+                        int g2 = b * kvh + h / (H / kvh);
+                        for (i = 0; i < T * DK; i++) dK[(size_t)g2 * T * DK + i] -= dKf[((size_t)b * H + h) * T * DK + i];
+                        for (i = 0; i < T * DV; i++) dV[(size_t)g2 * T * DV + i] -= dVf[((size_t)b * H + h) * T * DV + i];
+                    }
+                for (i = 0; i < B * kvh * T * DK; i++) worst = fmax(worst, fabs((double)dK[i]));
+                for (i = 0; i < B * kvh * T * DV; i++) worst = fmax(worst, fabs((double)dV[i]));
+                cases++;
+                free(work);
+            }
+    CHECK(!bad && worst < 1e3 * T_EPS, "grouped-query attention: %d outputs or dQ differ from the repeated heads; dK, dV off by %.3g",
+          bad, worst);
+    printf("  grouped-query attention: %d cases, outputs and dQ bitwise, dK and dV within %.2g\n", cases, worst);
+    {   /* refusals: a group that does not divide H, a kind with sub-heads or head mixing */
+        attn_attention_desc d;
+        memset(&d, 0, sizeof d);
+        d.kind = ATTN_SOFTMAX; d.B = 1; d.H = 4; d.Tq = d.Tk = 3; d.dk = d.dv = 4; d.kv_heads = 3;
+        CHECK(attn_attention_workspace(&d) == 0, "kv_heads 3 for 4 heads refused");
+        d.kv_heads = 2; d.kind = ATTN_HYLA;
+        CHECK(attn_attention_workspace(&d) == 0, "grouped-query HYLA refused");
+    }
+}
+
 void test_attention(void)
 {
+    test_grouped_query();
     test_centered_literal();
     test_layer_global();
     test_bigbird();
