@@ -5886,6 +5886,15 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
     return attn_linear_forward(y, c.Ocat, L->Wo, L->bo, B * Tq, H * dv, L->Cout);
 }
 
+/* The attention's gradients for the layer's backward pass: dQ, dK, dV and dbias given, the kind's own
+   parameters' from the layer's. */
+static void attn__layer_att_grads(attn_attention_grads *ag, const attn_layer_grads *g, attn_float *dQ,
+                                  attn_float *dK, attn_float *dV, attn_float *dbias)
+{
+    ag->dQ = dQ; ag->dK = dK; ag->dV = dV; ag->dbias = dbias;
+    ag->dlambda = g->dlambda; ag->dgain = g->dgain; ag->dw2 = g->dw2;
+}
+
 ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, attn_float *dm,
                                         const attn_layer_grads *g, const attn_float *dy,
                                         const attn_float *x, const attn_float *m, const attn_float *cache,
@@ -5924,13 +5933,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
         attn__layer_rows(L->att.global, b1, b0, B * H, -Tq, gd.Tq, dv, 0);
         memset(b3, 0, sizeof(attn_float) * nk);
         memset(b4, 0, sizeof(attn_float) * nv);
-        ag.dQ = b0;
-        ag.dK = b3;
-        ag.dV = b4;
-        ag.dbias = NULL;
-        ag.dlambda = g->dlambda;
-        ag.dgain = g->dgain;
-        ag.dw2 = g->dw2;
+        attn__layer_att_grads(&ag, g, b0, b3, b4, NULL);
         ATTN__TRY(attn_attention_backward(&gd, &ag, b2, c.Qg, c.Kg, c.Vg, c.Og, c.statsg, work,
                                           attn__layer_att_work(L, &d)));
         attn__layer_rows(L->att.global, b5, x, B, Tq, gd.Tq, L->C, 0); /* x of the global rows */
@@ -5947,13 +5950,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     memset(b0, 0, sizeof(attn_float) * nq);
     memset(b2, 0, sizeof(attn_float) * nk);
     memset(b3, 0, sizeof(attn_float) * nv);
-    ag.dQ = b0;
-    ag.dK = b2;
-    ag.dV = b3;
-    ag.dbias = g->dbias;
-    ag.dlambda = g->dlambda;
-    ag.dgain = g->dgain;
-    ag.dw2 = g->dw2;
+    attn__layer_att_grads(&ag, g, b0, b2, b3, g->dbias);
     ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work,
                                       attn_attention_workspace(&d)));
     if (L->rope) { /* q = R q_lin  =>  dq_lin = R^T dq, into b1 and back */
@@ -6543,6 +6540,21 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
 
 /* ---- the transformer ---- */
 
+/* One layout, two uses: with base NULL it only counts the bytes of a sequence of ATTN_ALIGN-aligned
+   blocks; with base, it hands them out in the same order. */
+typedef struct {
+    unsigned char *base;
+    size_t used;
+} attn__carver;
+
+static void *attn__carve(attn__carver *c, size_t bytes)
+{
+    void *p = c->base ? c->base + c->used : NULL;
+    c->used += attn__align_up(bytes);
+    return p;
+}
+
+
 /* The slots of a layer's tensors (at[l][slot]) and of the model's own (at[ATTN_MAX_LAYERS][slot]). */
 enum {
     ATTN__TF_N1G,
@@ -6897,44 +6909,37 @@ static size_t attn__tf_bias_floats(const attn_transformer *m, int Tq, int Tk)
     return m->cfg.t5 ? (size_t)m->cfg.heads * Tq * Tk : 0;
 }
 
-/* The cache of layer l in floats, and its slots when c is not NULL. */
+/* The cache of layer l in floats, and its slots when c is not NULL (each block ATTN_ALIGN-rounded). */
 static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T, attn_float *base,
                                   attn__tf_cache *c)
 {
+    attn__tf_cache t;
     attn_layer L;
-    int Tq = attn__tf_q(m, l, T), i;
+    attn__carver cv;
+    int Tq = attn__tf_q(m, l, T);
     size_t N = (size_t)B * T, n = (size_t)B * Tq, d = (size_t)m->cfg.d, mlp = (size_t)m->cfg.mlp,
-           glu = m->cfg.glu != 0, off = 0;
-    size_t sizes[15];
-    attn_float **slots[15];
+           glu = m->cfg.glu != 0, F = sizeof(attn_float);
     attn__tf_layer(m, l, m->p.data, &L);
-    sizes[0] = sizes[1] = N * d;
-    sizes[2] = sizes[3] = N;
-    sizes[4] = sizes[5] = n * d;
-    sizes[6] = sizes[7] = n;
-    sizes[8] = sizes[9] = n * mlp;
-    sizes[10] = sizes[11] = glu * n * mlp;
-    sizes[12] = attn__tf_bias_floats(m, Tq, T);
-    sizes[13] = Tq < T ? n * d : 0; sizes[14] = attn_layer_cache_floats(&L, B, Tq, T);
-    if (c) {
-        slots[0] = &c->x;
-        slots[1] = &c->a;
-        slots[2] = &c->m1;
-        slots[3] = &c->r1;
-        slots[4] = &c->h;
-        slots[5] = &c->bn;
-        slots[6] = &c->m2;
-        slots[7] = &c->r2;
-        slots[8] = &c->u;
-        slots[9] = &c->g;
-        slots[10] = &c->u2;
-        slots[11] = &c->a2;
-        slots[12] = &c->bias; slots[13] = &c->aq; slots[14] = &c->att;
-    }
-    for (i = 0; i < 15; off += sizes[i++])
-        if (c) *slots[i] = base + off;
-    if (c) c->next = base + off;
-    return off;
+    cv.base = c ? (unsigned char *)base : NULL;
+    cv.used = 0;
+    if (!c) c = &t;
+    c->x = (attn_float *)attn__carve(&cv, F * N * d);
+    c->a = (attn_float *)attn__carve(&cv, F * N * d);
+    c->m1 = (attn_float *)attn__carve(&cv, F * N);
+    c->r1 = (attn_float *)attn__carve(&cv, F * N);
+    c->h = (attn_float *)attn__carve(&cv, F * n * d);
+    c->bn = (attn_float *)attn__carve(&cv, F * n * d);
+    c->m2 = (attn_float *)attn__carve(&cv, F * n);
+    c->r2 = (attn_float *)attn__carve(&cv, F * n);
+    c->u = (attn_float *)attn__carve(&cv, F * n * mlp);
+    c->g = (attn_float *)attn__carve(&cv, F * n * mlp);
+    c->u2 = (attn_float *)attn__carve(&cv, F * glu * n * mlp);
+    c->a2 = (attn_float *)attn__carve(&cv, F * glu * n * mlp);
+    c->bias = (attn_float *)attn__carve(&cv, F * attn__tf_bias_floats(m, Tq, T));
+    c->aq = (attn_float *)attn__carve(&cv, Tq < T ? F * n * d : 0);
+    c->att = (attn_float *)attn__carve(&cv, F * attn_layer_cache_floats(&L, B, Tq, T));
+    c->next = (attn_float *)(cv.base ? cv.base + cv.used : NULL);
+    return cv.used / F;
 }
 
 /* Maps the cache of layer l, or with l = layers the final norm's. */
@@ -7320,20 +7325,6 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
 }
 
 /* ---- decoding with a key-value cache ---- */
-
-/* One layout, two uses: with base NULL it only counts the bytes of a sequence of ATTN_ALIGN-aligned
-   blocks; with base, it hands them out in the same order. */
-typedef struct {
-    unsigned char *base;
-    size_t used;
-} attn__carver;
-
-static void *attn__carve(attn__carver *c, size_t bytes)
-{
-    void *p = c->base ? c->base + c->used : NULL;
-    c->used += attn__align_up(bytes);
-    return p;
-}
 
 /* The blocks of decode's work for n new tokens into a cache of capacity cap (Tk <= cap keys). */
 typedef struct {
