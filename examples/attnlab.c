@@ -113,7 +113,8 @@ static void nt_row(char *line, size_t n, attn_kind kind, int seed, const run_res
              r->acc_task[1][k]);
 }
 
-static void usage(FILE *f)
+/* The commands (a screen); with full, then the train command's options. */
+static void usage(FILE *f, int full)
 {
     fprintf(f,
             "usage: attnlab COMMAND [options]\n"
@@ -139,6 +140,10 @@ static void usage(FILE *f)
             "Any command takes --dry-run (check the options, the models' configurations and the\noutputs; allocate and run nothing)\n"
             "and --opt=value as well as --opt value.\n"
             "\n");
+    if (!full) {
+        fprintf(f, "attnlab help train (or attnlab train --help) gives the NT tasks' options.\n");
+        return;
+    }
     fprintf(f,
             "task options (all commands):\n"
             "  --task nt|nts|ntr|mix   the series rule (mix: NT or NT-S per series)   [nt]\n"
@@ -458,7 +463,7 @@ static int parse_options(int argc, char **argv, options *o)
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = v != NULL, e;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); help_shown = 1; return 0; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout, 1); help_shown = 1; return 0; }
         if (!v) { fprintf(stderr, "attnlab: %s needs a value (or is unknown; see --help)\n", a); return 0; }
         if (!strcmp(a, "--task")) ok = (e = attn_nt_from_name(v)) >= 0 && (o->task = (attn_nt_task)e, 1);
         else if (!strcmp(a, "--N")) ok = parse_int(v, 2, &o->N) && (o->N_given = 1);
@@ -1198,7 +1203,7 @@ static int attnlab_run(int argc, char **argv)
 {
     options o;
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
-        usage(argc < 2 ? stderr : stdout);
+        usage(argc < 2 ? stderr : stdout, 0);
         return argc < 2 ? 1 : 0;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
