@@ -42,7 +42,7 @@ ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
 
-PROGRAMS = $(BUILD)/quickstart $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
 
 .PHONY: all run test test-sanitize test-valgrind test-wasm test-neon fuzz bench clean install uninstall
 
@@ -60,6 +60,8 @@ run: $(BUILD)/attnlab
 	$(BUILD)/attnlab train --task nt --N 16 --tau 2 --ncon 32 --attn softmax,ea --seeds 8 --epochs 2500 \
 	    --eval-every 100 --eval-early 500 --plateau 0.55 --final-test 2000 --csv results/run.csv --svg results/run.svg
 
+$(BUILD)/tiny_lm: examples/tiny_lm.c attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
 $(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
 
@@ -104,7 +106,7 @@ $(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)
 
 # The whole suite: compile matrix (C99, C11, C++11; gcc and clang; -Werror; two translation units;
 # ATTN_STATIC; options), the quickstart example, then every flavour. Ends with "N passed, N failed".
-test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/custom_kind $(BUILD)/attnlab
+test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab
 	@CC="$(CC)" ARCH="$(ARCH)" sh tests/run.sh $(FLAVOURS)
 
 test-sanitize: $(BUILD)/test_sanitize

@@ -63,6 +63,11 @@ else
     try "nothing allocates after warm-up (training steps and decoding with a refusing allocator)" sh -c \
         "$CC -O2 $ARCH -fopenmp -Wall -Wextra -Werror tests/noalloc.c -o $tmp/noalloc -lm && $tmp/noalloc"
     try "quickstart example runs" ./build/quickstart
+    if [ -x ./build/tiny_lm ]; then
+        try "tiny_lm trains a little and prints a sample" sh -c "./build/tiny_lm --steps 40 >/dev/null"
+    fi
+    try "tiny_lm's backward pass against central differences (float64)" sh -c \
+        "$CC -O2 -DATTN_DOUBLE examples/tiny_lm.c -o $tmp/tiny_d -lm && $tmp/tiny_d --gradcheck --steps 2 >/dev/null"
     try "custom kind example: gradient check passes and the loss falls" ./build/custom_kind
     # the README's 30-second example: its first ```c block, compiled as C99 with -Werror and run
     awk '/^```c$/ {f = 1; next} /^```$/ {if (f) exit} f' README.md >"$tmp/readme.c"
