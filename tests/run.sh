@@ -109,7 +109,7 @@ else
         try "attnlab --version and attnlab help COMMAND" sh -c \
             "./build/attnlab --version | grep -q 'attn.h' && ./build/attnlab help lm | grep -q 'usage: attnlab lm'"
         try "every preset takes --out DIR (checked by --dry-run)" sh -c "for p in hyla-fuzzy hyla-sraven cog-lm cog-probes \
-            seq2seq thesis E1; do ./build/attnlab preset \$p --quick --out $tmp/out --dry-run >/dev/null 2>&1 || exit 1; done"
+            seq2seq thesis E1; do ./build/attnlab preset \$p --quick --out $tmp/preset_out --dry-run >/dev/null 2>&1 || exit 1; done"
         try "the expressive-attention controls run: --qk-input raw --init-gain 0.5 --loss mean" sh -c \
             "./build/attnlab train --qk-input raw --init-gain 0.5 --loss mean --epochs 10 --seeds 1 --final-test 20 --threads 1 \
              >/dev/null 2>&1"
@@ -145,14 +145,14 @@ fi
 
 for prog in "$@"; do
     echo "== $prog"
-    $prog >"$tmp/out" 2>&1
+    $prog >"$tmp/prog_out" 2>&1
     status=$?
-    grep -v '^attn.h ' "$tmp/out" | grep -v ' passed, ' | head -40
-    head -1 "$tmp/out"
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/out" | tail -1)
+    grep -v '^attn.h ' "$tmp/prog_out" | grep -v ' passed, ' | head -40
+    head -1 "$tmp/prog_out"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/prog_out" | tail -1)
     if [ -z "$line" ]; then
         bad "$prog: no result line (exit status $status)"
-        tail -5 "$tmp/out"
+        tail -5 "$tmp/prog_out"
         continue
     fi
     echo "$line"
