@@ -44,7 +44,7 @@ endif
 
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
 
-.PHONY: all run test test-sanitize test-valgrind test-wasm test-neon fuzz bench clean install uninstall
+.PHONY: all run test test-sanitize test-valgrind test-wasm test-web web test-neon fuzz bench clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS)
 
@@ -122,6 +122,30 @@ $(BUILD)/test_wasm.js: $(TEST_DEP) | $(BUILD)
 	    -sEXIT_RUNTIME=1 -sNODERAWFS=1 $(TEST_SRC) -o $@
 test-wasm: $(BUILD)/test_wasm.js
 	@sh tests/run.sh --no-compile "node $(BUILD)/test_wasm.js"
+
+# The browser demo (examples/web/): demo.c to demo.js + demo.wasm beside the page, the worker and the
+# bundled text, in build/web/; open it through any HTTP server (python3 -m http.server -d build/web).
+WEB_FILES = $(BUILD)/web/index.html $(BUILD)/web/worker.js $(BUILD)/web/sample.txt
+web: $(BUILD)/web/demo.js $(WEB_FILES)
+$(BUILD)/web/demo.js: attn.h examples/web/demo.c
+	mkdir -p $(BUILD)/web
+	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(WARN) -sMODULARIZE=1 -sEXPORT_NAME=createDemo \
+	    -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web,worker,node -sEXPORTED_FUNCTIONS=_malloc,_free \
+	    -sEXPORTED_RUNTIME_METHODS=cwrap,UTF8ToString,HEAPU8 examples/web/demo.c -o $@
+$(BUILD)/web/%: examples/web/% | $(BUILD)/web/demo.js
+	cp $< $@
+$(BUILD)/web/sample.txt: examples/data/sample.txt | $(BUILD)/web/demo.js
+	cp $< $@
+# make test-web: the module under node (the same numbers as the native build of demo.c), then the
+# page in Debian's Chromium, headless, driven by playwright-core (npm, in tests/web/), served on
+# 127.0.0.1; skipped with a message when emcc, chromium or playwright-core is missing.
+test-web:
+	@if ! command -v emcc >/dev/null; then echo "skip: test-web needs emcc (emscripten)"; \
+	elif ! command -v chromium >/dev/null; then echo "skip: test-web needs chromium"; \
+	elif [ ! -d tests/web/node_modules/playwright-core ]; then \
+	    echo "skip: test-web needs playwright-core (cd tests/web && npm install)"; \
+	else $(MAKE) --no-print-directory web && $(CC) -O2 $(WARN) -DDEMO_MAIN examples/web/demo.c -o $(BUILD)/demo_native -lm \
+	    && node tests/web/test_web.mjs $(BUILD); fi
 
 # AArch64 (NEON kernels), cross-compiled and run under qemu-user (gcc-aarch64-linux-gnu, qemu-user).
 $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)
