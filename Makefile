@@ -44,7 +44,7 @@ endif
 
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
 
-.PHONY: all run test test-sanitize test-valgrind test-wasm test-web web test-neon fuzz bench clean install uninstall
+.PHONY: all run test test-sanitize test-valgrind test-wasm test-web web test-neon fuzz bench bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS)
 
@@ -146,6 +146,21 @@ test-web:
 	    echo "skip: test-web needs playwright-core (cd tests/web && npm install)"; \
 	else $(MAKE) --no-print-directory web && $(CC) -O2 $(WARN) -DDEMO_MAIN examples/web/demo.c -o $(BUILD)/demo_native -lm \
 	    && node tests/web/test_web.mjs $(BUILD); fi
+
+# make bench-web: bench/bench_wasm.c natively, under node and in Chromium, beside TensorFlow.js's WASM
+# backend (npm, in bench/web/: cd bench/web && npm install); see docs/inference.md.
+$(BUILD)/bench_wasm: bench/bench_wasm.c bench/bench.h examples/web/demo.c attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
+$(BUILD)/web/bench_wasm.js: bench/bench_wasm.c bench/bench.h examples/web/demo.c attn.h
+	mkdir -p $(BUILD)/web
+	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(WARN) -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 $< -o $@
+$(BUILD)/web/bench.html: bench/web/bench.html | $(BUILD)/web/bench_wasm.js
+	cp $< $@
+bench-web:
+	@if ! command -v emcc >/dev/null || ! command -v chromium >/dev/null || [ ! -d bench/web/node_modules ]; then \
+	    echo "skip: bench-web needs emcc, chromium and bench/web/node_modules (cd bench/web && npm install)"; \
+	else $(MAKE) --no-print-directory $(BUILD)/bench_wasm $(BUILD)/web/bench_wasm.js $(BUILD)/web/bench.html && \
+	    node bench/web/bench_web.mjs $(BUILD); fi
 
 # AArch64 (NEON kernels), cross-compiled and run under qemu-user (gcc-aarch64-linux-gnu, qemu-user).
 $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)

@@ -20,6 +20,18 @@ attn_float *t_alloc(size_t n)
     return p;
 }
 
+double t_max_diff(const attn_float *a, const attn_float *b, size_t n)
+{
+    double m = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (t_isnan(a[i]) || t_isnan(b[i])) return INFINITY;
+        if (d > m) m = d;
+    }
+    return m;
+}
+
 int t_params_equal(const attn_params *a, const attn_params *b)
 {
     int k;

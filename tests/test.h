@@ -45,6 +45,9 @@ static inline int t_isnan(attn_float x)
 /* n values drawn from Normal(0, std) */
 void t_randn(attn_float *x, size_t n, attn_rng *r, double std);
 attn_float *t_alloc(size_t n); /* zeroed; the test exits if memory runs out */
+/* The largest |a_i - b_i| over n values; infinity if one is NaN. (A function, not a loop in each
+   test: aarch64 gcc 12's vectoriser crashed on an fmax reduction inlined into a long test.) */
+double t_max_diff(const attn_float *a, const attn_float *b, size_t n);
 /* Whether a and b have the same tensors (count, shapes) with bitwise equal values; the alignment
    padding between them is not compared (a checkpoint does not hold it). */
 int t_params_equal(const attn_params *a, const attn_params *b);

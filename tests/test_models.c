@@ -887,7 +887,7 @@ static void test_transformer_window(void)
     int tok[12] = {1, 4, 0, 2, 3, 1, 3, 3, 2, 0, 2, 4}, i;
     void *work;
     size_t wb;
-    double diff = 0;
+    double diff;
     const char *path = "build/test_window.ckpt";
     attn_rng_seed(&r, 21, 0);
     c.kinds[0] = ATTN_SOFTMAX; c.kinds[1] = ATTN_EXPRESSIVE;
@@ -899,13 +899,13 @@ static void test_transformer_window(void)
     work = malloc(wb = attn_transformer_work_bytes(&w, 2, 6));
     attn_transformer_forward(&m, y1, cache, tok, NULL, 2, 6, work, wb);
     attn_transformer_forward(&w, y2, cache, tok, NULL, 2, 6, work, wb);
-    for (i = 0; i < 2 * 6 * 4; i++) diff = fmax(diff, fabs((double)y1[i] - (double)y2[i]));
+    diff = t_max_diff(y1, y2, 2 * 6 * 4);
     CHECK(diff < 1e-5, "a window wider than the sequence is plain attention (differs by %.3g)", diff);
     attn_transformer_free(&w);
     c.window = 1; c.dilation = 2; c.global = 1; /* query i sees i - 2, i, and token 0 */
     CHECK(attn_transformer_init(&w, &c, &r) == ATTN_OK, "init with a dilated window: %s", attn_last_error());
     attn_transformer_forward(&w, y2, cache, tok, NULL, 2, 6, work, wb);
-    for (i = 0, diff = 0; i < 2 * 6 * 4; i++) diff = fmax(diff, fabs((double)y1[i] - (double)y2[i]));
+    diff = t_max_diff(y1, y2, 2 * 6 * 4);
     CHECK(diff > 1e-3, "the dilated window changes the outputs");
     CHECK(attn_transformer_save(&w, path) == ATTN_OK, "save: %s", attn_last_error());
     attn_transformer_free(&m);
@@ -937,7 +937,7 @@ static void test_transformer_window(void)
                   attn_transformer_decode(&w, &kv, step + 3 * 4, tok + 3, 1, dw, db) == ATTN_OK &&
                   attn_transformer_decode(&w, &kv, step + 4 * 4, tok + 4, 2, dw, db) == ATTN_OK,
               "decode with a window: %s", attn_last_error());
-        for (i = 0, diff = 0; i < 6 * 4; i++) diff = fmax(diff, fabs((double)y2[i] - (double)step[i]));
+        diff = t_max_diff(y2, step, 6 * 4);
         CHECK(diff < (sizeof(attn_float) == 4 ? 1e-5 : 1e-12), "decoding with a window differs from the full pass by %.3g", diff);
         free(kvm); free(dw);
     }

@@ -1,0 +1,111 @@
+// make bench-web: bench_wasm.c natively (BUILD/bench_wasm), as WebAssembly under node and in
+// headless Chromium (BUILD/web/bench_wasm.js, the page bench.html), and TensorFlow.js's WASM
+// backend (XNNPACK kernels, SIMD, one thread) on the same GEMM shapes in this node process; one
+// table with the ratio of attn.h's wasm128 build to TF.js. Run `npm install` in bench/web first.
+//   node bench/web/bench_web.mjs [BUILD] [--runs N]   (the median of N runs of everything, default 3)
+import {createRequire} from 'node:module';
+import {execFileSync} from 'node:child_process';
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+
+const args = process.argv.slice(2);
+if (args.includes('--help')) {
+  console.log('usage: node bench/web/bench_web.mjs [BUILD] [--runs N]\n' +
+              '  attn.h natively, in node and in Chromium (wasm128), and TF.js wasm in node: GEMM GFLOP/s,\n' +
+              '  attention ms, the demo\'s training steps/s; the median of N runs (3)');
+  process.exit(0);
+}
+const runsAt = args.indexOf('--runs'), runs = runsAt >= 0 ? +args[runsAt + 1] : 3;
+const build = args.find((a, i) => !a.startsWith('--') && (i === 0 || args[i - 1] !== '--runs')) || 'build';
+const web = path.join(build, 'web'), here = path.dirname(new URL(import.meta.url).pathname);
+const require = createRequire(import.meta.url);
+if (!(runs >= 1)) { console.error('--runs takes a number >= 1'); process.exit(1); }
+
+// "NAME VALUE UNIT" lines into {NAME: {value, unit}}.
+function parse(text) {
+  const out = {};
+  for (const line of text.split('\n')) {
+    const m = line.match(/^(\S+) ([\d.]+) (.+)$/);
+    if (m) out[m[1]] = {value: +m[2], unit: m[3]};
+    else if (line.startsWith('build ')) out.build = line.slice(6);
+  }
+  return out;
+}
+
+async function chromiumRun(browser, url) {
+  const page = await browser.newPage();
+  await page.goto(url + 'bench.html');
+  await page.waitForFunction(() => window.benchDone, null, {timeout: 600000, polling: 500});
+  const text = await page.evaluate(() => window.benchLines.join('\n'));
+  await page.close();
+  return parse(text);
+}
+
+async function tfjsRun(shapes) {
+  const tf = require(path.join(here, 'node_modules/@tensorflow/tfjs-core'));
+  const wasm = require(path.join(here, 'node_modules/@tensorflow/tfjs-backend-wasm'));
+  const dist = path.join(here, 'node_modules/@tensorflow/tfjs-backend-wasm/dist') + '/';
+  wasm.setWasmPaths(dist);
+  wasm.setThreadsCount(1);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  const out = {build: `TF.js ${tf.version_core}, wasm backend, SIMD ${await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')}`};
+  for (const [tb, M, N, K] of shapes) {
+    const a = tf.randomUniform([M, K], -0.5, 0.5), b = tf.randomUniform(tb ? [N, K] : [K, N], -0.5, 0.5), t = [];
+    for (let r = 0; r <= 7; r++) {
+      const t0 = performance.now();
+      const c = tf.matMul(a, b, false, !!tb);
+      c.dataSync();
+      if (r) t.push(performance.now() - t0);
+      c.dispose();
+    }
+    t.sort((x, y) => x - y);
+    out[`gemm_${tb ? 'NT' : 'NN'}_${M}x${N}x${K}`] = {value: 2 * M * N * K / (t[3] * 1e-3) * 1e-9, unit: 'GFLOP/s'};
+    a.dispose(); b.dispose();
+  }
+  return out;
+}
+
+const median = (xs) => { const s = [...xs].sort((x, y) => x - y); return s[(s.length - 1) >> 1]; };
+const types = {'.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm'};
+const server = http.createServer((req, res) => {
+  const file = path.join(web, path.normalize(decodeURIComponent(req.url.split('?')[0])));
+  fs.readFile(file, (err, data) => {
+    if (err) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, {'Content-Type': types[path.extname(file)] || 'application/octet-stream'});
+    res.end(data);
+  });
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const url = `http://127.0.0.1:${server.address().port}/`;
+const {chromium} = require(path.join(here, 'node_modules/playwright-core'));
+const browser = await chromium.launch({executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+                                       args: ['--no-sandbox', '--disable-gpu']});
+const samples = {native: [], node: [], chromium: [], tfjs: []};
+let shapes = null;
+for (let r = 0; r < runs; r++) { // interleaved, so that a slow moment of the machine hits every column
+  samples.native.push(parse(execFileSync(path.join(build, 'bench_wasm')).toString()));
+  samples.node.push(parse(execFileSync('node', [path.join(web, 'bench_wasm.js')]).toString()));
+  samples.chromium.push(await chromiumRun(browser, url));
+  shapes = shapes || Object.keys(samples.node[0]).filter((k) => k.startsWith('gemm_'))
+    .map((k) => { const m = k.match(/gemm_(NN|NT)_(\d+)x(\d+)x(\d+)/); return [m[1] === 'NT' ? 1 : 0, +m[2], +m[3], +m[4]]; });
+  samples.tfjs.push(await tfjsRun(shapes));
+  process.stderr.write(`  run ${r + 1}/${runs} done\n`);
+}
+await browser.close();
+server.close();
+
+const cols = ['native', 'node', 'chromium', 'tfjs'];
+console.log(`bench_web: ${os.cpus()[0].model}, one thread, medians of 7 repeats, the median of ${runs} interleaved runs`);
+for (const c of cols) console.log(`  ${c}: ${samples[c][0].build}`);
+console.log('\n| figure | native | attn.h wasm128, node | attn.h wasm128, Chromium | TF.js wasm, node | attn.h node / TF.js |');
+console.log('|---|---:|---:|---:|---:|---:|');
+for (const name of Object.keys(samples.node[0]).filter((k) => k !== 'build')) {
+  const v = {};
+  for (const c of cols) v[c] = samples[c][0][name] ? median(samples[c].map((s) => s[name].value)) : null;
+  const fmt = (x) => x === null ? '-' : x.toFixed(x < 10 ? 2 : 1);
+  console.log(`| ${name} (${samples.node[0][name].unit}) | ${fmt(v.native)} | ${fmt(v.node)} | ${fmt(v.chromium)} | ${fmt(v.tfjs)} | ` +
+              `${v.tfjs ? (v.node / v.tfjs).toFixed(2) : '-'} |`);
+}
