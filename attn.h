@@ -316,6 +316,14 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
                        const attn_float *A, int lda, const attn_float *B, int ldb, attn_float beta,
                        attn_float *C, int ldc);
 ATTNDEF void attn_gemm_release(void);
+/* The packing buffer from the caller instead: attn_gemm_scratch_bytes(t) bytes serve every product
+   on up to t threads; attn_gemm_scratch(mem, bytes) lends them to the calling thread's products
+   (NULL: back to its own buffer, allocated when needed), and nothing of the caller's is ever
+   freed. A product that needs more (more threads) allocates its own buffer for that call. With
+   CBLAS there is no buffer (0 bytes). ATTN_ERR_ARG for fewer bytes than one thread needs, or a
+   compiler without thread-local storage. */
+ATTNDEF size_t attn_gemm_scratch_bytes(int threads);
+ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes);
 /* The same product by the plain triple loop with double accumulation: the oracle of the tests. */
 ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, attn_float alpha,
                                  const attn_float *A, int lda, const attn_float *B, int ldb,
@@ -905,6 +913,12 @@ ATTNDEF attn_cisformer_config attn_cisformer_config_default(void);
 ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg);
 /* Allocates the parameters and draws them: matrices as cfg->init_uniform says, biases 0, gains 1. */
 ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng);
+/* The same model in the caller's memory: mem [bytes], bytes >= attn_cisformer_bytes(cfg) (0 and the
+   error set for an invalid configuration); nothing is allocated, and _free releases nothing of it
+   (the same holds for attn_transformer_init_in and attn_seq2seq_init_in). */
+ATTNDEF size_t attn_cisformer_bytes(const attn_cisformer_config *cfg);
+ATTNDEF attn_status attn_cisformer_init_in(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng,
+                                           void *mem, size_t bytes);
 ATTNDEF void attn_cisformer_free(attn_cisformer *m);
 /* Sizes for nb windows at once: the cache forward fills for backward, and the scratch either uses. */
 ATTNDEF size_t attn_cisformer_cache_floats(const attn_cisformer *m, int nb);
@@ -1022,6 +1036,11 @@ ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg);
    N(0, 0.1^2). training and seed start at 0. */
 ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg,
                                           attn_rng *rng);
+/* In the caller's memory, mem [bytes >= attn_transformer_bytes(cfg)]: the parameters and a window's
+   pattern (see attn_cisformer_init_in). */
+ATTNDEF size_t attn_transformer_bytes(const attn_transformer_config *cfg);
+ATTNDEF attn_status attn_transformer_init_in(attn_transformer *m, const attn_transformer_config *cfg,
+                                             attn_rng *rng, void *mem, size_t bytes);
 ATTNDEF void attn_transformer_free(attn_transformer *m);
 /* Sizes for B sequences of T tokens: the cache forward fills for backward, the scratch of either. */
 ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, int T);
@@ -1132,6 +1151,11 @@ ATTNDEF attn_seq2seq_config attn_seq2seq_config_default(void);
 ATTNDEF size_t attn_seq2seq_param_count(const attn_seq2seq_config *cfg);
 /* Allocates and draws the parameters (matrices as cfg->init says, biases 0, gains 1). */
 ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng);
+/* In the caller's memory, mem [bytes >= attn_seq2seq_bytes(cfg)] (see attn_cisformer_init_in; the
+   list of parameter descriptors, one per tensor, is allocated during the call and freed). */
+ATTNDEF size_t attn_seq2seq_bytes(const attn_seq2seq_config *cfg);
+ATTNDEF attn_status attn_seq2seq_init_in(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng,
+                                         void *mem, size_t bytes);
 ATTNDEF void attn_seq2seq_free(attn_seq2seq *m);
 /* Sizes for B pairs of a source of Ts and a decoder input of Tt tokens. */
 ATTNDEF size_t attn_seq2seq_cache_floats(const attn_seq2seq *m, int B, int Ts, int Tt);
@@ -1982,6 +2006,13 @@ ATTNDEF attn_status attn_params_init(attn_params *p, const attn_param_desc *desc
     return ATTN_OK;
 }
 
+/* A model's parameter block: in the caller's mem [bytes], or allocated when mem is NULL. */
+static attn_status attn__params_place(attn_params *p, const attn_param_desc *desc, int count, void *mem,
+                                      size_t bytes)
+{
+    return mem ? attn_params_init_in(p, desc, count, mem, bytes) : attn_params_init(p, desc, count);
+}
+
 ATTNDEF void attn_params_free(attn_params *p)
 {
     if (p->owned) ATTN_FREE(p->owned);
@@ -2698,32 +2729,66 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
                         buf, N, C + (size_t)i * ldc);
 }
 
-/* The calling thread's packing buffer, at least `bytes` long (ATTN_ALIGN-aligned), or NULL. */
+/* The packing buffer of a product on nth threads: the largest blocks' (see attn__gemm_packed). */
+static size_t attn__gemm_need(int nth)
+{
+    size_t mc = (size_t)ATTN__MAX(ATTN__MC, ATTN__MAXMR);
+    return sizeof(attn_float) * ATTN__KC * ((size_t)ATTN__NC + mc * (size_t)nth) + ATTN_ALIGN;
+}
+
+/* The calling thread's packing buffer, at least `bytes` long (ATTN_ALIGN-aligned), or NULL; *owned
+   is set when it was allocated for this call only (the caller frees it). */
 #ifndef ATTN__NO_TLS
 static ATTN__TLS void *attn__gemm_scratch = NULL;
-static ATTN__TLS size_t attn__gemm_scratch_bytes = 0;
+static ATTN__TLS size_t attn__gemm_scratch_bytes = 0; /* usable bytes after alignment */
+static ATTN__TLS int attn__gemm_scratch_lent = 0;     /* 1: the caller's (attn_gemm_scratch) */
 #endif
 static attn_float *attn__gemm_buffer(size_t bytes, void **owned)
 {
+    *owned = NULL;
 #ifndef ATTN__NO_TLS
-    if (bytes > attn__gemm_scratch_bytes) {
+    if (bytes <= attn__gemm_scratch_bytes) return attn__align_ptr(attn__gemm_scratch, 0);
+    if (!attn__gemm_scratch_lent) {
         if (attn__gemm_scratch) ATTN_FREE(attn__gemm_scratch);
         attn__gemm_scratch_bytes = (attn__gemm_scratch = ATTN_MALLOC(bytes + ATTN_ALIGN)) ? bytes : 0;
+        return attn__gemm_scratch ? attn__align_ptr(attn__gemm_scratch, 0) : NULL;
     }
-    *owned = NULL;
-    return attn__gemm_scratch ? attn__align_ptr(attn__gemm_scratch, 0) : NULL;
-#else
+#endif
     *owned = ATTN_MALLOC(bytes + ATTN_ALIGN);
     return *owned ? attn__align_ptr(*owned, 0) : NULL;
-#endif
 }
 
 ATTNDEF void attn_gemm_release(void)
 {
 #ifndef ATTN__NO_TLS
-    if (attn__gemm_scratch) ATTN_FREE(attn__gemm_scratch);
+    if (attn__gemm_scratch && !attn__gemm_scratch_lent) ATTN_FREE(attn__gemm_scratch);
     attn__gemm_scratch = NULL;
     attn__gemm_scratch_bytes = 0;
+    attn__gemm_scratch_lent = 0;
+#endif
+}
+
+ATTNDEF size_t attn_gemm_scratch_bytes(int threads)
+{
+    return attn__gemm_need(threads > 1 ? threads : 1) + ATTN_ALIGN;
+}
+
+ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes)
+{
+#ifndef ATTN__NO_TLS
+    if (mem && bytes < attn_gemm_scratch_bytes(1))
+        return attn__fail(ATTN_ERR_ARG, "attn_gemm_scratch: %lu bytes, at least %lu needed",
+                          (unsigned long)bytes, (unsigned long)attn_gemm_scratch_bytes(1));
+    attn_gemm_release();
+    if (mem) {
+        attn__gemm_scratch = mem;
+        attn__gemm_scratch_bytes = bytes - ATTN_ALIGN;
+        attn__gemm_scratch_lent = 1;
+    }
+    return ATTN_OK;
+#else
+    (void)mem; (void)bytes;
+    return attn__fail(ATTN_ERR_ARG, "attn_gemm_scratch: this compiler has no thread-local storage");
 #endif
 }
 
@@ -2759,10 +2824,7 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     }
     /* the buffer for the largest blocks of nth threads, so that later products never grow it: the
        threads' A blocks first, then B's (a small product's packs stay close together) */
-    g.apack = attn__gemm_buffer(sizeof(attn_float) * ATTN__KC *
-                                        ((size_t)ATTN__NC + (size_t)ATTN__MAX(ATTN__MC, g.mr) * nth) +
-                                    ATTN_ALIGN,
-                                &owned);
+    g.apack = attn__gemm_buffer(attn__gemm_need(nth), &owned);
     if (!g.apack) {
         attn_gemm_reference(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
@@ -2777,6 +2839,10 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
         attn__gemm_thread(&g, 0, 1);
     if (owned) ATTN_FREE(owned);
 }
+#else /* CBLAS: no packing buffer of ours */
+ATTNDEF void attn_gemm_release(void) {}
+ATTNDEF size_t attn_gemm_scratch_bytes(int threads) { (void)threads; return 0; }
+ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes) { (void)mem; (void)bytes; return ATTN_OK; }
 #endif
 
 ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -6227,7 +6293,17 @@ static size_t attn__cis_block(const char *fn, const attn_cisformer_config *c, si
     return attn__block_floats(pd, 8, fb);
 }
 
-ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng)
+ATTNDEF size_t attn_cisformer_bytes(const attn_cisformer_config *cfg)
+{
+    attn_param_desc pd[8];
+    if (attn__cis_check(__func__, cfg) != ATTN_OK) return 0;
+    attn__cis_descs(cfg, pd);
+    return attn_params_bytes(pd, 8);
+}
+
+/* attn_cisformer_init, in mem [bytes] when mem is not NULL. */
+static attn_status attn__cis_make(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng,
+                                  void *mem, size_t bytes)
 {
     attn_param_desc pd[8];
     static const int fan[8] = {1, 1, 1,  1,
@@ -6236,10 +6312,10 @@ ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_
     int i;
     size_t j, n;
     ATTN__NEED(m); ATTN__NEED(rng);
-    ATTN__TRY(attn__cis_check(__func__, cfg));
+    ATTN__TRY(attn__cis_check("attn_cisformer_init", cfg));
     attn__cis_descs(cfg, pd);
     memset(&t, 0, sizeof t);
-    ATTN__TRY(attn_params_init(&t.p, pd, 8));
+    ATTN__TRY(attn__params_place(&t.p, pd, 8, mem, bytes));
     t.cfg = *cfg;
     for (i = 0; i < 8; i++) {
         attn_float *v = t.p.value[i].data;
@@ -6252,6 +6328,18 @@ ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_
     }
     *m = t;
     return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_cisformer_init(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng)
+{
+    return attn__cis_make(m, cfg, rng, NULL, 0);
+}
+
+ATTNDEF attn_status attn_cisformer_init_in(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng,
+                                           void *mem, size_t bytes)
+{
+    ATTN__NEED(mem);
+    return attn__cis_make(m, cfg, rng, mem, bytes);
 }
 
 ATTNDEF void attn_cisformer_free(attn_cisformer *m)
@@ -6781,14 +6869,21 @@ static attn_float attn__init_draw(attn_init_kind init, double fan, attn_rng *rng
     return (attn_float)(z / (0.87962566103423978 * sqrt(fan)));
 }
 
-/* With a window: the pattern's arrays, dilation [H] ints and global [max_T] bytes (ATTN_MALLOC). */
-static attn_status attn__tf_pattern(attn_transformer *m)
+/* The bytes of a window's pattern (0 without one): dilation [H] ints and global [max_T] bytes. */
+static size_t attn__tf_pattern_bytes(const attn_transformer_config *c)
+{
+    return c->window ? sizeof(int) * (size_t)c->heads + (size_t)c->max_T : 0;
+}
+
+/* With a window: the pattern's arrays in mem (aligned, attn__tf_pattern_bytes + ATTN_ALIGN), or
+   allocated (ATTN_MALLOC) when mem is NULL. */
+static attn_status attn__tf_pattern(attn_transformer *m, void *mem)
 {
     const attn_transformer_config *c = &m->cfg;
     int *dil, h;
     m->pattern = NULL;
     if (!c->window) return ATTN_OK;
-    if (!(m->pattern = ATTN_MALLOC(sizeof(int) * (size_t)c->heads + (size_t)c->max_T)))
+    if (!(m->pattern = mem ? (void *)attn__align_ptr(mem, 0) : ATTN_MALLOC(attn__tf_pattern_bytes(c))))
         return attn__fail(ATTN_ERR_NOMEM, "attn_transformer_init: no memory for the attention pattern");
     dil = (int *)m->pattern;
     for (h = 0; h < c->heads; h++) dil[h] = c->dilation > 0 ? c->dilation : 1;
@@ -6796,17 +6891,31 @@ static attn_status attn__tf_pattern(attn_transformer *m)
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg,
-                                          attn_rng *rng)
+ATTNDEF size_t attn_transformer_bytes(const attn_transformer_config *cfg)
+{
+    attn_param_desc p[ATTN__TF_MAX_DESCS];
+    short at[ATTN_MAX_LAYERS + 1][ATTN__TF_MAX_SLOTS];
+    size_t floats, count;
+    int n = attn__tf_layout(__func__, cfg, p, at, &floats, &count);
+    return n ? attn_params_bytes(p, n) + (cfg->window ? attn__tf_pattern_bytes(cfg) + ATTN_ALIGN : 0) : 0;
+}
+
+/* attn_transformer_init, in mem [bytes] when mem is not NULL: the parameters, then the pattern. */
+static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_config *cfg, attn_rng *rng,
+                                 void *mem, size_t bytes)
 {
     attn_param_desc p[ATTN__TF_MAX_DESCS];
     attn_transformer t; /* built here, copied to *m only when complete */
     int i, n;
-    size_t j, cnt, floats;
+    size_t j, cnt, floats, pb;
     ATTN__NEED(m); ATTN__NEED(rng);
     memset(&t, 0, sizeof t);
-    if (!(n = attn__tf_layout(__func__, cfg, p, t.at, &floats, &cnt))) return attn_last_status();
-    ATTN__TRY(attn_params_init(&t.p, p, n));
+    if (!(n = attn__tf_layout("attn_transformer_init", cfg, p, t.at, &floats, &cnt))) return attn_last_status();
+    pb = attn_params_bytes(p, n);
+    if (mem && bytes < attn_transformer_bytes(cfg))
+        return attn__fail(ATTN_ERR_ARG, "attn_transformer_init_in: %lu bytes, %lu needed",
+                          (unsigned long)bytes, (unsigned long)attn_transformer_bytes(cfg));
+    ATTN__TRY(attn__params_place(&t.p, p, n, mem, pb));
     t.cfg = *cfg;
     /* by name (decided once a tensor): E, P, t5, lambda, gains ("n?g", "gain"), biases, matrices */
     for (i = 0; i < n; i++) {
@@ -6824,7 +6933,7 @@ ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transf
                    : p[i].ndim == 1 ? one
                                     : attn__init_draw(cfg->init, fan, rng);
     }
-    if (attn__tf_pattern(&t) != ATTN_OK) {
+    if (attn__tf_pattern(&t, mem ? (unsigned char *)mem + pb : NULL) != ATTN_OK) {
         attn_params_free(&t.p);
         return attn_last_status();
     }
@@ -6832,11 +6941,24 @@ ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transf
     return ATTN_OK;
 }
 
+ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg,
+                                          attn_rng *rng)
+{
+    return attn__tf_make(m, cfg, rng, NULL, 0);
+}
+
+ATTNDEF attn_status attn_transformer_init_in(attn_transformer *m, const attn_transformer_config *cfg,
+                                             attn_rng *rng, void *mem, size_t bytes)
+{
+    ATTN__NEED(mem);
+    return attn__tf_make(m, cfg, rng, mem, bytes);
+}
+
 ATTNDEF void attn_transformer_free(attn_transformer *m)
 {
     if (!m) return;
+    if (m->pattern && m->p.owned) ATTN_FREE(m->pattern); /* in the caller's memory with the rest */
     attn_params_free(&m->p);
-    if (m->pattern) ATTN_FREE(m->pattern);
     m->pattern = NULL;
 }
 
@@ -7812,7 +7934,21 @@ ATTNDEF size_t attn_seq2seq_param_count(const attn_seq2seq_config *cfg)
     return attn__s2s_block(__func__, cfg, &floats, sizeof(attn_float));
 }
 
-ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng)
+ATTNDEF size_t attn_seq2seq_bytes(const attn_seq2seq_config *cfg)
+{
+    attn_param_desc *p;
+    size_t bytes;
+    int n;
+    if (attn__s2s_alloc_descs(__func__, cfg, &p, &n) != ATTN_OK) return 0;
+    bytes = attn_params_bytes(p, n);
+    ATTN_FREE(p);
+    if (!bytes) attn__fail(ATTN_ERR_OVERFLOW, "attn_seq2seq_bytes: the parameter block overflows size_t");
+    return bytes;
+}
+
+/* attn_seq2seq_init, in mem [bytes] when mem is not NULL. */
+static attn_status attn__s2s_make(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng, void *mem,
+                                  size_t bytes)
 {
     attn_param_desc *p;
     attn_seq2seq t; /* built here, copied to *m only when complete */
@@ -7820,10 +7956,10 @@ ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config
     size_t j, cnt;
     int i, n;
     ATTN__NEED(m); ATTN__NEED(rng);
-    ATTN__TRY(attn__s2s_alloc_descs(__func__, cfg, &p, &n));
+    ATTN__TRY(attn__s2s_alloc_descs("attn_seq2seq_init", cfg, &p, &n));
     memset(&t, 0, sizeof t);
-    s = attn__params_layout(p, n, &cnt) ? attn_params_init(&t.p, p, n)
-        : attn__fail(ATTN_ERR_OVERFLOW, "%s: the parameter block overflows size_t", __func__);
+    s = attn__params_layout(p, n, &cnt) ? attn__params_place(&t.p, p, n, mem, bytes)
+        : attn__fail(ATTN_ERR_OVERFLOW, "attn_seq2seq_init: the parameter block overflows size_t");
     ATTN_FREE(p);
     ATTN__TRY(s);
     t.cfg = *cfg;
@@ -7837,6 +7973,18 @@ ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config
     }
     *m = t;
     return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_seq2seq_init(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng)
+{
+    return attn__s2s_make(m, cfg, rng, NULL, 0);
+}
+
+ATTNDEF attn_status attn_seq2seq_init_in(attn_seq2seq *m, const attn_seq2seq_config *cfg, attn_rng *rng,
+                                         void *mem, size_t bytes)
+{
+    ATTN__NEED(mem);
+    return attn__s2s_make(m, cfg, rng, mem, bytes);
 }
 
 ATTNDEF void attn_seq2seq_free(attn_seq2seq *m)

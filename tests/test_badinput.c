@@ -257,6 +257,19 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
         c = sc; c.enc_layers = ATTN_MAX_LAYERS + 1;
         BAD(attn_seq2seq_init((attn_seq2seq *)U(0), &c, &r));
     }
+    /* models in the caller's memory: one byte short, a bad configuration; attn_gemm's buffer */
+    BAD(attn_cisformer_init_in((attn_cisformer *)U(0), &cc, &r, U(5), attn_cisformer_bytes(&cc) - 1));
+    BAD(attn_transformer_init_in((attn_transformer *)U(0), &tc, &r, U(5), attn_transformer_bytes(&tc) - 1));
+    BAD(attn_seq2seq_init_in((attn_seq2seq *)U(0), &sc, &r, U(5), attn_seq2seq_bytes(&sc) - 1));
+    BAD(attn_transformer_init_in((attn_transformer *)U(0), &tc, &r, NULL, 1 << 20));
+    {
+        attn_transformer_config c = tc;
+        c.heads = 0;
+        ZERO(attn_transformer_bytes(&c));
+    }
+#ifndef ATTN_USE_CBLAS /* with CBLAS there is no buffer, and any is accepted */
+    BAD(attn_gemm_scratch(U(5), 64));
+#endif
     /* models: calls */
     BAD(attn_cisformer_forward(cis, F(0), F(4), bad_ids, 1, 1, U(5), sizeof pool[5].b));
     BAD(attn_cisformer_forward(cis, F(0), F(4), ids, 1, 0, U(5), sizeof pool[5].b));

@@ -1377,8 +1377,55 @@ static void test_band_analysis(void)
     CHECK(attn_sigma_candidate(X, 16, 3, 10, 2, 0.2, 0, 0, &r) == ATTN_ERR_ARG, "two blocks of 10 in 16 refused");
 }
 
+/* Each model made in the caller's memory (attn_*_init_in) holds the same parameters as one that
+   attn_*_init allocates, lies inside the caller's block, and its _free releases nothing of it. */
+static void test_models_in_caller_memory(void)
+{
+    attn_cisformer_config cc = attn_cisformer_config_default();
+    attn_transformer_config tc = tf_small();
+    attn_seq2seq_config sc = attn_seq2seq_config_default();
+    attn_cisformer c1, c2;
+    attn_transformer t1, t2;
+    attn_seq2seq s1, s2;
+    attn_rng r;
+    size_t cb, tb, sb;
+    unsigned char *mem;
+    cc.d = 5; cc.ncon = 4;
+    tc.window = 2; tc.global = 1; /* the pattern goes into the block too */
+    sc.src_vocab = sc.tgt_vocab = 9; sc.d = 8; sc.heads = 2; sc.dk = sc.dv = 4; sc.mlp = 16;
+    cb = attn_cisformer_bytes(&cc); tb = attn_transformer_bytes(&tc); sb = attn_seq2seq_bytes(&sc);
+    CHECK(cb && tb && sb, "sizes of valid configurations: %lu %lu %lu", (unsigned long)cb, (unsigned long)tb,
+          (unsigned long)sb);
+    mem = (unsigned char *)malloc(cb + tb + sb);
+    attn_rng_seed(&r, 5, 0);
+    CHECK(attn_cisformer_init(&c1, &cc, &r) == ATTN_OK, "%s", attn_last_error());
+    attn_rng_seed(&r, 5, 0);
+    CHECK(attn_cisformer_init_in(&c2, &cc, &r, mem, cb) == ATTN_OK, "%s", attn_last_error());
+    CHECK(t_params_equal(&c1.p, &c2.p) && !c2.p.owned && (unsigned char *)c2.p.data >= mem &&
+              (unsigned char *)(c2.p.data + 2 * c2.p.total) <= mem + cb,
+          "cisformer in the caller's memory: the same parameters, inside the block");
+    attn_rng_seed(&r, 6, 0);
+    CHECK(attn_transformer_init(&t1, &tc, &r) == ATTN_OK, "%s", attn_last_error());
+    attn_rng_seed(&r, 6, 0);
+    CHECK(attn_transformer_init_in(&t2, &tc, &r, mem + cb, tb) == ATTN_OK, "%s", attn_last_error());
+    CHECK(t_params_equal(&t1.p, &t2.p) && !t2.p.owned && t2.pattern && (unsigned char *)t2.pattern >= mem + cb &&
+              (unsigned char *)t2.pattern + sizeof(int) * tc.heads + tc.max_T <= mem + cb + tb &&
+              !memcmp(t1.pattern, t2.pattern, sizeof(int) * tc.heads + tc.max_T),
+          "transformer with a window in the caller's memory: the same parameters and pattern, inside the block");
+    attn_rng_seed(&r, 7, 0);
+    CHECK(attn_seq2seq_init(&s1, &sc, &r) == ATTN_OK, "%s", attn_last_error());
+    attn_rng_seed(&r, 7, 0);
+    CHECK(attn_seq2seq_init_in(&s2, &sc, &r, mem + cb + tb, sb) == ATTN_OK, "%s", attn_last_error());
+    CHECK(t_params_equal(&s1.p, &s2.p) && !s2.p.owned, "encoder-decoder in the caller's memory: the same parameters");
+    attn_cisformer_free(&c1); attn_cisformer_free(&c2); /* the second frees nothing: free(mem) below */
+    attn_transformer_free(&t1); attn_transformer_free(&t2);
+    attn_seq2seq_free(&s1); attn_seq2seq_free(&s2);
+    free(mem);
+}
+
 void test_models(void)
 {
+    test_models_in_caller_memory();
     test_cisformer_counts();
     test_cisformer_forward_backward();
     test_cisformer_backward_sgd();
