@@ -319,7 +319,9 @@ ATTNDEF void attn_gemm_release(void);
 /* The packing buffer from the caller instead: attn_gemm_scratch_bytes(t) bytes serve every product
    on up to t threads; attn_gemm_scratch(mem, bytes) lends them to the calling thread's products
    (NULL: back to its own buffer, allocated when needed), and nothing of the caller's is ever
-   freed. A product that needs more (more threads) allocates its own buffer for that call. With
+   freed. A product that needs more (more threads) allocates its own buffer for that call, and the
+   products the library runs on its worker threads (attention's tiles) use those threads' own
+   buffers: a program that must never allocate runs on one thread (attn_set_threads(1)). With
    CBLAS there is no buffer (0 bytes). ATTN_ERR_ARG for fewer bytes than one thread needs, or a
    compiler without thread-local storage. */
 ATTNDEF size_t attn_gemm_scratch_bytes(int threads);
@@ -1183,10 +1185,16 @@ ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weig
    be NULL): its log p / lp. Each step runs one position per hypothesis through the decoder, with the
    source's cross-attention keys and values computed once and each hypothesis' self-attention keys
    and values cached (the kinds whose scores shift with the number of keys, sigmoid, rerun the
-   decoder over the prefix instead). Allocates (ATTN_MALLOC) the caches and work for one source. */
+   decoder over the prefix instead). Allocates (ATTN_MALLOC) the caches and work for one source;
+   attn_seq2seq_decode_in takes them from the caller, work [work_bytes >=
+   attn_seq2seq_decode_work_bytes(m, Ts, max_len, beam)], and allocates nothing. */
 ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
                                         int B, int Ts, int bos, int eos, int max_len, int beam,
                                         attn_float alpha);
+ATTNDEF size_t attn_seq2seq_decode_work_bytes(const attn_seq2seq *m, int Ts, int max_len, int beam);
+ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
+                                           int B, int Ts, int bos, int eos, int max_len, int beam,
+                                           attn_float alpha, void *work, size_t work_bytes);
 
 /* ============================================================================================== */
 /* 9. tasks                                                                                        */
@@ -6910,7 +6918,8 @@ static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_con
     size_t j, cnt, floats, pb;
     ATTN__NEED(m); ATTN__NEED(rng);
     memset(&t, 0, sizeof t);
-    if (!(n = attn__tf_layout("attn_transformer_init", cfg, p, t.at, &floats, &cnt))) return attn_last_status();
+    n = attn__tf_layout("attn_transformer_init", cfg, p, t.at, &floats, &cnt);
+    if (!n) return attn_last_status();
     pb = attn_params_bytes(p, n);
     if (mem && bytes < attn_transformer_bytes(cfg))
         return attn__fail(ATTN_ERR_ARG, "attn_transformer_init_in: %lu bytes, %lu needed",
@@ -8540,20 +8549,70 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
                                cf->tgt_vocab);
 }
 
+/* The decoding's block for one source: caches, logits, the beam's bookkeeping and work, then (when
+   the keys and values are cached: *cached) the key-value caches from *kv_at on. */
+static size_t attn__s2s_decode_bytes(const attn_seq2seq *m, int Ts, int max_len, int beam, int *cached,
+                                     size_t *kv_at)
+{
+    size_t K = (size_t)beam, V = (size_t)m->cfg.tgt_vocab, L1 = (size_t)max_len + 1, bytes;
+    attn__s2s_kv kc;
+    bytes = sizeof(attn_float) * attn_seq2seq_cache_floats(m, beam, Ts, max_len) +
+            attn_seq2seq_work_bytes(m, beam, Ts, max_len) + sizeof(attn_float) * K * max_len * V +
+            sizeof(int) * (K * Ts + 2 * K * L1 + K * max_len + 4 * K + 2 * K * V) +
+            sizeof(double) * (2 * K + 2 * K * V) + 8 * ATTN_ALIGN;
+    /* step by step with cached keys and values, unless the kind's scores shift with the key count
+       (sigmoid): then each step reruns the decoder over the prefix, as a full pass of that length */
+    *cached = beam <= 64 && !(attn_kind_get(m->cfg.kind)->score && attn_kind_get(m->cfg.kind)->score->offset);
+    *kv_at = bytes;
+    return bytes + (*cached ? attn__s2s_kv_map(m, Ts, max_len, beam, NULL, &kc) + ATTN_ALIGN : 0);
+}
+
+ATTNDEF size_t attn_seq2seq_decode_work_bytes(const attn_seq2seq *m, int Ts, int max_len, int beam)
+{
+    int cached;
+    size_t at;
+    if (!m) {
+        attn__fail(ATTN_ERR_ARG, "%s: m is NULL", __func__);
+        return 0;
+    }
+    if (attn__s2s_check(__func__, &m->cfg) != ATTN_OK) return 0;
+    if (beam < 1 || Ts < 1 || Ts > m->cfg.max_src || max_len < 1 || max_len > m->cfg.max_tgt) {
+        attn__fail(ATTN_ERR_SHAPE, "%s: Ts = %d in 1 .. %d, max_len = %d in 1 .. %d, beam = %d >= 1",
+                   __func__, Ts, m->cfg.max_src, max_len, m->cfg.max_tgt, beam);
+        return 0;
+    }
+    return attn__s2s_decode_bytes(m, Ts, max_len, beam, &cached, &at);
+}
+
 ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
                                         int B, int Ts, int bos, int eos, int max_len, int beam,
                                         attn_float alpha)
+{
+    size_t bytes = attn_seq2seq_decode_work_bytes(m, Ts, max_len, beam);
+    void *work;
+    attn_status st;
+    if (!bytes) /* the call reports what is wrong */
+        return attn_seq2seq_decode_in(m, out, score, src, B, Ts, bos, eos, max_len, beam, alpha, NULL, 0);
+    if (!(work = ATTN_MALLOC(bytes)))
+        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu bytes", __func__, (unsigned long)bytes);
+    st = attn_seq2seq_decode_in(m, out, score, src, B, Ts, bos, eos, max_len, beam, alpha, work, bytes);
+    ATTN_FREE(work);
+    return st;
+}
+
+ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
+                                           int B, int Ts, int bos, int eos, int max_len, int beam,
+                                           attn_float alpha, void *work_mem, size_t work_bytes)
 {
     attn_seq2seq dm;
     attn__s2s_work w;
     attn__s2s_kv kc;
     attn_float *cache, *logits;
-    size_t cb, wb, lb, i, V, K, L1, bytes, kvb = 0;
+    size_t cb, lb, i, V, K, L1, kv_at;
     int *srcK, *tok, *ntok, *tgt, *done, *ndone, *len, *nlen, *cand_h, *cand_v, b, t, k, j, nh, nc, v,
         cur = 0, from[64], cached;
     double *logp, *nlogp, *cand_s, *cand_l;
-    unsigned char *mem;
-    void *kvmem = NULL;
+    unsigned char *mem = (unsigned char *)work_mem;
     attn_status st = ATTN_OK;
     ATTN__NEED(m); ATTN__NEED(out); ATTN__NEED(src);
     ATTN__TRY(attn__s2s_check(__func__, &m->cfg));
@@ -8575,21 +8634,13 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
     dm.training = 0;
     K = (size_t)beam; V = (size_t)m->cfg.tgt_vocab; L1 = (size_t)max_len + 1;
     cb = sizeof(attn_float) * attn_seq2seq_cache_floats(m, beam, Ts, max_len);
-    wb = attn_seq2seq_work_bytes(m, beam, Ts, max_len);
     lb = sizeof(attn_float) * K * max_len * V;
-    bytes = cb + wb + lb + sizeof(int) * (K * Ts + 2 * K * L1 + K * max_len + 4 * K + 2 * K * V) +
-            sizeof(double) * (2 * K + 2 * K * V) + 8 * ATTN_ALIGN;
-    /* step by step with cached keys and values, unless the kind's scores shift with the key count
-       (sigmoid): then each step reruns the decoder over the prefix, as a full pass of that length */
-    cached = beam <= 64 && !(attn_kind_get(m->cfg.kind)->score && attn_kind_get(m->cfg.kind)->score->offset);
-    if (cached) kvb = attn__s2s_kv_map(m, Ts, max_len, beam, NULL, &kc);
-    mem = (unsigned char *)ATTN_MALLOC(bytes);
-    if (!mem || (cached && !(kvmem = ATTN_MALLOC(kvb)))) {
-        if (mem) ATTN_FREE(mem);
-        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu bytes", __func__,
-                          (unsigned long)(bytes + kvb));
-    }
-    if (cached) attn__s2s_kv_map(m, Ts, max_len, beam, kvmem, &kc);
+    ATTN__NEED(work_mem);
+    if (work_bytes < attn__s2s_decode_bytes(m, Ts, max_len, beam, &cached, &kv_at))
+        return attn__fail(ATTN_ERR_ARG, "%s: work of %lu bytes, %lu needed", __func__,
+                          (unsigned long)work_bytes,
+                          (unsigned long)attn__s2s_decode_bytes(m, Ts, max_len, beam, &cached, &kv_at));
+    if (cached) attn__s2s_kv_map(m, Ts, max_len, beam, attn__align_ptr(mem + kv_at, 0), &kc);
     cache = attn__align_ptr(mem, 0);
     logits = attn__align_ptr(cache, cb); /* the work between: aligned after logits */
     logp = (double *)attn__align_ptr(logits, lb);
@@ -8687,8 +8738,6 @@ ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_fl
             if (score) score[b] = (attn_float)attn__beam_score(logp[0], len[0], alpha);
         }
     }
-    ATTN_FREE(mem);
-    if (kvmem) ATTN_FREE(kvmem);
     return st;
 }
 

@@ -2,8 +2,9 @@
    transformer's training steps (forward, backward, AdamW) and decoding with the key-value cache run
    with an allocator that refuses every call (1) after the first step, and (2) from before
    attn_transformer_init_in, with the model, attn_gemm's packing buffer and the optimizer's moments
-   in memory the program allocated first; both give the same bits as a run whose allocator never
-   refuses (tests/run.sh builds and runs this). */
+   in memory the program allocated first, on one thread (attn_gemm_scratch lends the calling
+   thread's buffer; the library's worker threads keep their own); both give the same bits as a run
+   whose allocator never refuses (tests/run.sh builds and runs this). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ static int run(int mode, int steps, attn_float *params, attn_float *logits, long
     refuse = 0;
     attn_rng_seed(&r, 3, 0);
     if (mode == CALLER_MEMORY) { /* the program's own memory first (malloc, not the library's) */
+        attn_set_threads(1); /* products inside the library's parallel regions use their threads' buffers */
         mem = malloc(mb = attn_transformer_bytes(&c));
         scratch = malloc(sb);
         refuse = 1;
@@ -87,11 +89,48 @@ static int run(int mode, int steps, attn_float *params, attn_float *logits, long
     n = (int)m.p.total;
     attn_transformer_free(&m); /* with the caller's memory: releases nothing */
     refuse = 0;
-    if (mode == CALLER_MEMORY) attn_gemm_scratch(NULL, 0);
-    else attn_optim_free(&opt);
+    if (mode == CALLER_MEMORY) {
+        attn_gemm_scratch(NULL, 0);
+        attn_set_threads(0);
+    } else {
+        attn_optim_free(&opt);
+    }
     free(cache); free(work); free(kvmem); free(dw); free(mem); free(scratch); free(mom); free(vel);
     attn_gemm_release(); /* every run starts cold */
     return n;
+}
+
+/* The encoder-decoder in the caller's memory (init_in allocates only its temporary descriptor
+   list) and attn_gemm's buffer lent: beam search with attn_seq2seq_decode_in, the allocator
+   refusing, allocates nothing and finds what attn_seq2seq_decode finds. */
+static int seq2seq_in_caller_memory(long *refused)
+{
+    attn_seq2seq_config c = attn_seq2seq_config_default();
+    attn_seq2seq m;
+    attn_rng r;
+    int src[2 * 6] = {3, 4, 5, 6, 7, 8, 8, 7, 6, 5, 4, 3}, out1[2 * 8], out2[2 * 8], ok;
+    attn_float s1[2], s2[2];
+    void *mem, *work, *scratch = malloc(attn_gemm_scratch_bytes(1));
+    size_t mb, wb;
+    long before;
+    c.src_vocab = c.tgt_vocab = 12; c.d = 16; c.heads = 2; c.dk = c.dv = 8; c.mlp = 32; c.max_src = 6; c.max_tgt = 8;
+    mem = malloc(mb = attn_seq2seq_bytes(&c));
+    attn_rng_seed(&r, 9, 0);
+    ok = mem && attn_seq2seq_init_in(&m, &c, &r, mem, mb) == ATTN_OK; /* allocates its descriptor list */
+    work = malloc(wb = ok ? attn_seq2seq_decode_work_bytes(&m, 6, 8, 3) : 1);
+    attn_set_threads(1);
+    ok = ok && scratch && attn_gemm_scratch(scratch, attn_gemm_scratch_bytes(1)) == ATTN_OK;
+    refuse = 1;
+    before = calls;
+    ok = ok && work && attn_seq2seq_decode_in(&m, out2, s2, src, 2, 6, 1, 2, 8, 3, (attn_float)0.6, work, wb) == ATTN_OK;
+    *refused = calls - before;
+    refuse = 0;
+    ok = ok && attn_seq2seq_decode(&m, out1, s1, src, 2, 6, 1, 2, 8, 3, (attn_float)0.6) == ATTN_OK &&
+         !memcmp(out1, out2, sizeof out1) && !memcmp(s1, s2, sizeof s1);
+    attn_gemm_scratch(NULL, 0);
+    attn_set_threads(0);
+    free(mem); free(work); free(scratch);
+    return ok;
 }
 
 int main(void)
@@ -108,6 +147,13 @@ int main(void)
         int same = n[k] == n[0] && !memcmp(p[k], p[0], sizeof(attn_float) * n[0]) && !memcmp(l[k], l[0], sizeof l[0]);
         printf("noalloc: %s: %ld allocation calls; %s\n", what[k], calls_refused[k], same ? "the same bits" : "the runs differ");
         bad |= calls_refused[k] != 0 || !same;
+    }
+    {
+        long n_s2s = 0;
+        int same = seq2seq_in_caller_memory(&n_s2s);
+        printf("noalloc: encoder-decoder beam search in the caller's memory: %ld allocation calls; %s\n", n_s2s,
+               same ? "the same tokens and scores" : "failed or differs");
+        bad |= n_s2s != 0 || !same;
     }
     return bad;
 }

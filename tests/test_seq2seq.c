@@ -320,6 +320,19 @@ static void test_seq2seq_decode(void)
             CHECK(fabs(sc[0] - best) < 1e-4 && !memcmp(out, arg, sizeof(int) * (size_t)alen) && (alen == 3 || out[alen] == -1),
                   "beam 64, alpha %.1f, pair %d: score %.6f, exhaustive search %.6f", alpha, b, (double)sc[0], best);
         }
+    {   /* the same search in the caller's work: the same tokens and scores; one byte short refused */
+        int out2[3 * 3];
+        attn_float sc2[3];
+        size_t wb = attn_seq2seq_decode_work_bytes(&c.m, c.Ts, 3, 4);
+        void *w = malloc(wb);
+        CHECK(attn_seq2seq_decode(&c.m, out, sc, c.src, 3, c.Ts, 1, 2, 3, 4, (attn_float)0.6) == ATTN_OK &&
+                  attn_seq2seq_decode_in(&c.m, out2, sc2, c.src, 3, c.Ts, 1, 2, 3, 4, (attn_float)0.6, w, wb) == ATTN_OK &&
+                  !memcmp(out, out2, sizeof out) && !memcmp(sc, sc2, sizeof sc),
+              "beam 4 in the caller's work (%lu bytes) equals the allocating call: %s", (unsigned long)wb, attn_last_error());
+        CHECK(attn_seq2seq_decode_in(&c.m, out2, sc2, c.src, 3, c.Ts, 1, 2, 3, 4, 0, w, wb - 1) == ATTN_ERR_ARG,
+              "work one byte short refused");
+        free(w);
+    }
     s2s_teardown(&c);
 }
 
