@@ -44,7 +44,7 @@ endif
 
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
 
-.PHONY: all run test test-sanitize test-valgrind test-wasm test-web web test-neon fuzz bench bench-web clean install uninstall
+.PHONY: all run test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS)
 
@@ -161,6 +161,16 @@ bench-web:
 	    echo "skip: bench-web needs emcc, chromium and bench/web/node_modules (cd bench/web && npm install)"; \
 	else $(MAKE) --no-print-directory $(BUILD)/bench_wasm $(BUILD)/web/bench_wasm.js $(BUILD)/web/bench.html && \
 	    node bench/web/bench_web.mjs $(BUILD); fi
+
+# Windows: the suite cross-compiled with MinGW-w64 (gcc-mingw-w64-x86-64; the AVX2 + FMA kernels) and
+# run under wine (wine64).
+$(BUILD)/test_mingw.exe: $(TEST_DEP) | $(BUILD)
+	x86_64-w64-mingw32-gcc -O2 -mavx2 -mfma $(WARN) $(TEST_SRC) -o $@ -lm
+test-mingw:
+	@if ! command -v x86_64-w64-mingw32-gcc >/dev/null || ! command -v wine >/dev/null; then \
+	    echo "skip: test-mingw needs x86_64-w64-mingw32-gcc (gcc-mingw-w64-x86-64) and wine"; \
+	else $(MAKE) --no-print-directory $(BUILD)/test_mingw.exe && \
+	    WINEDEBUG=-all WINEPREFIX=$(abspath $(BUILD))/wineprefix sh tests/run.sh --no-compile "wine $(BUILD)/test_mingw.exe"; fi
 
 # AArch64 (NEON kernels), cross-compiled and run under qemu-user (gcc-aarch64-linux-gnu, qemu-user).
 $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)

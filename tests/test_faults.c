@@ -141,7 +141,8 @@ static void test_loaders(void)
         size_t bytes = 0;
         attn_checkpoint_header h;
         s = attn_checkpoint_load_file("tests", &buf, &bytes, &h);
-        CHECK(s == ATTN_ERR_IO && strstr(attn_last_error(), "cannot read"), "a directory: status %d, \"%s\"", (int)s, attn_last_error());
+        CHECK(s == ATTN_ERR_IO && (strstr(attn_last_error(), "cannot read") || strstr(attn_last_error(), "cannot open")),
+              "a directory: status %d, \"%s\"", (int)s, attn_last_error()); /* Windows refuses to open it */
 #ifdef __linux__
         /* a stream without end is read only as far as a header could reach */
         s = attn_checkpoint_load_file("/dev/zero", &buf, &bytes, &h);
