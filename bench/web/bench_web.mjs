@@ -5,8 +5,8 @@
 //   node bench/web/bench_web.mjs [BUILD] [--runs N]   (the median of N runs of everything, default 3)
 import {createRequire} from 'node:module';
 import {execFileSync} from 'node:child_process';
-import http from 'node:http';
 import fs from 'node:fs';
+import {serve} from '../../examples/web/serve.mjs';
 import path from 'node:path';
 import os from 'node:os';
 
@@ -69,17 +69,7 @@ async function tfjsRun(shapes) {
 }
 
 const median = (xs) => { const s = [...xs].sort((x, y) => x - y); return s[(s.length - 1) >> 1]; };
-const types = {'.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm'};
-const server = http.createServer((req, res) => {
-  const file = path.join(web, path.normalize(decodeURIComponent(req.url.split('?')[0])));
-  fs.readFile(file, (err, data) => {
-    if (err) { res.writeHead(404); res.end(); return; }
-    res.writeHead(200, {'Content-Type': types[path.extname(file)] || 'application/octet-stream'});
-    res.end(data);
-  });
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const url = `http://127.0.0.1:${server.address().port}/`;
+const {server, url} = await serve(web);
 const {chromium} = require(path.join(here, 'node_modules/playwright-core'));
 const browser = await chromium.launch({executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
                                        args: ['--no-sandbox', '--disable-gpu']});

@@ -8,8 +8,8 @@
 // Prints "N passed, M failed" like the other suites.
 import {createRequire} from 'node:module';
 import {execFileSync} from 'node:child_process';
-import http from 'node:http';
 import fs from 'node:fs';
+import {serve} from '../../examples/web/serve.mjs';
 import path from 'node:path';
 
 const build = process.argv[2] || 'build', web = path.join(build, 'web');
@@ -72,17 +72,7 @@ for (let i = 0; i < 4; i++)
 check(nodeLoss[3] < nodeLoss[0] - 1, 'node: the loss fell by more than a nat in 40 steps');
 
 // ---- 2. Chromium ----
-const types = {'.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.txt': 'text/plain'};
-const server = http.createServer((req, res) => {
-  const file = path.join(web, path.normalize(decodeURIComponent(req.url.split('?')[0])).replace(/^\/+$/, 'index.html'));
-  fs.readFile(file, (err, data) => {
-    if (err) { res.writeHead(404); res.end(); return; }
-    res.writeHead(200, {'Content-Type': types[path.extname(file)] || 'application/octet-stream'});
-    res.end(data);
-  });
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const url = `http://127.0.0.1:${server.address().port}/`;
+const {server, url} = await serve(web);
 const {chromium} = require(path.resolve('tests/web/node_modules/playwright-core'));
 const browser = await chromium.launch({executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
                                        args: ['--no-sandbox', '--disable-gpu']});
