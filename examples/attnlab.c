@@ -31,6 +31,7 @@
 typedef struct {
     attn_nt_task task;
     int N, tau, ncon, seeds, nattn, update_epoch, eval_every, eval_early, ntest, ng, final_test, lr_drop_epoch, threads;
+    int rollout_len, rollout_series; /* the final rollouts: tokens each (0: ng) and series (at most) */
     long epochs;
     double lr, momentum, scale, plateau; /* plateau: a reference level drawn in the figure (NaN: none) */
     attn_kind attn[MAX_ATTN];
@@ -151,7 +152,8 @@ static void usage(FILE *f, int full)
             "                          options: attnlab train --task fuzzy --help)\n"
             "  --N N                   alphabet size (= model width d), >= 2          [16]\n"
             "  --tau T                 delay, >= 1                                     [2]\n"
-            "  --ncon C                context length (window) of the model            [32]\n"
+            "  --ncon C                context length (window) of the model            [32]\n");
+    fprintf(f,
             "model and training options:\n"
             "  --model cisformer|decoder  the paper's cisformer, or a standard decoder with\n"
             "                          weights shared across positions                 [cisformer]\n"
@@ -186,6 +188,8 @@ static void usage(FILE *f, int full)
             "  --ntest N, --ng G       evaluation: N distinct series, G predictions   [100, 50]\n"
             "  --final-test N          final evaluation series (capped at the number of\n"
             "                          distinct initial conditions)                    [10000]\n"
+            "  --rollout-len R, --rollout-series S   final greedy rollouts: R tokens each\n"
+            "                          (0: --ng) on at most S of those series         [0, 1000]\n"
             "  --threads T             parallel runs (0: all cores)                    [0]\n"
             "  --csv FILE, --svg FILE  the curves as CSV and as an SVG figure\n"
             "  --dry-run               check the options, the model's configuration and the outputs\n"
@@ -456,7 +460,7 @@ static int parse_options(int argc, char **argv, options *o)
     int i;
     memset(o, 0, sizeof *o);
     o->task = ATTN_NT; o->N = 16; o->tau = 2; o->ncon = 32; o->seeds = 4; o->epochs = 2000; o->update_epoch = 1;
-    o->eval_every = 50; o->plateau = NAN; o->ntest = 100; o->ng = 50; o->final_test = 10000; o->lr = 0.02; o->momentum = 0.8; o->scale = 1;
+    o->eval_every = 50; o->plateau = NAN; o->ntest = 100; o->ng = 50; o->final_test = 10000; o->rollout_series = 1000; o->lr = 0.02; o->momentum = 0.8; o->scale = 1;
     o->nattn = 2; o->attn[0] = ATTN_SOFTMAX; o->attn[1] = ATTN_EXPRESSIVE; o->vec = ATTN_CIS_FFN_BIAS; o->init_uniform = 1;
     o->init_gain = 1;
     o->layers = 2; o->dmodel = 64; o->heads = 4; o->pos = ATTN_POS_LEARNED;
@@ -477,6 +481,8 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--ntest")) ok = parse_int(v, 1, &o->ntest);
         else if (!strcmp(a, "--ng")) ok = parse_int(v, 1, &o->ng);
         else if (!strcmp(a, "--final-test")) ok = parse_int(v, 0, &o->final_test);
+        else if (!strcmp(a, "--rollout-len")) ok = parse_int(v, 0, &o->rollout_len) && o->rollout_len <= MAX_WIDTH;
+        else if (!strcmp(a, "--rollout-series")) ok = parse_int(v, 1, &o->rollout_series);
         else if (!strcmp(a, "--lr-drop")) ok = parse_int(v, 0, &o->lr_drop_epoch);
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
         else if (!strcmp(a, "--lr")) ok = parse_double(v, &o->lr) && o->lr > 0;
@@ -571,11 +577,12 @@ static int argmax(const attn_float *y, int d)
     return best;
 }
 
-/* Teacher-forced accuracy over ns series x [ns, ncon + ng] (ng predictions each), per rule too;
-   returns the accuracy and the mean loss in *loss. */
-static double eval_tf(const model *m, model_buf *b, const int *x, const int *rules, int ns, int ng, double *loss, double acc_task[2])
+/* Teacher-forced accuracy over ns series x [ns, len] (the first ng predictions of each, len >= ncon +
+   ng), per rule too; returns the accuracy and the mean loss in *loss. */
+static double eval_tf(const model *m, model_buf *b, const int *x, const int *rules, int ns, int ng, int len, double *loss,
+                      double acc_task[2])
 {
-    int s, j, len = m->ncon + ng, d = m->N;
+    int s, j, d = m->N;
     long right = 0, rt[2] = {0, 0}, nt[2] = {0, 0};
     double l = 0;
     for (s = 0; s < ns; s++) {
@@ -598,11 +605,12 @@ static double eval_tf(const model *m, model_buf *b, const int *x, const int *rul
     return (double)right / ((double)ns * ng);
 }
 
-/* Greedy rollouts: from the first ncon true symbols, ng predictions fed back; the per-token accuracy
-   and the fraction of series entirely right. b must hold one window. */
-static double eval_rollout(const model *m, model_buf *b, const int *x, int ns, int ng, double *perfect)
+/* Greedy rollouts: from the first ncon true symbols of each series of x [ns, len], ng <= len - ncon
+   predictions fed back; the per-token accuracy and the fraction of series entirely right. b must
+   hold one window. */
+static double eval_rollout(const model *m, model_buf *b, const int *x, int ns, int ng, int len, double *perfect)
 {
-    int s, j, n = m->ncon, len = n + ng, *w = (int *)malloc(sizeof(int) * (size_t)len);
+    int s, j, n = m->ncon, *w = (int *)malloc(sizeof(int) * (size_t)len);
     long right = 0, all = 0;
     for (s = 0; s < ns; s++) {
         int ok_all = 1;
@@ -631,6 +639,9 @@ static void save_path(const options *o, attn_kind kind, int seed, char *path, si
     if (o->nattn * o->seeds == 1) snprintf(path, size, "%s", o->save);
     else snprintf(path, size, "%.*s-%s-s%d%s", stem, o->save, attn_kind_get(kind)->name, seed, o->save + stem);
 }
+
+/* The final rollouts' length: --rollout-len, or --ng when it is 0. */
+static int rollout_len(const options *o) { return o->rollout_len > 0 ? o->rollout_len : o->ng; }
 
 static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
 {
@@ -663,7 +674,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
             int k = res->nevals++;
             res->epoch[k] = (int)epoch;
             double at[2];
-            res->acc[k] = eval_tf(&m, &eb, ev, rules, nev, o->ng, &res->loss[k], at);
+            res->acc[k] = eval_tf(&m, &eb, ev, rules, nev, o->ng, elen, &res->loss[k], at);
             res->prog.latest = res->acc[k];
             res->prog.evaluated = 1;
             res->acc_task[0][k] = at[0];
@@ -690,14 +701,15 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
         if (epoch % 64 == 0) progress_report(&progress, 0);
     }
     if (!stop_requested && o->final_test > 0) { /* the final evaluation on fresh distinct series */
-        int nf;
-        int *fx = (int *)malloc(sizeof(int) * (size_t)o->final_test * elen), *fr = (int *)malloc(sizeof(int) * (size_t)o->final_test);
+        int nf, rl = rollout_len(o), flen = o->ncon + (rl > o->ng ? rl : o->ng);
+        int *fx = (int *)malloc(sizeof(int) * (size_t)o->final_test * flen), *fr = (int *)malloc(sizeof(int) * (size_t)o->final_test);
         double l;
         attn_rng fin;
         attn_rng_seed(&fin, (uint64_t)seed, 4);
-        nf = res->final_series = draw_series(o, fx, fr, o->final_test, elen, &fin);
-        res->final_tf = eval_tf(&m, &eb, fx, fr, nf, o->ng, &l, res->final_task);
-        res->final_rollout = eval_rollout(&m, &rb, fx, nf < 1000 ? nf : 1000, o->ng, &res->final_perfect);
+        nf = res->final_series = draw_series(o, fx, fr, o->final_test, flen, &fin);
+        res->final_tf = eval_tf(&m, &eb, fx, fr, nf, o->ng, flen, &l, res->final_task);
+        res->final_rollout = eval_rollout(&m, &rb, fx, nf < o->rollout_series ? nf : o->rollout_series, rl, flen,
+                                          &res->final_perfect);
         free(fx); free(fr);
     }
     if (o->save) {
@@ -904,8 +916,9 @@ static void print_table(const options *o, run_result *res)
         }
     }
     free(ep);
-    printf("(final: teacher-forced on %d distinct series x %d predictions; rollouts on up to 1000 of them;\n"
-           " \"epochs>100%%\": the first evaluation at 100%%, mean over the runs that got there)\n", res[0].final_series, o->ng);
+    printf("(final: teacher-forced on %d distinct series x %d predictions; rollouts of %d tokens on up to %d of them;\n"
+           " \"epochs>100%%\": the first evaluation at 100%%, mean over the runs that got there)\n", res[0].final_series, o->ng,
+           rollout_len(o), o->rollout_series);
     if (o->nattn == 2) print_comparison(o, res);
 }
 
@@ -984,7 +997,8 @@ static int cmd_eval(const options *o)
     const model *m = o->start; /* parse_options read it */
     model_buf eb, rb;
     attn_rng r;
-    int elen = o->ncon + o->ng, n = o->final_test > 0 ? o->final_test : 1, *x, *rules, ns, nr;
+    int rl = rollout_len(o), elen = o->ncon + (rl > o->ng ? rl : o->ng), n = o->final_test > 0 ? o->final_test : 1, *x, *rules,
+        ns, nr;
     double loss, at[2], tf, ro, perfect;
     if (!m) { fprintf(stderr, "attnlab eval: --load FILE names the model to evaluate\n"); return 1; }
     if (dry_run) { printf("dry run: %s would be evaluated\n", o->load); return 0; }
@@ -993,13 +1007,13 @@ static int cmd_eval(const options *o)
     if (!x || !rules || !buf_alloc(&eb, m, o->ng) || !buf_alloc(&rb, m, 1)) { fprintf(stderr, "attnlab eval: out of memory\n"); return 1; }
     attn_rng_seed(&r, 0, 4);
     ns = draw_series(o, x, rules, n, elen, &r);
-    nr = ns < 1000 ? ns : 1000;
-    tf = eval_tf(m, &eb, x, rules, ns, o->ng, &loss, at);
-    ro = eval_rollout(m, &rb, x, nr, o->ng, &perfect);
+    nr = ns < o->rollout_series ? ns : o->rollout_series;
+    tf = eval_tf(m, &eb, x, rules, ns, o->ng, elen, &loss, at);
+    ro = eval_rollout(m, &rb, x, nr, rl, elen, &perfect);
     printf("%s (%s, N %d, ncon %d) on %s N%dT%d, %d series x %d predictions:\n  teacher-forced accuracy %.4f, loss %.4f;"
-           " rollout accuracy %.4f (%d series), all-correct rollouts %.3f\n",
+           " rollout accuracy %.4f (%d series of %d tokens), all-correct rollouts %.3f\n",
            o->load, attn_kind_get(model_kind(m))->name, m->N, m->ncon, attn_nt_name(o->task), o->N, o->tau, ns, o->ng, tf, loss, ro, nr,
-           perfect);
+           rl, perfect);
     if (o->task == ATTN_NT_MIX) printf("  per task: NT %.4f, NT-S %.4f\n", at[0], at[1]);
     buf_free(&eb); buf_free(&rb);
     free(x); free(rules);

@@ -119,6 +119,12 @@ else
         try "attnlab ambiguity: both definitions beside Table A2" sh -c \
             "./build/attnlab ambiguity --runs 2 --samples 512 2>/dev/null | grep -q '| every feature | .* | 0.32% +- 0.09% |'"
         refuse "quickstart --steps abc" ./build/quickstart --steps abc
+        try "attnlab train: longer final rollouts (--rollout-len, --rollout-series), the teacher-forced numbers unchanged" sh -c \
+            "a=\$(./build/attnlab train --ncon 16 --seeds 1 --epochs 20 --final-test 50 --threads 1 2>/dev/null | grep '^ea ' | cut -c1-28) &&
+             ./build/attnlab train --ncon 16 --seeds 1 --epochs 20 --final-test 50 --rollout-len 100 --rollout-series 20 --threads 1 \
+                 2>/dev/null > $tmp/rollout.txt && grep -q 'rollouts of 100 tokens on up to 20' $tmp/rollout.txt &&
+             [ \"\$(grep '^ea ' $tmp/rollout.txt | cut -c1-28)\" = \"\$a\" ] &&
+             ! ./build/attnlab train --rollout-series 0 --dry-run 2>/dev/null"
         try "attnlab takes --opt=value" sh -c "./build/attnlab census --task=nt --N=16 --tau=2 | grep -q '64x56'"
         # an interrupted run leaves a well-formed CSV prefix: a line per evaluation as it happens
         ./build/attnlab train --attn softmax --seeds 1 --epochs 1000000 --eval-every 1 --threads 1 --csv "$tmp/int.csv" \
