@@ -263,12 +263,27 @@ ATTNDEF void attn_arena_release(attn_arena *a); /* free the block if the arena o
 ATTNDEF attn_status attn_arena_tensor(attn_arena *a, attn_tensor *t, int ndim, const int *shape);
 
 /* Parameters: the values of all of a model's tensors in one block, their gradients in a mirror
-   block of the same layout, so an optimizer step or a checkpoint is one loop over one array. */
+   block of the same layout, so an optimizer step or a checkpoint is one loop over one array. Each
+   tensor's description says how attn_params_draw fills it (fan: `value`, or 0 for the last
+   dimension, the inputs of a row-major [out, in] matrix):
+     ZERO 0 (what attn_params_init leaves); CONST `value`; NORMAL N(0, value^2);
+     FAN_NORMAL N(0, 1 / fan); FAN_UNIFORM U(+-1 / sqrt(fan)) (PyTorch's nn.Linear);
+     FAN_LECUN flax's lecun_normal, N(0, 1) truncated to [-2, 2], scaled to variance 1 / fan. */
+typedef enum attn_param_init {
+    ATTN_PARAM_ZERO = 0,
+    ATTN_PARAM_CONST,
+    ATTN_PARAM_NORMAL,
+    ATTN_PARAM_FAN_NORMAL, /* the FAN rules in the order of attn_init_kind's NORMAL, UNIFORM, LECUN */
+    ATTN_PARAM_FAN_UNIFORM,
+    ATTN_PARAM_FAN_LECUN
+} attn_param_init;
 typedef struct attn_param_desc {
     const char *name;
     int ndim;
     int shape[ATTN_MAX_DIMS];
-    int decay; /* weight decay applies: 1 yes, 0 no, -1 default (yes iff ndim >= 2) */
+    int decay;            /* weight decay applies: 1 yes, 0 no, -1 default (yes iff ndim >= 2) */
+    attn_param_init init; /* how attn_params_draw fills it (0: zeros) */
+    double value;         /* CONST: the value; NORMAL: the sd; FAN_*: the fan-in (0: the last dim) */
 } attn_param_desc;
 
 typedef struct attn_params {
@@ -293,6 +308,10 @@ ATTNDEF void attn_params_free(attn_params *p);
 ATTNDEF void attn_params_zero_grad(attn_params *p);
 /* Every value drawn from Normal(mean, std), in block order. */
 ATTNDEF void attn_params_init_normal(attn_params *p, attn_rng *r, attn_float mean, attn_float std);
+/* Every tensor of p (made from these count descriptions) filled as its description's init says,
+   tensor after tensor, element after element (one draw each for the random rules). ATTN_ERR_ARG
+   (nothing written) for descriptions that do not match p or an unknown rule. */
+ATTNDEF attn_status attn_params_draw(attn_params *p, const attn_param_desc *desc, int count, attn_rng *rng);
 /* The index of the tensor with this name, or -1. */
 ATTNDEF int attn_params_find(const attn_params *p, const char *name);
 
@@ -2036,6 +2055,47 @@ ATTNDEF void attn_params_init_normal(attn_params *p, attn_rng *r, attn_float mea
     for (i = 0; i < p->count; i++)
         for (j = 0, n = attn_tensor_numel(&p->value[i]); j < n; j++)
             p->value[i].data[j] = (attn_float)attn_rng_normal(r, mean, std);
+}
+
+/* One value of a FAN rule for a fan-in of fan. */
+static attn_float attn__fan_draw(attn_param_init rule, double fan, attn_rng *rng)
+{
+    double z;
+    if (rule == ATTN_PARAM_FAN_UNIFORM) return (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(fan));
+    if (rule == ATTN_PARAM_FAN_NORMAL) return (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(fan));
+    do z = attn_rng_normal(rng, 0, 1);
+    while (fabs(z) > 2); /* truncated to [-2, 2], whose sd is 0.8796: divided by it */
+    return (attn_float)(z / (0.87962566103423978 * sqrt(fan)));
+}
+
+ATTNDEF attn_status attn_params_draw(attn_params *p, const attn_param_desc *desc, int count, attn_rng *rng)
+{
+    int i, k;
+    size_t j, n;
+    ATTN__NEED(p); ATTN__NEED(desc); ATTN__NEED(rng);
+    if (count != p->count)
+        return attn__fail(ATTN_ERR_ARG, "attn_params_draw: %d descriptions for %d tensors", count, p->count);
+    for (i = 0; i < count; i++) {
+        const attn_param_desc *d = &desc[i];
+        int same = d->ndim == p->value[i].ndim;
+        for (k = 0; same && k < d->ndim; k++) same = d->shape[k] == p->value[i].shape[k];
+        if (!same || (int)d->init < ATTN_PARAM_ZERO || d->init > ATTN_PARAM_FAN_LECUN ||
+            !(d->value == d->value) || (d->init >= ATTN_PARAM_FAN_NORMAL && d->value < 0))
+            return attn__fail(ATTN_ERR_ARG,
+                              "attn_params_draw: tensor %d (%s): another shape, or rule %d with value %g", i,
+                              d->name ? d->name : "?", (int)d->init, d->value);
+    }
+    for (i = 0; i < count; i++) {
+        const attn_param_desc *d = &desc[i];
+        attn_float *v = p->value[i].data;
+        double fan = d->value > 0 ? d->value : d->shape[d->ndim - 1];
+        for (j = 0, n = attn_tensor_numel(&p->value[i]); j < n; j++)
+            v[j] = d->init == ATTN_PARAM_ZERO    ? 0
+                   : d->init == ATTN_PARAM_CONST  ? (attn_float)d->value
+                   : d->init == ATTN_PARAM_NORMAL ? (attn_float)attn_rng_normal(rng, 0, d->value)
+                                                  : attn__fan_draw(d->init, fan, rng);
+    }
+    return ATTN_OK;
 }
 
 ATTNDEF int attn_params_find(const attn_params *p, const char *name)
@@ -6272,14 +6332,26 @@ static void attn__cis_descs(const attn_cisformer_config *c, attn_param_desc *p)
     const int shapes[8][3] = {{n, d, d},     {n, d, d}, {n, d, d},     {n, 4 * d, d},
                               {n, d, 4 * d}, {n, d, 0}, {d, n * d, 0}, {d, 0, 0}};
     const int ndims[8] = {3, 3, 3, 3, 3, 2, 2, 1};
+    /* the matrices' fan-in in units of d (-1: ncon d; 0: a vector, zeros or LN gains of 1) */
+    static const int fan[8] = {1, 1, 1, 1, 4, 0, -1, 0};
     for (i = 0; i < 8; i++) {
+        memset(&p[i], 0, sizeof p[i]);
         p[i].name = names[i];
         p[i].ndim = ndims[i];
         memcpy(p[i].shape, shapes[i], sizeof shapes[i]);
         p[i].decay = -1;
+        p[i].init = !fan[i]           ? ATTN_PARAM_ZERO
+                    : c->init_uniform ? ATTN_PARAM_FAN_UNIFORM
+                                      : ATTN_PARAM_FAN_NORMAL;
+        p[i].value = fan[i] < 0 ? (double)n * d : (double)fan[i] * d;
     }
     if (c->vec == ATTN_CIS_LN_BIAS) p[5].name = "u";
-    if (c->vec == ATTN_CIS_LN_GAINS) { p[5].name = "g"; p[5].shape[1] = 2; }
+    if (c->vec == ATTN_CIS_LN_GAINS) {
+        p[5].name = "g";
+        p[5].shape[1] = 2;
+        p[5].init = ATTN_PARAM_CONST;
+        p[5].value = 1;
+    }
 }
 
 ATTNDEF attn_cisformer_config attn_cisformer_config_default(void)
@@ -6321,26 +6393,14 @@ static attn_status attn__cis_make(attn_cisformer *m, const attn_cisformer_config
                                   void *mem, size_t bytes)
 {
     attn_param_desc pd[8];
-    static const int fan[8] = {1, 1, 1,  1,
-                               4, 0, -1, 0}; /* fan_in in units of d; -1: ncon d; 0: not a matrix */
     attn_cisformer t; /* built here, copied to *m only when complete */
-    int i;
-    size_t j, n;
     ATTN__NEED(m); ATTN__NEED(rng);
     ATTN__TRY(attn__cis_check("attn_cisformer_init", cfg));
     attn__cis_descs(cfg, pd);
     memset(&t, 0, sizeof t);
     ATTN__TRY(attn__params_place(&t.p, pd, 8, mem, bytes));
     t.cfg = *cfg;
-    for (i = 0; i < 8; i++) {
-        attn_float *v = t.p.value[i].data;
-        double f = fan[i] < 0 ? (double)cfg->ncon * cfg->d : (double)fan[i] * cfg->d;
-        n = attn_tensor_numel(&t.p.value[i]);
-        for (j = 0; j < n; j++)
-            v[j] = !fan[i]             ? (attn_float)(cfg->vec == ATTN_CIS_LN_GAINS && i == 5)
-                   : cfg->init_uniform ? (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(f))
-                                       : (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(f));
-    }
+    attn_params_draw(&t.p, pd, 8, rng); /* the rules of attn__cis_descs */
     *m = t;
     return ATTN_OK;
 }
@@ -6873,17 +6933,6 @@ ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg)
     return attn__tf_layout(__func__, cfg, p, at, &floats, &count) ? count : 0;
 }
 
-/* One matrix entry drawn as `init` says, for a matrix with fan_in inputs. */
-static attn_float attn__init_draw(attn_init_kind init, double fan, attn_rng *rng)
-{
-    double z;
-    if (init == ATTN_INIT_UNIFORM) return (attn_float)((2 * attn_rng_uniform(rng) - 1) / sqrt(fan));
-    if (init == ATTN_INIT_NORMAL) return (attn_float)attn_rng_normal(rng, 0, 1 / sqrt(fan));
-    do z = attn_rng_normal(rng, 0, 1);
-    while (fabs(z) > 2); /* truncated to [-2, 2], whose sd is 0.8796: divided by it */
-    return (attn_float)(z / (0.87962566103423978 * sqrt(fan)));
-}
-
 /* The bytes of a window's pattern (0 without one): dilation [H] ints and global [max_T] bytes. */
 static size_t attn__tf_pattern_bytes(const attn_transformer_config *c)
 {
@@ -6922,7 +6971,7 @@ static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_con
     attn_param_desc p[ATTN__TF_MAX_DESCS];
     attn_transformer t; /* built here, copied to *m only when complete */
     int i, n;
-    size_t j, cnt, floats, pb;
+    size_t cnt, floats, pb;
     ATTN__NEED(m); ATTN__NEED(rng);
     memset(&t, 0, sizeof t);
     n = attn__tf_layout("attn_transformer_init", cfg, p, t.at, &floats, &cnt);
@@ -6933,22 +6982,19 @@ static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_con
                           (unsigned long)bytes, (unsigned long)attn_transformer_bytes(cfg));
     ATTN__TRY(attn__params_place(&t.p, p, n, mem, pb));
     t.cfg = *cfg;
-    /* by name (decided once a tensor): E, P, t5, lambda, gains ("n?g", "gain"), biases, matrices */
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) { /* by name: E, P N(0, 1); t5 N(0, 1 / max_T); lambda N(0, 0.01); gains 1 */
         const char *nm = p[i].name;
-        attn_float *v = t.p.value[i].data;
-        double fan = p[i].shape[p[i].ndim - 1];
         double sd = !strcmp(nm, "E") || !strcmp(nm, "P") ? 1
                     : !strcmp(nm, "t5")                  ? 1 / sqrt((double)cfg->max_T)
                     : !strcmp(nm, "lambda")              ? 0.1
                                                          : 0;
-        attn_float one = (attn_float)(nm[0] == 'g' || (nm[0] == 'n' && nm[2] == 'g'));
-        cnt = attn_tensor_numel(&t.p.value[i]);
-        for (j = 0; j < cnt; j++)
-            v[j] = sd > 0           ? (attn_float)attn_rng_normal(rng, 0, sd)
-                   : p[i].ndim == 1 ? one
-                                    : attn__init_draw(cfg->init, fan, rng);
+        int gain = nm[0] == 'g' || (nm[0] == 'n' && nm[2] == 'g');
+        p[i].init = sd > 0           ? ATTN_PARAM_NORMAL
+                    : p[i].ndim == 1 ? (gain ? ATTN_PARAM_CONST : ATTN_PARAM_ZERO)
+                                     : (attn_param_init)(ATTN_PARAM_FAN_NORMAL + (int)cfg->init);
+        p[i].value = sd > 0 ? sd : p[i].ndim == 1 ? gain : 0;
     }
+    attn_params_draw(&t.p, p, n, rng);
     if (attn__tf_pattern(&t, mem ? (unsigned char *)mem + pb : NULL) != ATTN_OK) {
         attn_params_free(&t.p);
         return attn_last_status();
@@ -7894,6 +7940,12 @@ static int attn__s2s_descs(const attn_seq2seq_config *c, attn_param_desc *p)
     }
     attn__pdesc(p ? p + n : NULL, "Wout", 2, c->tgt_vocab, d); n++;
     attn__pdesc(p ? p + n : NULL, "bout", 1, c->tgt_vocab, 0); n++;
+    for (k = 0; p && k < n; k++) { /* Es, Et N(0, 1/d); the other matrices by c->init; gains 1, biases 0 */
+        p[k].init = k < 2 ? ATTN_PARAM_NORMAL
+                    : p[k].ndim == 2 ? (attn_param_init)(ATTN_PARAM_FAN_NORMAL + (int)c->init)
+                    : p[k].name[0] == 'g' ? ATTN_PARAM_CONST : ATTN_PARAM_ZERO;
+        p[k].value = k < 2 ? 1 / sqrt((double)d) : p[k].name[0] == 'g';
+    }
     return n;
 }
 
@@ -7969,24 +8021,17 @@ static attn_status attn__s2s_make(attn_seq2seq *m, const attn_seq2seq_config *cf
     attn_param_desc *p;
     attn_seq2seq t; /* built here, copied to *m only when complete */
     attn_status s;
-    size_t j, cnt;
-    int i, n;
+    size_t cnt;
+    int n;
     ATTN__NEED(m); ATTN__NEED(rng);
     ATTN__TRY(attn__s2s_alloc_descs("attn_seq2seq_init", cfg, &p, &n));
     memset(&t, 0, sizeof t);
     s = attn__params_layout(p, n, &cnt) ? attn__params_place(&t.p, p, n, mem, bytes)
         : attn__fail(ATTN_ERR_OVERFLOW, "attn_seq2seq_init: the parameter block overflows size_t");
+    if (s == ATTN_OK) attn_params_draw(&t.p, p, n, rng); /* the rules of attn__s2s_descs */
     ATTN_FREE(p);
     ATTN__TRY(s);
     t.cfg = *cfg;
-    for (i = 0; i < n; i++) { /* Es, Et N(0, 1/d); other matrices by cfg->init; gains 1, biases 0 */
-        attn_tensor *v = &t.p.value[i];
-        cnt = attn_tensor_numel(v);
-        for (j = 0; j < cnt; j++)
-            v->data[j] = i < 2          ? (attn_float)attn_rng_normal(rng, 0, 1 / sqrt((double)cfg->d))
-                         : v->ndim == 2 ? attn__init_draw(cfg->init, v->shape[1], rng)
-                                        : (attn_float)(t.p.name[i][0] == 'g');
-    }
     *m = t;
     return ATTN_OK;
 }

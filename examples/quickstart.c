@@ -10,7 +10,8 @@ enum { N = 32, C = 8, OC = 4 };
 
 int main(int argc, char **argv)
 {
-    attn_param_desc desc[2] = {{"W", 2, {OC, C}, -1}, {"b", 1, {OC}, -1}};
+    attn_param_desc desc[2] = {{"W", 2, {OC, C}, -1, ATTN_PARAM_FAN_NORMAL, 0}, /* N(0, 1 / C) */
+                               {"b", 1, {OC}, -1, ATTN_PARAM_ZERO, 0}};
     attn_params p;
     attn_rng rng;
     attn_schedule lr;
@@ -34,7 +35,7 @@ int main(int argc, char **argv)
     m = (attn_float *)calloc(p.total, sizeof *m);
     v = (attn_float *)calloc(p.total, sizeof *v);
     attn_rng_seed(&rng, 42, 0);
-    attn_params_init_normal(&p, &rng, 0, (attn_float)0.3);
+    attn_params_draw(&p, desc, 2, &rng); /* each tensor as its description says */
     for (i = 0; i < N * C; i++) x[i] = (attn_float)attn_rng_normal(&rng, 0, 1);
     for (i = 0; i < N * OC; i++) /* the target: a fixed linear map of x */
         target[i] = attn_dot(C, x + (i / OC) * C, x + ((i % OC) * 7 % N) * C) / C;

@@ -187,6 +187,11 @@ int main(int argc, char **argv)
             desc[i].shape[0] = sh[0];
             desc[i].shape[1] = sh[1];
             desc[i].decay = -1;
+            /* tables N(0, 0.02^2), matrices N(0, 1 / fan_in), gains 1, biases 0 */
+            desc[i].init = i < 2 ? ATTN_PARAM_NORMAL
+                           : sh[1] ? ATTN_PARAM_FAN_NORMAL
+                           : strchr(desc[i].name, 'g') ? ATTN_PARAM_CONST : ATTN_PARAM_ZERO;
+            desc[i].value = i < 2 ? 0.02 : strchr(desc[i].name, 'g') && !sh[1];
         }
     }
     if (attn_params_init(&p, desc, 6 + 16 * L) != ATTN_OK ||
@@ -196,14 +201,7 @@ int main(int argc, char **argv)
     }
     views(&p, 0, &w); views(&p, 1, &g);
     attn_rng_seed(&r, (uint64_t)seed, 0);
-    for (i = 0; i < p.count; i++) { /* matrices N(0, 1 / fan_in), tables N(0, 0.02^2), gains 1, biases 0 */
-        attn_tensor *t = &p.value[i];
-        size_t j, n = attn_tensor_numel(t);
-        double sd = i < 2 ? 0.02 : t->ndim == 2 ? 1 / sqrt((double)t->shape[1]) : 0;
-        for (j = 0; j < n; j++)
-            t->data[j] = sd > 0 ? (attn_float)attn_rng_normal(&r, 0, sd)
-                                : (attn_float)(strstr(p.name[i], "g") != NULL);
-    }
+    attn_params_draw(&p, desc, p.count, &r);
     A = layer_of(&w, 0);
     for (l = 0; l < L; l++)
         act[l].att = (attn_float *)malloc(sizeof(attn_float) * attn_layer_cache_floats(&A, B, T, T));

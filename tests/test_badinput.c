@@ -63,7 +63,7 @@ static void bad_row(int failed, const char *call, int line)
 
 static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, const attn_float *in, const int *ids)
 {
-    attn_param_desc desc[1] = {{"W", 2, {2, 3}, -1}}, zero_desc[1] = {{"W", 2, {2, 0}, -1}}, decay_desc[1] = {{"W", 1, {3}, 2}};
+    attn_param_desc desc[1] = {{"W", 2, {2, 3}, -1, ATTN_PARAM_ZERO, 0}}, zero_desc[1] = {{"W", 2, {2, 0}, -1, ATTN_PARAM_ZERO, 0}}, decay_desc[1] = {{"W", 1, {3}, 2, ATTN_PARAM_ZERO, 0}};
     int shape[2] = {2, 3}, bad_ids[4] = {0, 1, 99, 2};
     attn_rng r;
     attn_arena small;

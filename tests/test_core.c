@@ -58,7 +58,7 @@ static void test_arena_params(void)
     attn_tensor t;
     int shape[3] = {3, 5, 7}, big[3] = {1 << 30, 1 << 30, 1 << 30};
     unsigned char buf[4096];
-    attn_param_desc desc[3] = {{"W", 2, {4, 3}, -1}, {"b", 1, {4}, -1}, {"g", 1, {5}, 1}};
+    attn_param_desc desc[3] = {{"W", 2, {4, 3}, -1, ATTN_PARAM_ZERO, 0}, {"b", 1, {4}, -1, ATTN_PARAM_ZERO, 0}, {"g", 1, {5}, 1, ATTN_PARAM_ZERO, 0}};
     attn_params p;
     size_t need;
 
@@ -164,8 +164,60 @@ static void test_tanh(void)
     CHECK(odd && y[24003] == 1 && y[24004] == -1, "attn_tanh is odd and tanh(+-inf) = +-1");
 }
 
+/* attn_params_draw fills each tensor by its description's rule: zeros, a constant, N(0, sd^2), and
+   the fan-in rules (their spread and bounds, the fan from the last dimension or from value);
+   descriptions that do not match the block, or a bad rule, are refused with nothing written. */
+static void test_params_draw(void)
+{
+    attn_param_desc d[6] = {{"z", 1, {7}, -1, ATTN_PARAM_ZERO, 0},
+                            {"c", 1, {5}, -1, ATTN_PARAM_CONST, 1.5},
+                            {"n", 1, {20000}, -1, ATTN_PARAM_NORMAL, 0.5},
+                            {"u", 2, {100, 400}, -1, ATTN_PARAM_FAN_UNIFORM, 0},
+                            {"f", 2, {100, 400}, -1, ATTN_PARAM_FAN_NORMAL, 25},
+                            {"l", 2, {100, 400}, -1, ATTN_PARAM_FAN_LECUN, 0}};
+    attn_params p;
+    attn_rng r;
+    double var[6], mx[6];
+    int i, t, ok = 1;
+    attn_rng_seed(&r, 12, 0);
+    CHECK(attn_params_init(&p, d, 6) == ATTN_OK, "%s", attn_last_error());
+    for (i = 0; i < (int)p.total; i++) p.data[i] = 9;
+    CHECK(attn_params_draw(&p, d, 6, &r) == ATTN_OK, "draw: %s", attn_last_error());
+    for (t = 0; t < 6; t++) {
+        size_t n = attn_tensor_numel(&p.value[t]), j;
+        for (var[t] = mx[t] = 0, j = 0; j < n; j++) {
+            double x = p.value[t].data[j];
+            var[t] += x * x / (double)n;
+            mx[t] = fmax(mx[t], fabs(x));
+        }
+    }
+    for (i = 0; i < 7; i++) ok &= p.value[0].data[i] == 0;
+    for (i = 0; i < 5; i++) ok &= p.value[1].data[i] == (attn_float)1.5;
+    CHECK(ok, "ZERO gives zeros and CONST its value");
+    CHECK(fabs(var[2] - 0.25) < 0.01, "NORMAL 0.5: variance %.4f (0.25)", var[2]);
+    CHECK(fabs(var[3] - 1.0 / 1200) < 5e-5 && mx[3] <= 1 / sqrt(400.0), "FAN_UNIFORM, fan 400 (the last dim): variance %.3g (%.3g), "
+          "|x| <= %.3g", var[3], 1.0 / 1200, 1 / sqrt(400.0));
+    CHECK(fabs(var[4] - 1.0 / 25) < 1.5e-3, "FAN_NORMAL with value 25 as the fan: variance %.4f (0.04)", var[4]);
+    CHECK(fabs(var[5] - 1.0 / 400) < 1e-4 && mx[5] <= 2 / (0.87962566103423978 * 20) + 1e-6,
+          "FAN_LECUN: variance %.3g (%.3g), truncated at 2 sd", var[5], 1.0 / 400);
+    {
+        attn_param_desc e[6];
+        memcpy(e, d, sizeof e);
+        e[3].shape[1] = 399;
+        p.data[0] = 7;
+        CHECK(attn_params_draw(&p, e, 6, &r) == ATTN_ERR_ARG && p.data[0] == 7, "another shape refused, nothing written");
+        memcpy(e, d, sizeof e);
+        e[2].init = (attn_param_init)9;
+        CHECK(attn_params_draw(&p, e, 6, &r) == ATTN_ERR_ARG && attn_params_draw(&p, d, 5, &r) == ATTN_ERR_ARG &&
+                  p.data[0] == 7,
+              "an unknown rule and a wrong count refused");
+    }
+    attn_params_free(&p);
+}
+
 void test_core(void)
 {
+    test_params_draw();
     test_exp();
     test_tanh();
     test_rng();

@@ -31,7 +31,7 @@ void test_errors(void)
     attn_arena a;
     attn_tensor t;
     attn_schedule sch;
-    attn_param_desc bad_desc[2] = {{"W", 2, {3, 0}, -1}, {"b", 1, {3}, -1}};
+    attn_param_desc bad_desc[2] = {{"W", 2, {3, 0}, -1, ATTN_PARAM_ZERO, 0}, {"b", 1, {3}, -1, ATTN_PARAM_ZERO, 0}};
     attn_params p;
     unsigned char keep[64];
     int i;

@@ -19,7 +19,7 @@ static attn_transformer_config small_tf(void)
    tensor of count floats. */
 static int write_tf_ckpt(const char *path, const int32_t *w, int nw, size_t count)
 {
-    attn_param_desc desc[1] = {{"x", 1, {0}, 0}};
+    attn_param_desc desc[1] = {{"x", 1, {0}, 0, ATTN_PARAM_ZERO, 0}};
     const char *names[1] = {"softmax"};
     attn_params p;
     attn_status s;
@@ -154,7 +154,7 @@ static void test_loaders(void)
 
 static void test_statuses(void)
 {
-    attn_param_desc desc[1] = {{"W", 2, {2, 3}, -1}};
+    attn_param_desc desc[1] = {{"W", 2, {2, 3}, -1, ATTN_PARAM_ZERO, 0}};
     attn_params p;
     attn_float m[64] = {0}, v[64] = {0}, keep[8];
     attn_schedule sch, skeep;

@@ -307,7 +307,7 @@ static void test_checkpoints(void)
     attn_checkpoint_header h;
     attn_rng r;
     int32_t cfgw[2] = {3, -7};
-    attn_param_desc td[2] = {{"a", 1, {2}, 0}, {"b", 2, {1, 3}, 0}}, other[2] = {{"a", 1, {2}, 0}, {"b", 2, {3, 1}, 0}};
+    attn_param_desc td[2] = {{"a", 1, {2}, 0, ATTN_PARAM_ZERO, 0}, {"b", 2, {1, 3}, 0, ATTN_PARAM_ZERO, 0}}, other[2] = {{"a", 1, {2}, 0, ATTN_PARAM_ZERO, 0}, {"b", 2, {3, 1}, 0, ATTN_PARAM_ZERO, 0}};
     const char *names[1] = {"softmax"};
     attn_params tp, tq, to;
     unsigned char rec[1024];
@@ -353,7 +353,7 @@ static void test_checkpoints(void)
     { /* a format-1 float64 record (as 0.1.0's double build wrote it) reads into this build, rounded */
         static const unsigned char hdr[12] = {'A', 'T', 'T', 'N', 'C', 'K', 'P', 'T', 1, 0, 0, 0};
         unsigned char d64[44 + 16 * 8 + 8];
-        attn_param_desc one[1] = {{"x", 1, {16}, 0}};
+        attn_param_desc one[1] = {{"x", 1, {16}, 0, ATTN_PARAM_ZERO, 0}};
         attn_params p1;
         double x = 0.1;
         uint64_t bits, hs = 14695981039346656037ull;

@@ -5,7 +5,7 @@
 
 static void test_sgd(void)
 {
-    attn_param_desc d[1] = {{"w", 1, {2}, -1}};
+    attn_param_desc d[1] = {{"w", 1, {2}, -1, ATTN_PARAM_ZERO, 0}};
     attn_params p;
     attn_float vel[16];
     attn_params_init(&p, d, 1);
@@ -23,7 +23,7 @@ static void test_sgd(void)
 static void test_adamw(void)
 {
     /* W is 2-D (decayed), b is 1-D (not decayed): the optax mask of SPEC §5 */
-    attn_param_desc d[2] = {{"W", 2, {1, 1}, -1}, {"b", 1, {1}, -1}};
+    attn_param_desc d[2] = {{"W", 2, {1, 1}, -1, ATTN_PARAM_ZERO, 0}, {"b", 1, {1}, -1, ATTN_PARAM_ZERO, 0}};
     attn_params p;
     attn_float m[64] = {0}, v[64] = {0};
     double lr = 0.1, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 0.01, g1 = 0.5, g2 = -0.25;
@@ -56,7 +56,7 @@ static void test_adamw(void)
 
 static void test_clip(void)
 {
-    attn_param_desc d[2] = {{"a", 1, {2}, -1}, {"b", 1, {1}, -1}};
+    attn_param_desc d[2] = {{"a", 1, {2}, -1, ATTN_PARAM_ZERO, 0}, {"b", 1, {1}, -1, ATTN_PARAM_ZERO, 0}};
     attn_params p;
     double n;
     attn_params_init(&p, d, 2);
@@ -100,7 +100,7 @@ static void test_schedules(void)
 /* attn_optim: the same steps as the bare functions, one step count for both, refusals. */
 static void test_optim_struct(void)
 {
-    attn_param_desc desc[2] = {{"W", 2, {3, 5}, -1}, {"b", 1, {3}, -1}};
+    attn_param_desc desc[2] = {{"W", 2, {3, 5}, -1, ATTN_PARAM_ZERO, 0}, {"b", 1, {3}, -1, ATTN_PARAM_ZERO, 0}};
     attn_params a, b;
     attn_optim o, bad;
     attn_float *m, *v;

@@ -8,7 +8,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     attn_checkpoint_header h;
-    attn_param_desc desc[1] = {{"x", 1, {0}, 0}};
+    attn_param_desc desc[1] = {{"x", 1, {0}, 0, ATTN_PARAM_ZERO, 0}};
     attn_params p;
     attn_status s;
     if (attn_checkpoint_read(&h, NULL, data, size) != ATTN_OK) return 0;
