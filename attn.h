@@ -8660,7 +8660,7 @@ ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn
     attn__s2s_work w;
     attn__s2s_kv kc;
     attn_float *cache, *logits;
-    size_t cb, lb, i, V, K, L1, kv_at;
+    size_t cb, lb, i, V, K, L1, kv_at, need;
     int *srcK, *tok, *ntok, *tgt, *done, *ndone, *len, *nlen, *cand_h, *cand_v, b, t, k, j, nh, nc, v,
         cur = 0, from[64], cached;
     double *logp, *nlogp, *cand_s, *cand_l;
@@ -8688,10 +8688,10 @@ ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn
     cb = sizeof(attn_float) * attn_seq2seq_cache_floats(m, beam, Ts, max_len);
     lb = sizeof(attn_float) * K * max_len * V;
     ATTN__NEED(work_mem);
-    if (work_bytes < attn__s2s_decode_bytes(m, Ts, max_len, beam, &cached, &kv_at))
+    need = attn__s2s_decode_bytes(m, Ts, max_len, beam, &cached, &kv_at);
+    if (work_bytes < need)
         return attn__fail(ATTN_ERR_ARG, "%s: work of %lu bytes, %lu needed", __func__,
-                          (unsigned long)work_bytes,
-                          (unsigned long)attn__s2s_decode_bytes(m, Ts, max_len, beam, &cached, &kv_at));
+                          (unsigned long)work_bytes, (unsigned long)need);
     if (cached) attn__s2s_kv_map(m, Ts, max_len, beam, attn__align_ptr(mem + kv_at, 0), &kc);
     cache = attn__align_ptr(mem, 0);
     logits = attn__align_ptr(cache, cb); /* the work between: aligned after logits */
