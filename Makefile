@@ -44,7 +44,7 @@ endif
 
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
 
-.PHONY: all run test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
+.PHONY: all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS)
 
@@ -70,8 +70,31 @@ $(BUILD)/custom_kind: examples/custom_kind.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
 
 # The experiment driver: runs in parallel over (attention, seed) pairs with OpenMP.
-$(BUILD)/attnlab: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/attnlab.h attn.h | $(BUILD)
-	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c -o $@ $(LIBS)
+$(BUILD)/attnlab: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c examples/attnlab.h attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c -o $@ $(LIBS)
+
+# The same driver over MPI ranks (Open MPI's mpicc: openmpi-bin, libopenmpi-dev): grids spread over
+# ranks, with rank 0 gathering every result (examples/jobs.c; docs/scaling.md).
+$(BUILD)/attnlab-mpi: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c examples/attnlab.h attn.h | $(BUILD)
+	OMPI_CC=$(CC) mpicc $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) -DATTNLAB_MPI -pthread examples/attnlab.c examples/hyla.c \
+	    examples/lm.c examples/seq2seq.c examples/jobs.c -o $@ $(LIBS)
+attnlab-mpi:
+	@if ! command -v mpicc >/dev/null; then echo "skip: attnlab-mpi needs mpicc (openmpi-bin, libopenmpi-dev)"; \
+	else $(MAKE) --no-print-directory $(BUILD)/attnlab-mpi; fi
+
+$(BUILD)/bench_mpi: bench/bench_mpi.c bench/bench.h | $(BUILD)
+	OMPI_CC=$(CC) mpicc $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
+# The scaling figures of docs/scaling.md: the all-reduce of each model's gradient block on 1 and 2
+# ranks, then grid throughput and data-parallel step time on 1 and 2 ranks (bench/scaling.sh).
+bench-mpi: $(BUILD)/attnlab
+	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then \
+	    echo "skip: bench-mpi needs mpicc and mpirun (openmpi-bin, libopenmpi-dev)"; \
+	else $(MAKE) --no-print-directory $(BUILD)/attnlab-mpi $(BUILD)/bench_mpi && sh bench/scaling.sh $(BUILD); fi
+
+test-mpi: $(BUILD)/attnlab
+	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then \
+	    echo "skip: test-mpi needs mpicc and mpirun (openmpi-bin, libopenmpi-dev)"; \
+	else $(MAKE) --no-print-directory $(BUILD)/attnlab-mpi && sh tests/mpi.sh; fi
 
 $(BUILD)/bench_gemm: bench/bench_gemm.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)
@@ -187,7 +210,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = checkpoint loaders options
 FUZZ_CFLAGS  = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_ENV     = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-ATTNLAB_SRC  = examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c
+ATTNLAB_SRC  = examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c
 $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/fuzz/fuzz_loaders: $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h attn.h
 	mkdir -p $(BUILD)/fuzz
 	clang $(FUZZ_CFLAGS) $< -o $@ -lm

@@ -82,7 +82,7 @@ void progress_report(progress_set *p, int force)
 #ifdef _OPENMP
 #pragma omp critical(progress)
 #endif
-    {
+    if (mpi_rank() == 0) {
         time_t now = time(NULL);
         if (force || difftime(now, p->last) >= (p->tty ? 1 : 30)) {
             long done = 0;
@@ -139,7 +139,14 @@ static void usage(FILE *f, int full)
             "attnlab help COMMAND (or fuzzy, sraven) shows a command's options; attnlab --version\n"
             "the version and the kernels.\n"
             "Any command takes --dry-run (check the options, the models' configurations and the\noutputs; allocate and run nothing)\n"
-            "and --opt=value as well as --opt value.\n"
+            "and --opt=value as well as --opt value. Every command that runs a grid also takes:\n"
+            "  --resume          with --csv F: skip the runs an earlier run of the same command line\n"
+            "                    finished (their results are kept in F.jobs as each run ends)\n"
+            "  --data-parallel   (fuzzy, sraven) every batch cut into --dp-chunks C [16] chunks whose\n"
+            "                    gradients are summed exactly: the same bits on any number of ranks\n"
+            "  --rank-timeout S  attnlab-mpi: a rank silent for S seconds has died [60]\n"
+            "attnlab-mpi (make attnlab-mpi) is attnlab over MPI ranks: mpirun -n R build/attnlab-mpi\n"
+            "COMMAND ...; rank 0 hands the runs out and writes what attnlab writes (docs/scaling.md).\n"
             "\n");
     if (!full) {
         fprintf(f, "attnlab help train (or attnlab train --help) gives the NT tasks' options.\n");
@@ -228,7 +235,7 @@ int output_ok(const char *path)
 {
     FILE *f;
     int existed;
-    if (!path) return 1;
+    if (!path || mpi_rank() > 0) return 1; /* rank 0 checks */
     f = fopen(path, "rb");
     existed = f != NULL;
     if (f) fclose(f);
@@ -253,7 +260,7 @@ void catch_stop(void)
 int csv_begin(csv_stream *c, const char *path, const char *header)
 {
     c->f = NULL;
-    if (!path) return 1;
+    if (!path || mpi_rank() > 0) return 1; /* rank 0 writes the files */
     if (!(c->f = fopen(path, "w"))) {
         fprintf(stderr, "attnlab: cannot write %s: %s\n", path, strerror(errno));
         return 0;
@@ -925,11 +932,31 @@ static void print_table(const options *o, run_result *res)
 /* Run j of the (attention, seed) grid, for run_jobs. */
 struct train_jobs {
     const options *o; run_result *res;
+    int nev; /* the evaluations a run has room for */
 };
 static void train_job(void *ctx, int j)
 {
     struct train_jobs *t = (struct train_jobs *)ctx;
     run_one(t->o, t->o->attn[j / t->o->seeds], j % t->o->seeds, &t->res[j]);
+}
+static int train_xfer(void *ctx, int j, jobbuf *b)
+{
+    struct train_jobs *t = (struct train_jobs *)ctx;
+    run_result *r = &t->res[j];
+    jb_count(b, &r->nevals, t->nev);
+    jb_io(b, r->epoch, sizeof(int) * (size_t)r->nevals);
+    jb_io(b, r->acc, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->acc_task[0], sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->acc_task[1], sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->loss, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, &r->epoch_100, sizeof r->epoch_100);
+    jb_io(b, &r->final_tf, sizeof r->final_tf);
+    jb_io(b, &r->final_rollout, sizeof r->final_rollout);
+    jb_io(b, &r->final_perfect, sizeof r->final_perfect);
+    jb_io(b, r->final_task, sizeof r->final_task);
+    jb_io(b, &r->final_series, sizeof r->final_series);
+    jb_io(b, &r->failed, sizeof r->failed);
+    return !r->failed;
 }
 static int train_line(const void *ctx, int j, int k, char *line, size_t n)
 {
@@ -970,22 +997,28 @@ static int cmd_train(const options *o)
             return 1;
         }
     }
-    if (!csv_begin(&train_csv, o->csv, NT_CSV_HEADER)) return 1;
-    jobs.o = o; jobs.res = res;
+    jobs.o = o; jobs.res = res; jobs.nev = nev;
     printf("attnlab train: %s N%dT%d, N_con = %d, %s (%lu parameters), %d attention(s) x %d seeds, %ld epochs, a step per %s, lr %g, momentum %g\n",
            attn_nt_name(o->task), o->N, o->tau, o->ncon, o->decoder ? "decoder" : "cisformer", (unsigned long)model_param_count(o), o->nattn, o->seeds, o->epochs,
            o->update_epoch ? "epoch" : "prediction", o->lr, o->momentum);
     progress_begin(&progress, res, sizeof *res, offsetof(run_result, prog), njobs, (long)njobs * o->epochs, "epochs", "mean latest accuracy");
     catch_stop();
-    run_jobs(njobs, o->threads, train_job, &jobs, &progress);
+    {
+        job_set js = {train_job, train_xfer, train_line, &train_csv, o->csv, NT_CSV_HEADER, &jobs};
+        failed = run_jobs(njobs, o->threads, &js, &progress);
+    }
     csv_end(&train_csv);
-    if (stop_requested) printf("interrupted: reporting what was done\n");
-    for (j = 0; j < njobs; j++) failed += res[j].failed;
-    if (failed) fprintf(stderr, "attnlab: %d of %d runs failed (see above); no table\n", failed, njobs);
-    else print_table(o, res);
-    rc = failed ? 1 : stop_requested ? 130 : 0;
-    if (o->csv && !csv_write(o->csv, NT_CSV_HEADER, njobs, train_line, &jobs)) rc = 1;
-    if (o->svg && !failed && !write_svg(o, res)) rc = 1;
+    if (failed < 0) rc = 1; /* nothing ran, nothing was written */
+    else if (mpi_rank() > 0) rc = stop_requested ? 130 : 0; /* rank 0 reports */
+    else {
+        if (stop_requested) printf("interrupted: reporting what was done\n");
+        for (j = 0; j < njobs; j++) failed += res[j].failed;
+        if (failed) fprintf(stderr, "attnlab: %d of %d runs failed or were lost (see above); no table\n", failed, njobs);
+        else print_table(o, res);
+        rc = failed ? 1 : stop_requested ? 130 : 0;
+        if (o->csv && !csv_write(o->csv, NT_CSV_HEADER, njobs, train_line, &jobs)) rc = 1;
+        if (o->svg && !failed && !write_svg(o, res)) rc = 1;
+    }
     for (j = 0; j < njobs; j++) { free(res[j].epoch); free(res[j].acc); free(res[j].loss); free(res[j].acc_task[0]); free(res[j].acc_task[1]); }
     free(res);
     return rc;
@@ -1173,29 +1206,10 @@ int preset_argv(int argc, char **argv, const char *cmd, const char *full, const 
     return n;
 }
 
-void run_jobs(int njobs, int threads, void (*one)(void *ctx, int j), void *ctx, progress_set *p)
-{
-    int j;
-    attn_set_threads(1); /* parallel over runs, each run on one thread */
-#ifdef _OPENMP
-    if (threads > 0) omp_set_num_threads(threads);
-#pragma omp parallel for schedule(dynamic, 1)
-#else
-    (void)threads;
-#endif
-    for (j = 0; j < njobs; j++) {
-        one(ctx, j);
-#ifdef _OPENMP
-#pragma omp atomic
-#endif
-        p->finished++;
-        progress_report(p, 1);
-    }
-    fprintf(stderr, "\n");
-}
-
 /* argv with every "--opt=value" split into "--opt" "value" (the strings are argv's, cut at '='),
-   and --dry-run taken out (it sets dry_run). */
+   and the options of every command taken out: --dry-run, --resume, --rank-timeout S,
+   --data-parallel and --dp-chunks C (they set dry_run, resume_runs, rank_timeout, data_parallel and
+   dp_chunks). */
 static char **split_equals(int *argc, char **argv)
 {
     char **out = (char **)malloc(sizeof(char *) * (size_t)(2 * *argc + 1));
@@ -1204,6 +1218,13 @@ static char **split_equals(int *argc, char **argv)
     for (i = 0; i < *argc; i++) {
         char *eq = strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
         if (i > 0 && !strcmp(argv[i], "--dry-run")) { dry_run = 1; continue; }
+        if (i > 0 && !strcmp(argv[i], "--resume")) { resume_runs = 1; continue; }
+        if (i > 0 && !strcmp(argv[i], "--data-parallel")) { data_parallel = 1; continue; }
+        if (i > 0 && i + 1 < *argc && ((!strcmp(argv[i], "--rank-timeout") && parse_int(argv[i + 1], 1, &rank_timeout)) ||
+                                       (!strcmp(argv[i], "--dp-chunks") && parse_int(argv[i + 1], 1, &dp_chunks)))) {
+            i++;
+            continue;
+        }
         out[n++] = argv[i];
         if (eq) { *eq = 0; out[n++] = eq + 1; }
     }
@@ -1234,6 +1255,10 @@ static int attnlab_run(int argc, char **argv)
         return attnlab_run(3, h);
     }
     if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
+    if (data_parallel) {
+        fprintf(stderr, "attnlab: --data-parallel is for the transformer tasks fuzzy and sraven (train --task, preset hyla-*)\n");
+        return 1;
+    }
     if (!strcmp(argv[1], "lm") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "cog-lm") || !strcmp(argv[2], "cog-probes"))))
         return lm_main(argc, argv);
     if (!strcmp(argv[1], "sample")) return lm_sample(argc, argv);
@@ -1254,8 +1279,13 @@ static int attnlab_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    char **args = split_equals(&argc, argv);
-    int rc = attnlab_run(argc, args);
+    char **args;
+    int rc;
+    mpi_start(&argc, &argv);
+    args = split_equals(&argc, argv);
+    jobs_key(argc, args);
+    rc = attnlab_run(argc, args);
     if (args != argv) free(args);
+    mpi_end();
     return rc;
 }

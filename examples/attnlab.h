@@ -4,6 +4,7 @@
 #ifndef ATTNLAB_H
 #define ATTNLAB_H
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 /* A whole decimal integer in [lo, 1e9] into *out; 0 (and *out untouched) if s is not one. */
@@ -69,9 +70,69 @@ typedef struct {
 void progress_begin(progress_set *p, const void *runs, size_t stride, size_t offset, int njobs, long total, const char *unit,
                     const char *metric);
 void progress_report(progress_set *p, int force);
-/* Runs one(ctx, j) for j = 0 .. njobs - 1 in parallel over the runs (threads of them, 0: all cores;
-   the library single-threaded inside each), counting each finished run on p's line; then a newline. */
-void run_jobs(int njobs, int threads, void (*one)(void *ctx, int j), void *ctx, progress_set *p);
+/* A run's result as bytes (jobs.c), for the journal that --resume reads and for the MPI ranks: a
+   command's xfer(ctx, j, b) passes every field of run j's result through jb_io, which appends n
+   bytes at x to b (b->reading 0) or reads them back into x (1; b->bad once b runs out), and
+   returns whether run j succeeded (only those count as done). jb_count passes a count the same way
+   and marks b bad if it is outside [0, max] (an array's length, read before the array). */
+typedef struct {
+    unsigned char *p;
+    size_t n, cap, pos;
+    int reading, bad;
+} jobbuf;
+void jb_io(jobbuf *b, void *x, size_t n);
+void jb_count(jobbuf *b, int *n, int max);
+/* A command's runs: one(ctx, j) computes run j into the command's results; xfer as above; line gives
+   the CSV rows of run j; csv is the command's CSV stream, which run_jobs begins at csv_path with
+   the header line csv_header (csv_path NULL: no CSV, no journal) and to which it writes the rows of
+   the runs computed elsewhere or done before a --resume; the journal is csv_path.jobs. */
+typedef struct {
+    void (*one)(void *ctx, int j);
+    int (*xfer)(void *ctx, int j, jobbuf *b);
+    csv_line_fn line;
+    csv_stream *csv;
+    const char *csv_path, *csv_header;
+    void *ctx;
+} job_set;
+/* Runs the runs j = 0 .. njobs - 1: in parallel over the cores (threads of them, 0: all; the
+   library single-threaded inside each), or over the MPI ranks in attnlab-mpi; each finished run is
+   appended to the journal; with --resume (resume_runs) the runs the journal holds are read back
+   instead of run. Counts each finished run on p's line; then a newline. Returns the number of runs
+   lost (a rank died), which the table then lacks; or -1 (and a message) when nothing could start
+   (--resume without a CSV, a journal of another command line, a file that cannot be written), and
+   then nothing was written. */
+int run_jobs(int njobs, int threads, const job_set *js, progress_set *p);
+/* The command line that a journal must match (--threads aside), set once by main. */
+void jobs_key(int argc, char **argv);
+/* --resume; --rank-timeout S: the seconds of silence after which a rank counts as dead [60]. */
+extern int resume_runs, rank_timeout;
+/* Data-parallel training (--data-parallel, --dp-chunks C [16]): every batch is cut into C fixed
+   chunks; chunk c is rank c mod ranks' (dp_mine); each rank passes the gradient of each of its
+   chunks, computed on its own, to dp_add with its weight w (its share of the batch: the batch
+   gradient is the sum of w g) and its loss; dp_end writes the batch gradient into g [n] on every
+   rank and returns the batch loss. The sum is exact integer arithmetic on scaled gradients (jobs.c),
+   so 1, 2 or C ranks (and attnlab itself) give the same bits. In run_jobs, every rank then runs
+   every run, in order. */
+extern int data_parallel, dp_chunks;
+typedef struct {
+    size_t n;
+    int nchunks, have;
+    attn_float *g;      /* [have, n]: this rank's chunks' gradients */
+    double *w, *loss;   /* [have] weights; [nchunks] weighted losses */
+    int64_t *q;         /* [n]: the scaled sum */
+} dp_sum;
+int dp_mine(int c);
+int dp_begin(dp_sum *d, size_t n, int nchunks);
+void dp_add(dp_sum *d, int c, const attn_float *g, double w, double loss);
+double dp_end(dp_sum *d, attn_float *g);
+void dp_free(dp_sum *d);
+/* MPI (attnlab-mpi): start and end it (nothing in attnlab); this process' rank and the number of
+   ranks (0 and 1 in attnlab). Ranks above 0 run what rank 0 hands out and write nothing: no CSV,
+   no report (stdout goes to /dev/null), no progress line; rank 0 checks the outputs. */
+void mpi_start(int *argc, char ***argv);
+void mpi_end(void);
+int mpi_rank(void);
+int mpi_size(void);
 /* Whether the command line is for the HYLA paper's tasks (--task fuzzy|sraven, preset hyla-*), and
    the program for those. */
 int hyla_wants(int argc, char **argv);

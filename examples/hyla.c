@@ -249,6 +249,19 @@ static int hbuf_alloc(hbuf *b, const attn_transformer *m, int B)
     return b->x && b->y && b->var && b->out && b->dout && b->loss && b->probs && b->targets && b->cache && b->work;
 }
 
+/* The batch in b from example a on (its inputs, targets and outputs; the same cache and work). */
+static hbuf hview(const hbuf *b, const attn_transformer *m, int a)
+{
+    const attn_transformer_config *c = &m->cfg;
+    hbuf v = *b;
+    size_t r = (size_t)a * c->readout;
+    v.x += (size_t)a * c->max_T * c->in_dim;
+    v.y += a; v.var += a;
+    v.out += r * c->out; v.dout += r * c->out; v.probs += r * c->out;
+    v.loss += r; v.targets += r;
+    return v;
+}
+
 static void hbuf_free(hbuf *b)
 {
     free(b->x); free(b->y); free(b->var); free(b->out); free(b->dout); free(b->loss); free(b->probs); free(b->targets);
@@ -450,8 +463,9 @@ static void hyla_run(const hopts *o, hrun *res)
     attn_rng init, data, ev;
     attn_float *mom = NULL, *vel = NULL;
     long step;
-    double lsum = 0;
-    int i, lcount = 0;
+    double lsum = 0, l;
+    int i, lcount = 0, evaluate = !data_parallel || mpi_rank() == 0; /* data-parallel: rank 0 evaluates */
+    dp_sum dp = {0};
     char line[256];
     attn_status st = ATTN_OK;
     attn_rng_seed(&init, (uint64_t)res->seed, 1);
@@ -466,7 +480,8 @@ static void hyla_run(const hopts *o, hrun *res)
     attn_schedule_warmup_cosine(&sched, 0, o->lr[res->ilr], o->warmup, o->steps - o->warmup, 0.1 * o->lr[res->ilr]);
     mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
     vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
-    if (!mom || !vel || !hbuf_alloc(&tb, &m, o->batch) || !hbuf_alloc(&eb, &m, o->batch)) {
+    if (!mom || !vel || !hbuf_alloc(&tb, &m, o->batch) || !hbuf_alloc(&eb, &m, o->batch) ||
+        (data_parallel && !dp_begin(&dp, m.p.total, dp_chunks < o->batch ? dp_chunks : o->batch))) {
         fprintf(stderr, "\nattnlab: out of memory\n");
         res->failed = 1;
         return;
@@ -478,9 +493,9 @@ static void hyla_run(const hopts *o, hrun *res)
             res->loss[k] = lcount ? lsum / lcount : NAN; /* the mean training loss since the last evaluation */
             lsum = 0; lcount = 0;
             attn_rng_seed(&ev, (uint64_t)res->seed, 3);
-            res->valid[k] = hmetric(o, &m, &task, 0, o->eval_tasks, &eb, o->batch, &ev, NULL);
+            res->valid[k] = evaluate ? hmetric(o, &m, &task, 0, o->eval_tasks, &eb, o->batch, &ev, NULL) : 0;
             attn_rng_seed(&ev, (uint64_t)res->seed, 4);
-            res->ood[k] = hmetric(o, &m, &task, 1, o->eval_tasks, &eb, o->batch, &ev, &res->final_feat);
+            res->ood[k] = evaluate ? hmetric(o, &m, &task, 1, o->eval_tasks, &eb, o->batch, &ev, &res->final_feat) : 0;
             res->prog.latest = res->ood[k];
             res->prog.evaluated = 1;
             hyla_row(line, sizeof line, o, res, k);
@@ -489,12 +504,30 @@ static void hyla_run(const hopts *o, hrun *res)
         if (step == o->steps) break;
         hbatch(o, &task, 0, o->batch, &tb, NULL, &data);
         m.training = 1;
-        m.seed = ((uint64_t)res->seed << 32) + (uint64_t)step;
-        if ((st = attn_transformer_forward(&m, tb.out, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
-        lsum += hloss(o, &m, &tb, o->batch, 1);
+        if (data_parallel) { /* this rank's chunks of the batch, each on its own, then their exact sum */
+            int c, C = dp_chunks < o->batch ? dp_chunks : o->batch;
+            for (c = 0; c < C && st == ATTN_OK; c++) {
+                int a = (int)((long)c * o->batch / C), nb = (int)((long)(c + 1) * o->batch / C) - a;
+                hbuf v = hview(&tb, &m, a);
+                if (!dp_mine(c)) continue;
+                m.seed = (((uint64_t)res->seed << 32) + (uint64_t)step) * (uint64_t)C + (uint64_t)c;
+                if ((st = attn_transformer_forward(&m, v.out, v.cache, NULL, v.x, nb, cf.max_T, v.work, v.wb)) != ATTN_OK) break;
+                l = hloss(o, &m, &v, nb, 1);
+                attn_params_zero_grad(&m.p);
+                if ((st = attn_transformer_backward(&m, v.dout, v.cache, NULL, v.x, nb, cf.max_T, v.work, v.wb)) != ATTN_OK) break;
+                dp_add(&dp, c, m.p.gdata, (double)nb / o->batch, l);
+            }
+            if (st != ATTN_OK) break;
+            lsum += dp_end(&dp, m.p.gdata);
+        } else {
+            m.seed = ((uint64_t)res->seed << 32) + (uint64_t)step;
+            if ((st = attn_transformer_forward(&m, tb.out, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
+            lsum += hloss(o, &m, &tb, o->batch, 1);
+            attn_params_zero_grad(&m.p);
+            if ((st = attn_transformer_backward(&m, tb.dout, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK)
+                break;
+        }
         lcount++;
-        attn_params_zero_grad(&m.p);
-        if ((st = attn_transformer_backward(&m, tb.dout, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
         attn_adamw_step(&m.p, mom, vel, step + 1, (attn_float)attn_schedule_lr(&sched, step), (attn_float)0.9, (attn_float)0.999,
                         (attn_float)1e-8, (attn_float)o->wd[res->iwd]);
         res->prog.done = step + 1;
@@ -506,8 +539,9 @@ static void hyla_run(const hopts *o, hrun *res)
     }
     res->final_valid = res->valid[res->nevals - 1];
     res->final_ood = res->ood[res->nevals - 1];
-    if (!res->failed && !stop_requested) hyla_analyse(o, &m, &task, res, &eb);
+    if (!res->failed && !stop_requested && evaluate) hyla_analyse(o, &m, &task, res, &eb);
     hbuf_free(&tb); hbuf_free(&eb);
+    dp_free(&dp);
     free(mom); free(vel);
     htask_free(&task);
     attn_transformer_free(&m);
@@ -625,11 +659,29 @@ static int hyla_svg(const hopts *o, const hrun *res)
 /* Run j of the (kind, lr, wd, seed) grid, for run_jobs. */
 struct hyla_jobs {
     const hopts *o; hrun *res;
+    int nev; /* the evaluations a run has room for */
 };
 static void hyla_job(void *ctx, int j)
 {
     struct hyla_jobs *t = (struct hyla_jobs *)ctx;
     hyla_run(t->o, &t->res[j]);
+}
+static int hyla_xfer(void *ctx, int j, jobbuf *b)
+{
+    struct hyla_jobs *t = (struct hyla_jobs *)ctx;
+    hrun *r = &t->res[j];
+    jb_count(b, &r->nevals, t->nev);
+    jb_io(b, r->step, sizeof(long) * (size_t)r->nevals);
+    jb_io(b, r->loss, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->valid, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->ood, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, &r->final_valid, sizeof r->final_valid);
+    jb_io(b, &r->final_ood, sizeof r->final_ood);
+    jb_io(b, &r->final_feat, sizeof r->final_feat);
+    jb_io(b, r->probe, sizeof r->probe);
+    jb_io(b, &r->chance, sizeof r->chance);
+    jb_io(b, &r->failed, sizeof r->failed);
+    return !r->failed;
 }
 static int hyla_line(const void *ctx, int j, int k, char *line, size_t n)
 {
@@ -671,22 +723,28 @@ static int hyla_train(const hopts *o)
         res[j].ood = (double *)calloc((size_t)nev, sizeof(double));
         if (!res[j].step || !res[j].loss || !res[j].valid || !res[j].ood) { fprintf(stderr, "attnlab: out of memory\n"); return 1; }
     }
-    if (!csv_begin(&hyla_csv_log, o->csv, HYLA_CSV_HEADER)) return 1;
     printf("attnlab train: %s, %d layers (%lu parameters with %s), %d kind(s) x %d lr x %d wd x %d seeds, %ld steps of %d, warmup %d\n",
            o->sraven ? "SRAVEN" : "fuzzy logic", o->layers, (unsigned long)attn_transformer_param_count(&cf), attn_kind_get(o->kind[0])->name,
            o->nkind, o->nlr, o->nwd, o->seeds, o->steps, o->batch, o->warmup);
     progress_begin(&hprog, res, sizeof *res, offsetof(hrun, prog), njobs, (long)njobs * o->steps, "steps", "mean latest held-out metric");
     catch_stop();
-    jobs.o = o; jobs.res = res;
-    run_jobs(njobs, o->threads, hyla_job, &jobs, &hprog);
+    jobs.o = o; jobs.res = res; jobs.nev = nev;
+    {
+        job_set js = {hyla_job, hyla_xfer, hyla_line, &hyla_csv_log, o->csv, HYLA_CSV_HEADER, &jobs};
+        failed = run_jobs(njobs, o->threads, &js, &hprog);
+    }
     csv_end(&hyla_csv_log);
-    if (stop_requested) printf("interrupted: reporting what was done\n");
-    for (j = 0; j < njobs; j++) failed += res[j].failed;
-    if (failed) fprintf(stderr, "attnlab: %d of %d runs failed (see above); no table\n", failed, njobs);
-    else hyla_report(o, res);
-    rc = failed ? 1 : stop_requested ? 130 : 0;
-    if (o->csv && !csv_write(o->csv, HYLA_CSV_HEADER, njobs, hyla_line, &jobs)) rc = 1;
-    if (o->svg && !failed && !hyla_svg(o, res)) rc = 1;
+    if (failed < 0) rc = 1; /* nothing ran, nothing was written */
+    else if (mpi_rank() > 0) rc = stop_requested ? 130 : 0; /* rank 0 reports */
+    else {
+        if (stop_requested) printf("interrupted: reporting what was done\n");
+        for (j = 0; j < njobs; j++) failed += res[j].failed;
+        if (failed) fprintf(stderr, "attnlab: %d of %d runs failed or were lost (see above); no table\n", failed, njobs);
+        else hyla_report(o, res);
+        rc = failed ? 1 : stop_requested ? 130 : 0;
+        if (o->csv && !csv_write(o->csv, HYLA_CSV_HEADER, njobs, hyla_line, &jobs)) rc = 1;
+        if (o->svg && !failed && !hyla_svg(o, res)) rc = 1;
+    }
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].valid); free(res[j].ood); }
     free(res);
     return rc;

@@ -408,11 +408,25 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
 /* Run j of the (variant, seed) grid, for run_jobs. */
 struct lm_jobs {
     const lm_opts *o; const lm_data *d; lm_run *res;
+    int nev; /* the evaluations a run has room for */
 };
 static void lm_job(void *ctx, int j)
 {
     struct lm_jobs *t = (struct lm_jobs *)ctx;
     lm_train_one(t->o, t->d, &t->res[j]);
+}
+static int lm_xfer(void *ctx, int j, jobbuf *b)
+{
+    struct lm_jobs *t = (struct lm_jobs *)ctx;
+    lm_run *r = &t->res[j];
+    jb_count(b, &r->nevals, t->nev);
+    jb_io(b, r->step, sizeof(long) * (size_t)r->nevals);
+    jb_io(b, r->train, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->valid, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, &r->final_valid, sizeof r->final_valid);
+    jb_io(b, r->probe, sizeof r->probe);
+    jb_io(b, &r->failed, sizeof r->failed);
+    return !r->failed;
 }
 static int lm_line(const void *ctx, int j, int k, char *line, size_t n)
 {
@@ -585,21 +599,25 @@ int lm_main(int argc, char **argv)
         res[j].valid = (double *)calloc((size_t)nev, sizeof(double));
         if (!res[j].step || !res[j].train || !res[j].valid) { fprintf(stderr, "attnlab lm: out of memory\n"); return 1; }
     }
-    if (!csv_begin(&lm_csv, o.csv, LM_CSV_HEADER)) return 1;
     printf("attnlab lm: %s, %ld tokens (%ld for training), %d layers, d %d, %d heads, %lu parameters, %d variant(s) x %d seeds, %ld steps of %d x %d\n",
            o.corpus, d.n, d.ntrain, o.layers, o.dmodel, o.heads, (unsigned long)attn_transformer_param_count(&cf), o.nvar, o.seeds, o.steps, o.batch,
            o.ctx);
     progress_begin(&lm_prog, res, sizeof *res, offsetof(lm_run, prog), njobs, (long)njobs * o.steps, "steps", "mean latest validation loss");
     catch_stop();
     {
-        struct lm_jobs jobs = {&o, &d, res};
-        run_jobs(njobs, o.threads, lm_job, &jobs, &lm_prog);
+        struct lm_jobs jobs = {&o, &d, res, nev};
+        job_set js = {lm_job, lm_xfer, lm_line, &lm_csv, o.csv, LM_CSV_HEADER, &jobs};
+        failed = run_jobs(njobs, o.threads, &js, &lm_prog);
     }
     csv_end(&lm_csv);
-    if (stop_requested) printf("interrupted: reporting what was done\n");
-    for (j = 0; j < njobs; j++) failed += res[j].failed;
-    if (failed) fprintf(stderr, "attnlab lm: %d of %d runs failed (see above); no table\n", failed, njobs);
-    rc = failed || !lm_report(&o, res, njobs) ? 1 : stop_requested ? 130 : 0;
+    if (failed < 0) rc = 1; /* nothing ran, nothing was written */
+    else if (mpi_rank() > 0) rc = stop_requested ? 130 : 0; /* rank 0 reports */
+    else {
+        if (stop_requested) printf("interrupted: reporting what was done\n");
+        for (j = 0; j < njobs; j++) failed += res[j].failed;
+        if (failed) fprintf(stderr, "attnlab lm: %d of %d runs failed or were lost (see above); no table\n", failed, njobs);
+        rc = failed || !lm_report(&o, res, njobs) ? 1 : stop_requested ? 130 : 0;
+    }
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].train); free(res[j].valid); }
     free(res);
     free(d.tok);

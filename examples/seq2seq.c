@@ -359,11 +359,28 @@ static void s2s_train_one(const s2s_opts *o, s2s_run *res)
 /* Run j of the (kind, seed) grid, for run_jobs. */
 struct s2s_jobs {
     const s2s_opts *o; s2s_run *res;
+    int nev; /* the evaluations a run has room for */
 };
 static void s2s_job(void *ctx, int j)
 {
     struct s2s_jobs *t = (struct s2s_jobs *)ctx;
     s2s_train_one(t->o, &t->res[j]);
+}
+static int s2s_xfer(void *ctx, int j, jobbuf *b)
+{
+    struct s2s_jobs *t = (struct s2s_jobs *)ctx;
+    s2s_run *r = &t->res[j];
+    jb_count(b, &r->nevals, t->nev);
+    jb_io(b, r->step, sizeof(int) * (size_t)r->nevals);
+    jb_io(b, r->loss, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->tok_acc, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->exact, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, &r->greedy, sizeof r->greedy);
+    jb_io(b, &r->beam, sizeof r->beam);
+    jb_io(b, &r->final_tok, sizeof r->final_tok);
+    jb_io(b, r->table, sizeof r->table);
+    jb_io(b, &r->failed, sizeof r->failed);
+    return !r->failed;
 }
 static int s2s_line(const void *ctx, int j, int k, char *line, size_t n)
 {
@@ -503,21 +520,25 @@ int s2s_main(int argc, char **argv)
         if (!res[j].step || !res[j].loss || !res[j].tok_acc || !res[j].exact) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 1; }
     }
     if (!res) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 1; }
-    if (!csv_begin(&s2s_csv, o.csv, S2S_CSV_HEADER)) return 1;
     printf("attnlab seq2seq: %s %d-%d digits, %d + %d post-LN layers, d %d, %d heads, FFN %d, %lu parameters, %d kind(s) x %d seeds, %d steps of %d pairs\n",
            o.task ? "sorting" : "reversing", o.min_len, o.max_len, o.layers, o.layers, o.dmodel, o.heads, o.mlp, (unsigned long)attn_seq2seq_param_count(&cf),
            o.nkind, o.seeds, o.load ? 0 : o.steps, o.batch);
     progress_begin(&s2s_prog, res, sizeof *res, offsetof(s2s_run, prog), njobs, (long)njobs * o.steps, "steps", "mean latest greedy exact match");
     catch_stop();
     {
-        struct s2s_jobs jobs = {&o, res};
-        run_jobs(njobs, o.threads, s2s_job, &jobs, &s2s_prog);
+        struct s2s_jobs jobs = {&o, res, nev};
+        job_set js = {s2s_job, s2s_xfer, s2s_line, &s2s_csv, o.csv, S2S_CSV_HEADER, &jobs};
+        failed = run_jobs(njobs, o.threads, &js, &s2s_prog);
     }
     csv_end(&s2s_csv);
-    if (stop_requested) printf("interrupted: reporting what was done\n");
-    for (j = 0; j < njobs; j++) failed += res[j].failed;
-    if (failed) fprintf(stderr, "attnlab seq2seq: %d of %d runs failed (see above); no table\n", failed, njobs);
-    rc = failed || !s2s_report(&o, res, njobs) ? 1 : stop_requested ? 130 : 0;
+    if (failed < 0) rc = 1; /* nothing ran, nothing was written */
+    else if (mpi_rank() > 0) rc = stop_requested ? 130 : 0; /* rank 0 reports */
+    else {
+        if (stop_requested) printf("interrupted: reporting what was done\n");
+        for (j = 0; j < njobs; j++) failed += res[j].failed;
+        if (failed) fprintf(stderr, "attnlab seq2seq: %d of %d runs failed or were lost (see above); no table\n", failed, njobs);
+        rc = failed || !s2s_report(&o, res, njobs) ? 1 : stop_requested ? 130 : 0;
+    }
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].tok_acc); free(res[j].exact); }
     free(res);
     return rc;

@@ -135,6 +135,33 @@ else
         wait $pid
         try "an interrupted run's CSV is a well-formed prefix" sh -c \
             "[ \$(wc -l <'$tmp/int.csv') -ge 3 ] && awk -F, 'NF != 7 { exit 1 }' '$tmp/int.csv'"
+        # --resume: a run killed (-9) mid-grid, resumed, ends with the uninterrupted run's CSV and table; a
+        # journal written by another command line is refused, and so is --resume without a CSV
+        R="train --task nt --N 4 --tau 2 --ncon 8 --attn softmax,ea --seeds 3 --epochs 4000 --eval-every 500 --final-test 50"
+        ./build/attnlab $R --threads 1 --csv "$tmp/full.csv" >"$tmp/full.out" 2>/dev/null
+        ./build/attnlab $R --threads 1 --csv "$tmp/res.csv" >/dev/null 2>&1 &
+        pid=$!
+        i=0
+        while [ $i -lt 200 ] && [ "$(cat "$tmp/res.csv.jobs" 2>/dev/null | wc -c)" -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+        kill -9 $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        try "--resume after a kill -9: only the missing runs, then the uninterrupted run's CSV and table" sh -c \
+            "./build/attnlab $R --threads 2 --csv '$tmp/res.csv' --resume >'$tmp/res.out' 2>'$tmp/res.err' &&
+             grep -q -- '--resume: [1-5] of 6 runs were done already' '$tmp/res.err' && cmp '$tmp/full.csv' '$tmp/res.csv' &&
+             [ \"\$(grep -v '^wrote' '$tmp/full.out')\" = \"\$(grep -v '^wrote' '$tmp/res.out')\" ]"
+        try "--resume refuses another command line's journal (the CSV untouched), and needs --csv" sh -c \
+            "! ./build/attnlab $R --seeds 2 --csv '$tmp/res.csv' --resume >/dev/null 2>'$tmp/res.err' &&
+             grep -q 'written by another command line' '$tmp/res.err' && cmp '$tmp/full.csv' '$tmp/res.csv' &&
+             ! ./build/attnlab $R --resume >/dev/null 2>'$tmp/res.err' && grep -q -- '--resume needs --csv' '$tmp/res.err'"
+        # data-parallel training sums the chunks' gradients as scaled integers: without dropout (which
+        # draws per chunk) its curve is the plain run's to float rounding
+        D="train --task fuzzy --attn softmax --steps 40 --seeds 1 --eval-every 10 --eval-tasks 32 --dropout 0 --threads 1"
+        try "--data-parallel (5 chunks): the plain run's curve within 1e-4" sh -c \
+            "./build/attnlab $D --csv '$tmp/plain.csv' >/dev/null 2>&1 &&
+             ./build/attnlab $D --data-parallel --dp-chunks 5 --csv '$tmp/dp.csv' >/dev/null 2>&1 &&
+             paste -d, '$tmp/plain.csv' '$tmp/dp.csv' | awk -F, 'NR > 1 { for (i = 6; i <= 8; i++) { d = \$i - \$(i + 8);
+                 if (d > 1e-4 || d < -1e-4) exit 1 } n++ } END { exit n != 5 }'"
+        refuse "--data-parallel for a task without it" ./build/attnlab train --task nt --data-parallel
         try "attnlab census" sh -c "./build/attnlab census --task nt --N 16 --tau 2 | grep -q '64x56 16x28 4x14 1x7 1x1'"
         try "attnlab seq2seq, a few steps" ./build/attnlab seq2seq --steps 4 --seeds 1 --test 8 --eval-every 2 --dmodel 16 --heads 2 --threads 1
     else
@@ -145,7 +172,7 @@ else
         try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY tests/fuzz/fuzz_$t.c -o $tmp/replay_$t -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"
     done
     try "fuzz corpus replays: options" sh -c "$CC -O1 -g -DFUZZ_REPLAY -Dmain=attnlab_main tests/fuzz/fuzz_options.c examples/attnlab.c \
-        examples/hyla.c examples/lm.c examples/seq2seq.c -o $tmp/replay_options -lm && $tmp/replay_options tests/fuzz/corpus/options/*"
+        examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c -o $tmp/replay_options -lm && $tmp/replay_options tests/fuzz/corpus/options/*"
     echo "compile matrix, example and driver: $pass passed, $fail failed"
 fi
 
