@@ -3,7 +3,9 @@
 #   1. the all-reduce of each model's gradient block (build/bench_mpi);
 #   2. grid throughput: a 4-run fuzzy grid (softmax, HYLA x 2 seeds) on 1 and 2 ranks;
 #   3. data-parallel step time (fuzzy and SRAVEN, --dp-chunks 16): the time of 200 more steps, so
-#      that start-up and evaluation cancel, on 1 and 2 ranks, beside the plain single-process step.
+#      that start-up and evaluation cancel, on 1 and 2 ranks, beside the plain single-process step;
+#   4. the data-parallel step on one rank with 64 and 128 chunks (of 2 and 1 sequences: what 64 and
+#      128 ranks would each compute), for the cost model (tools/scaling_model.py); 60 more steps.
 # Usage: sh bench/scaling.sh [BUILD]
 B=${1:-build}
 MPIRUN="mpirun --oversubscribe --allow-run-as-root"
@@ -19,14 +21,16 @@ wall() {
     t1=$(date +%s.%N)
     echo "$t1 - $t0" | bc -l
 }
-# step NRANKS TASK-ARGS...: seconds per step (300 steps minus 100 steps, / 200), median of 3
+# step NRANKS TASK-ARGS...: seconds per step (SB steps minus SA steps, / (SB - SA)), median of 3
+SA=100
+SB=300
 step() {
     n=$1
     shift
     for r in 1 2 3; do
-        a=$(wall "$n" "$@" --steps 100 --eval-every 100)
-        b=$(wall "$n" "$@" --steps 300 --eval-every 300)
-        echo "($b - $a) / 200" | bc -l
+        a=$(wall "$n" "$@" --steps $SA --eval-every $SA)
+        b=$(wall "$n" "$@" --steps $SB --eval-every $SB)
+        echo "($b - $a) / ($SB - $SA)" | bc -l
     done | med3
 }
 
@@ -53,4 +57,15 @@ for task in fuzzy sraven; do
     printf '%s: plain %.1f, data-parallel 1 rank %.1f, 2 ranks %.1f; speed-up %.2f over 1 rank (efficiency %.0f%%), %.2f over plain\n' \
         "$task" "$(echo "1000 * $p" | bc -l)" "$(echo "1000 * $d1" | bc -l)" "$(echo "1000 * $d2" | bc -l)" \
         "$(echo "$d1 / $d2" | bc -l)" "$(echo "50 * $d1 / $d2" | bc -l)" "$(echo "$p / $d2" | bc -l)"
+done
+
+echo
+echo "== 4. data-parallel step on 1 rank with 64 and 128 chunks, ms per step"
+SA=30
+SB=90
+for task in fuzzy sraven; do
+    T="train --task $task --attn softmax --seeds 1 --eval-tasks 128 --threads 1 --data-parallel"
+    c64=$(step 0 $T --dp-chunks 64)
+    c128=$(step 0 $T --dp-chunks 128)
+    printf '%s: 64 chunks %.1f, 128 chunks %.1f\n' "$task" "$(echo "1000 * $c64" | bc -l)" "$(echo "1000 * $c128" | bc -l)"
 done

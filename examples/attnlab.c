@@ -142,8 +142,10 @@ static void usage(FILE *f, int full)
             "and --opt=value as well as --opt value. Every command that runs a grid also takes:\n"
             "  --resume          with --csv F: skip the runs an earlier run of the same command line\n"
             "                    finished (their results are kept in F.jobs as each run ends)\n"
-            "  --data-parallel   (fuzzy, sraven) every batch cut into --dp-chunks C [16] chunks whose\n"
+            "  --data-parallel   (fuzzy, sraven, lm) every batch cut into --dp-chunks C [16] chunks whose\n"
             "                    gradients are summed exactly: the same bits on any number of ranks\n"
+            "  --snapshot-every S  (fuzzy, sraven) with --csv F: every S steps a run in progress is\n"
+            "                    saved to F.run-J, from which --resume goes on (the same bits) [0: off]\n"
             "  --rank-timeout S  attnlab-mpi: a rank silent for S seconds has died [60]\n"
             "attnlab-mpi (make attnlab-mpi) is attnlab over MPI ranks: mpirun -n R build/attnlab-mpi\n"
             "COMMAND ...; rank 0 hands the runs out and writes what attnlab writes (docs/scaling.md).\n"
@@ -1208,8 +1210,8 @@ int preset_argv(int argc, char **argv, const char *cmd, const char *full, const 
 
 /* argv with every "--opt=value" split into "--opt" "value" (the strings are argv's, cut at '='),
    and the options of every command taken out: --dry-run, --resume, --rank-timeout S,
-   --data-parallel and --dp-chunks C (they set dry_run, resume_runs, rank_timeout, data_parallel and
-   dp_chunks). */
+   --data-parallel, --dp-chunks C and --snapshot-every S (they set dry_run, resume_runs,
+   rank_timeout, data_parallel, dp_chunks and snapshot_every). */
 static char **split_equals(int *argc, char **argv)
 {
     char **out = (char **)malloc(sizeof(char *) * (size_t)(2 * *argc + 1));
@@ -1221,7 +1223,8 @@ static char **split_equals(int *argc, char **argv)
         if (i > 0 && !strcmp(argv[i], "--resume")) { resume_runs = 1; continue; }
         if (i > 0 && !strcmp(argv[i], "--data-parallel")) { data_parallel = 1; continue; }
         if (i > 0 && i + 1 < *argc && ((!strcmp(argv[i], "--rank-timeout") && parse_int(argv[i + 1], 1, &rank_timeout)) ||
-                                       (!strcmp(argv[i], "--dp-chunks") && parse_int(argv[i + 1], 1, &dp_chunks)))) {
+                                       (!strcmp(argv[i], "--dp-chunks") && parse_int(argv[i + 1], 1, &dp_chunks)) ||
+                                       (!strcmp(argv[i], "--snapshot-every") && parse_int(argv[i + 1], 0, &snapshot_every)))) {
             i++;
             continue;
         }
@@ -1255,12 +1258,12 @@ static int attnlab_run(int argc, char **argv)
         return attnlab_run(3, h);
     }
     if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
-    if (data_parallel) {
-        fprintf(stderr, "attnlab: --data-parallel is for the transformer tasks fuzzy and sraven (train --task, preset hyla-*)\n");
-        return 1;
-    }
     if (!strcmp(argv[1], "lm") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "cog-lm") || !strcmp(argv[2], "cog-probes"))))
         return lm_main(argc, argv);
+    if (data_parallel) {
+        fprintf(stderr, "attnlab: --data-parallel is for the transformer tasks (train --task fuzzy|sraven, lm, their presets)\n");
+        return 1;
+    }
     if (!strcmp(argv[1], "sample")) return lm_sample(argc, argv);
     if (!strcmp(argv[1], "seq2seq") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "seq2seq") || !strcmp(argv[2], "thesis"))))
         return s2s_main(argc, argv);

@@ -102,6 +102,16 @@ typedef struct {
    (--resume without a CSV, a journal of another command line, a file that cannot be written), and
    then nothing was written. */
 int run_jobs(int njobs, int threads, const job_set *js, progress_set *p);
+/* Snapshots of a run in progress (--snapshot-every S, with --csv F): a run whose step s satisfies
+   snap_due(s) passes its whole state (parameters, optimizer state, RNG streams, its curve so far)
+   through jb_io into a jobbuf and snap_save(j, b) writes it to F.run-J (rank 0; the last one
+   replaced whole); with --resume, snap_load(j, b) gives the state back for reading (1) or 0 (none,
+   or not of this command line: then said, and the run starts afresh). The run then goes on from
+   there and ends with the same bits as if never stopped. A run's snapshot goes when it finishes. */
+extern int snapshot_every;
+int snap_due(long step);
+void snap_save(int j, const jobbuf *b);
+int snap_load(int j, jobbuf *b);
 /* The command line that a journal must match (--threads aside), set once by main. */
 void jobs_key(int argc, char **argv);
 /* --resume; --rank-timeout S: the seconds of silence after which a rank counts as dead [60]. */

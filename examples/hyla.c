@@ -453,23 +453,47 @@ done:
     free(wtr); free(who); free(qs); free(ytr); free(yho); free(ctr); free(cho);
 }
 
-static void hyla_run(const hopts *o, hrun *res)
+/* A run in progress as bytes (a snapshot, attnlab.h): the step it goes on from, everything that
+   carries over from step to step, and its curve so far (room for nev evaluations). */
+typedef struct {
+    long step;
+    attn_rng data;
+    double lsum;
+    int lcount;
+} hstate;
+static void hyla_state(jobbuf *b, hstate *t, hrun *res, attn_params *p, attn_float *mom, attn_float *vel, int nev)
+{
+    jb_io(b, t, sizeof *t);
+    jb_count(b, &res->nevals, nev);
+    jb_io(b, res->step, sizeof(long) * (size_t)res->nevals);
+    jb_io(b, res->loss, sizeof(double) * (size_t)res->nevals);
+    jb_io(b, res->valid, sizeof(double) * (size_t)res->nevals);
+    jb_io(b, res->ood, sizeof(double) * (size_t)res->nevals);
+    jb_io(b, &res->final_feat, sizeof res->final_feat);
+    jb_io(b, p->data, sizeof(attn_float) * p->total);
+    jb_io(b, mom, sizeof(attn_float) * p->total);
+    jb_io(b, vel, sizeof(attn_float) * p->total);
+}
+
+/* Run j (res) of the grid; nev: the evaluations res has room for. */
+static void hyla_run(const hopts *o, hrun *res, int j, int nev)
 {
     attn_transformer_config cf = hyla_config(o, o->kind[res->kind]);
     attn_transformer m;
     attn_schedule sched;
     htask task;
     hbuf tb, eb;
-    attn_rng init, data, ev;
+    attn_rng init, ev;
     attn_float *mom = NULL, *vel = NULL;
-    long step;
-    double lsum = 0, l;
-    int i, lcount = 0, evaluate = !data_parallel || mpi_rank() == 0; /* data-parallel: rank 0 evaluates */
+    hstate t = {0, {0, 0}, 0, 0};
+    jobbuf snap;
+    double l;
+    int i, evaluate = !data_parallel || mpi_rank() == 0; /* data-parallel: rank 0 evaluates */
     dp_sum dp = {0};
     char line[256];
     attn_status st = ATTN_OK;
     attn_rng_seed(&init, (uint64_t)res->seed, 1);
-    attn_rng_seed(&data, (uint64_t)res->seed, 2);
+    attn_rng_seed(&t.data, (uint64_t)res->seed, 2);
     if (!htask_init(&task, o, res->seed) || attn_transformer_init(&m, &cf, &init) != ATTN_OK) {
         fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
         res->failed = 1;
@@ -486,12 +510,23 @@ static void hyla_run(const hopts *o, hrun *res)
         res->failed = 1;
         return;
     }
-    for (step = 0; step <= o->steps && !stop_requested; step++) {
+    if (snap_load(j, &snap)) { /* --resume: on from the snapshot */
+        hyla_state(&snap, &t, res, &m.p, mom, vel, nev);
+        free(snap.p);
+        if (snap.bad || snap.pos != snap.n) { /* written by another build: its state is not this run's */
+            fprintf(stderr, "\nattnlab: run %d's snapshot does not fit this build's run; remove it, or rerun without --resume\n", j);
+            res->failed = 1;
+            res->nevals = 0;
+            t.step = o->steps + 1;
+        } else if (mpi_rank() == 0) fprintf(stderr, "\nattnlab: run %d goes on from its snapshot at step %ld\n", j, t.step);
+    }
+    for (; t.step <= o->steps && !stop_requested; t.step++) {
+        long step = t.step;
         if (step % o->eval_every == 0 || step == o->steps) {
             int k = res->nevals++;
             res->step[k] = step;
-            res->loss[k] = lcount ? lsum / lcount : NAN; /* the mean training loss since the last evaluation */
-            lsum = 0; lcount = 0;
+            res->loss[k] = t.lcount ? t.lsum / t.lcount : NAN; /* the mean training loss since the last evaluation */
+            t.lsum = 0; t.lcount = 0;
             attn_rng_seed(&ev, (uint64_t)res->seed, 3);
             res->valid[k] = evaluate ? hmetric(o, &m, &task, 0, o->eval_tasks, &eb, o->batch, &ev, NULL) : 0;
             attn_rng_seed(&ev, (uint64_t)res->seed, 4);
@@ -502,7 +537,7 @@ static void hyla_run(const hopts *o, hrun *res)
             csv_row(&hyla_csv_log, line);
         }
         if (step == o->steps) break;
-        hbatch(o, &task, 0, o->batch, &tb, NULL, &data);
+        hbatch(o, &task, 0, o->batch, &tb, NULL, &t.data);
         m.training = 1;
         if (data_parallel) { /* this rank's chunks of the batch, each on its own, then their exact sum */
             int c, C = dp_chunks < o->batch ? dp_chunks : o->batch;
@@ -518,27 +553,37 @@ static void hyla_run(const hopts *o, hrun *res)
                 dp_add(&dp, c, m.p.gdata, (double)nb / o->batch, l);
             }
             if (st != ATTN_OK) break;
-            lsum += dp_end(&dp, m.p.gdata);
+            t.lsum += dp_end(&dp, m.p.gdata);
         } else {
             m.seed = ((uint64_t)res->seed << 32) + (uint64_t)step;
             if ((st = attn_transformer_forward(&m, tb.out, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
-            lsum += hloss(o, &m, &tb, o->batch, 1);
+            t.lsum += hloss(o, &m, &tb, o->batch, 1);
             attn_params_zero_grad(&m.p);
             if ((st = attn_transformer_backward(&m, tb.dout, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK)
                 break;
         }
-        lcount++;
+        t.lcount++;
         attn_adamw_step(&m.p, mom, vel, step + 1, (attn_float)attn_schedule_lr(&sched, step), (attn_float)0.9, (attn_float)0.999,
                         (attn_float)1e-8, (attn_float)o->wd[res->iwd]);
         res->prog.done = step + 1;
         if (step % 8 == 0) progress_report(&hprog, 0);
+        if (snap_due(step + 1) && step + 1 < o->steps) { /* the state before step + 1 */
+            hstate next = t;
+            memset(&snap, 0, sizeof snap);
+            next.step = step + 1;
+            hyla_state(&snap, &next, res, &m.p, mom, vel, nev);
+            snap_save(j, &snap);
+            free(snap.p);
+        }
     }
-    if (st != ATTN_OK || res->ood[res->nevals - 1] != res->ood[res->nevals - 1]) { /* a call refused: say why, report nothing */
+    if (!res->failed && (st != ATTN_OK || res->ood[res->nevals - 1] != res->ood[res->nevals - 1])) { /* a call refused: say why */
         fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
         res->failed = 1;
     }
-    res->final_valid = res->valid[res->nevals - 1];
-    res->final_ood = res->ood[res->nevals - 1];
+    if (res->nevals > 0) {
+        res->final_valid = res->valid[res->nevals - 1];
+        res->final_ood = res->ood[res->nevals - 1];
+    }
     if (!res->failed && !stop_requested && evaluate) hyla_analyse(o, &m, &task, res, &eb);
     hbuf_free(&tb); hbuf_free(&eb);
     dp_free(&dp);
@@ -664,7 +709,7 @@ struct hyla_jobs {
 static void hyla_job(void *ctx, int j)
 {
     struct hyla_jobs *t = (struct hyla_jobs *)ctx;
-    hyla_run(t->o, &t->res[j]);
+    hyla_run(t->o, &t->res[j], j, t->nev);
 }
 static int hyla_xfer(void *ctx, int j, jobbuf *b)
 {

@@ -142,13 +142,75 @@ static void journal_add(int j, const unsigned char *q, size_t n)
 
 /* Run j finished (locally, or its bytes came from a rank): into the journal if it succeeded, its rows
    into the CSV stream if it ran elsewhere, and counted on the progress line. */
+/* ---- snapshots of a run in progress: FILE.run-J beside the CSV ----
+   "attnlab-run 1 KEY J BYTES\n", the bytes, their FNV-1a hash; written to a temporary file and
+   renamed over the last one, so a kill leaves the previous snapshot whole. */
+int snapshot_every = 0;
+static const char *snap_csv; /* the CSV of the runs under way */
+
+static void snap_path(int j, char *path, size_t n, int tmp) { snprintf(path, n, "%s.run-%d%s", snap_csv, j, tmp ? ".tmp" : ""); }
+
+int snap_due(long step) { return snapshot_every > 0 && snap_csv && step % snapshot_every == 0; }
+
+void snap_save(int j, const jobbuf *b)
+{
+    char path[1100], final[1100];
+    uint64_t h = fnv(b->p, b->n, run_key);
+    FILE *f;
+    if (mpi_rank() > 0 || !snap_csv || b->bad) return;
+    snap_path(j, path, sizeof path, 1);
+    snap_path(j, final, sizeof final, 0);
+    if (!(f = fopen(path, "wb"))) { fprintf(stderr, "\nattnlab: cannot write %s: %s\n", path, strerror(errno)); return; }
+    fprintf(f, "attnlab-run 1 %016llx %d %lu\n", (unsigned long long)run_key, j, (unsigned long)b->n);
+    if (fwrite(b->p, 1, b->n, f) != b->n || fwrite(&h, sizeof h, 1, f) != 1 || fclose(f) != 0 || rename(path, final) != 0)
+        fprintf(stderr, "\nattnlab: cannot write %s: %s\n", final, strerror(errno));
+}
+
+int snap_load(int j, jobbuf *b)
+{
+    char path[1100];
+    unsigned long long key = 0;
+    unsigned long n = 0;
+    int jj = -1;
+    uint64_t h = 0;
+    FILE *f;
+    memset(b, 0, sizeof *b);
+    if (!resume_runs || !snap_csv) return 0;
+    snap_path(j, path, sizeof path, 0);
+    if (!(f = fopen(path, "rb"))) return 0;
+    if (fscanf(f, "attnlab-run 1 %llx %d %lu", &key, &jj, &n) == 3 && fgetc(f) == '\n' && key == run_key && jj == j &&
+        n < (1ul << 31) && (b->p = (unsigned char *)malloc(n ? n : 1)) && fread(b->p, 1, n, f) == n &&
+        fread(&h, sizeof h, 1, f) == 1 && h == fnv(b->p, n, run_key)) {
+        b->n = n;
+        b->reading = 1;
+        fclose(f);
+        return 1;
+    }
+    fclose(f);
+    free(b->p);
+    b->p = NULL;
+    fprintf(stderr, "\nattnlab: %s is not a snapshot of this command line's run %d; the run starts afresh\n", path, j);
+    return 0;
+}
+
+static void snap_remove(int j)
+{
+    char path[1100];
+    if (!snap_csv || mpi_rank() > 0) return;
+    snap_path(j, path, sizeof path, 0);
+    remove(path);
+}
+
 static run_progress *prog_of(progress_set *p, int j) { return (run_progress *)(p->runs + (size_t)j * p->stride + p->offset); }
 
 static void finished(const job_set *js, int j, jobbuf *b, int remote, progress_set *p)
 {
     size_t start = b->pos; /* a rank's bytes start with the run's index */
     int ok = js->xfer(js->ctx, j, b);
-    if (ok && !b->bad && !stop_requested) journal_add(j, b->p + start, b->n - start);
+    if (ok && !b->bad && !stop_requested) {
+        journal_add(j, b->p + start, b->n - start);
+        snap_remove(j); /* the journal has it all now */
+    }
     if (remote) {
         char line[512];
         int k;
@@ -168,6 +230,7 @@ int run_jobs(int njobs, int threads, const job_set *js, progress_set *p)
     int j, resumed = 0, lost = 0, bad = 0;
     if (!done) { fprintf(stderr, "attnlab: out of memory\n"); return -1; }
     attn_set_threads(1); /* parallel over runs, each run on one thread */
+    snap_csv = js->csv_path;
     if (js->csv_path && mpi_rank() == 0) {
         bad = (resume_runs && (resumed = journal_read(js, njobs, done)) < 0) || !journal_open(js, njobs, resume_runs) ||
               !csv_begin(js->csv, js->csv_path, js->csv_header);
@@ -225,6 +288,7 @@ int run_jobs(int njobs, int threads, const job_set *js, progress_set *p)
     fprintf(stderr, "\n");
     if (journal) fclose(journal);
     journal = NULL;
+    snap_csv = NULL;
     free(done);
     return lost;
 }

@@ -301,7 +301,10 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
     attn_float *mom = NULL, *vel = NULL;
     double tsum = 0;
     char line[256];
-    int i, tcount = 0, nb = o->batch > o->eval_windows ? o->batch : o->eval_windows;
+    int i, c, tcount = 0, nb = o->batch > o->eval_windows ? o->batch : o->eval_windows;
+    int C = !data_parallel ? 1 : dp_chunks < o->batch ? dp_chunks : o->batch;
+    int evaluate = !data_parallel || mpi_rank() == 0; /* data-parallel: rank 0 evaluates */
+    dp_sum dp = {0};
     attn_rng_seed(&init, (uint64_t)res->seed, 1);
     attn_rng_seed(&data, (uint64_t)res->seed, 2);
     if (attn_transformer_init(&m, &cf, &init) != ATTN_OK) { fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error()); res->failed = 1; free(starts); return; }
@@ -316,7 +319,8 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
     b.work = malloc(b.wb);
     mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
     vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
-    if (!starts || !b.tok || !b.targets || !b.logits || !b.dlogits || !b.probs || !b.loss || !b.cache || !b.work || !mom || !vel) {
+    if (!starts || !b.tok || !b.targets || !b.logits || !b.dlogits || !b.probs || !b.loss || !b.cache || !b.work || !mom || !vel ||
+        (data_parallel && !dp_begin(&dp, m.p.total, C))) {
         fprintf(stderr, "\nattnlab lm: out of memory\n");
         res->failed = 1;
     }
@@ -327,7 +331,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
             long span = d->n - d->ntrain - o->ctx - 1;
             for (i = 0; i < o->eval_windows; i++) starts[i] = d->ntrain + (span > 0 ? span * i / o->eval_windows : 0);
             res->step[k] = step;
-            res->valid[k] = lm_loss(o, &m, d, starts, o->eval_windows, &b, 0);
+            res->valid[k] = evaluate ? lm_loss(o, &m, d, starts, o->eval_windows, &b, 0) : 0;
             res->prog.latest = res->valid[k];
             res->prog.evaluated = 1;
             res->train[k] = tcount ? tsum / tcount : NAN;
@@ -337,14 +341,22 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
         }
         if (step == o->steps) break;
         for (i = 0; i < o->batch; i++) starts[i] = (long)attn_rng_int(&data, (uint32_t)(d->ntrain - o->ctx - 1));
-        tsum += lm_loss(o, &m, d, starts, o->batch, &b, 1);
-        tcount++;
-        attn_params_zero_grad(&m.p);
-        if (attn_transformer_backward(&m, b.dlogits, b.cache, b.tok, NULL, o->batch, o->ctx, b.work, b.wb) != ATTN_OK) {
-            fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
-            res->failed = 1;
-            break;
+        for (c = 0; c < C && !res->failed; c++) { /* data-parallel: this rank's chunks; else the batch at once */
+            int a = (int)((long)c * o->batch / C), nw = (int)((long)(c + 1) * o->batch / C) - a;
+            double l;
+            if (data_parallel && !dp_mine(c)) continue;
+            l = lm_loss(o, &m, d, starts + a, nw, &b, 1);
+            attn_params_zero_grad(&m.p);
+            if (attn_transformer_backward(&m, b.dlogits, b.cache, b.tok, NULL, nw, o->ctx, b.work, b.wb) != ATTN_OK) {
+                fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
+                res->failed = 1;
+            }
+            if (data_parallel) dp_add(&dp, c, m.p.gdata, (double)nw / o->batch, l);
+            else tsum += l;
         }
+        if (res->failed) break;
+        if (data_parallel) tsum += dp_end(&dp, m.p.gdata);
+        tcount++;
         attn_clip_grad_norm(&m.p, 1.0);
         attn_adamw_step(&m.p, mom, vel, step + 1, (attn_float)attn_schedule_lr(&sched, step), (attn_float)0.9, (attn_float)0.95, (attn_float)1e-8,
                         (attn_float)0.1);
@@ -352,7 +364,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
         if (step % 4 == 0) progress_report(&lm_prog, 0);
     }
     res->final_valid = res->nevals ? res->valid[res->nevals - 1] : NAN;
-    if (o->heatmap && res->seed == 0 && !res->failed) { /* one attention map of the trained model */
+    if (o->heatmap && res->seed == 0 && !res->failed && evaluate) { /* one attention map of the trained model */
         int T = o->ctx < 48 ? o->ctx : 48, layer = o->layers > 1 ? 1 : 0, i, j;
         size_t wwb = attn_transformer_weights_work_bytes(&m, 1, T);
         void *ww = malloc(wwb);
@@ -383,7 +395,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
         }
         free(ww); free(w);
     }
-    if (o->save && !res->failed) {
+    if (o->save && !res->failed && evaluate) { /* data-parallel: rank 0 saves */
         char path[1024];
         lm_save_path(o, res->var, res->seed, path, sizeof path);
         if (attn_transformer_save(&m, path) != ATTN_OK) {
@@ -393,7 +405,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
     }
     { /* the collapse probes on the trained model: prompt bytes after a BOS, '0' and '1' */
         int ns[LM_PROBE_NS], task, prompt[128], plen;
-        for (task = 0; task < 2 && !res->failed && lm_probe_ns(o, ns); task++) {
+        for (task = 0; task < 2 && !res->failed && evaluate && lm_probe_ns(o, ns); task++) {
             prompt[0] = LM_BOS;
             for (plen = 1; lm_prompt[task][plen - 1]; plen++) prompt[plen] = (unsigned char)lm_prompt[task][plen - 1];
             if (attn_collapse_probe(&m, (attn_probe_task)task, prompt, plen, '0', '1', ns, LM_PROBE_NS, o->dmodel / o->heads,
@@ -402,6 +414,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
         }
     }
     free(starts); free(b.tok); free(b.targets); free(b.logits); free(b.dlogits); free(b.probs); free(b.loss); free(b.cache); free(b.work); free(mom); free(vel);
+    dp_free(&dp);
     attn_transformer_free(&m);
 }
 

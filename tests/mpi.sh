@@ -1,7 +1,8 @@
 #!/bin/sh
 # make test-mpi: attnlab-mpi against attnlab. Each grid (the four commands that run grids) on 1, 2
 # and 3 ranks must write the CSV of the single process byte for byte and print the same report;
-# data-parallel training on 1, 2 and 3 ranks must give the single process's bits; a rank killed
+# data-parallel training (fuzzy, SRAVEN, lm) on 1, 2 and 3 ranks must give the single process's bits, also when killed on
+# 2 ranks and resumed from its snapshot on 3; a rank killed
 # mid-grid is reported, its run is missing from no table silently, and --resume completes the table. Ends with "N passed, N failed"; exit status 1 on any failure.
 pass=0
 fail=0
@@ -60,6 +61,22 @@ dp() {
 dp "train --task fuzzy" train --task fuzzy --attn softmax,hyla --steps 40 --seeds 2 --eval-every 10 --eval-tasks 32 --dp-chunks 5
 dp "train --task sraven" train --task sraven --attn softmax,hyla --steps 20 --seeds 1 --eval-every 10 --eval-tasks 32 \
     --batch 12 --layers 2 --dp-chunks 3
+dp "lm" lm --corpus examples/data/sample.txt --variants softmax,cog --seeds 1 --steps 30 --layers 1 --dmodel 32 --heads 2 \
+    --ctx 32 --eval-every 15 --dp-chunks 4
+
+# A data-parallel run killed on 2 ranks after a snapshot goes on from it on 3 ranks (--resume) and
+# ends with the single process's bits
+D="train --task fuzzy --attn softmax --steps 200 --seeds 1 --eval-every 50 --eval-tasks 32 --snapshot-every 40 --data-parallel"
+$A $D --csv "$tmp/dfull.csv" >/dev/null 2>&1
+$MPIRUN -n 2 $M $D --csv "$tmp/dpart.csv" >/dev/null 2>&1 &
+i=0
+while [ $i -lt 600 ] && ! grep -q '^softmax,.*,50,' "$tmp/dpart.csv" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+pkill -9 -f "attnlab-mpi $D" 2>/dev/null
+wait
+check "a data-parallel run killed on 2 ranks left a snapshot" "[ -f '$tmp/dpart.csv.run-0' ]"
+$MPIRUN -n 3 $M $D --csv "$tmp/dpart.csv" --resume >/dev/null 2>"$tmp/err"
+check "--resume on 3 ranks: on from the snapshot, the single process's CSV" \
+    "grep -aq 'run 0 goes on from its snapshot at step [1-9]' '$tmp/err' && cmp -s '$tmp/dfull.csv' '$tmp/dpart.csv'"
 
 # A rank killed mid-grid (mpirun --enable-recovery keeps the others going): rank 0 reports the run it
 # held as lost after --rank-timeout seconds and prints no table; --resume (on 2 ranks) runs only

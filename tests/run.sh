@@ -153,6 +153,20 @@ else
             "! ./build/attnlab $R --seeds 2 --csv '$tmp/res.csv' --resume >/dev/null 2>'$tmp/res.err' &&
              grep -q 'written by another command line' '$tmp/res.err' && cmp '$tmp/full.csv' '$tmp/res.csv' &&
              ! ./build/attnlab $R --resume >/dev/null 2>'$tmp/res.err' && grep -q -- '--resume needs --csv' '$tmp/res.err'"
+        # --snapshot-every: a fuzzy run killed (-9) after a snapshot goes on from it under --resume and ends
+        # with the uninterrupted run's bits
+        S="train --task fuzzy --attn softmax --steps 200 --seeds 1 --eval-every 50 --eval-tasks 32 --threads 1 --snapshot-every 40"
+        ./build/attnlab $S --csv "$tmp/sfull.csv" >"$tmp/sfull.out" 2>/dev/null
+        ./build/attnlab $S --csv "$tmp/spart.csv" >/dev/null 2>&1 &
+        pid=$!
+        i=0
+        while [ $i -lt 300 ] && ! grep -q '^softmax,.*,50,' "$tmp/spart.csv" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+        kill -9 $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        try "--snapshot-every, a kill -9, --resume: on from the snapshot, the uninterrupted run's CSV and table" sh -c \
+            "[ -f '$tmp/spart.csv.run-0' ] && ./build/attnlab $S --csv '$tmp/spart.csv' --resume >'$tmp/spart.out' 2>'$tmp/spart.err' &&
+             grep -q 'run 0 goes on from its snapshot at step [1-9]' '$tmp/spart.err' && cmp '$tmp/sfull.csv' '$tmp/spart.csv' &&
+             [ \"\$(grep -v '^wrote' '$tmp/sfull.out')\" = \"\$(grep -v '^wrote' '$tmp/spart.out')\" ] && [ ! -f '$tmp/spart.csv.run-0' ]"
         # data-parallel training sums the chunks' gradients as scaled integers: without dropout (which
         # draws per chunk) its curve is the plain run's to float rounding
         D="train --task fuzzy --attn softmax --steps 40 --seeds 1 --eval-every 10 --eval-tasks 32 --dropout 0 --threads 1"
