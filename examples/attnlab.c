@@ -142,9 +142,9 @@ static void usage(FILE *f, int full)
             "and --opt=value as well as --opt value. Every command that runs a grid also takes:\n"
             "  --resume          with --csv F: skip the runs an earlier run of the same command line\n"
             "                    finished (their results are kept in F.jobs as each run ends)\n"
-            "  --data-parallel   (fuzzy, sraven, lm) every batch cut into --dp-chunks C [16] chunks whose\n"
+            "  --data-parallel   (train, lm) every batch cut into --dp-chunks C [16] chunks whose\n"
             "                    gradients are summed exactly: the same bits on any number of ranks\n"
-            "  --snapshot-every S  (fuzzy, sraven) with --csv F: every S steps a run in progress is\n"
+            "  --snapshot-every S  (train, lm) with --csv F: every S steps (epochs) a run in progress is\n"
             "                    saved to F.run-J, from which --resume goes on (the same bits) [0: off]\n"
             "  --rank-timeout S  attnlab-mpi: a rank silent for S seconds has died [60]\n"
             "attnlab-mpi (make attnlab-mpi) is attnlab over MPI ranks: mpirun -n R build/attnlab-mpi\n"
@@ -398,17 +398,34 @@ static void model_forward(const model *m, model_buf *b, const int *tokens, int s
     attn_transformer_forward(&m->tf, b->y, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
 }
 
-/* One step of SGD with momentum for dL/dy = b->dy from the last model_forward over nb windows (the
-   cisformer's backward pass applies it as it goes). */
+/* The gradient (in m->p's gradient block) for dL/dy = b->dy from the last model_forward over nb
+   windows. */
+static void model_grad(model *m, model_buf *b, int nb)
+{
+    attn_params_zero_grad(m->p);
+    if (m->decoder) attn_transformer_backward(&m->tf, b->dy, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
+    else attn_cisformer_backward(&m->cis, b->dy, b->cache, nb, b->work, b->wb);
+}
+
+/* One step of SGD with momentum for the same (the cisformer's backward pass applies it as it goes). */
 static void model_sgd_step(model *m, model_buf *b, int nb, attn_float *vel, double lr, double momentum, long step)
 {
     if (!m->decoder) {
         attn_cisformer_backward_sgd(&m->cis, b->dy, b->cache, nb, vel, (attn_float)lr, (attn_float)momentum, step, b->work, b->wb);
         return;
     }
-    attn_params_zero_grad(m->p);
-    attn_transformer_backward(&m->tf, b->dy, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
+    model_grad(m, b, nb);
     attn_sgd_step(m->p, vel, (attn_float)lr, (attn_float)momentum, step);
+}
+
+/* dL/dy into b->dy for the nb windows of series whose targets follow them (after model_forward): the
+   loss is the mean over the windows of sum_e (y_e - onehot_e)^2, over d too with --loss mean; its
+   share of a batch of B windows. */
+static void model_loss_grad(const options *o, model_buf *b, const int *series, int nb, int B)
+{
+    attn_one_hot(b->target, series + o->ncon, nb, o->N);
+    memset(b->dy, 0, sizeof(attn_float) * (size_t)nb * o->N);
+    attn_mse_backward(b->dy, b->y, b->target, (size_t)nb * o->N, ATTN_REDUCE_SUM, (attn_float)(1.0 / B / (o->loss_mean ? o->N : 1)));
 }
 
 /* --load: reads the checkpoint once (the program keeps it; every run copies its parameters) and
@@ -641,28 +658,60 @@ static double eval_rollout(const model *m, model_buf *b, const int *x, int ns, i
 
 /* Where run (kind, seed) saves its model: --save F itself when there is one run, else F with
    "-ATTENTION-sSEED" before its extension. */
+void run_save_path(const char *save, int nruns, const char *tag, char *path, size_t size)
+{
+    const char *dot = strrchr(save, '.'), *slash = strrchr(save, '/');
+    int stem = dot && (!slash || dot > slash) ? (int)(dot - save) : (int)strlen(save);
+    if (nruns == 1) snprintf(path, size, "%s", save);
+    else snprintf(path, size, "%.*s-%s%s", stem, save, tag, save + stem);
+}
+
 static void save_path(const options *o, attn_kind kind, int seed, char *path, size_t size)
 {
-    const char *dot = strrchr(o->save, '.'), *slash = strrchr(o->save, '/');
-    int stem = dot && (!slash || dot > slash) ? (int)(dot - o->save) : (int)strlen(o->save);
-    if (o->nattn * o->seeds == 1) snprintf(path, size, "%s", o->save);
-    else snprintf(path, size, "%.*s-%s-s%d%s", stem, o->save, attn_kind_get(kind)->name, seed, o->save + stem);
+    char tag[64];
+    snprintf(tag, sizeof tag, "%s-s%d", attn_kind_get(kind)->name, seed);
+    run_save_path(o->save, o->nattn * o->seeds, tag, path, size);
 }
 
 /* The final rollouts' length: --rollout-len, or --ng when it is 0. */
 static int rollout_len(const options *o) { return o->rollout_len > 0 ? o->rollout_len : o->ng; }
 
-static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
+/* A run in progress as bytes (a snapshot, attnlab.h): the epoch it goes on from, the step count
+   and training stream, its curve so far (room for cap evaluations), the parameters and velocity. */
+typedef struct {
+    long epoch, step;
+    attn_rng train;
+} nt_state;
+static void nt_state_io(jobbuf *b, nt_state *t, run_result *r, attn_params *p, attn_float *vel, int cap)
+{
+    jb_io(b, t, sizeof *t);
+    jb_count(b, &r->nevals, cap);
+    jb_io(b, r->epoch, sizeof(int) * (size_t)r->nevals);
+    jb_io(b, r->acc, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->acc_task[0], sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->acc_task[1], sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->loss, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, &r->epoch_100, sizeof r->epoch_100);
+    jb_io(b, p->data, sizeof(attn_float) * p->total);
+    jb_io(b, vel, sizeof(attn_float) * p->total);
+}
+
+/* Run jj (res) of the grid: kind and seed; cap: the evaluations res has room for. */
+static void run_one(const options *o, attn_kind kind, int seed, run_result *res, int jj, int cap)
 {
     model m;
-    attn_rng init_rng, train_rng, eval_rng;
+    attn_rng init_rng, eval_rng;
+    nt_state t = {0, 0, {0, 0}};
+    jobbuf snap;
     model_buf tb, eb, rb;
     int len = o->ncon + NBATCH, elen = o->ncon + o->ng, *series = (int *)malloc(sizeof(int) * (size_t)len), *ev, *rules, nev, j;
     attn_float *vel = NULL;
-    long epoch, step = 0;
+    long epoch;
     char line[256];
+    int C = dp_chunks < NBATCH ? dp_chunks : NBATCH, evaluate = !data_parallel || mpi_rank() == 0; /* data-parallel: rank 0 */
+    dp_sum dp = {0};
     attn_rng_seed(&init_rng, (uint64_t)seed, 1);
-    attn_rng_seed(&train_rng, (uint64_t)seed, 2);
+    attn_rng_seed(&t.train, (uint64_t)seed, 2);
     attn_rng_seed(&eval_rng, (uint64_t)seed, 3);
     res->failed = model_init(&m, o, kind, &init_rng) != ATTN_OK;
     for (j = 0; !res->failed && o->init_gain != 1 && j < m.p->count; j++) /* --init-gain: the matrices scaled */
@@ -670,6 +719,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     if (res->failed) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); free(series); return; }
     if (o->start) memcpy(m.p->data, o->start->p->data, sizeof(attn_float) * m.p->total); /* the same configuration, so the same block */
     vel = (attn_float *)calloc(m.p->total, sizeof(attn_float));
+    if (data_parallel && !dp_begin(&dp, m.p->total, C)) res->failed = 1; /* the run then reports nothing */
     ev = (int *)malloc(sizeof(int) * (size_t)o->ntest * elen);
     rules = (int *)malloc(sizeof(int) * (size_t)o->ntest);
     nev = draw_series(o, ev, rules, o->ntest, elen, &eval_rng);
@@ -677,13 +727,17 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     buf_alloc(&eb, &m, o->ng);
     buf_alloc(&rb, &m, 1);
     res->epoch_100 = -1;
-    for (epoch = 0; epoch <= o->epochs && !stop_requested; epoch++) {
+    if (!res->failed && snap_resume(jj, &snap)) { /* --resume: on from the snapshot */
+        nt_state_io(&snap, &t, res, m.p, vel, cap);
+        res->failed = !snap_resumed(jj, &snap, t.epoch);
+    }
+    for (epoch = t.epoch; epoch <= o->epochs && !stop_requested && !res->failed; epoch++) {
         if (epoch % o->eval_every == 0 || epoch == o->epochs || (epoch <= o->eval_early && epoch % 10 == 0)) {
             /* evaluate before training epoch `epoch` */
             int k = res->nevals++;
             res->epoch[k] = (int)epoch;
-            double at[2];
-            res->acc[k] = eval_tf(&m, &eb, ev, rules, nev, o->ng, elen, &res->loss[k], at);
+            double at[2] = {0, 0};
+            res->acc[k] = evaluate ? eval_tf(&m, &eb, ev, rules, nev, o->ng, elen, &res->loss[k], at) : 0;
             res->prog.latest = res->acc[k];
             res->prog.evaluated = 1;
             res->acc_task[0][k] = at[0];
@@ -695,21 +749,38 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
         if (epoch == o->epochs) break;
         {
             double lr = o->lr * (o->lr_drop_epoch && epoch >= o->lr_drop_epoch ? 0.25 : 1);
-            attn_nt_series(series, len, o->task, o->N, o->tau, NULL, &train_rng, NULL);
-            for (j = 0; j < (o->update_epoch ? 1 : NBATCH); j++) {
+            attn_nt_series(series, len, o->task, o->N, o->tau, NULL, &t.train, NULL);
+            for (j = 0; !data_parallel && j < (o->update_epoch ? 1 : NBATCH); j++) {
                 int nb = o->update_epoch ? NBATCH : 1;
                 model_forward(&m, &tb, series + j, 1, nb);
-                attn_one_hot(tb.target, series + j + o->ncon, nb, o->N); /* loss: mean over the nb of sum_e (y_e - onehot_e)^2 */
-                memset(tb.dy, 0, sizeof(attn_float) * (size_t)nb * o->N);
-                attn_mse_backward(tb.dy, tb.y, tb.target, (size_t)nb * o->N, ATTN_REDUCE_SUM,
-                                  (attn_float)(1.0 / nb / (o->loss_mean ? o->N : 1))); /* --loss mean: / d */
-                model_sgd_step(&m, &tb, nb, vel, lr, o->momentum, step++);
+                model_loss_grad(o, &tb, series + j, nb, nb);
+                model_sgd_step(&m, &tb, nb, vel, lr, o->momentum, t.step++);
+            }
+            for (j = 0; data_parallel && j < C; j++) { /* this rank's chunks of the epoch's windows */
+                int a = j * NBATCH / C, nb = (j + 1) * NBATCH / C - a;
+                if (!dp_mine(j)) continue;
+                model_forward(&m, &tb, series + a, 1, nb);
+                model_loss_grad(o, &tb, series + a, nb, nb);
+                model_grad(&m, &tb, nb);
+                dp_add(&dp, j, m.p->gdata, (double)nb / NBATCH, 0);
+            }
+            if (data_parallel) {
+                dp_end(&dp, m.p->gdata);
+                attn_sgd_step(m.p, vel, (attn_float)lr, (attn_float)o->momentum, t.step++);
             }
         }
         res->prog.done = epoch + 1;
         if (epoch % 64 == 0) progress_report(&progress, 0);
+        if (snap_due(epoch + 1) && epoch + 1 < o->epochs) { /* the state before epoch + 1 */
+            nt_state next = t;
+            next.epoch = epoch + 1;
+            memset(&snap, 0, sizeof snap);
+            nt_state_io(&snap, &next, res, m.p, vel, cap);
+            snap_save(jj, &snap);
+            free(snap.p);
+        }
     }
-    if (!stop_requested && o->final_test > 0) { /* the final evaluation on fresh distinct series */
+    if (!stop_requested && o->final_test > 0 && evaluate) { /* the final evaluation on fresh distinct series */
         int nf, rl = rollout_len(o), flen = o->ncon + (rl > o->ng ? rl : o->ng);
         int *fx = (int *)malloc(sizeof(int) * (size_t)o->final_test * flen), *fr = (int *)malloc(sizeof(int) * (size_t)o->final_test);
         double l;
@@ -721,7 +792,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
                                           &res->final_perfect);
         free(fx); free(fr);
     }
-    if (o->save) {
+    if (o->save && evaluate) {
         char path[1024];
         save_path(o, kind, seed, path, sizeof path);
         if (model_save(&m, path) != ATTN_OK) {
@@ -731,6 +802,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res)
     }
     buf_free(&tb); buf_free(&eb); buf_free(&rb);
     free(series); free(vel); free(ev); free(rules);
+    dp_free(&dp);
     model_free(&m);
 }
 
@@ -939,7 +1011,7 @@ struct train_jobs {
 static void train_job(void *ctx, int j)
 {
     struct train_jobs *t = (struct train_jobs *)ctx;
-    run_one(t->o, t->o->attn[j / t->o->seeds], j % t->o->seeds, &t->res[j]);
+    run_one(t->o, t->o->attn[j / t->o->seeds], j % t->o->seeds, &t->res[j], j, t->nev);
 }
 static int train_xfer(void *ctx, int j, jobbuf *b)
 {
@@ -970,7 +1042,7 @@ static int train_line(const void *ctx, int j, int k, char *line, size_t n)
 
 static int cmd_train(const options *o)
 {
-    int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + o->eval_early / 10 + 3, failed = 0, rc;
+    int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + o->eval_early / 10 + 3, failed = 0, lost, out, rc;
     run_result *res;
     struct train_jobs jobs;
     char first[1024];
@@ -1007,20 +1079,14 @@ static int cmd_train(const options *o)
     catch_stop();
     {
         job_set js = {train_job, train_xfer, train_line, &train_csv, o->csv, NT_CSV_HEADER, &jobs};
-        failed = run_jobs(njobs, o->threads, &js, &progress);
+        lost = run_jobs(njobs, o->threads, &js, &progress);
     }
     csv_end(&train_csv);
-    if (failed < 0) rc = 1; /* nothing ran, nothing was written */
-    else if (mpi_rank() > 0) rc = stop_requested ? 130 : 0; /* rank 0 reports */
-    else {
-        if (stop_requested) printf("interrupted: reporting what was done\n");
-        for (j = 0; j < njobs; j++) failed += res[j].failed;
-        if (failed) fprintf(stderr, "attnlab: %d of %d runs failed or were lost (see above); no table\n", failed, njobs);
-        else print_table(o, res);
-        rc = failed ? 1 : stop_requested ? 130 : 0;
-        if (o->csv && !csv_write(o->csv, NT_CSV_HEADER, njobs, train_line, &jobs)) rc = 1;
-        if (o->svg && !failed && !write_svg(o, res)) rc = 1;
-    }
+    for (j = 0; j < njobs; j++) failed += res[j].failed;
+    out = runs_end(lost, failed, njobs, "attnlab", &rc);
+    if (out == 2) print_table(o, res);
+    if (out && o->csv && !csv_write(o->csv, NT_CSV_HEADER, njobs, train_line, &jobs)) rc = 1;
+    if (out == 2 && o->svg && !write_svg(o, res)) rc = 1;
     for (j = 0; j < njobs; j++) { free(res[j].epoch); free(res[j].acc); free(res[j].loss); free(res[j].acc_task[0]); free(res[j].acc_task[1]); }
     free(res);
     return rc;
@@ -1240,6 +1306,7 @@ static char **split_equals(int *argc, char **argv)
 static int attnlab_run(int argc, char **argv)
 {
     options o;
+    int s2s;
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
         usage(argc < 2 ? stderr : stdout, 0);
         return argc < 2 ? 1 : 0;
@@ -1260,15 +1327,19 @@ static int attnlab_run(int argc, char **argv)
     if (hyla_wants(argc, argv)) return hyla_main(argc, argv);
     if (!strcmp(argv[1], "lm") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "cog-lm") || !strcmp(argv[2], "cog-probes"))))
         return lm_main(argc, argv);
-    if (data_parallel) {
-        fprintf(stderr, "attnlab: --data-parallel is for the transformer tasks (train --task fuzzy|sraven, lm, their presets)\n");
+    s2s = !strcmp(argv[1], "seq2seq") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "seq2seq") || !strcmp(argv[2], "thesis")));
+    if (data_parallel && (s2s || (strcmp(argv[1], "train") && strcmp(argv[1], "preset")))) {
+        fprintf(stderr, "attnlab: --data-parallel is for train and lm (and their presets)\n");
         return 1;
     }
     if (!strcmp(argv[1], "sample")) return lm_sample(argc, argv);
-    if (!strcmp(argv[1], "seq2seq") || (argc >= 3 && !strcmp(argv[1], "preset") && (!strcmp(argv[2], "seq2seq") || !strcmp(argv[2], "thesis"))))
-        return s2s_main(argc, argv);
+    if (s2s) return s2s_main(argc, argv);
     if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);
     if (!parse_options(argc, argv, &o)) return !help_shown;
+    if (data_parallel && !o.update_epoch) {
+        fprintf(stderr, "attnlab: --data-parallel shares a batch over the ranks: it needs --update epoch\n");
+        return 1;
+    }
     if (!strcmp(argv[1], "train")) return cmd_train(&o);
     if (!strcmp(argv[1], "census")) return cmd_census(&o);
     if (!strcmp(argv[1], "eval")) return cmd_eval(&o);

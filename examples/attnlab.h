@@ -19,6 +19,9 @@ int parse_double(const char *s, double *out);
    file that is not there is created and removed again. Prints "attnlab: cannot write PATH: why" and
    returns 0 if not. */
 int output_ok(const char *path);
+/* Where run TAG of a grid of nruns saves its model (--save F): F itself for one run, else F with
+   "-TAG" before its extension (TAG: kind-sSEED, and the setting where a grid has several). */
+void run_save_path(const char *save, int nruns, const char *tag, char *path, size_t size);
 /* A command's CSV as its runs go: csv_begin truncates the file and writes the header line; csv_row
    appends one line (from any thread, flushed at once, so an interrupted run leaves a well-formed
    prefix); csv_end closes it. At the end the command rewrites the whole file in its fixed order, so
@@ -105,13 +108,21 @@ int run_jobs(int njobs, int threads, const job_set *js, progress_set *p);
 /* Snapshots of a run in progress (--snapshot-every S, with --csv F): a run whose step s satisfies
    snap_due(s) passes its whole state (parameters, optimizer state, RNG streams, its curve so far)
    through jb_io into a jobbuf and snap_save(j, b) writes it to F.run-J (rank 0; the last one
-   replaced whole); with --resume, snap_load(j, b) gives the state back for reading (1) or 0 (none,
-   or not of this command line: then said, and the run starts afresh). The run then goes on from
-   there and ends with the same bits as if never stopped. A run's snapshot goes when it finishes. */
+   replaced whole); with --resume, snap_resume(j, b) gives the state back for reading (1) or 0 (none,
+   or not of this command line: then said, and the run starts afresh); after reading it through
+   jb_io, snap_resumed(j, b, step) frees b and says whether it fitted (a message either way). The
+   run then goes on from there and ends with the same bits as if never stopped. A run's snapshot
+   goes when it finishes. */
 extern int snapshot_every;
 int snap_due(long step);
 void snap_save(int j, const jobbuf *b);
-int snap_load(int j, jobbuf *b);
+int snap_resume(int j, jobbuf *b);
+int snap_resumed(int j, jobbuf *b, long step);
+/* After run_jobs returned lost, with failed of the njobs runs failed: says what happened (an
+   interruption; the runs failed or lost, by program who), sets the exit status *rc, and returns what
+   this process writes: 0 nothing (a rank above 0, or nothing ran), 1 the CSV of what was done, 2 the
+   tables and figures too. */
+int runs_end(int lost, int failed, int njobs, const char *who, int *rc);
 /* The command line that a journal must match (--threads aside), set once by main. */
 void jobs_key(int argc, char **argv);
 /* --resume; --rank-timeout S: the seconds of silence after which a rank counts as dead [60]. */

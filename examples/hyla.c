@@ -34,7 +34,7 @@ typedef struct {
     long steps;
     double lr[HMAX_GRID], wd[HMAX_GRID], dropout;
     attn_kind kind[HMAX_KINDS];
-    const char *csv, *svg, *codes;
+    const char *csv, *svg, *codes, *save;
 } hopts;
 
 /* One run's curve and final numbers: metric = R^2 (fuzzy) or all-features accuracy (SRAVEN). */
@@ -84,6 +84,7 @@ static void hyla_usage(FILE *f)
             "  --codes PREFIX   the latent codes (the query's self-attention scores, per head) of\n"
             "                   held-out tasks, the first seed and (lr, wd): PREFIX-KIND.csv; SRAVEN also\n"
             "                   PREFIX-KIND-cos.csv / .svg, the cosine similarity of the mean code per rule\n"
+            "  --save F         each run's trained model (F for one run, else F-KIND[-lrL-wdW]-sS.ext)\n"
             "\n"
             "The table gives, per kind, the held-out metric (the paper's \"OOD\": R^2 for fuzzy logic,\n"
             "all-features accuracy for SRAVEN) at the (lr, wd) with the best mean held-out metric (as the\n"
@@ -157,6 +158,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--codes")) o->codes = v;
+        else if (!strcmp(a, "--save")) o->save = v;
         else if (!strcmp(a, "--attn")) {
             char buf[256], *tok, *save = NULL;
             snprintf(buf, sizeof buf, "%s", v);
@@ -453,6 +455,16 @@ done:
     free(wtr); free(who); free(qs); free(ytr); free(yho); free(ctr); free(cho);
 }
 
+/* Where run res saves its model (--save). */
+static void hsave_path(const hopts *o, const hrun *res, char *path, size_t size)
+{
+    char tag[128];
+    if (o->nlr * o->nwd > 1) snprintf(tag, sizeof tag, "%s-lr%g-wd%g-s%d", attn_kind_get(o->kind[res->kind])->name, o->lr[res->ilr],
+                                      o->wd[res->iwd], res->seed);
+    else snprintf(tag, sizeof tag, "%s-s%d", attn_kind_get(o->kind[res->kind])->name, res->seed);
+    run_save_path(o->save, o->nkind * o->nlr * o->nwd * o->seeds, tag, path, size);
+}
+
 /* A run in progress as bytes (a snapshot, attnlab.h): the step it goes on from, everything that
    carries over from step to step, and its curve so far (room for nev evaluations). */
 typedef struct {
@@ -510,15 +522,13 @@ static void hyla_run(const hopts *o, hrun *res, int j, int nev)
         res->failed = 1;
         return;
     }
-    if (snap_load(j, &snap)) { /* --resume: on from the snapshot */
+    if (snap_resume(j, &snap)) { /* --resume: on from the snapshot */
         hyla_state(&snap, &t, res, &m.p, mom, vel, nev);
-        free(snap.p);
-        if (snap.bad || snap.pos != snap.n) { /* written by another build: its state is not this run's */
-            fprintf(stderr, "\nattnlab: run %d's snapshot does not fit this build's run; remove it, or rerun without --resume\n", j);
+        if (!snap_resumed(j, &snap, t.step)) {
             res->failed = 1;
             res->nevals = 0;
             t.step = o->steps + 1;
-        } else if (mpi_rank() == 0) fprintf(stderr, "\nattnlab: run %d goes on from its snapshot at step %ld\n", j, t.step);
+        }
     }
     for (; t.step <= o->steps && !stop_requested; t.step++) {
         long step = t.step;
@@ -585,6 +595,14 @@ static void hyla_run(const hopts *o, hrun *res, int j, int nev)
         res->final_ood = res->ood[res->nevals - 1];
     }
     if (!res->failed && !stop_requested && evaluate) hyla_analyse(o, &m, &task, res, &eb);
+    if (o->save && !res->failed && !stop_requested && evaluate) { /* data-parallel: rank 0 saves */
+        char path[1024];
+        hsave_path(o, res, path, sizeof path);
+        if (attn_transformer_save(&m, path) != ATTN_OK) {
+            fprintf(stderr, "\nattnlab: %s\n", attn_last_error());
+            res->failed = 1;
+        }
+    }
     hbuf_free(&tb); hbuf_free(&eb);
     dp_free(&dp);
     free(mom); free(vel);
@@ -738,12 +756,12 @@ static int hyla_line(const void *ctx, int j, int k, char *line, size_t n)
 
 static int hyla_train(const hopts *o)
 {
-    int njobs = o->nkind * o->nlr * o->nwd * o->seeds, j, nev = (int)(o->steps / o->eval_every) + 2, failed = 0, rc;
+    int njobs = o->nkind * o->nlr * o->nwd * o->seeds, j, nev = (int)(o->steps / o->eval_every) + 2, failed = 0, lost, out, rc;
     hrun *res;
     attn_transformer_config cf;
     htask probe;
     struct hyla_jobs jobs;
-    char codes[1024];
+    char codes[1024], save[1024];
     for (j = 0; j < o->nkind; j++) { /* each kind's model is built once before any run starts */
         attn_transformer trial;
         attn_rng r;
@@ -756,7 +774,12 @@ static int hyla_train(const hopts *o)
     if (!htask_init(&probe, o, 0)) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); return 1; }
     htask_free(&probe);
     if (o->codes) snprintf(codes, sizeof codes, "%s-%s.csv", o->codes, attn_kind_get(o->kind[0])->name);
-    if (!output_ok(o->csv) || !output_ok(o->svg) || !output_ok(o->codes ? codes : NULL)) return 1;
+    if (o->save) {
+        hrun first = {0};
+        first.seed = o->seed0;
+        hsave_path(o, &first, save, sizeof save);
+    }
+    if (!output_ok(o->csv) || !output_ok(o->svg) || !output_ok(o->codes ? codes : NULL) || !output_ok(o->save ? save : NULL)) return 1;
     if (dry_run) { printf("dry run: %d run(s) would start; the options, the models and the outputs are fine\n", njobs); return 0; }
     if (!(res = (hrun *)calloc((size_t)njobs, sizeof(hrun)))) { fprintf(stderr, "attnlab: out of memory\n"); return 1; }
     for (j = 0; j < njobs; j++) {
@@ -776,20 +799,14 @@ static int hyla_train(const hopts *o)
     jobs.o = o; jobs.res = res; jobs.nev = nev;
     {
         job_set js = {hyla_job, hyla_xfer, hyla_line, &hyla_csv_log, o->csv, HYLA_CSV_HEADER, &jobs};
-        failed = run_jobs(njobs, o->threads, &js, &hprog);
+        lost = run_jobs(njobs, o->threads, &js, &hprog);
     }
     csv_end(&hyla_csv_log);
-    if (failed < 0) rc = 1; /* nothing ran, nothing was written */
-    else if (mpi_rank() > 0) rc = stop_requested ? 130 : 0; /* rank 0 reports */
-    else {
-        if (stop_requested) printf("interrupted: reporting what was done\n");
-        for (j = 0; j < njobs; j++) failed += res[j].failed;
-        if (failed) fprintf(stderr, "attnlab: %d of %d runs failed or were lost (see above); no table\n", failed, njobs);
-        else hyla_report(o, res);
-        rc = failed ? 1 : stop_requested ? 130 : 0;
-        if (o->csv && !csv_write(o->csv, HYLA_CSV_HEADER, njobs, hyla_line, &jobs)) rc = 1;
-        if (o->svg && !failed && !hyla_svg(o, res)) rc = 1;
-    }
+    for (j = 0; j < njobs; j++) failed += res[j].failed;
+    out = runs_end(lost, failed, njobs, "attnlab", &rc);
+    if (out == 2) hyla_report(o, res);
+    if (out && o->csv && !csv_write(o->csv, HYLA_CSV_HEADER, njobs, hyla_line, &jobs)) rc = 1;
+    if (out == 2 && o->svg && !hyla_svg(o, res)) rc = 1;
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].valid); free(res[j].ood); }
     free(res);
     return rc;

@@ -166,7 +166,19 @@ void snap_save(int j, const jobbuf *b)
         fprintf(stderr, "\nattnlab: cannot write %s: %s\n", final, strerror(errno));
 }
 
-int snap_load(int j, jobbuf *b)
+int snap_resumed(int j, jobbuf *b, long step)
+{
+    int ok = !b->bad && b->pos == b->n;
+    free(b->p);
+    b->p = NULL;
+    if (!ok) /* written by another build: its state is not this run's */
+        fprintf(stderr, "\nattnlab: run %d's snapshot does not fit this build's run; remove it, or rerun without --resume\n", j);
+    else if (mpi_rank() == 0)
+        fprintf(stderr, "\nattnlab: run %d goes on from its snapshot at step %ld\n", j, step);
+    return ok;
+}
+
+int snap_resume(int j, jobbuf *b)
 {
     char path[1100];
     unsigned long long key = 0;
@@ -223,6 +235,17 @@ static void finished(const job_set *js, int j, jobbuf *b, int remote, progress_s
 #ifdef ATTNLAB_MPI
 static int run_jobs_mpi(int njobs, const job_set *js, progress_set *p, char *done);
 #endif
+
+int runs_end(int lost, int failed, int njobs, const char *who, int *rc)
+{
+    if (lost < 0) { *rc = 1; return 0; }
+    if (mpi_rank() > 0) { *rc = stop_requested ? 130 : 0; return 0; }
+    if (stop_requested) printf("interrupted: reporting what was done\n");
+    failed += lost;
+    if (failed) fprintf(stderr, "%s: %d of %d runs failed or were lost (see above); no table\n", who, failed, njobs);
+    *rc = failed ? 1 : stop_requested ? 130 : 0;
+    return failed ? 1 : 2;
+}
 
 int run_jobs(int njobs, int threads, const job_set *js, progress_set *p)
 {

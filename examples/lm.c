@@ -284,29 +284,50 @@ static void lm_row(char *line, size_t n, const lm_opts *o, const lm_run *r, int 
    extension. */
 static void lm_save_path(const lm_opts *o, int var, int seed, char *path, size_t size)
 {
-    const char *dot = strrchr(o->save, '.'), *slash = strrchr(o->save, '/');
-    int stem = dot && (!slash || dot > slash) ? (int)(dot - o->save) : (int)strlen(o->save);
-    if (o->nvar * o->seeds == 1) snprintf(path, size, "%s", o->save);
-    else snprintf(path, size, "%.*s-%s-s%d%s", stem, o->save, o->variant[var], seed, o->save + stem);
+    char tag[64];
+    snprintf(tag, sizeof tag, "%s-s%d", o->variant[var], seed);
+    run_save_path(o->save, o->nvar * o->seeds, tag, path, size);
 }
 
-static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
+/* A run in progress as bytes (a snapshot, attnlab.h): the step it goes on from, what carries over
+   from step to step, its curve so far (room for nev evaluations). */
+typedef struct {
+    long step;
+    attn_rng data;
+    double tsum;
+    int tcount;
+} lm_state;
+static void lm_state_io(jobbuf *b, lm_state *t, lm_run *res, attn_params *p, attn_float *mom, attn_float *vel, int nev)
+{
+    jb_io(b, t, sizeof *t);
+    jb_count(b, &res->nevals, nev);
+    jb_io(b, res->step, sizeof(long) * (size_t)res->nevals);
+    jb_io(b, res->train, sizeof(double) * (size_t)res->nevals);
+    jb_io(b, res->valid, sizeof(double) * (size_t)res->nevals);
+    jb_io(b, p->data, sizeof(attn_float) * p->total);
+    jb_io(b, mom, sizeof(attn_float) * p->total);
+    jb_io(b, vel, sizeof(attn_float) * p->total);
+}
+
+/* Run j (res) of the grid; nev: the evaluations res has room for. */
+static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res, int j, int nev)
 {
     attn_transformer_config cf = lm_config(o, o->variant[res->var]);
     attn_transformer m;
     attn_schedule sched;
-    attn_rng init, data;
+    attn_rng init;
     lm_buf b;
     long *starts = (long *)malloc(sizeof(long) * (size_t)(o->batch > o->eval_windows ? o->batch : o->eval_windows)), step;
     attn_float *mom = NULL, *vel = NULL;
-    double tsum = 0;
+    lm_state t = {0, {0, 0}, 0, 0};
+    jobbuf snap;
     char line[256];
-    int i, c, tcount = 0, nb = o->batch > o->eval_windows ? o->batch : o->eval_windows;
+    int i, c, nb = o->batch > o->eval_windows ? o->batch : o->eval_windows;
     int C = !data_parallel ? 1 : dp_chunks < o->batch ? dp_chunks : o->batch;
     int evaluate = !data_parallel || mpi_rank() == 0; /* data-parallel: rank 0 evaluates */
     dp_sum dp = {0};
     attn_rng_seed(&init, (uint64_t)res->seed, 1);
-    attn_rng_seed(&data, (uint64_t)res->seed, 2);
+    attn_rng_seed(&t.data, (uint64_t)res->seed, 2);
     if (attn_transformer_init(&m, &cf, &init) != ATTN_OK) { fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error()); res->failed = 1; free(starts); return; }
     b.tok = (int *)malloc(sizeof(int) * (size_t)nb * o->ctx);
     b.targets = (int *)malloc(sizeof(int) * (size_t)nb * o->ctx);
@@ -325,7 +346,11 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
         res->failed = 1;
     }
     attn_schedule_warmup_cosine(&sched, 0, o->lr, o->warmup, o->steps, 0.04 * o->lr);
-    for (step = 0; step <= o->steps && !res->failed && !stop_requested; step++) {
+    if (!res->failed && snap_resume(j, &snap)) { /* --resume: on from the snapshot */
+        lm_state_io(&snap, &t, res, &m.p, mom, vel, nev);
+        res->failed = !snap_resumed(j, &snap, t.step);
+    }
+    for (step = t.step; step <= o->steps && !res->failed && !stop_requested; step++) {
         if (step % o->eval_every == 0 || step == o->steps) { /* the same validation windows every time */
             int k = res->nevals++;
             long span = d->n - d->ntrain - o->ctx - 1;
@@ -334,13 +359,13 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
             res->valid[k] = evaluate ? lm_loss(o, &m, d, starts, o->eval_windows, &b, 0) : 0;
             res->prog.latest = res->valid[k];
             res->prog.evaluated = 1;
-            res->train[k] = tcount ? tsum / tcount : NAN;
-            tsum = 0; tcount = 0;
+            res->train[k] = t.tcount ? t.tsum / t.tcount : NAN;
+            t.tsum = 0; t.tcount = 0;
             lm_row(line, sizeof line, o, res, k);
             csv_row(&lm_csv, line);
         }
         if (step == o->steps) break;
-        for (i = 0; i < o->batch; i++) starts[i] = (long)attn_rng_int(&data, (uint32_t)(d->ntrain - o->ctx - 1));
+        for (i = 0; i < o->batch; i++) starts[i] = (long)attn_rng_int(&t.data, (uint32_t)(d->ntrain - o->ctx - 1));
         for (c = 0; c < C && !res->failed; c++) { /* data-parallel: this rank's chunks; else the batch at once */
             int a = (int)((long)c * o->batch / C), nw = (int)((long)(c + 1) * o->batch / C) - a;
             double l;
@@ -352,16 +377,24 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res)
                 res->failed = 1;
             }
             if (data_parallel) dp_add(&dp, c, m.p.gdata, (double)nw / o->batch, l);
-            else tsum += l;
+            else t.tsum += l;
         }
         if (res->failed) break;
-        if (data_parallel) tsum += dp_end(&dp, m.p.gdata);
-        tcount++;
+        if (data_parallel) t.tsum += dp_end(&dp, m.p.gdata);
+        t.tcount++;
         attn_clip_grad_norm(&m.p, 1.0);
         attn_adamw_step(&m.p, mom, vel, step + 1, (attn_float)attn_schedule_lr(&sched, step), (attn_float)0.9, (attn_float)0.95, (attn_float)1e-8,
                         (attn_float)0.1);
         res->prog.done = step + 1;
         if (step % 4 == 0) progress_report(&lm_prog, 0);
+        if (snap_due(step + 1) && step + 1 < o->steps) { /* the state before step + 1 */
+            lm_state next = t;
+            next.step = step + 1;
+            memset(&snap, 0, sizeof snap);
+            lm_state_io(&snap, &next, res, &m.p, mom, vel, nev);
+            snap_save(j, &snap);
+            free(snap.p);
+        }
     }
     res->final_valid = res->nevals ? res->valid[res->nevals - 1] : NAN;
     if (o->heatmap && res->seed == 0 && !res->failed && evaluate) { /* one attention map of the trained model */
@@ -426,7 +459,7 @@ struct lm_jobs {
 static void lm_job(void *ctx, int j)
 {
     struct lm_jobs *t = (struct lm_jobs *)ctx;
-    lm_train_one(t->o, t->d, &t->res[j]);
+    lm_train_one(t->o, t->d, &t->res[j], j, t->nev);
 }
 static int lm_xfer(void *ctx, int j, jobbuf *b)
 {
@@ -578,7 +611,7 @@ int lm_main(int argc, char **argv)
     lm_opts o;
     lm_data d;
     lm_run *res;
-    int njobs, j, nev, failed = 0, rc;
+    int njobs, j, nev, failed = 0, lost, rc;
     attn_transformer_config cf;
     char heat[1024], save[1024];
     if (!strcmp(argv[1], "preset") ? !lm_preset(argc, argv, &o) : !lm_parse(argc, argv, &o)) return !help_shown;
@@ -620,17 +653,11 @@ int lm_main(int argc, char **argv)
     {
         struct lm_jobs jobs = {&o, &d, res, nev};
         job_set js = {lm_job, lm_xfer, lm_line, &lm_csv, o.csv, LM_CSV_HEADER, &jobs};
-        failed = run_jobs(njobs, o.threads, &js, &lm_prog);
+        lost = run_jobs(njobs, o.threads, &js, &lm_prog);
     }
     csv_end(&lm_csv);
-    if (failed < 0) rc = 1; /* nothing ran, nothing was written */
-    else if (mpi_rank() > 0) rc = stop_requested ? 130 : 0; /* rank 0 reports */
-    else {
-        if (stop_requested) printf("interrupted: reporting what was done\n");
-        for (j = 0; j < njobs; j++) failed += res[j].failed;
-        if (failed) fprintf(stderr, "attnlab lm: %d of %d runs failed or were lost (see above); no table\n", failed, njobs);
-        rc = failed || !lm_report(&o, res, njobs) ? 1 : stop_requested ? 130 : 0;
-    }
+    for (j = 0; j < njobs; j++) failed += res[j].failed;
+    if (runs_end(lost, failed, njobs, "attnlab lm", &rc) == 2 && !lm_report(&o, res, njobs)) rc = 1;
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].train); free(res[j].valid); }
     free(res);
     free(d.tok);

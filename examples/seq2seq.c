@@ -485,7 +485,7 @@ int s2s_main(int argc, char **argv)
     s2s_opts o;
     s2s_run *res;
     attn_seq2seq_config cf;
-    int njobs, j, nev, ok, failed = 0, rc;
+    int njobs, j, nev, ok, failed = 0, lost, rc;
     char heat[1024];
     if (!strcmp(argv[1], "preset")) {
         static char buf[512]; /* the options point into it */
@@ -528,17 +528,11 @@ int s2s_main(int argc, char **argv)
     {
         struct s2s_jobs jobs = {&o, res, nev};
         job_set js = {s2s_job, s2s_xfer, s2s_line, &s2s_csv, o.csv, S2S_CSV_HEADER, &jobs};
-        failed = run_jobs(njobs, o.threads, &js, &s2s_prog);
+        lost = run_jobs(njobs, o.threads, &js, &s2s_prog);
     }
     csv_end(&s2s_csv);
-    if (failed < 0) rc = 1; /* nothing ran, nothing was written */
-    else if (mpi_rank() > 0) rc = stop_requested ? 130 : 0; /* rank 0 reports */
-    else {
-        if (stop_requested) printf("interrupted: reporting what was done\n");
-        for (j = 0; j < njobs; j++) failed += res[j].failed;
-        if (failed) fprintf(stderr, "attnlab seq2seq: %d of %d runs failed or were lost (see above); no table\n", failed, njobs);
-        rc = failed || !s2s_report(&o, res, njobs) ? 1 : stop_requested ? 130 : 0;
-    }
+    for (j = 0; j < njobs; j++) failed += res[j].failed;
+    if (runs_end(lost, failed, njobs, "attnlab seq2seq", &rc) == 2 && !s2s_report(&o, res, njobs)) rc = 1;
     for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].tok_acc); free(res[j].exact); }
     free(res);
     return rc;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make test-mpi: attnlab-mpi against attnlab. Each grid (the four commands that run grids) on 1, 2
 # and 3 ranks must write the CSV of the single process byte for byte and print the same report;
-# data-parallel training (fuzzy, SRAVEN, lm) on 1, 2 and 3 ranks must give the single process's bits, also when killed on
+# data-parallel training (NT, fuzzy, SRAVEN, lm) on 1, 2 and 3 ranks must give the single process's bits, also when killed on
 # 2 ranks and resumed from its snapshot on 3; a rank killed
 # mid-grid is reported, its run is missing from no table silently, and --resume completes the table. Ends with "N passed, N failed"; exit status 1 on any failure.
 pass=0
@@ -61,6 +61,8 @@ dp() {
 dp "train --task fuzzy" train --task fuzzy --attn softmax,hyla --steps 40 --seeds 2 --eval-every 10 --eval-tasks 32 --dp-chunks 5
 dp "train --task sraven" train --task sraven --attn softmax,hyla --steps 20 --seeds 1 --eval-every 10 --eval-tasks 32 \
     --batch 12 --layers 2 --dp-chunks 3
+dp "train (NT, the cisformer, a step per epoch)" train --task nt --N 4 --tau 2 --ncon 8 --attn softmax,ea --seeds 2 \
+    --epochs 200 --eval-every 50 --final-test 50 --dp-chunks 6
 dp "lm" lm --corpus examples/data/sample.txt --variants softmax,cog --seeds 1 --steps 30 --layers 1 --dmodel 32 --heads 2 \
     --ctx 32 --eval-every 15 --dp-chunks 4
 

@@ -96,6 +96,7 @@ else
         refuse "a model that cannot be built" ./build/attnlab train --N 5000 --epochs 2
         refuse "a fuzzy model that cannot be built" ./build/attnlab train --task fuzzy --width 16 --layers 64 --N 100000000 --steps 1
         refuse "an unwritable --save" ./build/attnlab seq2seq --save /nonexistent/dir/m.ckpt
+        refuse "an unwritable --save (fuzzy)" ./build/attnlab train --task fuzzy --save /nonexistent/dir/m.ckpt
         try "attnlab train compares two kinds (Welch) and draws the paper's plateau" sh -c \
             "./build/attnlab train --seeds 2 --epochs 20 --eval-every 10 --eval-early 20 --plateau 0.55 --final-test 50 \
              --threads 1 --svg $tmp/cmp.svg 2>/dev/null | grep -q 'final accuracy: .* t = ' && grep -q 'paper.s plateau' $tmp/cmp.svg"
@@ -153,20 +154,27 @@ else
             "! ./build/attnlab $R --seeds 2 --csv '$tmp/res.csv' --resume >/dev/null 2>'$tmp/res.err' &&
              grep -q 'written by another command line' '$tmp/res.err' && cmp '$tmp/full.csv' '$tmp/res.csv' &&
              ! ./build/attnlab $R --resume >/dev/null 2>'$tmp/res.err' && grep -q -- '--resume needs --csv' '$tmp/res.err'"
-        # --snapshot-every: a fuzzy run killed (-9) after a snapshot goes on from it under --resume and ends
-        # with the uninterrupted run's bits
-        S="train --task fuzzy --attn softmax --steps 200 --seeds 1 --eval-every 50 --eval-tasks 32 --threads 1 --snapshot-every 40"
-        ./build/attnlab $S --csv "$tmp/sfull.csv" >"$tmp/sfull.out" 2>/dev/null
-        ./build/attnlab $S --csv "$tmp/spart.csv" >/dev/null 2>&1 &
-        pid=$!
-        i=0
-        while [ $i -lt 300 ] && ! grep -q '^softmax,.*,50,' "$tmp/spart.csv" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-        kill -9 $pid 2>/dev/null
-        wait $pid 2>/dev/null
-        try "--snapshot-every, a kill -9, --resume: on from the snapshot, the uninterrupted run's CSV and table" sh -c \
-            "[ -f '$tmp/spart.csv.run-0' ] && ./build/attnlab $S --csv '$tmp/spart.csv' --resume >'$tmp/spart.out' 2>'$tmp/spart.err' &&
-             grep -q 'run 0 goes on from its snapshot at step [1-9]' '$tmp/spart.err' && cmp '$tmp/sfull.csv' '$tmp/spart.csv' &&
-             [ \"\$(grep -v '^wrote' '$tmp/sfull.out')\" = \"\$(grep -v '^wrote' '$tmp/spart.out')\" ] && [ ! -f '$tmp/spart.csv.run-0' ]"
+        # --snapshot-every: a run killed (-9) after its third evaluation (so after a snapshot) goes on from
+        # it under --resume and ends with the uninterrupted run's bits (fuzzy, NT, lm: three snapshot codes)
+        snapcheck() {
+            ./build/attnlab "$@" --csv "$tmp/sfull.csv" >"$tmp/sfull.out" 2>/dev/null
+            rm -f "$tmp/spart.csv"*
+            ./build/attnlab "$@" --csv "$tmp/spart.csv" >/dev/null 2>&1 &
+            pid=$!
+            i=0
+            while [ $i -lt 600 ] && [ "$(cat "$tmp/spart.csv" 2>/dev/null | wc -l)" -lt 4 ]; do sleep 0.02; i=$((i + 1)); done
+            kill -9 $pid 2>/dev/null
+            wait $pid 2>/dev/null
+            try "--snapshot-every, a kill -9, --resume: on from the snapshot, the uninterrupted run's CSV and table: $1 $3" sh -c \
+                "[ -f '$tmp/spart.csv.run-0' ] && ./build/attnlab $* --csv '$tmp/spart.csv' --resume >'$tmp/spart.out' 2>'$tmp/spart.err' &&
+                 grep -q 'run 0 goes on from its snapshot at step [1-9]' '$tmp/spart.err' && cmp '$tmp/sfull.csv' '$tmp/spart.csv' &&
+                 [ \"\$(grep -v '^wrote' '$tmp/sfull.out')\" = \"\$(grep -v '^wrote' '$tmp/spart.out')\" ] && [ ! -f '$tmp/spart.csv.run-0' ]"
+        }
+        snapcheck train --task fuzzy --attn softmax --steps 200 --seeds 1 --eval-every 50 --eval-tasks 32 --threads 1 --snapshot-every 40
+        snapcheck train --task nt --N 4 --tau 2 --ncon 8 --attn softmax --seeds 1 --epochs 3000 --eval-every 250 --final-test 50 \
+            --snapshot-every 200 --threads 1
+        snapcheck lm --corpus examples/data/sample.txt --variants softmax --seeds 1 --steps 120 --layers 1 --dmodel 32 --heads 2 \
+            --ctx 32 --eval-every 30 --snapshot-every 20 --threads 1
         # data-parallel training sums the chunks' gradients as scaled integers: without dropout (which
         # draws per chunk) its curve is the plain run's to float rounding
         D="train --task fuzzy --attn softmax --steps 40 --seeds 1 --eval-every 10 --eval-tasks 32 --dropout 0 --threads 1"
@@ -175,7 +183,8 @@ else
              ./build/attnlab $D --data-parallel --dp-chunks 5 --csv '$tmp/dp.csv' >/dev/null 2>&1 &&
              paste -d, '$tmp/plain.csv' '$tmp/dp.csv' | awk -F, 'NR > 1 { for (i = 6; i <= 8; i++) { d = \$i - \$(i + 8);
                  if (d > 1e-4 || d < -1e-4) exit 1 } n++ } END { exit n != 5 }'"
-        refuse "--data-parallel for a task without it" ./build/attnlab train --task nt --data-parallel
+        refuse "--data-parallel for a command without it" ./build/attnlab seq2seq --data-parallel
+        refuse "--data-parallel with a step per prediction" ./build/attnlab train --update sample --data-parallel
         try "attnlab census" sh -c "./build/attnlab census --task nt --N 16 --tau 2 | grep -q '64x56 16x28 4x14 1x7 1x1'"
         try "attnlab seq2seq, a few steps" ./build/attnlab seq2seq --steps 4 --seeds 1 --test 8 --eval-every 2 --dmodel 16 --heads 2 --threads 1
     else
