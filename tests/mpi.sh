@@ -44,18 +44,23 @@ grid "lm" lm --corpus examples/data/sample.txt --variants softmax,cog --seeds 2 
     --ctx 32 --eval-every 15
 
 # Data-parallel training: the batch's chunks spread over the ranks, the gradient summed exactly, so
-# 1, 2 and 3 ranks give the single process's bits (the CSV holds every evaluation of the parameters)
+# 1, 2 and 3 ranks give the single process's bits: every evaluation in the CSV, and the checkpoints
+# that --save writes (rank 0), byte for byte
 dp() {
     name=$1
     shift
-    $A "$@" --data-parallel --csv "$tmp/one.csv" >"$tmp/one.out" 2>"$tmp/err" || { bad "$name: attnlab $*"; return; }
+    rm -rf "$tmp/c1" "$tmp/cn"
+    mkdir "$tmp/c1"
+    $A "$@" --data-parallel --csv "$tmp/one.csv" --save "$tmp/c1/m.ckpt" >"$tmp/one.out" 2>"$tmp/err" || { bad "$name: attnlab $*"; return; }
     for n in 1 2 3; do
-        rm -f "$tmp/mpi.csv" "$tmp/mpi.csv.jobs"
-        if ! $MPIRUN -n $n $M "$@" --data-parallel --csv "$tmp/mpi.csv" >"$tmp/mpi.out" 2>"$tmp/err"; then
+        rm -rf "$tmp/mpi.csv" "$tmp/mpi.csv.jobs" "$tmp/cn"
+        mkdir "$tmp/cn"
+        if ! $MPIRUN -n $n $M "$@" --data-parallel --csv "$tmp/mpi.csv" --save "$tmp/cn/m.ckpt" >"$tmp/mpi.out" 2>"$tmp/err"; then
             bad "$name, data-parallel on $n rank(s): exit status"
             continue
         fi
-        check "$name, data-parallel on $n rank(s): the single process's CSV" "cmp -s '$tmp/one.csv' '$tmp/mpi.csv'"
+        check "$name, data-parallel on $n rank(s): the single process's CSV and checkpoints" \
+            "cmp -s '$tmp/one.csv' '$tmp/mpi.csv' && [ -n \"\$(ls '$tmp/cn')\" ] && diff -r '$tmp/c1' '$tmp/cn' >/dev/null"
     done
 }
 dp "train --task fuzzy" train --task fuzzy --attn softmax,hyla --steps 40 --seeds 2 --eval-every 10 --eval-tasks 32 --dp-chunks 5
