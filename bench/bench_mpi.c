@@ -48,7 +48,7 @@ static void small(void *c)
 
 int main(int argc, char **argv)
 {
-    const char *names[8] = {"HYLA fuzzy (2 layers, E 128)", "SRAVEN width 1 (4 layers)", "attnlab lm (4 layers, d 128)"};
+    const char *names[8] = {"HYLA fuzzy (2 layers, E 128)", "SRAVEN width 1 (4 layers)", "Cogformer (attnlab lm: 4 layers, d 128)"};
     int sizes[8] = {151265, 402824, 857472}, nsizes = 3, reps = 21, rank, size, i;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
