@@ -173,6 +173,7 @@ int main(int argc, char **argv)
     static const int Ts[2] = {1024, 2048};
     int ti, th, k, repeats = 5, have_torch, i, memory_only = 0;
     char kinds[256] = "";
+    double peak = 0;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
         else if (!strcmp(argv[i], "--memory")) memory_only = 1;
@@ -192,8 +193,12 @@ int main(int argc, char **argv)
     have_torch = !memory_only && system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
     if (!have_torch && !memory_only) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
     if (!memory_only) {
-        printf("attn.h %s (%s kernels); causal forward + backward, B = 1, H = 8, dh = 64; median of %d\n\n", ATTN_VERSION_STRING, attn_simd_name(), repeats);
-        printf("%-8s %5s %3s %10s %10s %8s %10s\n", "kind", "T", "thr", "attn.h ms", "torch ms", "speed-up", "extra MiB");
+        peak = fma_peak_gflops();
+        printf("attn.h %s (%s kernels); causal forward + backward, B = 1, H = 8, dh = 64; median of %d\n", ATTN_VERSION_STRING, attn_simd_name(), repeats);
+        printf("FMA peak (one core): %.1f GFLOP/s; %% peak counts the products of the quadratic kinds, 7 T^2 dh H flops\n"
+               "(causal: QK^T and PV forward, five products backward, each over half the T x T scores), against\n"
+               "the peak times the threads\n\n", peak);
+        printf("%-8s %5s %3s %10s %10s %8s %10s %7s\n", "kind", "T", "thr", "attn.h ms", "torch ms", "speed-up", "extra MiB", "% peak");
     }
     for (ti = 0; ti < 2 && !memory_only; ti++)
         for (th = 1; th <= 2; th++) {
@@ -216,8 +221,12 @@ int main(int argc, char **argv)
             for (k = 0; k <= LAST_PER_HEAD; k++) {
                 size_t bytes;
                 double ms = fwd_bwd_ms(k, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes), tm = torch_ms[k][ti][th - 1];
-                printf("%-8s %5d %3d %10.1f %10.1f %8.2f %10.2f\n", attn_kind_get((attn_kind)k)->name, T, th, ms, tm, tm > 0 ? tm / ms : 0,
+                double gf = 7.0 * T * T * 64 * 8 / (ms * 1e-3) / 1e9; /* the products' rate, GFLOP/s */
+                int linear = (attn_kind_get((attn_kind)k)->flags & ATTN_KF_LINEAR_TIME) != 0;
+                printf("%-8s %5d %3d %10.1f %10.1f %8.2f %10.2f", attn_kind_get((attn_kind)k)->name, T, th, ms, tm, tm > 0 ? tm / ms : 0,
                        (double)bytes / (1 << 20));
+                if (linear || peak <= 0) printf("%7s\n", "-");
+                else printf("%6.0f%%\n", 100 * gf / (peak * th));
                 fflush(stdout);
             }
             free(Q); free(K); free(V); free(O); free(dO); free(dQ); free(dK); free(dV); free(st);
@@ -229,8 +238,8 @@ int main(int argc, char **argv)
     fflush(stdout);
     for (k = 0; k <= LAST_PER_HEAD; k++) {
         size_t io;
-        double peak = peak_forward_mib(k, &io);
-        printf("%-10s %12.1f %14.1f %12.1f\n", attn_kind_get((attn_kind)k)->name, peak, io / 1048576.0, peak - io / 1048576.0);
+        double mib = peak_forward_mib(k, &io);
+        printf("%-10s %12.1f %14.1f %12.1f\n", attn_kind_get((attn_kind)k)->name, mib, io / 1048576.0, mib - io / 1048576.0);
         fflush(stdout);
     }
     return 0;
