@@ -682,9 +682,9 @@ typedef struct {
     long epoch, step;
     attn_rng train;
 } nt_state;
-static void nt_state_io(jobbuf *b, nt_state *t, run_result *r, attn_params *p, attn_float *vel, int cap)
+/* A run's curve so far through jb_io (room for cap evaluations). */
+static void nt_curve_io(jobbuf *b, run_result *r, int cap)
 {
-    jb_io(b, t, sizeof *t);
     jb_count(b, &r->nevals, cap);
     jb_io(b, r->epoch, sizeof(int) * (size_t)r->nevals);
     jb_io(b, r->acc, sizeof(double) * (size_t)r->nevals);
@@ -692,6 +692,12 @@ static void nt_state_io(jobbuf *b, nt_state *t, run_result *r, attn_params *p, a
     jb_io(b, r->acc_task[1], sizeof(double) * (size_t)r->nevals);
     jb_io(b, r->loss, sizeof(double) * (size_t)r->nevals);
     jb_io(b, &r->epoch_100, sizeof r->epoch_100);
+}
+
+static void nt_state_io(jobbuf *b, nt_state *t, run_result *r, attn_params *p, attn_float *vel, int cap)
+{
+    jb_io(b, t, sizeof *t);
+    nt_curve_io(b, r, cap);
     jb_io(b, p->data, sizeof(attn_float) * p->total);
     jb_io(b, vel, sizeof(attn_float) * p->total);
 }
@@ -1017,13 +1023,7 @@ static int train_xfer(void *ctx, int j, jobbuf *b)
 {
     struct train_jobs *t = (struct train_jobs *)ctx;
     run_result *r = &t->res[j];
-    jb_count(b, &r->nevals, t->nev);
-    jb_io(b, r->epoch, sizeof(int) * (size_t)r->nevals);
-    jb_io(b, r->acc, sizeof(double) * (size_t)r->nevals);
-    jb_io(b, r->acc_task[0], sizeof(double) * (size_t)r->nevals);
-    jb_io(b, r->acc_task[1], sizeof(double) * (size_t)r->nevals);
-    jb_io(b, r->loss, sizeof(double) * (size_t)r->nevals);
-    jb_io(b, &r->epoch_100, sizeof r->epoch_100);
+    nt_curve_io(b, r, t->nev);
     jb_io(b, &r->final_tf, sizeof r->final_tf);
     jb_io(b, &r->final_rollout, sizeof r->final_rollout);
     jb_io(b, &r->final_perfect, sizeof r->final_perfect);

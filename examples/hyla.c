@@ -473,15 +473,28 @@ typedef struct {
     double lsum;
     int lcount;
 } hstate;
+/* A run's result (its curve so far, with room for nev evaluations, and its final numbers) through
+   jb_io; whether it succeeded. */
+static int hrun_io(jobbuf *b, hrun *r, int nev)
+{
+    jb_count(b, &r->nevals, nev);
+    jb_io(b, r->step, sizeof(long) * (size_t)r->nevals);
+    jb_io(b, r->loss, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->valid, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->ood, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, &r->final_valid, sizeof r->final_valid);
+    jb_io(b, &r->final_ood, sizeof r->final_ood);
+    jb_io(b, &r->final_feat, sizeof r->final_feat);
+    jb_io(b, r->probe, sizeof r->probe);
+    jb_io(b, &r->chance, sizeof r->chance);
+    jb_io(b, &r->failed, sizeof r->failed);
+    return !r->failed;
+}
+
 static void hyla_state(jobbuf *b, hstate *t, hrun *res, attn_params *p, attn_float *mom, attn_float *vel, int nev)
 {
     jb_io(b, t, sizeof *t);
-    jb_count(b, &res->nevals, nev);
-    jb_io(b, res->step, sizeof(long) * (size_t)res->nevals);
-    jb_io(b, res->loss, sizeof(double) * (size_t)res->nevals);
-    jb_io(b, res->valid, sizeof(double) * (size_t)res->nevals);
-    jb_io(b, res->ood, sizeof(double) * (size_t)res->nevals);
-    jb_io(b, &res->final_feat, sizeof res->final_feat);
+    hrun_io(b, res, nev);
     jb_io(b, p->data, sizeof(attn_float) * p->total);
     jb_io(b, mom, sizeof(attn_float) * p->total);
     jb_io(b, vel, sizeof(attn_float) * p->total);
@@ -732,19 +745,7 @@ static void hyla_job(void *ctx, int j)
 static int hyla_xfer(void *ctx, int j, jobbuf *b)
 {
     struct hyla_jobs *t = (struct hyla_jobs *)ctx;
-    hrun *r = &t->res[j];
-    jb_count(b, &r->nevals, t->nev);
-    jb_io(b, r->step, sizeof(long) * (size_t)r->nevals);
-    jb_io(b, r->loss, sizeof(double) * (size_t)r->nevals);
-    jb_io(b, r->valid, sizeof(double) * (size_t)r->nevals);
-    jb_io(b, r->ood, sizeof(double) * (size_t)r->nevals);
-    jb_io(b, &r->final_valid, sizeof r->final_valid);
-    jb_io(b, &r->final_ood, sizeof r->final_ood);
-    jb_io(b, &r->final_feat, sizeof r->final_feat);
-    jb_io(b, r->probe, sizeof r->probe);
-    jb_io(b, &r->chance, sizeof r->chance);
-    jb_io(b, &r->failed, sizeof r->failed);
-    return !r->failed;
+    return hrun_io(b, &t->res[j], t->nev);
 }
 static int hyla_line(const void *ctx, int j, int k, char *line, size_t n)
 {

@@ -297,13 +297,24 @@ typedef struct {
     double tsum;
     int tcount;
 } lm_state;
+/* A run's result (its curve so far, with room for nev evaluations, and its final numbers) through
+   jb_io; whether it succeeded. */
+static int lm_run_io(jobbuf *b, lm_run *r, int nev)
+{
+    jb_count(b, &r->nevals, nev);
+    jb_io(b, r->step, sizeof(long) * (size_t)r->nevals);
+    jb_io(b, r->train, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, r->valid, sizeof(double) * (size_t)r->nevals);
+    jb_io(b, &r->final_valid, sizeof r->final_valid);
+    jb_io(b, r->probe, sizeof r->probe);
+    jb_io(b, &r->failed, sizeof r->failed);
+    return !r->failed;
+}
+
 static void lm_state_io(jobbuf *b, lm_state *t, lm_run *res, attn_params *p, attn_float *mom, attn_float *vel, int nev)
 {
     jb_io(b, t, sizeof *t);
-    jb_count(b, &res->nevals, nev);
-    jb_io(b, res->step, sizeof(long) * (size_t)res->nevals);
-    jb_io(b, res->train, sizeof(double) * (size_t)res->nevals);
-    jb_io(b, res->valid, sizeof(double) * (size_t)res->nevals);
+    lm_run_io(b, res, nev);
     jb_io(b, p->data, sizeof(attn_float) * p->total);
     jb_io(b, mom, sizeof(attn_float) * p->total);
     jb_io(b, vel, sizeof(attn_float) * p->total);
@@ -464,15 +475,7 @@ static void lm_job(void *ctx, int j)
 static int lm_xfer(void *ctx, int j, jobbuf *b)
 {
     struct lm_jobs *t = (struct lm_jobs *)ctx;
-    lm_run *r = &t->res[j];
-    jb_count(b, &r->nevals, t->nev);
-    jb_io(b, r->step, sizeof(long) * (size_t)r->nevals);
-    jb_io(b, r->train, sizeof(double) * (size_t)r->nevals);
-    jb_io(b, r->valid, sizeof(double) * (size_t)r->nevals);
-    jb_io(b, &r->final_valid, sizeof r->final_valid);
-    jb_io(b, r->probe, sizeof r->probe);
-    jb_io(b, &r->failed, sizeof r->failed);
-    return !r->failed;
+    return lm_run_io(b, &t->res[j], t->nev);
 }
 static int lm_line(const void *ctx, int j, int k, char *line, size_t n)
 {
