@@ -3917,6 +3917,7 @@ static int attn__all_finite(const attn_float *x, int n, int w, int ld)
     attn__v acc = attn__vset1(0), zero = attn__vset1(0);
     attn_float t = 0;
     int r, c;
+    if (ld == w && (size_t)n * w <= INT_MAX) w *= n, n = 1; /* contiguous: one long row (dh < a vector) */
     for (r = 0; r < n; r++) {
         const attn_float *p = x + (size_t)r * ld;
         for (c = 0; c + ATTN__VW <= w; c += ATTN__VW)
