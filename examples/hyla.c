@@ -566,8 +566,9 @@ static void hyla_run(const hopts *o, hrun *res, int j, int nev)
             int c, C = dp_chunks < o->batch ? dp_chunks : o->batch;
             for (c = 0; c < C && st == ATTN_OK; c++) {
                 int a = (int)((long)c * o->batch / C), nb = (int)((long)(c + 1) * o->batch / C) - a;
-                hbuf v = hview(&tb, &m, a);
+                hbuf v;
                 if (!dp_mine(c)) continue;
+                v = hview(&tb, &m, a);
                 m.seed = (((uint64_t)res->seed << 32) + (uint64_t)step) * (uint64_t)C + (uint64_t)c;
                 if ((st = attn_transformer_forward(&m, v.out, v.cache, NULL, v.x, nb, cf.max_T, v.work, v.wb)) != ATTN_OK) break;
                 l = hloss(o, &m, &v, nb, 1);
