@@ -148,8 +148,9 @@ void dp_add(dp_sum *d, int c, const attn_float *g, double w, double loss);
 double dp_end(dp_sum *d, attn_float *g);
 void dp_free(dp_sum *d);
 /* MPI (attnlab-mpi): start and end it (nothing in attnlab); this process' rank and the number of
-   ranks (0 and 1 in attnlab). Ranks above 0 run what rank 0 hands out and write nothing: no CSV,
-   no report (stdout goes to /dev/null), no progress line; rank 0 checks the outputs. */
+   ranks (0 and 1 in attnlab). Ranks above 0 run what rank 0 hands out and write no CSV, no
+   report (stdout goes to /dev/null), no progress line (a run's own files, such as --save, are
+   written by the rank that runs it); rank 0 checks the outputs. */
 void mpi_start(int *argc, char ***argv);
 void mpi_end(void);
 int mpi_rank(void);
