@@ -1035,7 +1035,7 @@ typedef struct attn_transformer_config {
    or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], n2g, n2b, W1 [mlp, d], b1, W3 [mlp, d], b3 (glu),
    W2 [d, mlp], b2; then nfg,
    nfb, Wout [out, d], bout. at[] is private: the tensor index of each slot of each layer (-1:
-   absent). */
+   absent); attn_transformer_tensors_get and attn_transformer_layer_tensors_get give them by name. */
 typedef struct attn_transformer {
     attn_transformer_config cfg;
     attn_params p;
@@ -1044,6 +1044,26 @@ typedef struct attn_transformer {
     short at[ATTN_MAX_LAYERS + 1][ATTN__TF_MAX_SLOTS];
     void *pattern;     /* private, with a window: the dilation of each head, the global tokens */
 } attn_transformer;
+
+/* The model's tensors by name (the shapes above), pointing into m->p's value block (grad 0) or its
+   gradient block (grad 1); NULL where the configuration has no such tensor. The layer's fields are
+   in block order; w2 is HYLA+'s value network, W2 the MLP's output matrix. */
+typedef struct attn_transformer_tensors {
+    attn_float *E, *Win, *bin, *P;    /* token embedding, or dense input projection; learned positions */
+    attn_float *nfg, *nfb, *Wout, *bout; /* the final norm; the head */
+} attn_transformer_tensors;
+typedef struct attn_transformer_layer_tensors {
+    attn_float *n1g, *n1b;                             /* the norm before attention */
+    attn_float *Wq, *bq, *Wk, *bk, *Wv, *bv, *Wo, *bo; /* the attention projections */
+    attn_float *lambda, *gain, *w2;                    /* differential attention; HYLA+ */
+    attn_float *t5;                                    /* the T5 bias table */
+    attn_float *n2g, *n2b;                             /* the norm before the MLP */
+    attn_float *W1, *b1, *W3, *b3, *W2, *b2;           /* the MLP (W3, b3: glu) */
+} attn_transformer_layer_tensors;
+ATTNDEF attn_transformer_tensors attn_transformer_tensors_get(const attn_transformer *m, int grad);
+/* Layer 0 .. layers-1 (out of range: every field NULL, the error set). */
+ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_tensors_get(const attn_transformer *m, int layer,
+                                                                          int grad);
 
 /* A small byte-level causal language model, valid as it is: vocab = out = 256, d 128, 4 layers of
    4 heads of 32, MLP 512, max_T 256, learned positions, LayerNorm (eps 1e-5), GELU (tanh form),
@@ -2104,6 +2124,25 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
     for (i = 0; i < p->count; i++)
         if (p->name[i] && name && strcmp(p->name[i], name) == 0) return i;
     return -1;
+}
+
+/* A model's tensors by name: a struct of attn_float pointers, each field described by its tensor's
+   name and its offset in the struct. */
+typedef struct {
+    const char *name;
+    size_t off;
+} attn__slot;
+#define ATTN__SLOT(type, field) {#field, offsetof(type, field)}
+
+/* Fills the n fields of *out from p's tensors idx[0 .. n) (value or gradient; idx < 0: NULL). */
+static void attn__name_tensors(void *out, const attn__slot *slot, const short *idx, int n,
+                               const attn_params *p, int grad)
+{
+    int s;
+    for (s = 0; s < n; s++) {
+        attn_float *t = idx[s] < 0 ? NULL : grad ? p->grad[idx[s]].data : p->value[idx[s]].data;
+        memcpy((unsigned char *)out + slot[s].off, &t, sizeof t);
+    }
 }
 
 /* ---- 4. kernels ------------------------------------------------------------------------------- */
@@ -6719,43 +6758,21 @@ static void *attn__carve(attn__carver *c, size_t bytes)
 }
 
 
-/* The slots of a layer's tensors (at[l][slot]) and of the model's own (at[ATTN_MAX_LAYERS][slot]). */
-enum {
-    ATTN__TF_N1G,
-    ATTN__TF_N1B,
-    ATTN__TF_WQ,
-    ATTN__TF_BQ,
-    ATTN__TF_WK,
-    ATTN__TF_BK,
-    ATTN__TF_WV,
-    ATTN__TF_BV,
-    ATTN__TF_WO,
-    ATTN__TF_BO,
-    ATTN__TF_LAMBDA,
-    ATTN__TF_GAIN,
-    ATTN__TF_W2H,
-    ATTN__TF_T5,
-    ATTN__TF_N2G,
-    ATTN__TF_N2B,
-    ATTN__TF_W1,
-    ATTN__TF_B1,
-    ATTN__TF_W3,
-    ATTN__TF_B3,
-    ATTN__TF_W2,
-    ATTN__TF_B2,
-    ATTN__TF_SLOTS
-};
-enum {
-    ATTN__TF_E,
-    ATTN__TF_WIN,
-    ATTN__TF_BIN,
-    ATTN__TF_P,
-    ATTN__TF_NFG,
-    ATTN__TF_NFB,
-    ATTN__TF_WOUT,
-    ATTN__TF_BOUT,
-    ATTN__TF_GLOBALS
-};
+/* The slots of a layer's tensors (at[l][slot]) and of the model's own (at[ATTN__TF_G][slot]), in
+   block order: the fields of attn_transformer_layer_tensors and of attn_transformer_tensors, named
+   as in checkpoints. */
+#define ATTN__TF_L(f) ATTN__SLOT(attn_transformer_layer_tensors, f)
+static const attn__slot attn__tf_lslot[] = {
+    ATTN__TF_L(n1g), ATTN__TF_L(n1b), ATTN__TF_L(Wq),     ATTN__TF_L(bq),   ATTN__TF_L(Wk), ATTN__TF_L(bk),
+    ATTN__TF_L(Wv),  ATTN__TF_L(bv),  ATTN__TF_L(Wo),     ATTN__TF_L(bo),   ATTN__TF_L(lambda),
+    ATTN__TF_L(gain), ATTN__TF_L(w2), ATTN__TF_L(t5),     ATTN__TF_L(n2g),  ATTN__TF_L(n2b), ATTN__TF_L(W1),
+    ATTN__TF_L(b1),  ATTN__TF_L(W3),  ATTN__TF_L(b3),     ATTN__TF_L(W2),   ATTN__TF_L(b2)};
+#define ATTN__TF_M(f) ATTN__SLOT(attn_transformer_tensors, f)
+static const attn__slot attn__tf_gslot[] = {ATTN__TF_M(E),   ATTN__TF_M(Win), ATTN__TF_M(bin),  ATTN__TF_M(P),
+                                            ATTN__TF_M(nfg), ATTN__TF_M(nfb), ATTN__TF_M(Wout), ATTN__TF_M(bout)};
+#define ATTN__TF_SLOTS ((int)(sizeof attn__tf_lslot / sizeof attn__tf_lslot[0]))
+#define ATTN__TF_GLOBALS ((int)(sizeof attn__tf_gslot / sizeof attn__tf_gslot[0]))
+#define ATTN__TF_NFG 4 /* the model's tensors from nfg on follow the layers */
 #define ATTN__TF_G ATTN_MAX_LAYERS /* the row of at[] with the model's own tensors */
 
 static attn_status attn__tf_check(const char *fn, const attn_transformer_config *c)
@@ -6818,15 +6835,11 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
 static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p,
                           short at[][ATTN__TF_MAX_SLOTS])
 {
-    static const char *lname[ATTN__TF_SLOTS] = {"n1g", "n1b", "Wq",     "bq",   "Wk", "bk", "Wv",  "bv",
-                                                "Wo",  "bo",  "lambda", "gain", "w2", "t5", "n2g", "n2b",
-                                                "W1",  "b1",  "W3",     "b3",   "W2", "b2"};
-    static const char *gname[ATTN__TF_GLOBALS] = {"E", "Win", "bin", "P", "nfg", "nfb", "Wout", "bout"};
     int n = 0, l, s, d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, ln = c->norm == ATTN_NORM_LAYER;
     int bias = c->bias != 0, t5 = c->t5 != 0, glu = c->glu != 0; /* "nonzero" flags as ndim 0 or 1 */
     int sh[ATTN__TF_SLOTS][4]; /* ndim (0: absent), shape (ATTN__TF_SLOTS > ATTN__TF_GLOBALS) */
     for (l = -1; l <= c->layers; l++) { /* -1: E, P; layers; then layers: the final norm and head */
-        int g = l < 0 || l == c->layers, k = g ? (int)ATTN__TF_GLOBALS : (int)ATTN__TF_SLOTS;
+        int g = l < 0 || l == c->layers, k = g ? ATTN__TF_GLOBALS : ATTN__TF_SLOTS;
         memset(sh, 0, sizeof sh);
         if (g) {
             int e[ATTN__TF_GLOBALS][4] = {{c->vocab ? 2 : 0, c->vocab, d},
@@ -6873,7 +6886,7 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p,
             *slot = (short)(sh[s][0] ? n : -1);
             if (!sh[s][0]) continue;
             if (p) {
-                p[n].name = g ? gname[s] : lname[s];
+                p[n].name = g ? attn__tf_gslot[s].name : attn__tf_lslot[s].name;
                 p[n].ndim = sh[s][0];
                 memset(p[n].shape, 0, sizeof p[n].shape);
                 memcpy(p[n].shape, sh[s] + 1, sizeof(int) * (size_t)sh[s][0]);
@@ -7027,11 +7040,39 @@ ATTNDEF void attn_transformer_free(attn_transformer *m)
 
 
 
-/* The tensor of a slot (value or gradient), NULL if the configuration has none. */
-static attn_float *attn__tf_t(const attn_transformer *m, int row, int slot, int grad)
+/* The model's own tensors and layer l's by name (value or gradient). */
+static attn_transformer_tensors attn__tf_g(const attn_transformer *m, int grad)
 {
-    int i = m->at[row][slot];
-    return i < 0 ? NULL : grad ? m->p.grad[i].data : m->p.value[i].data;
+    attn_transformer_tensors t;
+    attn__name_tensors(&t, attn__tf_gslot, m->at[ATTN__TF_G], ATTN__TF_GLOBALS, &m->p, grad);
+    return t;
+}
+
+static attn_transformer_layer_tensors attn__tf_l(const attn_transformer *m, int l, int grad)
+{
+    attn_transformer_layer_tensors t;
+    attn__name_tensors(&t, attn__tf_lslot, m->at[l], ATTN__TF_SLOTS, &m->p, grad);
+    return t;
+}
+
+ATTNDEF attn_transformer_tensors attn_transformer_tensors_get(const attn_transformer *m, int grad)
+{
+    attn_transformer_tensors t;
+    memset(&t, 0, sizeof t);
+    if (!m) attn__fail(ATTN_ERR_ARG, "%s: the model is NULL", __func__);
+    return m ? attn__tf_g(m, grad) : t;
+}
+
+ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_tensors_get(const attn_transformer *m, int layer,
+                                                                          int grad)
+{
+    attn_transformer_layer_tensors t;
+    memset(&t, 0, sizeof t);
+    if (!m || layer < 0 || layer >= m->cfg.layers) {
+        attn__fail(ATTN_ERR_ARG, "%s: no model, or layer %d outside 0 .. layers-1", __func__, layer);
+        return t;
+    }
+    return attn__tf_l(m, layer, grad);
 }
 
 /* Layer l as an attn_layer over the model's parameters, with the T5 bias [H, T, T] (NULL without;
@@ -7039,6 +7080,7 @@ static attn_float *attn__tf_t(const attn_transformer *m, int row, int slot, int 
 static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *bias, attn_layer *L)
 {
     const attn_transformer_config *c = &m->cfg;
+    const attn_transformer_layer_tensors W = attn__tf_l(m, l, 0);
     memset(L, 0, sizeof *L);
     L->att.kind = c->kinds[l];
     L->att.H = c->heads;
@@ -7046,8 +7088,8 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->att.dv = c->dv;
     L->att.causal = c->causal;
     L->att.scale = c->scale;
-    L->att.lambda = attn__tf_t(m, l, ATTN__TF_LAMBDA, 0); L->att.gain = attn__tf_t(m, l, ATTN__TF_GAIN, 0);
-    L->att.w2 = attn__tf_t(m, l, ATTN__TF_W2H, 0); L->att.lambda_init = attn_diff_lambda_init(l);
+    L->att.lambda = W.lambda; L->att.gain = W.gain; L->att.w2 = W.w2;
+    L->att.lambda_init = attn_diff_lambda_init(l);
     L->att.bias = c->t5 ? bias : NULL;
     L->att.window = m->pattern ? c->window : 0;
     L->att.dilation = m->pattern ? (const int *)m->pattern : NULL;
@@ -7057,10 +7099,8 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->att.dropout_seed = m->seed + 0x9E3779B97F4A7C15ull * (uint64_t)(l + 1);
     L->C = L->Cout = c->d;
     L->rope = c->pos == ATTN_POS_ROPE;
-    L->Wq = attn__tf_t(m, l, ATTN__TF_WQ, 0); L->bq = attn__tf_t(m, l, ATTN__TF_BQ, 0);
-    L->Wk = attn__tf_t(m, l, ATTN__TF_WK, 0); L->bk = attn__tf_t(m, l, ATTN__TF_BK, 0);
-    L->Wv = attn__tf_t(m, l, ATTN__TF_WV, 0); L->bv = attn__tf_t(m, l, ATTN__TF_BV, 0);
-    L->Wo = attn__tf_t(m, l, ATTN__TF_WO, 0); L->bo = attn__tf_t(m, l, ATTN__TF_BO, 0);
+    L->Wq = W.Wq; L->bq = W.bq; L->Wk = W.Wk; L->bk = W.bk;
+    L->Wv = W.Wv; L->bv = W.bv; L->Wo = W.Wo; L->bo = W.bo;
 }
 
 static int attn__tf_rows(const attn_transformer *m, int T) { return m->cfg.readout ? m->cfg.readout : T; }
@@ -7255,11 +7295,34 @@ static attn_status attn__tf_args(const char *fn, const attn_transformer *m, cons
     return ATTN_OK;
 }
 
+/* The MLP half of a block over n rows: x' = h + W2 g + b2 with a = Norm(h) (its mean and rstd [n]),
+   u = W1 a + b1 and g = act(u), or with glu u2 = W3 a + b3, a2 = act(u2), g = u a2 ([n mlp] each). */
+static void attn__tf_mlp_forward(const attn_transformer *m, const attn_transformer_layer_tensors *W,
+                                 attn_float *next, const attn_float *h, attn_float *a, attn_float *mean,
+                                 attn_float *rstd, attn_float *u, attn_float *u2, attn_float *a2, attn_float *g,
+                                 size_t n)
+{
+    const attn_transformer_config *cf = &m->cfg;
+    size_t k, nm = n * cf->mlp;
+    attn__tf_norm(m, a, mean, rstd, h, W->n2g, W->n2b, n);
+    attn_linear_forward(u, a, W->W1, W->b1, (int)n, cf->d, cf->mlp);
+    if (cf->glu) {
+        attn_linear_forward(u2, a, W->W3, W->b3, (int)n, cf->d, cf->mlp);
+        attn_act_forward(a2, u2, nm, cf->act);
+        for (k = 0; k < nm; k++) g[k] = u[k] * a2[k];
+    } else {
+        attn_act_forward(g, u, nm, cf->act);
+    }
+    attn_linear_forward(next, g, W->W2, W->b2, (int)n, cf->mlp, cf->d);
+    attn_axpy(n * cf->d, 1, h, next);
+}
+
 ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_float *y, attn_float *cache,
                                              const int *tokens, const attn_float *x, int B, int T,
                                              void *work, size_t work_bytes)
 {
     const attn_transformer_config *cf;
+    attn_transformer_tensors M;
     attn__tf_cache c;
     attn_layer L;
     const int *seg;
@@ -7267,58 +7330,39 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     int l, R;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(y);
+    M = attn__tf_g(m, 0);
     seg = attn__tf_segments(m, tokens, B, T, work);
     cf = &m->cfg; N = (size_t)B * T; R = attn__tf_rows(m, T);
     attn__tf_cache_map(m, 0, B, T, cache, &c);
     if (tokens)
-        ATTN__TRY(attn_embedding_forward(c.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), (int)N,
-                                         cf->vocab, cf->d));
+        ATTN__TRY(attn_embedding_forward(c.x, tokens, M.E, (int)N, cf->vocab, cf->d));
     else
-        attn_linear_forward(c.x, x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 0),
-                            attn__tf_t(m, ATTN__TF_G, ATTN__TF_BIN, 0), (int)N, cf->in_dim, cf->d);
+        attn_linear_forward(c.x, x, M.Win, M.bin, (int)N, cf->in_dim, cf->d);
     if (cf->pos == ATTN_POS_LEARNED)
-        attn_pos_learned_forward(c.x, c.x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 0), B, T, cf->d, cf->max_T);
+        attn_pos_learned_forward(c.x, c.x, M.P, B, T, cf->d, cf->max_T);
     for (l = 0; l < cf->layers; l++) {
+        const attn_transformer_layer_tensors W = attn__tf_l(m, l, 0);
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, cache, &c);
         attn__tf_layer(m, l, c.bias, &L);
         L.att.segment = seg;
         if (cf->t5)
-            attn_t5_bias_forward(c.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), cf->heads, Tq, T, cf->max_T);
+            attn_t5_bias_forward(c.bias, W.t5, cf->heads, Tq, T, cf->max_T);
         /* h = x + Attn(Norm(x)) over the layer's Tq query rows (the last ones) */
-        attn__tf_norm(m, c.a, c.m1, c.r1, c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0),
-                      attn__tf_t(m, l, ATTN__TF_N1B, 0), N);
+        attn__tf_norm(m, c.a, c.m1, c.r1, c.x, W.n1g, W.n1b, N);
         if (Tq < T) attn__tf_lastrows(c.aq, c.a, B, T, Tq, cf->d, ATTN__ROWS_GET);
         ATTN__TRY(attn_layer_forward(&L, c.h, c.att, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T, work,
                                      work_bytes));
         attn__tf_lastrows(c.h, c.x, B, T, Tq, cf->d, ATTN__ROWS_ADD_GET);
-        /* x' = h + W2 act(W1 Norm(h) + b1) + b2 */
-        attn__tf_norm(m, c.bn, c.m2, c.r2, c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0),
-                      attn__tf_t(m, l, ATTN__TF_N2B, 0), n);
-        attn_linear_forward(c.u, c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), attn__tf_t(m, l, ATTN__TF_B1, 0),
-                            (int)n, cf->d, cf->mlp);
-        if (cf->glu) { /* g = u act(W3 bn + b3) */
-            size_t k;
-            attn_linear_forward(c.u2, c.bn, attn__tf_t(m, l, ATTN__TF_W3, 0),
-                                attn__tf_t(m, l, ATTN__TF_B3, 0), (int)n, cf->d, cf->mlp);
-            attn_act_forward(c.a2, c.u2, n * cf->mlp, cf->act);
-            for (k = 0; k < n * cf->mlp; k++) c.g[k] = c.u[k] * c.a2[k];
-        } else {
-            attn_act_forward(c.g, c.u, n * cf->mlp, cf->act);
-        }
-        attn_linear_forward(c.next, c.g, attn__tf_t(m, l, ATTN__TF_W2, 0), attn__tf_t(m, l, ATTN__TF_B2, 0),
-                            (int)n, cf->mlp, cf->d);
-        attn_axpy(n * cf->d, 1, c.h, c.next);
+        attn__tf_mlp_forward(m, &W, c.next, c.h, c.bn, c.m2, c.r2, c.u, c.u2, c.a2, c.g, n);
     }
     /* y = Wout Norm(xr) + bout, xr the read-out rows of x_L */
     attn__tf_cache_map(m, cf->layers, B, T, cache, &c);
     if (c.xr != c.x)
         attn__tf_lastrows(c.xr, c.x, B, attn__tf_q(m, cf->layers - 1, T), R, cf->d, ATTN__ROWS_GET);
-    attn__tf_norm(m, c.f, c.mf, c.rf, c.xr, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0),
-                  attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 0), (size_t)B * R);
-    return attn_linear_forward(y, c.f, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0),
-                               attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 0), B * R, cf->d, cf->out);
+    attn__tf_norm(m, c.f, c.mf, c.rf, c.xr, M.nfg, M.nfb, (size_t)B * R);
+    return attn_linear_forward(y, c.f, M.Wout, M.bout, B * R, cf->d, cf->out);
 }
 
 ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_float *dy,
@@ -7330,12 +7374,14 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     attn__tf_cache c;
     attn_layer L;
     attn_layer_grads lg;
+    attn_transformer_tensors M, MG;
     attn_float *dX, *dH, *dA, *dG, *dU, *dB, *dAq;
     const int *seg;
     size_t N, Nd, Rd, lw;
     int l, R, TqL;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
+    M = attn__tf_g(m, 0); MG = attn__tf_g(m, 1);
     seg = attn__tf_segments(m, tokens, B, T, work);
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
     TqL = attn__tf_q(m, cf->layers - 1, T);
@@ -7351,16 +7397,13 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
        */
     attn__tf_cache_map(m, cf->layers, B, T, attn__unconst(cache), &c);
     memset(dA, 0, sizeof(attn_float) * Rd);
-    attn_linear_backward(dA, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 1),
-                         attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 1), dy, c.f,
-                         attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0), B * R, cf->d, cf->out);
+    attn_linear_backward(dA, MG.Wout, MG.bout, dy, c.f, M.Wout, B * R, cf->d, cf->out);
     memset(dH, 0, sizeof(attn_float) * Rd);
-    attn__tf_norm_back(m, dH, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 1),
-                       attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 1), dA, c.xr,
-                       attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0), c.mf, c.rf, (size_t)B * R);
+    attn__tf_norm_back(m, dH, MG.nfg, MG.nfb, dA, c.xr, M.nfg, c.mf, c.rf, (size_t)B * R);
     memset(dX, 0, sizeof(attn_float) * B * TqL * cf->d);
     attn__tf_lastrows(dH, dX, B, TqL, R, cf->d, ATTN__ROWS_ADD_PUT);
     for (l = cf->layers - 1; l >= 0; l--) {
+        const attn_transformer_layer_tensors W = attn__tf_l(m, l, 0), G = attn__tf_l(m, l, 1);
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, attn__unconst(cache), &c);
@@ -7371,26 +7414,21 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         memcpy(dH, dX, sizeof(attn_float) * n * cf->d);
         memset(dG, 0, sizeof(attn_float) * n * cf->mlp);
         memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
-        attn_linear_backward(dG, attn__tf_t(m, l, ATTN__TF_W2, 1), attn__tf_t(m, l, ATTN__TF_B2, 1), dX, c.g,
-                             attn__tf_t(m, l, ATTN__TF_W2, 0), (int)n, cf->mlp, cf->d);
+        attn_linear_backward(dG, G.W2, G.b2, dX, c.g, W.W2, (int)n, cf->mlp, cf->d);
         memset(dA, 0, sizeof(attn_float) * n * cf->d);
         /* glu: g = u a2, a2 = act(u2): du = dg a2 (dU), then dz = dg u (dG), du2 = act'(u2) dz (dU) */
         if (cf->glu) {
             size_t k;
             for (k = 0; k < n * cf->mlp; k++) { dU[k] = dG[k] * c.a2[k]; dG[k] *= c.u[k]; }
-            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU,
-                                 c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), (int)n, cf->d, cf->mlp);
+            attn_linear_backward(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp);
             memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
             attn_act_backward(dU, dG, c.u2, n * cf->mlp, cf->act);
-            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W3, 1), attn__tf_t(m, l, ATTN__TF_B3, 1), dU,
-                                 c.bn, attn__tf_t(m, l, ATTN__TF_W3, 0), (int)n, cf->d, cf->mlp);
+            attn_linear_backward(dA, G.W3, G.b3, dU, c.bn, W.W3, (int)n, cf->d, cf->mlp);
         } else {
             attn_act_backward(dU, dG, c.u, n * cf->mlp, cf->act);
-            attn_linear_backward(dA, attn__tf_t(m, l, ATTN__TF_W1, 1), attn__tf_t(m, l, ATTN__TF_B1, 1), dU,
-                                 c.bn, attn__tf_t(m, l, ATTN__TF_W1, 0), (int)n, cf->d, cf->mlp);
+            attn_linear_backward(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp);
         }
-        attn__tf_norm_back(m, dH, attn__tf_t(m, l, ATTN__TF_N2G, 1), attn__tf_t(m, l, ATTN__TF_N2B, 1), dA,
-                           c.h, attn__tf_t(m, l, ATTN__TF_N2G, 0), c.m2, c.r2, n);
+        attn__tf_norm_back(m, dH, G.n2g, G.n2b, dA, c.h, W.n2g, c.m2, c.r2, n);
         /* h = x + Attn(a), a = Norm(x), h on the last Tq rows: dx in dX */
         if (Tq < T) {
             memset(dX, 0, sizeof(attn_float) * Nd);
@@ -7400,12 +7438,9 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         }
         memset(dA, 0, sizeof(attn_float) * Nd);
         memset(&lg, 0, sizeof lg);
-        lg.dWq = attn__tf_t(m, l, ATTN__TF_WQ, 1); lg.dbq = attn__tf_t(m, l, ATTN__TF_BQ, 1);
-        lg.dWk = attn__tf_t(m, l, ATTN__TF_WK, 1); lg.dbk = attn__tf_t(m, l, ATTN__TF_BK, 1);
-        lg.dWv = attn__tf_t(m, l, ATTN__TF_WV, 1); lg.dbv = attn__tf_t(m, l, ATTN__TF_BV, 1);
-        lg.dWo = attn__tf_t(m, l, ATTN__TF_WO, 1); lg.dbo = attn__tf_t(m, l, ATTN__TF_BO, 1);
-        lg.dlambda = attn__tf_t(m, l, ATTN__TF_LAMBDA, 1); lg.dgain = attn__tf_t(m, l, ATTN__TF_GAIN, 1);
-        lg.dw2 = attn__tf_t(m, l, ATTN__TF_W2H, 1);
+        lg.dWq = G.Wq; lg.dbq = G.bq; lg.dWk = G.Wk; lg.dbk = G.bk;
+        lg.dWv = G.Wv; lg.dbv = G.bv; lg.dWo = G.Wo; lg.dbo = G.bo;
+        lg.dlambda = G.lambda; lg.dgain = G.gain; lg.dw2 = G.w2;
         lg.dbias = cf->t5 ? dB : NULL;
         if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, Tq, T));
         if (Tq < T) memset(dAq, 0, sizeof(attn_float) * n * cf->d);
@@ -7414,19 +7449,15 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         if (Tq < T)
             attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d,
                               ATTN__ROWS_ADD_PUT); /* the queries' da joins the keys' and values' */
-        if (cf->t5) attn_t5_bias_backward(attn__tf_t(m, l, ATTN__TF_T5, 1), dB, cf->heads, Tq, T, cf->max_T);
-        attn__tf_norm_back(m, dX, attn__tf_t(m, l, ATTN__TF_N1G, 1), attn__tf_t(m, l, ATTN__TF_N1B, 1), dA,
-                           c.x, attn__tf_t(m, l, ATTN__TF_N1G, 0), c.m1, c.r1, N);
+        if (cf->t5) attn_t5_bias_backward(G.t5, dB, cf->heads, Tq, T, cf->max_T);
+        attn__tf_norm_back(m, dX, G.n1g, G.n1b, dA, c.x, W.n1g, c.m1, c.r1, N);
     }
     /* x_0 = E[tok] or Win x + bin (+ P[t]) */
     if (cf->pos == ATTN_POS_LEARNED)
-        attn_pos_learned_backward(NULL, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 1), dX, B, T, cf->d, cf->max_T);
+        attn_pos_learned_backward(NULL, MG.P, dX, B, T, cf->d, cf->max_T);
     if (x)
-        return attn_linear_backward(NULL, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 1),
-                                    attn__tf_t(m, ATTN__TF_G, ATTN__TF_BIN, 1), dX, x,
-                                    attn__tf_t(m, ATTN__TF_G, ATTN__TF_WIN, 0), (int)N, cf->in_dim, cf->d);
-    return attn_embedding_backward(attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 1), dX, tokens, (int)N, cf->vocab,
-                                   cf->d);
+        return attn_linear_backward(NULL, MG.Win, MG.bin, dX, x, M.Win, (int)N, cf->in_dim, cf->d);
+    return attn_embedding_backward(MG.E, dX, tokens, (int)N, cf->vocab, cf->d);
 }
 
 /* The weights [B, H, Tq, Tk] of attention layer L, recomputed from its cache (dropout off); work:
@@ -7499,8 +7530,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                    *y = bias + attn__tf_bias_floats(m, T, T);
         size_t used = ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T);
         if (m->cfg.t5)
-            attn_t5_bias_forward(bias, attn__tf_t(m, layer, ATTN__TF_T5, 0), m->cfg.heads, T, T,
-                                 m->cfg.max_T);
+            attn_t5_bias_forward(bias, attn__tf_l(m, layer, 0).t5, m->cfg.heads, T, T, m->cfg.max_T);
         L.att.bias = m->cfg.t5 ? bias : NULL;
         L.att.dropout = 0;
         ATTN__TRY(attn_layer_forward(&L, y, lc, c.a, NULL, B, T, T, (char *)work + used, work_bytes - used));
@@ -7664,6 +7694,7 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
     attn__tf_decode_work w;
     attn_attention_desc d;
     attn_layer L;
+    attn_transformer_tensors M;
     size_t hk, hv, need;
     int l, t, h, Tk;
     ATTN__NEED(kv); ATTN__NEED(logits); ATTN__NEED(tokens); ATTN__NEED(work);
@@ -7691,11 +7722,11 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
     hk = (size_t)c->heads * c->dk; hv = (size_t)c->heads * c->dv; Tk = kv->len + n;
     for (t = 0; t < n; t++) /* the segments: a running count of bos tokens */
         kv->seg[kv->len + t] = (kv->len + t ? kv->seg[kv->len + t - 1] : 0) + (tokens[t] == c->bos);
-    attn_embedding_forward(w.x, tokens, attn__tf_t(m, ATTN__TF_G, ATTN__TF_E, 0), n, c->vocab, c->d);
-    if (c->pos == ATTN_POS_LEARNED)
-        attn_axpy((size_t)n * c->d, 1, attn__tf_t(m, ATTN__TF_G, ATTN__TF_P, 0) + (size_t)kv->len * c->d,
-                  w.x);
+    M = attn__tf_g(m, 0);
+    attn_embedding_forward(w.x, tokens, M.E, n, c->vocab, c->d);
+    if (c->pos == ATTN_POS_LEARNED) attn_axpy((size_t)n * c->d, 1, M.P + (size_t)kv->len * c->d, w.x);
     for (l = 0; l < c->layers; l++) {
+        const attn_transformer_layer_tensors W = attn__tf_l(m, l, 0);
         attn_float *kc, *vc;
         int F = attn__tf_kv_layer(m, kv, l, &kc, &vc);
         attn__tf_layer(m, l, w.bias, &L);
@@ -7703,10 +7734,9 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
         L.att.segment = c->doc_mask ? kv->seg : NULL;
         attn__layer_desc(&L, 1, n, Tk, &d);
         if (L.rope) attn__layer_rope_tables(&L, w.cosv, w.sinv, n, kv->len); /* the new positions' rows */
-        if (c->t5) attn_t5_bias_forward(w.bias, attn__tf_t(m, l, ATTN__TF_T5, 0), c->heads, n, Tk, c->max_T);
+        if (c->t5) attn_t5_bias_forward(w.bias, W.t5, c->heads, n, Tk, c->max_T);
         /* h = x + Wo Attn(q, K, V) + bo, q from Norm(x), the new keys and values appended to the cache */
-        attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, attn__tf_t(m, l, ATTN__TF_N1G, 0),
-                      attn__tf_t(m, l, ATTN__TF_N1B, 0), (size_t)n);
+        attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, W.n1g, W.n1b, (size_t)n);
         /* q, k, v [n, H d] split into heads [H, n, d]; RoPE at positions len ..; k, v appended to each
            head's rows of the cache */
         attn_linear_forward(w.q, w.a, L.Wq, L.bq, n, c->d, (int)hk);
@@ -7767,29 +7797,11 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
         attn__heads(w.ocat, w.O, 1, n, c->heads, c->dv, 0);
         attn_linear_forward(w.h, w.ocat, L.Wo, L.bo, n, (int)hv, c->d);
         attn_axpy((size_t)n * c->d, 1, w.x, w.h);
-        /* x' = h + W2 act(W1 Norm(h) + b1) + b2 (glu: the gated form) */
-        attn__tf_norm(m, w.a, w.mean, w.rstd, w.h, attn__tf_t(m, l, ATTN__TF_N2G, 0),
-                      attn__tf_t(m, l, ATTN__TF_N2B, 0), (size_t)n);
-        attn_linear_forward(w.u, w.a, attn__tf_t(m, l, ATTN__TF_W1, 0), attn__tf_t(m, l, ATTN__TF_B1, 0), n,
-                            c->d, c->mlp);
-        if (c->glu) {
-            size_t k;
-            attn_linear_forward(w.u2, w.a, attn__tf_t(m, l, ATTN__TF_W3, 0), attn__tf_t(m, l, ATTN__TF_B3, 0),
-                                n, c->d, c->mlp);
-            attn_act_forward(w.a2, w.u2, (size_t)n * c->mlp, c->act);
-            for (k = 0; k < (size_t)n * c->mlp; k++) w.g[k] = w.u[k] * w.a2[k];
-        } else {
-            attn_act_forward(w.g, w.u, (size_t)n * c->mlp, c->act);
-        }
-        attn_linear_forward(w.x, w.g, attn__tf_t(m, l, ATTN__TF_W2, 0), attn__tf_t(m, l, ATTN__TF_B2, 0), n,
-                            c->mlp, c->d);
-        attn_axpy((size_t)n * c->d, 1, w.h, w.x);
+        attn__tf_mlp_forward(m, &W, w.x, w.h, w.a, w.mean, w.rstd, w.u, w.u2, w.a2, w.g, (size_t)n);
     }
     kv->at = kv->len += n;
-    attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFG, 0),
-                  attn__tf_t(m, ATTN__TF_G, ATTN__TF_NFB, 0), (size_t)n);
-    return attn_linear_forward(logits, w.a, attn__tf_t(m, ATTN__TF_G, ATTN__TF_WOUT, 0),
-                               attn__tf_t(m, ATTN__TF_G, ATTN__TF_BOUT, 0), n, c->d, c->out);
+    attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, M.nfg, M.nfb, (size_t)n);
+    return attn_linear_forward(logits, w.a, M.Wout, M.bout, n, c->d, c->out);
 }
 
 ATTNDEF int attn_sample(const attn_float *logits, int V, double temperature, int top_k, double top_p,
