@@ -927,6 +927,13 @@ typedef struct attn_cisformer {
     attn_params p;
 } attn_cisformer;
 
+/* The model's tensors by name, pointing into m->p's value block (grad 0) or gradient block (grad 1);
+   vec is the per-position vector (b, u or g as cfg.vec says). */
+typedef struct attn_cisformer_tensors {
+    attn_float *Wq, *Wk, *Wv, *W1, *W2, *vec, *R, *r;
+} attn_cisformer_tensors;
+ATTNDEF attn_cisformer_tensors attn_cisformer_named(const attn_cisformer *m, int grad);
+
 /* The paper's model (N16T2's alphabet, a window of 32): d 16, ncon 32, softmax, scale 1, the FFN bias
    vector, PyTorch's uniform initialisation. Change what differs. */
 ATTNDEF attn_cisformer_config attn_cisformer_config_default(void);
@@ -1035,7 +1042,7 @@ typedef struct attn_transformer_config {
    or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], n2g, n2b, W1 [mlp, d], b1, W3 [mlp, d], b3 (glu),
    W2 [d, mlp], b2; then nfg,
    nfb, Wout [out, d], bout. at[] is private: the tensor index of each slot of each layer (-1:
-   absent); attn_transformer_tensors_get and attn_transformer_layer_tensors_get give them by name. */
+   absent); attn_transformer_named and attn_transformer_layer_named give them by name. */
 typedef struct attn_transformer {
     attn_transformer_config cfg;
     attn_params p;
@@ -1060,10 +1067,10 @@ typedef struct attn_transformer_layer_tensors {
     attn_float *n2g, *n2b;                             /* the norm before the MLP */
     attn_float *W1, *b1, *W3, *b3, *W2, *b2;           /* the MLP (W3, b3: glu) */
 } attn_transformer_layer_tensors;
-ATTNDEF attn_transformer_tensors attn_transformer_tensors_get(const attn_transformer *m, int grad);
+ATTNDEF attn_transformer_tensors attn_transformer_named(const attn_transformer *m, int grad);
 /* Layer 0 .. layers-1 (out of range: every field NULL, the error set). */
-ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_tensors_get(const attn_transformer *m, int layer,
-                                                                          int grad);
+ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_named(const attn_transformer *m, int layer,
+                                                                    int grad);
 
 /* A small byte-level causal language model, valid as it is: vocab = out = 256, d 128, 4 layers of
    4 heads of 32, MLP 512, max_T 256, learned positions, LayerNorm (eps 1e-5), GELU (tanh form),
@@ -1183,6 +1190,21 @@ typedef struct attn_seq2seq {
     int training;     /* nonzero: dropout on */
     uint64_t seed;    /* the dropout masks' seed (change it every step) */
 } attn_seq2seq;
+
+/* The model's tensors by name, pointing into m->p's value block (grad 0) or gradient block (grad 1).
+   A sublayer (numbered as above) has Wq .. bo (attention) or W1 .. b2 (FFN), the others NULL, and
+   its LN's gain g and bias b. */
+typedef struct attn_seq2seq_tensors {
+    attn_float *Es, *Et, *Wout, *bout; /* the source and target embeddings; the head */
+} attn_seq2seq_tensors;
+typedef struct attn_seq2seq_sublayer_tensors {
+    attn_float *Wq, *bq, *Wk, *bk, *Wv, *bv, *Wo, *bo; /* an attention sublayer's projections */
+    attn_float *W1, *b1, *W2, *b2;                     /* an FFN sublayer's */
+    attn_float *g, *b;                                 /* the LN after either */
+} attn_seq2seq_sublayer_tensors;
+ATTNDEF attn_seq2seq_tensors attn_seq2seq_named(const attn_seq2seq *m, int grad);
+/* Sublayer 0 .. 2 Le + 3 Ld - 1 (out of range: every field NULL, the error set). */
+ATTNDEF attn_seq2seq_sublayer_tensors attn_seq2seq_sublayer_named(const attn_seq2seq *m, int sub, int grad);
 
 /* The thesis' model on the digit task: the digit vocabulary (pad ATTN_DIGITS_PAD), d 128, 8 heads of
    16, FFN 512, one layer a side, max 16 tokens a side, softmax, eps 1e-6 outside the root, dropout
@@ -6364,19 +6386,26 @@ static attn_status attn__cis_check(const char *fn, const attn_cisformer_config *
     return ATTN_OK;
 }
 
-/* The eight parameter tensors of the cisformer, in the order of the attn_cisformer comment. */
+/* The eight parameter tensors of the cisformer in block order (the fields of attn_cisformer_tensors;
+   the vector is named b, u or g in checkpoints). */
+enum { ATTN__CIS_WQ, ATTN__CIS_WK, ATTN__CIS_WV, ATTN__CIS_W1, ATTN__CIS_W2, ATTN__CIS_VEC, ATTN__CIS_R,
+       ATTN__CIS_RB, ATTN__CIS_TENSORS };
+#define ATTN__CIS_T(f) ATTN__SLOT(attn_cisformer_tensors, f)
+static const attn__slot attn__cis_slot[ATTN__CIS_TENSORS] = {
+    ATTN__CIS_T(Wq), ATTN__CIS_T(Wk), ATTN__CIS_T(Wv), ATTN__CIS_T(W1),
+    ATTN__CIS_T(W2), {"b", offsetof(attn_cisformer_tensors, vec)}, ATTN__CIS_T(R), ATTN__CIS_T(r)};
+
 static void attn__cis_descs(const attn_cisformer_config *c, attn_param_desc *p)
 {
-    static const char *names[8] = {"Wq", "Wk", "Wv", "W1", "W2", "b", "R", "r"};
     int d = c->d, n = c->ncon, i;
-    const int shapes[8][3] = {{n, d, d},     {n, d, d}, {n, d, d},     {n, 4 * d, d},
-                              {n, d, 4 * d}, {n, d, 0}, {d, n * d, 0}, {d, 0, 0}};
-    const int ndims[8] = {3, 3, 3, 3, 3, 2, 2, 1};
+    const int shapes[ATTN__CIS_TENSORS][3] = {{n, d, d},     {n, d, d}, {n, d, d},     {n, 4 * d, d},
+                                              {n, d, 4 * d}, {n, d, 0}, {d, n * d, 0}, {d, 0, 0}};
+    const int ndims[ATTN__CIS_TENSORS] = {3, 3, 3, 3, 3, 2, 2, 1};
     /* the matrices' fan-in in units of d (-1: ncon d; 0: a vector, zeros or LN gains of 1) */
-    static const int fan[8] = {1, 1, 1, 1, 4, 0, -1, 0};
-    for (i = 0; i < 8; i++) {
+    static const int fan[ATTN__CIS_TENSORS] = {1, 1, 1, 1, 4, 0, -1, 0};
+    for (i = 0; i < ATTN__CIS_TENSORS; i++) {
         memset(&p[i], 0, sizeof p[i]);
-        p[i].name = names[i];
+        p[i].name = attn__cis_slot[i].name;
         p[i].ndim = ndims[i];
         memcpy(p[i].shape, shapes[i], sizeof shapes[i]);
         p[i].decay = -1;
@@ -6385,12 +6414,12 @@ static void attn__cis_descs(const attn_cisformer_config *c, attn_param_desc *p)
                                       : ATTN_PARAM_FAN_NORMAL;
         p[i].value = fan[i] < 0 ? (double)n * d : (double)fan[i] * d;
     }
-    if (c->vec == ATTN_CIS_LN_BIAS) p[5].name = "u";
+    if (c->vec == ATTN_CIS_LN_BIAS) p[ATTN__CIS_VEC].name = "u";
     if (c->vec == ATTN_CIS_LN_GAINS) {
-        p[5].name = "g";
-        p[5].shape[1] = 2;
-        p[5].init = ATTN_PARAM_CONST;
-        p[5].value = 1;
+        p[ATTN__CIS_VEC].name = "g";
+        p[ATTN__CIS_VEC].shape[1] = 2;
+        p[ATTN__CIS_VEC].init = ATTN_PARAM_CONST;
+        p[ATTN__CIS_VEC].value = 1;
     }
 }
 
@@ -6414,33 +6443,33 @@ ATTNDEF size_t attn_cisformer_param_count(const attn_cisformer_config *cfg)
 /* The floats of fb bytes in the parameter block of c; 0 (error set) if c is invalid. */
 static size_t attn__cis_block(const char *fn, const attn_cisformer_config *c, size_t fb)
 {
-    attn_param_desc pd[8];
+    attn_param_desc pd[ATTN__CIS_TENSORS];
     if (attn__cis_check(fn, c) != ATTN_OK) return 0;
     attn__cis_descs(c, pd);
-    return attn__block_floats(pd, 8, fb);
+    return attn__block_floats(pd, ATTN__CIS_TENSORS, fb);
 }
 
 ATTNDEF size_t attn_cisformer_bytes(const attn_cisformer_config *cfg)
 {
-    attn_param_desc pd[8];
+    attn_param_desc pd[ATTN__CIS_TENSORS];
     if (attn__cis_check(__func__, cfg) != ATTN_OK) return 0;
     attn__cis_descs(cfg, pd);
-    return attn_params_bytes(pd, 8);
+    return attn_params_bytes(pd, ATTN__CIS_TENSORS);
 }
 
 /* attn_cisformer_init, in mem [bytes] when mem is not NULL. */
 static attn_status attn__cis_make(attn_cisformer *m, const attn_cisformer_config *cfg, attn_rng *rng,
                                   void *mem, size_t bytes)
 {
-    attn_param_desc pd[8];
+    attn_param_desc pd[ATTN__CIS_TENSORS];
     attn_cisformer t; /* built here, copied to *m only when complete */
     ATTN__NEED(m); ATTN__NEED(rng);
     ATTN__TRY(attn__cis_check("attn_cisformer_init", cfg));
     attn__cis_descs(cfg, pd);
     memset(&t, 0, sizeof t);
-    ATTN__TRY(attn__params_place(&t.p, pd, 8, mem, bytes));
+    ATTN__TRY(attn__params_place(&t.p, pd, ATTN__CIS_TENSORS, mem, bytes));
     t.cfg = *cfg;
-    attn_params_draw(&t.p, pd, 8, rng); /* the rules of attn__cis_descs */
+    attn_params_draw(&t.p, pd, ATTN__CIS_TENSORS, rng); /* the rules of attn__cis_descs */
     *m = t;
     return ATTN_OK;
 }
@@ -6460,6 +6489,22 @@ ATTNDEF attn_status attn_cisformer_init_in(attn_cisformer *m, const attn_cisform
 ATTNDEF void attn_cisformer_free(attn_cisformer *m)
 {
     if (m) attn_params_free(&m->p);
+}
+
+static attn_cisformer_tensors attn__cis_named(const attn_cisformer *m, int grad)
+{
+    static const short idx[ATTN__CIS_TENSORS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    attn_cisformer_tensors t;
+    attn__name_tensors(&t, attn__cis_slot, idx, ATTN__CIS_TENSORS, &m->p, grad);
+    return t;
+}
+
+ATTNDEF attn_cisformer_tensors attn_cisformer_named(const attn_cisformer *m, int grad)
+{
+    attn_cisformer_tensors t;
+    memset(&t, 0, sizeof t);
+    if (!m) attn__fail(ATTN_ERR_ARG, "%s: the model is NULL", __func__);
+    return m ? attn__cis_named(m, grad) : t;
 }
 
 /* The attention problem of nb windows: one head, causal, dk = dv = d. */
@@ -6555,7 +6600,9 @@ typedef struct {
 static attn_float *attn__cis_grad(attn_cisformer *m, const attn__cis_sgd *o, int k, size_t off)
 {
     if (!o) return m->p.grad[k].data + off;
-    return k == 5 ? o->vec + off : k == 7 ? o->vec + attn_tensor_numel(&m->p.value[5]) + off : o->mat;
+    return k == ATTN__CIS_VEC  ? o->vec + off
+           : k == ATTN__CIS_RB ? o->vec + attn_tensor_numel(&m->p.value[ATTN__CIS_VEC]) + off
+                               : o->mat;
 }
 
 /* Fused: tensor k's floats [off, off + n) take their SGD step from the gradient just computed. */
@@ -6596,7 +6643,7 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     const attn_cisformer_config *cf;
     attn__cis_cache c;
     attn_attention_desc a;
-    const attn_float *P[8];
+    attn_cisformer_tensors W;
     int d, n, i, p, e;
     size_t w;
     ATTN__TRY(attn__cis_args(__func__, m, cache, nb, work, work_bytes));
@@ -6610,7 +6657,7 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
                 return attn__fail(ATTN_ERR_ARG, "%s: token %d of window %d is %d, not in 0 .. %d", __func__,
                                   p, i, x, d - 1);
         }
-    for (i = 0; i < 8; i++) P[i] = m->p.value[i].data;
+    W = attn__cis_named(m, 0);
     attn__cis_cache_map(m, nb, cache, &c);
     attn__cis_desc(m, nb, &a);
     /* x one-hot (kept in h for now), xh = LN(x), xt = xh (+ u_c or * g1_c); x is an input, so
@@ -6625,12 +6672,12 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     for (i = 0; i < nb && cf->vec != ATTN_CIS_FFN_BIAS; i++)
         for (p = 0; p < n; p++) {
             attn_float *r = c.xt + ((size_t)i * n + p) * d;
-            if (cf->vec == ATTN_CIS_LN_BIAS) attn_axpy((size_t)d, 1, P[5] + (size_t)p * d, r);
-            else attn_scale((size_t)d, P[5][2 * p], r);
+            if (cf->vec == ATTN_CIS_LN_BIAS) attn_axpy((size_t)d, 1, W.vec + (size_t)p * d, r);
+            else attn_scale((size_t)d, W.vec[2 * p], r);
         }
-    attn__cis_per_position(1, nb, n, d, d, c.x ? c.x : c.xt, P[0], 0, c.q);
-    attn__cis_per_position(1, nb, n, d, d, c.x ? c.x : c.xt, P[1], 0, c.k);
-    attn__cis_per_position(1, nb, n, d, d, c.xt, P[2], 0, c.v);
+    attn__cis_per_position(1, nb, n, d, d, c.x ? c.x : c.xt, W.Wq, 0, c.q);
+    attn__cis_per_position(1, nb, n, d, d, c.x ? c.x : c.xt, W.Wk, 0, c.k);
+    attn__cis_per_position(1, nb, n, d, d, c.xt, W.Wv, 0, c.v);
     ATTN__TRY(
         attn_attention_forward(&a, c.o, c.stats, NULL, c.q, c.k, c.v, work, attn_attention_workspace(&a)));
     attn_axpy(w, 1, c.o, c.h); /* h = x + attention */
@@ -6638,16 +6685,16 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
                            ATTN_LN_EPS_INSIDE);
     memcpy(c.nt, c.nh, sizeof(attn_float) * w);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++)
-        for (p = 0; p < n; p++) attn_scale((size_t)d, P[5][2 * p + 1], c.nt + ((size_t)i * n + p) * d);
-    attn__cis_per_position(1, nb, n, d, 4 * d, c.nt, P[3], 0, c.t);
+        for (p = 0; p < n; p++) attn_scale((size_t)d, W.vec[2 * p + 1], c.nt + ((size_t)i * n + p) * d);
+    attn__cis_per_position(1, nb, n, d, 4 * d, c.nt, W.W1, 0, c.t);
     attn_act_forward(c.t, c.t, 4 * w, ATTN_ACT_TANH);
     memcpy(c.f, c.h, sizeof(attn_float) * w); /* f = h + W2 t (+ b) */
-    attn__cis_per_position(1, nb, n, 4 * d, d, c.t, P[4], 1, c.f);
+    attn__cis_per_position(1, nb, n, 4 * d, d, c.t, W.W2, 1, c.f);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++)
-        attn_axpy((size_t)n * d, 1, P[5], c.f + (size_t)i * n * d);
-    attn_gemm(0, 1, nb, d, n * d, 1, c.f, n * d, P[6], n * d, 0, y, d); /* y = R vec(f) + r */
+        attn_axpy((size_t)n * d, 1, W.vec, c.f + (size_t)i * n * d);
+    attn_gemm(0, 1, nb, d, n * d, 1, c.f, n * d, W.R, n * d, 0, y, d); /* y = R vec(f) + r */
     for (i = 0; i < nb; i++)
-        for (e = 0; e < d; e++) y[(size_t)i * d + e] += P[7][e];
+        for (e = 0; e < d; e++) y[(size_t)i * d + e] += W.r[e];
     return ATTN_OK;
 }
 
@@ -6662,39 +6709,41 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     attn__cis_cache c;
     attn_attention_desc a;
     attn_attention_grads ag;
-    attn_float *P[8], *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT, *gv;
+    attn_cisformer_tensors W;
+    attn_float *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT, *gv;
     int d, n, i, p;
     size_t w, nv;
     ATTN__TRY(attn__cis_args(fn, m, cache, nb, work, work_bytes));
     ATTN__NEED(dy);
     cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
-    for (i = 0; i < 8; i++) P[i] = m->p.value[i].data;
+    W = attn__cis_named(m, 0);
     attn__cis_cache_map(m, nb, attn__unconst(cache), &c);
     attn__cis_desc(m, nb, &a);
     dF = attn__align_ptr(work, attn_attention_workspace(&a));
     dH = dF + w; dN = dH + w; dQ = dN + w; dK = dQ + w; dV = dK + w; dX = dV + w; dT = dX + w;
-    nv = attn_tensor_numel(&m->p.value[5]);
+    nv = attn_tensor_numel(&m->p.value[ATTN__CIS_VEC]);
     if (o) {
         o->mat = dT + 4 * w; o->vec = o->mat + attn__cis_mat_floats(m);
         memset(o->vec, 0, sizeof(attn_float) * (nv + (size_t)d));
     }
-    gv = attn__cis_grad(m, o, 5, 0);
+    gv = attn__cis_grad(m, o, ATTN__CIS_VEC, 0);
     /* y = R vec(f) + r */
-    attn__cis_linear_backward(m, o, 6, 1, nb, n * d, d, dy, c.f, dF, 0);
-    for (i = 0; i < nb; i++) attn_axpy((size_t)d, 1, dy + (size_t)i * d, attn__cis_grad(m, o, 7, 0));
-    attn__cis_apply(m, o, 7, 0, (size_t)d);
+    attn__cis_linear_backward(m, o, ATTN__CIS_R, 1, nb, n * d, d, dy, c.f, dF, 0);
+    for (i = 0; i < nb; i++)
+        attn_axpy((size_t)d, 1, dy + (size_t)i * d, attn__cis_grad(m, o, ATTN__CIS_RB, 0));
+    attn__cis_apply(m, o, ATTN__CIS_RB, 0, (size_t)d);
     /* f = h + W2[c] t (+ b_c);  t = tanh(W1[c] nt) */
     memcpy(dH, dF, sizeof(attn_float) * w);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++)
         attn_axpy((size_t)n * d, 1, dF + (size_t)i * n * d, gv);
-    attn__cis_linear_backward(m, o, 4, n, nb, 4 * d, d, dF, c.t, dT, 0);
+    attn__cis_linear_backward(m, o, ATTN__CIS_W2, n, nb, 4 * d, d, dF, c.t, dT, 0);
     attn__mul_tanh_grad(4 * w, c.t, dT);
-    attn__cis_linear_backward(m, o, 3, n, nb, d, 4 * d, dT, c.nt, dN, 0);
+    attn__cis_linear_backward(m, o, ATTN__CIS_W1, n, nb, d, 4 * d, dT, c.nt, dN, 0);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++) /* nt = g2_c nh */
         for (p = 0; p < n; p++) {
             attn_float *r = dN + ((size_t)i * n + p) * d;
             gv[2 * p + 1] += attn_dot((size_t)d, r, c.nh + ((size_t)i * n + p) * d);
-            attn_scale((size_t)d, P[5][2 * p + 1], r);
+            attn_scale((size_t)d, W.vec[2 * p + 1], r);
         }
     /* nh = LN(h) */
     attn_layernorm_backward(dH, NULL, NULL, dN, c.h, NULL, c.hmean, c.hrstd, nb * n, d, ATTN__CIS_LN_EPS,
@@ -6707,9 +6756,9 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
                                       attn_attention_workspace(&a)));
     /* q, k, v = W[c] xt (q, k = W[c] x with qk_raw: x is an input);  xt = xh + u_c, or g1_c xh */
     if (cf->vec == ATTN_CIS_FFN_BIAS) dX = NULL; /* no gradient to pass on */
-    attn__cis_linear_backward(m, o, 0, n, nb, d, d, dQ, c.x ? c.x : c.xt, c.x ? NULL : dX, 0);
-    attn__cis_linear_backward(m, o, 1, n, nb, d, d, dK, c.x ? c.x : c.xt, c.x ? NULL : dX, 1);
-    attn__cis_linear_backward(m, o, 2, n, nb, d, d, dV, c.xt, dX, !c.x);
+    attn__cis_linear_backward(m, o, ATTN__CIS_WQ, n, nb, d, d, dQ, c.x ? c.x : c.xt, c.x ? NULL : dX, 0);
+    attn__cis_linear_backward(m, o, ATTN__CIS_WK, n, nb, d, d, dK, c.x ? c.x : c.xt, c.x ? NULL : dX, 1);
+    attn__cis_linear_backward(m, o, ATTN__CIS_WV, n, nb, d, d, dV, c.xt, dX, !c.x);
     if (dX) {
         for (i = 0; i < nb; i++)
             for (p = 0; p < n; p++) {
@@ -6718,7 +6767,7 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
                 else gv[2 * p] += attn_dot((size_t)d, r, c.xh + ((size_t)i * n + p) * d);
             }
     }
-    attn__cis_apply(m, o, 5, 0, nv);
+    attn__cis_apply(m, o, ATTN__CIS_VEC, 0, nv);
     return ATTN_OK;
 }
 
@@ -6768,8 +6817,9 @@ static const attn__slot attn__tf_lslot[] = {
     ATTN__TF_L(gain), ATTN__TF_L(w2), ATTN__TF_L(t5),     ATTN__TF_L(n2g),  ATTN__TF_L(n2b), ATTN__TF_L(W1),
     ATTN__TF_L(b1),  ATTN__TF_L(W3),  ATTN__TF_L(b3),     ATTN__TF_L(W2),   ATTN__TF_L(b2)};
 #define ATTN__TF_M(f) ATTN__SLOT(attn_transformer_tensors, f)
-static const attn__slot attn__tf_gslot[] = {ATTN__TF_M(E),   ATTN__TF_M(Win), ATTN__TF_M(bin),  ATTN__TF_M(P),
-                                            ATTN__TF_M(nfg), ATTN__TF_M(nfb), ATTN__TF_M(Wout), ATTN__TF_M(bout)};
+static const attn__slot attn__tf_gslot[] = {ATTN__TF_M(E),   ATTN__TF_M(Win), ATTN__TF_M(bin),
+                                            ATTN__TF_M(P),   ATTN__TF_M(nfg), ATTN__TF_M(nfb),
+                                            ATTN__TF_M(Wout), ATTN__TF_M(bout)};
 #define ATTN__TF_SLOTS ((int)(sizeof attn__tf_lslot / sizeof attn__tf_lslot[0]))
 #define ATTN__TF_GLOBALS ((int)(sizeof attn__tf_gslot / sizeof attn__tf_gslot[0]))
 #define ATTN__TF_NFG 4 /* the model's tensors from nfg on follow the layers */
@@ -7055,7 +7105,7 @@ static attn_transformer_layer_tensors attn__tf_l(const attn_transformer *m, int 
     return t;
 }
 
-ATTNDEF attn_transformer_tensors attn_transformer_tensors_get(const attn_transformer *m, int grad)
+ATTNDEF attn_transformer_tensors attn_transformer_named(const attn_transformer *m, int grad)
 {
     attn_transformer_tensors t;
     memset(&t, 0, sizeof t);
@@ -7063,8 +7113,8 @@ ATTNDEF attn_transformer_tensors attn_transformer_tensors_get(const attn_transfo
     return m ? attn__tf_g(m, grad) : t;
 }
 
-ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_tensors_get(const attn_transformer *m, int layer,
-                                                                          int grad)
+ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_named(const attn_transformer *m, int layer,
+                                                                    int grad)
 {
     attn_transformer_layer_tensors t;
     memset(&t, 0, sizeof t);
@@ -7299,8 +7349,8 @@ static attn_status attn__tf_args(const char *fn, const attn_transformer *m, cons
    u = W1 a + b1 and g = act(u), or with glu u2 = W3 a + b3, a2 = act(u2), g = u a2 ([n mlp] each). */
 static void attn__tf_mlp_forward(const attn_transformer *m, const attn_transformer_layer_tensors *W,
                                  attn_float *next, const attn_float *h, attn_float *a, attn_float *mean,
-                                 attn_float *rstd, attn_float *u, attn_float *u2, attn_float *a2, attn_float *g,
-                                 size_t n)
+                                 attn_float *rstd, attn_float *u, attn_float *u2, attn_float *a2,
+                                 attn_float *g, size_t n)
 {
     const attn_transformer_config *cf = &m->cfg;
     size_t k, nm = n * cf->mlp;
@@ -7876,12 +7926,63 @@ static int attn__s2s_ntensors(const attn_seq2seq_config *c, int s)
     return attn__s2s_type(c, s) == ATTN__S2S_FFN ? ATTN__S2S_FFN_TENSORS : ATTN__S2S_ATT_TENSORS;
 }
 
-/* Tensor k of sublayer s (value or gradient); s = the sublayer count: Wout (k 0), bout (k 1). */
-static attn_float *attn__s2s_t(const attn_seq2seq *m, int s, int k, int grad)
+/* A sublayer's tensors in block order (attention or FFN), named as in checkpoints, and the model's
+   own (Es, Et first, Wout, bout last). */
+#define ATTN__S2S_L(f) ATTN__SLOT(attn_seq2seq_sublayer_tensors, f)
+static const attn__slot attn__s2s_aslot[ATTN__S2S_ATT_TENSORS] = {
+    ATTN__S2S_L(Wq), ATTN__S2S_L(bq), ATTN__S2S_L(Wk), ATTN__S2S_L(bk), ATTN__S2S_L(Wv),
+    ATTN__S2S_L(bv), ATTN__S2S_L(Wo), ATTN__S2S_L(bo), ATTN__S2S_L(g),  ATTN__S2S_L(b)};
+static const attn__slot attn__s2s_fslot[ATTN__S2S_FFN_TENSORS] = {
+    ATTN__S2S_L(W1), ATTN__S2S_L(b1), ATTN__S2S_L(W2), ATTN__S2S_L(b2), ATTN__S2S_L(g), ATTN__S2S_L(b)};
+#define ATTN__S2S_M(f) ATTN__SLOT(attn_seq2seq_tensors, f)
+static const attn__slot attn__s2s_gslot[4] = {ATTN__S2S_M(Es), ATTN__S2S_M(Et), ATTN__S2S_M(Wout),
+                                              ATTN__S2S_M(bout)};
+
+/* The index of sublayer s's first tensor (s = the sublayer count: Wout's). */
+static short attn__s2s_first(const attn_seq2seq_config *c, int s)
 {
     int i, n = 2;
-    for (i = 0; i < s; i++) n += attn__s2s_ntensors(&m->cfg, i);
-    return grad ? m->p.grad[n + k].data : m->p.value[n + k].data;
+    for (i = 0; i < s; i++) n += attn__s2s_ntensors(c, i);
+    return (short)n;
+}
+
+static attn_seq2seq_tensors attn__s2s_g(const attn_seq2seq *m, int grad)
+{
+    attn_seq2seq_tensors t;
+    short last = attn__s2s_first(&m->cfg, attn__s2s_subs(&m->cfg)), idx[4] = {0, 1, 0, 0};
+    idx[2] = last; idx[3] = (short)(last + 1);
+    attn__name_tensors(&t, attn__s2s_gslot, idx, 4, &m->p, grad);
+    return t;
+}
+
+static attn_seq2seq_sublayer_tensors attn__s2s_l(const attn_seq2seq *m, int s, int grad)
+{
+    attn_seq2seq_sublayer_tensors t;
+    short idx[ATTN__S2S_ATT_TENSORS];
+    int k, ffn = attn__s2s_type(&m->cfg, s) == ATTN__S2S_FFN, n = attn__s2s_ntensors(&m->cfg, s);
+    memset(&t, 0, sizeof t);
+    for (k = 0; k < n; k++) idx[k] = (short)(attn__s2s_first(&m->cfg, s) + k);
+    attn__name_tensors(&t, ffn ? attn__s2s_fslot : attn__s2s_aslot, idx, n, &m->p, grad);
+    return t;
+}
+
+ATTNDEF attn_seq2seq_tensors attn_seq2seq_named(const attn_seq2seq *m, int grad)
+{
+    attn_seq2seq_tensors t;
+    memset(&t, 0, sizeof t);
+    if (!m) attn__fail(ATTN_ERR_ARG, "%s: the model is NULL", __func__);
+    return m ? attn__s2s_g(m, grad) : t;
+}
+
+ATTNDEF attn_seq2seq_sublayer_tensors attn_seq2seq_sublayer_named(const attn_seq2seq *m, int sub, int grad)
+{
+    attn_seq2seq_sublayer_tensors t;
+    memset(&t, 0, sizeof t);
+    if (!m || sub < 0 || sub >= attn__s2s_subs(&m->cfg)) {
+        attn__fail(ATTN_ERR_ARG, "%s: no model, or sublayer %d outside 0 .. 2 Le + 3 Ld - 1", __func__, sub);
+        return t;
+    }
+    return attn__s2s_l(m, sub, grad);
 }
 
 /* The query and key lengths of sublayer s. */
@@ -7936,8 +8037,6 @@ static void attn__pdesc(attn_param_desc *p, const char *name, int ndim, int d0, 
 /* The parameter descriptors in block order (p may be NULL to count them); returns their number. */
 static int attn__s2s_descs(const attn_seq2seq_config *c, attn_param_desc *p)
 {
-    static const char *an[ATTN__S2S_ATT_TENSORS] = {"Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo", "g", "b"};
-    static const char *fn[ATTN__S2S_FFN_TENSORS] = {"W1", "b1", "W2", "b2", "g", "b"};
     int d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, n = 0, s, k;
     int as[ATTN__S2S_ATT_TENSORS][3] = {{2, hk, d}, {1, hk},    {2, hk, d}, {1, hk}, {2, hv, d},
                                         {1, hv},    {2, d, hv}, {1, d},     {1, d},  {1, d}};
@@ -7948,7 +8047,8 @@ static int attn__s2s_descs(const attn_seq2seq_config *c, attn_param_desc *p)
         int ffn = attn__s2s_type(c, s) == ATTN__S2S_FFN;
         for (k = 0; k < attn__s2s_ntensors(c, s); k++, n++) {
             const int *e = ffn ? fs[k] : as[k];
-            attn__pdesc(p ? p + n : NULL, ffn ? fn[k] : an[k], e[0], e[1], e[2]);
+            const char *name = (ffn ? attn__s2s_fslot : attn__s2s_aslot)[k].name;
+            attn__pdesc(p ? p + n : NULL, name, e[0], e[1], e[2]);
         }
     }
     attn__pdesc(p ? p + n : NULL, "Wout", 2, c->tgt_vocab, d); n++;
@@ -8070,20 +8170,15 @@ ATTNDEF void attn_seq2seq_free(attn_seq2seq *m)
 static void attn__s2s_layer(const attn_seq2seq *m, int s, const unsigned char *mask, attn_layer *L)
 {
     const attn_seq2seq_config *c = &m->cfg;
+    const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, s, 0);
     int t = attn__s2s_type(c, s);
     memset(L, 0, sizeof *L);
     L->att.kind = c->kind; L->att.H = c->heads; L->att.dk = c->dk; L->att.dv = c->dv;
+    L->Wq = W.Wq; L->bq = W.bq; L->Wk = W.Wk; L->bk = W.bk;
+    L->Wv = W.Wv; L->bv = W.bv; L->Wo = W.Wo; L->bo = W.bo;
     L->att.causal = t == ATTN__S2S_CAUSAL;
     L->att.key_mask = t == ATTN__S2S_CAUSAL ? NULL : mask;
     L->C = L->Cout = c->d;
-    L->Wq = attn__s2s_t(m, s, 0, 0);
-    L->bq = attn__s2s_t(m, s, 1, 0);
-    L->Wk = attn__s2s_t(m, s, 2, 0);
-    L->bk = attn__s2s_t(m, s, 3, 0);
-    L->Wv = attn__s2s_t(m, s, 4, 0);
-    L->bv = attn__s2s_t(m, s, 5, 0);
-    L->Wo = attn__s2s_t(m, s, 6, 0);
-    L->bo = attn__s2s_t(m, s, 7, 0);
 }
 
 /* Floats holding n bytes. */
@@ -8277,17 +8372,16 @@ static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const uns
     const attn_seq2seq_config *cf = &m->cfg;
     attn__s2s_cache c;
     attn_layer L;
+    const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, s, 0);
     attn_float *out = attn__s2s_map(m, s, B, Ts, Tt, cache, &c);
-    int Tq, Tk, t = attn__s2s_type(cf, s), k = attn__s2s_ntensors(cf, s) - 2;
+    int Tq, Tk, t = attn__s2s_type(cf, s);
     size_t N, Nd;
     attn__s2s_shape(cf, s, Ts, Tt, &Tq, &Tk);
     N = (size_t)B * Tq; Nd = N * cf->d;
     if (t == ATTN__S2S_FFN) { /* r = W2 ReLU(W1 x + b1) + b2 */
-        attn_linear_forward(c.u, c.x, attn__s2s_t(m, s, 0, 0), attn__s2s_t(m, s, 1, 0), (int)N, cf->d,
-                            cf->mlp);
+        attn_linear_forward(c.u, c.x, W.W1, W.b1, (int)N, cf->d, cf->mlp);
         attn_act_forward(c.h, c.u, N * cf->mlp, ATTN_ACT_RELU);
-        attn_linear_forward(c.r, c.h, attn__s2s_t(m, s, 2, 0), attn__s2s_t(m, s, 3, 0), (int)N, cf->mlp,
-                            cf->d);
+        attn_linear_forward(c.r, c.h, W.W2, W.b2, (int)N, cf->mlp, cf->d);
     } else {
         attn__s2s_layer(m, s, mask, &L);
         ATTN__TRY(
@@ -8295,8 +8389,7 @@ static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const uns
     }
     if (drop) attn_dropout_forward(c.r, c.keep, c.r, Nd, cf->dropout, drop);
     attn_axpy(Nd, 1, c.x, c.r);
-    return attn_layernorm_forward(out, c.mean, c.rstd, c.r, attn__s2s_t(m, s, k, 0),
-                                  attn__s2s_t(m, s, k + 1, 0), (int)N, cf->d, cf->eps, cf->ln_eps);
+    return attn_layernorm_forward(out, c.mean, c.rstd, c.r, W.g, W.b, (int)N, cf->d, cf->eps, cf->ln_eps);
 }
 
 /* Sublayer s backward: w->dX holds dL/dout on entry and dL/dx on return; cross-attention adds
@@ -8310,16 +8403,17 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     attn__s2s_cache c;
     attn_layer L;
     attn_layer_grads lg;
+    const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, s, 0), G = attn__s2s_l(m, s, 1);
     attn_float *df;
-    int Tq, Tk, t = attn__s2s_type(cf, s), k = attn__s2s_ntensors(cf, s) - 2;
+    int Tq, Tk, t = attn__s2s_type(cf, s);
     size_t N, Nd;
     attn__s2s_map(m, s, B, Ts, Tt, cache, &c);
     attn__s2s_shape(cf, s, Ts, Tt, &Tq, &Tk);
     N = (size_t)B * Tq; Nd = N * cf->d;
     /* out = LN(r): dr in dR; r = x + Drop(f): dx = dr, df = Drop'(dr) */
     memset(w->dR, 0, sizeof(attn_float) * Nd);
-    attn_layernorm_backward(w->dR, attn__s2s_t(m, s, k, 1), attn__s2s_t(m, s, k + 1, 1), w->dX, c.r,
-                            attn__s2s_t(m, s, k, 0), c.mean, c.rstd, (int)N, cf->d, cf->eps, cf->ln_eps);
+    attn_layernorm_backward(w->dR, G.g, G.b, w->dX, c.r, W.g, c.mean, c.rstd, (int)N, cf->d, cf->eps,
+                            cf->ln_eps);
     memcpy(w->dX, w->dR, sizeof(attn_float) * Nd);
     df = w->dR;
     if (drop) {
@@ -8329,23 +8423,15 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     }
     if (t == ATTN__S2S_FFN) { /* f = W2 h + b2, h = ReLU(u), u = W1 x + b1 */
         memset(w->dH, 0, sizeof(attn_float) * N * cf->mlp);
-        attn_linear_backward(w->dH, attn__s2s_t(m, s, 2, 1), attn__s2s_t(m, s, 3, 1), df, c.h,
-                             attn__s2s_t(m, s, 2, 0), (int)N, cf->mlp, cf->d);
+        attn_linear_backward(w->dH, G.W2, G.b2, df, c.h, W.W2, (int)N, cf->mlp, cf->d);
         memset(w->dU, 0, sizeof(attn_float) * N * cf->mlp);
         attn_act_backward(w->dU, w->dH, c.u, N * cf->mlp, ATTN_ACT_RELU);
-        return attn_linear_backward(w->dX, attn__s2s_t(m, s, 0, 1), attn__s2s_t(m, s, 1, 1), w->dU, c.x,
-                                    attn__s2s_t(m, s, 0, 0), (int)N, cf->d, cf->mlp);
+        return attn_linear_backward(w->dX, G.W1, G.b1, w->dU, c.x, W.W1, (int)N, cf->d, cf->mlp);
     }
     attn__s2s_layer(m, s, mask, &L);
     memset(&lg, 0, sizeof lg);
-    lg.dWq = attn__s2s_t(m, s, 0, 1);
-    lg.dbq = attn__s2s_t(m, s, 1, 1);
-    lg.dWk = attn__s2s_t(m, s, 2, 1);
-    lg.dbk = attn__s2s_t(m, s, 3, 1);
-    lg.dWv = attn__s2s_t(m, s, 4, 1);
-    lg.dbv = attn__s2s_t(m, s, 5, 1);
-    lg.dWo = attn__s2s_t(m, s, 6, 1);
-    lg.dbo = attn__s2s_t(m, s, 7, 1);
+    lg.dWq = G.Wq; lg.dbq = G.bq; lg.dWk = G.Wk; lg.dbk = G.bk;
+    lg.dWv = G.Wv; lg.dbv = G.bv; lg.dWo = G.Wo; lg.dbo = G.bo;
     return t == ATTN__S2S_CROSS
                ? attn_layer_backward(&L, w->dX, w->dmem, &lg, df, c.x, mem, c.att, B, Tq, Tk, work, w->lw)
                : attn_layer_backward(&L, w->dX, NULL, &lg, df, c.x, NULL, c.att, B, Tq, Tk, work, w->lw);
@@ -8366,8 +8452,8 @@ static attn_status attn__s2s_encode(const attn_seq2seq *m, attn_float *cache, co
     attn__s2s_cache c;
     int s;
     attn__s2s_map(m, 0, B, Ts, 1, cache, &c);
-    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 0), m->p.value[0].data, m->cfg.src_vocab, src, B,
-                    Ts, w->dS, drop);
+    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 0), attn__s2s_g(m, 0).Es, m->cfg.src_vocab, src,
+                    B, Ts, w->dS, drop);
     for (s = 0; s < 2 * m->cfg.enc_layers; s++)
         ATTN__TRY(attn__s2s_sub_forward(m, s, mask, NULL, B, Ts, 1, cache, drop, work, w->lw));
     return ATTN_OK;
@@ -8383,12 +8469,12 @@ static attn_status attn__s2s_decoder(const attn_seq2seq *m, attn_float *logits, 
     attn_float *mem = attn__s2s_map(m, 2 * m->cfg.enc_layers - 1, B, Ts, Tt, cache, &c), *y = NULL;
     int s, S = attn__s2s_subs(&m->cfg);
     attn__s2s_map(m, 2 * m->cfg.enc_layers, B, Ts, Tt, cache, &c);
-    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 1), m->p.value[1].data, m->cfg.tgt_vocab, tgt, B,
-                    Tt, w->dS, drop);
+    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 1), attn__s2s_g(m, 0).Et, m->cfg.tgt_vocab, tgt,
+                    B, Tt, w->dS, drop);
     for (s = 2 * m->cfg.enc_layers; s < S; s++)
         ATTN__TRY(attn__s2s_sub_forward(m, s, mask, mem, B, Ts, Tt, cache, drop, work, w->lw));
     y = attn__s2s_map(m, S - 1, B, Ts, Tt, cache, &c);
-    return attn_linear_forward(logits, y, attn__s2s_t(m, S, 0, 0), attn__s2s_t(m, S, 1, 0), B * Tt, m->cfg.d,
+    return attn_linear_forward(logits, y, attn__s2s_g(m, 0).Wout, attn__s2s_g(m, 0).bout, B * Tt, m->cfg.d,
                                m->cfg.tgt_vocab);
 }
 
@@ -8415,10 +8501,12 @@ ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlo
     const unsigned char *mask;
     attn__s2s_work w;
     attn__s2s_cache c;
+    attn_seq2seq_tensors M, MG;
     const attn_float *mem, *y;
     int s, S, Le2, drop;
     ATTN__TRY(attn__s2s_args(__func__, m, cache, src, tgt, B, Ts, Tt, work, work_bytes));
     ATTN__NEED(dlogits);
+    M = attn__s2s_g(m, 0); MG = attn__s2s_g(m, 1);
     attn__s2s_work_map(m, B, Ts, Tt, work, &w);
     mask = attn__s2s_mask(m, cache, NULL, B, Ts);
     drop = m->training && m->cfg.dropout > 0;
@@ -8426,20 +8514,19 @@ ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlo
     /* logits = Wout y_L + bout: dy_L in dX */
     y = attn__s2s_map(m, S - 1, B, Ts, Tt, cache, &c);
     memset(w.dX, 0, sizeof(attn_float) * (size_t)B * Tt * m->cfg.d);
-    attn_linear_backward(w.dX, attn__s2s_t(m, S, 0, 1), attn__s2s_t(m, S, 1, 1), dlogits, y,
-                         attn__s2s_t(m, S, 0, 0), B * Tt, m->cfg.d, m->cfg.tgt_vocab);
+    attn_linear_backward(w.dX, MG.Wout, MG.bout, dlogits, y, M.Wout, B * Tt, m->cfg.d, m->cfg.tgt_vocab);
     /* the decoder, top down; the cross-attentions gather dL/de_L in dmem */
     mem = attn__s2s_map(m, Le2 - 1, B, Ts, Tt, cache, &c);
     memset(w.dmem, 0, sizeof(attn_float) * (size_t)B * Ts * m->cfg.d);
     for (s = S - 1; s >= Le2; s--)
         ATTN__TRY(attn__s2s_sub_backward(m, s, mask, mem, B, Ts, Tt, cache, drop, &w, work));
-    attn__s2s_embed_back(m, m->p.grad[1].data, w.dX, attn__s2s_keep0(m, cache, B, Ts, 1), m->cfg.tgt_vocab,
+    attn__s2s_embed_back(m, MG.Et, w.dX, attn__s2s_keep0(m, cache, B, Ts, 1), m->cfg.tgt_vocab,
                          tgt, B, Tt, w.dS, drop);
     /* the encoder, from dL/de_L */
     memcpy(w.dX, w.dmem, sizeof(attn_float) * (size_t)B * Ts * m->cfg.d);
     for (s = Le2 - 1; s >= 0; s--)
         ATTN__TRY(attn__s2s_sub_backward(m, s, mask, NULL, B, Ts, Tt, cache, drop, &w, work));
-    attn__s2s_embed_back(m, m->p.grad[0].data, w.dX, attn__s2s_keep0(m, cache, B, Ts, 0), m->cfg.src_vocab,
+    attn__s2s_embed_back(m, MG.Es, w.dX, attn__s2s_keep0(m, cache, B, Ts, 0), m->cfg.src_vocab,
                          src, B, Ts, w.dS, drop);
     return ATTN_OK;
 }
@@ -8530,14 +8617,12 @@ static void attn__s2s_kv_source(const attn_seq2seq *m, attn__s2s_kv *c, const at
     int l, Ts = c->Ts;
     attn_pos_sinusoidal(c->pe, max_len, cf->d);
     for (l = 0; l < c->Ld; l++) {
-        int s = 2 * cf->enc_layers + 3 * l + 1;
+        const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, 2 * cf->enc_layers + 3 * l + 1, 0);
         size_t at = (size_t)l * c->H * Ts;
         attn_float *tmp = c->Kg; /* [Ts, H d] before the heads are split out */
-        attn_linear_forward(tmp, mem, attn__s2s_t(m, s, 2, 0), attn__s2s_t(m, s, 3, 0), Ts, cf->d,
-                            c->H * c->dk);
+        attn_linear_forward(tmp, mem, W.Wk, W.bk, Ts, cf->d, c->H * c->dk);
         attn__heads(c->Kc + at * c->dk, tmp, 1, Ts, c->H, c->dk, 1);
-        attn_linear_forward(tmp, mem, attn__s2s_t(m, s, 4, 0), attn__s2s_t(m, s, 5, 0), Ts, cf->d,
-                            c->H * c->dv);
+        attn_linear_forward(tmp, mem, W.Wv, W.bv, Ts, cf->d, c->H * c->dv);
         attn__heads(c->Vc + at * c->dv, tmp, 1, Ts, c->H, c->dv, 1);
     }
 }
@@ -8547,22 +8632,22 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
                                      const unsigned char *mask, attn_float *logits)
 {
     const attn_seq2seq_config *cf = &m->cfg;
-    int l, h, j, S = attn__s2s_subs(cf), mixes = (attn__flags(cf->kind) & ATTN_KF_MIXES_HEADS) != 0;
+    const attn_seq2seq_tensors M = attn__s2s_g(m, 0);
+    int l, h, j, mixes = (attn__flags(cf->kind) & ATTN_KF_MIXES_HEADS) != 0;
     size_t self = (size_t)c->Ld * c->H * c->L1;
     attn_layer L;
     attn_attention_desc d;
-    attn_embedding_forward(c->x, &tok, m->p.value[1].data, 1, cf->tgt_vocab, cf->d);
+    attn_embedding_forward(c->x, &tok, M.Et, 1, cf->tgt_vocab, cf->d);
     attn_scale((size_t)cf->d, (attn_float)sqrt((double)cf->d), c->x);
     attn_axpy((size_t)cf->d, 1, c->pe + (size_t)p * cf->d, c->x);
     for (l = 0; l < c->Ld; l++)
         for (j = 0; j < 3; j++) { /* self-attention, cross-attention, FFN: x = LN(x + f(x)) */
-            int s = 2 * cf->enc_layers + 3 * l + j, kt = attn__s2s_ntensors(cf, s) - 2;
+            int s = 2 * cf->enc_layers + 3 * l + j;
+            const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, s, 0);
             if (j == 2) {
-                attn_linear_forward(c->u, c->x, attn__s2s_t(m, s, 0, 0), attn__s2s_t(m, s, 1, 0), 1, cf->d,
-                                    cf->mlp);
+                attn_linear_forward(c->u, c->x, W.W1, W.b1, 1, cf->d, cf->mlp);
                 attn_act_forward(c->u, c->u, (size_t)cf->mlp, ATTN_ACT_RELU);
-                attn_linear_forward(c->r, c->u, attn__s2s_t(m, s, 2, 0), attn__s2s_t(m, s, 3, 0), 1, cf->mlp,
-                                    cf->d);
+                attn_linear_forward(c->r, c->u, W.W2, W.b2, 1, cf->mlp, cf->d);
             } else {
                 attn__s2s_layer(m, s, mask, &L);
                 attn_linear_forward(c->q, c->x, L.Wq, L.bq, 1, cf->d, c->H * c->dk);
@@ -8607,11 +8692,9 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
                 attn_linear_forward(c->r, c->o, L.Wo, L.bo, 1, c->H * c->dv, cf->d);
             }
             attn_axpy((size_t)cf->d, 1, c->x, c->r);
-            attn_layernorm_forward(c->x, NULL, NULL, c->r, attn__s2s_t(m, s, kt, 0),
-                                   attn__s2s_t(m, s, kt + 1, 0), 1, cf->d, cf->eps, cf->ln_eps);
+            attn_layernorm_forward(c->x, NULL, NULL, c->r, W.g, W.b, 1, cf->d, cf->eps, cf->ln_eps);
         }
-    return attn_linear_forward(logits, c->x, attn__s2s_t(m, S, 0, 0), attn__s2s_t(m, S, 1, 0), 1, cf->d,
-                               cf->tgt_vocab);
+    return attn_linear_forward(logits, c->x, M.Wout, M.bout, 1, cf->d, cf->tgt_vocab);
 }
 
 /* The decoding's block for one source: caches, logits, the beam's bookkeeping and work, then (when

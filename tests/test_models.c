@@ -1423,8 +1423,110 @@ static void test_models_in_caller_memory(void)
     free(mem);
 }
 
+/* One named field of a model: NULL, or tensor i's value (and g its gradient) with the field's name.
+   Counts the non-NULL fields in *n; returns 0 on a mismatch. */
+static int t_named(const attn_params *p, const attn_float *v, const attn_float *g, const char *name, int *n)
+{
+    int i;
+    if (!v) return !g;
+    for (i = 0; i < p->count; i++)
+        if (p->value[i].data == v) break;
+    if (i == p->count || p->grad[i].data != g || strcmp(p->name[i], name)) return 0;
+    (*n)++;
+    return 1;
+}
+#define T_NAMED(p, W, G, f, n) t_named(p, (W).f, (G).f, #f, n)
+
+/* The three models' tensors by name: every tensor once, under its checkpoint name, value and
+   gradient; out-of-range layers refused. */
+static void test_named_tensors(void)
+{
+    attn_rng r;
+    int v;
+    attn_rng_seed(&r, 9, 0);
+    for (v = 0; v < 4; v++) { /* plain; glu + RMS, no bias; differential + T5 + dense; HYLA+ + window */
+        attn_transformer_config cf = tf_small();
+        attn_transformer m;
+        attn_transformer_tensors M, MG;
+        int l, n = 0, ok = 1;
+        if (v == 1) { cf.glu = 1; cf.norm = ATTN_NORM_RMS; cf.bias = 0; cf.act = ATTN_ACT_SILU; }
+        if (v == 2) { cf.kinds[1] = ATTN_DIFFERENTIAL; cf.t5 = 1; cf.vocab = 0; cf.in_dim = 3; }
+        if (v == 3) { cf.kinds[0] = ATTN_HYLA_PLUS; cf.window = 1; cf.pos = ATTN_POS_LEARNED; }
+        if (attn_transformer_init(&m, &cf, &r) != ATTN_OK) { CHECK(0, "%s", attn_last_error()); continue; }
+        M = attn_transformer_named(&m, 0); MG = attn_transformer_named(&m, 1);
+        ok &= T_NAMED(&m.p, M, MG, E, &n) & T_NAMED(&m.p, M, MG, Win, &n) & T_NAMED(&m.p, M, MG, bin, &n) &
+              T_NAMED(&m.p, M, MG, P, &n) & T_NAMED(&m.p, M, MG, nfg, &n) & T_NAMED(&m.p, M, MG, nfb, &n) &
+              T_NAMED(&m.p, M, MG, Wout, &n) & T_NAMED(&m.p, M, MG, bout, &n);
+        for (l = 0; l < cf.layers; l++) {
+            attn_transformer_layer_tensors W = attn_transformer_layer_named(&m, l, 0),
+                                           G = attn_transformer_layer_named(&m, l, 1);
+            ok &= T_NAMED(&m.p, W, G, n1g, &n) & T_NAMED(&m.p, W, G, n1b, &n) & T_NAMED(&m.p, W, G, Wq, &n) &
+                  T_NAMED(&m.p, W, G, bq, &n) & T_NAMED(&m.p, W, G, Wk, &n) & T_NAMED(&m.p, W, G, bk, &n) &
+                  T_NAMED(&m.p, W, G, Wv, &n) & T_NAMED(&m.p, W, G, bv, &n) & T_NAMED(&m.p, W, G, Wo, &n) &
+                  T_NAMED(&m.p, W, G, bo, &n) & T_NAMED(&m.p, W, G, lambda, &n) & T_NAMED(&m.p, W, G, gain, &n) &
+                  T_NAMED(&m.p, W, G, w2, &n) & T_NAMED(&m.p, W, G, t5, &n) & T_NAMED(&m.p, W, G, n2g, &n) &
+                  T_NAMED(&m.p, W, G, n2b, &n) & T_NAMED(&m.p, W, G, W1, &n) & T_NAMED(&m.p, W, G, b1, &n) &
+                  T_NAMED(&m.p, W, G, W3, &n) & T_NAMED(&m.p, W, G, b3, &n) & T_NAMED(&m.p, W, G, W2, &n) &
+                  T_NAMED(&m.p, W, G, b2, &n);
+        }
+        CHECK(ok && n == m.p.count, "transformer %d: every tensor by name (%d named of %d)", v, n, m.p.count);
+        CHECK(v != 2 || (attn_transformer_layer_named(&m, 1, 0).lambda && attn_transformer_layer_named(&m, 0, 0).t5 &&
+                         !attn_transformer_layer_named(&m, 0, 0).lambda && M.Win && !M.E),
+              "transformer: the configuration's tensors are there, the others NULL");
+        CHECK(!attn_transformer_layer_named(&m, cf.layers, 0).Wq && attn_last_status() == ATTN_ERR_ARG &&
+                  !attn_transformer_layer_named(&m, -1, 1).W1,
+              "transformer: a layer out of range gives NULL fields and ATTN_ERR_ARG");
+        attn_transformer_free(&m);
+    }
+    for (v = 0; v < 3; v++) { /* the three per-position vectors */
+        attn_cisformer_config cf = attn_cisformer_config_default();
+        attn_cisformer m;
+        attn_cisformer_tensors W, G;
+        int n = 0, ok;
+        static const char *vec[3] = {"b", "u", "g"};
+        cf.d = 3; cf.ncon = 4; cf.vec = (attn_cis_vec)v;
+        if (attn_cisformer_init(&m, &cf, &r) != ATTN_OK) { CHECK(0, "%s", attn_last_error()); continue; }
+        W = attn_cisformer_named(&m, 0); G = attn_cisformer_named(&m, 1);
+        ok = T_NAMED(&m.p, W, G, Wq, &n) & T_NAMED(&m.p, W, G, Wk, &n) & T_NAMED(&m.p, W, G, Wv, &n) &
+             T_NAMED(&m.p, W, G, W1, &n) & T_NAMED(&m.p, W, G, W2, &n) & T_NAMED(&m.p, W, G, R, &n) &
+             T_NAMED(&m.p, W, G, r, &n) & t_named(&m.p, W.vec, G.vec, vec[v], &n);
+        CHECK(ok && n == m.p.count, "cisformer %d: every tensor by name (%d named of %d)", v, n, m.p.count);
+        attn_cisformer_free(&m);
+    }
+    {
+        attn_seq2seq_config cf = attn_seq2seq_config_default();
+        attn_seq2seq m;
+        attn_seq2seq_tensors M, MG;
+        int s, n = 0, ok;
+        cf.d = 8; cf.heads = 2; cf.dk = cf.dv = 4; cf.mlp = 16; cf.enc_layers = 2; cf.dec_layers = 2;
+        if (attn_seq2seq_init(&m, &cf, &r) == ATTN_OK) {
+            M = attn_seq2seq_named(&m, 0); MG = attn_seq2seq_named(&m, 1);
+            ok = T_NAMED(&m.p, M, MG, Es, &n) & T_NAMED(&m.p, M, MG, Et, &n) & T_NAMED(&m.p, M, MG, Wout, &n) &
+                 T_NAMED(&m.p, M, MG, bout, &n);
+            for (s = 0; s < 2 * cf.enc_layers + 3 * cf.dec_layers; s++) {
+                attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(&m, s, 0),
+                                              G = attn_seq2seq_sublayer_named(&m, s, 1);
+                int ffn = s < 2 * cf.enc_layers ? s % 2 : (s - 2 * cf.enc_layers) % 3 == 2;
+                ok &= T_NAMED(&m.p, W, G, Wq, &n) & T_NAMED(&m.p, W, G, bq, &n) & T_NAMED(&m.p, W, G, Wk, &n) &
+                      T_NAMED(&m.p, W, G, bk, &n) & T_NAMED(&m.p, W, G, Wv, &n) & T_NAMED(&m.p, W, G, bv, &n) &
+                      T_NAMED(&m.p, W, G, Wo, &n) & T_NAMED(&m.p, W, G, bo, &n) & T_NAMED(&m.p, W, G, W1, &n) &
+                      T_NAMED(&m.p, W, G, b1, &n) & T_NAMED(&m.p, W, G, W2, &n) & T_NAMED(&m.p, W, G, b2, &n) &
+                      T_NAMED(&m.p, W, G, g, &n) & T_NAMED(&m.p, W, G, b, &n);
+                ok &= ffn ? W.W1 && !W.Wq : W.Wq && !W.W1;
+            }
+            CHECK(ok && n == m.p.count, "encoder-decoder: every tensor by name (%d named of %d)", n, m.p.count);
+            CHECK(!attn_seq2seq_sublayer_named(&m, s, 0).g && attn_last_status() == ATTN_ERR_ARG,
+                  "encoder-decoder: a sublayer out of range gives NULL fields and ATTN_ERR_ARG");
+            attn_seq2seq_free(&m);
+        } else {
+            CHECK(0, "%s", attn_last_error());
+        }
+    }
+}
+
 void test_models(void)
 {
+    test_named_tensors();
     test_models_in_caller_memory();
     test_cisformer_counts();
     test_cisformer_forward_backward();
