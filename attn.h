@@ -257,6 +257,11 @@ typedef struct attn_arena {
 
 ATTNDEF attn_status attn_arena_init(attn_arena *a, size_t bytes);
 ATTNDEF attn_status attn_arena_use(attn_arena *a, void *mem, size_t bytes);
+/* A measuring arena, without a block: attn_arena_tensor hands out tensors with data NULL and only
+   adds up a->used. One function that lays out its tensors then serves twice: called on a measuring
+   arena it sizes the layout, on an arena over a block of that size it carves it (the library lays
+   out its own caches and workspaces this way). */
+ATTNDEF void attn_arena_measure(attn_arena *a);
 ATTNDEF void attn_arena_reset(attn_arena *a);   /* forget every tensor; keep the block */
 ATTNDEF void attn_arena_release(attn_arena *a); /* free the block if the arena owns it */
 /* Hands out an uninitialised tensor of the given shape. On failure *t is left as it was. */
@@ -1937,6 +1942,34 @@ ATTNDEF attn_status attn_arena_init(attn_arena *a, size_t bytes)
     return ATTN_OK;
 }
 
+ATTNDEF void attn_arena_measure(attn_arena *a)
+{
+    memset(a, 0, sizeof *a);
+    a->cap = (size_t)-1;
+}
+
+/* The next `bytes` (rounded up to ATTN_ALIGN) of a, or NULL on a measuring arena; the library's
+   layouts are sized by the same code before they are carved, so they always fit. */
+static void *attn__arena_take(attn_arena *a, size_t bytes)
+{
+    void *p = a->base ? a->base + a->used : NULL;
+    a->used += attn__align_up(bytes);
+    ATTN_ASSERT(a->used <= a->cap);
+    return p;
+}
+
+static attn_float *attn__arena_floats(attn_arena *a, size_t n)
+{
+    return (attn_float *)attn__arena_take(a, sizeof(attn_float) * n);
+}
+
+/* An arena over block (aligned inside it; sized beforehand), or a measuring one for block NULL. */
+static void attn__arena_plan(attn_arena *a, void *block)
+{
+    attn_arena_measure(a);
+    if (block) a->base = (unsigned char *)attn__align_ptr(block, 0);
+}
+
 ATTNDEF void attn_arena_reset(attn_arena *a) { a->used = 0; }
 
 ATTNDEF void attn_arena_release(attn_arena *a)
@@ -1959,12 +1992,14 @@ ATTNDEF attn_status attn_arena_tensor(attn_arena *a, attn_tensor *t, int ndim, c
             return attn__fail(ATTN_ERR_SHAPE, "attn_arena_tensor: shape[%d] = %d, must be >= 1", i, shape[i]);
     bytes = attn_tensor_bytes(ndim, shape);
     if (!bytes) return attn__fail(ATTN_ERR_OVERFLOW, "attn_arena_tensor: the shape's size overflows size_t");
+    if (bytes > a->cap - a->used && !a->base)
+        return attn__fail(ATTN_ERR_OVERFLOW, "attn_arena_tensor: the measured size overflows size_t");
     if (bytes > a->cap - a->used)
         return attn__fail(ATTN_ERR_NOMEM,
                           "attn_arena_tensor: arena full (%lu of %lu bytes used, %lu more needed)",
                           (unsigned long)a->used, (unsigned long)a->cap, (unsigned long)bytes);
     ATTN_ASSERT(a->used % ATTN_ALIGN == 0); /* every hand-out keeps the next one aligned */
-    t->data = (attn_float *)(a->base + a->used);
+    t->data = a->base ? (attn_float *)(a->base + a->used) : NULL;
     t->ndim = ndim;
     for (i = 0; i < ATTN_MAX_DIMS; i++) t->shape[i] = i < ndim ? shape[i] : 1;
     a->used += bytes;
@@ -6792,19 +6827,6 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
 
 /* ---- the transformer ---- */
 
-/* One layout, two uses: with base NULL it only counts the bytes of a sequence of ATTN_ALIGN-aligned
-   blocks; with base, it hands them out in the same order. */
-typedef struct {
-    unsigned char *base;
-    size_t used;
-} attn__carver;
-
-static void *attn__carve(attn__carver *c, size_t bytes)
-{
-    void *p = c->base ? c->base + c->used : NULL;
-    c->used += attn__align_up(bytes);
-    return p;
-}
 
 
 /* The slots of a layer's tensors (at[l][slot]) and of the model's own (at[ATTN__TF_G][slot]), in
@@ -7190,31 +7212,31 @@ static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T
 {
     attn__tf_cache t;
     attn_layer L;
-    attn__carver cv;
+    attn_arena ar;
     int Tq = attn__tf_q(m, l, T);
     size_t N = (size_t)B * T, n = (size_t)B * Tq, d = (size_t)m->cfg.d, mlp = (size_t)m->cfg.mlp,
-           glu = m->cfg.glu != 0, F = sizeof(attn_float);
+           glu = m->cfg.glu != 0;
     attn__tf_layer(m, l, m->p.data, &L);
-    cv.base = c ? (unsigned char *)base : NULL;
-    cv.used = 0;
+    attn_arena_measure(&ar); /* carved from base as it is: the layers' caches follow each other */
+    ar.base = c ? (unsigned char *)base : NULL;
     if (!c) c = &t;
-    c->x = (attn_float *)attn__carve(&cv, F * N * d);
-    c->a = (attn_float *)attn__carve(&cv, F * N * d);
-    c->m1 = (attn_float *)attn__carve(&cv, F * N);
-    c->r1 = (attn_float *)attn__carve(&cv, F * N);
-    c->h = (attn_float *)attn__carve(&cv, F * n * d);
-    c->bn = (attn_float *)attn__carve(&cv, F * n * d);
-    c->m2 = (attn_float *)attn__carve(&cv, F * n);
-    c->r2 = (attn_float *)attn__carve(&cv, F * n);
-    c->u = (attn_float *)attn__carve(&cv, F * n * mlp);
-    c->g = (attn_float *)attn__carve(&cv, F * n * mlp);
-    c->u2 = (attn_float *)attn__carve(&cv, F * glu * n * mlp);
-    c->a2 = (attn_float *)attn__carve(&cv, F * glu * n * mlp);
-    c->bias = (attn_float *)attn__carve(&cv, F * attn__tf_bias_floats(m, Tq, T));
-    c->aq = (attn_float *)attn__carve(&cv, Tq < T ? F * n * d : 0);
-    c->att = (attn_float *)attn__carve(&cv, F * attn_layer_cache_floats(&L, B, Tq, T));
-    c->next = (attn_float *)(cv.base ? cv.base + cv.used : NULL);
-    return cv.used / F;
+    c->x = attn__arena_floats(&ar, N * d);
+    c->a = attn__arena_floats(&ar, N * d);
+    c->m1 = attn__arena_floats(&ar, N);
+    c->r1 = attn__arena_floats(&ar, N);
+    c->h = attn__arena_floats(&ar, n * d);
+    c->bn = attn__arena_floats(&ar, n * d);
+    c->m2 = attn__arena_floats(&ar, n);
+    c->r2 = attn__arena_floats(&ar, n);
+    c->u = attn__arena_floats(&ar, n * mlp);
+    c->g = attn__arena_floats(&ar, n * mlp);
+    c->u2 = attn__arena_floats(&ar, glu * n * mlp);
+    c->a2 = attn__arena_floats(&ar, glu * n * mlp);
+    c->bias = attn__arena_floats(&ar, attn__tf_bias_floats(m, Tq, T));
+    c->aq = attn__arena_floats(&ar, Tq < T ? n * d : 0);
+    c->att = attn__arena_floats(&ar, attn_layer_cache_floats(&L, B, Tq, T));
+    c->next = ar.base ? (attn_float *)(ar.base + ar.used) : NULL;
+    return ar.used / sizeof(attn_float);
 }
 
 /* Maps the cache of layer l, or with l = layers the final norm's. */
@@ -7603,10 +7625,10 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
                                   attn__tf_decode_work *w)
 {
     const attn_transformer_config *c = &m->cfg;
-    attn__carver cv;
+    attn_arena ar;
     attn_attention_desc d;
     attn_layer L;
-    size_t F = sizeof(attn_float), nd = (size_t)n * c->d, nm = (size_t)n * c->mlp,
+    size_t nd = (size_t)n * c->d, nm = (size_t)n * c->mlp,
            hk = (size_t)c->heads * c->dk, hv = (size_t)c->heads * c->dv, att = 0, st = 0;
     int l;
     for (l = 0; l < c->layers; l++) { /* the largest attention workspace and stats over the layers */
@@ -7615,33 +7637,32 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
         att = ATTN__MAX(att, attn_attention_workspace(&d));
         st = ATTN__MAX(st, attn_attention_stats_floats(&d));
     }
-    cv.base = work ? (unsigned char *)attn__align_ptr(work, 0) : NULL;
-    cv.used = 0;
-    w->x = (attn_float *)attn__carve(&cv, F * nd);
-    w->a = (attn_float *)attn__carve(&cv, F * nd);
-    w->h = (attn_float *)attn__carve(&cv, F * nd);
-    w->mean = (attn_float *)attn__carve(&cv, F * n);
-    w->rstd = (attn_float *)attn__carve(&cv, F * n);
-    w->q = (attn_float *)attn__carve(&cv, F * n * ATTN__MAX(hk, hv));
-    w->Q = (attn_float *)attn__carve(&cv, F * n * hk);
-    w->kn = (attn_float *)attn__carve(&cv, F * n * hk);
-    w->vn = (attn_float *)attn__carve(&cv, F * n * hv);
-    w->K = (attn_float *)attn__carve(&cv, F * cap * hk);
-    w->V = (attn_float *)attn__carve(&cv, F * cap * hv);
-    w->O = (attn_float *)attn__carve(&cv, F * n * hv);
-    w->ocat = (attn_float *)attn__carve(&cv, F * n * hv);
-    w->u = (attn_float *)attn__carve(&cv, F * nm);
-    w->g = (attn_float *)attn__carve(&cv, F * nm);
-    w->u2 = (attn_float *)attn__carve(&cv, F * nm);
-    w->a2 = (attn_float *)attn__carve(&cv, F * nm);
-    w->bias = (attn_float *)attn__carve(&cv, c->t5 ? F * c->heads * n * cap : 0);
-    w->stats = (attn_float *)attn__carve(&cv, F * st);
-    w->cosv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * n * (c->dk / 2) : 0);
-    w->sinv = (attn_float *)attn__carve(&cv, c->pos == ATTN_POS_ROPE ? F * n * (c->dk / 2) : 0);
-    w->phi = (attn_float *)attn__carve(&cv, F * 2 * ((size_t)c->dk + 1)); /* phi(q), phi(k): F <= dk + 1 */
-    w->att = attn__carve(&cv, att);
+    attn__arena_plan(&ar, work);
+    w->x = attn__arena_floats(&ar, nd);
+    w->a = attn__arena_floats(&ar, nd);
+    w->h = attn__arena_floats(&ar, nd);
+    w->mean = attn__arena_floats(&ar, n);
+    w->rstd = attn__arena_floats(&ar, n);
+    w->q = attn__arena_floats(&ar, n * ATTN__MAX(hk, hv));
+    w->Q = attn__arena_floats(&ar, n * hk);
+    w->kn = attn__arena_floats(&ar, n * hk);
+    w->vn = attn__arena_floats(&ar, n * hv);
+    w->K = attn__arena_floats(&ar, cap * hk);
+    w->V = attn__arena_floats(&ar, cap * hv);
+    w->O = attn__arena_floats(&ar, n * hv);
+    w->ocat = attn__arena_floats(&ar, n * hv);
+    w->u = attn__arena_floats(&ar, nm);
+    w->g = attn__arena_floats(&ar, nm);
+    w->u2 = attn__arena_floats(&ar, nm);
+    w->a2 = attn__arena_floats(&ar, nm);
+    w->bias = attn__arena_floats(&ar, c->t5 ? (size_t)c->heads * n * cap : 0);
+    w->stats = attn__arena_floats(&ar, st);
+    w->cosv = attn__arena_floats(&ar, c->pos == ATTN_POS_ROPE ? (size_t)n * (c->dk / 2) : 0);
+    w->sinv = attn__arena_floats(&ar, c->pos == ATTN_POS_ROPE ? (size_t)n * (c->dk / 2) : 0);
+    w->phi = attn__arena_floats(&ar, 2 * ((size_t)c->dk + 1)); /* phi(q), phi(k): F <= dk + 1 */
+    w->att = attn__arena_take(&ar, att);
     w->att_bytes = att;
-    return cv.used + ATTN_ALIGN;
+    return ar.used + ATTN_ALIGN;
 }
 
 /* The cache's blocks for capacity cap, sized (mem NULL) or handed out. */
@@ -7671,20 +7692,19 @@ static int attn__tf_kv_layer(const attn_transformer *m, const attn_transformer_k
 
 static size_t attn__tf_kv_map(const attn_transformer *m, int cap, void *mem, attn_transformer_kv *kv)
 {
-    attn__carver cv;
+    attn_arena ar;
     size_t nk, nv, tk = 0, tv = 0;
     int l;
     for (l = 0; l < m->cfg.layers; l++) attn__tf_kv_sizes(m, l, cap, &nk, &nv), tk += nk, tv += nv;
-    cv.base = mem ? (unsigned char *)attn__align_ptr(mem, 0) : NULL;
-    cv.used = 0;
-    kv->k = (attn_float *)attn__carve(&cv, sizeof(attn_float) * tk);
-    kv->v = (attn_float *)attn__carve(&cv, sizeof(attn_float) * tv);
-    kv->seg = (int *)attn__carve(&cv, sizeof(int) * cap);
+    attn__arena_plan(&ar, mem);
+    kv->k = attn__arena_floats(&ar, tk);
+    kv->v = attn__arena_floats(&ar, tv);
+    kv->seg = (int *)attn__arena_take(&ar, sizeof(int) * cap);
     kv->cap = cap;
     kv->len = kv->at = 0;
     if (mem)
         memset(kv->k, 0, sizeof(attn_float) * tk), memset(kv->v, 0, sizeof(attn_float) * tv); /* S, z = 0 */
-    return cv.used + ATTN_ALIGN;
+    return ar.used + ATTN_ALIGN;
 }
 
 static attn_status attn__tf_decode_check(const char *fn, const attn_transformer *m, int cap)
@@ -8575,10 +8595,10 @@ static size_t attn__s2s_kv_map(const attn_seq2seq *m, int Ts, int max_len, int b
                                attn__s2s_kv *c)
 {
     const attn_seq2seq_config *cf = &m->cfg;
-    attn__carver cv;
+    attn_arena ar;
     attn_attention_desc d;
     attn_layer L;
-    size_t F = sizeof(attn_float), self, cross, att;
+    size_t self, cross, att;
     int i;
     c->Ld = cf->dec_layers; c->H = cf->heads; c->dk = cf->dk; c->dv = cf->dv; c->Ts = Ts; c->L1 = max_len + 1;
     c->beam = beam;
@@ -8588,26 +8608,25 @@ static size_t attn__s2s_kv_map(const attn_seq2seq *m, int Ts, int max_len, int b
     attn__layer_desc(&L, 1, 1, ATTN__MAX(c->L1, Ts), &d);
     d.causal = 0;
     att = attn_attention_workspace(&d);
-    cv.base = mem ? (unsigned char *)attn__align_ptr(mem, 0) : NULL;
-    cv.used = 0;
-    c->pe = (attn_float *)attn__carve(&cv, F * max_len * cf->d);
-    c->Kc = (attn_float *)attn__carve(&cv, F * cross * c->dk);
-    c->Vc = (attn_float *)attn__carve(&cv, F * cross * c->dv);
+    attn__arena_plan(&ar, mem);
+    c->pe = attn__arena_floats(&ar, max_len * cf->d);
+    c->Kc = attn__arena_floats(&ar, cross * c->dk);
+    c->Vc = attn__arena_floats(&ar, cross * c->dv);
     for (i = 0; i < 2; i++) {
-        c->Ks[i] = (attn_float *)attn__carve(&cv, F * beam * self * c->dk);
-        c->Vs[i] = (attn_float *)attn__carve(&cv, F * beam * self * c->dv);
+        c->Ks[i] = attn__arena_floats(&ar, beam * self * c->dk);
+        c->Vs[i] = attn__arena_floats(&ar, beam * self * c->dv);
     }
-    c->x = (attn_float *)attn__carve(&cv, F * cf->d);
-    c->r = (attn_float *)attn__carve(&cv, F * cf->d);
-    c->q = (attn_float *)attn__carve(&cv, F * c->H * ATTN__MAX(c->dk, c->dv));
-    c->o = (attn_float *)attn__carve(&cv, F * c->H * c->dv);
-    c->u = (attn_float *)attn__carve(&cv, F * cf->mlp);
-    c->Kg = (attn_float *)attn__carve(&cv, F * c->H * c->L1 * c->dk);
-    c->Vg = (attn_float *)attn__carve(&cv, F * c->H * c->L1 * c->dv);
-    c->stats = (attn_float *)attn__carve(&cv, F * c->H * (2 * (size_t)c->dv + 3));
-    c->att = attn__carve(&cv, att);
+    c->x = attn__arena_floats(&ar, cf->d);
+    c->r = attn__arena_floats(&ar, cf->d);
+    c->q = attn__arena_floats(&ar, c->H * ATTN__MAX(c->dk, c->dv));
+    c->o = attn__arena_floats(&ar, c->H * c->dv);
+    c->u = attn__arena_floats(&ar, cf->mlp);
+    c->Kg = attn__arena_floats(&ar, c->H * c->L1 * c->dk);
+    c->Vg = attn__arena_floats(&ar, c->H * c->L1 * c->dv);
+    c->stats = attn__arena_floats(&ar, c->H * (2 * (size_t)c->dv + 3));
+    c->att = attn__arena_take(&ar, att);
     c->att_bytes = att;
-    return cv.used + ATTN_ALIGN;
+    return ar.used + ATTN_ALIGN;
 }
 
 /* The per-source part: positional rows and the cross-attentions' keys and values from mem [Ts, d]. */

@@ -79,6 +79,22 @@ static void test_arena_params(void)
     CHECK(attn_arena_tensor(&a, &t, 3, shape) == ATTN_OK, "second tensor fits");
     CHECK(attn_arena_tensor(&a, &t, 3, shape) == ATTN_ERR_NOMEM, "third tensor must not fit");
     attn_arena_release(&a);
+    { /* one layout function, twice: measured, then carved in a block of the measured size */
+        attn_tensor u[2];
+        int s2[2] = {9, 2}, k;
+        attn_arena_measure(&a);
+        for (k = 0; k < 2; k++) attn_arena_tensor(&a, &u[k], k ? 2 : 3, k ? s2 : shape);
+        CHECK(!u[0].data && !u[1].data && a.used == attn_tensor_bytes(3, shape) + attn_tensor_bytes(2, s2),
+              "a measuring arena hands out NULL data and adds up the bytes (%lu)", (unsigned long)a.used);
+        need = a.used;
+        CHECK(attn_arena_use(&a, buf + (ATTN_ALIGN - (uintptr_t)buf % ATTN_ALIGN) % ATTN_ALIGN, need) == ATTN_OK,
+              "%s", attn_last_error()); /* an aligned block of exactly the measured size */
+        for (k = 0; k < 2; k++) attn_arena_tensor(&a, &u[k], k ? 2 : 3, k ? s2 : shape);
+        CHECK(u[1].data && a.used == need && attn_arena_tensor(&a, &t, 1, s2) == ATTN_ERR_NOMEM,
+              "the measured size fits the layout exactly");
+        attn_arena_measure(&a);
+        CHECK(attn_arena_tensor(&a, &t, 3, big) == ATTN_ERR_OVERFLOW, "measuring an overflowing shape is refused");
+    }
 
     need = attn_params_bytes(desc, 3);
     CHECK(need > 0, "attn_params_bytes");
