@@ -5944,36 +5944,31 @@ typedef struct {
 static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, attn_float *base,
                                     attn__layer_cache *c)
 {
-    size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, n = 0, ng;
-    size_t sizes[13];
-    attn_float **slots[13];
+    size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, ng, rope;
+    attn__layer_cache t;
     attn_attention_desc d, g;
-    int i;
+    attn_arena ar;
     attn__layer_desc(L, B, Tq, Tk, &d);
     attn__layer_global_desc(L, &d, &g);
     ng = (size_t)g.Tq;
-    sizes[0] = B * H * Tq * dk;
-    sizes[1] = B * H * Tk * dk;
-    sizes[2] = B * H * Tk * dv;
-    sizes[3] = B * H * Tq * dv;
-    sizes[4] = attn_attention_stats_floats(&d);
-    sizes[5] = (size_t)B * Tq * H * dv;
-    sizes[6] = sizes[7] = L->rope ? (size_t)Tk * (dk / 2) : 0;
-    sizes[8] = B * H * ng * dk;
-    sizes[9] = ng ? sizes[1] : 0;
-    sizes[10] = ng ? sizes[2] : 0;
-    sizes[11] = B * H * ng * dv;
-    sizes[12] = ng ? attn_attention_stats_floats(&g) : 0;
-    if (c) { /* only a size query passes no map */
-        slots[0] = &c->Q; slots[1] = &c->K; slots[2] = &c->V; slots[3] = &c->O; slots[4] = &c->stats;
-        slots[5] = &c->Ocat; slots[6] = &c->cosv; slots[7] = &c->sinv;
-        slots[8] = &c->Qg; slots[9] = &c->Kg; slots[10] = &c->Vg; slots[11] = &c->Og; slots[12] = &c->statsg;
-    }
-    for (i = 0; i < 13; i++) {
-        if (base && c) *slots[i] = base + n;
-        n += sizes[i];
-    }
-    return n;
+    rope = L->rope ? (size_t)Tk * (dk / 2) : 0;
+    attn_arena_measure(&ar); /* carved from base as it is (a size query passes no map) */
+    ar.base = c ? (unsigned char *)base : NULL;
+    if (!c) c = &t;
+    c->Q = attn__arena_floats(&ar, B * H * Tq * dk);
+    c->K = attn__arena_floats(&ar, B * H * Tk * dk);
+    c->V = attn__arena_floats(&ar, B * H * Tk * dv);
+    c->O = attn__arena_floats(&ar, B * H * Tq * dv);
+    c->stats = attn__arena_floats(&ar, attn_attention_stats_floats(&d));
+    c->Ocat = attn__arena_floats(&ar, B * H * Tq * dv);
+    c->cosv = attn__arena_floats(&ar, rope);
+    c->sinv = attn__arena_floats(&ar, rope);
+    c->Qg = attn__arena_floats(&ar, B * H * ng * dk); /* the global rows' own problem (Longformer) */
+    c->Kg = attn__arena_floats(&ar, ng ? B * H * Tk * dk : 0);
+    c->Vg = attn__arena_floats(&ar, ng ? B * H * Tk * dv : 0);
+    c->Og = attn__arena_floats(&ar, B * H * ng * dv);
+    c->statsg = attn__arena_floats(&ar, ng ? attn_attention_stats_floats(&g) : 0);
+    return ar.used / sizeof(attn_float);
 }
 
 ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int Tk)
