@@ -7261,9 +7261,7 @@ ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, i
     return n + (Tq + (Tq == R ? 0 : R) + R) * m->cfg.d + 2 * R;
 }
 
-/* Work: the largest attention layer's work, then dX, dH, dA [N d], dG, dU [N mlp], the T5
-   bias' gradient [H T T], with a pruned last layer its queries' da [B R d], and the segment ids
-   [N] (ints, with doc_mask). */
+/* The largest attention layer's work. */
 static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
 {
     attn_layer L;
@@ -7277,19 +7275,40 @@ static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
     return w;
 }
 
-/* The floats of work after the layer's work. */
-static size_t attn__tf_work_floats(const attn_transformer *m, int B, int T)
+/* Work: the layers' work [lw bytes], then dX, dH, dA [N d], dG, dU [N mlp], the T5 bias' gradient
+   [H T T], with a pruned last layer its queries' da [B Tq d], and the segment ids [N] (ints, with
+   doc_mask); its bytes, and with work the blocks in *w. */
+typedef struct {
+    void *layer;
+    size_t lw;
+    attn_float *dX, *dH, *dA, *dG, *dU, *dB, *dAq;
+    int *seg;
+} attn__tf_work;
+
+static size_t attn__tf_work_map(const attn_transformer *m, int B, int T, void *work, attn__tf_work *w)
 {
-    size_t N = (size_t)B * T, Tq = (size_t)attn__tf_q(m, m->cfg.layers - 1, T);
-    return 3 * N * m->cfg.d + 2 * N * m->cfg.mlp + attn__tf_bias_floats(m, T, T) +
-           (Tq < (size_t)T ? B * Tq * m->cfg.d : 0);
+    size_t N = (size_t)B * T, Nd = N * m->cfg.d, Nm = N * m->cfg.mlp,
+           Tq = (size_t)attn__tf_q(m, m->cfg.layers - 1, T);
+    attn_arena ar;
+    attn__arena_plan(&ar, work);
+    w->lw = attn__tf_layer_work(m, B, T);
+    w->layer = attn__arena_take(&ar, w->lw);
+    w->dX = attn__arena_floats(&ar, Nd);
+    w->dH = attn__arena_floats(&ar, Nd);
+    w->dA = attn__arena_floats(&ar, Nd);
+    w->dG = attn__arena_floats(&ar, Nm);
+    w->dU = attn__arena_floats(&ar, Nm);
+    w->dB = attn__arena_floats(&ar, attn__tf_bias_floats(m, T, T));
+    w->dAq = attn__arena_floats(&ar, Tq < (size_t)T ? B * Tq * m->cfg.d : 0);
+    w->seg = (int *)attn__arena_take(&ar, m->cfg.doc_mask ? sizeof(int) * N : 0);
+    return ar.used + ATTN_ALIGN;
 }
 
 ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int T)
 {
+    attn__tf_work w;
     if (!attn__sizes_ok(__func__, m, B, T, m ? m->cfg.max_T : 0)) return 0;
-    return attn__tf_layer_work(m, B, T) + ATTN_ALIGN + sizeof(attn_float) * attn__tf_work_floats(m, B, T) +
-           (m->cfg.doc_mask ? sizeof(int) * B * T : 0);
+    return attn__tf_work_map(m, B, T, NULL, &w);
 }
 
 /* out = Norm(in) over rows [N, d] with the gain and bias of a slot pair (RMSNorm keeps no mean). */
@@ -7330,11 +7349,10 @@ static void attn__tf_lastrows(attn_float *part, attn_float *full, int B, int T, 
 
 /* With doc_mask, the segment ids of tokens [B, T] (a running count of bos tokens per sequence),
    written after the float buffers of work; else NULL. */
-static const int *attn__tf_segments(const attn_transformer *m, const int *tokens, int B, int T, void *work)
+static const int *attn__tf_segments(const attn_transformer *m, const int *tokens, int B, int T, int *seg)
 {
-    int *seg, b, t;
+    int b, t;
     if (!m->cfg.doc_mask) return NULL;
-    seg = (int *)(attn__align_ptr(work, attn__tf_layer_work(m, B, T)) + attn__tf_work_floats(m, B, T));
     for (b = 0; b < B; b++)
         for (t = 0; t < T; t++)
             seg[(size_t)b * T + t] = (t ? seg[(size_t)b * T + t - 1] : 0) +
@@ -7391,6 +7409,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     const attn_transformer_config *cf;
     attn_transformer_tensors M;
     attn__tf_cache c;
+    attn__tf_work w;
     attn_layer L;
     const int *seg;
     size_t N;
@@ -7398,7 +7417,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(y);
     M = attn__tf_g(m, 0);
-    seg = attn__tf_segments(m, tokens, B, T, work);
+    attn__tf_work_map(m, B, T, work, &w);
+    seg = attn__tf_segments(m, tokens, B, T, w.seg);
     cf = &m->cfg; N = (size_t)B * T; R = attn__tf_rows(m, T);
     attn__tf_cache_map(m, 0, B, T, cache, &c);
     if (tokens)
@@ -7419,8 +7439,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         /* h = x + Attn(Norm(x)) over the layer's Tq query rows (the last ones) */
         attn__tf_norm(m, c.a, c.m1, c.r1, c.x, W.n1g, W.n1b, N);
         if (Tq < T) attn__tf_lastrows(c.aq, c.a, B, T, Tq, cf->d, ATTN__ROWS_GET);
-        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T, work,
-                                     work_bytes));
+        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T,
+                                     w.layer, w.lw));
         attn__tf_lastrows(c.h, c.x, B, T, Tq, cf->d, ATTN__ROWS_ADD_GET);
         attn__tf_mlp_forward(m, &W, c.next, c.h, c.bn, c.m2, c.r2, c.u, c.u2, c.a2, c.g, n);
     }
@@ -7442,24 +7462,19 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     attn_layer L;
     attn_layer_grads lg;
     attn_transformer_tensors M, MG;
+    attn__tf_work w;
     attn_float *dX, *dH, *dA, *dG, *dU, *dB, *dAq;
     const int *seg;
-    size_t N, Nd, Rd, lw;
+    size_t N, Nd, Rd;
     int l, R, TqL;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
     M = attn__tf_g(m, 0); MG = attn__tf_g(m, 1);
-    seg = attn__tf_segments(m, tokens, B, T, work);
+    attn__tf_work_map(m, B, T, work, &w);
+    seg = attn__tf_segments(m, tokens, B, T, w.seg);
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
     TqL = attn__tf_q(m, cf->layers - 1, T);
-    lw = attn__tf_layer_work(m, B, T);
-    dX = attn__align_ptr(work, lw);
-    dH = dX + Nd;
-    dA = dH + Nd;
-    dG = dA + Nd;
-    dU = dG + N * cf->mlp;
-    dB = dU + N * cf->mlp;
-    dAq = dB + attn__tf_bias_floats(m, T, T);
+    dX = w.dX; dH = w.dH; dA = w.dA; dG = w.dG; dU = w.dU; dB = w.dB; dAq = w.dAq;
     /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L [B TqL d] in dX
        */
     attn__tf_cache_map(m, cf->layers, B, T, attn__unconst(cache), &c);
@@ -7512,7 +7527,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, Tq, T));
         if (Tq < T) memset(dAq, 0, sizeof(attn_float) * n * cf->d);
         ATTN__TRY(attn_layer_backward(&L, Tq < T ? dAq : dA, Tq < T ? dA : NULL, &lg, dH, Tq < T ? c.aq : c.a,
-                                      Tq < T ? c.a : NULL, c.att, B, Tq, T, work, lw));
+                                      Tq < T ? c.a : NULL, c.att, B, Tq, T, w.layer, w.lw));
         if (Tq < T)
             attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d,
                               ATTN__ROWS_ADD_PUT); /* the queries' da joins the keys' and values' */
