@@ -2191,12 +2191,15 @@ typedef struct {
 } attn__slot;
 #define ATTN__SLOT(type, field) {#field, offsetof(type, field)}
 
-/* Fills the n fields of *out from p's tensors idx[0 .. n) (value or gradient; idx < 0: NULL). */
-static void attn__name_tensors(void *out, const attn__slot *slot, const short *idx, int n,
-                               const attn_params *p, int grad)
+/* Fills *out [size bytes] from p's tensors idx[0 .. n) (value or gradient; idx < 0: NULL); with p
+   NULL (no model, or an index out of range) every field is NULL and the error is set for fn. */
+static void attn__name_tensors(const char *fn, void *out, size_t size, const attn__slot *slot,
+                               const short *idx, int n, const attn_params *p, int grad)
 {
     int s;
-    for (s = 0; s < n; s++) {
+    memset(out, 0, size);
+    if (!p) attn__fail(ATTN_ERR_ARG, "%s: no model, or a layer or sublayer out of range", fn);
+    for (s = 0; p && s < n; s++) {
         attn_float *t = idx[s] < 0 ? NULL : grad ? p->grad[idx[s]].data : p->value[idx[s]].data;
         memcpy((unsigned char *)out + slot[s].off, &t, sizeof t);
     }
@@ -6521,20 +6524,13 @@ ATTNDEF void attn_cisformer_free(attn_cisformer *m)
     if (m) attn_params_free(&m->p);
 }
 
-static attn_cisformer_tensors attn__cis_named(const attn_cisformer *m, int grad)
+ATTNDEF attn_cisformer_tensors attn_cisformer_named(const attn_cisformer *m, int grad)
 {
     static const short idx[ATTN__CIS_TENSORS] = {0, 1, 2, 3, 4, 5, 6, 7};
     attn_cisformer_tensors t;
-    attn__name_tensors(&t, attn__cis_slot, idx, ATTN__CIS_TENSORS, &m->p, grad);
+    attn__name_tensors(__func__, &t, sizeof t, attn__cis_slot, idx, ATTN__CIS_TENSORS, m ? &m->p : NULL,
+                       grad);
     return t;
-}
-
-ATTNDEF attn_cisformer_tensors attn_cisformer_named(const attn_cisformer *m, int grad)
-{
-    attn_cisformer_tensors t;
-    memset(&t, 0, sizeof t);
-    if (!m) attn__fail(ATTN_ERR_ARG, "%s: the model is NULL", __func__);
-    return m ? attn__cis_named(m, grad) : t;
 }
 
 /* The attention problem of nb windows: one head, causal, dk = dv = d. */
@@ -6687,7 +6683,7 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
                 return attn__fail(ATTN_ERR_ARG, "%s: token %d of window %d is %d, not in 0 .. %d", __func__,
                                   p, i, x, d - 1);
         }
-    W = attn__cis_named(m, 0);
+    W = attn_cisformer_named(m, 0);
     attn__cis_cache_map(m, nb, cache, &c);
     attn__cis_desc(m, nb, &a);
     /* x one-hot (kept in h for now), xh = LN(x), xt = xh (+ u_c or * g1_c); x is an input, so
@@ -6746,7 +6742,7 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     ATTN__TRY(attn__cis_args(fn, m, cache, nb, work, work_bytes));
     ATTN__NEED(dy);
     cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
-    W = attn__cis_named(m, 0);
+    W = attn_cisformer_named(m, 0);
     attn__cis_cache_map(m, nb, attn__unconst(cache), &c);
     attn__cis_desc(m, nb, &a);
     dF = attn__align_ptr(work, attn_attention_workspace(&a));
@@ -7107,39 +7103,22 @@ ATTNDEF void attn_transformer_free(attn_transformer *m)
 
 
 
-/* The model's own tensors and layer l's by name (value or gradient). */
-static attn_transformer_tensors attn__tf_g(const attn_transformer *m, int grad)
-{
-    attn_transformer_tensors t;
-    attn__name_tensors(&t, attn__tf_gslot, m->at[ATTN__TF_G], ATTN__TF_GLOBALS, &m->p, grad);
-    return t;
-}
-
-static attn_transformer_layer_tensors attn__tf_l(const attn_transformer *m, int l, int grad)
-{
-    attn_transformer_layer_tensors t;
-    attn__name_tensors(&t, attn__tf_lslot, m->at[l], ATTN__TF_SLOTS, &m->p, grad);
-    return t;
-}
-
 ATTNDEF attn_transformer_tensors attn_transformer_named(const attn_transformer *m, int grad)
 {
     attn_transformer_tensors t;
-    memset(&t, 0, sizeof t);
-    if (!m) attn__fail(ATTN_ERR_ARG, "%s: the model is NULL", __func__);
-    return m ? attn__tf_g(m, grad) : t;
+    attn__name_tensors(__func__, &t, sizeof t, attn__tf_gslot, m ? m->at[ATTN__TF_G] : NULL, ATTN__TF_GLOBALS,
+                       m ? &m->p : NULL, grad);
+    return t;
 }
 
 ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_named(const attn_transformer *m, int layer,
                                                                     int grad)
 {
     attn_transformer_layer_tensors t;
-    memset(&t, 0, sizeof t);
-    if (!m || layer < 0 || layer >= m->cfg.layers) {
-        attn__fail(ATTN_ERR_ARG, "%s: no model, or layer %d outside 0 .. layers-1", __func__, layer);
-        return t;
-    }
-    return attn__tf_l(m, layer, grad);
+    int ok = m && layer >= 0 && layer < m->cfg.layers;
+    attn__name_tensors(__func__, &t, sizeof t, attn__tf_lslot, ok ? m->at[layer] : NULL, ATTN__TF_SLOTS,
+                       ok ? &m->p : NULL, grad);
+    return t;
 }
 
 /* Layer l as an attn_layer over the model's parameters, with the T5 bias [H, T, T] (NULL without;
@@ -7147,7 +7126,7 @@ ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_named(const attn_t
 static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *bias, attn_layer *L)
 {
     const attn_transformer_config *c = &m->cfg;
-    const attn_transformer_layer_tensors W = attn__tf_l(m, l, 0);
+    const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
     memset(L, 0, sizeof *L);
     L->att.kind = c->kinds[l];
     L->att.H = c->heads;
@@ -7416,7 +7395,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     int l, R;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(y);
-    M = attn__tf_g(m, 0);
+    M = attn_transformer_named(m, 0);
     attn__tf_work_map(m, B, T, work, &w);
     seg = attn__tf_segments(m, tokens, B, T, w.seg);
     cf = &m->cfg; N = (size_t)B * T; R = attn__tf_rows(m, T);
@@ -7428,7 +7407,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     if (cf->pos == ATTN_POS_LEARNED)
         attn_pos_learned_forward(c.x, c.x, M.P, B, T, cf->d, cf->max_T);
     for (l = 0; l < cf->layers; l++) {
-        const attn_transformer_layer_tensors W = attn__tf_l(m, l, 0);
+        const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, cache, &c);
@@ -7469,7 +7448,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     int l, R, TqL;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
-    M = attn__tf_g(m, 0); MG = attn__tf_g(m, 1);
+    M = attn_transformer_named(m, 0); MG = attn_transformer_named(m, 1);
     attn__tf_work_map(m, B, T, work, &w);
     seg = attn__tf_segments(m, tokens, B, T, w.seg);
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
@@ -7485,7 +7464,8 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     memset(dX, 0, sizeof(attn_float) * B * TqL * cf->d);
     attn__tf_lastrows(dH, dX, B, TqL, R, cf->d, ATTN__ROWS_ADD_PUT);
     for (l = cf->layers - 1; l >= 0; l--) {
-        const attn_transformer_layer_tensors W = attn__tf_l(m, l, 0), G = attn__tf_l(m, l, 1);
+        const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0),
+                                             G = attn_transformer_layer_named(m, l, 1);
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, attn__unconst(cache), &c);
@@ -7612,7 +7592,8 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                    *y = bias + attn__tf_bias_floats(m, T, T);
         size_t used = ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T);
         if (m->cfg.t5)
-            attn_t5_bias_forward(bias, attn__tf_l(m, layer, 0).t5, m->cfg.heads, T, T, m->cfg.max_T);
+            attn_t5_bias_forward(bias, attn_transformer_layer_named(m, layer, 0).t5, m->cfg.heads, T, T,
+                                 m->cfg.max_T);
         L.att.bias = m->cfg.t5 ? bias : NULL;
         L.att.dropout = 0;
         ATTN__TRY(attn_layer_forward(&L, y, lc, c.a, NULL, B, T, T, (char *)work + used, work_bytes - used));
@@ -7802,11 +7783,11 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
     hk = (size_t)c->heads * c->dk; hv = (size_t)c->heads * c->dv; Tk = kv->len + n;
     for (t = 0; t < n; t++) /* the segments: a running count of bos tokens */
         kv->seg[kv->len + t] = (kv->len + t ? kv->seg[kv->len + t - 1] : 0) + (tokens[t] == c->bos);
-    M = attn__tf_g(m, 0);
+    M = attn_transformer_named(m, 0);
     attn_embedding_forward(w.x, tokens, M.E, n, c->vocab, c->d);
     if (c->pos == ATTN_POS_LEARNED) attn_axpy((size_t)n * c->d, 1, M.P + (size_t)kv->len * c->d, w.x);
     for (l = 0; l < c->layers; l++) {
-        const attn_transformer_layer_tensors W = attn__tf_l(m, l, 0);
+        const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
         attn_float *kc, *vc;
         int F = attn__tf_kv_layer(m, kv, l, &kc, &vc);
         attn__tf_layer(m, l, w.bias, &L);
@@ -7976,43 +7957,24 @@ static short attn__s2s_first(const attn_seq2seq_config *c, int s)
     return (short)n;
 }
 
-static attn_seq2seq_tensors attn__s2s_g(const attn_seq2seq *m, int grad)
-{
-    attn_seq2seq_tensors t;
-    short last = attn__s2s_first(&m->cfg, attn__s2s_subs(&m->cfg)), idx[4] = {0, 1, 0, 0};
-    idx[2] = last; idx[3] = (short)(last + 1);
-    attn__name_tensors(&t, attn__s2s_gslot, idx, 4, &m->p, grad);
-    return t;
-}
-
-static attn_seq2seq_sublayer_tensors attn__s2s_l(const attn_seq2seq *m, int s, int grad)
-{
-    attn_seq2seq_sublayer_tensors t;
-    short idx[ATTN__S2S_ATT_TENSORS];
-    int k, ffn = attn__s2s_type(&m->cfg, s) == ATTN__S2S_FFN, n = attn__s2s_ntensors(&m->cfg, s);
-    memset(&t, 0, sizeof t);
-    for (k = 0; k < n; k++) idx[k] = (short)(attn__s2s_first(&m->cfg, s) + k);
-    attn__name_tensors(&t, ffn ? attn__s2s_fslot : attn__s2s_aslot, idx, n, &m->p, grad);
-    return t;
-}
-
 ATTNDEF attn_seq2seq_tensors attn_seq2seq_named(const attn_seq2seq *m, int grad)
 {
     attn_seq2seq_tensors t;
-    memset(&t, 0, sizeof t);
-    if (!m) attn__fail(ATTN_ERR_ARG, "%s: the model is NULL", __func__);
-    return m ? attn__s2s_g(m, grad) : t;
+    short idx[4] = {0, 1, 0, 0};
+    if (m) idx[3] = (short)((idx[2] = attn__s2s_first(&m->cfg, attn__s2s_subs(&m->cfg))) + 1);
+    attn__name_tensors(__func__, &t, sizeof t, attn__s2s_gslot, idx, 4, m ? &m->p : NULL, grad);
+    return t;
 }
 
 ATTNDEF attn_seq2seq_sublayer_tensors attn_seq2seq_sublayer_named(const attn_seq2seq *m, int sub, int grad)
 {
     attn_seq2seq_sublayer_tensors t;
-    memset(&t, 0, sizeof t);
-    if (!m || sub < 0 || sub >= attn__s2s_subs(&m->cfg)) {
-        attn__fail(ATTN_ERR_ARG, "%s: no model, or sublayer %d outside 0 .. 2 Le + 3 Ld - 1", __func__, sub);
-        return t;
-    }
-    return attn__s2s_l(m, sub, grad);
+    short idx[ATTN__S2S_ATT_TENSORS];
+    int k, ok = m && sub >= 0 && sub < attn__s2s_subs(&m->cfg), n = ok ? attn__s2s_ntensors(&m->cfg, sub) : 0;
+    for (k = 0; k < n; k++) idx[k] = (short)(attn__s2s_first(&m->cfg, sub) + k);
+    attn__name_tensors(__func__, &t, sizeof t, n == ATTN__S2S_FFN_TENSORS ? attn__s2s_fslot : attn__s2s_aslot,
+                       idx, n, ok ? &m->p : NULL, grad);
+    return t;
 }
 
 /* The query and key lengths of sublayer s. */
@@ -8200,7 +8162,7 @@ ATTNDEF void attn_seq2seq_free(attn_seq2seq *m)
 static void attn__s2s_layer(const attn_seq2seq *m, int s, const unsigned char *mask, attn_layer *L)
 {
     const attn_seq2seq_config *c = &m->cfg;
-    const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, s, 0);
+    const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0);
     int t = attn__s2s_type(c, s);
     memset(L, 0, sizeof *L);
     L->att.kind = c->kind; L->att.H = c->heads; L->att.dk = c->dk; L->att.dv = c->dv;
@@ -8402,7 +8364,7 @@ static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const uns
     const attn_seq2seq_config *cf = &m->cfg;
     attn__s2s_cache c;
     attn_layer L;
-    const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, s, 0);
+    const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0);
     attn_float *out = attn__s2s_map(m, s, B, Ts, Tt, cache, &c);
     int Tq, Tk, t = attn__s2s_type(cf, s);
     size_t N, Nd;
@@ -8433,7 +8395,8 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     attn__s2s_cache c;
     attn_layer L;
     attn_layer_grads lg;
-    const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, s, 0), G = attn__s2s_l(m, s, 1);
+    const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0),
+                                        G = attn_seq2seq_sublayer_named(m, s, 1);
     attn_float *df;
     int Tq, Tk, t = attn__s2s_type(cf, s);
     size_t N, Nd;
@@ -8482,8 +8445,8 @@ static attn_status attn__s2s_encode(const attn_seq2seq *m, attn_float *cache, co
     attn__s2s_cache c;
     int s;
     attn__s2s_map(m, 0, B, Ts, 1, cache, &c);
-    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 0), attn__s2s_g(m, 0).Es, m->cfg.src_vocab, src,
-                    B, Ts, w->dS, drop);
+    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 0), attn_seq2seq_named(m, 0).Es,
+                    m->cfg.src_vocab, src, B, Ts, w->dS, drop);
     for (s = 0; s < 2 * m->cfg.enc_layers; s++)
         ATTN__TRY(attn__s2s_sub_forward(m, s, mask, NULL, B, Ts, 1, cache, drop, work, w->lw));
     return ATTN_OK;
@@ -8495,17 +8458,17 @@ static attn_status attn__s2s_decoder(const attn_seq2seq *m, attn_float *logits, 
                                      const attn__s2s_work *w, void *work)
 {
     const unsigned char *mask = attn__s2s_mask(m, cache, NULL, B, Ts);
+    const attn_seq2seq_tensors M = attn_seq2seq_named(m, 0);
     attn__s2s_cache c;
     attn_float *mem = attn__s2s_map(m, 2 * m->cfg.enc_layers - 1, B, Ts, Tt, cache, &c), *y = NULL;
     int s, S = attn__s2s_subs(&m->cfg);
     attn__s2s_map(m, 2 * m->cfg.enc_layers, B, Ts, Tt, cache, &c);
-    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 1), attn__s2s_g(m, 0).Et, m->cfg.tgt_vocab, tgt,
-                    B, Tt, w->dS, drop);
+    attn__s2s_embed(m, c.x, attn__s2s_keep0(m, cache, B, Ts, 1), M.Et, m->cfg.tgt_vocab, tgt, B, Tt, w->dS,
+                    drop);
     for (s = 2 * m->cfg.enc_layers; s < S; s++)
         ATTN__TRY(attn__s2s_sub_forward(m, s, mask, mem, B, Ts, Tt, cache, drop, work, w->lw));
     y = attn__s2s_map(m, S - 1, B, Ts, Tt, cache, &c);
-    return attn_linear_forward(logits, y, attn__s2s_g(m, 0).Wout, attn__s2s_g(m, 0).bout, B * Tt, m->cfg.d,
-                               m->cfg.tgt_vocab);
+    return attn_linear_forward(logits, y, M.Wout, M.bout, B * Tt, m->cfg.d, m->cfg.tgt_vocab);
 }
 
 ATTNDEF attn_status attn_seq2seq_forward(const attn_seq2seq *m, attn_float *logits, attn_float *cache,
@@ -8536,7 +8499,7 @@ ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlo
     int s, S, Le2, drop;
     ATTN__TRY(attn__s2s_args(__func__, m, cache, src, tgt, B, Ts, Tt, work, work_bytes));
     ATTN__NEED(dlogits);
-    M = attn__s2s_g(m, 0); MG = attn__s2s_g(m, 1);
+    M = attn_seq2seq_named(m, 0); MG = attn_seq2seq_named(m, 1);
     attn__s2s_work_map(m, B, Ts, Tt, work, &w);
     mask = attn__s2s_mask(m, cache, NULL, B, Ts);
     drop = m->training && m->cfg.dropout > 0;
@@ -8646,7 +8609,8 @@ static void attn__s2s_kv_source(const attn_seq2seq *m, attn__s2s_kv *c, const at
     int l, Ts = c->Ts;
     attn_pos_sinusoidal(c->pe, max_len, cf->d);
     for (l = 0; l < c->Ld; l++) {
-        const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, 2 * cf->enc_layers + 3 * l + 1, 0);
+        const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, 2 * cf->enc_layers + 3 * l + 1,
+                                                                            0);
         size_t at = (size_t)l * c->H * Ts;
         attn_float *tmp = c->Kg; /* [Ts, H d] before the heads are split out */
         attn_linear_forward(tmp, mem, W.Wk, W.bk, Ts, cf->d, c->H * c->dk);
@@ -8661,7 +8625,7 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
                                      const unsigned char *mask, attn_float *logits)
 {
     const attn_seq2seq_config *cf = &m->cfg;
-    const attn_seq2seq_tensors M = attn__s2s_g(m, 0);
+    const attn_seq2seq_tensors M = attn_seq2seq_named(m, 0);
     int l, h, j, mixes = (attn__flags(cf->kind) & ATTN_KF_MIXES_HEADS) != 0;
     size_t self = (size_t)c->Ld * c->H * c->L1;
     attn_layer L;
@@ -8672,7 +8636,7 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
     for (l = 0; l < c->Ld; l++)
         for (j = 0; j < 3; j++) { /* self-attention, cross-attention, FFN: x = LN(x + f(x)) */
             int s = 2 * cf->enc_layers + 3 * l + j;
-            const attn_seq2seq_sublayer_tensors W = attn__s2s_l(m, s, 0);
+            const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0);
             if (j == 2) {
                 attn_linear_forward(c->u, c->x, W.W1, W.b1, 1, cf->d, cf->mlp);
                 attn_act_forward(c->u, c->u, (size_t)cf->mlp, ATTN_ACT_RELU);
