@@ -799,12 +799,19 @@ typedef struct attn_layer {
        key, q = x_i Wqg^T + bqg, k, v = x Wkg^T + bkg, x Wvg^T + bvg (no window, layout or bias; the
        key mask applies), and that replaces its windowed output. Shapes as Wq, Wk, Wv. */
     const attn_float *Wqg, *bqg, *Wkg, *bkg, *Wvg, *bvg;
+    /* Linformer (Wang et al. 2020), optional: with kproj > 0 the keys and values are compressed
+       along the sequence by E, F [kproj, n_max] before the attention, as in attn_linformer_forward
+       (a scored kind; never causal; no key mask, segments, pattern or bias; Tk <= n_max). The
+       cache then holds K', V' and the stats; no global projections. */
+    int kproj, n_max;
+    const attn_float *E, *F;
 } attn_layer;
 
 typedef struct attn_layer_grads { /* any may be NULL; accumulated */
     attn_float *dWq, *dbq, *dWk, *dbk, *dWv, *dbv, *dWo, *dbo;
     attn_float *dbias, *dlambda, *dgain, *dw2; /* of att.bias and the kind's own parameters */
     attn_float *dWqg, *dbqg, *dWkg, *dbkg, *dWvg, *dbvg;
+    attn_float *dE, *dF; /* Linformer's */
 } attn_layer_grads;
 
 ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int Tk);
@@ -994,10 +1001,10 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
    m->training set, attention dropout on the normalised weights (the latent code), masks drawn
    from m->seed (change it every step; backward needs the same value). With bias = 0 no
    projection, MLP or head has a bias (Llama style).
-   With readout R < T (and no RoPE), the last layer computes only what the head reads: the last R
-   positions' queries over all T keys, and its MLP over those R rows. y and every gradient are
-   those of the full computation (dropout masks and T5 buckets follow the query's position); the
-   HYLA presets' steps take 1.2-1.8x less time. */
+   With readout R < T (and no RoPE, BigBird or Linformer), the last layer computes only what the
+   head reads: the last R positions' queries over all T keys, and its MLP over those R rows. y and
+   every gradient are those of the full computation (dropout masks and T5 buckets follow the
+   query's position); the HYLA presets' steps take 1.2-1.8x less time. */
 #define ATTN_MAX_LAYERS 64
 #define ATTN__TF_MAX_SLOTS 24 /* private: parameter tensors per layer, at most */
 typedef enum attn_pos_kind {
@@ -1036,6 +1043,14 @@ typedef struct attn_transformer_config {
                                 i + m dilation, m in -window .. window (causal: .. 0); 0: none;
                                 dilation 0 means 1 */
     int global;              /* with a window, the first `global` positions are global tokens */
+    int bigbird_block, bigbird_random, bigbird_seed; /* BigBird blocks in every layer (Zaheer et al.
+                                2020): block size b > 0 (0: none), r random blocks per block row;
+                                the layout (attn_bigbird_blocks) is drawn for max_T from its own
+                                seed (so a checkpoint restores it), and a shorter sequence uses its
+                                first blocks; no step-wise decoding */
+    int linformer_k;         /* > 0: Linformer in every layer (Wang et al. 2020): keys and values
+                                compressed to linformer_k rows by the layer's Elin, Flin [k, max_T];
+                                scored kinds, not causal, no T5, window, blocks or documents */
     attn_float dropout;      /* attention dropout rate (applied when m->training is set) */
     attn_init_kind init;     /* of the matrices */
     attn_kind kinds[ATTN_MAX_LAYERS]; /* the attention kind of each layer */
@@ -1044,10 +1059,10 @@ typedef struct attn_transformer_config {
 /* params: E [vocab, d] or Win [d, in_dim] and bin [d], P [max_T, d] (learned positions); per layer
    n1g, n1b [d] (n1b: LayerNorm only), Wq [H dk, d], bq, Wk [H dk, d], bk, Wv [H dv, d], bv,
    Wo [d, H dv], bo (the biases only with cfg.bias), lambda [4, dk/2] and gain [dv] (differential)
-   or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], n2g, n2b, W1 [mlp, d], b1, W3 [mlp, d], b3 (glu),
-   W2 [d, mlp], b2; then nfg,
-   nfb, Wout [out, d], bout. at[] is private: the tensor index of each slot of each layer (-1:
-   absent); attn_transformer_named and attn_transformer_layer_named give them by name. */
+   or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], Elin, Flin [linformer_k, max_T] (Linformer), n2g,
+   n2b, W1 [mlp, d], b1, W3 [mlp, d], b3 (glu), W2 [d, mlp], b2; then nfg, nfb, Wout [out, d], bout.
+   at[] is private: the tensor index of each slot of each layer (-1: absent);
+   attn_transformer_named and attn_transformer_layer_named give them by name. */
 typedef struct attn_transformer {
     attn_transformer_config cfg;
     attn_params p;
@@ -1069,6 +1084,7 @@ typedef struct attn_transformer_layer_tensors {
     attn_float *Wq, *bq, *Wk, *bk, *Wv, *bv, *Wo, *bo; /* the attention projections */
     attn_float *lambda, *gain, *w2;                    /* differential attention; HYLA+ */
     attn_float *t5;                                    /* the T5 bias table */
+    attn_float *Elin, *Flin;                           /* Linformer's compressions */
     attn_float *n2g, *n2b;                             /* the norm before the MLP */
     attn_float *W1, *b1, *W3, *b3, *W2, *b2;           /* the MLP (W3, b3: glu) */
 } attn_transformer_layer_tensors;
@@ -4323,15 +4339,10 @@ static void attn__draw_set(unsigned char *row, int *cand, int n, int r, attn_rng
     }
 }
 
-ATTNDEF attn_status attn_bigbird_blocks(unsigned char *layout, int H, int nb, int r, attn_rng *rng)
+/* attn_bigbird_blocks with its scratch cand [nb] from the caller. */
+static void attn__bigbird_draw(unsigned char *layout, int H, int nb, int r, attn_rng *rng, int *cand)
 {
-    int h, i, j, n, *cand;
-    ATTN__NEED(layout); ATTN__NEED(rng);
-    if (H < 1 || nb < 1 || r < 0)
-        return attn__fail(ATTN_ERR_SHAPE, "attn_bigbird_blocks: H = %d, nb = %d must be >= 1 and r = %d >= 0",
-                          H, nb, r);
-    if (!(cand = (int *)ATTN_MALLOC(sizeof(int) * (size_t)nb)))
-        return attn__fail(ATTN_ERR_NOMEM, "attn_bigbird_blocks: no memory");
+    int h, i, j, n;
     for (h = 0; h < H; h++)
         for (i = 0; i < nb; i++) {
             unsigned char *row = layout + ((size_t)h * nb + i) * nb;
@@ -4342,6 +4353,18 @@ ATTNDEF attn_status attn_bigbird_blocks(unsigned char *layout, int H, int nb, in
                 if (j < i - 1 || j > i + 1) cand[n++] = j;
             attn__draw_set(row, cand, n, r, rng);
         }
+}
+
+ATTNDEF attn_status attn_bigbird_blocks(unsigned char *layout, int H, int nb, int r, attn_rng *rng)
+{
+    int *cand;
+    ATTN__NEED(layout); ATTN__NEED(rng);
+    if (H < 1 || nb < 1 || r < 0)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_bigbird_blocks: H = %d, nb = %d must be >= 1 and r = %d >= 0",
+                          H, nb, r);
+    if (!(cand = (int *)ATTN_MALLOC(sizeof(int) * (size_t)nb)))
+        return attn__fail(ATTN_ERR_NOMEM, "attn_bigbird_blocks: no memory");
+    attn__bigbird_draw(layout, H, nb, r, rng, cand);
     ATTN_FREE(cand);
     return ATTN_OK;
 }
@@ -5937,9 +5960,10 @@ static void attn__layer_global_desc(const attn_layer *L, const attn_attention_de
     for (g->Tq = 0, t = 0; L->Wqg && L->att.global && t < d->Tq; t++) g->Tq += L->att.global[t] != 0;
 }
 
-/* Cache layout (floats): Q [B H Tq dk], K [B H Tk dk], V [B H Tk dv], O [B H Tq dv], the stats,
-   Ocat [B Tq H dv], rope cos and sin [Tk dk/2] each; with global projections Qg [B H ng dk],
-   Kg [B H Tk dk], Vg [B H Tk dv], Og [B H ng dv] and their stats. */
+/* Cache layout (floats): Q [B H Tq dk], K [B H Tk dk], V [B H Tk dv], O [B H Tq dv], the stats
+   (with Linformer its cache: K', V' and the stats), Ocat [B Tq H dv], rope cos and sin [Tk dk/2]
+   each; with global projections Qg [B H ng dk], Kg [B H Tk dk], Vg [B H Tk dv], Og [B H ng dv]
+   and their stats. */
 typedef struct {
     attn_float *Q, *K, *V, *O, *stats, *Ocat, *cosv, *sinv, *Qg, *Kg, *Vg, *Og, *statsg;
 } attn__layer_cache;
@@ -5962,7 +5986,8 @@ static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, 
     c->K = attn__arena_floats(&ar, B * H * Tk * dk);
     c->V = attn__arena_floats(&ar, B * H * Tk * dv);
     c->O = attn__arena_floats(&ar, B * H * Tq * dv);
-    c->stats = attn__arena_floats(&ar, attn_attention_stats_floats(&d));
+    c->stats = attn__arena_floats(&ar, L->kproj > 0 ? attn_linformer_cache_floats(&d, L->kproj)
+                                                    : attn_attention_stats_floats(&d));
     c->Ocat = attn__arena_floats(&ar, B * H * Tq * dv);
     c->cosv = attn__arena_floats(&ar, rope);
     c->sinv = attn__arena_floats(&ar, rope);
@@ -5986,10 +6011,11 @@ static size_t attn__layer_buf_floats(const attn_layer *L, const attn_attention_d
            ATTN__MAX((size_t)L->att.H * ATTN__MAX(L->att.dk, L->att.dv), (size_t)L->C);
 }
 
-/* The attention's workspace (enough for the global rows' problem too). */
+/* The attention's workspace (Linformer's; enough for the global rows' problem too). */
 static size_t attn__layer_att_work(const attn_layer *L, const attn_attention_desc *d)
 {
     attn_attention_desc g;
+    if (L->kproj > 0) return attn_linformer_work_bytes(d, L->kproj);
     attn__layer_global_desc(L, d, &g);
     return ATTN__MAX(attn_attention_workspace(d), g.Tq ? attn_attention_workspace(&g) : 0);
 }
@@ -6044,8 +6070,12 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
                           "%s: global projections need Wqg, Wkg and Wvg, global tokens, self-attention, no "
                           "causal flag and no RoPE",
                           fn);
+    if (L->kproj < 0 || (L->kproj > 0 && L->Wqg))
+        return attn__fail(ATTN_ERR_ARG, "%s: kproj = %d must be >= 0; Linformer takes no global projections",
+                          fn, L->kproj);
     attn__layer_desc(L, B, Tq, Tk, &d);
     ATTN__TRY(attn__attention_check(fn, &d, (size_t)-1));
+    if (L->kproj > 0) ATTN__TRY(attn__linformer_check(fn, &d, L->kproj, L->n_max, L->E, L->F, (size_t)-1));
     if (work_bytes < attn_layer_work_bytes(L, B, Tq, Tk))
         return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_layer_work_bytes() asks for %lu", fn,
                           (unsigned long)work_bytes, (unsigned long)attn_layer_work_bytes(L, B, Tq, Tk));
@@ -6102,8 +6132,12 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
         attn_rope_forward(c.Q, c.Q, c.cosv, c.sinv, B * H, Tq, dk);
         attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * H, Tk, dk);
     }
-    ATTN__TRY(
-        attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, work, attn_attention_workspace(&d)));
+    if (L->kproj > 0)
+        ATTN__TRY(attn_linformer_forward(&d, L->kproj, L->n_max, L->E, L->F, c.O, c.stats, c.Q, c.K, c.V,
+                                         work, attn__layer_att_work(L, &d)));
+    else
+        ATTN__TRY(attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, work,
+                                         attn_attention_workspace(&d)));
     attn__layer_global_desc(L, &d, &g);
     if (g.Tq) { /* the global rows again, with their own projections over every key */
         attn_float *xg = attn__layer_buf(L, &d, work, 1);
@@ -6136,8 +6170,8 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                         const attn_float *x, const attn_float *m, const attn_float *cache,
                                         int B, int Tq, int Tk, void *work, size_t work_bytes)
 {
-    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     attn_attention_grads ag;
     attn_attention_desc d, gd;
     attn__layer_cache c;
@@ -6187,8 +6221,12 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     memset(b2, 0, sizeof(attn_float) * nk);
     memset(b3, 0, sizeof(attn_float) * nv);
     attn__layer_att_grads(&ag, g, b0, b2, b3, g->dbias);
-    ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work,
-                                      attn_attention_workspace(&d)));
+    if (L->kproj > 0)
+        ATTN__TRY(attn_linformer_backward(&d, L->kproj, L->n_max, L->E, L->F, g->dE, g->dF, b0, b2, b3, b1,
+                                          c.Q, c.K, c.V, c.O, c.stats, work, attn__layer_att_work(L, &d)));
+    else
+        ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work,
+                                          attn_attention_workspace(&d)));
     if (L->rope) { /* q = R q_lin  =>  dq_lin = R^T dq, into b1 and back */
         memset(b1, 0, sizeof(attn_float) * nq);
         attn_rope_backward(b1, b0, c.cosv, c.sinv, B * H, Tq, dk);
@@ -6827,7 +6865,8 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
 static const attn__slot attn__tf_lslot[] = {
     ATTN__TF_L(n1g), ATTN__TF_L(n1b), ATTN__TF_L(Wq),     ATTN__TF_L(bq),   ATTN__TF_L(Wk), ATTN__TF_L(bk),
     ATTN__TF_L(Wv),  ATTN__TF_L(bv),  ATTN__TF_L(Wo),     ATTN__TF_L(bo),   ATTN__TF_L(lambda),
-    ATTN__TF_L(gain), ATTN__TF_L(w2), ATTN__TF_L(t5),     ATTN__TF_L(n2g),  ATTN__TF_L(n2b), ATTN__TF_L(W1),
+    ATTN__TF_L(gain), ATTN__TF_L(w2), ATTN__TF_L(t5),     ATTN__TF_L(Elin), ATTN__TF_L(Flin),
+    ATTN__TF_L(n2g),  ATTN__TF_L(n2b), ATTN__TF_L(W1),
     ATTN__TF_L(b1),  ATTN__TF_L(W3),  ATTN__TF_L(b3),     ATTN__TF_L(W2),   ATTN__TF_L(b2)};
 #define ATTN__TF_M(f) ATTN__SLOT(attn_transformer_tensors, f)
 static const attn__slot attn__tf_gslot[] = {ATTN__TF_M(E),   ATTN__TF_M(Win), ATTN__TF_M(bin),
@@ -6869,6 +6908,15 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
                           "%s: window %d and dilation %d must be >= 0, global %d in 0 .. max_T; "
                           "dilation and global tokens need a window",
                           fn, c->window, c->dilation, c->global);
+    if (c->bigbird_block < 0 || c->bigbird_random < 0 || c->linformer_k < 0)
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: bigbird_block %d, bigbird_random %d and linformer_k %d must be >= 0", fn,
+                          c->bigbird_block, c->bigbird_random, c->linformer_k);
+    if (c->linformer_k && (c->causal || c->t5 || c->window || c->bigbird_block || c->doc_mask))
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: Linformer mixes every position into its compressed keys: not causal, and no "
+                          "T5 biases, window, BigBird blocks or documents",
+                          fn);
     if (!(c->eps > 0) || !attn__finite(c->eps))
         return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0", fn, (double)c->eps);
     if (c->doc_mask && (!c->vocab || c->bos < 0 || c->bos >= c->vocab))
@@ -6883,8 +6931,13 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         a.scale = c->scale;
         a.dropout = c->dropout;
         a.window = c->window;
+        a.block = c->bigbird_block;
+        a.layout = (const unsigned char *)c; /* any layout: the checks below look at the kind */
         if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads; /* just the checks below */
         ATTN__TRY(attn__attention_check(fn, &a, (size_t)-1));
+        if (c->linformer_k && !attn_kind_get(a.kind)->score)
+            return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes scored kinds, not %s (layer %d)", fn,
+                              attn_kind_get(a.kind)->name, l);
         if (c->pos == ATTN_POS_ROPE && c->dk % (attn__flags(c->kinds[l]) & ATTN_KF_SUBHEADS ? 4 : 2))
             return attn__fail(ATTN_ERR_SHAPE,
                               "%s: RoPE rotates pairs of each (sub-)head: dk = %d does not split (layer %d)",
@@ -6932,6 +6985,8 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p,
                                         {sub, c->dv},
                                         {deep ? 3 : 0, c->heads, c->dv, c->dv},
                                         {t5 ? 2 : 0, c->heads, c->max_T},
+                                        {c->linformer_k ? 2 : 0, c->linformer_k, c->max_T},
+                                        {c->linformer_k ? 2 : 0, c->linformer_k, c->max_T},
                                         {1, d},
                                         {ln, d},
                                         {2, c->mlp, d},
@@ -7010,25 +7065,54 @@ ATTNDEF size_t attn_transformer_param_count(const attn_transformer_config *cfg)
     return attn__tf_layout(__func__, cfg, p, at, &floats, &count) ? count : 0;
 }
 
-/* The bytes of a window's pattern (0 without one): dilation [H] ints and global [max_T] bytes. */
-static size_t attn__tf_pattern_bytes(const attn_transformer_config *c)
+/* The attention pattern in m->pattern: with a window the dilation of each head [H] (ints) and the
+   global tokens [max_T] (bytes); with BigBird blocks the layout [H, nb, nb] (bytes, nb = ceil(max_T /
+   b)) and the draw's scratch [nb] (ints). Its bytes, and with base its arrays in *p (NULL: absent). */
+typedef struct {
+    int *dil, *cand;
+    unsigned char *global, *layout;
+} attn__tf_pat;
+
+static int attn__tf_blocks(const attn_transformer_config *c, int T)
 {
-    return c->window ? sizeof(int) * (size_t)c->heads + (size_t)c->max_T : 0;
+    return c->bigbird_block ? (T + c->bigbird_block - 1) / c->bigbird_block : 0;
 }
 
-/* With a window: the pattern's arrays in mem (aligned, attn__tf_pattern_bytes + ATTN_ALIGN), or
-   allocated (ATTN_MALLOC) when mem is NULL. */
+static size_t attn__tf_pattern_map(const attn_transformer_config *c, void *base, attn__tf_pat *p)
+{
+    size_t H = (size_t)c->heads, nb = (size_t)attn__tf_blocks(c, c->max_T), w = c->window > 0;
+    attn_arena ar;
+    attn_arena_measure(&ar);
+    ar.base = (unsigned char *)base;
+    p->dil = (int *)attn__arena_take(&ar, w * sizeof(int) * H);
+    p->global = (unsigned char *)attn__arena_take(&ar, w * (size_t)c->max_T);
+    p->layout = (unsigned char *)attn__arena_take(&ar, H * nb * nb);
+    p->cand = (int *)attn__arena_take(&ar, sizeof(int) * nb);
+    if (!w) p->dil = NULL, p->global = NULL;
+    if (!nb) p->layout = NULL, p->cand = NULL;
+    return ar.used;
+}
+
+/* With a window or BigBird blocks: the pattern in mem (aligned; attn__tf_pattern_map's bytes +
+   ATTN_ALIGN), or allocated (ATTN_MALLOC) when mem is NULL; the blocks drawn from bigbird_seed. */
 static attn_status attn__tf_pattern(attn_transformer *m, void *mem)
 {
     const attn_transformer_config *c = &m->cfg;
-    int *dil, h;
+    attn__tf_pat p;
+    attn_rng rng;
+    size_t bytes = attn__tf_pattern_map(c, NULL, &p);
+    int h;
     m->pattern = NULL;
-    if (!c->window) return ATTN_OK;
-    if (!(m->pattern = mem ? (void *)attn__align_ptr(mem, 0) : ATTN_MALLOC(attn__tf_pattern_bytes(c))))
+    if (!bytes) return ATTN_OK;
+    if (!(m->pattern = mem ? (void *)attn__align_ptr(mem, 0) : ATTN_MALLOC(bytes)))
         return attn__fail(ATTN_ERR_NOMEM, "attn_transformer_init: no memory for the attention pattern");
-    dil = (int *)m->pattern;
-    for (h = 0; h < c->heads; h++) dil[h] = c->dilation > 0 ? c->dilation : 1;
-    for (h = 0; h < c->max_T; h++) ((unsigned char *)(dil + c->heads))[h] = h < c->global;
+    memset(m->pattern, 0, bytes);
+    attn__tf_pattern_map(c, m->pattern, &p);
+    for (h = 0; p.dil && h < c->heads; h++) p.dil[h] = c->dilation > 0 ? c->dilation : 1;
+    for (h = 0; p.global && h < c->max_T; h++) p.global[h] = h < c->global;
+    attn_rng_seed(&rng, (uint64_t)(uint32_t)c->bigbird_seed, 0xB16B1Dull);
+    if (p.layout)
+        attn__bigbird_draw(p.layout, c->heads, attn__tf_blocks(c, c->max_T), c->bigbird_random, &rng, p.cand);
     return ATTN_OK;
 }
 
@@ -7038,7 +7122,9 @@ ATTNDEF size_t attn_transformer_bytes(const attn_transformer_config *cfg)
     short at[ATTN_MAX_LAYERS + 1][ATTN__TF_MAX_SLOTS];
     size_t floats, count;
     int n = attn__tf_layout(__func__, cfg, p, at, &floats, &count);
-    return n ? attn_params_bytes(p, n) + (cfg->window ? attn__tf_pattern_bytes(cfg) + ATTN_ALIGN : 0) : 0;
+    attn__tf_pat pt;
+    size_t pb = n ? attn__tf_pattern_map(cfg, NULL, &pt) : 0;
+    return n ? attn_params_bytes(p, n) + (pb ? pb + ATTN_ALIGN : 0) : 0;
 }
 
 /* attn_transformer_init, in mem [bytes] when mem is not NULL: the parameters, then the pattern. */
@@ -7127,6 +7213,8 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
 {
     const attn_transformer_config *c = &m->cfg;
     const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
+    attn__tf_pat p;
+    attn__tf_pattern_map(c, m->pattern, &p);
     memset(L, 0, sizeof *L);
     L->att.kind = c->kinds[l];
     L->att.H = c->heads;
@@ -7137,16 +7225,37 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->att.lambda = W.lambda; L->att.gain = W.gain; L->att.w2 = W.w2;
     L->att.lambda_init = attn_diff_lambda_init(l);
     L->att.bias = c->t5 ? bias : NULL;
-    L->att.window = m->pattern ? c->window : 0;
-    L->att.dilation = m->pattern ? (const int *)m->pattern : NULL;
-    L->att.global = m->pattern && c->global ? (const unsigned char *)m->pattern + sizeof(int) * c->heads
-                                            : NULL;
+    L->att.window = p.dil ? c->window : 0;
+    L->att.dilation = p.dil;
+    L->att.global = c->global ? p.global : NULL;
+    L->att.block = p.layout ? c->bigbird_block : 0; /* the layout for max_T (see attn__tf_layout_T) */
+    L->att.layout = p.layout;
     L->att.dropout = m->training ? c->dropout : 0;
     L->att.dropout_seed = m->seed + 0x9E3779B97F4A7C15ull * (uint64_t)(l + 1);
     L->C = L->Cout = c->d;
     L->rope = c->pos == ATTN_POS_ROPE;
     L->Wq = W.Wq; L->bq = W.bq; L->Wk = W.Wk; L->bk = W.bk;
     L->Wv = W.Wv; L->bv = W.bv; L->Wo = W.Wo; L->bo = W.bo;
+    L->kproj = c->linformer_k; L->n_max = c->max_T; L->E = W.Elin; L->F = W.Flin;
+}
+
+/* With BigBird blocks, the layout for sequences of T tokens, [H, n, n] with n = ceil(T / b): the
+   model's own (drawn for max_T) when n is its block count, else its first n blocks copied into
+   dst [H n n] (attn__tf_layout_bytes). */
+static size_t attn__tf_layout_bytes(const attn_transformer *m, int T)
+{
+    size_t n = (size_t)attn__tf_blocks(&m->cfg, T);
+    return (size_t)m->cfg.heads * n * n;
+}
+
+static void attn__tf_layout_T(const attn_transformer *m, int T, attn_layer *L, unsigned char *dst)
+{
+    int n = attn__tf_blocks(&m->cfg, T), nm = attn__tf_blocks(&m->cfg, m->cfg.max_T), h, i;
+    if (!L->att.block || n == nm) return;
+    for (h = 0; h < m->cfg.heads; h++)
+        for (i = 0; i < n; i++)
+            memcpy(dst + ((size_t)h * n + i) * n, L->att.layout + ((size_t)h * nm + i) * nm, (size_t)n);
+    L->att.layout = dst;
 }
 
 static int attn__tf_rows(const attn_transformer *m, int T) { return m->cfg.readout ? m->cfg.readout : T; }
@@ -7154,11 +7263,13 @@ static int attn__tf_rows(const attn_transformer *m, int T) { return m->cfg.reado
 /* The queries layer l computes per sequence: T, or R for the last layer of a model that reads out
    R < T positions (nothing reads its other rows): its attention runs as the last R positions'
    queries over all T keys and its MLP over those R rows. Not with RoPE (attn_layer rotates
-   self-attention only), where the last layer runs in full. */
+   self-attention only), BigBird blocks (the layout is indexed by query row) or Linformer (its
+   dropout masks follow the compressed keys), where the last layer runs in full. */
 static int attn__tf_q(const attn_transformer *m, int l, int T)
 {
-    int R = attn__tf_rows(m, T);
-    return l == m->cfg.layers - 1 && R < T && m->cfg.pos != ATTN_POS_ROPE ? R : T;
+    int R = attn__tf_rows(m, T),
+        full = m->cfg.pos == ATTN_POS_ROPE || m->cfg.bigbird_block || m->cfg.linformer_k;
+    return l == m->cfg.layers - 1 && R < T && !full ? R : T;
 }
 
 /* Cache, per layer, with N = B T and n = B Tq rows (Tq = attn__tf_q): x (the block's input) and
@@ -7255,13 +7366,15 @@ static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
 }
 
 /* Work: the layers' work [lw bytes], then dX, dH, dA [N d], dG, dU [N mlp], the T5 bias' gradient
-   [H T T], with a pruned last layer its queries' da [B Tq d], and the segment ids [N] (ints, with
-   doc_mask); its bytes, and with work the blocks in *w. */
+   [H T T], with a pruned last layer its queries' da [B Tq d], the segment ids [N] (ints, with
+   doc_mask) and BigBird's layout for T (attn__tf_layout_T); its bytes, and with work the blocks
+   in *w. */
 typedef struct {
     void *layer;
     size_t lw;
     attn_float *dX, *dH, *dA, *dG, *dU, *dB, *dAq;
     int *seg;
+    unsigned char *layout;
 } attn__tf_work;
 
 static size_t attn__tf_work_map(const attn_transformer *m, int B, int T, void *work, attn__tf_work *w)
@@ -7280,6 +7393,7 @@ static size_t attn__tf_work_map(const attn_transformer *m, int B, int T, void *w
     w->dB = attn__arena_floats(&ar, attn__tf_bias_floats(m, T, T));
     w->dAq = attn__arena_floats(&ar, Tq < (size_t)T ? B * Tq * m->cfg.d : 0);
     w->seg = (int *)attn__arena_take(&ar, m->cfg.doc_mask ? sizeof(int) * N : 0);
+    w->layout = (unsigned char *)attn__arena_take(&ar, attn__tf_layout_bytes(m, T));
     return ar.used + ATTN_ALIGN;
 }
 
@@ -7412,6 +7526,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, cache, &c);
         attn__tf_layer(m, l, c.bias, &L);
+        attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
         if (cf->t5)
             attn_t5_bias_forward(c.bias, W.t5, cf->heads, Tq, T, cf->max_T);
@@ -7470,6 +7585,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, attn__unconst(cache), &c);
         attn__tf_layer(m, l, c.bias, &L);
+        attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
         /* x' = h + W2 g + b2, g = act(u) or u act(u2), u = W1 bn + b1, u2 = W3 bn + b3, bn = Norm(h),
            over the layer's n rows: dx' in dX, dh in dH */
@@ -7502,7 +7618,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         memset(&lg, 0, sizeof lg);
         lg.dWq = G.Wq; lg.dbq = G.bq; lg.dWk = G.Wk; lg.dbk = G.bk;
         lg.dWv = G.Wv; lg.dbv = G.bv; lg.dWo = G.Wo; lg.dbo = G.bo;
-        lg.dlambda = G.lambda; lg.dgain = G.gain; lg.dw2 = G.w2;
+        lg.dlambda = G.lambda; lg.dgain = G.gain; lg.dw2 = G.w2; lg.dE = G.Elin; lg.dF = G.Flin;
         lg.dbias = cf->t5 ? dB : NULL;
         if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, Tq, T));
         if (Tq < T) memset(dAq, 0, sizeof(attn_float) * n * cf->d);
@@ -7567,7 +7683,7 @@ ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, in
         w = ATTN__MAX(w, full + ATTN__MAX(attn__layer_weights_bytes(&L, B, T, T),
                                           full ? attn_layer_work_bytes(&L, B, T, T) : 0));
     }
-    return w;
+    return attn__align_up(attn__tf_layout_bytes(m, T)) + w;
 }
 
 ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_float *weights,
@@ -7576,6 +7692,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
 {
     attn__tf_cache c;
     attn_layer L;
+    size_t lb;
     ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
     ATTN__TRY(attn__tf_check(__func__, &m->cfg));
     if (layer < 0 || layer >= m->cfg.layers || B < 1 || T < 1 || T > m->cfg.max_T)
@@ -7585,8 +7702,15 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
         return attn__fail(
             ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_weights_work_bytes() asks for %lu",
             __func__, (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
+    if (m->cfg.linformer_k)
+        return attn__fail(ATTN_ERR_ARG, "%s: a Linformer layer's weights are over its %d compressed keys",
+                          __func__, m->cfg.linformer_k);
     attn__tf_cache_map(m, layer, B, T, attn__unconst(cache), &c);
     attn__tf_layer(m, layer, c.bias, &L);
+    attn__tf_layout_T(m, T, &L, (unsigned char *)work); /* BigBird's layout for T first */
+    lb = attn__align_up(attn__tf_layout_bytes(m, T));
+    work = (char *)work + lb;
+    work_bytes -= lb;
     if (attn__tf_q(m, layer, T) < T) { /* every query again, from the layer's cached input a */
         attn_float *lc = attn__align_ptr(work, 0), *bias = lc + attn_layer_cache_floats(&L, B, T, T),
                    *y = bias + attn__tf_bias_floats(m, T, T);
@@ -7705,6 +7829,9 @@ static attn_status attn__tf_decode_check(const char *fn, const attn_transformer 
     ATTN__TRY(attn__tf_check(fn, &m->cfg));
     if (!m->cfg.vocab || !m->cfg.causal)
         return attn__fail(ATTN_ERR_ARG, "%s: decoding needs a causal model of token inputs", fn);
+    if (m->cfg.bigbird_block)
+        return attn__fail(ATTN_ERR_ARG, "%s: BigBird's layout is indexed by query row, so a step's rows are "
+                          "not the full pass' rows: no step-wise decoding", fn);
     for (l = 0; l < m->cfg.layers; l++) {
         const attn_kind_info *r = attn_kind_get(m->cfg.kinds[l]);
         if (r->score && r->score->offset)
@@ -9934,11 +10061,12 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 /* The transformer's configuration words, in order (then kinds[0 .. layers-1]). */
 #define ATTN__TF_WORDS 30    /* format 2: window, dilation and global after bos */
 #define ATTN__TF_WORDS_V1 27 /* format 1 */
+#define ATTN__TF_TAIL 4      /* format 2 since 0.2, last: bigbird_block, _random, _seed, linformer_k */
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
     const attn_transformer_config *c;
-    int32_t w[ATTN__TF_WORDS + ATTN_MAX_LAYERS];
+    int32_t w[ATTN__TF_WORDS + ATTN_MAX_LAYERS + ATTN__TF_TAIL];
     char names[ATTN_MAX_LAYERS][ATTN_CKPT_NAME_LEN];
     const char *np[ATTN_MAX_LAYERS];
     int l, nn = 0;
@@ -9975,7 +10103,12 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
         if ((w[ATTN__TF_WORDS + l] = attn__ckpt_name(names, &nn, c->kinds[l])) < 0)
             return attn__fail(ATTN_ERR_ARG, "%s: layer %d: %s", __func__, l, attn_last_error());
     for (l = 0; l < nn; l++) np[l] = names[l];
-    return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers, np, nn, &m->p);
+    w[ATTN__TF_WORDS + c->layers] = c->bigbird_block;
+    w[ATTN__TF_WORDS + c->layers + 1] = c->bigbird_random;
+    w[ATTN__TF_WORDS + c->layers + 2] = c->bigbird_seed;
+    w[ATTN__TF_WORDS + c->layers + 3] = c->linformer_k;
+    return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers + ATTN__TF_TAIL, np, nn,
+                                &m->p);
 }
 
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
@@ -9989,7 +10122,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     void *buf = NULL;
     size_t n = 0, floats = 0, count = 0;
     attn_status s;
-    int l, made, known, words;
+    int l, made, known, words, tail;
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "transformer", ATTN__TF_WORDS_V1, &buf, &n, &h));
     words = h.version == 1 ? ATTN__TF_WORDS_V1 : ATTN__TF_WORDS;
@@ -10023,9 +10156,17 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.dilation = w[28];
         c.global = w[29];
     }
+    tail = h.version > 1 && c.layers >= 0 && c.layers <= ATTN_MAX_LAYERS &&
+           h.nconfig == words + c.layers + ATTN__TF_TAIL;
+    if (tail) {
+        c.bigbird_block = w[words + c.layers];
+        c.bigbird_random = w[words + c.layers + 1];
+        c.bigbird_seed = w[words + c.layers + 2];
+        c.linformer_k = w[words + c.layers + 3];
+    }
     for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - words && known; l++)
         known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l])) >= 0;
-    if (h.nconfig - words != c.layers)
+    if (h.nconfig - words - (tail ? ATTN__TF_TAIL : 0) != c.layers)
         attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
     else if (!known || !(l = attn__tf_layout(__func__, &c, pd, t.at, &floats, &count))) floats = 0;
     else floats = attn__block_floats(pd, l, (size_t)h.float_bytes); /* in the record's float width */

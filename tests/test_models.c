@@ -620,6 +620,126 @@ static attn_transformer_config tf_small(void)
     return cf;
 }
 
+/* y [B, T, out] of m on tokens (work sized here). */
+static void tf_run(const attn_transformer *m, attn_float *y, const int *tok, int B, int T)
+{
+    attn_float *cache = t_alloc(attn_transformer_cache_floats(m, B, T));
+    size_t wb = attn_transformer_work_bytes(m, B, T);
+    void *work = malloc(wb);
+    CHECK(attn_transformer_forward(m, y, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    free(cache); free(work);
+}
+
+/* BigBird blocks and Linformer in the transformer: an all-visible layout is dense attention; a
+   block a row cannot see does not reach it (full and shorter sequences); Linformer with E = F = I
+   is dense non-causal attention; checkpoints restore both (the layout from its seed); refusals. */
+static void test_transformer_sparse(void)
+{
+    const char *path = "build/test_sparse.ckpt";
+    attn_rng r;
+    int v;
+    attn_rng_seed(&r, 31, 0);
+    for (v = 0; v < 2; v++) { /* causal and not */
+        attn_transformer_config cf = tf_small(), cd;
+        attn_transformer a, b, back;
+        attn_float ya[2 * 12 * 4], yb[2 * 12 * 4], y0[1 * 12 * 4], y1[1 * 12 * 4];
+        int tok[2 * 12], i, T;
+        double worst = 0;
+        cf.max_T = 12; cf.layers = 1; cf.causal = v == 0;
+        cf.bigbird_block = 2; cf.bigbird_random = 100; cf.bigbird_seed = 5; /* every block visible */
+        cd = cf; cd.bigbird_block = cd.bigbird_random = 0;
+        attn_rng_seed(&r, 40 + v, 0);
+        CHECK(attn_transformer_init(&a, &cf, &r) == ATTN_OK, "%s", attn_last_error());
+        attn_rng_seed(&r, 40 + v, 0);
+        CHECK(attn_transformer_init(&b, &cd, &r) == ATTN_OK && t_params_equal(&a.p, &b.p), "the same parameters");
+        for (i = 0; i < 24; i++) tok[i] = (int)attn_rng_int(&r, 5);
+        tf_run(&a, ya, tok, 2, 12); tf_run(&b, yb, tok, 2, 12);
+        CHECK(t_max_diff(ya, yb, 2 * 12 * 4) == 0, "BigBird with every block visible = dense attention (causal %d)", !v);
+        attn_transformer_free(&a);
+        /* r = 0, 6 blocks of 2: rows 6, 7 (block 3) see blocks 0, 2, 3, 4, 5, not block 1 (tokens 2, 3) */
+        cf.bigbird_random = 0; cf.causal = 0;
+        CHECK(attn_transformer_init(&a, &cf, &r) == ATTN_OK, "%s", attn_last_error());
+        for (T = 12; T >= 8; T -= 4) { /* and T = 8: the layout's first 4 blocks */
+            tf_run(&a, y0, tok, 1, T);
+            tok[2] = (tok[2] + 1) % 5; tok[3] = (tok[3] + 2) % 5;
+            tf_run(&a, y1, tok, 1, T);
+            CHECK(t_max_diff(y0 + 6 * 4, y1 + 6 * 4, 2 * 4) == 0 && t_max_diff(y0, y1, 4 * 4) > 0,
+                  "BigBird T %d: rows 6, 7 do not see block 1; rows 0 .. 3 do", T);
+        }
+        CHECK(attn_transformer_save(&a, path) == ATTN_OK && attn_transformer_load(&back, path) == ATTN_OK &&
+                  !memcmp(&back.cfg, &a.cfg, sizeof cf),
+              "BigBird checkpoint: %s", attn_last_error());
+        tf_run(&a, y0, tok, 1, 12); tf_run(&back, y1, tok, 1, 12);
+        CHECK(t_max_diff(y0, y1, 12 * 4) == 0, "a loaded BigBird model has the saved layout");
+        attn_transformer_free(&back); attn_transformer_free(&a);
+        /* Linformer, k = max_T = T, E = F = I: the dense non-causal model (parameters copied by name) */
+        cf = tf_small(); cf.max_T = 6; cf.causal = 0; cf.kinds[1] = v ? ATTN_EXPRESSIVE : ATTN_SIGMOID;
+        cd = cf; cf.linformer_k = 6;
+        CHECK(attn_transformer_init(&a, &cf, &r) == ATTN_OK, "%s", attn_last_error());
+        {
+            int ia, ib, l, j;
+            for (ia = ib = 0; ia < a.p.count; ia++) {
+                if (!strcmp(a.p.name[ia], "Elin") || !strcmp(a.p.name[ia], "Flin")) continue;
+                memcpy(a.p.value[ia].data, b.p.value[ib].data, sizeof(attn_float) * attn_tensor_numel(&b.p.value[ib]));
+                ib++;
+            }
+            for (l = 0; l < cf.layers; l++) {
+                attn_transformer_layer_tensors W = attn_transformer_layer_named(&a, l, 0);
+                for (j = 0; j < 36; j++) W.Elin[j] = W.Flin[j] = (attn_float)(j % 7 == 0);
+            }
+        }
+        attn_transformer_free(&b);
+        cd.kinds[1] = cf.kinds[1];
+        attn_rng_seed(&r, 40 + v, 0);
+        CHECK(attn_transformer_init(&b, &cd, &r) == ATTN_OK, "%s", attn_last_error());
+        {
+            int ia, ib;
+            for (ia = ib = 0; ia < a.p.count; ia++) {
+                if (!strcmp(a.p.name[ia], "Elin") || !strcmp(a.p.name[ia], "Flin")) continue;
+                memcpy(b.p.value[ib].data, a.p.value[ia].data, sizeof(attn_float) * attn_tensor_numel(&b.p.value[ib]));
+                ib++;
+            }
+        }
+        tf_run(&a, ya, tok, 2, 6); tf_run(&b, yb, tok, 2, 6);
+        for (i = 0; i < 2 * 6 * 4; i++) worst = fmax(worst, fabs((double)ya[i] - yb[i]) / (1 + fabs((double)yb[i])));
+        CHECK(worst <= 16 * T_EPS, "Linformer with E = F = I equals dense non-causal attention (%s): %.2e",
+              attn_kind_get(cf.kinds[1])->name, worst);
+        CHECK(attn_transformer_save(&a, path) == ATTN_OK && attn_transformer_load(&back, path) == ATTN_OK &&
+                  back.cfg.linformer_k == 6 && t_params_equal(&back.p, &a.p),
+              "Linformer checkpoint: %s", attn_last_error());
+        {
+            size_t ww = attn_transformer_weights_work_bytes(&a, 2, 6);
+            attn_float *wt = t_alloc(2 * 2 * 36), *cache = t_alloc(attn_transformer_cache_floats(&a, 2, 6));
+            void *work = malloc(ww + attn_transformer_work_bytes(&a, 2, 6));
+            attn_transformer_forward(&a, ya, cache, tok, NULL, 2, 6, work, attn_transformer_work_bytes(&a, 2, 6));
+            CHECK(attn_transformer_weights(&a, wt, cache, 2, 6, 0, work, ww) == ATTN_ERR_ARG,
+                  "Linformer: the weights over T keys are refused");
+            free(wt); free(cache); free(work);
+        }
+        attn_transformer_free(&back); attn_transformer_free(&a); attn_transformer_free(&b);
+    }
+    {   /* refusals */
+        attn_transformer_config cf = tf_small();
+        cf.linformer_k = 3;
+        CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "not causal"), "Linformer causal refused");
+        cf.causal = 0; cf.kinds[0] = ATTN_HYLA; cf.dv = cf.dk;
+        CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "scored kinds"), "Linformer with HYLA refused");
+        cf = tf_small(); cf.bigbird_block = -1;
+        CHECK(attn_transformer_param_count(&cf) == 0, "bigbird_block -1 refused");
+        cf = tf_small(); cf.bigbird_block = 2; cf.kinds[0] = ATTN_KERNEL;
+        CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "sparse pattern"), "BigBird with kernel refused");
+        cf.kinds[0] = ATTN_SOFTMAX;
+        {
+            attn_transformer m;
+            CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK && attn_transformer_kv_bytes(&m, 4) == 0 &&
+                      strstr(attn_last_error(), "BigBird"),
+                  "BigBird: step-wise decoding refused: %s", attn_last_error());
+            attn_transformer_free(&m);
+        }
+    }
+    remove(path);
+}
+
 /* Parameter counts against the closed form, and forward against the naive reference. */
 static void test_transformer_forward(void)
 {
@@ -681,11 +801,12 @@ static void test_transformer_forward(void)
 static void test_transformer_backward(void)
 {
     static const attn_kind kinds[][2] = {{ATTN_SOFTMAX, ATTN_EXPRESSIVE}, {ATTN_DIFFERENTIAL, ATTN_SOFTMAX}, {ATTN_HYLA_PLUS, ATTN_LINEAR_RAW},
-                                         {ATTN_COG, ATTN_SOFTMAX}, {ATTN_HYLA, ATTN_LINEAR_RMSHEAD}};
+                                         {ATTN_COG, ATTN_SOFTMAX}, {ATTN_HYLA, ATTN_LINEAR_RMSHEAD},
+                                         {ATTN_SOFTMAX, ATTN_EXPRESSIVE}, {ATTN_SOFTMAX, ATTN_COG}};
     attn_rng r;
     int k, variant;
     attn_rng_seed(&r, 12, 0);
-    for (k = 0; k < 5; k++)
+    for (k = 0; k < 7; k++) /* 5: BigBird blocks of 1 token (T 5 < max_T: the layout's corner); 6: Linformer */
         for (variant = 0; variant < 3; variant++) {
             tf_ctx c;
             attn_transformer_config cf = tf_small();
@@ -708,6 +829,8 @@ static void test_transformer_backward(void)
             cf.act = variant == 1 ? ATTN_ACT_SILU : ATTN_ACT_GELU_TANH;
             cf.glu = variant == 1; /* RMSNorm, RoPE, no biases, SwiGLU, document masking: the Cogformer */
             cf.doc_mask = variant == 1 && cf.vocab > 0; /* token inputs only */
+            if (k == 5) { cf.bigbird_block = 1; cf.bigbird_random = 1; cf.bigbird_seed = variant; }
+            if (k == 6) { cf.linformer_k = 3; cf.causal = 0; cf.doc_mask = 0; }
             CHECK(attn_transformer_init(&c.m, &cf, &r) == ATTN_OK, "init %s/%s variant %d: %s", attn_kind_get(cf.kinds[0])->name,
                   attn_kind_get(cf.kinds[1])->name, variant, attn_last_error());
             for (i = 0; i < (int)c.m.p.total; i++) c.m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
@@ -725,7 +848,8 @@ static void test_transformer_backward(void)
             c.wb = attn_transformer_work_bytes(&c.m, c.B, c.T);
             c.work = malloc(c.wb);
             tv[0].name = "params"; tv[0].x = c.m.p.data; tv[0].g = c.m.p.gdata; tv[0].n = c.m.p.total;
-            snprintf(what, sizeof what, "transformer %s/%s variant %d", attn_kind_get(cf.kinds[0])->name, attn_kind_get(cf.kinds[1])->name, variant);
+            snprintf(what, sizeof what, "transformer %s/%s variant %d%s", attn_kind_get(cf.kinds[0])->name, attn_kind_get(cf.kinds[1])->name, variant,
+                     k == 5 ? " BigBird" : k == 6 ? " Linformer" : "");
             tf_f(&c);
             t_gradcheck(what, tf_f, tf_b, &c, c.y, (size_t)c.B * (cf.readout ? cf.readout : c.T) * cf.out, tv, 1);
             free(c.tok); free(c.x); free(c.y); free(c.cache); free(c.work);
@@ -1544,6 +1668,7 @@ void test_models(void)
     test_transformer_bad_input();
     test_transformer_documents();
     test_transformer_checkpoint();
+    test_transformer_sparse();
     test_plot_svg();
     test_transformer_weights();
     test_transformer_pruned();
