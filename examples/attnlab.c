@@ -39,7 +39,7 @@ typedef struct {
     int init_uniform, qk_raw, loss_mean; /* qk_raw: --qk-input raw; loss_mean: --loss mean over the d outputs */
     double init_gain;                    /* --init-gain: the initial matrices times this */
     int decoder, layers, dmodel, heads; /* --model decoder and its shape */
-    int window, dilation, global;       /* --model decoder: a sliding-window pattern */
+    sparse_opts sparse;                 /* --model decoder: sparse attention patterns */
     attn_pos_kind pos;
     const char *csv, *svg, *save, *load;
     int attn_given, N_given, ncon_given, scale_given;
@@ -174,8 +174,7 @@ static void usage(FILE *f, int full)
             "  --layers L, --dmodel D, --heads H   decoder: blocks, width, heads (D/H each)\n"
             "                                                                          [2, 64, 4]\n"
             "  --pos learned|none|rope decoder: positional encoding                   [learned]\n"
-            "  --window W, --dilation D, --global G   decoder: each query sees keys i - m D,\n"
-            "                          m = 0 .. W (Longformer), and the first G tokens   [0, 1, 0]\n"
+            "  (the decoder:)\n" SPARSE_HELP
             "  --scale S               score scale (decoder default 1/sqrt(D/H))      [1]\n"
             "  --init-gain G           the initial matrices times G                     [1]\n"
             "  --qk-input ln|raw       cisformer: q, k from LN(x) like v, or from the raw\n"
@@ -220,6 +219,28 @@ int parse_int(const char *s, int lo, int *out)
     if (errno || end == s || *end || v < lo || v > 1000000000L) return 0;
     *out = (int)v;
     return 1;
+}
+
+int sparse_option(sparse_opts *s, const char *a, const char *v, int *ok)
+{
+    static const char *names[7] = {"--window",         "--dilation",     "--global",     "--bigbird-block",
+                                   "--bigbird-random", "--bigbird-seed", "--linformer-k"};
+    int *field[7], i;
+    field[0] = &s->window; field[1] = &s->dilation; field[2] = &s->global; field[3] = &s->bigbird_block;
+    field[4] = &s->bigbird_random; field[5] = &s->bigbird_seed; field[6] = &s->linformer_k;
+    for (i = 0; i < 7; i++)
+        if (!strcmp(a, names[i])) {
+            *ok = parse_int(v, i == 1, field[i]) && *field[i] <= MAX_WIDTH;
+            return 1;
+        }
+    return 0;
+}
+
+void sparse_apply(const sparse_opts *s, attn_transformer_config *c)
+{
+    c->window = s->window; c->dilation = s->dilation; c->global = s->global;
+    c->bigbird_block = s->bigbird_block; c->bigbird_random = s->bigbird_random; c->bigbird_seed = s->bigbird_seed;
+    c->linformer_k = s->linformer_k;
 }
 
 int parse_double(const char *s, double *out)
@@ -322,7 +343,7 @@ static attn_transformer_config decoder_config(const options *o, attn_kind kind)
     memset(&c, 0, sizeof c);
     c.vocab = c.out = o->N; c.d = o->dmodel; c.layers = o->layers; c.heads = o->heads; c.dk = c.dv = o->dmodel / o->heads;
     c.mlp = 4 * o->dmodel; c.max_T = o->ncon; c.readout = 1; c.causal = 1; c.scale = (attn_float)o->scale; c.pos = o->pos;
-    c.window = o->window; c.dilation = o->dilation; c.global = o->global;
+    sparse_apply(&o->sparse, &c);
     c.norm = ATTN_NORM_LAYER; c.eps = (attn_float)1e-5; c.act = ATTN_ACT_GELU_TANH; c.bias = 1;
     c.init = o->init_uniform ? ATTN_INIT_UNIFORM : ATTN_INIT_NORMAL;
     for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
@@ -517,9 +538,7 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--layers")) ok = parse_int(v, 1, &o->layers) && o->layers <= ATTN_MAX_LAYERS;
         else if (!strcmp(a, "--dmodel")) ok = parse_int(v, 1, &o->dmodel) && o->dmodel <= MAX_WIDTH;
         else if (!strcmp(a, "--heads")) ok = parse_int(v, 1, &o->heads);
-        else if (!strcmp(a, "--window")) ok = parse_int(v, 0, &o->window) && o->window <= MAX_WIDTH;
-        else if (!strcmp(a, "--dilation")) ok = parse_int(v, 1, &o->dilation) && o->dilation <= MAX_WIDTH;
-        else if (!strcmp(a, "--global")) ok = parse_int(v, 0, &o->global) && o->global <= MAX_WIDTH;
+        else if (sparse_option(&o->sparse, a, v, &ok)) { /* ok says whether v is valid */ }
         else if (!strcmp(a, "--pos"))
             ok = !strcmp(v, "learned") ? (o->pos = ATTN_POS_LEARNED, 1) : !strcmp(v, "none") ? (o->pos = ATTN_POS_NONE, 1)
                : !strcmp(v, "rope") ? (o->pos = ATTN_POS_ROPE, 1) : 0;

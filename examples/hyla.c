@@ -30,7 +30,7 @@ typedef struct {
     int L, K, F, N;                 /* fuzzy: variables, terms, sequence length; SRAVEN: features K, values F */
     double frac, frac_terms;        /* held-out fraction of the combinations (latents); unseen-term fraction */
     int layers, width, seeds, seed0, batch, warmup, eval_every, eval_tasks, threads, nkind, nlr, nwd;
-    int window, dilation, global;   /* a sliding-window pattern in every layer (0: none) */
+    sparse_opts sparse;           /* sparse attention patterns in every layer (0: none) */
     long steps;
     double lr[HMAX_GRID], wd[HMAX_GRID], dropout;
     attn_kind kind[HMAX_KINDS];
@@ -78,8 +78,7 @@ static void hyla_usage(FILE *f)
             "  --eval-every E   evaluate every E steps                               [250]\n"
             "  --eval-tasks N   tasks per evaluation (validation and held-out)       [2048]\n"
             "  --threads T      parallel runs (0: all cores)                         [0]\n"
-            "  --window W, --dilation D, --global G  a sliding window (Longformer): keys within\n"
-            "                   W steps of D, and the first G tokens                [0, 1, 0]\n"
+            SPARSE_HELP "                   (with --linformer-k the model has no T5 biases)\n"
             "  --csv F, --svg F the curves\n"
             "  --codes PREFIX   the latent codes (the query's self-attention scores, per head) of\n"
             "                   held-out tasks, the first seed and (lr, wd): PREFIX-KIND.csv; SRAVEN also\n"
@@ -152,9 +151,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
         else if (!strcmp(a, "--eval-tasks")) ok = parse_int(v, 1, &o->eval_tasks) && o->eval_tasks <= 1 << 24;
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
-        else if (!strcmp(a, "--window")) ok = parse_int(v, 0, &o->window) && o->window <= MAX_WIDTH;
-        else if (!strcmp(a, "--dilation")) ok = parse_int(v, 1, &o->dilation) && o->dilation <= MAX_WIDTH;
-        else if (!strcmp(a, "--global")) ok = parse_int(v, 0, &o->global) && o->global <= MAX_WIDTH;
+        else if (sparse_option(&o->sparse, a, v, &ok)) { /* ok says whether v is valid */ }
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--codes")) o->codes = v;
@@ -199,7 +196,8 @@ static attn_transformer_config hyla_config(const hopts *o, attn_kind kind)
     c.out = o->sraven ? o->F : 1;
     c.readout = o->sraven ? o->K : 1;
     c.eps = (attn_float)1e-6; c.act = ATTN_ACT_GELU_TANH; c.bias = 1; c.t5 = 1; c.dropout = (attn_float)o->dropout;
-    c.window = o->window; c.dilation = o->dilation; c.global = o->global;
+    sparse_apply(&o->sparse, &c);
+    c.t5 = !c.linformer_k; /* T5 biases score every key; Linformer's keys are compressed */
     c.init = ATTN_INIT_LECUN;
     for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
     return c;

@@ -35,7 +35,7 @@ static const char *lm_prompt[2] = {"Is there a zero in the following sequences?"
 typedef struct {
     const char *corpus, *csv, *svg, *probe_svg, *heatmap, *save;
     int layers, dmodel, heads, ctx, batch, seeds, eval_every, eval_windows, threads, nvar, warmup;
-    int window, dilation, global; /* a sliding-window pattern in every layer (0: none) */
+    sparse_opts sparse;           /* sparse attention patterns in every layer (0: none) */
     long steps;
     double lr;
     char variant[LM_MAX_VARIANTS][16];
@@ -74,8 +74,7 @@ static void lm_usage(FILE *f)
             "  --eval-every E     validate every E steps                      [200]\n"
             "  --eval-windows N   validation windows of ctx tokens            [64]\n"
             "  --threads T        parallel runs (0: all cores)                [0]\n"
-            "  --window W, --dilation D, --global G   a sliding window (Longformer) in every layer:\n"
-            "                     keys within W steps of D, and the first G tokens   [0, 1, 0]\n"
+            SPARSE_HELP
             "  --csv F, --svg F   the curves\n"
             "  --save F           each run's trained model (F-VARIANT-sSEED.ckpt when there are several;\n"
             "                     attnlab sample --load F generates text with it)\n"
@@ -112,9 +111,7 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
         else if (!strcmp(a, "--eval-windows")) ok = parse_int(v, 1, &o->eval_windows) && o->eval_windows <= MAX_WIDTH;
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
-        else if (!strcmp(a, "--window")) ok = parse_int(v, 0, &o->window) && o->window <= MAX_WIDTH;
-        else if (!strcmp(a, "--dilation")) ok = parse_int(v, 1, &o->dilation) && o->dilation <= MAX_WIDTH;
-        else if (!strcmp(a, "--global")) ok = parse_int(v, 0, &o->global) && o->global <= MAX_WIDTH;
+        else if (sparse_option(&o->sparse, a, v, &ok)) { /* ok says whether v is valid */ }
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--probe-svg")) o->probe_svg = v;
@@ -215,7 +212,7 @@ static attn_transformer_config lm_config(const lm_opts *o, const char *v)
     c.vocab = c.out = LM_VOCAB; c.d = o->dmodel; c.layers = o->layers; c.heads = o->heads; c.dk = c.dv = o->dmodel / o->heads;
     c.mlp = (8 * o->dmodel / 3 + 7) / 8 * 8; c.max_T = o->ctx; c.causal = 1; c.pos = ATTN_POS_ROPE; c.norm = ATTN_NORM_RMS;
     c.eps = (attn_float)1e-6; c.act = ATTN_ACT_SILU; c.glu = 1; c.doc_mask = 1; c.bos = LM_BOS; c.init = ATTN_INIT_NORMAL;
-    c.window = o->window; c.dilation = o->dilation; c.global = o->global;
+    sparse_apply(&o->sparse, &c);
     for (l = 0; l < c.layers; l++) {
         attn_kind k = ATTN_SOFTMAX;
         if (!strcmp(v, "cog-all")) k = ATTN_COG;

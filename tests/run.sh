@@ -114,6 +114,15 @@ else
         try "the expressive-attention controls run: --qk-input raw --init-gain 0.5 --loss mean" sh -c \
             "./build/attnlab train --qk-input raw --init-gain 0.5 --loss mean --epochs 10 --seeds 1 --final-test 20 --threads 1 \
              >/dev/null 2>&1"
+        try "the sparse patterns from attnlab: Linformer (fuzzy), BigBird (NT decoder, lm)" sh -c \
+            "./build/attnlab train --task fuzzy --attn softmax --linformer-k 8 --steps 20 --seeds 1 --eval-every 10 \
+             --eval-tasks 64 --threads 1 --csv $tmp/lin.csv >/dev/null 2>&1 && grep -q softmax $tmp/lin.csv && \
+             ./build/attnlab train --model decoder --bigbird-block 4 --bigbird-random 1 --epochs 10 --seeds 1 \
+             --final-test 20 --threads 1 >/dev/null 2>&1 && \
+             ./build/attnlab lm --variants softmax --seeds 1 --steps 10 --layers 1 --dmodel 32 --heads 2 --ctx 32 \
+             --bigbird-block 8 --bigbird-random 1 --threads 1 >/dev/null 2>&1"
+        refuse "Linformer in a causal model (the NT decoder)" ./build/attnlab train --model decoder --linformer-k 4 --epochs 2
+        refuse "a negative BigBird block" ./build/attnlab train --model decoder --bigbird-block -1
         refuse "a qk input other than ln or raw" ./build/attnlab train --qk-input both
         refuse "an initial gain of 0" ./build/attnlab train --init-gain 0
         refuse "an ambiguity check with 9 features" ./build/attnlab ambiguity --K 9
