@@ -39,6 +39,7 @@ typedef struct {
     int init_uniform, qk_raw, loss_mean; /* qk_raw: --qk-input raw; loss_mean: --loss mean over the d outputs */
     double init_gain;                    /* --init-gain: the initial matrices times this */
     int decoder, layers, dmodel, heads; /* --model decoder and its shape */
+    int full_nan;                       /* --full-nan: keep computing runs whose parameters are all NaN */
     sparse_opts sparse;                 /* --model decoder: sparse attention patterns */
     attn_pos_kind pos;
     const char *csv, *svg, *save, *load;
@@ -185,7 +186,11 @@ static void usage(FILE *f, int full)
             "  --init uniform|normal   matrices U(+-1/sqrt(fan_in)) (PyTorch's default),\n"
             "                          or N(0, 1/fan_in) (diverges at lr 0.02) [uniform]\n"
             "  --seeds S               seeds per attention                             [4]\n"
-            "  --epochs E              epochs (one series of ncon + 40 symbols each)   [2000]\n"
+            "  --epochs E              epochs (one series of ncon + 40 symbols each)   [2000]\n");
+    fprintf(f,
+            "  --full-nan 0|1          1: keep computing a run whose parameters are all NaN;\n"
+            "                          0 skips its steps and repeats its first evaluation at\n"
+            "                          NaN, which is what computing them gives        [0]\n"
             "  --update epoch|sample   one SGD step per epoch on the mean of the 40\n"
             "                          losses, or one per prediction (the paper leaves it open)          [epoch]\n"
             "  --lr X, --momentum X    SGD (PyTorch momentum)                          [0.02, 0.8]\n"
@@ -546,6 +551,7 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--save")) o->save = v;
         else if (!strcmp(a, "--load")) o->load = v;
+        else if (!strcmp(a, "--full-nan")) ok = parse_int(v, 0, &o->full_nan) && o->full_nan <= 1;
         else if (!strcmp(a, "--update")) ok = (!strcmp(v, "epoch") || !strcmp(v, "sample")) && (o->update_epoch = !strcmp(v, "epoch"), 1);
         else if (!strcmp(a, "--vec"))
             ok = !strcmp(v, "ffn_bias") ? (o->vec = ATTN_CIS_FFN_BIAS, 1) : !strcmp(v, "ln_bias") ? (o->vec = ATTN_CIS_LN_BIAS, 1)
@@ -722,6 +728,20 @@ static void nt_state_io(jobbuf *b, nt_state *t, run_result *r, attn_params *p, a
 }
 
 /* Run jj (res) of the grid: kind and seed; cap: the evaluations res has room for. */
+/* Whether every parameter is NaN: then every later step leaves them NaN and every later evaluation
+   gives what the first one at NaN gave, so run_one computes neither (unless --full-nan 1). */
+static int all_nan(const attn_params *p)
+{
+    int i;
+    for (i = 0; i < p->count; i++) {
+        const attn_float *v = p->value[i].data;
+        size_t k, n = attn_tensor_numel(&p->value[i]);
+        for (k = 0; k < n; k++)
+            if (v[k] == v[k]) return 0;
+    }
+    return 1;
+}
+
 static void run_one(const options *o, attn_kind kind, int seed, run_result *res, int jj, int cap)
 {
     model m;
@@ -734,6 +754,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res,
     long epoch;
     char line[256];
     int C = dp_chunks < NBATCH ? dp_chunks : NBATCH, evaluate = !data_parallel || mpi_rank() == 0; /* data-parallel: rank 0 */
+    int nan = 0, nan_k = -1; /* the parameters are all NaN; the first evaluation since */
     dp_sum dp = {0};
     attn_rng_seed(&init_rng, (uint64_t)seed, 1);
     attn_rng_seed(&t.train, (uint64_t)seed, 2);
@@ -762,7 +783,13 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res,
             int k = res->nevals++;
             res->epoch[k] = (int)epoch;
             double at[2] = {0, 0};
-            res->acc[k] = evaluate ? eval_tf(&m, &eb, ev, rules, nev, o->ng, elen, &res->loss[k], at) : 0;
+            if (nan && nan_k >= 0) { /* what computing it gives */
+                res->acc[k] = res->acc[nan_k]; res->loss[k] = res->loss[nan_k];
+                at[0] = res->acc_task[0][nan_k]; at[1] = res->acc_task[1][nan_k];
+            } else {
+                res->acc[k] = evaluate ? eval_tf(&m, &eb, ev, rules, nev, o->ng, elen, &res->loss[k], at) : 0;
+                if (nan) nan_k = k;
+            }
             res->prog.latest = res->acc[k];
             res->prog.evaluated = 1;
             res->acc_task[0][k] = at[0];
@@ -777,10 +804,12 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res,
             attn_nt_series(series, len, o->task, o->N, o->tau, NULL, &t.train, NULL);
             for (j = 0; !data_parallel && j < (o->update_epoch ? 1 : NBATCH); j++) {
                 int nb = o->update_epoch ? NBATCH : 1;
+                if (nan) { t.step++; continue; } /* NaN stays NaN */
                 model_forward(&m, &tb, series + j, 1, nb);
                 model_loss_grad(o, &tb, series + j, nb, nb);
                 model_sgd_step(&m, &tb, nb, vel, lr, o->momentum, t.step++);
             }
+            if (!nan && !data_parallel && !o->full_nan) nan = all_nan(m.p);
             for (j = 0; data_parallel && j < C; j++) { /* this rank's chunks of the epoch's windows */
                 int a = j * NBATCH / C, nb = (j + 1) * NBATCH / C - a;
                 if (!dp_mine(j)) continue;

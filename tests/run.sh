@@ -121,6 +121,11 @@ else
              --final-test 20 --threads 1 >/dev/null 2>&1 && \
              ./build/attnlab lm --variants softmax --seeds 1 --steps 10 --layers 1 --dmodel 32 --heads 2 --ctx 32 \
              --bigbird-block 8 --bigbird-random 1 --threads 1 >/dev/null 2>&1"
+        try "a diverged run (all parameters NaN) skips its steps and gives the CSV of computing them" sh -c \
+            "./build/attnlab train --N 16 --ncon 16 --lr 50 --epochs 300 --seeds 2 --eval-every 50 --final-test 100 \
+             --threads 1 --csv $tmp/nan0.csv >/dev/null 2>&1 && grep -q nan $tmp/nan0.csv && \
+             ./build/attnlab train --N 16 --ncon 16 --lr 50 --epochs 300 --seeds 2 --eval-every 50 --final-test 100 \
+             --threads 1 --full-nan 1 --csv $tmp/nan1.csv >/dev/null 2>&1 && cmp -s $tmp/nan0.csv $tmp/nan1.csv"
         refuse "Linformer in a causal model (the NT decoder)" ./build/attnlab train --model decoder --linformer-k 4 --epochs 2
         refuse "a negative BigBird block" ./build/attnlab train --model decoder --bigbird-block -1
         refuse "a qk input other than ln or raw" ./build/attnlab train --qk-input both
