@@ -1141,18 +1141,24 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
    not apply): row i equals the full forward pass' row len + i over all len + n tokens, for every
    kind, with learned positions, RoPE, T5 biases and document masks, in O((len + n) n) work instead
    of O((len + n)^2); the linear-time kinds (kernel, taylor) keep their recurrent state instead of
-   the rows, O(F dv) memory and work per token and head. Setting kv->len = p (p <= len) forgets the
-   tokens after p, but for those kinds only p = len (a rewind is ATTN_ERR_ARG). The cache and the
+   the rows, O(F dv) memory and work per token and head. With a window (and its global tokens) the
+   cache keeps only the rows a query can still see, the global tokens' and the last window x
+   dilation + chunk positions' (chunk = max(window x dilation, 16); a longer call runs in chunks),
+   so it stays O(window) however long the text. Setting kv->len = p (p <= len) forgets the tokens
+   after p, but for the linear-time kinds only p = len, and for a window only while the rows p
+   needs are still held (else ATTN_ERR_ARG). The cache and the
    work come from the caller (size queries first); nothing is allocated. Models with dense inputs,
    without causal attention, or with a kind whose scores shift with the number of keys in a call
    (sigmoid's -ln Tk: its rows depend on the sequence's length) are refused. */
 typedef struct attn_transformer_kv {
-    attn_float *k, *v; /* layer after layer: keys [H, cap, dk] and values [H, cap, dv]; for a
+    attn_float *k, *v; /* layer after layer: keys [H, rows, dk] and values [H, rows, dv]; for a
                           linear-time kind (kernel, taylor) the recurrent state instead,
                           S = sum phi(k) v^T [H, F, dv] and z = sum phi(k) [H, F] (F features) */
-    int *seg;          /* [cap]: the segment (document) of each position, with doc_mask */
-    int cap, len;      /* capacity (1 .. max_T) and the tokens held */
+    int *seg;          /* [rows]: the segment (document) of each row, with doc_mask */
+    int cap, len;      /* capacity (1 .. max_T) and the tokens seen */
     int at;            /* the tokens the recurrent states hold (they cannot rewind) */
+    int rows;          /* key rows per head: cap, or fewer with a window */
+    int first;         /* with a window: the rows hold positions 0 .. global-1 and first .. len-1 */
 } attn_transformer_kv;
 ATTNDEF size_t attn_transformer_kv_bytes(const attn_transformer *m, int cap);
 ATTNDEF attn_status attn_transformer_kv_init(attn_transformer_kv *kv, const attn_transformer *m, int cap,
@@ -7728,7 +7734,8 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
 
 /* ---- decoding with a key-value cache ---- */
 
-/* The blocks of decode's work for n new tokens into a cache of capacity cap (Tk <= cap keys). */
+/* The blocks of decode's work for a step of n new tokens into a cache of `cap` key rows (Tk <= cap):
+   the activations, the gathered keys and values, the T5 bias. */
 typedef struct {
     attn_float *x, *a, *h, *mean, *rstd, *q, *Q, *kn, *vn, *K, *V, *O, *ocat, *u, *g, *u2, *a2, *bias, *stats,
         *cosv, *sinv, *phi;
@@ -7783,14 +7790,38 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
 /* The cache's blocks for capacity cap, sized (mem NULL) or handed out. */
 /* Layer l's part of the cache: the keys' or S's floats in *nk, the values' or z's in *nv; returns
    the kind's feature count F for a recurrent (linear-time) layer, 0 for one with rows. */
-static int attn__tf_kv_sizes(const attn_transformer *m, int l, int cap, size_t *nk, size_t *nv)
+static int attn__tf_kv_sizes(const attn_transformer *m, int l, int rows, size_t *nk, size_t *nv)
 {
     const attn_transformer_config *c = &m->cfg;
     const attn_kind_info *r = attn_kind_get(c->kinds[l]);
     int F = r->flags & ATTN_KF_LINEAR_TIME ? r->feature->features(c->dk) : 0;
-    *nk = (size_t)c->heads * (F ? (size_t)F * c->dv : (size_t)cap * c->dk);
-    *nv = (size_t)c->heads * (F ? (size_t)F : (size_t)cap * c->dv);
+    *nk = (size_t)c->heads * (F ? (size_t)F * c->dv : (size_t)rows * c->dk);
+    *nv = (size_t)c->heads * (F ? (size_t)F : (size_t)rows * c->dv);
     return F;
+}
+
+/* With a window W = window x dilation: the tokens a decode step takes at once (longer calls run in
+   chunks), and the key rows a cache of capacity cap keeps (the global tokens, the W positions the
+   chunk's first query sees and the chunk); without one, every position, in one step. */
+static int attn__tf_chunk(const attn_transformer *m)
+{
+    const attn_transformer_config *c = &m->cfg;
+    int W = c->window * (c->dilation > 1 ? c->dilation : 1);
+    return c->window ? ATTN__MAX(W, 16) : c->max_T;
+}
+
+static int attn__tf_kv_rows(const attn_transformer *m, int cap)
+{
+    const attn_transformer_config *c = &m->cfg;
+    long rows = (long)c->global + (long)c->window * (c->dilation > 1 ? c->dilation : 1) + attn__tf_chunk(m);
+    return c->window && rows < cap ? (int)rows : cap;
+}
+
+/* The rows the cache holds now: positions 0 .. global-1 and first .. len-1. */
+static int attn__tf_kv_held(const attn_transformer *m, const attn_transformer_kv *kv)
+{
+    int g = m->cfg.window ? m->cfg.global : 0;
+    return ATTN__MIN(kv->len, g) + ATTN__MAX(kv->len - kv->first, 0);
 }
 
 /* Layer l's keys (or S) and values (or z) in the cache; returns F as attn__tf_kv_sizes. */
@@ -7799,23 +7830,25 @@ static int attn__tf_kv_layer(const attn_transformer *m, const attn_transformer_k
 {
     size_t nk, nv, ok = 0, ov = 0;
     int i;
-    for (i = 0; i < l; i++) attn__tf_kv_sizes(m, i, kv->cap, &nk, &nv), ok += nk, ov += nv;
+    for (i = 0; i < l; i++) attn__tf_kv_sizes(m, i, kv->rows, &nk, &nv), ok += nk, ov += nv;
     *k = kv->k + ok;
     *v = kv->v + ov;
-    return attn__tf_kv_sizes(m, l, kv->cap, &nk, &nv);
+    return attn__tf_kv_sizes(m, l, kv->rows, &nk, &nv);
 }
 
 static size_t attn__tf_kv_map(const attn_transformer *m, int cap, void *mem, attn_transformer_kv *kv)
 {
     attn_arena ar;
     size_t nk, nv, tk = 0, tv = 0;
-    int l;
-    for (l = 0; l < m->cfg.layers; l++) attn__tf_kv_sizes(m, l, cap, &nk, &nv), tk += nk, tv += nv;
+    int l, rows = attn__tf_kv_rows(m, cap);
+    for (l = 0; l < m->cfg.layers; l++) attn__tf_kv_sizes(m, l, rows, &nk, &nv), tk += nk, tv += nv;
     attn__arena_plan(&ar, mem);
     kv->k = attn__arena_floats(&ar, tk);
     kv->v = attn__arena_floats(&ar, tv);
-    kv->seg = (int *)attn__arena_take(&ar, sizeof(int) * cap);
+    kv->seg = (int *)attn__arena_take(&ar, sizeof(int) * rows);
     kv->cap = cap;
+    kv->rows = rows;
+    kv->first = m->cfg.window ? m->cfg.global : 0;
     kv->len = kv->at = 0;
     if (mem)
         memset(kv->k, 0, sizeof(attn_float) * tk), memset(kv->v, 0, sizeof(attn_float) * tv); /* S, z = 0 */
@@ -7871,45 +7904,47 @@ ATTNDEF size_t attn_transformer_decode_work_bytes(const attn_transformer *m, int
     if (attn__tf_decode_check(__func__, m, cap) != ATTN_OK) return 0;
     if (n < 1 || n > cap)
         return attn__fail(ATTN_ERR_SHAPE, "%s: n = %d must be in 1 .. cap %d", __func__, n, cap), 0;
-    return attn__tf_decode_map(m, n, cap, NULL, &w);
+    return attn__tf_decode_map(m, ATTN__MIN(n, attn__tf_chunk(m)), attn__tf_kv_rows(m, cap), NULL, &w);
 }
 
-ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_transformer_kv *kv,
-                                            attn_float *logits, const int *tokens, int n, void *work,
-                                            size_t work_bytes)
+/* Makes room in the cache for n more rows: with a window, the oldest rows after the global tokens
+   go, in every head of every layer (a step's first query sees none of them). */
+static void attn__tf_kv_room(const attn_transformer *m, attn_transformer_kv *kv, int n)
 {
-    const attn_transformer_config *c;
-    attn__tf_decode_work w;
+    const attn_transformer_config *c = &m->cfg;
+    int held = attn__tf_kv_held(m, kv), drop = held + n - kv->rows, g = c->window ? c->global : 0, l, h;
+    size_t keep = (size_t)(held - g - drop);
+    if (drop <= 0) return;
+    for (l = 0; l < c->layers; l++) {
+        attn_float *kc, *vc;
+        if (attn__tf_kv_layer(m, kv, l, &kc, &vc)) continue; /* a recurrent state */
+        for (h = 0; h < c->heads; h++) {
+            attn_float *k = kc + ((size_t)h * kv->rows + g) * c->dk,
+                       *v = vc + ((size_t)h * kv->rows + g) * c->dv;
+            memmove(k, k + (size_t)drop * c->dk, sizeof(attn_float) * keep * c->dk);
+            memmove(v, v + (size_t)drop * c->dv, sizeof(attn_float) * keep * c->dv);
+        }
+    }
+    memmove(kv->seg + g, kv->seg + g + drop, sizeof(int) * keep);
+    kv->first += drop;
+}
+
+/* One step of decoding: n tokens (at most a chunk) at positions len .. len + n - 1, their logits
+   [n, out]; the cache has room for their rows. */
+static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transformer_kv *kv,
+                                        attn_float *logits, const int *tokens, int n,
+                                        const attn__tf_decode_work *wp)
+{
+    const attn_transformer_config *c = &m->cfg;
+    attn__tf_decode_work w = *wp;
     attn_attention_desc d;
     attn_layer L;
     attn_transformer_tensors M;
-    size_t hk, hv, need;
-    int l, t, h, Tk;
-    ATTN__NEED(kv); ATTN__NEED(logits); ATTN__NEED(tokens); ATTN__NEED(work);
-    ATTN__TRY(attn__tf_decode_check(__func__, m, kv->cap));
-    c = &m->cfg;
-    if (!kv->k || !kv->v || !kv->seg || kv->len < 0 || n < 1 || kv->len + n > kv->cap)
-        return attn__fail(ATTN_ERR_SHAPE,
-                          "%s: %d tokens after %d do not fit a cache of %d (or it is not set up)", __func__,
-                          n, kv->len, kv->cap);
-    for (l = 0; l < c->layers && kv->len != kv->at; l++)
-        if (attn__flags(c->kinds[l]) & ATTN_KF_LINEAR_TIME)
-            return attn__fail(ATTN_ERR_ARG,
-                              "%s: layer %d's recurrent state (%s) holds %d tokens, not len = %d: it "
-                              "cannot rewind",
-                              __func__, l, attn_kind_get(c->kinds[l])->name, kv->at, kv->len);
-    if ((need = attn_transformer_decode_work_bytes(m, n, kv->cap)) > work_bytes)
-        return attn__fail(ATTN_ERR_ARG,
-                          "%s: work has %lu bytes, attn_transformer_decode_work_bytes() asks for %lu",
-                          __func__, (unsigned long)work_bytes, (unsigned long)need);
-    for (t = 0; t < n; t++)
-        if (tokens[t] < 0 || tokens[t] >= c->vocab)
-            return attn__fail(ATTN_ERR_ARG, "%s: token %d is %d, outside 0 .. %d", __func__, t, tokens[t],
-                              c->vocab - 1);
-    attn__tf_decode_map(m, n, kv->cap, work, &w);
-    hk = (size_t)c->heads * c->dk; hv = (size_t)c->heads * c->dv; Tk = kv->len + n;
-    for (t = 0; t < n; t++) /* the segments: a running count of bos tokens */
-        kv->seg[kv->len + t] = (kv->len + t ? kv->seg[kv->len + t - 1] : 0) + (tokens[t] == c->bos);
+    size_t hk, hv;
+    int l, t, h, i, Tk, held = attn__tf_kv_held(m, kv), g = c->window ? c->global : 0;
+    hk = (size_t)c->heads * c->dk; hv = (size_t)c->heads * c->dv; Tk = held + n;
+    for (t = held; t < Tk; t++) /* the new rows' segments: a running count of bos tokens */
+        kv->seg[t] = (t ? kv->seg[t - 1] : 0) + (tokens[t - held] == c->bos);
     M = attn_transformer_named(m, 0);
     attn_embedding_forward(w.x, tokens, M.E, n, c->vocab, c->d);
     if (c->pos == ATTN_POS_LEARNED) attn_axpy((size_t)n * c->d, 1, M.P + (size_t)kv->len * c->d, w.x);
@@ -7923,6 +7958,11 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
         attn__layer_desc(&L, 1, n, Tk, &d);
         if (L.rope) attn__layer_rope_tables(&L, w.cosv, w.sinv, n, kv->len); /* the new positions' rows */
         if (c->t5) attn_t5_bias_forward(w.bias, W.t5, c->heads, n, Tk, c->max_T);
+        for (h = 0; c->t5 && kv->first > g && h < c->heads; h++) /* the global rows' true distances */
+            for (t = 0; t < n; t++)
+                for (i = 0; i < g; i++)
+                    w.bias[((size_t)h * n + t) * Tk + i] =
+                        W.t5[(size_t)h * c->max_T + attn_t5_bucket(kv->len + t, i, c->max_T)];
         /* h = x + Wo Attn(q, K, V) + bo, q from Norm(x), the new keys and values appended to the cache */
         attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, W.n1g, W.n1b, (size_t)n);
         /* q, k, v [n, H d] split into heads [H, n, d]; RoPE at positions len ..; k, v appended to each
@@ -7957,16 +7997,16 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
             }
         }
         for (h = 0; !F && h < c->heads; h++) {
-            memcpy(kc + ((size_t)h * kv->cap + kv->len) * c->dk, w.kn + (size_t)h * n * c->dk,
+            memcpy(kc + ((size_t)h * kv->rows + held) * c->dk, w.kn + (size_t)h * n * c->dk,
                    sizeof(attn_float) * n * c->dk);
-            memcpy(vc + ((size_t)h * kv->cap + kv->len) * c->dv, w.vn + (size_t)h * n * c->dv,
+            memcpy(vc + ((size_t)h * kv->rows + held) * c->dv, w.vn + (size_t)h * n * c->dv,
                    sizeof(attn_float) * n * c->dv);
         }
         if (!F && (attn__flags(d.kind) & ATTN_KF_MIXES_HEADS)) { /* every head at once: the rows gathered */
             for (h = 0; h < c->heads; h++) {
-                memcpy(w.K + (size_t)h * Tk * c->dk, kc + (size_t)h * kv->cap * c->dk,
+                memcpy(w.K + (size_t)h * Tk * c->dk, kc + (size_t)h * kv->rows * c->dk,
                        sizeof(attn_float) * Tk * c->dk);
-                memcpy(w.V + (size_t)h * Tk * c->dv, vc + (size_t)h * kv->cap * c->dv,
+                memcpy(w.V + (size_t)h * Tk * c->dv, vc + (size_t)h * kv->rows * c->dv,
                        sizeof(attn_float) * Tk * c->dv);
             }
             ATTN__TRY(attn_attention_forward(&d, w.O, w.stats, NULL, w.Q, w.K, w.V, w.att, w.att_bytes));
@@ -7979,7 +8019,8 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
                 dh.bias = d.bias ? d.bias + (size_t)h * n * Tk : NULL;
                 ATTN__TRY(attn_attention_forward(
                     &dh, w.O + (size_t)h * n * c->dv, w.stats + h * st, NULL, w.Q + (size_t)h * n * c->dk,
-                    kc + (size_t)h * kv->cap * c->dk, vc + (size_t)h * kv->cap * c->dv, w.att, w.att_bytes));
+                    kc + (size_t)h * kv->rows * c->dk, vc + (size_t)h * kv->rows * c->dv, w.att,
+                    w.att_bytes));
             }
         }
         attn__heads(w.ocat, w.O, 1, n, c->heads, c->dv, 0);
@@ -7990,6 +8031,52 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
     kv->at = kv->len += n;
     attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, M.nfg, M.nfb, (size_t)n);
     return attn_linear_forward(logits, w.a, M.Wout, M.bout, n, c->d, c->out);
+}
+
+ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_transformer_kv *kv,
+                                            attn_float *logits, const int *tokens, int n, void *work,
+                                            size_t work_bytes)
+{
+    const attn_transformer_config *c;
+    attn__tf_decode_work w;
+    size_t need;
+    int l, t, nc, chunk, W;
+    ATTN__NEED(kv); ATTN__NEED(logits); ATTN__NEED(tokens); ATTN__NEED(work);
+    ATTN__TRY(attn__tf_decode_check(__func__, m, kv->cap));
+    c = &m->cfg;
+    chunk = attn__tf_chunk(m);
+    if (!kv->k || !kv->v || !kv->seg || kv->len < 0 || n < 1 || kv->len + n > kv->cap ||
+        kv->rows != attn__tf_kv_rows(m, kv->cap))
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: %d tokens after %d do not fit a cache of %d (or it is not set up)", __func__,
+                          n, kv->len, kv->cap);
+    for (l = 0; l < c->layers && kv->len != kv->at; l++)
+        if (attn__flags(c->kinds[l]) & ATTN_KF_LINEAR_TIME)
+            return attn__fail(ATTN_ERR_ARG,
+                              "%s: layer %d's recurrent state (%s) holds %d tokens, not len = %d: it "
+                              "cannot rewind",
+                              __func__, l, attn_kind_get(c->kinds[l])->name, kv->at, kv->len);
+    if ((need = attn_transformer_decode_work_bytes(m, n, kv->cap)) > work_bytes)
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: work has %lu bytes, attn_transformer_decode_work_bytes() asks for %lu",
+                          __func__, (unsigned long)work_bytes, (unsigned long)need);
+    for (t = 0; t < n; t++)
+        if (tokens[t] < 0 || tokens[t] >= c->vocab)
+            return attn__fail(ATTN_ERR_ARG, "%s: token %d is %d, outside 0 .. %d", __func__, t, tokens[t],
+                              c->vocab - 1);
+    W = c->window * (c->dilation > 1 ? c->dilation : 1);
+    if (kv->first > (c->window ? c->global : 0) && kv->first > kv->len - W)
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: the window's cache dropped the rows before position %d, which position %d "
+                          "still sees: it cannot rewind to len = %d",
+                          __func__, kv->first, kv->len, kv->len);
+    attn__tf_decode_map(m, ATTN__MIN(n, chunk), kv->rows, work, &w);
+    for (t = 0; t < n; t += nc) { /* a step per chunk: a window's cache keeps its rows */
+        nc = ATTN__MIN(n - t, chunk);
+        attn__tf_kv_room(m, kv, nc);
+        ATTN__TRY(attn__tf_decode_step(m, kv, logits + (size_t)t * c->out, tokens + t, nc, &w));
+    }
+    return ATTN_OK;
 }
 
 ATTNDEF int attn_sample(const attn_float *logits, int V, double temperature, int top_k, double top_p,

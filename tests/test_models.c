@@ -1002,6 +1002,59 @@ static void test_transformer_checkpoint(void)
 /* A sliding window in the transformer (Beltagy et al. 2020): one wider than the sequence is plain
    attention; window 1 with dilation 2 and a global token passes finite differences (float64) and
    survives a checkpoint; decoding with it equals the full pass; bad settings are refused. */
+/* Decoding with a window keeps only the window: over 96 tokens (a window of 2 x dilation 2, a global
+   token, so 21 rows) the logits of every step equal the full pass' rows, with RoPE, T5 biases and
+   document masks, for one token at a time and for calls of 37 tokens (run in chunks); the cache's
+   size does not grow with its capacity; a rewind past the dropped rows is refused. */
+static void test_transformer_window_cache(void)
+{
+    enum { T = 96, OUT = 4 };
+    attn_rng r;
+    int v;
+    attn_rng_seed(&r, 23, 0);
+    for (v = 0; v < 4; v++) {
+        attn_transformer_config c = tf_small();
+        attn_transformer m;
+        attn_transformer_kv kv;
+        attn_float *full = t_alloc(T * OUT), *step = t_alloc(T * OUT), *cache;
+        int tok[T], i, ok = 1, n;
+        size_t kb, db, wb;
+        void *kvm, *dw, *work;
+        double diff, tol = sizeof(attn_float) == 4 ? 2e-5 : 1e-12;
+        c.max_T = T; c.window = 2; c.dilation = 2; c.global = v != 1;
+        c.kinds[0] = v == 2 ? ATTN_COG : ATTN_SOFTMAX; c.kinds[1] = v == 3 ? ATTN_HYLA : ATTN_EXPRESSIVE;
+        if (v == 3) c.dv = c.dk;
+        c.pos = v == 1 ? ATTN_POS_ROPE : ATTN_POS_LEARNED;
+        c.t5 = v >= 2; c.doc_mask = v == 2; c.bos = 0;
+        CHECK(attn_transformer_init(&m, &c, &r) == ATTN_OK, "init: %s", attn_last_error());
+        for (i = 0; i < T; i++) tok[i] = (int)attn_rng_int(&r, 5);
+        cache = t_alloc(attn_transformer_cache_floats(&m, 1, T));
+        work = malloc(wb = attn_transformer_work_bytes(&m, 1, T));
+        attn_transformer_forward(&m, full, cache, tok, NULL, 1, T, work, wb);
+        kb = attn_transformer_kv_bytes(&m, T);
+        CHECK(kb && kb == attn_transformer_kv_bytes(&m, T / 2), "the cache's size does not grow with its capacity");
+        db = attn_transformer_decode_work_bytes(&m, T, T);
+        kvm = malloc(kb); dw = malloc(db);
+        for (n = 1; n <= 37; n += 36) { /* a token at a time; calls of 37 tokens */
+            CHECK(attn_transformer_kv_init(&kv, &m, T, kvm, kb) == ATTN_OK && kv.rows < T, "kv init: %s (%d rows)",
+                  attn_last_error(), kv.rows);
+            for (i = 0; i < T && ok; i += n)
+                ok = attn_transformer_decode(&m, &kv, step + i * OUT, tok + i, i + n <= T ? n : T - i, dw, db) == ATTN_OK;
+            CHECK(ok, "decode: %s", attn_last_error());
+            diff = t_max_diff(full, step, T * OUT);
+            CHECK(diff < tol, "variant %d, %d tokens a call: decoding in a window's cache of %d rows differs from the full "
+                  "pass by %.3g", v, n, kv.rows, diff);
+        }
+        kv.len = T - 3;
+        CHECK(attn_transformer_decode(&m, &kv, step, tok, 1, dw, db) == ATTN_OK, "a rewind within the held rows: %s",
+              attn_last_error());
+        kv.len = 10;
+        CHECK(attn_transformer_decode(&m, &kv, step, tok, 1, dw, db) == ATTN_ERR_ARG, "a rewind past the dropped rows refused");
+        free(full); free(step); free(cache); free(work); free(kvm); free(dw);
+        attn_transformer_free(&m);
+    }
+}
+
 static void test_transformer_window(void)
 {
     attn_transformer_config c = tf_small();
@@ -1661,6 +1714,7 @@ void test_models(void)
     test_checkpoint_compat();
     test_transformer_decode();
     test_transformer_window();
+    test_transformer_window_cache();
     test_sample();
     test_transformer_forward();
     test_transformer_backward();
