@@ -52,6 +52,7 @@ typedef struct {
    behind one interface. p is the parameter block of whichever it is. */
 typedef struct model {
     int decoder, N, ncon;
+    int nan; /* every parameter is NaN (run_one found it): every output is NaN, not computed */
     attn_cisformer cis;
     attn_transformer tf;
     attn_params *p;
@@ -111,7 +112,8 @@ static csv_stream train_csv; /* the train command's CSV, a line per evaluation a
 /* Evaluation k of run (kind, seed) as a CSV line. */
 static void nt_row(char *line, size_t n, attn_kind kind, int seed, const run_result *r, int k)
 {
-    snprintf(line, n, "%s,%d,%d,%.6f,%.6f,%.6f,%.6f", attn_kind_get(kind)->name, seed, r->epoch[k], r->acc[k], r->loss[k], r->acc_task[0][k],
+    double loss = r->loss[k] == r->loss[k] ? r->loss[k] : fabs(r->loss[k]); /* NaN printed as "nan", whatever its sign */
+    snprintf(line, n, "%s,%d,%d,%.6f,%.6f,%.6f,%.6f", attn_kind_get(kind)->name, seed, r->epoch[k], r->acc[k], loss, r->acc_task[0][k],
              r->acc_task[1][k]);
 }
 
@@ -367,7 +369,7 @@ static attn_status model_init(model *m, const options *o, attn_kind kind, attn_r
     attn_cisformer_config c = cis_config(o, kind);
     attn_transformer_config t = decoder_config(o, kind);
     attn_status s = o->decoder ? attn_transformer_init(&m->tf, &t, r) : attn_cisformer_init(&m->cis, &c, r);
-    m->decoder = o->decoder; m->N = o->N; m->ncon = o->ncon;
+    m->decoder = o->decoder; m->N = o->N; m->ncon = o->ncon; m->nan = 0;
     m->p = o->decoder ? &m->tf.p : &m->cis.p;
     return s;
 }
@@ -416,6 +418,10 @@ static void buf_free(model_buf *b) { free(b->y); free(b->target); free(b->dy); f
 static void model_forward(const model *m, model_buf *b, const int *tokens, int stride, int nb)
 {
     int i;
+    if (m->nan) { /* what the model computes from all-NaN parameters (their NaN, sign and all) */
+        for (i = 0; i < nb * m->N; i++) b->y[i] = m->p->data[0];
+        return;
+    }
     if (!m->decoder) {
         attn_cisformer_forward(&m->cis, b->y, b->cache, tokens, stride, nb, b->work, b->wb);
         return;
@@ -728,8 +734,9 @@ static void nt_state_io(jobbuf *b, nt_state *t, run_result *r, attn_params *p, a
 }
 
 /* Run jj (res) of the grid: kind and seed; cap: the evaluations res has room for. */
-/* Whether every parameter is NaN: then every later step leaves them NaN and every later evaluation
-   gives what the first one at NaN gave, so run_one computes neither (unless --full-nan 1). */
+/* Whether every parameter is NaN: then every later step leaves them NaN, every output is NaN and
+   every later evaluation gives what the first one at NaN gave, so run_one computes none of them
+   (unless --full-nan 1). */
 static int all_nan(const attn_params *p)
 {
     int i;
@@ -809,7 +816,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res,
                 model_loss_grad(o, &tb, series + j, nb, nb);
                 model_sgd_step(&m, &tb, nb, vel, lr, o->momentum, t.step++);
             }
-            if (!nan && !data_parallel && !o->full_nan) nan = all_nan(m.p);
+            if (!nan && !data_parallel && !o->full_nan) m.nan = nan = all_nan(m.p);
             for (j = 0; data_parallel && j < C; j++) { /* this rank's chunks of the epoch's windows */
                 int a = j * NBATCH / C, nb = (j + 1) * NBATCH / C - a;
                 if (!dp_mine(j)) continue;
