@@ -786,9 +786,10 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
 /* The attention layer: y = concat_h(attention(q_h, k_h, v_h)) Wo^T + bo with q = x Wq^T + bq and
    k, v = m Wk^T + bk, m Wv^T + bv (m = x for self-attention), any kind of the table, optional RoPE
    on q and k (self-attention, theta 10000). Weights are [out, in] as in attn_linear_forward:
-   Wq, Wk [H dk, C], Wv [H dv, C], Wo [Cout, H dv]; biases may be NULL. x [B, Tq, C], m [B, Tk, C],
-   y [B, Tq, Cout]. The cache (attn_layer_cache_floats) keeps what backward needs; work
-   (attn_layer_work_bytes) is scratch for either pass. */
+   Wq [H dk, C], Wk [KH dk, C], Wv [KH dv, C], Wo [Cout, H dv] with KH = att.kv_heads (grouped- or
+   multi-query attention; 0: H); biases may be NULL. x [B, Tq, C], m [B, Tk, C], y [B, Tq, Cout].
+   The cache (attn_layer_cache_floats) keeps what backward needs; work (attn_layer_work_bytes) is
+   scratch for either pass. */
 typedef struct attn_layer {
     attn_attention_desc att;  /* kind, H, dk, dv, causal, scale, key_mask, bias (B, Tq, Tk: per call) */
     int C, Cout;              /* input and output widths */
@@ -1026,6 +1027,8 @@ typedef struct attn_transformer_config {
     int vocab, in_dim;       /* token inputs 0 .. vocab-1, or (vocab 0) dense inputs of width in_dim */
     int d, layers;           /* model width, blocks in 1 .. ATTN_MAX_LAYERS */
     int heads, dk, dv, mlp;  /* attention heads and their widths; the MLP's hidden width */
+    int kv_heads;            /* key and value heads (grouped-query attention, scored kinds; 1:
+                                multi-query); 0: heads */
     int max_T;               /* longest sequence (the learned position table's rows) */
     int out, readout;        /* output width; positions read out (0: all, r: the last r) */
     int causal;
@@ -1057,7 +1060,8 @@ typedef struct attn_transformer_config {
 } attn_transformer_config;
 
 /* params: E [vocab, d] or Win [d, in_dim] and bin [d], P [max_T, d] (learned positions); per layer
-   n1g, n1b [d] (n1b: LayerNorm only), Wq [H dk, d], bq, Wk [H dk, d], bk, Wv [H dv, d], bv,
+   n1g, n1b [d] (n1b: LayerNorm only), Wq [H dk, d], bq, Wk [KH dk, d], bk, Wv [KH dv, d], bv (KH:
+   kv_heads or H),
    Wo [d, H dv], bo (the biases only with cfg.bias), lambda [4, dk/2] and gain [dv] (differential)
    or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], Elin, Flin [linformer_k, max_T] (Linformer), n2g,
    n2b, W1 [mlp, d], b1, W3 [mlp, d], b3 (glu), W2 [d, mlp], b2; then nfg, nfb, Wout [out, d], bout.
@@ -5977,7 +5981,8 @@ typedef struct {
 static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, attn_float *base,
                                     attn__layer_cache *c)
 {
-    size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, ng, rope;
+    size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, ng, rope,
+           KH = (size_t)(L->att.kv_heads ? L->att.kv_heads : L->att.H);
     attn__layer_cache t;
     attn_attention_desc d, g;
     attn_arena ar;
@@ -5989,8 +5994,8 @@ static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, 
     ar.base = c ? (unsigned char *)base : NULL;
     if (!c) c = &t;
     c->Q = attn__arena_floats(&ar, B * H * Tq * dk);
-    c->K = attn__arena_floats(&ar, B * H * Tk * dk);
-    c->V = attn__arena_floats(&ar, B * H * Tk * dv);
+    c->K = attn__arena_floats(&ar, B * KH * Tk * dk);
+    c->V = attn__arena_floats(&ar, B * KH * Tk * dv);
     c->O = attn__arena_floats(&ar, B * H * Tq * dv);
     c->stats = attn__arena_floats(&ar, L->kproj > 0 ? attn_linformer_cache_floats(&d, L->kproj)
                                                     : attn_attention_stats_floats(&d));
@@ -6076,8 +6081,10 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
                           "%s: global projections need Wqg, Wkg and Wvg, global tokens, self-attention, no "
                           "causal flag and no RoPE",
                           fn);
-    if (L->kproj < 0 || (L->kproj > 0 && L->Wqg))
-        return attn__fail(ATTN_ERR_ARG, "%s: kproj = %d must be >= 0; Linformer takes no global projections",
+    if (L->kproj < 0 || ((L->kproj > 0 || L->att.kv_heads) && L->Wqg) || (L->kproj > 0 && L->att.kv_heads))
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: kproj = %d must be >= 0; Linformer, grouped-query attention and global "
+                          "projections do not combine",
                           fn, L->kproj);
     attn__layer_desc(L, B, Tq, Tk, &d);
     ATTN__TRY(attn__attention_check(fn, &d, (size_t)-1));
@@ -6118,25 +6125,25 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
     attn_attention_desc d, g;
     attn__layer_cache c;
     attn_float *buf;
-    int H, dk, dv;
+    int H, KH, dk, dv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
     ATTN__NEED(y); ATTN__NEED(cache); ATTN__NEED(work);
     attn__layer_desc(L, B, Tq, Tk, &d);
-    H = d.H; dk = d.dk; dv = d.dv;
+    H = d.H; KH = d.kv_heads ? d.kv_heads : H; dk = d.dk; dv = d.dv;
     attn__layer_cache_map(L, B, Tq, Tk, cache, &c);
     buf = attn__layer_buf(L, &d, work, 0);
     if (!m) m = x;
     /* q, k, v = projections, heads split out: [B, T, H d] -> [B, H, T, d] */
     attn_linear_forward(buf, x, L->Wq, L->bq, B * Tq, L->C, H * dk);
     attn__heads(c.Q, buf, B, Tq, H, dk, 1);
-    attn_linear_forward(buf, m, L->Wk, L->bk, B * Tk, L->C, H * dk);
-    attn__heads(c.K, buf, B, Tk, H, dk, 1);
-    attn_linear_forward(buf, m, L->Wv, L->bv, B * Tk, L->C, H * dv);
-    attn__heads(c.V, buf, B, Tk, H, dv, 1);
+    attn_linear_forward(buf, m, L->Wk, L->bk, B * Tk, L->C, KH * dk);
+    attn__heads(c.K, buf, B, Tk, KH, dk, 1);
+    attn_linear_forward(buf, m, L->Wv, L->bv, B * Tk, L->C, KH * dv);
+    attn__heads(c.V, buf, B, Tk, KH, dv, 1);
     if (L->rope) {
         attn__layer_rope_tables(L, c.cosv, c.sinv, Tk, 0);
         attn_rope_forward(c.Q, c.Q, c.cosv, c.sinv, B * H, Tq, dk);
-        attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * H, Tk, dk);
+        attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * KH, Tk, dk);
     }
     if (L->kproj > 0)
         ATTN__TRY(attn_linformer_forward(&d, L->kproj, L->n_max, L->E, L->F, c.O, c.stats, c.Q, c.K, c.V,
@@ -6182,14 +6189,14 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     attn_attention_desc d, gd;
     attn__layer_cache c;
     attn_float *b0, *b1, *b2, *b3;
-    int H, dk, dv, self = m == NULL;
+    int H, KH, dk, dv, self = m == NULL;
     size_t nq, nk, nv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
     ATTN__NEED(dy); ATTN__NEED(cache); ATTN__NEED(work);
     if (!g) g = &none;
     attn__layer_desc(L, B, Tq, Tk, &d);
-    H = d.H; dk = d.dk; dv = d.dv;
-    nq = (size_t)B * H * Tq * dk; nk = (size_t)B * H * Tk * dk; nv = (size_t)B * H * Tk * dv;
+    H = d.H; KH = d.kv_heads ? d.kv_heads : H; dk = d.dk; dv = d.dv;
+    nq = (size_t)B * H * Tq * dk; nk = (size_t)B * KH * Tk * dk; nv = (size_t)B * KH * Tk * dv;
     attn__layer_cache_map(L, B, Tq, Tk, attn__unconst(cache), &c);
     b0 = attn__layer_buf(L, &d, work, 0);
     b1 = attn__layer_buf(L, &d, work, 1);
@@ -6238,16 +6245,16 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
         attn_rope_backward(b1, b0, c.cosv, c.sinv, B * H, Tq, dk);
         memcpy(b0, b1, sizeof(attn_float) * nq);
         memset(b1, 0, sizeof(attn_float) * nk);
-        attn_rope_backward(b1, b2, c.cosv, c.sinv, B * H, Tk, dk);
+        attn_rope_backward(b1, b2, c.cosv, c.sinv, B * KH, Tk, dk);
         memcpy(b2, b1, sizeof(attn_float) * nk);
     }
     /* through the projections: heads merged back, then the linear backward of each */
     attn__heads(b1, b0, B, Tq, H, dk, 0);
     attn_linear_backward(dx, g->dWq, g->dbq, b1, x, L->Wq, B * Tq, L->C, H * dk);
-    attn__heads(b1, b2, B, Tk, H, dk, 0);
-    attn_linear_backward(dm, g->dWk, g->dbk, b1, m, L->Wk, B * Tk, L->C, H * dk);
-    attn__heads(b1, b3, B, Tk, H, dv, 0);
-    return attn_linear_backward(dm, g->dWv, g->dbv, b1, m, L->Wv, B * Tk, L->C, H * dv);
+    attn__heads(b1, b2, B, Tk, KH, dk, 0);
+    attn_linear_backward(dm, g->dWk, g->dbk, b1, m, L->Wk, B * Tk, L->C, KH * dk);
+    attn__heads(b1, b3, B, Tk, KH, dv, 0);
+    return attn_linear_backward(dm, g->dWv, g->dbv, b1, m, L->Wv, B * Tk, L->C, KH * dv);
 }
 
 /* ---- 7. optimizers ---------------------------------------------------------------------------- */
@@ -6918,10 +6925,10 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         return attn__fail(ATTN_ERR_SHAPE,
                           "%s: bigbird_block %d, bigbird_random %d and linformer_k %d must be >= 0", fn,
                           c->bigbird_block, c->bigbird_random, c->linformer_k);
-    if (c->linformer_k && (c->causal || c->t5 || c->window || c->bigbird_block || c->doc_mask))
+    if (c->linformer_k && (c->causal || c->t5 || c->window || c->bigbird_block || c->doc_mask || c->kv_heads))
         return attn__fail(ATTN_ERR_ARG,
                           "%s: Linformer mixes every position into its compressed keys: not causal, and no "
-                          "T5 biases, window, BigBird blocks or documents",
+                          "T5 biases, window, BigBird blocks, documents or kv_heads",
                           fn);
     if (!(c->eps > 0) || !attn__finite(c->eps))
         return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0", fn, (double)c->eps);
@@ -6938,6 +6945,8 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         a.dropout = c->dropout;
         a.window = c->window;
         a.block = c->bigbird_block;
+        a.kv_heads = c->kv_heads;
+        if (c->kv_heads) a.H = c->heads; /* kv_heads divides it */
         a.layout = (const unsigned char *)c; /* any layout: the checks below look at the kind */
         if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads; /* just the checks below */
         ATTN__TRY(attn__attention_check(fn, &a, (size_t)-1));
@@ -6958,6 +6967,7 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p,
                           short at[][ATTN__TF_MAX_SLOTS])
 {
     int n = 0, l, s, d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, ln = c->norm == ATTN_NORM_LAYER;
+    int kh = c->kv_heads ? c->kv_heads : c->heads, kk = kh * c->dk, kv = kh * c->dv;
     int bias = c->bias != 0, t5 = c->t5 != 0, glu = c->glu != 0; /* "nonzero" flags as ndim 0 or 1 */
     int sh[ATTN__TF_SLOTS][4]; /* ndim (0: absent), shape (ATTN__TF_SLOTS > ATTN__TF_GLOBALS) */
     for (l = -1; l <= c->layers; l++) { /* -1: E, P; layers; then layers: the final norm and head */
@@ -6981,10 +6991,10 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p,
                                         {ln, d},
                                         {2, hk, d},
                                         {bias, hk},
-                                        {2, hk, d},
-                                        {bias, hk},
-                                        {2, hv, d},
-                                        {bias, hv},
+                                        {2, kk, d},
+                                        {bias, kk},
+                                        {2, kv, d},
+                                        {bias, kv},
                                         {2, d, hv},
                                         {bias, d},
                                         {sub ? 2 : 0, 4, c->dk / 2},
@@ -7224,6 +7234,7 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     memset(L, 0, sizeof *L);
     L->att.kind = c->kinds[l];
     L->att.H = c->heads;
+    L->att.kv_heads = c->kv_heads;
     L->att.dk = c->dk;
     L->att.dv = c->dv;
     L->att.causal = c->causal;
@@ -7795,8 +7806,9 @@ static int attn__tf_kv_sizes(const attn_transformer *m, int l, int rows, size_t 
     const attn_transformer_config *c = &m->cfg;
     const attn_kind_info *r = attn_kind_get(c->kinds[l]);
     int F = r->flags & ATTN_KF_LINEAR_TIME ? r->feature->features(c->dk) : 0;
-    *nk = (size_t)c->heads * (F ? (size_t)F * c->dv : (size_t)rows * c->dk);
-    *nv = (size_t)c->heads * (F ? (size_t)F : (size_t)rows * c->dv);
+    size_t KH = (size_t)(c->kv_heads ? c->kv_heads : c->heads);
+    *nk = F ? (size_t)c->heads * F * c->dv : KH * rows * c->dk;
+    *nv = F ? (size_t)c->heads * F : KH * rows * c->dv;
     return F;
 }
 
@@ -7912,13 +7924,14 @@ ATTNDEF size_t attn_transformer_decode_work_bytes(const attn_transformer *m, int
 static void attn__tf_kv_room(const attn_transformer *m, attn_transformer_kv *kv, int n)
 {
     const attn_transformer_config *c = &m->cfg;
-    int held = attn__tf_kv_held(m, kv), drop = held + n - kv->rows, g = c->window ? c->global : 0, l, h;
+    int held = attn__tf_kv_held(m, kv), drop = held + n - kv->rows, g = c->window ? c->global : 0, l, h,
+        KH = c->kv_heads ? c->kv_heads : c->heads;
     size_t keep = (size_t)(held - g - drop);
     if (drop <= 0) return;
     for (l = 0; l < c->layers; l++) {
         attn_float *kc, *vc;
         if (attn__tf_kv_layer(m, kv, l, &kc, &vc)) continue; /* a recurrent state */
-        for (h = 0; h < c->heads; h++) {
+        for (h = 0; h < KH; h++) {
             attn_float *k = kc + ((size_t)h * kv->rows + g) * c->dk,
                        *v = vc + ((size_t)h * kv->rows + g) * c->dv;
             memmove(k, k + (size_t)drop * c->dk, sizeof(attn_float) * keep * c->dk);
@@ -7940,9 +7953,11 @@ static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transfor
     attn_attention_desc d;
     attn_layer L;
     attn_transformer_tensors M;
-    size_t hk, hv;
-    int l, t, h, i, Tk, held = attn__tf_kv_held(m, kv), g = c->window ? c->global : 0;
+    size_t hk, hv, kk, kv2;
+    int l, t, h, i, Tk, held = attn__tf_kv_held(m, kv), g = c->window ? c->global : 0,
+        KH = c->kv_heads ? c->kv_heads : c->heads;
     hk = (size_t)c->heads * c->dk; hv = (size_t)c->heads * c->dv; Tk = held + n;
+    kk = (size_t)KH * c->dk; kv2 = (size_t)KH * c->dv;
     for (t = held; t < Tk; t++) /* the new rows' segments: a running count of bos tokens */
         kv->seg[t] = (t ? kv->seg[t - 1] : 0) + (tokens[t - held] == c->bos);
     M = attn_transformer_named(m, 0);
@@ -7969,13 +7984,13 @@ static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transfor
            head's rows of the cache */
         attn_linear_forward(w.q, w.a, L.Wq, L.bq, n, c->d, (int)hk);
         attn__heads(w.Q, w.q, 1, n, c->heads, c->dk, 1);
-        attn_linear_forward(w.q, w.a, L.Wk, L.bk, n, c->d, (int)hk);
-        attn__heads(w.kn, w.q, 1, n, c->heads, c->dk, 1);
-        attn_linear_forward(w.q, w.a, L.Wv, L.bv, n, c->d, (int)hv);
-        attn__heads(w.vn, w.q, 1, n, c->heads, c->dv, 1);
+        attn_linear_forward(w.q, w.a, L.Wk, L.bk, n, c->d, (int)kk);
+        attn__heads(w.kn, w.q, 1, n, KH, c->dk, 1);
+        attn_linear_forward(w.q, w.a, L.Wv, L.bv, n, c->d, (int)kv2);
+        attn__heads(w.vn, w.q, 1, n, KH, c->dv, 1);
         if (L.rope) {
             attn_rope_forward(w.Q, w.Q, w.cosv, w.sinv, c->heads, n, c->dk);
-            attn_rope_forward(w.kn, w.kn, w.cosv, w.sinv, c->heads, n, c->dk);
+            attn_rope_forward(w.kn, w.kn, w.cosv, w.sinv, KH, n, c->dk);
         }
         for (h = 0; F && h < c->heads;
              h++) { /* recurrent: S += phi(k) v^T, z += phi(k), then o, as the engine */
@@ -7996,7 +8011,7 @@ static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transfor
                 for (f = 0; f < F; f++) attn_axpy((size_t)c->dv, fq[f] / den, S + (size_t)f * c->dv, o);
             }
         }
-        for (h = 0; !F && h < c->heads; h++) {
+        for (h = 0; !F && h < KH; h++) {
             memcpy(kc + ((size_t)h * kv->rows + held) * c->dk, w.kn + (size_t)h * n * c->dk,
                    sizeof(attn_float) * n * c->dk);
             memcpy(vc + ((size_t)h * kv->rows + held) * c->dv, w.vn + (size_t)h * n * c->dv,
@@ -8014,13 +8029,14 @@ static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transfor
             attn_attention_desc dh = d;
             size_t st;
             dh.H = 1;
+            dh.kv_heads = 0;
             st = attn_attention_stats_floats(&dh);
             for (h = 0; h < c->heads; h++) {
+                size_t kh = (size_t)(h / (c->heads / KH)); /* its key and value head */
                 dh.bias = d.bias ? d.bias + (size_t)h * n * Tk : NULL;
                 ATTN__TRY(attn_attention_forward(
                     &dh, w.O + (size_t)h * n * c->dv, w.stats + h * st, NULL, w.Q + (size_t)h * n * c->dk,
-                    kc + (size_t)h * kv->rows * c->dk, vc + (size_t)h * kv->rows * c->dv, w.att,
-                    w.att_bytes));
+                    kc + kh * kv->rows * c->dk, vc + kh * kv->rows * c->dv, w.att, w.att_bytes));
             }
         }
         attn__heads(w.ocat, w.O, 1, n, c->heads, c->dv, 0);
@@ -10148,7 +10164,7 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 /* The transformer's configuration words, in order (then kinds[0 .. layers-1]). */
 #define ATTN__TF_WORDS 30    /* format 2: window, dilation and global after bos */
 #define ATTN__TF_WORDS_V1 27 /* format 1 */
-#define ATTN__TF_TAIL 4      /* format 2 since 0.2, last: bigbird_block, _random, _seed, linformer_k */
+#define ATTN__TF_TAIL 5 /* format 2 since 0.2, last: bigbird_block, _random, _seed, linformer_k, kv_heads */
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
@@ -10194,6 +10210,7 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     w[ATTN__TF_WORDS + c->layers + 1] = c->bigbird_random;
     w[ATTN__TF_WORDS + c->layers + 2] = c->bigbird_seed;
     w[ATTN__TF_WORDS + c->layers + 3] = c->linformer_k;
+    w[ATTN__TF_WORDS + c->layers + 4] = c->kv_heads;
     return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers + ATTN__TF_TAIL, np, nn,
                                 &m->p);
 }
@@ -10250,6 +10267,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.bigbird_random = w[words + c.layers + 1];
         c.bigbird_seed = w[words + c.layers + 2];
         c.linformer_k = w[words + c.layers + 3];
+        c.kv_heads = w[words + c.layers + 4];
     }
     for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - words && known; l++)
         known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l])) >= 0;

@@ -630,6 +630,66 @@ static void tf_run(const attn_transformer *m, attn_float *y, const int *tok, int
     free(cache); free(work);
 }
 
+/* Grouped-query attention in the transformer: a model with kv_heads 2 of 4 heads equals the model
+   with 4 key and value heads whose Wk, Wv rows repeat each group's (parameters copied by name);
+   decoding it with its smaller cache gives the full pass' rows; its checkpoint keeps kv_heads. */
+static void test_transformer_gqa(void)
+{
+    const char *path = "build/test_gqa.ckpt";
+    attn_transformer_config cf = tf_small();
+    attn_transformer g, f, back;
+    attn_rng r;
+    attn_float yg[2 * 6 * 4], yf[2 * 6 * 4], step[6 * 4];
+    int tok[12], i, l, h, j;
+    double worst = 0;
+    attn_rng_seed(&r, 33, 0);
+    cf.heads = 4; cf.dk = 2; cf.dv = 3; cf.pos = ATTN_POS_ROPE; cf.kinds[1] = ATTN_EXPRESSIVE; cf.t5 = 1;
+    cf.kv_heads = 2;
+    CHECK(attn_transformer_init(&g, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    cf.kv_heads = 0;
+    CHECK(attn_transformer_init(&f, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    for (i = 0; i < g.p.count; i++) { /* the same tensors, Wk, bk, Wv, bv repeated per group */
+        int rows = g.p.value[i].shape[0], cols = g.p.value[i].ndim > 1 ? g.p.value[i].shape[1] : 1;
+        int grouped = !strcmp(g.p.name[i], "Wk") || !strcmp(g.p.name[i], "bk") || !strcmp(g.p.name[i], "Wv") ||
+                      !strcmp(g.p.name[i], "bv");
+        int per = rows / 2; /* rows per key head */
+        for (h = 0; h < (grouped ? 4 : 1); h++)
+            for (j = 0; j < (grouped ? per : rows); j++)
+                memcpy(f.p.value[i].data + ((size_t)h * per * grouped + j) * cols,
+                       g.p.value[i].data + ((size_t)(grouped ? h / 2 * per : 0) + j) * cols, sizeof(attn_float) * cols);
+    }
+    for (i = 0; i < 12; i++) tok[i] = (int)attn_rng_int(&r, 5);
+    tf_run(&g, yg, tok, 2, 6); tf_run(&f, yf, tok, 2, 6);
+    for (i = 0; i < 2 * 6 * 4; i++) worst = fmax(worst, fabs((double)yg[i] - yf[i]));
+    CHECK(worst <= 64 * T_EPS, "kv_heads 2 of 4 equals 4 heads with each group's keys and values repeated: %.2e", worst);
+    CHECK(attn_transformer_kv_bytes(&g, 6) < attn_transformer_kv_bytes(&f, 6), "grouped-query attention: a smaller cache");
+    {
+        attn_transformer_kv kv;
+        size_t kb = attn_transformer_kv_bytes(&g, 6), db = attn_transformer_decode_work_bytes(&g, 4, 6);
+        void *kvm = malloc(kb), *dw = malloc(db);
+        CHECK(attn_transformer_kv_init(&kv, &g, 6, kvm, kb) == ATTN_OK &&
+                  attn_transformer_decode(&g, &kv, step, tok, 4, dw, db) == ATTN_OK &&
+                  attn_transformer_decode(&g, &kv, step + 4 * 4, tok + 4, 1, dw, db) == ATTN_OK &&
+                  attn_transformer_decode(&g, &kv, step + 5 * 4, tok + 5, 1, dw, db) == ATTN_OK,
+              "decode with kv_heads: %s", attn_last_error());
+        worst = t_max_diff(yg, step, 6 * 4);
+        CHECK(worst < (sizeof(attn_float) == 4 ? 1e-5 : 1e-12), "decoding with kv_heads differs from the full pass by %.3g", worst);
+        free(kvm); free(dw);
+    }
+    CHECK(attn_transformer_save(&g, path) == ATTN_OK && attn_transformer_load(&back, path) == ATTN_OK &&
+              back.cfg.kv_heads == 2 && t_params_equal(&back.p, &g.p),
+          "a grouped-query checkpoint: %s", attn_last_error());
+    attn_transformer_free(&back);
+    for (l = 0; l < 1; l++) { /* refusals */
+        cf.kv_heads = 3;
+        CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "divide"), "kv_heads 3 of 4 refused");
+        cf.kv_heads = 2; cf.kinds[0] = ATTN_HYLA;
+        CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "grouped-query"), "kv_heads with HYLA refused");
+    }
+    attn_transformer_free(&g); attn_transformer_free(&f);
+    remove(path);
+}
+
 /* BigBird blocks and Linformer in the transformer: an all-visible layout is dense attention; a
    block a row cannot see does not reach it (full and shorter sequences); Linformer with E = F = I
    is dense non-causal attention; checkpoints restore both (the layout from its seed); refusals. */
@@ -802,11 +862,11 @@ static void test_transformer_backward(void)
 {
     static const attn_kind kinds[][2] = {{ATTN_SOFTMAX, ATTN_EXPRESSIVE}, {ATTN_DIFFERENTIAL, ATTN_SOFTMAX}, {ATTN_HYLA_PLUS, ATTN_LINEAR_RAW},
                                          {ATTN_COG, ATTN_SOFTMAX}, {ATTN_HYLA, ATTN_LINEAR_RMSHEAD},
-                                         {ATTN_SOFTMAX, ATTN_EXPRESSIVE}, {ATTN_SOFTMAX, ATTN_COG}};
+                                         {ATTN_SOFTMAX, ATTN_EXPRESSIVE}, {ATTN_SOFTMAX, ATTN_COG}, {ATTN_COG, ATTN_EXPRESSIVE}};
     attn_rng r;
     int k, variant;
     attn_rng_seed(&r, 12, 0);
-    for (k = 0; k < 7; k++) /* 5: BigBird blocks of 1 token (T 5 < max_T: the layout's corner); 6: Linformer */
+    for (k = 0; k < 8; k++) /* 5: BigBird blocks of 1 token (T 5 < max_T: the layout's corner); 6: Linformer; 7: MQA */
         for (variant = 0; variant < 3; variant++) {
             tf_ctx c;
             attn_transformer_config cf = tf_small();
@@ -831,6 +891,7 @@ static void test_transformer_backward(void)
             cf.doc_mask = variant == 1 && cf.vocab > 0; /* token inputs only */
             if (k == 5) { cf.bigbird_block = 1; cf.bigbird_random = 1; cf.bigbird_seed = variant; }
             if (k == 6) { cf.linformer_k = 3; cf.causal = 0; cf.doc_mask = 0; }
+            if (k == 7) cf.kv_heads = 1; /* multi-query: one key and value head for the two */
             CHECK(attn_transformer_init(&c.m, &cf, &r) == ATTN_OK, "init %s/%s variant %d: %s", attn_kind_get(cf.kinds[0])->name,
                   attn_kind_get(cf.kinds[1])->name, variant, attn_last_error());
             for (i = 0; i < (int)c.m.p.total; i++) c.m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
@@ -849,7 +910,7 @@ static void test_transformer_backward(void)
             c.work = malloc(c.wb);
             tv[0].name = "params"; tv[0].x = c.m.p.data; tv[0].g = c.m.p.gdata; tv[0].n = c.m.p.total;
             snprintf(what, sizeof what, "transformer %s/%s variant %d%s", attn_kind_get(cf.kinds[0])->name, attn_kind_get(cf.kinds[1])->name, variant,
-                     k == 5 ? " BigBird" : k == 6 ? " Linformer" : "");
+                     k == 5 ? " BigBird" : k == 6 ? " Linformer" : k == 7 ? " multi-query" : "");
             tf_f(&c);
             t_gradcheck(what, tf_f, tf_b, &c, c.y, (size_t)c.B * (cf.readout ? cf.readout : c.T) * cf.out, tv, 1);
             free(c.tok); free(c.x); free(c.y); free(c.cache); free(c.work);
@@ -1723,6 +1784,7 @@ void test_models(void)
     test_transformer_documents();
     test_transformer_checkpoint();
     test_transformer_sparse();
+    test_transformer_gqa();
     test_plot_svg();
     test_transformer_weights();
     test_transformer_pruned();
