@@ -114,13 +114,15 @@ else
         try "the expressive-attention controls run: --qk-input raw --init-gain 0.5 --loss mean" sh -c \
             "./build/attnlab train --qk-input raw --init-gain 0.5 --loss mean --epochs 10 --seeds 1 --final-test 20 --threads 1 \
              >/dev/null 2>&1"
-        try "the sparse patterns from attnlab: Linformer (fuzzy), BigBird (NT decoder, lm)" sh -c \
+        try "the sparse patterns from attnlab: Linformer (fuzzy), BigBird (NT decoder, lm), multi-query (lm)" sh -c \
             "./build/attnlab train --task fuzzy --attn softmax --linformer-k 8 --steps 20 --seeds 1 --eval-every 10 \
              --eval-tasks 64 --threads 1 --csv $tmp/lin.csv >/dev/null 2>&1 && grep -q softmax $tmp/lin.csv && \
              ./build/attnlab train --model decoder --bigbird-block 4 --bigbird-random 1 --epochs 10 --seeds 1 \
              --final-test 20 --threads 1 >/dev/null 2>&1 && \
              ./build/attnlab lm --variants softmax --seeds 1 --steps 10 --layers 1 --dmodel 32 --heads 2 --ctx 32 \
-             --bigbird-block 8 --bigbird-random 1 --threads 1 >/dev/null 2>&1"
+             --bigbird-block 8 --bigbird-random 1 --threads 1 >/dev/null 2>&1 && \
+             ./build/attnlab lm --variants softmax --seeds 1 --steps 10 --layers 1 --dmodel 32 --heads 4 --ctx 32 \
+             --kv-heads 1 --threads 1 >/dev/null 2>&1"
         try "a diverged run (all parameters NaN) skips its steps and outputs: the same CSV and report as computing them" \
             sh -c "./build/attnlab train --N 16 --ncon 16 --lr 50 --epochs 300 --seeds 2 --eval-every 50 --final-test 100 \
              --threads 1 --csv $tmp/nan.csv >$tmp/nan0.out 2>/dev/null && grep -q nan $tmp/nan.csv && \
