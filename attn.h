@@ -4162,7 +4162,8 @@ typedef struct {
     attn_float *O, *stats, *weights;   /* forward outputs */
     attn_float *dQ, *dK, *dV, *dbias;  /* backward outputs */
     const attn_float *Q, *K, *V, *dO, *Oin, *stats_in;
-    int ldk; /* row stride of Q, K, dQ, dK: dk, or 2 dk for differential attention's sub-heads */
+    int ldk;    /* row stride of Q, K, dQ, dK: dk, or 2 dk for differential attention's sub-heads */
+    int finite; /* the head-mixing kinds: Q, K, V (and dO) are finite, no batch element is guarded */
 } attn__args;
 typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
 
@@ -5234,15 +5235,31 @@ static void attn__mix_values(const attn__args *a, attn_mix_row mx, int b, attn_f
 
 /* Whether batch element b's inputs (and dO, in backward) hold a non-finite value: then the guarded
    path, where what a row cannot see stays out of its products. */
+/* Whether rows (queries) and keys of Q, K, V (and dO) from head row o on hold a non-finite value. */
+static int attn__mix_guard_of(const attn__args *a, size_t o, int rows, int keys)
+{
+    const attn_attention_desc *d = a->d;
+    return !attn__all_finite(a->Q + o * d->Tq * d->dk, rows, d->dk, d->dk) ||
+           !attn__all_finite(a->K + o * d->Tk * d->dk, keys, d->dk, d->dk) ||
+           !attn__all_finite(a->V + o * d->Tk * d->dv, keys, d->dv, d->dv) ||
+           (a->dO && !attn__all_finite(a->dO + o * d->Tq * d->dv, rows, d->dv, d->dv));
+}
+
+/* Whether the whole call is finite: one scan, which spares every tile the scan of its batch element. */
+static int attn__mix_finite(const attn__args *a)
+{
+    const attn_attention_desc *d = a->d;
+    size_t rows = (size_t)d->B * d->H * d->Tq, keys = (size_t)d->B * d->H * d->Tk;
+    return rows <= INT_MAX / 2 && keys <= INT_MAX / 2 && !attn__mix_guard_of(a, 0, (int)rows, (int)keys);
+}
+
+/* Whether batch element b takes the guarded path. */
 static int attn__mix_guard(const attn__args *a, int b)
 {
     const attn_attention_desc *d = a->d;
     size_t o = (size_t)b * d->H;
     int rows = d->H * d->Tq, keys = d->H * d->Tk;
-    return !attn__all_finite(a->Q + o * d->Tq * d->dk, rows, d->dk, d->dk) ||
-           !attn__all_finite(a->K + o * d->Tk * d->dk, keys, d->dk, d->dk) ||
-           !attn__all_finite(a->V + o * d->Tk * d->dv, keys, d->dv, d->dv) ||
-           (a->dO && !attn__all_finite(a->dO + o * d->Tq * d->dv, rows, d->dv, d->dv));
+    return !a->finite && attn__mix_guard_of(a, o, rows, keys);
 }
 
 /* The guarded path's values for row r of a tile: Vg = Vt [H, dv, Tk] with 0 at the keys head h's row
@@ -5529,6 +5546,7 @@ static attn_status attn__mix_forward(const attn_attention_desc *d, attn_float *O
     int tiles;
     ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
     ATTN__TRY(attn__mix_check("attn_attention_forward", d));
+    a.finite = attn__mix_finite(&a);
     ws = attn__align_ptr(work, 0);
     tiles = (d->Tq + ATTN__MBR - 1) / ATTN__MBR;
     memset(stats, 0, sizeof(attn_float) * d->B * d->H * d->Tq); /* nothing to keep: backward recomputes */
@@ -5552,6 +5570,7 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
     int groups = attn__mix_groups(d), grp;
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
     ATTN__TRY(attn__mix_check("attn_attention_backward", d));
+    a.finite = attn__mix_finite(&a);
     if (g->dbias && !d->bias)
         return attn__fail(
             ATTN_ERR_ARG,
