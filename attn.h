@@ -5001,13 +5001,22 @@ static void attn__diff_desc(const attn_attention_desc *d, attn_attention_desc *c
     c->scale = attn__score_scale(c);
 }
 
-/* Work: the maps' workspace, then dx [B H Tq dv] (backward). The maps read their sub-heads in
-   place: q1 and q2 are the two halves of each q row (row stride dk), so nothing is copied. */
-static size_t attn__diff_workspace(const attn_attention_desc *d)
+/* Work: the maps' workspace, then dx [B H Tq dv] (backward); its size. The maps read their sub-heads
+   in place: q1 and q2 are the two halves of each q row (row stride dk), so nothing is copied. */
+static size_t attn__diff_work_map(const attn_attention_desc *d, void *work, attn_float **dx)
 {
     attn_attention_desc c;
+    attn_arena ar;
     attn__diff_desc(d, &c);
-    return attn__scored_workspace(&c) + ATTN_ALIGN + sizeof(attn_float) * (size_t)d->B * d->H * d->Tq * d->dv;
+    attn__arena_plan(&ar, work);
+    attn__arena_take(&ar, attn__scored_workspace(&c)); /* the start of work */
+    *dx = attn__arena_floats(&ar, (size_t)d->B * d->H * d->Tq * d->dv);
+    return ar.used + ATTN_ALIGN;
+}
+static size_t attn__diff_workspace(const attn_attention_desc *d)
+{
+    attn_float *dx;
+    return attn__diff_work_map(d, NULL, &dx);
 }
 
 /* The stats: O1, O2 [B H Tq dv] each, then lse1, lse2 and the RMSNorm's rstd [B H Tq] each. */
@@ -5103,7 +5112,7 @@ static attn_status attn__diff_backward(const attn_attention_desc *d, const attn_
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
     attn__diff_desc(d, &c);
     attn__diff_stats_map(d, stats, &st);
-    dx = attn__align_ptr(work, attn__scored_workspace(&c));
+    attn__diff_work_map(d, work, &dx);
     lambda = attn__diff_lambda(d, e);
     for (r = 0; r < nq; r++) { /* through the scale and the RMSNorm, x = O1 - lambda O2 */
         const attn_float *dy = dO + r * dv, *o1 = st.O1 + r * dv, *o2 = st.O2 + r * dv;
@@ -5852,14 +5861,25 @@ ATTNDEF size_t attn_linformer_cache_floats(const attn_attention_desc *d, int kpr
     return (size_t)d->B * d->H * ((size_t)kproj * (d->dk + d->dv) + (size_t)d->Tq);
 }
 
-/* Work: the compressed attention's workspace, then dK', dV' [B, H, kproj, dk + dv]. */
-ATTNDEF size_t attn_linformer_work_bytes(const attn_attention_desc *d, int kproj)
+/* Work: the compressed attention's workspace, then dK' [B, H, kproj, dk] and dV' [B, H, kproj, dv];
+   its size. */
+static size_t attn__linformer_work_map(const attn_attention_desc *d, int kproj, void *work, attn_float **dKc,
+                                       attn_float **dVc)
 {
     attn_attention_desc c;
-    if (!d || kproj < 1) return 0;
+    attn_arena ar;
     attn__linformer_desc(d, kproj, &c);
-    return attn_attention_workspace(&c) + ATTN_ALIGN +
-           sizeof(attn_float) * (size_t)d->B * d->H * kproj * (d->dk + d->dv);
+    attn__arena_plan(&ar, work);
+    attn__arena_take(&ar, attn_attention_workspace(&c)); /* the start of work */
+    *dKc = attn__arena_floats(&ar, (size_t)d->B * d->H * kproj * d->dk);
+    *dVc = attn__arena_floats(&ar, (size_t)d->B * d->H * kproj * d->dv);
+    return ar.used + ATTN_ALIGN;
+}
+
+ATTNDEF size_t attn_linformer_work_bytes(const attn_attention_desc *d, int kproj)
+{
+    attn_float *dKc, *dVc;
+    return d && kproj >= 1 ? attn__linformer_work_map(d, kproj, NULL, &dKc, &dVc) : 0;
 }
 
 static attn_status attn__linformer_check(const char *fn, const attn_attention_desc *d, int kproj, int n_max,
@@ -5935,9 +5955,9 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
     nv = (size_t)d->B * d->H * kproj * d->dv;
     Kc = cache;
     Vc = Kc + nk;
-    dKc = attn__align_ptr(work, attn_attention_workspace(&c));
-    dVc = dKc + nk;
-    memset(dKc, 0, sizeof(attn_float) * (nk + nv));
+    attn__linformer_work_map(d, kproj, work, &dKc, &dVc);
+    memset(dKc, 0, sizeof(attn_float) * nk);
+    memset(dVc, 0, sizeof(attn_float) * nv);
     {
         attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
         g.dQ = dQ; g.dK = dKc; g.dV = dVc;
@@ -6050,13 +6070,25 @@ static size_t attn__layer_att_work(const attn_layer *L, const attn_attention_des
     return ATTN__MAX(attn_attention_workspace(d), g.Tq ? attn_attention_workspace(&g) : 0);
 }
 
-/* Work: the attention's workspace, then six scratch buffers. */
+/* Work: the attention's workspace, then six scratch buffers buf[6] (forward uses two); its size. */
+static size_t attn__layer_work_map(const attn_layer *L, const attn_attention_desc *d, void *work,
+                                   attn_float **buf)
+{
+    attn_arena ar;
+    int i;
+    attn__arena_plan(&ar, work);
+    attn__arena_take(&ar, attn__layer_att_work(L, d)); /* the start of work */
+    for (i = 0; i < 6; i++) buf[i] = attn__arena_floats(&ar, attn__layer_buf_floats(L, d));
+    return ar.used + ATTN_ALIGN;
+}
+
 ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk)
 {
     attn_attention_desc d;
+    attn_float *buf[6];
     if (!L) return 0;
     attn__layer_desc(L, B, Tq, Tk, &d);
-    return attn__layer_att_work(L, &d) + ATTN_ALIGN + 6 * sizeof(attn_float) * attn__layer_buf_floats(L, &d);
+    return attn__layer_work_map(L, &d, NULL, buf);
 }
 
 /* RoPE rotates pairs within each (sub-)head: dk must be a multiple of this. */
@@ -6114,12 +6146,6 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
     return ATTN_OK;
 }
 
-/* The scratch buffers after the attention workspace. */
-static attn_float *attn__layer_buf(const attn_layer *L, const attn_attention_desc *d, void *work, int i)
-{
-    return attn__align_ptr(work, attn__layer_att_work(L, d)) + (size_t)i * attn__layer_buf_floats(L, d);
-}
-
 /* The global rows of src [N, T, w] gathered into dst [N, ng, w] (T > 0), or with T < 0 those of
    src [N, ng, w] written (add = 0) or added (add = 1) into rows of dst [N, -T, w]. */
 static void attn__layer_rows(const unsigned char *global, attn_float *dst, const attn_float *src, int N,
@@ -6143,14 +6169,15 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
 {
     attn_attention_desc d, g;
     attn__layer_cache c;
-    attn_float *buf;
+    attn_float *b[6], *buf;
     int H, KH, dk, dv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
     ATTN__NEED(y); ATTN__NEED(cache); ATTN__NEED(work);
     attn__layer_desc(L, B, Tq, Tk, &d);
     H = d.H; KH = d.kv_heads ? d.kv_heads : H; dk = d.dk; dv = d.dv;
     attn__layer_cache_map(L, B, Tq, Tk, cache, &c);
-    buf = attn__layer_buf(L, &d, work, 0);
+    attn__layer_work_map(L, &d, work, b);
+    buf = b[0];
     if (!m) m = x;
     /* q, k, v = projections, heads split out: [B, T, H d] -> [B, H, T, d] */
     attn_linear_forward(buf, x, L->Wq, L->bq, B * Tq, L->C, H * dk);
@@ -6172,7 +6199,7 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
                                          attn_attention_workspace(&d)));
     attn__layer_global_desc(L, &d, &g);
     if (g.Tq) { /* the global rows again, with their own projections over every key */
-        attn_float *xg = attn__layer_buf(L, &d, work, 1);
+        attn_float *xg = b[1];
         attn__layer_rows(L->att.global, xg, x, B, Tq, g.Tq, L->C, 0);
         attn_linear_forward(buf, xg, L->Wqg, L->bqg, B * g.Tq, L->C, H * dk);
         attn__heads(c.Qg, buf, B, g.Tq, H, dk, 1);
@@ -6207,7 +6234,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     attn_attention_grads ag;
     attn_attention_desc d, gd;
     attn__layer_cache c;
-    attn_float *b0, *b1, *b2, *b3;
+    attn_float *b[6], *b0, *b1, *b2, *b3;
     int H, KH, dk, dv, self = m == NULL;
     size_t nq, nk, nv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
@@ -6217,10 +6244,8 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     H = d.H; KH = d.kv_heads ? d.kv_heads : H; dk = d.dk; dv = d.dv;
     nq = (size_t)B * H * Tq * dk; nk = (size_t)B * KH * Tk * dk; nv = (size_t)B * KH * Tk * dv;
     attn__layer_cache_map(L, B, Tq, Tk, attn__unconst(cache), &c);
-    b0 = attn__layer_buf(L, &d, work, 0);
-    b1 = attn__layer_buf(L, &d, work, 1);
-    b2 = attn__layer_buf(L, &d, work, 2);
-    b3 = attn__layer_buf(L, &d, work, 3);
+    attn__layer_work_map(L, &d, work, b);
+    b0 = b[0]; b1 = b[1]; b2 = b[2]; b3 = b[3];
     if (self) { m = x; dm = dx; }
     /* y = Ocat Wo^T + bo  =>  dOcat = dy Wo (b0), dWo, dbo; dO [B, H, Tq, dv] in b1 */
     memset(b0, 0, sizeof(attn_float) * (size_t)B * Tq * H * dv);
@@ -6228,7 +6253,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     attn__heads(b1, b0, B, Tq, H, dv, 1);
     attn__layer_global_desc(L, &d, &gd);
     if (gd.Tq) { /* the global rows: their dO (b2) leaves dO (b1); dQg, dKg, dVg in b0, b3, b4 */
-        attn_float *b4 = attn__layer_buf(L, &d, work, 4), *b5 = attn__layer_buf(L, &d, work, 5);
+        attn_float *b4 = b[4], *b5 = b[5];
         size_t ng = (size_t)gd.Tq;
         attn__layer_rows(L->att.global, b2, b1, B * H, Tq, gd.Tq, dv, 0);
         memset(b0, 0, sizeof(attn_float) * B * H * ng * ATTN__MAX(dk, dv));
@@ -6637,26 +6662,46 @@ ATTNDEF size_t attn_cisformer_cache_floats(const attn_cisformer *m, int nb)
     return attn__sizes_ok(__func__, m, nb, 1, 1) ? attn__cis_cache_map(m, nb, NULL, NULL) : 0;
 }
 
-/* The fused backward's gradient scratch: one matrix block (the larger of a position's, 4 d^2, and
-   R's, ncon d^2; used with more than one window), then the per-position vector's gradient and r's. */
+/* The fused backward's matrix scratch: the larger of a position's, 4 d^2, and R's, ncon d^2 (used
+   with more than one window). */
 static size_t attn__cis_mat_floats(const attn_cisformer *m)
 {
     return (size_t)ATTN__MAX(m->cfg.ncon, 4) * m->cfg.d * m->cfg.d;
 }
-static size_t attn__cis_scratch_floats(const attn_cisformer *m)
+
+/* Work: the attention's workspace, then the backward pass's gradients dF, dH, dN, dQ, dK, dV, dX
+   [nb, ncon, d] and dT [nb, ncon, 4 d], and the fused SGD's gradient scratch (mat, then vec: the
+   per-position vectors' gradient and r's). */
+typedef struct {
+    attn_float *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT, *mat, *vec;
+} attn__cis_work;
+
+static size_t attn__cis_work_map(const attn_cisformer *m, int nb, void *work, attn__cis_work *w)
 {
-    return attn__cis_mat_floats(m) + attn_tensor_numel(&m->p.value[5]) + (size_t)m->cfg.d;
+    size_t n = (size_t)nb * m->cfg.ncon * m->cfg.d;
+    attn_attention_desc a;
+    attn_arena ar;
+    attn__cis_desc(m, nb, &a);
+    attn__arena_plan(&ar, work);
+    attn__arena_take(&ar, attn_attention_workspace(&a)); /* the start of work */
+    w->dF = attn__arena_floats(&ar, n);
+    w->dH = attn__arena_floats(&ar, n);
+    w->dN = attn__arena_floats(&ar, n);
+    w->dQ = attn__arena_floats(&ar, n);
+    w->dK = attn__arena_floats(&ar, n);
+    w->dV = attn__arena_floats(&ar, n);
+    w->dX = attn__arena_floats(&ar, n);
+    w->dT = attn__arena_floats(&ar, 4 * n);
+    w->mat = attn__arena_floats(&ar, attn__cis_mat_floats(m));
+    w->vec = attn__arena_floats(&ar, attn_tensor_numel(&m->p.value[ATTN__CIS_VEC]) + (size_t)m->cfg.d);
+    return ar.used + ATTN_ALIGN;
 }
 
-/* Work: the attention's workspace, then the backward scratch dF, dH, dN, dQ, dK, dV, dX [nb ncon d]
-   each, dT [nb ncon 4d] and the fused backward's gradient scratch. */
 ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb)
 {
-    attn_attention_desc a;
+    attn__cis_work w;
     if (!attn__sizes_ok(__func__, m, nb, 1, 1)) return 0;
-    attn__cis_desc(m, nb, &a);
-    return attn_attention_workspace(&a) + ATTN_ALIGN +
-           sizeof(attn_float) * (11 * (size_t)nb * m->cfg.ncon * m->cfg.d + attn__cis_scratch_floats(m));
+    return attn__cis_work_map(m, nb, NULL, &w);
 }
 
 /* Checks shared by forward and backward: the model, nb >= 1, the workspace, the cache and work given. */
@@ -6806,6 +6851,7 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     attn_attention_desc a;
     attn_attention_grads ag;
     attn_cisformer_tensors W;
+    attn__cis_work wk;
     attn_float *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT, *gv;
     int d, n, i, p;
     size_t w, nv;
@@ -6815,11 +6861,11 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     W = attn_cisformer_named(m, 0);
     attn__cis_cache_map(m, nb, attn__unconst(cache), &c);
     attn__cis_desc(m, nb, &a);
-    dF = attn__align_ptr(work, attn_attention_workspace(&a));
-    dH = dF + w; dN = dH + w; dQ = dN + w; dK = dQ + w; dV = dK + w; dX = dV + w; dT = dX + w;
+    attn__cis_work_map(m, nb, work, &wk);
+    dF = wk.dF; dH = wk.dH; dN = wk.dN; dQ = wk.dQ; dK = wk.dK; dV = wk.dV; dX = wk.dX; dT = wk.dT;
     nv = attn_tensor_numel(&m->p.value[ATTN__CIS_VEC]);
     if (o) {
-        o->mat = dT + 4 * w; o->vec = o->mat + attn__cis_mat_floats(m);
+        o->mat = wk.mat; o->vec = wk.vec;
         memset(o->vec, 0, sizeof(attn_float) * (nv + (size_t)d));
     }
     gv = attn__cis_grad(m, o, ATTN__CIS_VEC, 0);
@@ -6845,7 +6891,9 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     attn_layernorm_backward(dH, NULL, NULL, dN, c.h, NULL, c.hmean, c.hrstd, nb * n, d, ATTN__CIS_LN_EPS,
                             ATTN_LN_EPS_INSIDE);
     /* h = x + attention(q, k, v) */
-    memset(dQ, 0, sizeof(attn_float) * 3 * w);
+    memset(dQ, 0, sizeof(attn_float) * w);
+    memset(dK, 0, sizeof(attn_float) * w);
+    memset(dV, 0, sizeof(attn_float) * w);
     memset(&ag, 0, sizeof ag);
     ag.dQ = dQ; ag.dK = dK; ag.dV = dV;
     ATTN__TRY(attn_attention_backward(&a, &ag, dH, c.q, c.k, c.v, c.o, c.stats, work,
@@ -7674,15 +7722,25 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     return attn_embedding_backward(MG.E, dX, tokens, (int)N, cf->vocab, cf->d);
 }
 
-/* The weights [B, H, Tq, Tk] of attention layer L, recomputed from its cache (dropout off); work:
-   attn__layer_weights_bytes(). */
+/* The weights [B, H, Tq, Tk] of attention layer L, recomputed from its cache (dropout off). Work:
+   the attention's workspace, then its output O and stats, which nothing reads; its size. */
+static size_t attn__layer_weights_map(const attn_layer *L, int B, int Tq, int Tk, void *work,
+                                      attn_attention_desc *d, attn_float **O, attn_float **stats)
+{
+    attn_arena ar;
+    attn__layer_desc(L, B, Tq, Tk, d);
+    d->dropout = 0;
+    attn__arena_plan(&ar, work);
+    attn__arena_take(&ar, attn_attention_workspace(d)); /* the start of work */
+    *O = attn__arena_floats(&ar, (size_t)B * d->H * Tq * d->dv);
+    *stats = attn__arena_floats(&ar, attn_attention_stats_floats(d));
+    return ar.used + ATTN_ALIGN;
+}
 static size_t attn__layer_weights_bytes(const attn_layer *L, int B, int Tq, int Tk)
 {
     attn_attention_desc d;
-    attn__layer_desc(L, B, Tq, Tk, &d);
-    d.dropout = 0;
-    return attn_attention_workspace(&d) + ATTN_ALIGN +
-           sizeof(attn_float) * ((size_t)B * d.H * Tq * d.dv + attn_attention_stats_floats(&d));
+    attn_float *O, *stats;
+    return attn__layer_weights_map(L, B, Tq, Tk, NULL, &d, &O, &stats);
 }
 
 static attn_status attn__layer_weights(const attn_layer *L, attn_float *weights, const attn_float *lcache,
@@ -7690,36 +7748,50 @@ static attn_status attn__layer_weights(const attn_layer *L, attn_float *weights,
 {
     attn__layer_cache lc;
     attn_attention_desc d;
-    attn_float *O;
-    attn__layer_desc(L, B, Tq, Tk, &d);
-    d.dropout = 0;
+    attn_float *O, *stats;
+    attn__layer_weights_map(L, B, Tq, Tk, work, &d, &O, &stats);
     attn__layer_cache_map(L, B, Tq, Tk, attn__unconst(lcache), &lc);
-    O = attn__align_ptr(work, attn_attention_workspace(&d));
-    return attn_attention_forward(&d, O, O + (size_t)B * d.H * Tq * d.dv, weights, lc.Q, lc.K, lc.V, work,
+    return attn_attention_forward(&d, O, stats, weights, lc.Q, lc.K, lc.V, work,
                                   attn_attention_workspace(&d));
 }
 
-/* A layer that ran only its read-out queries (attn__tf_q) is run again in full for its weights:
-   its cache [B T], the T5 bias [H T T] and its output [B T d] first in work, then its work. */
-static size_t attn__tf_full_floats(const attn_transformer *m, const attn_layer *L, int B, int T)
+/* The weights query's work for layer l: BigBird's layout for T; for a layer that ran only its
+   read-out queries (attn__tf_q), which is run again in full, its cache [B T], the T5 bias [H T T]
+   and its output [B T d]; then the layer's work or the weights' (rest). Its size. */
+typedef struct {
+    unsigned char *layout;
+    attn_float *lc, *bias, *y;
+    void *rest;
+    size_t rest_bytes;
+} attn__tf_weights_work;
+
+static size_t attn__tf_weights_map(const attn_transformer *m, int l, int B, int T, void *work,
+                                   attn__tf_weights_work *w)
 {
-    return attn_layer_cache_floats(L, B, T, T) + attn__tf_bias_floats(m, T, T) + (size_t)B * T * m->cfg.d;
+    int full = attn__tf_q(m, l, T) < T;
+    attn_layer L;
+    attn_arena ar;
+    attn__tf_layer(m, l, m->p.data, &L);
+    attn__arena_plan(&ar, work);
+    w->layout = (unsigned char *)attn__arena_take(&ar, attn__tf_layout_bytes(m, T));
+    w->lc = attn__arena_floats(&ar, full ? attn_layer_cache_floats(&L, B, T, T) : 0);
+    w->bias = attn__arena_floats(&ar, full ? attn__tf_bias_floats(m, T, T) : 0);
+    w->y = attn__arena_floats(&ar, full ? (size_t)B * T * m->cfg.d : 0);
+    w->rest_bytes =
+        ATTN__MAX(attn__layer_weights_bytes(&L, B, T, T), full ? attn_layer_work_bytes(&L, B, T, T) : 0);
+    w->rest = attn__arena_take(&ar, w->rest_bytes);
+    return ar.used + ATTN_ALIGN;
 }
 
 ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, int B, int T)
 {
-    attn_layer L;
-    size_t w = 0, full;
+    attn__tf_weights_work w;
+    size_t bytes = 0;
     int l;
     if (!attn__sizes_ok(__func__, m, B, T, m ? m->cfg.max_T : 0)) return 0;
-    for (l = 0; l < m->cfg.layers; l++) {
-        attn__tf_layer(m, l, m->p.data, &L);
-        full = attn__tf_q(m, l, T) < T ? ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T)
-                                       : 0;
-        w = ATTN__MAX(w, full + ATTN__MAX(attn__layer_weights_bytes(&L, B, T, T),
-                                          full ? attn_layer_work_bytes(&L, B, T, T) : 0));
-    }
-    return attn__align_up(attn__tf_layout_bytes(m, T)) + w;
+    for (l = 0; l < m->cfg.layers; l++)
+        bytes = ATTN__MAX(bytes, attn__tf_weights_map(m, l, B, T, NULL, &w));
+    return bytes;
 }
 
 ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_float *weights,
@@ -7727,8 +7799,8 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                                              void *work, size_t work_bytes)
 {
     attn__tf_cache c;
+    attn__tf_weights_work w;
     attn_layer L;
-    size_t lb;
     ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
     ATTN__TRY(attn__tf_check(__func__, &m->cfg));
     if (layer < 0 || layer >= m->cfg.layers || B < 1 || T < 1 || T > m->cfg.max_T)
@@ -7743,23 +7815,18 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                           __func__, m->cfg.linformer_k);
     attn__tf_cache_map(m, layer, B, T, attn__unconst(cache), &c);
     attn__tf_layer(m, layer, c.bias, &L);
-    attn__tf_layout_T(m, T, &L, (unsigned char *)work); /* BigBird's layout for T first */
-    lb = attn__align_up(attn__tf_layout_bytes(m, T));
-    work = (char *)work + lb;
-    work_bytes -= lb;
+    attn__tf_weights_map(m, layer, B, T, work, &w);
+    attn__tf_layout_T(m, T, &L, w.layout);
     if (attn__tf_q(m, layer, T) < T) { /* every query again, from the layer's cached input a */
-        attn_float *lc = attn__align_ptr(work, 0), *bias = lc + attn_layer_cache_floats(&L, B, T, T),
-                   *y = bias + attn__tf_bias_floats(m, T, T);
-        size_t used = ATTN_ALIGN + sizeof(attn_float) * attn__tf_full_floats(m, &L, B, T);
         if (m->cfg.t5)
-            attn_t5_bias_forward(bias, attn_transformer_layer_named(m, layer, 0).t5, m->cfg.heads, T, T,
+            attn_t5_bias_forward(w.bias, attn_transformer_layer_named(m, layer, 0).t5, m->cfg.heads, T, T,
                                  m->cfg.max_T);
-        L.att.bias = m->cfg.t5 ? bias : NULL;
+        L.att.bias = m->cfg.t5 ? w.bias : NULL;
         L.att.dropout = 0;
-        ATTN__TRY(attn_layer_forward(&L, y, lc, c.a, NULL, B, T, T, (char *)work + used, work_bytes - used));
-        return attn__layer_weights(&L, weights, lc, B, T, T, (char *)work + used);
+        ATTN__TRY(attn_layer_forward(&L, w.y, w.lc, c.a, NULL, B, T, T, w.rest, w.rest_bytes));
+        return attn__layer_weights(&L, weights, w.lc, B, T, T, w.rest);
     }
-    return attn__layer_weights(&L, weights, c.att, B, T, T, work);
+    return attn__layer_weights(&L, weights, c.att, B, T, T, w.rest);
 }
 
 /* ---- decoding with a key-value cache ---- */
@@ -8521,22 +8588,27 @@ static size_t attn__s2s_layer_work(const attn_seq2seq *m, int B, int Ts, int Tt)
 
 static size_t attn__s2s_work_map(const attn_seq2seq *m, int B, int Ts, int Tt, void *work, attn__s2s_work *w)
 {
-    size_t N = (size_t)B * ATTN__MAX(Ts, Tt), Nd = N * m->cfg.d, Nm = N * m->cfg.mlp,
-           lw = attn__s2s_layer_work(m, B, Ts, Tt);
-    if (w) {
-        w->lw = lw;
-        w->dX = attn__align_ptr(work, lw); w->dR = w->dX + Nd; w->dS = w->dR + Nd;
-        w->dU = w->dS + Nd; w->dH = w->dU + Nm; w->dmem = w->dH + Nm;
-    }
-    return lw + ATTN_ALIGN + sizeof(attn_float) * (3 * Nd + 2 * Nm + (size_t)B * Ts * m->cfg.d);
+    size_t N = (size_t)B * ATTN__MAX(Ts, Tt), Nd = N * m->cfg.d, Nm = N * m->cfg.mlp;
+    attn_arena ar;
+    attn__arena_plan(&ar, work);
+    w->lw = attn__s2s_layer_work(m, B, Ts, Tt);
+    attn__arena_take(&ar, w->lw); /* the layers' work: the start of work */
+    w->dX = attn__arena_floats(&ar, Nd);
+    w->dR = attn__arena_floats(&ar, Nd);
+    w->dS = attn__arena_floats(&ar, Nd);
+    w->dU = attn__arena_floats(&ar, Nm);
+    w->dH = attn__arena_floats(&ar, Nm);
+    w->dmem = attn__arena_floats(&ar, (size_t)B * Ts * m->cfg.d);
+    return ar.used + ATTN_ALIGN;
 }
 
 ATTNDEF size_t attn_seq2seq_work_bytes(const attn_seq2seq *m, int B, int Ts, int Tt)
 {
+    attn__s2s_work w;
     if (!attn__sizes_ok(__func__, m, B, Ts, m ? m->cfg.max_src : 0) ||
         !attn__sizes_ok(__func__, m, B, Tt, m->cfg.max_tgt))
         return 0;
-    return attn__s2s_work_map(m, B, Ts, Tt, NULL, NULL);
+    return attn__s2s_work_map(m, B, Ts, Tt, NULL, &w);
 }
 
 static attn_status attn__s2s_args(const char *fn, const attn_seq2seq *m, const attn_float *cache,
@@ -8941,26 +9013,57 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
 
 /* The decoding's block for one source: caches, logits, the beam's bookkeeping and work, then (when
    the keys and values are cached: *cached) the key-value caches from *kv_at on. */
-static size_t attn__s2s_decode_bytes(const attn_seq2seq *m, int Ts, int max_len, int beam, int *cached,
-                                     size_t *kv_at)
-{
-    size_t K = (size_t)beam, V = (size_t)m->cfg.tgt_vocab, L1 = (size_t)max_len + 1, bytes;
+/* Beam search's work for K = beam hypotheses: the model's cache and logits [K, max_len, V], the
+   hypotheses' log-probabilities (logp, nlogp [K]) and the candidates' scores (cand_s, cand_l [K V]);
+   tokens: srcK [K Ts], tok, ntok [K, max_len + 1], tgt [K max_len], done, ndone, len, nlen, from [K],
+   cand_h, cand_v [K V]; the passes' work; and, when decoding steps with cached keys and values
+   (cached: unless the kind's scores shift with the key count, as sigmoid's, or the beam is wider
+   than 64), their cache. Its size. */
+typedef struct {
+    attn_float *cache, *logits;
+    double *logp, *nlogp, *cand_s, *cand_l;
+    int *srcK, *tok, *ntok, *tgt, *done, *ndone, *len, *nlen, *from, *cand_h, *cand_v, cached;
+    void *work;
     attn__s2s_kv kc;
-    bytes = sizeof(attn_float) * attn_seq2seq_cache_floats(m, beam, Ts, max_len) +
-            attn_seq2seq_work_bytes(m, beam, Ts, max_len) + sizeof(attn_float) * K * max_len * V +
-            sizeof(int) * (K * Ts + 2 * K * L1 + K * max_len + 4 * K + 2 * K * V) +
-            sizeof(double) * (2 * K + 2 * K * V) + 8 * ATTN_ALIGN;
-    /* step by step with cached keys and values, unless the kind's scores shift with the key count
-       (sigmoid): then each step reruns the decoder over the prefix, as a full pass of that length */
-    *cached = beam <= 64 && !(attn_kind_get(m->cfg.kind)->score && attn_kind_get(m->cfg.kind)->score->offset);
-    *kv_at = bytes;
-    return bytes + (*cached ? attn__s2s_kv_map(m, Ts, max_len, beam, NULL, &kc) + ATTN_ALIGN : 0);
+} attn__s2s_beam;
+
+static size_t attn__s2s_beam_map(const attn_seq2seq *m, int Ts, int max_len, int beam, void *mem,
+                                 attn__s2s_beam *w)
+{
+    size_t K = (size_t)beam, V = (size_t)m->cfg.tgt_vocab, L1 = (size_t)max_len + 1;
+    const attn_score_row *sr = attn_kind_get(m->cfg.kind)->score;
+    attn_arena ar;
+    void *kv;
+    attn__arena_plan(&ar, mem);
+    w->cache = attn__arena_floats(&ar, attn_seq2seq_cache_floats(m, beam, Ts, max_len));
+    w->logits = attn__arena_floats(&ar, K * max_len * V);
+    w->logp = (double *)attn__arena_take(&ar, sizeof(double) * K);
+    w->nlogp = (double *)attn__arena_take(&ar, sizeof(double) * K);
+    w->cand_s = (double *)attn__arena_take(&ar, sizeof(double) * K * V);
+    w->cand_l = (double *)attn__arena_take(&ar, sizeof(double) * K * V);
+    w->srcK = (int *)attn__arena_take(&ar, sizeof(int) * K * Ts);
+    w->tok = (int *)attn__arena_take(&ar, sizeof(int) * K * L1);
+    w->ntok = (int *)attn__arena_take(&ar, sizeof(int) * K * L1);
+    w->tgt = (int *)attn__arena_take(&ar, sizeof(int) * K * max_len);
+    w->done = (int *)attn__arena_take(&ar, sizeof(int) * K);
+    w->ndone = (int *)attn__arena_take(&ar, sizeof(int) * K);
+    w->len = (int *)attn__arena_take(&ar, sizeof(int) * K);
+    w->nlen = (int *)attn__arena_take(&ar, sizeof(int) * K);
+    w->from = (int *)attn__arena_take(&ar, sizeof(int) * K);
+    w->cand_h = (int *)attn__arena_take(&ar, sizeof(int) * K * V);
+    w->cand_v = (int *)attn__arena_take(&ar, sizeof(int) * K * V);
+    w->work = attn__arena_take(&ar, attn_seq2seq_work_bytes(m, beam, Ts, max_len));
+    w->cached = beam <= 64 && !(sr && sr->offset);
+    if (w->cached) {
+        kv = attn__arena_take(&ar, attn__s2s_kv_map(m, Ts, max_len, beam, NULL, &w->kc));
+        if (kv) attn__s2s_kv_map(m, Ts, max_len, beam, kv, &w->kc);
+    }
+    return ar.used + ATTN_ALIGN;
 }
 
 ATTNDEF size_t attn_seq2seq_decode_work_bytes(const attn_seq2seq *m, int Ts, int max_len, int beam)
 {
-    int cached;
-    size_t at;
+    attn__s2s_beam w;
     if (!m) {
         attn__fail(ATTN_ERR_ARG, "%s: m is NULL", __func__);
         return 0;
@@ -8971,7 +9074,7 @@ ATTNDEF size_t attn_seq2seq_decode_work_bytes(const attn_seq2seq *m, int Ts, int
                    __func__, Ts, m->cfg.max_src, max_len, m->cfg.max_tgt, beam);
         return 0;
     }
-    return attn__s2s_decode_bytes(m, Ts, max_len, beam, &cached, &at);
+    return attn__s2s_beam_map(m, Ts, max_len, beam, NULL, &w);
 }
 
 ATTNDEF attn_status attn_seq2seq_decode(const attn_seq2seq *m, int *out, attn_float *score, const int *src,
@@ -8996,13 +9099,13 @@ ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn
 {
     attn_seq2seq dm;
     attn__s2s_work w;
-    attn__s2s_kv kc;
+    attn__s2s_beam bw;
     attn_float *cache, *logits;
-    size_t cb, lb, i, V, K, L1, kv_at, need;
-    int *srcK, *tok, *ntok, *tgt, *done, *ndone, *len, *nlen, *cand_h, *cand_v, b, t, k, j, nh, nc, v,
-        cur = 0, from[64], cached;
+    size_t i, V, K, L1, need;
+    int *srcK, *tok, *ntok, *tgt, *done, *ndone, *len, *nlen, *from, *cand_h, *cand_v, b, t, k, j, nh, nc, v,
+        cur = 0, cached;
     double *logp, *nlogp, *cand_s, *cand_l;
-    unsigned char *mem = (unsigned char *)work_mem;
+    void *work;
     attn_status st = ATTN_OK;
     ATTN__NEED(m); ATTN__NEED(out); ATTN__NEED(src);
     ATTN__TRY(attn__s2s_check(__func__, &m->cfg));
@@ -9023,28 +9126,17 @@ ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn
     dm = *m;
     dm.training = 0;
     K = (size_t)beam; V = (size_t)m->cfg.tgt_vocab; L1 = (size_t)max_len + 1;
-    cb = sizeof(attn_float) * attn_seq2seq_cache_floats(m, beam, Ts, max_len);
-    lb = sizeof(attn_float) * K * max_len * V;
     ATTN__NEED(work_mem);
-    need = attn__s2s_decode_bytes(m, Ts, max_len, beam, &cached, &kv_at);
+    need = attn__s2s_beam_map(m, Ts, max_len, beam, NULL, &bw);
     if (work_bytes < need)
         return attn__fail(ATTN_ERR_ARG, "%s: work of %lu bytes, %lu needed", __func__,
                           (unsigned long)work_bytes, (unsigned long)need);
-    if (cached) attn__s2s_kv_map(m, Ts, max_len, beam, attn__align_ptr(mem + kv_at, 0), &kc);
-    cache = attn__align_ptr(mem, 0);
-    logits = attn__align_ptr(cache, cb); /* the work between: aligned after logits */
-    logp = (double *)attn__align_ptr(logits, lb);
-    nlogp = logp + K;
-    cand_s = nlogp + K;
-    cand_l = cand_s + K * V;
-    srcK = (int *)(cand_l + K * V);
-    tok = srcK + K * Ts;
-    ntok = tok + K * L1;
-    tgt = ntok + K * L1;
-    done = tgt + K * max_len;
-    ndone = done + K; len = ndone + K; nlen = len + K; cand_h = nlen + K; cand_v = cand_h + K * V;
+    attn__s2s_beam_map(m, Ts, max_len, beam, work_mem, &bw);
+    cache = bw.cache; logits = bw.logits; logp = bw.logp; nlogp = bw.nlogp; cand_s = bw.cand_s;
+    cand_l = bw.cand_l; srcK = bw.srcK; tok = bw.tok; ntok = bw.ntok; tgt = bw.tgt; done = bw.done;
+    ndone = bw.ndone; len = bw.len; nlen = bw.nlen; from = bw.from; cand_h = bw.cand_h; cand_v = bw.cand_v;
+    cached = bw.cached; work = bw.work;
     {
-        void *work = attn__align_ptr(cand_v + K * V, 0);
         attn__s2s_work_map(&dm, beam, Ts, max_len, work, &w);
         for (b = 0; b < B && st == ATTN_OK; b++) {
             for (k = 0; k < (cached ? 1 : beam); k++)
@@ -9053,8 +9145,8 @@ ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn
                 break;
             if (cached) {
                 attn__s2s_cache ec;
-                attn__s2s_kv_source(
-                    &dm, &kc, attn__s2s_map(&dm, 2 * dm.cfg.enc_layers - 1, 1, Ts, 1, cache, &ec), max_len);
+                const attn_float *mem = attn__s2s_map(&dm, 2 * dm.cfg.enc_layers - 1, 1, Ts, 1, cache, &ec);
+                attn__s2s_kv_source(&dm, &bw.kc, mem, max_len);
             }
             nh = 1; tok[0] = bos; logp[0] = 0; done[0] = 0; len[0] = 0;
             for (t = 1; t <= max_len; t++) {
@@ -9062,7 +9154,7 @@ ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn
                 if (cached) { /* position t - 1 of each live hypothesis; logits where the rerun puts them */
                     for (k = 0; k < nh && st == ATTN_OK; k++)
                         if (!done[k])
-                            st = attn__s2s_kv_step(&dm, &kc, cur, k, tok[(size_t)k * L1 + t - 1], t - 1,
+                            st = attn__s2s_kv_step(&dm, &bw.kc, cur, k, tok[(size_t)k * L1 + t - 1], t - 1,
                                                    attn__s2s_mask(&dm, cache, NULL, 1, Ts),
                                                    logits + ((size_t)k * t + t - 1) * V);
                 } else {
@@ -9109,14 +9201,14 @@ ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn
                 }
                 nh = j;
                 for (j = 0; cached && j < nh; j++) { /* hypothesis j takes its parent's rows 0 .. t - 1 */
-                    size_t self = (size_t)kc.Ld * kc.H * kc.L1, r;
-                    for (r = 0; r < (size_t)kc.Ld * kc.H; r++) {
-                        memcpy(kc.Ks[1 - cur] + ((size_t)j * self + r * kc.L1) * kc.dk,
-                               kc.Ks[cur] + ((size_t)from[j] * self + r * kc.L1) * kc.dk,
-                               sizeof(attn_float) * t * kc.dk);
-                        memcpy(kc.Vs[1 - cur] + ((size_t)j * self + r * kc.L1) * kc.dv,
-                               kc.Vs[cur] + ((size_t)from[j] * self + r * kc.L1) * kc.dv,
-                               sizeof(attn_float) * t * kc.dv);
+                    size_t self = (size_t)bw.kc.Ld * bw.kc.H * bw.kc.L1, r;
+                    for (r = 0; r < (size_t)bw.kc.Ld * bw.kc.H; r++) {
+                        memcpy(bw.kc.Ks[1 - cur] + ((size_t)j * self + r * bw.kc.L1) * bw.kc.dk,
+                               bw.kc.Ks[cur] + ((size_t)from[j] * self + r * bw.kc.L1) * bw.kc.dk,
+                               sizeof(attn_float) * t * bw.kc.dk);
+                        memcpy(bw.kc.Vs[1 - cur] + ((size_t)j * self + r * bw.kc.L1) * bw.kc.dv,
+                               bw.kc.Vs[cur] + ((size_t)from[j] * self + r * bw.kc.L1) * bw.kc.dv,
+                               sizeof(attn_float) * t * bw.kc.dv);
                     }
                 }
                 cur = cached ? 1 - cur : cur;

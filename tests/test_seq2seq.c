@@ -319,6 +319,10 @@ static void test_seq2seq_decode(void)
             CHECK(attn_seq2seq_decode(&c.m, out, sc, c.src + b * c.Ts, 1, c.Ts, 1, 2, 3, 64, (attn_float)alpha) == ATTN_OK, "beam: %s", attn_last_error());
             CHECK(fabs(sc[0] - best) < 1e-4 && !memcmp(out, arg, sizeof(int) * (size_t)alen) && (alen == 3 || out[alen] == -1),
                   "beam 64, alpha %.1f, pair %d: score %.6f, exhaustive search %.6f", alpha, b, (double)sc[0], best);
+            /* wider than 64: the decoder reruns over each prefix (no key-value cache), 80 hypotheses */
+            CHECK(attn_seq2seq_decode(&c.m, out, sc, c.src + b * c.Ts, 1, c.Ts, 1, 2, 3, 80, (attn_float)alpha) == ATTN_OK &&
+                      fabs(sc[0] - best) < 1e-4 && !memcmp(out, arg, sizeof(int) * (size_t)alen),
+                  "beam 80, alpha %.1f, pair %d: score %.6f, exhaustive search %.6f", alpha, b, (double)sc[0], best);
         }
     {   /* the same search in the caller's work: the same tokens and scores; one byte short refused */
         int out2[3 * 3];
