@@ -503,24 +503,41 @@ static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
     }
     printf("(nats per byte, mean +- sd over seeds; bits per byte in brackets. A best loss well below the final one, or a\n"
            " train loss far below it, means the model memorised the corpus: shorten --steps or grow the corpus)\n");
-    {   /* the collapse probes: mean over seeds, per n */
-        int ns[LM_PROBE_NS], task, w;
+    {   /* the collapse probes: mean +- sd over seeds, per n, and each variant against the first at the last n */
+        int ns[LM_PROBE_NS], task, w, metric;
         if (lm_probe_ns(o, ns)) {
-            printf("\ncollapse probes (Lv et al. 2024, Sec. 3.2): |y2 - y1|_inf relative to the first n, mean over seeds (paper's metric / code's chunked metric)\n");
-            for (task = 0; task < 2; task++) {
-                printf("%-10s", task ? "ones" : "zero");
-                for (k = 0; k < LM_PROBE_NS; k++) printf("  n %-11d", ns[k]);
-                printf("\n");
-                for (v = 0; v < o->nvar; v++) {
-                    printf("%-10s", o->variant[v]);
-                    for (k = 0; k < LM_PROBE_NS; k++) {
-                        double pm = 0, cm = 0;
-                        for (s = 0; s < o->seeds; s++) { pm += res[v * o->seeds + s].probe[task][0][k] / o->seeds; cm += res[v * o->seeds + s].probe[task][1][k] / o->seeds; }
-                        printf("  %5.3f/%5.3f", pm, cm);
+            printf("\ncollapse probes (Lv et al. 2024, Sec. 3.2): |y2 - y1|_inf relative to the first n, mean +- sd over %d "
+                   "seed(s)\n", o->seeds);
+            for (metric = 0; metric < 2; metric++)
+                for (task = 0; task < 2; task++) {
+                    printf("%-10s", task ? "ones" : "zero");
+                    for (k = 0; k < LM_PROBE_NS; k++) printf("  n %-13d", ns[k]);
+                    printf("%s\n", metric ? "(code's chunked metric)" : "(paper's metric)");
+                    for (v = 0; v < o->nvar; v++) {
+                        printf("%-10s", o->variant[v]);
+                        for (k = 0; k < LM_PROBE_NS; k++) {
+                            double m, sd;
+                            for (s = 0; s < o->seeds; s++) col[s] = res[v * o->seeds + s].probe[task][metric][k];
+                            m = mean_sd(col, o->seeds, &sd);
+                            printf("  %6.3f +- %5.3f", m, sd);
+                        }
+                        printf("\n");
                     }
-                    printf("\n");
                 }
-            }
+            for (task = 0; task < 2 && o->seeds > 1; task++) /* Welch: variant - the first, paper's metric, last n */
+                for (v = 1; v < o->nvar; v++) {
+                    double *a = (double *)malloc(sizeof(double) * 2 * (size_t)o->seeds);
+                    welch_result wr;
+                    if (!a) break;
+                    for (s = 0; s < o->seeds; s++) {
+                        a[s] = res[s].probe[task][0][LM_PROBE_NS - 1];
+                        a[o->seeds + s] = res[v * o->seeds + s].probe[task][0][LM_PROBE_NS - 1];
+                    }
+                    if (welch(a, o->seeds, a + o->seeds, o->seeds, &wr))
+                        printf("%s n %d, %s - %s: %+.3f [%.3f, %.3f], p = %.2g (Welch, %d seeds each)\n", task ? "ones" : "zero",
+                               ns[LM_PROBE_NS - 1], o->variant[v], o->variant[0], wr.diff, wr.lo, wr.hi, wr.p, o->seeds);
+                    free(a);
+                }
             if (o->probe_svg) { /* bars: the paper's metric per (task, n), one bar per variant */
                 double vals[LM_MAX_VARIANTS * 2 * LM_PROBE_NS];
                 static char glab[2 * LM_PROBE_NS][24];
@@ -580,8 +597,9 @@ static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
 }
 
 /* attnlab preset cog-lm|cog-probes [--quick] [options]: the miniature of Table 4 (and of Table 1's
-   baselines), or the collapse probes of softmax and Cog models, on /usr/share/common-licenses when
-   it is there, else the sample; the user's options come last. */
+   baselines), or the collapse probes of softmax and Cog models, on Vim's manual (9.8 MB, Debian's
+   vim-runtime: 800 steps read an eighth of it, so nothing is memorised) when it is there, else
+   /usr/share/common-licenses (300 kB), else the sample; the user's options come last. */
 static int lm_preset(int argc, char **argv, lm_opts *o)
 {
     static const struct {
@@ -597,10 +615,14 @@ static int lm_preset(int argc, char **argv, lm_opts *o)
     };
     static char buf[512]; /* the options point into it after return */
     char full[512], quick[512], *args[256];
+    static const char *corpora[] = {"/usr/share/vim/vim90/doc", "/usr/share/vim/vim91/doc", "/usr/share/common-licenses"};
+    char corpus[64] = "";
     struct stat st;
-    int p = !strcmp(argv[2], "cog-probes"), corpus = stat("/usr/share/common-licenses", &st) == 0 && S_ISDIR(st.st_mode), n, q;
-    snprintf(full, sizeof full, "%s%s", corpus ? "--corpus /usr/share/common-licenses " : "", presets[p].full);
-    snprintf(quick, sizeof quick, "%s%s", corpus ? "--corpus /usr/share/common-licenses " : "", presets[p].quick);
+    int p = !strcmp(argv[2], "cog-probes"), n, q, c;
+    for (c = 0; c < 3 && !corpus[0]; c++)
+        if (stat(corpora[c], &st) == 0 && S_ISDIR(st.st_mode)) snprintf(corpus, sizeof corpus, "--corpus %s ", corpora[c]);
+    snprintf(full, sizeof full, "%s%s", corpus, presets[p].full);
+    snprintf(quick, sizeof quick, "%s%s", corpus, presets[p].quick);
     n = preset_argv(argc, argv, "lm", full, quick, buf, sizeof buf, args, 256, &q);
     printf("preset %s%s: %s\n", argv[2], q ? " (quick)" : "", presets[p].claim);
     return lm_parse(n, args, o);
