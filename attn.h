@@ -319,6 +319,19 @@ ATTNDEF void attn_params_init_normal(attn_params *p, attn_rng *r, attn_float mea
 ATTNDEF attn_status attn_params_draw(attn_params *p, const attn_param_desc *desc, int count, attn_rng *rng);
 /* The index of the tensor with this name, or -1. */
 ATTNDEF int attn_params_find(const attn_params *p, const char *name);
+/* Any backward pass over a parameter block (a model's, a layer's, your own) against central finite
+   differences of its loss. loss(ctx, backward) runs your forward pass at p's current values and
+   returns the loss; with backward = 1 it also accumulates dL/dtheta into p->gdata, which is zeroed
+   before that call. The loss must be deterministic (dropout off or its seed fixed). Each tensor's
+   entries (all, or max_entries of them drawn from seed when max_entries > 0 is smaller) are moved by
+   +-h; the error is |fd - analytic| / max(1, |fd| + |analytic|). h and tol 0 take this build's
+   defaults: 1e-2 and 1e-2 in float, 1e-6 and 1e-6 in double. Returns 1 when the largest error (in
+   *max_err, may be NULL) is at most tol, 0 when not, -1 (error set) for a NaN loss or no memory.
+   p->data is left as it was, bit for bit; p->gdata holds the analytic gradient. Allocates
+   (ATTN_MALLOC) a copy of the gradient for the call. */
+typedef double (*attn_loss_fn)(void *ctx, int backward);
+ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, uint64_t seed, double h,
+                                  double tol, int max_entries, double *max_err);
 
 /* ============================================================================================== */
 /* 4. kernels                                                                                      */
@@ -2207,6 +2220,54 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
     for (i = 0; i < p->count; i++)
         if (p->name[i] && name && strcmp(p->name[i], name) == 0) return i;
     return -1;
+}
+
+ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, uint64_t seed, double h,
+                                  double tol, int max_entries, double *max_err)
+{
+    attn_float *an;
+    double worst = 0, L;
+    size_t n, k, i;
+    attn_rng r;
+    int t;
+    if (!p || !loss || !p->data || !p->gdata) {
+        attn__fail(ATTN_ERR_ARG, "attn_gradcheck_params: p, its blocks or loss is NULL");
+        return -1;
+    }
+    h = h > 0 ? h : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
+    tol = tol > 0 ? tol : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
+    if (!(an = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * (p->total ? p->total : 1)))) {
+        attn__fail(ATTN_ERR_NOMEM, "attn_gradcheck_params: no memory for %lu floats",
+                   (unsigned long)p->total);
+        return -1;
+    }
+    attn_params_zero_grad(p);
+    L = loss(ctx, 1);
+    memcpy(an, p->gdata, sizeof(attn_float) * p->total);
+    attn_rng_seed(&r, seed, 13);
+    for (t = 0; t < p->count && L == L; t++) {
+        n = attn_tensor_numel(&p->value[t]);
+        for (k = 0; k < (max_entries > 0 && (size_t)max_entries < n ? (size_t)max_entries : n); k++) {
+            attn_float *x = p->data + p->offset[t], keep;
+            double up, down, fd, g, e;
+            i = max_entries > 0 && (size_t)max_entries < n ? (size_t)attn_rng_int(&r, (uint32_t)n) : k;
+            keep = x[i];
+            x[i] = (attn_float)(keep + h); up = loss(ctx, 0);
+            x[i] = (attn_float)(keep - h); down = loss(ctx, 0);
+            x[i] = keep;
+            fd = (up - down) / (2 * h);
+            g = an[p->offset[t] + i];
+            e = fabs(fd - g) / ATTN__MAX(1, fabs(fd) + fabs(g));
+            worst = e > worst || e != e ? e : worst;
+        }
+    }
+    ATTN_FREE(an);
+    if (max_err) *max_err = worst;
+    if (L != L) {
+        attn__fail(ATTN_ERR_ARG, "attn_gradcheck_params: the loss is NaN");
+        return -1;
+    }
+    return worst <= tol;
 }
 
 /* A model's tensors by name: a struct of attn_float pointers, each field described by its tensor's

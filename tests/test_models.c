@@ -918,6 +918,69 @@ static void test_transformer_backward(void)
         }
 }
 
+/* The public checker over a whole model (attn_gradcheck_params): the loss sum w . y of a transformer
+   passes in float64 (every parameter); a gradient made wrong in one entry per tensor fails it in
+   either build; the values come back bit for bit; a NaN loss is -1. */
+typedef struct {
+    tf_ctx c;
+    const attn_float *w; /* dL/dy [B T out] */
+    int wrong;           /* add 0.5 to the first gradient entry of every tensor */
+} gc_model;
+
+static double gc_model_loss(void *ctx, int backward)
+{
+    gc_model *g = (gc_model *)ctx;
+    size_t i, n = (size_t)g->c.B * g->c.T * g->c.m.cfg.out;
+    double L = 0;
+    int t;
+    tf_f(&g->c);
+    for (i = 0; i < n; i++) L += (double)g->w[i] * g->c.y[i];
+    if (backward) {
+        tf_b(&g->c, g->w);
+        for (t = 0; t < g->c.m.p.count && g->wrong; t++) g->c.m.p.gdata[g->c.m.p.offset[t]] += (attn_float)0.5;
+    }
+    return g->wrong == 2 ? NAN : L;
+}
+
+static void test_gradcheck_params(void)
+{
+    attn_transformer_config cf = tf_small();
+    gc_model g;
+    attn_rng r;
+    attn_float *w, *keep;
+    double err = -1;
+    int i, res;
+    memset(&g, 0, sizeof g);
+    attn_rng_seed(&r, 61, 0);
+    cf.kinds[1] = ATTN_EXPRESSIVE;
+    CHECK(attn_transformer_init(&g.c.m, &cf, &r) == ATTN_OK, "gradcheck model: %s", attn_last_error());
+    g.c.B = 2; g.c.T = 5;
+    g.c.tok = (int *)malloc(sizeof(int) * 10);
+    for (i = 0; i < 10; i++) g.c.tok[i] = (int)attn_rng_int(&r, (uint32_t)cf.vocab);
+    g.c.y = t_alloc((size_t)10 * cf.out);
+    g.c.cache = t_alloc(attn_transformer_cache_floats(&g.c.m, 2, 5));
+    g.c.work = malloc(g.c.wb = attn_transformer_work_bytes(&g.c.m, 2, 5));
+    w = t_alloc((size_t)10 * cf.out);
+    t_randn(w, (size_t)10 * cf.out, &r, 1);
+    g.w = w;
+    keep = t_alloc(g.c.m.p.total);
+    memcpy(keep, g.c.m.p.data, sizeof(attn_float) * g.c.m.p.total);
+    if (T_DOUBLE) {
+        res = attn_gradcheck_params(&g.c.m.p, gc_model_loss, &g, 1, 0, 0, 0, &err);
+        CHECK(res == 1 && err < 1e-6, "attn_gradcheck_params: a transformer (softmax, EA), every one of its %lu "
+              "parameters, largest error %.2g", (unsigned long)g.c.m.p.total, err);
+    }
+    g.wrong = 1;
+    res = attn_gradcheck_params(&g.c.m.p, gc_model_loss, &g, 1, 0, 0, 3, &err);
+    CHECK(res == 0 && err > 0.1, "attn_gradcheck_params: a wrong gradient entry per tensor fails (%d, error %.2g)", res, err);
+    CHECK(!memcmp(keep, g.c.m.p.data, sizeof(attn_float) * g.c.m.p.total), "attn_gradcheck_params leaves the values bit for bit");
+    g.wrong = 2;
+    CHECK(attn_gradcheck_params(&g.c.m.p, gc_model_loss, &g, 1, 0, 0, 3, &err) == -1, "attn_gradcheck_params: a NaN loss is -1");
+    CHECK(attn_gradcheck_params(NULL, gc_model_loss, &g, 1, 0, 0, 3, &err) == -1, "attn_gradcheck_params: p NULL is -1");
+    free(g.c.tok); free(g.c.y); free(g.c.cache); free(g.c.work); free(w); free(keep);
+    attn_transformer_free(&g.c.m);
+}
+
 /* SPEC 4.2 / 9: the HYLA paper's presets (dense inputs, T5 biases, GELU, LayerNorm, biases), their
    parameter counts; and flax's LeCun-normal initialisation (truncated, variance 1 / fan_in). */
 static void test_transformer_hyla_presets(void)
@@ -1779,6 +1842,7 @@ void test_models(void)
     test_sample();
     test_transformer_forward();
     test_transformer_backward();
+    test_gradcheck_params();
     test_transformer_hyla_presets();
     test_transformer_bad_input();
     test_transformer_documents();
