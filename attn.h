@@ -4054,13 +4054,36 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
 #define ATTN__BR 64 /* query rows per tile */
 #define ATTN__BC 64 /* keys per tile */
 
-/* Scratch of one thread: scores S, weights P, dA and visibility [BR, BC] each, the output
-   accumulator and (centered) the sum of the visible values [BR, dv] each, row statistics m, l, D
-   and (centered) the visible count n [BR] each. */
+/* Scratch of one thread: tiles [BR, BC] of scores S, weights P, X (forward: the exponents; backward:
+   dA) and visibility; [BR, dv] the output accumulator and (centered) the sum of the visible values;
+   [BR] the running maximum m, the running sum l (backward: D) and (centered) the visible count n,
+   then the shift; with dropout, the dropped weights [BR, BC] (backward). */
+typedef struct {
+    attn_float *S, *P, *X, *vis, *acc, *vsum, *m, *l, *n, *drop;
+} attn__scored_ws;
+
+/* The scratch's blocks in ws (NULL: only measured); its bytes, a multiple of ATTN_ALIGN. */
+static size_t attn__scored_ws_map(const attn_attention_desc *d, attn_float *ws, attn__scored_ws *w)
+{
+    size_t tile = (size_t)ATTN__BR * ATTN__BC, rows = (size_t)ATTN__BR * d->dv;
+    attn_arena ar;
+    attn__arena_plan(&ar, ws);
+    w->S = attn__arena_floats(&ar, tile);
+    w->P = attn__arena_floats(&ar, tile);
+    w->X = attn__arena_floats(&ar, tile);
+    w->vis = attn__arena_floats(&ar, tile);
+    w->acc = attn__arena_floats(&ar, rows);
+    w->vsum = attn__arena_floats(&ar, rows);
+    w->m = attn__arena_floats(&ar, ATTN__BR);
+    w->l = attn__arena_floats(&ar, ATTN__BR);
+    w->n = attn__arena_floats(&ar, ATTN__BR);
+    w->drop = attn__arena_floats(&ar, d->dropout > 0 ? tile : 0);
+    return ar.used;
+}
 static size_t attn__scored_floats(const attn_attention_desc *d)
 {
-    return (4 + (d->dropout > 0)) * (size_t)ATTN__BR * ATTN__BC + 2 * (size_t)ATTN__BR * (size_t)d->dv +
-           4 * ATTN__BR;
+    attn__scored_ws w;
+    return attn__scored_ws_map(d, NULL, &w) / sizeof(attn_float);
 }
 
 /* Dropout's mask on a tile: X[r, c] *= 1 / (1 - p) if entry (i0 + r, j0 + c) is kept, else 0. The
@@ -4689,17 +4712,16 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + kh * d->Tk * a->ldk,
                      *Vp = V + kh * d->Tk * d->dv;
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *X = P + ATTN__BR * ATTN__BC,
-               *acc = X + 2 * ATTN__BR * ATTN__BC;
-    attn_float *vsum = acc + (size_t)ATTN__BR * d->dv, *m = vsum + (size_t)ATTN__BR * d->dv,
-               *l = m + ATTN__BR, *n = l + 2 * ATTN__BR;
-    attn_float scale = attn__score_scale(d),
-               *hid = X + ATTN__BR * ATTN__BC; /* the guarded path's copy of vis */
+    attn__scored_ws w;
+    attn_float *S, *P, *X, *acc, *vsum, *m, *l, *n, *hid, scale = attn__score_scale(d);
     const attn_kind_info *row = attn__row(d);
     const attn_score_row *k = row->score;
     int i0, j0, r, c, dv = d->dv, centered = (row->flags & ATTN_KF_CENTERED) != 0;
     int guard = !attn__all_finite(Qp, d->Tq, d->dk, a->ldk) || !attn__all_finite(Kp, d->Tk, d->dk, a->ldk) ||
                 !attn__all_finite(Vp, d->Tk, dv, dv);
+    attn__scored_ws_map(d, ws, &w);
+    S = w.S; P = w.P; X = w.X; acc = w.acc; vsum = w.vsum; m = w.m; l = w.l; n = w.n;
+    hid = w.vis; /* the guarded path's copy of the visibility */
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         memset(acc, 0, sizeof(attn_float) * (size_t)br * dv);
@@ -4751,9 +4773,9 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             int bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
             attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P, guard);
-            memcpy(X + ATTN__BR * ATTN__BC, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
+            memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
             attn__tile_weights(k, S, P, X, br, bc, st + i0);
-            if (centered) attn__center(P, X + ATTN__BR * ATTN__BC, n, br, bc);
+            if (centered) attn__center(P, hid, n, br, bc);
             for (r = 0; r < br; r++)
                 memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);
         }
@@ -4777,16 +4799,16 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
     const attn_float *Op = O + bh * d->Tq * d->dv, *dOp = dO + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
     attn_float *dQp = dQ + bh * d->Tq * a->ldk, *dKp = dK + kh * d->Tk * a->ldk,
                *dVp = dV + kh * d->Tk * d->dv;
-    attn_float *S = ws, *P = S + ATTN__BR * ATTN__BC, *dA = P + ATTN__BR * ATTN__BC,
-               *vis = dA + ATTN__BR * ATTN__BC;
-    attn_float *vsum = vis + ATTN__BR * ATTN__BC, *D = vsum + 2 * (size_t)ATTN__BR * d->dv, *n = D + ATTN__BR;
-    attn_float *Pd = d->dropout > 0 ? n + 3 * ATTN__BR : P; /* the dropped weights */
-    attn_float scale = attn__score_scale(d);
+    attn__scored_ws w;
+    attn_float *S, *P, *dA, *vis, *vsum, *D, *n, *Pd, scale = attn__score_scale(d);
     const attn_kind_info *row = attn__row(d);
     const attn_score_row *k = row->score;
     int i0, j0, r, dv = d->dv, dk = d->dk, ld = a->ldk, centered = (row->flags & ATTN_KF_CENTERED) != 0;
     int guard = !attn__all_finite(Qp, d->Tq, dk, ld) || !attn__all_finite(Kp, d->Tk, dk, ld) ||
                 !attn__all_finite(Vp, d->Tk, dv, dv) || !attn__all_finite(dOp, d->Tq, dv, dv);
+    attn__scored_ws_map(d, ws, &w);
+    S = w.S; P = w.P; dA = w.X; vis = w.vis; vsum = w.vsum; D = w.l; n = w.n;
+    Pd = d->dropout > 0 ? w.drop : P; /* the dropped weights */
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         for (r = 0; r < br; r++)
