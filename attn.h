@@ -4951,11 +4951,30 @@ static int attn__kernel_last(const attn_attention_desc *d, int i)
     return d->causal ? ATTN__MIN(d->Tk - 1, i + d->Tk - d->Tq) : d->Tk - 1;
 }
 
-/* Scratch: S and R [F, dv], z, rho, phi(q), phi(k), dphi [F]. */
-static size_t attn__kernel_floats(const attn_attention_desc *d)
+/* Scratch of one thread: the running sums S and R [F, dv], z and rho [F], phi(q), phi(k) and dphi
+   [F] (forward uses S, z and the features); its bytes, a multiple of ATTN_ALIGN. */
+typedef struct {
+    attn_float *S, *R, *z, *rho, *fq, *fk, *dphi;
+} attn__kernel_ws;
+
+static size_t attn__kernel_ws_map(const attn_attention_desc *d, attn_float *ws, attn__kernel_ws *w)
 {
     size_t F = (size_t)attn__row(d)->feature->features(d->dk);
-    return 2 * F * d->dv + 5 * F;
+    attn_arena ar;
+    attn__arena_plan(&ar, ws);
+    w->S = attn__arena_floats(&ar, F * d->dv);
+    w->R = attn__arena_floats(&ar, F * d->dv);
+    w->z = attn__arena_floats(&ar, F);
+    w->rho = attn__arena_floats(&ar, F);
+    w->fq = attn__arena_floats(&ar, F);
+    w->fk = attn__arena_floats(&ar, F);
+    w->dphi = attn__arena_floats(&ar, F);
+    return ar.used;
+}
+static size_t attn__kernel_floats(const attn_attention_desc *d)
+{
+    attn__kernel_ws w;
+    return attn__kernel_ws_map(d, NULL, &w) / sizeof(attn_float);
 }
 
 static size_t attn__kernel_workspace(const attn_attention_desc *d)
@@ -4972,8 +4991,10 @@ static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_floa
     const attn_feature_row *fr = attn__row(d)->feature;
     int dk = d->dk, dv = d->dv, F = fr->features(dk), i, j = 0, c;
     const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
-    attn_float *S = ws, *z = S + 2 * (size_t)F * dv, *fq = z + 2 * F,
-               *fk = fq + F; /* the R, rho slots unused */
+    attn__kernel_ws w;
+    attn_float *S, *z, *fq, *fk;
+    attn__kernel_ws_map(d, ws, &w);
+    S = w.S; z = w.z; fq = w.fq; fk = w.fk;
     memset(S, 0, sizeof(attn_float) * (size_t)F * dv);
     memset(z, 0, sizeof(attn_float) * (size_t)F);
     for (i = 0; i < d->Tq; i++) {
@@ -5005,8 +5026,10 @@ static void attn__kernel_backward_bh(const attn__args *a, int b, int h, attn_flo
     const attn_feature_row *fr = attn__row(d)->feature;
     int dk = d->dk, dv = d->dv, F = fr->features(dk), i, j, c, iq;
     const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
-    attn_float *S = ws, *R = S + (size_t)F * dv, *z = R + (size_t)F * dv, *rho = z + F, *fq = rho + F;
-    attn_float *fk = fq + F, *dphi = fk + F;
+    attn__kernel_ws w;
+    attn_float *S, *R, *z, *rho, *fq, *fk, *dphi;
+    attn__kernel_ws_map(d, ws, &w);
+    S = w.S; R = w.R; z = w.z; rho = w.rho; fq = w.fq; fk = w.fk; dphi = w.dphi;
     memset(S, 0, sizeof(attn_float) * (size_t)F * dv);
     memset(z, 0, sizeof(attn_float) * (size_t)F);
     for (i = 0, j = 0; i < d->Tq; i++) { /* forward pass: dQ */
@@ -5241,13 +5264,34 @@ static const attn_mix_row attn__mix_hyla_plus = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX
 
 /* Scratch of one thread, for a tile of MBR query rows against all Tk keys: scores S, visibility,
    latent code A, dropped code Ad and its gradient dA [H, MBR, Tk] each, rms [MBR, Tk], the values
-   of one batch element and their gradient [H, dv, Tk] each (transposed; relu_v: ReLU(V) [H, Tk, dv]),
-   and the value network of one row: 6 [dv, Tk] and one [Tk]. */
+   of one batch element Vt, their gradient dVt and the guarded path's values Vg [H, dv, Tk] each
+   (transposed; relu_v: ReLU(V) [H, Tk, dv]), and the value network of one row: 6 [dv, Tk] and one
+   [Tk]; its bytes, a multiple of ATTN_ALIGN. */
+typedef struct {
+    attn_float *S, *vis, *A, *Ad, *dA, *rms, *Vt, *dVt, *Vg, *row;
+} attn__mix_ws;
+
+static size_t attn__mix_ws_map(const attn_attention_desc *d, attn_float *ws, attn__mix_ws *w)
+{
+    size_t tile = (size_t)d->H * ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk;
+    attn_arena ar;
+    attn__arena_plan(&ar, ws);
+    w->S = attn__arena_floats(&ar, tile);
+    w->vis = attn__arena_floats(&ar, tile);
+    w->A = attn__arena_floats(&ar, tile);
+    w->Ad = attn__arena_floats(&ar, tile);
+    w->dA = attn__arena_floats(&ar, tile);
+    w->rms = attn__arena_floats(&ar, (size_t)ATTN__MBR * d->Tk);
+    w->Vt = attn__arena_floats(&ar, d->H * kd);
+    w->dVt = attn__arena_floats(&ar, d->H * kd);
+    w->Vg = attn__arena_floats(&ar, d->H * kd);
+    w->row = attn__arena_floats(&ar, 6 * kd + d->Tk);
+    return ar.used;
+}
 static size_t attn__mix_floats(const attn_attention_desc *d)
 {
-    size_t tile = (size_t)d->H * ATTN__MBR * d->Tk;
-    return 5 * tile + (size_t)ATTN__MBR * d->Tk + 3 * (size_t)d->H * d->dv * d->Tk +
-           (6 * (size_t)d->dv + 1) * d->Tk;
+    attn__mix_ws w;
+    return attn__mix_ws_map(d, NULL, &w) / sizeof(attn_float);
 }
 
 /* One group's partial gradients: dbias (with a bias) and dW2 (HYLA+). */
@@ -5465,10 +5509,11 @@ static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_floa
     const attn_attention_desc *d = a->d;
     attn_mix_row mx = *attn__row(d)->mix;
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk;
-    attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts,
-               *rms = Ad + 2 * d->H * ts;
-    attn_float *Vt = rms + ts, *Vg = Vt + d->H * kd, *row = Vg + d->H * kd;
+    attn__mix_ws w;
+    attn_float *S, *vis, *A, *Ad, *rms, *Vt, *Vg, *row;
     int br = ATTN__MIN(ATTN__MBR, d->Tq - i0), h, r, e, j, guard = attn__mix_guard(a, b);
+    attn__mix_ws_map(d, ws, &w);
+    S = w.S; vis = w.vis; A = w.A; Ad = w.Ad; rms = w.rms; Vt = w.Vt; Vg = w.Vg; row = w.row;
     attn__mix_code(a, mx, b, i0, br, S, vis, A, rms, guard);
     attn__mix_values(a, mx, b, Vt);
     if (a->weights)
@@ -5511,11 +5556,13 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
     const attn_attention_desc *d = a->d;
     attn_mix_row mx = *attn__row(d)->mix;
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk, os = (size_t)d->Tq * d->dv, x, n;
-    attn_float *S = ws, *vis = S + d->H * ts, *A = vis + d->H * ts, *Ad = A + d->H * ts, *dA = Ad + d->H * ts;
-    attn_float *rms = dA + d->H * ts, *Vt = rms + ts, *dVt = Vt + d->H * kd, *row = dVt + d->H * kd,
-               *Vg = row + 6 * kd + d->Tk;
+    attn__mix_ws w;
+    attn_float *S, *vis, *A, *Ad, *dA, *rms, *Vt, *dVt, *row, *Vg;
     attn_float scale = attn__score_scale(d);
     int i0, br, h, r, j, e, dk = d->dk, dv = d->dv, Tk = d->Tk, guard = attn__mix_guard(a, b);
+    attn__mix_ws_map(d, ws, &w);
+    S = w.S; vis = w.vis; A = w.A; Ad = w.Ad; dA = w.dA; rms = w.rms; Vt = w.Vt; dVt = w.dVt; row = w.row;
+    Vg = w.Vg;
     attn__mix_values(a, mx, b, Vt);
     memset(dVt, 0, sizeof(attn_float) * d->H * kd);
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__MBR) {
