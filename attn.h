@@ -10900,9 +10900,10 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
         hi = v > hi ? v : hi;
     }
     if (hi <= lo) hi = lo + 1;
-    cell = 560.0 / (rows > cols ? rows : cols);
+    cell = ATTN__MIN(560.0 / rows, 840.0 / cols); /* up to 840 wide for a row of maps */
     cell = cell > 40 ? 40 : cell;
-    W = L + cols * cell + 110; H = T + rows * cell + 20;
+    bh = rows * cell > 120 ? rows * cell : 120; /* the colour bar's height */
+    W = L + cols * cell + 110; H = T + bh + 20;
     if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: cannot write %s", path);
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -10951,7 +10952,7 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">column</text>\n", L + cols * cell / 2,
                 T - 22);
     /* the colour bar: 40 bands from the top value down, its ends (and 0 on the signed scale) labelled */
-    bx = L + cols * cell + 18; by = T; bh = rows * cell > 120 ? rows * cell : 120;
+    bx = L + cols * cell + 18; by = T;
     for (i = 0; i < 40; i++) {
         double top = scale == ATTN_HEAT_SIGNED ? hi - 2 * hi * i / 39
                      : scale == ATTN_HEAT_LOG  ? hi * pow(10, -4.0 * i / 39)

@@ -201,7 +201,7 @@ static void s2s_analyse(const s2s_opts *o, const attn_seq2seq *m, s2s_buf *b, s2
 {
     int n = o->analysis_len + 1, H = o->heads, h, t, i, j;
     attn_float *w = (attn_float *)malloc(sizeof(attn_float) * (size_t)H * (o->max_len + 1) * (o->max_len + 1));
-    attn_float *tile = (attn_float *)malloc(sizeof(attn_float) * (size_t)n * H * (n + 1));
+    attn_float *tile = (attn_float *)malloc(sizeof(attn_float) * (size_t)(n + 1) * (n + 1) * (H + 4)); /* the grid */
     attn_rng r, cand;
     attn_seq2seq fm = *m;
     fm.training = 0;
@@ -234,21 +234,32 @@ static void s2s_analyse(const s2s_opts *o, const attn_seq2seq *m, s2s_buf *b, s2
                 res->table[k][h][5] = fmin(mn[0], fmin(mn[1], mn[2]));
             }
         }
-        if (o->heatmap) { /* heads side by side, one empty column between them */
-            char path[1024], title[160];
-            int neg;
-            for (i = 0; i < n * H * (n + 1); i++) tile[i] = 0;
+        if (o->heatmap) { /* the heads in a grid, 4 to a row, one empty row and column between them */
+            char path[1024], title[200], (*lab)[4];
+            int gc = H < 4 ? H : 4, gr = (H + gc - 1) / gc, R = gr * (n + 1) - 1, C = gc * (n + 1) - 1, neg;
+            const char **rl = (const char **)malloc(sizeof(char *) * (size_t)(R + C)), **cl = rl + R;
+            if (!rl || !(lab = (char (*)[4])malloc(8 * (size_t)n))) { free(rl); fprintf(stderr, "\nattnlab seq2seq: out of memory\n"); break; }
+            for (i = 0; i < R * C; i++) tile[i] = 0;
             for (h = 0; h < H; h++)
                 for (i = 0; i < n; i++)
-                    for (j = 0; j < n; j++) tile[(size_t)i * H * (n + 1) + h * (n + 1) + j] = w[((size_t)h * n + i) * n + j];
+                    for (j = 0; j < n; j++)
+                        tile[(size_t)((h / gc) * (n + 1) + i) * C + (h % gc) * (n + 1) + j] = w[((size_t)h * n + i) * n + j];
+            for (i = 0; i < n; i++) /* the tokens: digits, BOS "<", EOS ">" */
+                for (j = 0; j < 2; j++) {
+                    int tk = j == 0 && t ? b->tin[i] : b->src[i];
+                    snprintf(lab[j * n + i], sizeof lab[0], "%c", tk >= ATTN_DIGITS_0 ? '0' + tk - ATTN_DIGITS_0 : tk == ATTN_DIGITS_BOS ? '<' : '>');
+                }
+            for (i = 0; i < R; i++) rl[i] = i % (n + 1) < n ? lab[i % (n + 1)] : "";
+            for (i = 0; i < C; i++) cl[i] = i % (n + 1) < n ? lab[n + i % (n + 1)] : "";
             snprintf(path, sizeof path, "%s-%s-%s.svg", o->heatmap, attn_kind_get(o->kind[res->kind])->name, which);
-            snprintf(title, sizeof title, "%s: %s, heads 1-%d, one held-out %d-digit source", attn_kind_get(o->kind[res->kind])->name,
-                     t ? "cross-attention" : "encoder self-attention", H, o->analysis_len);
-            for (neg = 0, i = 0; i < n * H * (n + 1); i++) neg |= tile[i] < 0; /* Cog's negative weights: a signed scale */
-            if (attn_heatmap_svg(path, title, tile, n, H * (n + 1), NULL, NULL, neg ? ATTN_HEAT_SIGNED : ATTN_HEAT_LINEAR) != ATTN_OK) {
+            snprintf(title, sizeof title, "%s: %s of heads 1-%d (rows of %d, left to right), one held-out %d-digit source", attn_kind_get(o->kind[res->kind])->name,
+                     t ? "cross-attention (rows: target, columns: source)" : "encoder self-attention", H, gc, o->analysis_len);
+            for (neg = 0, i = 0; i < R * C; i++) neg |= tile[i] < 0; /* Cog's negative weights: a signed scale */
+            if (attn_heatmap_svg(path, title, tile, R, C, rl, cl, neg ? ATTN_HEAT_SIGNED : ATTN_HEAT_LINEAR) != ATTN_OK) {
                 fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
                 res->failed = 1;
             }
+            free(rl); free(lab);
         }
     }
     free(w); free(tile);
