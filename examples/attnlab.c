@@ -138,6 +138,7 @@ static void usage(FILE *f, int full)
             "  lm       byte-level Cogformers: softmax, Cog placements, EA, differential,\n"
             "           centered (attnlab lm --help)\n"            "  seq2seq  the thesis' encoder-decoder on digit strings, greedy vs beam search, and\n"
             "           the band + sparse-error analysis of its heads (attnlab seq2seq --help)\n"
+            "  plot     a figure redrawn from the CSVs of runs (attnlab plot --help)\n"
             "\n"
             "attnlab help COMMAND (or fuzzy, sraven) shows a command's options; attnlab --version\n"
             "the version and the kernels.\n"
@@ -1357,6 +1358,207 @@ static char **split_equals(int *argc, char **argv)
     return out;
 }
 
+/* attnlab plot: a figure redrawn from the CSVs a grid wrote. The rows (those matching every --where
+   KEY=VALUE) are grouped by --by's column, in order of first appearance; each group's curve is the
+   mean of --y over its seeds at every --x value, with a band of +-1 sd, and with --loss the mean
+   of that column dashed against the right axis. Empty cells (the loss before the first step) are
+   left out. */
+#define PLOT_MAX_COLS 32
+#define PLOT_MAX_GROUPS 16
+typedef struct {
+    char name[64];
+    double *x, *y; /* [n] the x value and the y value of each row, in file order */
+    double *l;     /* [n] the --loss column's value, or NaN */
+    int *seed, n, cap;
+} plot_group;
+
+/* Splits line at commas in place: up to max fields, their count. */
+static int plot_fields(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    line[strcspn(line, "\r\n")] = 0;
+    while (n < max) {
+        f[n++] = p;
+        if (!(p = strchr(p, ','))) break;
+        *p++ = 0;
+    }
+    return n;
+}
+
+static int plot_col(char **head, int nh, const char *name)
+{
+    int i;
+    for (i = 0; i < nh; i++)
+        if (!strcmp(head[i], name)) return i;
+    return -1;
+}
+
+/* Reads one CSV into the groups; 0 with a message if it cannot. */
+static int plot_read(const char *path, const char *xc, const char *yc, const char *by, const char *lc,
+                     char *const *where, int nwhere, plot_group *g, int *ng)
+{
+    char line[4096], hline[4096], *head[PLOT_MAX_COLS], *f[PLOT_MAX_COLS];
+    int nh, c[5], wc[8], i, k, nf;
+    FILE *fp = fopen(path, "r");
+    if (!fp || !fgets(hline, sizeof hline, fp)) {
+        fprintf(stderr, "attnlab plot: cannot read %s\n", path);
+        if (fp) fclose(fp);
+        return 0;
+    }
+    nh = plot_fields(hline, head, PLOT_MAX_COLS);
+    c[0] = plot_col(head, nh, xc); c[1] = plot_col(head, nh, yc); c[2] = plot_col(head, nh, by);
+    c[3] = lc ? plot_col(head, nh, lc) : -2; c[4] = plot_col(head, nh, "seed");
+    for (k = 0; k < nwhere; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(where[k], "="), where[k]);
+        if ((wc[k] = plot_col(head, nh, key)) < 0) c[0] = -1;
+    }
+    if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[3] == -1) {
+        fprintf(stderr, "attnlab plot: %s has no column for one of --x %s, --y %s, --by %s%s%s or --where\n", path, xc,
+                yc, by, lc ? ", --loss " : "", lc ? lc : "");
+        fclose(fp);
+        return 0;
+    }
+    while (fgets(line, sizeof line, fp)) {
+        plot_group *q = NULL;
+        double x, y, l = NAN;
+        nf = plot_fields(line, f, PLOT_MAX_COLS);
+        if (nf != nh) continue;
+        for (k = 0; k < nwhere && !strcmp(f[wc[k]], where[k] + strcspn(where[k], "=") + 1); k++) {}
+        if (k < nwhere || !parse_double(f[c[0]], &x)) continue;
+        if (!parse_double(f[c[1]], &y)) y = NAN;
+        if (c[3] >= 0 && !parse_double(f[c[3]], &l)) l = NAN;
+        for (i = 0; i < *ng && !q; i++)
+            if (!strcmp(g[i].name, f[c[2]])) q = &g[i];
+        if (!q) {
+            if (*ng == PLOT_MAX_GROUPS) continue;
+            q = &g[(*ng)++];
+            snprintf(q->name, sizeof q->name, "%s", f[c[2]]);
+        }
+        if (q->n == q->cap) {
+            int cap = q->cap ? 2 * q->cap : 256;
+            double *nx = (double *)realloc(q->x, sizeof(double) * 3 * (size_t)cap);
+            int *ns;
+            if (!nx) break;
+            memmove(nx + 2 * (size_t)cap, nx + 2 * (size_t)q->cap, sizeof(double) * (size_t)q->n);
+            memmove(nx + cap, nx + q->cap, sizeof(double) * (size_t)q->n);
+            if (!(ns = (int *)realloc(q->seed, sizeof(int) * (size_t)cap))) { q->x = nx; break; }
+            q->x = nx; q->y = nx + cap; q->l = nx + 2 * (size_t)cap; q->seed = ns; q->cap = cap;
+        }
+        q->x[q->n] = x; q->y[q->n] = y; q->l[q->n] = l;
+        q->seed[q->n++] = c[4] >= 0 ? atoi(f[c[4]]) : 0;
+    }
+    fclose(fp);
+    return 1;
+}
+
+static int plot_cmp_double(const void *a, const void *b)
+{
+    double u = *(const double *)a, v = *(const double *)b;
+    return u < v ? -1 : u > v;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+    const char *xc = "step", *yc = NULL, *by = "attention", *lc = NULL, *svg = NULL, *title = NULL, *ylabel = NULL;
+    char *csvs = NULL, *where[8], *tok, ttl[256], legend[PLOT_MAX_GROUPS][96];
+    plot_group g[PLOT_MAX_GROUPS];
+    attn_plot_series s[2 * PLOT_MAX_GROUPS];
+    attn_plot p;
+    int nwhere = 0, ng = 0, i, k, j, ns = 0, ok = 1, seeds = 0;
+    double ymin = 0, ymax = 0;
+    memset(g, 0, sizeof g);
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h") || !v) {
+            printf("usage: attnlab plot --csv F[,F2..] --y COL --svg OUT [--x step] [--by attention]\n"
+                   "                    [--loss COL] [--where KEY=VALUE]... [--title T] [--ylabel L]\n"
+                   "                    [--ymin A --ymax B]\n"
+                   "  redraws a figure from the CSVs a run wrote: one curve per value of --by, the mean of\n"
+                   "  --y over the seeds at each --x with a band of +-1 sd, and the mean of --loss dashed\n"
+                   "  on a right axis; --where keeps the rows whose column KEY equals VALUE (up to 8);\n"
+                   "  --ymin, --ymax fix the left axis (points outside are clipped).\n");
+            return strcmp(a, "--help") && strcmp(a, "-h");
+        }
+        if (!strcmp(a, "--csv")) csvs = argv[++i];
+        else if (!strcmp(a, "--x")) xc = argv[++i];
+        else if (!strcmp(a, "--y")) yc = argv[++i];
+        else if (!strcmp(a, "--by")) by = argv[++i];
+        else if (!strcmp(a, "--loss")) lc = argv[++i];
+        else if (!strcmp(a, "--svg")) svg = argv[++i];
+        else if (!strcmp(a, "--title")) title = argv[++i];
+        else if (!strcmp(a, "--ylabel")) ylabel = argv[++i];
+        else if (!strcmp(a, "--ymin") && parse_double(v, &ymin)) i++;
+        else if (!strcmp(a, "--ymax") && parse_double(v, &ymax)) i++;
+        else if (!strcmp(a, "--where") && nwhere < 8 && strchr(v, '=')) where[nwhere++] = argv[++i];
+        else {
+            fprintf(stderr, "attnlab plot: unknown option or bad value %s %s (see attnlab plot --help)\n", a, v);
+            return 1;
+        }
+    }
+    if (!csvs || !yc || !svg) {
+        fprintf(stderr, "attnlab plot: --csv, --y and --svg are needed (see attnlab plot --help)\n");
+        return 1;
+    }
+    if (!output_ok(svg)) return 1;
+    for (tok = strtok(csvs, ","); tok && ok; tok = strtok(NULL, ","))
+        ok = plot_read(tok, xc, yc, by, lc, where, nwhere, g, &ng);
+    if (ok && ng == 0) fprintf(stderr, "attnlab plot: no rows matched\n"), ok = 0;
+    for (k = 0; k < ng && ok; k++) { /* each group: the distinct x values; at each, mean +- sd over its rows */
+        plot_group *q = &g[k];
+        double *ux = (double *)malloc(sizeof(double) * 6 * (size_t)q->n), *col = (double *)malloc(sizeof(double) * (size_t)q->n);
+        int nu = 0, nc, nl, maxc = 0;
+        if (!ux || !col) { free(ux); free(col); ok = 0; break; }
+        memcpy(ux, q->x, sizeof(double) * (size_t)q->n);
+        qsort(ux, (size_t)q->n, sizeof(double), plot_cmp_double);
+        for (i = 0; i < q->n; i++)
+            if (i == 0 || ux[i] != ux[nu - 1]) ux[nu++] = ux[i];
+        for (i = 0; i < nu; i++) {
+            double *y = ux + q->n, *lo = y + q->n, *hi = lo + q->n, *l = hi + q->n, sd, lsum = 0;
+            for (nc = 0, nl = 0, j = 0; j < q->n; j++) {
+                if (q->x[j] != ux[i]) continue;
+                if (q->y[j] == q->y[j]) col[nc++] = q->y[j];
+                if (q->l[j] == q->l[j]) lsum += q->l[j], nl++;
+            }
+            y[i] = nc ? mean_sd(col, nc, &sd) : NAN;
+            lo[i] = nc > 1 ? y[i] - sd : NAN;
+            hi[i] = nc > 1 ? y[i] + sd : NAN;
+            l[i] = nl ? lsum / nl : NAN;
+            maxc = nc > maxc ? nc : maxc;
+        }
+        seeds = maxc > seeds ? maxc : seeds;
+        snprintf(legend[k], sizeof legend[k], "%.60s (n = %d)", q->name, maxc);
+        memset(&s[ns], 0, sizeof s[ns]);
+        s[ns].label = legend[k]; s[ns].x = ux; s[ns].y = ux + q->n; s[ns].lo = ux + 2 * q->n; s[ns].hi = ux + 3 * q->n;
+        s[ns].n = nu; s[ns].colour = k;
+        ns++;
+        if (lc) {
+            memset(&s[ns], 0, sizeof s[ns]);
+            s[ns].x = ux; s[ns].y = ux + 4 * q->n; s[ns].n = nu; s[ns].colour = k; s[ns].right = 1;
+            ns++;
+        }
+        free(col);
+    }
+    if (ok) {
+        memset(&p, 0, sizeof p);
+        snprintf(ttl, sizeof ttl, "%s", title ? title : yc);
+        p.title = ttl; p.xlabel = xc; p.ylabel = ylabel ? ylabel : yc; p.ymin = ymin; p.ymax = ymax;
+        if (lc) {
+            static char y2[80];
+            snprintf(y2, sizeof y2, "%s (dashed)", lc);
+            p.y2label = y2;
+        }
+        ok = attn_plot_svg(svg, &p, s, ns) == ATTN_OK;
+        if (ok) printf("wrote %s (%d curve(s), up to %d run(s) per point)\n", svg, ng, seeds);
+        else fprintf(stderr, "attnlab plot: %s\n", attn_last_error());
+    }
+    for (i = 0; i < ns; i++)
+        if (!s[i].right) free((void *)s[i].x);
+    for (k = 0; k < PLOT_MAX_GROUPS; k++) { free(g[k].x); free(g[k].seed); }
+    return !ok;
+}
+
 /* The commands, on the command line as split_equals leaves it. */
 static int attnlab_run(int argc, char **argv)
 {
@@ -1388,6 +1590,7 @@ static int attnlab_run(int argc, char **argv)
         return 1;
     }
     if (!strcmp(argv[1], "sample")) return lm_sample(argc, argv);
+    if (!strcmp(argv[1], "plot")) return cmd_plot(argc, argv);
     if (s2s) return s2s_main(argc, argv);
     if (!strcmp(argv[1], "preset")) return cmd_preset(argc, argv);
     if (!parse_options(argc, argv, &o)) return !help_shown;

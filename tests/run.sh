@@ -134,6 +134,13 @@ else
         refuse "a qk input other than ln or raw" ./build/attnlab train --qk-input both
         refuse "an initial gain of 0" ./build/attnlab train --init-gain 0
         refuse "an ambiguity check with 9 features" ./build/attnlab ambiguity --K 9
+        try "attnlab plot: a figure redrawn from a grid's CSV, mean and band over seeds, one curve per value" sh -c \
+            "./build/attnlab plot --csv docs/data/hyla_fuzzy_grid_5000.csv --where lr=0.001 --where wd=0.1 --y heldout \
+             --loss loss --svg $tmp/plot.svg | grep -q '3 curve(s), up to 3 run(s) per point' && grep -q 'hyla (n = 3)' $tmp/plot.svg"
+        refuse "attnlab plot with a column the CSV lacks" ./build/attnlab plot --csv docs/data/hyla_fuzzy_grid_5000.csv \
+            --y nosuch --svg $tmp/plot2.svg
+        refuse "attnlab plot when no row matches" ./build/attnlab plot --csv docs/data/hyla_fuzzy_grid_5000.csv \
+            --where lr=7 --y heldout --svg $tmp/plot3.svg
         try "attnlab ambiguity: both definitions beside Table A2" sh -c \
             "./build/attnlab ambiguity --runs 2 --samples 512 2>/dev/null | grep -q '| every feature | .* | 0.32% +- 0.09% |'"
         refuse "quickstart --steps abc" ./build/quickstart --steps abc
