@@ -17,6 +17,14 @@ HAVE_OPENBLAS := $(shell printf '\043include <cblas.h>\nint main(void){return 0;
 ifeq ($(HAVE_OPENBLAS),1)
 BLAS_FLAGS = -DHAVE_OPENBLAS
 BLAS_LIBS  = -lopenblas
+# bench_gemm's libxsmm column: Debian's libxsmm-dev is static and falls back to the BLAS it is
+# linked with (OpenBLAS) above 64^3. BLIS and oneDNN are loaded at run time (dlopen).
+HAVE_LIBXSMM := $(shell printf '\043include <libxsmm.h>\nint main(void){libxsmm_init();return 0;}\n' | \
+                  $(CC) -x c - -lxsmm -lopenblas -lpthread -ldl -lm -o /dev/null 2>/dev/null && echo 1)
+endif
+ifeq ($(HAVE_LIBXSMM),1)
+XSMM_FLAGS = -DHAVE_LIBXSMM
+XSMM_LIBS  = -lxsmm
 endif
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the header, attn.pc (pkg-config) and the CMake
@@ -97,7 +105,7 @@ test-mpi: $(BUILD)/attnlab
 	else $(MAKE) --no-print-directory $(BUILD)/attnlab-mpi && sh tests/mpi.sh; fi
 
 $(BUILD)/bench_gemm: bench/bench_gemm.c bench/bench.h attn.h | $(BUILD)
-	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $(BLAS_FLAGS) $(XSMM_FLAGS) $< -o $@ $(XSMM_LIBS) $(BLAS_LIBS) -ldl -lpthread $(LIBS)
 
 $(BUILD)/bench_attention: bench/bench_attention.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)

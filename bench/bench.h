@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* The value of option `flag`: a whole number (or, for arg_double, a finite number) in [lo, hi];
@@ -68,6 +69,22 @@ static double fma_peak_gflops(void)
 #else
     return 0;
 #endif
+}
+
+/* The processor's name from /proc/cpuinfo (Linux), or "unknown". */
+static const char *cpu_model(void)
+{
+    static char name[128] = "unknown";
+    char line[256];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            snprintf(name, sizeof name, "%s", strchr(line, ':') + 2);
+            name[strcspn(name, "\n")] = 0;
+            break;
+        }
+    if (f) fclose(f);
+    return name;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -195,6 +195,7 @@ int main(int argc, char **argv)
     if (!memory_only) {
         peak = fma_peak_gflops();
         printf("attn.h %s (%s kernels); causal forward + backward, B = 1, H = 8, dh = 64; median of %d\n", ATTN_VERSION_STRING, attn_simd_name(), repeats);
+        printf("CPU: %s\n", cpu_model());
         printf("FMA peak (one core): %.1f GFLOP/s; %% peak counts the products of the quadratic kinds, 7 T^2 dh H flops\n"
                "(causal: QK^T and PV forward, five products backward, each over half the T x T scores), against\n"
                "the peak times the threads\n\n", peak);

@@ -141,8 +141,10 @@ int main(int argc, char **argv)
     attn_set_threads(1);
     have_torch = system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
     if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): the PyTorch columns stay empty\n");
-    printf("attn.h %s (%s kernels); cisformer training, predictions per second, one thread, median of %d x %gs\n\n", ATTN_VERSION_STRING,
+    printf("attn.h %s (%s kernels); cisformer training, predictions per second, one thread, median of %d x %gs\n", ATTN_VERSION_STRING,
            attn_simd_name(), repeats, seconds);
+    printf("CPU: %s; FMA peak (one core) %.1f GFLOP/s (the cisformer's per-position products are bound by memory:\n"
+           "docs/benchmarks.md)\n\n", cpu_model(), fma_peak_gflops());
     printf("%-8s %-6s %5s | %12s %12s %8s | %12s %12s %8s\n", "kind", "task", "N_con", "attn.h step", "torch loop", "ratio", "attn.h epoch",
            "torch batch", "ratio");
     for (s = 0; s < 2; s++)

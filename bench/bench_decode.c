@@ -111,8 +111,8 @@ int main(int argc, char **argv)
     if (attn_transformer_init(&m, &c, &r) != ATTN_OK) { fprintf(stderr, "%s\n", attn_last_error()); return 1; }
     peak = fma_peak_gflops();
     have_torch = system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
-    printf("bench_decode: the Cogformer (%lu parameters), softmax, %s, %d thread(s); FMA peak of one core %.1f GFLOP/s\n",
-           (unsigned long)attn_transformer_param_count(&c), attn_simd_name(), threads, peak);
+    printf("bench_decode: the Cogformer (%lu parameters), softmax, %s, %d thread(s); %s, FMA peak of one core %.1f GFLOP/s\n",
+           (unsigned long)attn_transformer_param_count(&c), attn_simd_name(), threads, cpu_model(), peak);
     if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): its column stays empty\n");
     printf("\n| context | decode, tokens/s | recompute the prefix, tokens/s | ratio | PyTorch with a KV cache, tokens/s | ratio |\n");
     printf("|---:|---:|---:|---:|---:|---:|\n");

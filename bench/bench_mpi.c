@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         }
     }
     if (rank == 0) {
-        printf("FMA peak (one core): %.1f GFLOP/s\n", fma_peak_gflops());
+        printf("CPU: %s; FMA peak (one core): %.1f GFLOP/s\n", cpu_model(), fma_peak_gflops());
         printf("%d rank(s), medians of %d calls (the slowest rank's time of each)\n\n", size, reps);
         printf("| gradient block | floats | float32 all-reduce | int64 all-reduce (exact sum) | max + losses |\n");
         printf("|---|---:|---:|---:|---:|\n");

@@ -18,9 +18,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The product FLOPs of one training step on one sequence of c->max_T tokens: every matrix product
+   of the forward pass (input or embedding projection, Q, K, V, O, the MLP's two or three, QK^T and
+   PV over the keys each query sees, the head), times 3 for forward + backward (3.5 for the
+   attention products: two forward, five backward). The last layer of a read-out model computes
+   its read-out rows only (K and V for all); the head-mixing kinds' own value networks are not
+   counted. */
+static double step_flops(const attn_transformer_config *c)
+{
+    double T = c->max_T, C = c->d, H = c->heads, dk = c->dk, dv = c->dv, lin = 0, att = 0, R;
+    int l;
+    lin += c->in_dim ? 2 * T * c->in_dim * C : 0; /* dense inputs' projection; token embeddings are lookups */
+    for (l = 0; l < c->layers; l++) {
+        R = l == c->layers - 1 && c->readout ? c->readout : T; /* the queries this layer computes */
+        lin += 2 * T * C * H * (dk + dv) + 2 * R * C * H * dk + 2 * R * H * dv * C +
+               2 * R * C * c->mlp * (c->glu ? 3 : 2);
+        att += 2 * R * (c->causal ? (T + 1) / 2 : T) * H * (dk + dv);
+    }
+    lin += 2 * (c->readout ? c->readout : T) * C * c->out;
+    return 3 * lin + 3.5 * att;
+}
+
 /* attn.h's tokens per second for a preset (0 fuzzy, 1 SRAVEN, 2 the Cogformer) and kind on
-   `threads` threads. */
-static double run_attn(int preset, attn_kind kind, int threads, int repeats, double seconds)
+   `threads` threads; *flops: step_flops per token. */
+static double run_attn(int preset, attn_kind kind, int threads, int repeats, double seconds, double *flops)
 {
     attn_transformer_config c;
     attn_transformer m;
@@ -40,6 +61,7 @@ static double run_attn(int preset, attn_kind kind, int threads, int repeats, dou
         c.pos = ATTN_POS_ROPE; c.norm = ATTN_NORM_RMS; c.eps = (attn_float)1e-6; c.act = ATTN_ACT_SILU; c.glu = 1;
     }
     for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
+    *flops = step_flops(&c) / c.max_T;
     attn_set_threads(threads);
     attn_rng_seed(&r, 1, 0);
     if (attn_transformer_init(&m, &c, &r) != ATTN_OK) { fprintf(stderr, "%s\n", attn_last_error()); exit(1); }
@@ -111,7 +133,7 @@ int main(int argc, char **argv)
     static const attn_kind kinds[3][2] = {{ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_COG}};
     static const char *names[3] = {"fuzzy", "sraven", "cogformer"};
     int repeats = 3, i, s, k, t, have_torch, only = -1;
-    double seconds = 2;
+    double seconds = 2, peak;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
             printf("usage: bench_transformer [--repeats R] [--seconds S] [--preset fuzzy|sraven|cogformer]\n"
@@ -127,17 +149,23 @@ int main(int argc, char **argv)
     }
     if (repeats < 1 || repeats > 16 || !(seconds > 0)) { fprintf(stderr, "bench_transformer: --repeats in 1 .. 16, --seconds > 0\n"); return 1; }
     have_torch = system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+    peak = fma_peak_gflops();
     printf("attn.h %s (%s kernels); HYLA-paper transformer training, tokens per second (batch 128), median of %d x %gs\n",
            ATTN_VERSION_STRING, attn_simd_name(), repeats, seconds);
+    printf("CPU: %s; FMA peak (one core) %.1f GFLOP/s; %% peak: the step's product FLOPs per token (forward x 3,\n"
+           "attention products x 3.5) times tokens/s, against the peak times the threads\n", cpu_model(), peak);
     if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
-    printf("\n%-8s %-9s %7s | %12s %12s %8s | %14s %8s\n", "kind", "preset", "threads", "attn.h", "PyTorch", "ratio", "PyTorch pruned", "ratio");
+    printf("\n%-8s %-9s %7s | %12s %7s %12s %8s | %14s %8s\n", "kind", "preset", "threads", "attn.h", "% peak", "PyTorch", "ratio",
+           "PyTorch pruned", "ratio");
     for (s = 0; s < 3; s++)
         for (k = 0; k < 2 && (only < 0 || only == s); k++)
             for (t = 1; t <= 2; t++) {
                 const char *name = attn_kind_get(kinds[s][k])->name;
-                double ours = run_attn(s, kinds[s][k], t, repeats, seconds), theirs = have_torch ? run_torch(s, name, 0, t, repeats, seconds) : 0;
+                double fl, ours = run_attn(s, kinds[s][k], t, repeats, seconds, &fl);
+                double theirs = have_torch ? run_torch(s, name, 0, t, repeats, seconds) : 0;
                 double pruned = have_torch && s < 2 ? run_torch(s, name, 1, t, repeats, seconds) : 0;
-                printf("%-8s %-9s %7d | %12.0f %12.0f %7.2fx | %14.0f %7.2fx\n", name, names[s], t, ours, theirs, theirs > 0 ? ours / theirs : 0, pruned,
+                printf("%-8s %-9s %7d | %12.0f %6.0f%% %12.0f %7.2fx | %14.0f %7.2fx\n", name, names[s], t, ours,
+                       peak > 0 ? 100 * ours * fl * 1e-9 / (peak * t) : 0, theirs, theirs > 0 ? ours / theirs : 0, pruned,
                        pruned > 0 ? ours / pruned : 0);
                 fflush(stdout);
             }

@@ -83,7 +83,9 @@ int main(int argc, char **argv)
 #if defined(__EMSCRIPTEN__)
     (void)fma_peak_gflops; /* SIMD128 has no FMA, and V8 does not keep bench.h's 12 chains in
                               registers (it measured less than the GEMM reaches): no peak */
+    (void)cpu_model;
 #else
+    printf("cpu %s\n", cpu_model());
     printf("fma_peak %.1f GFLOP/s\n", fma_peak_gflops());
 #endif
     for (i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++) {

@@ -63,6 +63,8 @@ else
     try "nothing allocates after warm-up (training steps and decoding with a refusing allocator)" sh -c \
         "$CC -O2 $ARCH -fopenmp -Wall -Wextra -Werror tests/noalloc.c -o $tmp/noalloc -lm && $tmp/noalloc"
     try "quickstart example runs" ./build/quickstart
+    try "bench_gemm builds with the SGEMM libraries that are installed and names them" sh -c \
+        "${MAKE:-make} -s build/bench_gemm >/dev/null && ./build/bench_gemm --help | grep -q libxsmm"
     if [ -x ./build/tiny_lm ]; then
         try "tiny_lm trains a little and prints a sample" sh -c "./build/tiny_lm --steps 40 >/dev/null"
     fi
