@@ -484,11 +484,15 @@ static const struct {
     const char *name, *claim, *args, *quick;
 } s2s_presets[] = {
     {"seq2seq", "the thesis' encoder-decoder (1 + 1 post-LN layers, 8 heads) reversing digit strings, greedy vs beam",
-     "--task reverse --attn softmax --layers 1 --dmodel 128 --heads 8 --steps 4000 --seeds 2 --test 1000",
-     "--task reverse --attn softmax --layers 1 --dmodel 64 --heads 8 --steps 600 --seeds 1 --test 200 --eval-every 100"},
+     "--task reverse --attn softmax --layers 1 --dmodel 128 --heads 8 --steps 4000 --seeds 2 --test 1000 --csv results/seq2seq.csv "
+     "--svg results/seq2seq.svg",
+     "--task reverse --attn softmax --layers 1 --dmodel 64 --heads 8 --steps 600 --seeds 1 --test 200 --eval-every 100 "
+     "--csv results/seq2seq.csv --svg results/seq2seq.svg"},
     {"thesis", "the thesis' Tables 16 and 17 on a trained encoder-decoder's 8 heads (n = 16)",
-     "--task reverse --attn softmax --layers 1 --dmodel 128 --heads 8 --steps 4000 --seeds 1 --test 500 --analysis --heatmap results/thesis",
-     "--task reverse --attn softmax --layers 1 --dmodel 64 --heads 8 --steps 600 --seeds 1 --test 100 --eval-every 100 --analysis"},
+     "--task reverse --attn softmax --layers 1 --dmodel 128 --heads 8 --steps 4000 --seeds 1 --test 500 --analysis --heatmap results/thesis "
+     "--csv results/thesis.csv --svg results/thesis.svg",
+     "--task reverse --attn softmax --layers 1 --dmodel 64 --heads 8 --steps 600 --seeds 1 --test 100 --eval-every 100 --analysis "
+     "--heatmap results/thesis --csv results/thesis.csv --svg results/thesis.svg"},
 };
 
 int s2s_main(int argc, char **argv)
