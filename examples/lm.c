@@ -606,12 +606,15 @@ static int lm_preset(int argc, char **argv, lm_opts *o)
         const char *claim, *full, *quick;
     } presets[2] = {
         {"the Cog paper's Table 4 ordering (and its baselines) in miniature",
-         "--variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 3",
-         "--variants softmax,cog,cog-first,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 50 --seeds 2"},
+         "--variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 3 "
+         "--csv results/cog-lm.csv --svg results/cog-lm.svg --probe-svg results/cog-lm-probes.svg",
+         "--variants softmax,cog,cog-first,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 50 --seeds 2 "
+         "--csv results/cog-lm.csv --svg results/cog-lm.svg --probe-svg results/cog-lm-probes.svg"},
         {"the collapse probes (Lv et al. 2024, Sec. 3.2) of softmax and Cog language models, paper's and code's metric",
          "--variants softmax,cog,cog-all --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 3 "
-         "--probe-svg results/cog_probes.svg",
-         "--variants softmax,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 100 --seeds 1"},
+         "--csv results/cog-probes.csv --svg results/cog-probes.svg --probe-svg results/cog_probes.svg",
+         "--variants softmax,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 100 --seeds 1 "
+         "--csv results/cog-probes.csv --svg results/cog-probes.svg --probe-svg results/cog_probes.svg"},
     };
     static char buf[512]; /* the options point into it after return */
     char full[512], quick[512], *args[256];
