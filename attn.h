@@ -10796,7 +10796,7 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
                                   const double *v)
 {
 #ifndef ATTN_NO_STDIO
-    double W = 640, H = 400, L = 64, R = 16, T = 44, B = 44, pw, ph, lo = 0, hi = 0, lx = 0, gw, bw;
+    double W = 640, H = 400, L = 64, R = 16, T = 44, B = 44, pw, ph, lo = 0, hi = 0, lx = 0, gw, bw, step;
     int g, k, rows, row = 0;
     FILE *f;
     if (!path || !group || !series || !v || ng < 1 || ns < 1)
@@ -10804,6 +10804,7 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
     for (k = 0; k < ns * ng; k++)
         if (attn__finite(v[k])) { lo = v[k] < lo ? v[k] : lo; hi = v[k] > hi ? v[k] : hi; }
     if (hi - lo < 1e-12) hi = lo + 1;
+    step = attn__nice_step(&lo, &hi, 1); /* the axis ends on round ticks */
     rows = attn__legend_at(series, sizeof *series, ns, -1, L, W - 8, &lx, &row);
     T += 16 * (rows - 1);
     pw = W - L - R; ph = H - T - B; gw = pw / ng; bw = 0.8 * gw / ns;
@@ -10818,12 +10819,12 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
         attn__svg_text(f, title, "</text>\n");
     }
 #define ATTN__BY(x) (T + ph - ph * ((x) - lo) / (hi - lo))
-    for (k = 0; k <= 5; k++) {
-        double y = T + ph - ph * k / 5;
+    for (k = 0; lo + k * step <= hi + 1e-9 * step; k++) {
+        double t = lo + k * step, y = ATTN__BY(t);
         fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, L + pw, y,
                 y);
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4,
-                lo + (hi - lo) * k / 5);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.6g</text>\n", L - 6, y + 4,
+                fabs(t) < 1e-9 * step ? 0 : t);
     }
     for (g = 0; g < ng; g++) {
         fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"11\">", L + gw * (g + 0.5),
