@@ -2245,7 +2245,7 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
     L = loss(ctx, 1);
     memcpy(an, p->gdata, sizeof(attn_float) * p->total);
     attn_rng_seed(&r, seed, 13);
-    for (t = 0; t < p->count && L == L; t++) {
+    for (t = 0; t < p->count && attn__finite(L); t++) {
         n = attn_tensor_numel(&p->value[t]);
         for (k = 0; k < (max_entries > 0 && (size_t)max_entries < n ? (size_t)max_entries : n); k++) {
             attn_float *x = p->data + p->offset[t], keep;
@@ -2258,13 +2258,13 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
             fd = (up - down) / (2 * h);
             g = an[p->offset[t] + i];
             e = fabs(fd - g) / ATTN__MAX(1, fabs(fd) + fabs(g));
-            worst = e > worst || e != e ? e : worst;
+            worst = e > worst || !attn__finite(e) ? e : worst;
         }
     }
     ATTN_FREE(an);
     if (max_err) *max_err = worst;
-    if (L != L) {
-        attn__fail(ATTN_ERR_ARG, "attn_gradcheck_params: the loss is NaN");
+    if (!attn__finite(L)) {
+        attn__fail(ATTN_ERR_ARG, "attn_gradcheck_params: the loss is not finite");
         return -1;
     }
     return worst <= tol;
@@ -4714,16 +4714,16 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + kh * d->Tk * a->ldk,
                      *Vp = V + kh * d->Tk * d->dv;
     attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn__scored_ws w;
+    attn__scored_ws sw;
     attn_float *S, *P, *X, *acc, *vsum, *m, *l, *n, *hid, scale = attn__score_scale(d);
     const attn_kind_info *row = attn__row(d);
     const attn_score_row *k = row->score;
     int i0, j0, r, c, dv = d->dv, centered = (row->flags & ATTN_KF_CENTERED) != 0;
     int guard = !attn__all_finite(Qp, d->Tq, d->dk, a->ldk) || !attn__all_finite(Kp, d->Tk, d->dk, a->ldk) ||
                 !attn__all_finite(Vp, d->Tk, dv, dv);
-    attn__scored_ws_map(d, ws, &w);
-    S = w.S; P = w.P; X = w.X; acc = w.acc; vsum = w.vsum; m = w.m; l = w.l; n = w.n;
-    hid = w.vis; /* the guarded path's copy of the visibility */
+    attn__scored_ws_map(d, ws, &sw);
+    S = sw.S; P = sw.P; X = sw.X; acc = sw.acc; vsum = sw.vsum; m = sw.m; l = sw.l; n = sw.n;
+    hid = sw.vis; /* the guarded path's copy of the visibility */
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
         memset(acc, 0, sizeof(attn_float) * (size_t)br * dv);
