@@ -598,7 +598,7 @@ static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
 
 /* attnlab preset cog-lm|cog-probes [--quick] [options]: the miniature of Table 4 (and of Table 1's
    baselines), or the collapse probes of softmax and Cog models, on Vim's manual (9.8 MB, Debian's
-   vim-runtime: 800 steps read an eighth of it, so nothing is memorised) when it is there, else
+   vim-runtime: 800 steps read 0.14 of its training part, so nothing is memorised) when it is there, else
    /usr/share/common-licenses (300 kB), else the sample; the user's options come last. */
 static int lm_preset(int argc, char **argv, lm_opts *o)
 {
