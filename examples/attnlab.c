@@ -664,22 +664,28 @@ static double eval_tf(const model *m, model_buf *b, const int *x, const int *rul
 }
 
 /* Greedy rollouts: from the first ncon true symbols of each series of x [ns, len], ng <= len - ncon
-   predictions fed back; the per-token accuracy and the fraction of series entirely right. b must
-   hold one window. */
+   predictions fed back; the per-token accuracy and the fraction of series entirely right. The series
+   are rolled out b->nb at a time (each window's forward pass is independent of the others'). */
 static double eval_rollout(const model *m, model_buf *b, const int *x, int ns, int ng, int len, double *perfect)
 {
-    int s, j, n = m->ncon, *w = (int *)malloc(sizeof(int) * (size_t)len);
+    int s0, i, j, n = m->ncon, *w = (int *)malloc(sizeof(int) * (size_t)b->nb * len);
     long right = 0, all = 0;
-    for (s = 0; s < ns; s++) {
-        int ok_all = 1;
-        memcpy(w, x + (size_t)s * len, sizeof(int) * (size_t)n);
+    for (s0 = 0; s0 < ns; s0 += b->nb) {
+        int cnt = ns - s0 < b->nb ? ns - s0 : b->nb;
+        for (i = 0; i < cnt; i++) memcpy(w + (size_t)i * len, x + (size_t)(s0 + i) * len, sizeof(int) * (size_t)n);
         for (j = 0; j < ng; j++) {
-            model_forward(m, b, w + j, n, 1);
-            w[n + j] = argmax(b->y, m->N);
-            right += w[n + j] == x[(size_t)s * len + n + j];
-            ok_all = ok_all && w[n + j] == x[(size_t)s * len + n + j];
+            model_forward(m, b, w + j, len, cnt);
+            for (i = 0; i < cnt; i++) w[(size_t)i * len + n + j] = argmax(b->y + (size_t)i * m->N, m->N);
         }
-        all += ok_all;
+        for (i = 0; i < cnt; i++) {
+            const int *truth = x + (size_t)(s0 + i) * len + n, *got = w + (size_t)i * len + n;
+            int ok_all = 1;
+            for (j = 0; j < ng; j++) {
+                right += got[j] == truth[j];
+                ok_all = ok_all && got[j] == truth[j];
+            }
+            all += ok_all;
+        }
     }
     free(w);
     *perfect = (double)all / ns;
@@ -756,7 +762,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res,
     attn_rng init_rng, eval_rng;
     nt_state t = {0, 0, {0, 0}};
     jobbuf snap;
-    model_buf tb, eb, rb;
+    model_buf tb, eb;
     int len = o->ncon + NBATCH, elen = o->ncon + o->ng, *series = (int *)malloc(sizeof(int) * (size_t)len), *ev, *rules, nev, j;
     attn_float *vel = NULL;
     long epoch;
@@ -779,7 +785,6 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res,
     nev = draw_series(o, ev, rules, o->ntest, elen, &eval_rng);
     buf_alloc(&tb, &m, o->update_epoch ? NBATCH : 1);
     buf_alloc(&eb, &m, o->ng);
-    buf_alloc(&rb, &m, 1);
     res->epoch_100 = -1;
     if (!res->failed && snap_resume(jj, &snap)) { /* --resume: on from the snapshot */
         nt_state_io(&snap, &t, res, m.p, vel, cap);
@@ -850,7 +855,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res,
         attn_rng_seed(&fin, (uint64_t)seed, 4);
         nf = res->final_series = draw_series(o, fx, fr, o->final_test, flen, &fin);
         res->final_tf = eval_tf(&m, &eb, fx, fr, nf, o->ng, flen, &l, res->final_task);
-        res->final_rollout = eval_rollout(&m, &rb, fx, nf < o->rollout_series ? nf : o->rollout_series, rl, flen,
+        res->final_rollout = eval_rollout(&m, &eb, fx, nf < o->rollout_series ? nf : o->rollout_series, rl, flen,
                                           &res->final_perfect);
         free(fx); free(fr);
     }
@@ -862,7 +867,7 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res,
             res->failed = 1;
         }
     }
-    buf_free(&tb); buf_free(&eb); buf_free(&rb);
+    buf_free(&tb); buf_free(&eb);
     free(series); free(vel); free(ev); free(rules);
     dp_free(&dp);
     model_free(&m);
@@ -1152,7 +1157,7 @@ static int cmd_train(const options *o)
 static int cmd_eval(const options *o)
 {
     const model *m = o->start; /* parse_options read it */
-    model_buf eb, rb;
+    model_buf eb;
     attn_rng r;
     int rl = rollout_len(o), elen = o->ncon + (rl > o->ng ? rl : o->ng), n = o->final_test > 0 ? o->final_test : 1, *x, *rules,
         ns, nr;
@@ -1161,18 +1166,18 @@ static int cmd_eval(const options *o)
     if (dry_run) { printf("dry run: %s would be evaluated\n", o->load); return 0; }
     x = (int *)malloc(sizeof(int) * (size_t)n * elen);
     rules = (int *)malloc(sizeof(int) * (size_t)n);
-    if (!x || !rules || !buf_alloc(&eb, m, o->ng) || !buf_alloc(&rb, m, 1)) { fprintf(stderr, "attnlab eval: out of memory\n"); return 1; }
+    if (!x || !rules || !buf_alloc(&eb, m, o->ng)) { fprintf(stderr, "attnlab eval: out of memory\n"); return 1; }
     attn_rng_seed(&r, 0, 4);
     ns = draw_series(o, x, rules, n, elen, &r);
     nr = ns < o->rollout_series ? ns : o->rollout_series;
     tf = eval_tf(m, &eb, x, rules, ns, o->ng, elen, &loss, at);
-    ro = eval_rollout(m, &rb, x, nr, rl, elen, &perfect);
+    ro = eval_rollout(m, &eb, x, nr, rl, elen, &perfect);
     printf("%s (%s, N %d, ncon %d) on %s N%dT%d, %d series x %d predictions:\n  teacher-forced accuracy %.4f, loss %.4f;"
            " rollout accuracy %.4f (%d series of %d tokens), all-correct rollouts %.3f\n",
            o->load, attn_kind_get(model_kind(m))->name, m->N, m->ncon, attn_nt_name(o->task), o->N, o->tau, ns, o->ng, tf, loss, ro, nr,
            rl, perfect);
     if (o->task == ATTN_NT_MIX) printf("  per task: NT %.4f, NT-S %.4f\n", at[0], at[1]);
-    buf_free(&eb); buf_free(&rb);
+    buf_free(&eb);
     free(x); free(rules);
     return 0;
 }
