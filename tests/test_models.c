@@ -630,6 +630,29 @@ static void tf_run(const attn_transformer *m, attn_float *y, const int *tok, int
     free(cache); free(work);
 }
 
+/* Decodes tok [T] in calls of sizes[0], sizes[1], ... tokens (the last size repeated) into kv (NULL: a
+   fresh cache of T rows; else the caller's, already initialised); the largest difference of the
+   logits from the full pass's rows full [T, out], or -1 when a call fails (attn_last_error says why). */
+static double t_decode_diff(const attn_transformer *m, attn_transformer_kv *kv, const int *tok, int T,
+                            const int *sizes, int ns, const attn_float *full, int out)
+{
+    size_t kb = attn_transformer_kv_bytes(m, T), db = attn_transformer_decode_work_bytes(m, T, T);
+    void *kvm = kv ? NULL : malloc(kb), *dw = malloc(db);
+    attn_float *step = t_alloc((size_t)T * out);
+    attn_transformer_kv own;
+    int i, c, n, ok = dw && (kv || (kvm && attn_transformer_kv_init(&own, m, T, kvm, kb) == ATTN_OK));
+    double diff;
+    if (!kv) kv = &own;
+    for (i = 0, c = 0; i < T && ok; i += n, c++) {
+        n = sizes[c < ns ? c : ns - 1];
+        if (n > T - i) n = T - i;
+        ok = attn_transformer_decode(m, kv, step + (size_t)i * out, tok + i, n, dw, db) == ATTN_OK;
+    }
+    diff = ok ? t_max_diff(full, step, (size_t)T * out) : -1;
+    free(kvm); free(dw); free(step);
+    return diff;
+}
+
 /* Grouped-query attention in the transformer: a model with kv_heads 2 of 4 heads equals the model
    with 4 key and value heads whose Wk, Wv rows repeat each group's (parameters copied by name);
    decoding it with its smaller cache gives the full pass' rows; its checkpoint keeps kv_heads. */
@@ -639,7 +662,7 @@ static void test_transformer_gqa(void)
     attn_transformer_config cf = tf_small();
     attn_transformer g, f, back;
     attn_rng r;
-    attn_float yg[2 * 6 * 4], yf[2 * 6 * 4], step[6 * 4];
+    attn_float yg[2 * 6 * 4], yf[2 * 6 * 4];
     int tok[12], i, l, h, j;
     double worst = 0;
     attn_rng_seed(&r, 33, 0);
@@ -664,17 +687,10 @@ static void test_transformer_gqa(void)
     CHECK(worst <= 64 * T_EPS, "kv_heads 2 of 4 equals 4 heads with each group's keys and values repeated: %.2e", worst);
     CHECK(attn_transformer_kv_bytes(&g, 6) < attn_transformer_kv_bytes(&f, 6), "grouped-query attention: a smaller cache");
     {
-        attn_transformer_kv kv;
-        size_t kb = attn_transformer_kv_bytes(&g, 6), db = attn_transformer_decode_work_bytes(&g, 4, 6);
-        void *kvm = malloc(kb), *dw = malloc(db);
-        CHECK(attn_transformer_kv_init(&kv, &g, 6, kvm, kb) == ATTN_OK &&
-                  attn_transformer_decode(&g, &kv, step, tok, 4, dw, db) == ATTN_OK &&
-                  attn_transformer_decode(&g, &kv, step + 4 * 4, tok + 4, 1, dw, db) == ATTN_OK &&
-                  attn_transformer_decode(&g, &kv, step + 5 * 4, tok + 5, 1, dw, db) == ATTN_OK,
-              "decode with kv_heads: %s", attn_last_error());
-        worst = t_max_diff(yg, step, 6 * 4);
+        static const int calls[] = {4, 1};
+        worst = t_decode_diff(&g, NULL, tok, 6, calls, 2, yg, 4);
+        CHECK(worst >= 0, "decode with kv_heads: %s", attn_last_error());
         CHECK(worst < (sizeof(attn_float) == 4 ? 1e-5 : 1e-12), "decoding with kv_heads differs from the full pass by %.3g", worst);
-        free(kvm); free(dw);
     }
     CHECK(attn_transformer_save(&g, path) == ATTN_OK && attn_transformer_load(&back, path) == ATTN_OK &&
               back.cfg.kv_heads == 2 && t_params_equal(&back.p, &g.p),
@@ -1144,7 +1160,7 @@ static void test_transformer_window_cache(void)
         attn_transformer m;
         attn_transformer_kv kv;
         attn_float *full = t_alloc(T * OUT), *step = t_alloc(T * OUT), *cache;
-        int tok[T], i, ok = 1, n;
+        int tok[T], i, n;
         size_t kb, db, wb;
         void *kvm, *dw, *work;
         double diff, tol = sizeof(attn_float) == 4 ? 2e-5 : 1e-12;
@@ -1165,10 +1181,8 @@ static void test_transformer_window_cache(void)
         for (n = 1; n <= 37; n += 36) { /* a token at a time; calls of 37 tokens */
             CHECK(attn_transformer_kv_init(&kv, &m, T, kvm, kb) == ATTN_OK && kv.rows < T, "kv init: %s (%d rows)",
                   attn_last_error(), kv.rows);
-            for (i = 0; i < T && ok; i += n)
-                ok = attn_transformer_decode(&m, &kv, step + i * OUT, tok + i, i + n <= T ? n : T - i, dw, db) == ATTN_OK;
-            CHECK(ok, "decode: %s", attn_last_error());
-            diff = t_max_diff(full, step, T * OUT);
+            diff = t_decode_diff(&m, &kv, tok, T, &n, 1, full, OUT);
+            CHECK(diff >= 0, "decode: %s", attn_last_error());
             CHECK(diff < tol, "variant %d, %d tokens a call: decoding in a window's cache of %d rows differs from the full "
                   "pass by %.3g", v, n, kv.rows, diff);
         }
@@ -1231,19 +1245,11 @@ static void test_transformer_window(void)
         t_gradcheck("transformer, window 1, dilation 2, one global token", tf_f, tf_b, &g, g.y, (size_t)2 * 6 * 4, tv, 1);
     }
     {   /* decoding with the pattern: rows of the full pass */
-        attn_transformer_kv kv;
-        size_t kb = attn_transformer_kv_bytes(&w, 6), db = attn_transformer_decode_work_bytes(&w, 3, 6);
-        void *kvm = malloc(kb), *dw = malloc(db);
-        attn_float step[6 * 4];
+        static const int calls[] = {3, 1, 2};
         attn_transformer_forward(&w, y2, cache, tok, NULL, 1, 6, work, wb);
-        CHECK(attn_transformer_kv_init(&kv, &w, 6, kvm, kb) == ATTN_OK &&
-                  attn_transformer_decode(&w, &kv, step, tok, 3, dw, db) == ATTN_OK &&
-                  attn_transformer_decode(&w, &kv, step + 3 * 4, tok + 3, 1, dw, db) == ATTN_OK &&
-                  attn_transformer_decode(&w, &kv, step + 4 * 4, tok + 4, 2, dw, db) == ATTN_OK,
-              "decode with a window: %s", attn_last_error());
-        diff = t_max_diff(y2, step, 6 * 4);
+        diff = t_decode_diff(&w, NULL, tok, 6, calls, 3, y2, 4);
+        CHECK(diff >= 0, "decode with a window: %s", attn_last_error());
         CHECK(diff < (sizeof(attn_float) == 4 ? 1e-5 : 1e-12), "decoding with a window differs from the full pass by %.3g", diff);
-        free(kvm); free(dw);
     }
     attn_transformer_free(&w);
     c.window = 0;
