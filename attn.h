@@ -2545,6 +2545,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    per block), NC (columns of B per block). Measured on AVX-512; the others are sized to their
    register files (16 on AVX2, SSE2 and WASM, 32 on NEON). */
 #if defined(ATTN__AVX512)
+#define ATTN__VREGS 32
 #define ATTN__MR 14
 #define ATTN__NV 2
 #define ATTN__MR_S 8
@@ -2552,6 +2553,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__MC 56
 #define ATTN__NC 3072
 #elif defined(ATTN__NEON)
+#define ATTN__VREGS 32
 #define ATTN__MR 8
 #define ATTN__NV 3
 #define ATTN__MR_S 8
@@ -2559,6 +2561,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__MC 128
 #define ATTN__NC 2040
 #elif defined(ATTN__AVX2) || defined(ATTN__SSE2) || defined(ATTN__WASM)
+#define ATTN__VREGS 16
 #define ATTN__MR 6
 #define ATTN__NV 2
 #define ATTN__MR_S 6
@@ -2566,6 +2569,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__MC 120
 #define ATTN__NC 2048
 #else /* scalar */
+#define ATTN__VREGS 16
 #define ATTN__MR 4
 #define ATTN__NV 2
 #define ATTN__MR_S 4
@@ -2938,13 +2942,15 @@ static void attn__gemm_small(int transA, int transB, int M, int N, int K, attn_f
 }
 
 /* Short products, which packing would pad to whole panels and store through edge tiles: up to
-   ATTN__SHORT_MACS, N < VW (a head's few columns: attention's dQ, dK, dV tiles) or a transposed B
-   with K < VW <= N (its dO V^T). With N < VW, a transposed A (M >= VW) gives C^T = op(B)^T A row by
-   row (attn__small_row reading A in place) into a scratch, added into C; a plain A (K >= VW) gives
-   each C_ij as the dot product A_i . op(B)[:, j] (attn__small_dots, op(B) transposed into the
-   scratch when B is not). With K < VW, op(B) is transposed into the scratch for attn__small_row. */
+   ATTN__SHORT_MACS, N < VW (a head's few columns: attention's dQ, dK, dV tiles), a transposed B
+   with K < VW <= N (its dO V^T), or K <= 4 and N <= 3 VW (ATTN__K4: a narrow head's Q K^T). With
+   N < VW, a transposed A (M >= VW) gives C^T = op(B)^T A row by row (attn__small_row reading A in
+   place) into a scratch, added into C; a plain A (K >= VW) gives each C_ij as the dot product
+   A_i . op(B)[:, j] (attn__small_dots, op(B) transposed into the scratch when B is not). With
+   K < VW, op(B) (transposed into the scratch when B is) goes to attn__small_k4 or attn__small_row. */
 #define ATTN__SHORT_MACS 65536
 #define ATTN__SHORT_FLOATS 4096
+#define ATTN__K4(K, N) (ATTN__VREGS >= 32 && (K) <= 4 && (N) <= 3 * ATTN__VW)
 static int attn__gemm_is_short(int transA, int transB, int M, int N, int K)
 {
     size_t macs = (size_t)M * N * K;
@@ -2952,7 +2958,45 @@ static int attn__gemm_is_short(int transA, int transB, int M, int N, int K)
     if (N < ATTN__VW)
         return transA ? M >= ATTN__VW && (size_t)M * N <= ATTN__SHORT_FLOATS
                       : K >= ATTN__VW && (size_t)N * K <= ATTN__SHORT_FLOATS;
-    return transB && K < ATTN__VW && (size_t)K * N <= ATTN__SHORT_FLOATS;
+    return K < ATTN__VW && (transB ? (size_t)K * N <= ATTN__SHORT_FLOATS : ATTN__K4(K, N));
+}
+
+/* C = keep C + alpha op(A) B for K <= 4 and VW <= N <= 3 VW (ATTN__K4: a narrow head's Q K^T): B's K
+   x N floats stay in 12 vector registers while the rows of A and C stream past. Columns [0, VW),
+   then (N > VW) [o1, o1 + VW) with o1 = min(VW, N - VW), then (N > 2 VW) [N - VW, N): where they
+   overlap, both vectors hold the same sums (each row's C is read before it is written), so the
+   later store rewrites equal values.
+   Rows p >= K of B are zero vectors (a zero broadcast could meet an infinity in B). */
+static void attn__small_k4(int keep, int M, int N, int K, attn_float alpha, const attn_float *A, size_t ars,
+                           size_t acs, const attn_float *B, int ldb, attn_float *C, int ldc)
+{
+    int o1 = ATTN__MIN(ATTN__VW, N - ATTN__VW), o2 = N - ATTN__VW, i;
+    const attn_float *B1 = B + (size_t)ldb, *B2 = B1 + ldb, *B3 = B2 + ldb;
+    attn__v z = attn__vset1(0);
+    attn__v b00 = attn__vload(B), b01 = attn__vload(B + o1), b02 = attn__vload(B + o2);
+    attn__v b10 = K > 1 ? attn__vload(B1) : z, b11 = K > 1 ? attn__vload(B1 + o1) : z,
+            b12 = K > 1 ? attn__vload(B1 + o2) : z;
+    attn__v b20 = K > 2 ? attn__vload(B2) : z, b21 = K > 2 ? attn__vload(B2 + o1) : z,
+            b22 = K > 2 ? attn__vload(B2 + o2) : z;
+    attn__v b30 = K > 3 ? attn__vload(B3) : z, b31 = K > 3 ? attn__vload(B3 + o1) : z,
+            b32 = K > 3 ? attn__vload(B3 + o2) : z;
+    for (i = 0; i < M; i++) {
+        const attn_float *a = A + (size_t)i * ars;
+        attn_float *c = C + (size_t)i * ldc;
+        attn__v x0 = attn__vset1(alpha * a[0]), x1 = attn__vset1(K > 1 ? alpha * a[acs] : 0);
+        attn__v x2 = attn__vset1(K > 2 ? alpha * a[2 * acs] : 0);
+        attn__v x3 = attn__vset1(K > 3 ? alpha * a[3 * acs] : 0);
+        attn__v s0 = ATTN__SMALL_C0(keep, c), s1 = ATTN__SMALL_C0(keep, c + o1);
+        attn__v s2 = ATTN__SMALL_C0(keep, c + o2);
+        s0 = attn__vfma(x3, b30, attn__vfma(x2, b20, attn__vfma(x1, b10, attn__vfma(x0, b00, s0))));
+        if (N > ATTN__VW)
+            s1 = attn__vfma(x3, b31, attn__vfma(x2, b21, attn__vfma(x1, b11, attn__vfma(x0, b01, s1))));
+        if (N > 2 * ATTN__VW)
+            s2 = attn__vfma(x3, b32, attn__vfma(x2, b22, attn__vfma(x1, b12, attn__vfma(x0, b02, s2))));
+        attn__vstore(c, s0);
+        if (N > ATTN__VW) attn__vstore(c + o1, s1);
+        if (N > 2 * ATTN__VW) attn__vstore(c + o2, s2);
+    }
 }
 
 static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -2985,11 +3029,19 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
             attn__small_dots(keep, N, K, alpha, A + (size_t)i * lda, Bt, ldt, C + (size_t)i * ldc);
         return;
     }
-    for (p = 0; p < K; p++) /* op(B) [K, N] = B^T */
-        for (j = 0; j < N; j++) buf[(size_t)p * N + j] = B[(size_t)j * ldb + p];
+    if (transB) { /* op(B) [K, N] = B^T */
+        for (p = 0; p < K; p++)
+            for (j = 0; j < N; j++) buf[(size_t)p * N + j] = B[(size_t)j * ldb + p];
+        B = buf; ldb = N;
+    }
+    if (ATTN__K4(K, N)) {
+        attn__small_k4(keep, M, N, K, alpha, A, transA ? 1 : (size_t)lda, transA ? (size_t)lda : 1, B, ldb, C,
+                       ldc);
+        return;
+    }
     for (i = 0; i < M; i++)
         attn__small_row(keep, N, K, alpha, transA ? A + i : A + (size_t)i * lda, transA ? (size_t)lda : 1,
-                        buf, N, C + (size_t)i * ldc);
+                        B, ldb, C + (size_t)i * ldc);
 }
 
 /* The packing buffer of a product on nth threads: the largest blocks' (see attn__gemm_packed). */

@@ -45,6 +45,7 @@ void test_gemm(void)
                                                         side below a vector) the short path, the rest the packed one */
     /* ... and an attention tile's short products with 4-wide heads (36 x 4 x 36, 36 x 36 x 4) */
     static const int shapes[][3] = {{300, 70, 50}, {64, 2048, 16}, {513, 16, 200}, {130, 65, 770}, {45, 200, 33}, {2, 900, 3}, {36, 4, 36}, {36, 36, 4}};
+    static const int narrow[] = {4, 8, 12, 16, 21, 31, 32, 33, 40, 48};
     attn_rng r;
     int ta, tb, a, b, c, s, bad = 0;
     attn_rng_seed(&r, 11, 0);
@@ -59,6 +60,12 @@ void test_gemm(void)
                 gemm_case(&r, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], 1, 0, 0);
                 gemm_case(&r, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], (attn_float)0.7, (attn_float)-1.5, 5);
             }
+            /* depth 1-4 with 4-48 columns: one, two or three vectors of every width (4, 8, 16), overlapping
+               ones too, B held in registers where there are 32 */
+            for (c = 1; c <= 4; c++)
+                for (b = 0; b < 10; b++)
+                    gemm_case(&r, ta, tb, 9, narrow[b], c, (attn_float)(c == 2 ? -0.5 : 1),
+                              (attn_float)(b % 3 == 0 ? 0 : b % 3 == 1 ? 1 : 0.3), c == 3 ? 2 : 0);
         }
     /* K = 0 and alpha = 0: C = beta C, and beta = 0 zeroes NaNs */
     {
