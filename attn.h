@@ -2325,6 +2325,20 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
     return _mm512_castsi512_ps(
         _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
 }
+/* AVX-512 only (ATTN__SPREAD4, for products four columns wide): a[0..4) each repeated over four
+   lanes, (a0 a0 a0 a0 a1 ... a3), and the sums of v's four groups of four lanes into t[0..4). */
+#define ATTN__SPREAD4 1
+ATTN__INLINE attn__v attn__vspread4(const float *a)
+{
+    return _mm512_permutexvar_ps(_mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0),
+                                 _mm512_castps128_ps512(_mm_loadu_ps(a)));
+}
+ATTN__INLINE void attn__vsum4(float *t, attn__v v)
+{
+    __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    _mm_storeu_ps(t, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
 #elif defined(ATTN__AVX2)
 #define ATTN__VW 8
 ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
@@ -2941,6 +2955,31 @@ static void attn__gemm_small(int transA, int transB, int M, int N, int K, attn_f
         else attn__small_row(keep, N, K, alpha, A + (size_t)i * ars, acs, B, ldb, C + (size_t)i * ldc);
 }
 
+#ifdef ATTN__SPREAD4
+/* C = keep C + alpha A b for four columns (a head's P V at dh = 4), A [M, K] read in place by rows,
+   b = op(B) [K, 4] contiguous: a vector holds four rows of b against A's four matching entries,
+   each spread over four lanes; the lane groups are summed at the end of the row. */
+static void attn__small_n4(int keep, int M, int K, attn_float alpha, const attn_float *A, int lda,
+                           const attn_float *b, attn_float *C, int ldc)
+{
+    int i, j, p;
+    for (i = 0; i < M; i++) {
+        const attn_float *a = A + (size_t)i * lda;
+        attn_float *c = C + (size_t)i * ldc, t[4];
+        attn__v s0 = attn__vset1(0), s1 = s0;
+        for (p = 0; p + 8 <= K; p += 8) {
+            s0 = attn__vfma(attn__vspread4(a + p), attn__vload(b + 4 * p), s0);
+            s1 = attn__vfma(attn__vspread4(a + p + 4), attn__vload(b + 4 * p + 16), s1);
+        }
+        for (; p + 4 <= K; p += 4) s0 = attn__vfma(attn__vspread4(a + p), attn__vload(b + 4 * p), s0);
+        attn__vsum4(t, attn__vadd(s0, s1));
+        for (; p < K; p++)
+            for (j = 0; j < 4; j++) t[j] += a[p] * b[4 * p + j];
+        for (j = 0; j < 4; j++) c[j] = alpha * t[j] + (keep ? c[j] : 0);
+    }
+}
+#endif
+
 /* Short products, which packing would pad to whole panels and store through edge tiles: up to
    ATTN__SHORT_MACS, N < VW (a head's few columns: attention's dQ, dK, dV tiles), a transposed B
    with K < VW <= N (its dO V^T), or K <= 4 and N <= 3 VW (ATTN__K4: a narrow head's Q K^T). With
@@ -3003,7 +3042,7 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
                              const attn_float *A, int lda, const attn_float *B, int ldb,
                              attn_float beta, attn_float *C, int ldc)
 {
-    attn_float buf[ATTN__SHORT_FLOATS];
+    attn_float raw[ATTN__SHORT_FLOATS + ATTN_ALIGN / sizeof(attn_float)], *buf = attn__align_ptr(raw, 0);
     int i, j, p, keep = beta != 0;
     if (N < ATTN__VW && transA) { /* Ct [N, M]: Ct[j, :] = alpha sum_p op(B)[p, j] A[p, :] */
         for (j = 0; j < N; j++)
@@ -3017,6 +3056,14 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
         return;
     }
     if (keep && beta != 1) attn__gemm_scale_c(M, N, beta, C, ldc);
+#ifdef ATTN__SPREAD4
+    if (N == 4) { /* op(B) [K, 4] into the scratch (aligned: faster than B in place, 231 vs 336 ns) */
+        for (p = 0; p < K; p++)
+            for (j = 0; j < 4; j++) buf[4 * p + j] = transB ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
+        attn__small_n4(keep, M, K, alpha, A, lda, buf, C, ldc);
+        return;
+    }
+#endif
     if (N < ATTN__VW) { /* C_ij = alpha A_i . op(B)^T_j, op(B)^T [N, K] */
         const attn_float *Bt = B;
         int ldt = ldb;
