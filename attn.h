@@ -3004,8 +3004,7 @@ static int attn__gemm_is_short(int transA, int transB, int M, int N, int K)
    x N floats stay in 12 vector registers while the rows of A and C stream past. Columns [0, VW),
    then (N > VW) [o1, o1 + VW) with o1 = min(VW, N - VW), then (N > 2 VW) [N - VW, N): where they
    overlap, both vectors hold the same sums (each row's C is read before it is written), so the
-   later store rewrites equal values.
-   Rows p >= K of B are zero vectors (a zero broadcast could meet an infinity in B). */
+   later store rewrites equal values. Rows p >= K are zero vectors and are never read from B. */
 static void attn__small_k4(int keep, int M, int N, int K, attn_float alpha, const attn_float *A, size_t ars,
                            size_t acs, const attn_float *B, int ldb, attn_float *C, int ldc)
 {
