@@ -2989,7 +2989,7 @@ static void attn__small_n4(int keep, int M, int K, attn_float alpha, const attn_
    K < VW, op(B) (transposed into the scratch when B is) goes to attn__small_k4 or attn__small_row. */
 #define ATTN__SHORT_MACS 65536
 #define ATTN__SHORT_FLOATS 4096
-#define ATTN__K4(K, N) (ATTN__VREGS >= 32 && (K) <= 4 && (N) <= 3 * ATTN__VW)
+#define ATTN__K4(K, N) (ATTN__VREGS >= 32 && (K) <= 4 && (N) <= 3 * ATTN__VW) /* 4 x 3 vectors fit */
 static int attn__gemm_is_short(int transA, int transB, int M, int N, int K)
 {
     size_t macs = (size_t)M * N * K;
@@ -3037,6 +3037,49 @@ static void attn__small_k4(int keep, int M, int N, int K, attn_float alpha, cons
     }
 }
 
+/* Ct [n, M] = alpha op(B)^T A for n <= 4 and VW <= M <= 3 VW (ATTN__K4(n, M): a narrow head's dV =
+   P^T dO and dK = dS^T Q), A [K, M] read by rows (lda), op(B)[p, j] = b[p bp + j bj]: each row of A
+   is loaded once (three vectors as in attn__small_k4) for all four rows of Ct, whose 12 sums stay
+   in registers; rows j >= n are computed from zero broadcasts and dropped. */
+static void attn__small_ct4(int n, int M, int K, attn_float alpha, const attn_float *b, size_t bp,
+                            size_t bj, const attn_float *A, int lda, attn_float *Ct)
+{
+    int o1 = ATTN__MIN(ATTN__VW, M - ATTN__VW), o2 = M - ATTN__VW, p;
+    attn__v z = attn__vset1(0), va = attn__vset1(alpha);
+    attn__v c00 = z, c01 = z, c02 = z, c10 = z, c11 = z, c12 = z, c20 = z, c21 = z, c22 = z, c30 = z, c31 = z,
+            c32 = z;
+    for (p = 0; p < K; p++) {
+        const attn_float *a = A + (size_t)p * lda, *bb = b + (size_t)p * bp;
+        attn__v a0 = attn__vload(a), a1 = attn__vload(a + o1), a2 = attn__vload(a + o2);
+        attn__v x0 = attn__vset1(bb[0]), x1 = attn__vset1(n > 1 ? bb[bj] : 0);
+        attn__v x2 = attn__vset1(n > 2 ? bb[2 * bj] : 0), x3 = attn__vset1(n > 3 ? bb[3 * bj] : 0);
+        c00 = attn__vfma(x0, a0, c00); c10 = attn__vfma(x1, a0, c10);
+        c20 = attn__vfma(x2, a0, c20); c30 = attn__vfma(x3, a0, c30);
+        if (M > ATTN__VW) {
+            c01 = attn__vfma(x0, a1, c01); c11 = attn__vfma(x1, a1, c11);
+            c21 = attn__vfma(x2, a1, c21); c31 = attn__vfma(x3, a1, c31);
+        }
+        if (M > 2 * ATTN__VW) {
+            c02 = attn__vfma(x0, a2, c02); c12 = attn__vfma(x1, a2, c12);
+            c22 = attn__vfma(x2, a2, c22); c32 = attn__vfma(x3, a2, c32);
+        }
+    }
+    {
+        attn__v rows[4][3];
+        int j;
+        rows[0][0] = c00; rows[0][1] = c01; rows[0][2] = c02;
+        rows[1][0] = c10; rows[1][1] = c11; rows[1][2] = c12;
+        rows[2][0] = c20; rows[2][1] = c21; rows[2][2] = c22;
+        rows[3][0] = c30; rows[3][1] = c31; rows[3][2] = c32;
+        for (j = 0; j < n; j++) {
+            attn_float *ct = Ct + (size_t)j * M;
+            attn__vstore(ct, attn__vmul(va, rows[j][0]));
+            if (M > ATTN__VW) attn__vstore(ct + o1, attn__vmul(va, rows[j][1]));
+            if (M > 2 * ATTN__VW) attn__vstore(ct + o2, attn__vmul(va, rows[j][2]));
+        }
+    }
+}
+
 static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_float alpha,
                              const attn_float *A, int lda, const attn_float *B, int ldb,
                              attn_float beta, attn_float *C, int ldc)
@@ -3044,9 +3087,13 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
     attn_float raw[ATTN__SHORT_FLOATS + ATTN_ALIGN / sizeof(attn_float)], *buf = attn__align_ptr(raw, 0);
     int i, j, p, keep = beta != 0;
     if (N < ATTN__VW && transA) { /* Ct [N, M]: Ct[j, :] = alpha sum_p op(B)[p, j] A[p, :] */
-        for (j = 0; j < N; j++)
-            attn__small_row(0, M, K, alpha, transB ? B + (size_t)j * ldb : B + j, transB ? 1 : (size_t)ldb, A,
-                            lda, buf + (size_t)j * M);
+        if (ATTN__K4(N, M))
+            attn__small_ct4(N, M, K, alpha, B, transB ? 1 : (size_t)ldb, transB ? (size_t)ldb : 1, A, lda,
+                            buf);
+        else
+            for (j = 0; j < N; j++)
+                attn__small_row(0, M, K, alpha, transB ? B + (size_t)j * ldb : B + j,
+                                transB ? 1 : (size_t)ldb, A, lda, buf + (size_t)j * M);
         for (i = 0; i < M; i++)
             for (j = 0; j < N; j++) {
                 attn_float *c = C + (size_t)i * ldc + j;

@@ -45,7 +45,7 @@ void test_gemm(void)
                                                         side below a vector) the short path, the rest the packed one */
     /* ... and an attention tile's short products with 4-wide heads (36 x 4 x 36, 36 x 36 x 4) */
     static const int shapes[][3] = {{300, 70, 50}, {64, 2048, 16}, {513, 16, 200}, {130, 65, 770}, {45, 200, 33}, {2, 900, 3}, {36, 4, 36}, {36, 36, 4}};
-    static const int narrow[] = {4, 8, 12, 16, 21, 31, 32, 33, 40, 48}, deep[] = {16, 17, 20, 23, 30, 64};
+    static const int narrow[] = {4, 8, 12, 16, 21, 31, 32, 33, 40, 48}, deep[] = {16, 17, 20, 23, 30, 64}, tall[] = {16, 21, 36, 48};
     attn_rng r;
     int ta, tb, a, b, c, s, bad = 0;
     attn_rng_seed(&r, 11, 0);
@@ -66,6 +66,11 @@ void test_gemm(void)
                 for (b = 0; b < 10; b++)
                     gemm_case(&r, ta, tb, 9, narrow[b], c, (attn_float)(c == 2 ? -0.5 : 1),
                               (attn_float)(b % 3 == 0 ? 0 : b % 3 == 1 ? 1 : 0.3), c == 3 ? 2 : 0);
+            /* 1-4 columns with A transposed and one to three vectors of rows (a narrow head's dV, dK) */
+            for (a = 1; a <= 4; a++)
+                for (c = 0; c < 4; c++)
+                    gemm_case(&r, ta, tb, tall[c], a, deep[c + 1], (attn_float)(a == 2 ? -0.5 : 1),
+                              (attn_float)(c % 3 == 0 ? 0 : c % 3 == 1 ? 1 : 0.3), c == 2 ? 3 : 0);
             /* four columns (a 4-wide head's P V), depths with every remainder after groups of 8 and 4 */
             for (c = 0; c < 6; c++)
                 gemm_case(&r, ta, tb, 7, 4, deep[c], (attn_float)(c == 1 ? -0.5 : 1), (attn_float)(c % 3 == 0 ? 0 : c % 3 == 1 ? 1 : 0.3),
