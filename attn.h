@@ -3000,6 +3000,15 @@ static int attn__gemm_is_short(int transA, int transB, int M, int N, int K)
     return K < ATTN__VW && (transB ? (size_t)K * N <= ATTN__SHORT_FLOATS : ATTN__K4(K, N));
 }
 
+/* One row of n columns, VW <= n <= 3 VW, held in one to three vectors: s0 at c, s1 at c + o1 (n > VW),
+   s2 at c + o2 (n > 2 VW), with o1 = min(VW, n - VW) and o2 = n - VW (attn__small_k4, _ct4). */
+ATTN__INLINE void attn__store3(attn_float *c, int n, attn__v s0, attn__v s1, attn__v s2)
+{
+    attn__vstore(c, s0);
+    if (n > ATTN__VW) attn__vstore(c + ATTN__MIN(ATTN__VW, n - ATTN__VW), s1);
+    if (n > 2 * ATTN__VW) attn__vstore(c + n - ATTN__VW, s2);
+}
+
 /* C = keep C + alpha op(A) B for K <= 4 and VW <= N <= 3 VW (ATTN__K4: a narrow head's Q K^T): B's K
    x N floats stay in 12 vector registers while the rows of A and C stream past. Columns [0, VW),
    then (N > VW) [o1, o1 + VW) with o1 = min(VW, N - VW), then (N > 2 VW) [N - VW, N): where they
@@ -3031,9 +3040,7 @@ static void attn__small_k4(int keep, int M, int N, int K, attn_float alpha, cons
             s1 = attn__vfma(x3, b31, attn__vfma(x2, b21, attn__vfma(x1, b11, attn__vfma(x0, b01, s1))));
         if (N > 2 * ATTN__VW)
             s2 = attn__vfma(x3, b32, attn__vfma(x2, b22, attn__vfma(x1, b12, attn__vfma(x0, b02, s2))));
-        attn__vstore(c, s0);
-        if (N > ATTN__VW) attn__vstore(c + o1, s1);
-        if (N > 2 * ATTN__VW) attn__vstore(c + o2, s2);
+        attn__store3(c, N, s0, s1, s2);
     }
 }
 
@@ -3064,20 +3071,23 @@ static void attn__small_ct4(int n, int M, int K, attn_float alpha, const attn_fl
             c22 = attn__vfma(x2, a2, c22); c32 = attn__vfma(x3, a2, c32);
         }
     }
-    {
-        attn__v rows[4][3];
-        int j;
-        rows[0][0] = c00; rows[0][1] = c01; rows[0][2] = c02;
-        rows[1][0] = c10; rows[1][1] = c11; rows[1][2] = c12;
-        rows[2][0] = c20; rows[2][1] = c21; rows[2][2] = c22;
-        rows[3][0] = c30; rows[3][1] = c31; rows[3][2] = c32;
-        for (j = 0; j < n; j++) {
-            attn_float *ct = Ct + (size_t)j * M;
-            attn__vstore(ct, attn__vmul(va, rows[j][0]));
-            if (M > ATTN__VW) attn__vstore(ct + o1, attn__vmul(va, rows[j][1]));
-            if (M > 2 * ATTN__VW) attn__vstore(ct + o2, attn__vmul(va, rows[j][2]));
-        }
-    }
+    attn__store3(Ct, M, attn__vmul(va, c00), attn__vmul(va, c01), attn__vmul(va, c02));
+    if (n > 1) attn__store3(Ct + M, M, attn__vmul(va, c10), attn__vmul(va, c11), attn__vmul(va, c12));
+    if (n > 2) attn__store3(Ct + 2 * M, M, attn__vmul(va, c20), attn__vmul(va, c21), attn__vmul(va, c22));
+    if (n > 3) attn__store3(Ct + 3 * M, M, attn__vmul(va, c30), attn__vmul(va, c31), attn__vmul(va, c32));
+}
+
+/* op(B) [K, N] into dst with rows of N floats (one memcpy when B is plain and already so). */
+static void attn__gemm_opb_rows(int transB, int K, int N, const attn_float *B, int ldb, attn_float *dst)
+{
+    int p, j;
+    if (transB)
+        for (p = 0; p < K; p++)
+            for (j = 0; j < N; j++) dst[(size_t)p * N + j] = B[(size_t)j * ldb + p];
+    else if (ldb == N) memcpy(dst, B, sizeof(attn_float) * (size_t)K * N);
+    else
+        for (p = 0; p < K; p++)
+            memcpy(dst + (size_t)p * N, B + (size_t)p * ldb, sizeof(attn_float) * (size_t)N);
 }
 
 static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -3104,11 +3114,7 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
     if (keep && beta != 1) attn__gemm_scale_c(M, N, beta, C, ldc);
 #ifdef ATTN__SPREAD4
     if (N == 4) { /* op(B) [K, 4] into the scratch (aligned: faster than B in place, 231 vs 336 ns) */
-        if (!transB && ldb == 4) memcpy(buf, B, sizeof(attn_float) * 4 * (size_t)K);
-        else
-            for (p = 0; p < K; p++)
-                for (j = 0; j < 4; j++)
-                    buf[4 * p + j] = transB ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
+        attn__gemm_opb_rows(transB, K, 4, B, ldb, buf);
         attn__small_n4(keep, M, K, alpha, A, lda, buf, C, ldc);
         return;
     }
@@ -3126,8 +3132,7 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
         return;
     }
     if (transB) { /* op(B) [K, N] = B^T */
-        for (p = 0; p < K; p++)
-            for (j = 0; j < N; j++) buf[(size_t)p * N + j] = B[(size_t)j * ldb + p];
+        attn__gemm_opb_rows(1, K, N, B, ldb, buf);
         B = buf; ldb = N;
     }
     if (ATTN__K4(K, N)) {
