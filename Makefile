@@ -147,22 +147,37 @@ test-valgrind: $(BUILD)/test_scalar
 	@sh tests/run.sh --no-compile "valgrind --error-exitcode=1 --leak-check=full -q $(BUILD)/test_scalar"
 
 # WebAssembly: emcc -O2 -msimd128, run under node (Debian's emscripten 3.1.6 needs NODE_PATH for
-# acorn, and SINGLE_FILE so that node can load the module).
+# acorn, and SINGLE_FILE so that node can load the module). The relaxed-SIMD build (-mrelaxed-simd:
+# one fused multiply-add per product) runs where the engine has relaxed SIMD (Chromium 114+, node
+# with the flag below); clang 14 emits its multiply-add with the proposal's prototype opcode, which
+# tools/wasm_relaxed.mjs renumbers to the final one.
+RELAXED = -msimd128 -mrelaxed-simd
+NODE_RELAXED = $(shell node --experimental-wasm-relaxed-simd -e 0 2>/dev/null && echo --experimental-wasm-relaxed-simd)
+WASM_TEST_FLAGS = $(WARN) -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1 -sNODERAWFS=1
 $(BUILD)/test_wasm.js: $(TEST_DEP) | $(BUILD)
-	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(WARN) -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 \
-	    -sEXIT_RUNTIME=1 -sNODERAWFS=1 $(TEST_SRC) -o $@
-test-wasm: $(BUILD)/test_wasm.js
+	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(WASM_TEST_FLAGS) $(TEST_SRC) -o $@
+$(BUILD)/test_wasm_relaxed.js: $(TEST_DEP) tools/wasm_relaxed.mjs | $(BUILD)
+	NODE_PATH=/usr/share/nodejs emcc -O2 $(RELAXED) $(WASM_TEST_FLAGS) $(TEST_SRC) -o $@
+	node tools/wasm_relaxed.mjs $@
+test-wasm: $(BUILD)/test_wasm.js $(BUILD)/test_wasm_relaxed.js
 	@sh tests/run.sh --no-compile "node $(BUILD)/test_wasm.js"
+	@sh tests/run.sh --no-compile "node $(NODE_RELAXED) $(BUILD)/test_wasm_relaxed.js"
 
 # The browser demo (examples/web/): demo.c to demo.js + demo.wasm beside the page, the worker and the
 # bundled text, in build/web/; open it through any HTTP server (python3 -m http.server -d build/web).
+# The worker loads demo_relaxed.js where the engine has relaxed SIMD, demo.js elsewhere.
 WEB_FILES = $(BUILD)/web/index.html $(BUILD)/web/worker.js $(BUILD)/web/sample.txt
-web: $(BUILD)/web/demo.js $(WEB_FILES)
+DEMO_FLAGS = $(WARN) -sMODULARIZE=1 -sEXPORT_NAME=createDemo -sALLOW_MEMORY_GROWTH=1 \
+    -sENVIRONMENT=web,worker,node -sEXPORTED_FUNCTIONS=_malloc,_free \
+    -sEXPORTED_RUNTIME_METHODS=cwrap,UTF8ToString,HEAPU8
+web: $(BUILD)/web/demo.js $(BUILD)/web/demo_relaxed.js $(WEB_FILES)
 $(BUILD)/web/demo.js: attn.h examples/web/demo.c
 	mkdir -p $(BUILD)/web
-	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(WARN) -sMODULARIZE=1 -sEXPORT_NAME=createDemo \
-	    -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web,worker,node -sEXPORTED_FUNCTIONS=_malloc,_free \
-	    -sEXPORTED_RUNTIME_METHODS=cwrap,UTF8ToString,HEAPU8 examples/web/demo.c -o $@
+	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(DEMO_FLAGS) examples/web/demo.c -o $@
+$(BUILD)/web/demo_relaxed.js: attn.h examples/web/demo.c tools/wasm_relaxed.mjs
+	mkdir -p $(BUILD)/web
+	NODE_PATH=/usr/share/nodejs emcc -O2 $(RELAXED) $(DEMO_FLAGS) examples/web/demo.c -o $@
+	node tools/wasm_relaxed.mjs $(BUILD)/web/demo_relaxed.wasm
 $(BUILD)/web/%: examples/web/% | $(BUILD)/web/demo.js
 	cp $< $@
 $(BUILD)/web/sample.txt: examples/data/sample.txt | $(BUILD)/web/demo.js
@@ -185,12 +200,18 @@ $(BUILD)/bench_wasm: bench/bench_wasm.c bench/bench.h examples/web/demo.c attn.h
 $(BUILD)/web/bench_wasm.js: bench/bench_wasm.c bench/bench.h examples/web/demo.c attn.h
 	mkdir -p $(BUILD)/web
 	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(WARN) -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 $< -o $@
+$(BUILD)/web/bench_wasm_relaxed.js: bench/bench_wasm.c bench/bench.h examples/web/demo.c attn.h \
+                                    tools/wasm_relaxed.mjs
+	mkdir -p $(BUILD)/web
+	NODE_PATH=/usr/share/nodejs emcc -O2 $(RELAXED) $(WARN) -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 $< -o $@
+	node tools/wasm_relaxed.mjs $@
 $(BUILD)/web/bench.html: bench/web/bench.html | $(BUILD)/web/bench_wasm.js
 	cp $< $@
 bench-web:
 	@if ! command -v emcc >/dev/null || ! command -v chromium >/dev/null || [ ! -d bench/web/node_modules ]; then \
 	    echo "skip: bench-web needs emcc, chromium and bench/web/node_modules (cd bench/web && npm install)"; \
-	else $(MAKE) --no-print-directory $(BUILD)/bench_wasm $(BUILD)/web/bench_wasm.js $(BUILD)/web/bench.html && \
+	else $(MAKE) --no-print-directory $(BUILD)/bench_wasm $(BUILD)/web/bench_wasm.js \
+	    $(BUILD)/web/bench_wasm_relaxed.js $(BUILD)/web/bench.html && \
 	    node bench/web/bench_web.mjs $(BUILD); fi
 
 # Windows: the suite cross-compiled with MinGW-w64 (gcc-mingw-w64-x86-64; the AVX2 + FMA kernels) and

@@ -180,7 +180,8 @@ typedef float attn_float;
 extern "C" {
 #endif
 
-ATTNDEF const char *attn_simd_name(void); /* "avx512", "avx2", "sse2", "neon", "wasm128", "scalar" */
+ATTNDEF const char *attn_simd_name(void); /* "avx512", "avx2", "sse2", "neon", "wasm128",
+                                                   "wasm128-relaxed", "scalar" */
 /* Threads used by attn_gemm and the other parallel kernels. n <= 0 restores the OpenMP default.
    Builds without OpenMP always use one thread. */
 ATTNDEF void attn_set_threads(int n);
@@ -1735,7 +1736,9 @@ static int attn__nthreads_set = 0; /* 0: the OpenMP default */
 
 ATTNDEF const char *attn_simd_name(void)
 {
-#if defined(ATTN__WASM)
+#if defined(ATTN__WASM) && defined(__wasm_relaxed_simd__)
+    return "wasm128-relaxed";
+#elif defined(ATTN__WASM)
     return "wasm128";
 #elif defined(ATTN__AVX512)
     return "avx512";
@@ -2376,9 +2379,19 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
 #define ATTN__WASM_MIN(a, b) wasm_f32x4_pmin(b, a)
 ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add,
             ATTN__WASM_MAX, ATTN__WASM_MIN, wasm_f32x4_div)
+/* a * b + c. With -mrelaxed-simd, relaxed_madd: one fused instruction where the machine has FMA
+   (engines that ship relaxed SIMD: Chromium 114+, node with --experimental-wasm-relaxed-simd).
+   clang < 16 has only the proposal's prototype, which emits an opcode engines reject: a build with
+   it runs tools/wasm_relaxed.mjs, which renumbers it to relaxed_madd's, whose order this call uses. */
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c)
 {
+#if defined(__wasm_relaxed_simd__) && __clang_major__ >= 16
+    return __builtin_wasm_relaxed_madd_f32x4(a, b, c);
+#elif defined(__wasm_relaxed_simd__)
+    return __builtin_wasm_fma_f32x4(a, b, c);
+#else
     return wasm_f32x4_add(wasm_f32x4_mul(a, b), c);
+#endif
 }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return wasm_f32x4_nearest(x); }
 ATTN__INLINE attn__v attn__vpow2(attn__v n)
@@ -2615,29 +2628,35 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    over kc rank-1 updates of a tile held in MR * NV vector registers. Element (i, p) of the A panel
    is a[i * rs + p * cs]: (1, MR) for a packed panel, (lda, 1) or (1, lda) to read A in place; row p
    of the B panel starts at b + p * bs: bs = NR packed, ldb in place. mr and nv are constants at
-   every call site, so the loops over them unroll. */
+   every call site; the loops run to the largest values and test them, so that a compiler that
+   optimises this function before inlining it (clang) still unrolls them and keeps acc in registers
+   (with `i < mr` as the bound, clang 14 left acc in memory in the WebAssembly build: 2.6x slower). */
+#define ATTN__FOR_ROWS(i) ATTN__UNROLL for (i = 0; i < ATTN__MAXMR; i++) if (i < mr)
+#define ATTN__FOR_VECS(j) ATTN__UNROLL for (j = 0; j < ATTN__NV; j++) if (j < nv)
 ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_t rs, size_t cs,
                               const attn_float *b, size_t bs, attn_float *C, size_t ldc,
                               attn_float alpha, attn_float beta)
 {
     attn__v acc[ATTN__MAXMR][ATTN__NV], bv[ATTN__NV], va, vb;
     int p, i, j;
-    ATTN__UNROLL for (i = 0; i < mr; i++) ATTN__UNROLL for (j = 0; j < nv; j++) acc[i][j] = attn__vset1(0);
+    ATTN__FOR_ROWS(i) ATTN__FOR_VECS(j) acc[i][j] = attn__vset1(0);
     ATTN__KUNROLL for (p = 0; p < kc; p++, a += cs, b += bs) {
-        ATTN__UNROLL for (j = 0; j < nv; j++) bv[j] = attn__vload(b + j * ATTN__VW);
-        ATTN__UNROLL for (i = 0; i < mr; i++) {
+        ATTN__FOR_VECS(j) bv[j] = attn__vload(b + j * ATTN__VW);
+        ATTN__FOR_ROWS(i) {
             attn__v av = attn__vset1(a[i * rs]);
-            ATTN__UNROLL for (j = 0; j < nv; j++) acc[i][j] = attn__vfma(av, bv[j], acc[i][j]);
+            ATTN__FOR_VECS(j) acc[i][j] = attn__vfma(av, bv[j], acc[i][j]);
         }
     }
     va = attn__vset1(alpha); /* only now: inside the loop every register holds the tile */
     vb = attn__vset1(beta);
-    ATTN__UNROLL for (i = 0; i < mr; i++) ATTN__UNROLL for (j = 0; j < nv; j++) {
+    ATTN__FOR_ROWS(i) ATTN__FOR_VECS(j) {
         attn_float *c = C + i * ldc + j * ATTN__VW;
         attn__v t = attn__vmul(va, acc[i][j]);
         attn__vstore(c, beta == 0 ? t : attn__vfma(vb, attn__vload(c), t));
     }
 }
+#undef ATTN__FOR_ROWS
+#undef ATTN__FOR_VECS
 
 /* The micro-kernels of this ISA: packed A and B; A read in place ("_s", strided), wide or narrow;
    A and B in place ("_sb"). Separate instantiations keep the packed strides compile-time constants

@@ -1,7 +1,9 @@
 // make bench-web: bench_wasm.c natively (BUILD/bench_wasm), as WebAssembly under node and in
-// headless Chromium (BUILD/web/bench_wasm.js, the page bench.html), and TensorFlow.js's WASM
-// backend (XNNPACK kernels, SIMD, one thread) on the same GEMM shapes in this node process; one
-// table with the ratio of attn.h's wasm128 build to TF.js. Run `npm install` in bench/web first.
+// headless Chromium (BUILD/web/bench_wasm.js, the page bench.html), its relaxed-SIMD build the same
+// two ways (BUILD/web/bench_wasm_relaxed.js; node with --experimental-wasm-relaxed-simd where that
+// flag exists), and TensorFlow.js's WASM backend (XNNPACK kernels, SIMD, one thread) on the same
+// GEMM shapes in this node process; one table with the ratios of attn.h's builds to TF.js in node.
+// Run `npm install` in bench/web first.
 //   node bench/web/bench_web.mjs [BUILD] [--runs N]   (the median of N runs of everything, default 3)
 import {createRequire} from 'node:module';
 import {execFileSync} from 'node:child_process';
@@ -34,9 +36,9 @@ function parse(text) {
   return out;
 }
 
-async function chromiumRun(browser, url) {
+async function chromiumRun(browser, url, query) {
   const page = await browser.newPage();
-  await page.goto(url + 'bench.html');
+  await page.goto(url + 'bench.html' + query);
   await page.waitForFunction(() => window.benchDone, null, {timeout: 600000, polling: 500});
   const text = await page.evaluate(() => window.benchLines.join('\n'));
   await page.close();
@@ -73,12 +75,17 @@ const {server, url} = await serve(web);
 const {chromium} = require(path.join(here, 'node_modules/playwright-core'));
 const browser = await chromium.launch({executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
                                        args: ['--no-sandbox', '--disable-gpu']});
-const samples = {native: [], node: [], chromium: [], tfjs: []};
+// node takes relaxed SIMD behind a flag (v20), or has it on (later versions drop the flag)
+let relaxedFlag = ['--experimental-wasm-relaxed-simd'];
+try { execFileSync('node', [...relaxedFlag, '-e', '0'], {stdio: 'ignore'}); } catch { relaxedFlag = []; }
+const samples = {native: [], node: [], chromium: [], nodeRelaxed: [], chromiumRelaxed: [], tfjs: []};
 let shapes = null;
 for (let r = 0; r < runs; r++) { // interleaved, so that a slow moment of the machine hits every column
   samples.native.push(parse(execFileSync(path.join(build, 'bench_wasm')).toString()));
   samples.node.push(parse(execFileSync('node', [path.join(web, 'bench_wasm.js')]).toString()));
-  samples.chromium.push(await chromiumRun(browser, url));
+  samples.chromium.push(await chromiumRun(browser, url, ''));
+  samples.nodeRelaxed.push(parse(execFileSync('node', [...relaxedFlag, path.join(web, 'bench_wasm_relaxed.js')]).toString()));
+  samples.chromiumRelaxed.push(await chromiumRun(browser, url, '?relaxed'));
   shapes = shapes || Object.keys(samples.node[0]).filter((k) => k.startsWith('gemm_'))
     .map((k) => { const m = k.match(/gemm_(NN|NT)_(\d+)x(\d+)x(\d+)/); return [m[1] === 'NT' ? 1 : 0, +m[2], +m[3], +m[4]]; });
   samples.tfjs.push(await tfjsRun(shapes));
@@ -87,15 +94,17 @@ for (let r = 0; r < runs; r++) { // interleaved, so that a slow moment of the ma
 await browser.close();
 server.close();
 
-const cols = ['native', 'node', 'chromium', 'tfjs'];
+const cols = ['native', 'node', 'chromium', 'nodeRelaxed', 'chromiumRelaxed', 'tfjs'];
 console.log(`bench_web: ${os.cpus()[0].model}, one thread, medians of 7 repeats, the median of ${runs} interleaved runs`);
 for (const c of cols) console.log(`  ${c}: ${samples[c][0].build}`);
-console.log('\n| figure | native | attn.h wasm128, node | attn.h wasm128, Chromium | TF.js wasm, node | attn.h node / TF.js |');
-console.log('|---|---:|---:|---:|---:|---:|');
+console.log('\n| figure | native | wasm128, node | wasm128, Chromium | relaxed, node | relaxed, Chromium | ' +
+            'TF.js wasm, node | wasm128 / TF.js | relaxed / TF.js |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const name of Object.keys(samples.node[0]).filter((k) => k !== 'build')) {
   const v = {};
   for (const c of cols) v[c] = samples[c][0][name] ? median(samples[c].map((s) => s[name].value)) : null;
   const fmt = (x) => x === null ? '-' : x.toFixed(x < 10 ? 2 : 1);
-  console.log(`| ${name} (${samples.node[0][name].unit}) | ${fmt(v.native)} | ${fmt(v.node)} | ${fmt(v.chromium)} | ${fmt(v.tfjs)} | ` +
-              `${v.tfjs ? (v.node / v.tfjs).toFixed(2) : '-'} |`);
+  const ratio = (x) => v.tfjs ? (x / v.tfjs).toFixed(2) : '-';
+  console.log(`| ${name} (${samples.node[0][name].unit}) | ${fmt(v.native)} | ${fmt(v.node)} | ${fmt(v.chromium)} | ` +
+              `${fmt(v.nodeRelaxed)} | ${fmt(v.chromiumRelaxed)} | ${fmt(v.tfjs)} | ${ratio(v.node)} | ${ratio(v.nodeRelaxed)} |`);
 }
