@@ -3,8 +3,9 @@
 //      match the native build of the same demo.c (BUILD/demo_native) to the stated tolerances.
 //   2. The page in Debian's Chromium, headless (playwright-core), served from 127.0.0.1 with no
 //      network: Start, then wait for 100 language-model steps, a sample and a heatmap; the loss fell,
-//      the sample is text, the NT curves' first points equal node's bit for bit (the same wasm), no
-//      errors; a screenshot goes to BUILD/web/screenshot.png.
+//      the sample is text, the worker loaded the relaxed-SIMD build exactly where the engine has
+//      relaxed SIMD, the NT curves' first points equal node's (bit for bit with the plain build, to
+//      0.002 with the relaxed one), no errors; a screenshot goes to BUILD/web/screenshot.png.
 // Prints "N passed, M failed" like the other suites.
 import {createRequire} from 'node:module';
 import {execFileSync} from 'node:child_process';
@@ -104,9 +105,12 @@ try {
   const smp = s.samples[0].text;
   check(smp.startsWith('The ') && smp.length >= 200, `a sample appeared (${smp.length} characters)`);
   check(s.weights.T === 40 && s.weights.w.length !== 0, 'a heatmap of 40 x 40 weights');
+  // The plain build is node's wasm, so its points are equal; the relaxed build fuses its multiply-adds
+  // (other rounding), so it is held to the tolerance the native build is held to.
   for (const k of ['softmax', 'ea'])
     for (let i = 0; i < 5; i++)
-      check(s.nt[k][i][1] === nodeNt[k][i], `${k} at epoch ${25 * i}: chromium ${s.nt[k][i][1]} = node ${nodeNt[k][i]}`);
+      check(relaxed ? Math.abs(s.nt[k][i][1] - nodeNt[k][i]) <= 0.002 : s.nt[k][i][1] === nodeNt[k][i],
+            `${k} at epoch ${25 * i}: chromium ${s.nt[k][i][1]} ${relaxed ? '~' : '='} node ${nodeNt[k][i]}`);
   const ms = s.lm[s.lm.length - 1] && s.ms;
   console.log(`chromium: ${s.lm[s.lm.length - 1][0]} lm steps and ${s.nt.ea[s.nt.ea.length - 1][0]} NT epochs per kind in ${(ms / 1000).toFixed(1)} s; ` +
               `sample after ${s.samples[0].step} steps: ${JSON.stringify(smp.slice(0, 80))}`);
