@@ -2791,6 +2791,7 @@ typedef struct {
     const attn_float *A, *B;
     attn_float *C, alpha, beta;
     int mr, nr, direct, bdirect, KC, MC, NC, n_ic, nsplit; /* direct: A in place; bdirect: B */
+    int tiles;          /* row tiles of mr rows */
     size_t rs, cs;      /* element (i, p) of op(A) is A[i rs + p cs] */
     attn__micro_fn micro, micro_b; /* micro_b: for the full B panels read in place */
     attn_float *bpack;  /* KC x NC, shared */
@@ -2812,6 +2813,10 @@ static void attn__gemm_barrier(int nth)
 
 /* The block loops, run by thread tid of nth. B panels are packed by all threads together; the
    (row block, column part) work items are split among them, in contiguous static chunks. */
+/* a / b, with no division instruction when b is 1 (one thread, one block: a small product's case,
+   where the dozen divisions of the blocking cost 16x16x16 about a tenth of its time) */
+ATTN__INLINE long attn__div(long a, long b) { return b == 1 ? a : a / b; }
+
 static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 {
     attn_float tile[ATTN__MAXMR * ATTN__MAXNR], *ap = g->apack + (size_t)g->MC * g->KC * tid;
@@ -2828,11 +2833,12 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
                                  nr, g->bpack + (size_t)jp * nr * kc);
             attn__gemm_barrier(nth);
             for (w = nw * tid / nth; w < nw * (tid + 1) / nth; w++) {
-                int b = w / g->nsplit, s = w % g->nsplit, tiles = (g->M + mr - 1) / mr;
-                int ic = (int)((long)tiles * b / g->n_ic) * mr,
-                    ic1 = (int)((long)tiles * (b + 1) / g->n_ic) * mr;
+                int b = (int)attn__div(w, g->nsplit), s = w - b * g->nsplit, tiles = g->tiles;
+                int ic = (int)attn__div((long)tiles * b, g->n_ic) * mr,
+                    ic1 = (int)attn__div((long)tiles * (b + 1), g->n_ic) * mr;
                 int mc = ATTN__MIN(ic1, g->M) - ic;
-                int jr0 = (int)((long)npan * s / g->nsplit), jr1 = (int)((long)npan * (s + 1) / g->nsplit),
+                int jr0 = (int)attn__div((long)npan * s, g->nsplit),
+                    jr1 = (int)attn__div((long)npan * (s + 1), g->nsplit),
                     jr, ir;
                 if (jr0 < jr1 && !g->direct) attn__pack_a(g->transA, g->A, g->lda, ic, mc, pc, kc, mr, ap);
                 for (jr = jr0; jr < jr1; jr++)
@@ -3280,15 +3286,21 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.micro_b = narrow ? attn__micro_narrow_sb : attn__micro_wide_sb;
     g.rs = transA ? 1 : (size_t)lda;
     g.cs = transA ? (size_t)lda : 1;
-    g.KC = (K + (K + ATTN__KC - 1) / ATTN__KC - 1) / ((K + ATTN__KC - 1) / ATTN__KC); /* equal depth blocks */
+    {   /* equal depth blocks */
+        int nkc = (K + ATTN__KC - 1) / ATTN__KC;
+        g.KC = (int)attn__div(K + nkc - 1, nkc);
+    }
     g.NC = N >= ATTN__NC ? ATTN__NC : ((N + g.nr - 1) / g.nr) * g.nr; /* no overflow near INT_MAX */
     if (2.0 * M * N * K >= ATTN__PAR_FLOPS) nth = attn_get_threads();
     {   /* row blocks: whole MR tiles, as equal as possible, their count a multiple of the threads */
-        int tiles = (M + g.mr - 1) / g.mr, per = ATTN__MC / g.mr;
-        g.n_ic = (tiles + per - 1) / per;
+        /* (divisions by the constants, not by g.mr: a division instruction is 10-20 cycles) */
+        int tiles = g.direct ? (M + ATTN__MR_S - 1) / ATTN__MR_S : (M + ATTN__MR - 1) / ATTN__MR;
+        int per = g.direct ? ATTN__MC / ATTN__MR_S : ATTN__MC / ATTN__MR;
+        g.tiles = tiles;
+        g.n_ic = tiles <= per ? 1 : (tiles + per - 1) / per;
         g.nsplit = g.n_ic < nth ? nth : 1; /* too few row blocks: split the columns too */
-        if (g.nsplit == 1) g.n_ic = (g.n_ic + nth - 1) / nth * nth;
-        g.MC = (tiles + g.n_ic - 1) / g.n_ic * g.mr; /* the largest block: sizes the buffers */
+        if (g.nsplit == 1) g.n_ic = (int)attn__div(g.n_ic + nth - 1, nth) * nth;
+        g.MC = (int)attn__div(tiles + g.n_ic - 1, g.n_ic) * g.mr; /* the largest block: sizes the buffers */
         ATTN_ASSERT(g.MC >= g.mr && g.MC <= ATTN__MAX(ATTN__MC, g.mr));
     }
     /* the buffer for the largest blocks of nth threads, so that later products never grow it: the
