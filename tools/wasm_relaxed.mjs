@@ -3,6 +3,8 @@
 //
 //   node tools/wasm_relaxed.mjs FILE.wasm|FILE.js     (a .js built with -sSINGLE_FILE=1 is patched
 //                                                       in its embedded base64 module)
+//   node [FLAGS] tools/wasm_relaxed.mjs --probe        exits 0 if this engine (with FLAGS) has
+//                                                       relaxed SIMD, 1 if not
 //
 // clang 14 (Debian's emscripten 3.1.6) emits relaxed SIMD's fused multiply-add with the
 // proposal's prototype opcode 0xfd 0xaf 0x01, which V8 and other engines reject; the final
@@ -16,12 +18,21 @@ import os from 'node:os';
 import path from 'node:path';
 import {execFileSync} from 'node:child_process';
 
+// A module of one function, (v128, v128, v128) -> v128, that returns f32x4.relaxed_madd of its
+// arguments: it validates only where the engine has relaxed SIMD (examples/web/worker.js and
+// tests/web/test_web.mjs hold the same bytes).
+const PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 0x60, 3, 0x7b, 0x7b, 0x7b, 1, 0x7b, 3, 2, 1, 0,
+                              10, 13, 1, 11, 0, 0x20, 0, 0x20, 1, 0x20, 2, 0xfd, 0x85, 2, 0x0b]);
+
 const file = process.argv[2];
 if (!file || file === '--help') {
   console.log('usage: node tools/wasm_relaxed.mjs FILE.wasm|FILE.js\n' +
-              '  renumbers clang 14\'s prototype relaxed fma (0xfd 0xaf 0x01) to f32x4.relaxed_madd (0xfd 0x85 0x02)');
+              '  renumbers clang 14\'s prototype relaxed fma (0xfd 0xaf 0x01) to f32x4.relaxed_madd (0xfd 0x85 0x02)\n' +
+              '       node [FLAGS] tools/wasm_relaxed.mjs --probe\n' +
+              '  exits 0 if the engine has relaxed SIMD, 1 if not');
   process.exit(file ? 0 : 2);
 }
+if (file === '--probe') process.exit(WebAssembly.validate(PROBE) ? 0 : 1);
 const fail = (msg) => { console.error(`wasm_relaxed: ${file}: ${msg}`); process.exit(1); };
 
 const text = file.endsWith('.js') ? fs.readFileSync(file, 'latin1') : null;
