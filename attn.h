@@ -2716,17 +2716,17 @@ ATTN__INLINE void attn__transpose8(const float *src, size_t lds, float *dst, siz
     __m256 r[8], t[8];
     int k;
     ATTN__UNROLL for (k = 0; k < 8; k++) r[k] = _mm256_loadu_ps(src + k * lds);
-    ATTN__UNROLL for (k = 0; k < 8; k += 2) { /* pairs of rows interleaved: (r0 r1) lanes 0 1 | 4 5, then 2 3 | 6 7 */
+    ATTN__UNROLL for (k = 0; k < 8; k += 2) { /* rows k, k+1 interleaved: lanes 0 1 | 4 5, then 2 3 | 6 7 */
         t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
         t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
     }
-    ATTN__UNROLL for (k = 0; k < 8; k += 4) { /* quadruples: columns 0, 1, 2, 3 of four rows in each 128-bit half */
+    ATTN__UNROLL for (k = 0; k < 8; k += 4) { /* columns 0, 1, 2, 3 of four rows, one per 128-bit half */
         r[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
         r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xee);
         r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
         r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xee);
     }
-    ATTN__UNROLL for (k = 0; k < 4; k++) { /* the low halves of rows 0-3 and 4-7 give column k, the high column k+4 */
+    ATTN__UNROLL for (k = 0; k < 4; k++) { /* low halves of rows 0-3 and 4-7: column k; high: k + 4 */
         _mm256_storeu_ps(dst + k * ldd, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
         _mm256_storeu_ps(dst + (k + 4) * ldd, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
     }
@@ -2811,12 +2811,12 @@ static void attn__gemm_barrier(int nth)
 #endif
 }
 
-/* The block loops, run by thread tid of nth. B panels are packed by all threads together; the
-   (row block, column part) work items are split among them, in contiguous static chunks. */
 /* a / b, with no division instruction when b is 1 (one thread, one block: a small product's case,
    where the dozen divisions of the blocking cost 16x16x16 about a tenth of its time) */
 ATTN__INLINE long attn__div(long a, long b) { return b == 1 ? a : a / b; }
 
+/* The block loops, run by thread tid of nth. B panels are packed by all threads together; the
+   (row block, column part) work items are split among them, in contiguous static chunks. */
 static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 {
     attn_float tile[ATTN__MAXMR * ATTN__MAXNR], *ap = g->apack + (size_t)g->MC * g->KC * tid;
