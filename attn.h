@@ -3154,7 +3154,7 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
                              attn_float beta, attn_float *C, int ldc)
 {
     attn_float raw[ATTN__SHORT_FLOATS + ATTN_ALIGN / sizeof(attn_float)], *buf = attn__align_ptr(raw, 0);
-    int i, j, p, keep = beta != 0;
+    int i, j, keep = beta != 0;
     if (N < ATTN__VW && transA) { /* Ct [N, M]: Ct[j, :] = alpha sum_p op(B)[p, j] A[p, :] */
         if (ATTN__K4(N, M))
             attn__small_ct4(N, M, K, alpha, B, transB ? 1 : (size_t)ldb, transB ? (size_t)ldb : 1, A, lda,
@@ -3182,8 +3182,7 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
         const attn_float *Bt = B;
         int ldt = ldb;
         if (!transB) {
-            for (j = 0; j < N; j++)
-                for (p = 0; p < K; p++) buf[(size_t)j * K + p] = B[(size_t)p * ldb + j];
+            attn__transpose(K, N, B, (size_t)ldb, buf, (size_t)K);
             Bt = buf; ldt = K;
         }
         for (i = 0; i < M; i++)

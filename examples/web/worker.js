@@ -3,8 +3,9 @@
 // topK, seed} and {cmd: 'weights', text, layer, head}; the worker answers with 'ready', 'nt' (a
 // test accuracy), 'lm' (a training loss), 'sample', 'weights', 'done' and 'error' messages.
 // Training goes in small chunks, so a message is answered within a few tens of milliseconds.
-// A module of one function that uses f32x4.relaxed_madd: it validates only where the engine has
-// relaxed SIMD, and there the worker loads the build whose products use it (make web builds both).
+// A module of one function that uses f32x4.relaxed_madd (tools/wasm_relaxed.mjs's PROBE): it
+// validates only where the engine has relaxed SIMD, and there the worker loads the build whose
+// products use it (make web builds both).
 const RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 0x60, 3, 0x7b, 0x7b, 0x7b, 1, 0x7b,
                                       3, 2, 1, 0, 10, 13, 1, 11, 0, 0x20, 0, 0x20, 1, 0x20, 2, 0xfd, 0x85, 2, 0x0b]);
 importScripts(WebAssembly.validate(RELAXED_PROBE) ? 'demo_relaxed.js' : 'demo.js');

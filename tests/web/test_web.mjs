@@ -11,6 +11,7 @@ import {createRequire} from 'node:module';
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import {serve} from '../../examples/web/serve.mjs';
+import {PROBE} from '../../tools/wasm_relaxed.mjs';
 import path from 'node:path';
 
 const build = process.argv[2] || 'build', web = path.join(build, 'web');
@@ -89,8 +90,7 @@ try {
   console.log('chromium: ' + build);
   check(/SIMD wasm128/.test(build), 'the page runs the wasm128 kernels');
   // The worker's run-time choice: the relaxed-SIMD build exactly where the engine validates relaxed_madd.
-  const relaxed = await page.evaluate(() => WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1,
-    0x60, 3, 0x7b, 0x7b, 0x7b, 1, 0x7b, 3, 2, 1, 0, 10, 13, 1, 11, 0, 0x20, 0, 0x20, 1, 0x20, 2, 0xfd, 0x85, 2, 0x0b])));
+  const relaxed = await page.evaluate((probe) => WebAssembly.validate(new Uint8Array(probe)), [...PROBE]);
   check(/wasm128-relaxed/.test(build) === relaxed,
         `the worker loaded the ${relaxed ? 'relaxed-SIMD' : 'plain SIMD128'} build, as this engine ${relaxed ? 'has' : 'lacks'} relaxed SIMD`);
   await page.click('#start');
