@@ -2342,6 +2342,28 @@ ATTN__INLINE void attn__vsum4(float *t, attn__v v)
                              _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
     _mm_storeu_ps(t, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
 }
+/* b[0..4) repeated four times, (b0 b1 b2 b3 b0 ... b3); v's lanes as a 4 x 4 matrix, transposed (lane
+   4r + j <- lane 4j + r); four rows of four floats ld apart as one vector (row r in lanes 4r..4r+3),
+   loaded and stored. */
+ATTN__INLINE attn__v attn__vbcast4(const float *b) { return _mm512_broadcast_f32x4(_mm_loadu_ps(b)); }
+ATTN__INLINE attn__v attn__vtr4(attn__v v)
+{
+    return _mm512_permutexvar_ps(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), v);
+}
+ATTN__INLINE attn__v attn__vload4x4(const float *c, size_t ld)
+{
+    __m512 v = _mm512_castps128_ps512(_mm_loadu_ps(c));
+    v = _mm512_insertf32x4(v, _mm_loadu_ps(c + ld), 1);
+    v = _mm512_insertf32x4(v, _mm_loadu_ps(c + 2 * ld), 2);
+    return _mm512_insertf32x4(v, _mm_loadu_ps(c + 3 * ld), 3);
+}
+ATTN__INLINE void attn__vstore4x4(float *c, size_t ld, attn__v v)
+{
+    _mm_storeu_ps(c, _mm512_castps512_ps128(v));
+    _mm_storeu_ps(c + ld, _mm512_extractf32x4_ps(v, 1));
+    _mm_storeu_ps(c + 2 * ld, _mm512_extractf32x4_ps(v, 2));
+    _mm_storeu_ps(c + 3 * ld, _mm512_extractf32x4_ps(v, 3));
+}
 #elif defined(ATTN__AVX2)
 #define ATTN__VW 8
 ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
@@ -2742,6 +2764,19 @@ static void attn__transpose(int m, int n, const attn_float *src, size_t lds, att
         for (; p < n; p++)
             for (k = 0; k < 8; k++) dst[p * ldd + i + k] = src[(i + k) * lds + p];
     }
+    for (; i + 4 <= m; i += 4) { /* four rows (a head's dh = 4), 4 x 4 blocks: 36x4x36 NT 248 -> 223 ns */
+        for (p = 0; p + 4 <= n; p += 4) {
+            __m128 r0 = _mm_loadu_ps(src + i * lds + p), r1 = _mm_loadu_ps(src + (i + 1) * lds + p),
+                   r2 = _mm_loadu_ps(src + (i + 2) * lds + p), r3 = _mm_loadu_ps(src + (i + 3) * lds + p);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            _mm_storeu_ps(dst + p * ldd + i, r0);
+            _mm_storeu_ps(dst + (p + 1) * ldd + i, r1);
+            _mm_storeu_ps(dst + (p + 2) * ldd + i, r2);
+            _mm_storeu_ps(dst + (p + 3) * ldd + i, r3);
+        }
+        for (; p < n; p++)
+            for (k = 0; k < 4; k++) dst[p * ldd + i + k] = src[(i + k) * lds + p];
+    }
 #endif
     for (; i < m; i++)
         for (p = 0; p < n; p++) dst[p * ldd + i] = src[i * lds + p];
@@ -3039,6 +3074,40 @@ static void attn__small_n4(int keep, int M, int K, attn_float alpha, const attn_
         for (j = 0; j < 4; j++) c[j] = alpha * t[j] + (keep ? c[j] : 0);
     }
 }
+
+/* C = keep C + alpha A^T b for four columns (a head's dV = P^T dO and dK = dS^T Q at dh = 4), A [K, M]
+   read in place by rows, b = op(B) [K, 4] with row stride bs: a vector holds four rows of C, lane
+   4j + r the sum over p of A[p, i + r] b[p, j] (A's four entries repeated, times b's row spread: one
+   shuffle per p for all rows), transposed into rows at the end. 12 vectors (48 rows) stay in
+   registers while p runs; the last M mod 4 rows are scalar. 36x4x36 TN: 281 ns through Ct and a
+   scattered copy, 181 ns so. */
+static void attn__small_t4(int keep, int M, int K, attn_float alpha, const attn_float *A, int lda,
+                           const attn_float *b, size_t bs, attn_float *C, int ldc)
+{
+    attn__v acc[12], va = attn__vset1(alpha);
+    int i0, i, j, p, q, nq;
+    for (i0 = 0; i0 + 4 <= M; i0 += 48) {
+        nq = ATTN__MIN(12, (M - i0) / 4);
+        for (q = 0; q < 12; q++) acc[q] = attn__vset1(0);
+        for (p = 0; p < K; p++) {
+            const attn_float *a = A + (size_t)p * lda + i0;
+            attn__v x = attn__vspread4(b + p * bs);
+            ATTN__UNROLL for (q = 0; q < 12; q++) if (q < nq)
+                acc[q] = attn__vfma(attn__vbcast4(a + 4 * q), x, acc[q]);
+        }
+        ATTN__UNROLL for (q = 0; q < 12; q++) if (q < nq) {
+            attn_float *c = C + (size_t)(i0 + 4 * q) * ldc;
+            attn__v t = attn__vtr4(attn__vmul(va, acc[q]));
+            attn__vstore4x4(c, (size_t)ldc, keep ? attn__vadd(t, attn__vload4x4(c, (size_t)ldc)) : t);
+        }
+    }
+    for (i = M - M % 4; i < M; i++)
+        for (j = 0; j < 4; j++) {
+            attn_float t = 0;
+            for (p = 0; p < K; p++) t += A[(size_t)p * lda + i] * b[p * bs + j];
+            C[(size_t)i * ldc + j] = alpha * t + (keep ? C[(size_t)i * ldc + j] : 0);
+        }
+}
 #endif
 
 /* Short products, which packing would pad to whole panels and store through edge tiles: up to
@@ -3047,7 +3116,8 @@ static void attn__small_n4(int keep, int M, int K, attn_float alpha, const attn_
    N < VW, a transposed A (M >= VW) gives C^T = op(B)^T A row by row (attn__small_row reading A in
    place) into a scratch, added into C; a plain A (K >= VW) gives each C_ij as the dot product
    A_i . op(B)[:, j] (attn__small_dots, op(B) transposed into the scratch when B is not). With
-   K < VW, op(B) (transposed into the scratch when B is) goes to attn__small_k4 or attn__small_row. */
+   K < VW, op(B) (transposed into the scratch when B is) goes to attn__small_k4 or attn__small_row.
+   Where AVX-512 spreads four floats over a vector, N = 4 goes to attn__small_n4 and _t4 instead. */
 #define ATTN__SHORT_MACS 65536
 #define ATTN__SHORT_FLOATS 4096
 #define ATTN__K4(K, N) (ATTN__VREGS >= 32 && (K) <= 4 && (N) <= 3 * ATTN__VW) /* 4 x 3 vectors fit */
@@ -3155,6 +3225,19 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
 {
     attn_float raw[ATTN__SHORT_FLOATS + ATTN_ALIGN / sizeof(attn_float)], *buf = attn__align_ptr(raw, 0);
     int i, j, keep = beta != 0;
+    if (keep && beta != 1) attn__gemm_scale_c(M, N, beta, C, ldc);
+#ifdef ATTN__SPREAD4
+    if (N == 4) { /* op(B) [K, 4]: B itself (transA, B plain), else rows in the scratch (aligned: faster
+                     than B in place for P V, 231 vs 336 ns) */
+        if (transA && !transB) attn__small_t4(keep, M, K, alpha, A, lda, B, (size_t)ldb, C, ldc);
+        else {
+            attn__gemm_opb_rows(transB, K, 4, B, ldb, buf);
+            if (transA) attn__small_t4(keep, M, K, alpha, A, lda, buf, 4, C, ldc);
+            else attn__small_n4(keep, M, K, alpha, A, lda, buf, C, ldc);
+        }
+        return;
+    }
+#endif
     if (N < ATTN__VW && transA) { /* Ct [N, M]: Ct[j, :] = alpha sum_p op(B)[p, j] A[p, :] */
         if (ATTN__K4(N, M))
             attn__small_ct4(N, M, K, alpha, B, transB ? 1 : (size_t)ldb, transB ? (size_t)ldb : 1, A, lda,
@@ -3166,18 +3249,10 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
         for (i = 0; i < M; i++)
             for (j = 0; j < N; j++) {
                 attn_float *c = C + (size_t)i * ldc + j;
-                *c = buf[(size_t)j * M + i] + (keep ? beta * *c : 0);
+                *c = buf[(size_t)j * M + i] + (keep ? *c : 0);
             }
         return;
     }
-    if (keep && beta != 1) attn__gemm_scale_c(M, N, beta, C, ldc);
-#ifdef ATTN__SPREAD4
-    if (N == 4) { /* op(B) [K, 4] into the scratch (aligned: faster than B in place, 231 vs 336 ns) */
-        attn__gemm_opb_rows(transB, K, 4, B, ldb, buf);
-        attn__small_n4(keep, M, K, alpha, A, lda, buf, C, ldc);
-        return;
-    }
-#endif
     if (N < ATTN__VW) { /* C_ij = alpha A_i . op(B)^T_j, op(B)^T [N, K] */
         const attn_float *Bt = B;
         int ldt = ldb;
@@ -3266,6 +3341,27 @@ ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes)
 #endif
 }
 
+/* A small product (up to ATTN__SHORT_MACS) of whole tiles in one depth block, A read in place, on
+   one thread: the tiles one after the other, B in place or packed into a scratch on the stack; no
+   blocking and no buffer (16^3 NN 121 -> 97-100 ns, TT 145 -> 122-124 ns). Returns 0, having done nothing,
+   for any other product. */
+static int attn__gemm_whole_tiles(const attn__gemm_job *g)
+{
+    attn_float raw[ATTN__SHORT_FLOATS + ATTN_ALIGN / sizeof(attn_float)], *bp = attn__align_ptr(raw, 0);
+    size_t bs = g->bdirect ? (size_t)g->ldb : (size_t)g->nr;
+    attn__micro_fn micro = bs == (size_t)g->nr ? g->micro : g->micro_b;
+    int i, j;
+    if (!g->direct || (size_t)g->M * g->N * g->K > ATTN__SHORT_MACS || g->M % g->mr || g->N % g->nr ||
+        (!g->bdirect && (size_t)g->K * g->N > ATTN__SHORT_FLOATS))
+        return 0;
+    if (!g->bdirect) attn__pack_b(g->transB, g->B, g->ldb, 0, g->K, 0, g->N, g->nr, bp);
+    for (i = 0; i < g->M; i += g->mr)
+        for (j = 0; j < g->N; j += g->nr)
+            micro(g->K, g->A + (size_t)i * g->rs, g->rs, g->cs, g->bdirect ? g->B + j : bp + (size_t)j * g->K,
+                  bs, g->C + (size_t)i * g->ldc + j, (size_t)g->ldc, g->alpha, g->beta);
+    return 1;
+}
+
 static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_float alpha,
                               const attn_float *A, int lda, const attn_float *B, int ldb,
                               attn_float beta, attn_float *C, int ldc)
@@ -3285,12 +3381,13 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.micro_b = narrow ? attn__micro_narrow_sb : attn__micro_wide_sb;
     g.rs = transA ? 1 : (size_t)lda;
     g.cs = transA ? (size_t)lda : 1;
+    if (2.0 * M * N * K >= ATTN__PAR_FLOPS) nth = attn_get_threads();
+    if (nth == 1 && attn__gemm_whole_tiles(&g)) return;
     {   /* equal depth blocks */
         int nkc = (K + ATTN__KC - 1) / ATTN__KC;
         g.KC = (int)attn__div(K + nkc - 1, nkc);
     }
     g.NC = N >= ATTN__NC ? ATTN__NC : ((N + g.nr - 1) / g.nr) * g.nr; /* no overflow near INT_MAX */
-    if (2.0 * M * N * K >= ATTN__PAR_FLOPS) nth = attn_get_threads();
     {   /* row blocks: whole MR tiles, as equal as possible, their count a multiple of the threads */
         /* (divisions by the constants, not by g.mr: a division instruction is 10-20 cycles) */
         int tiles = g.direct ? (M + ATTN__MR_S - 1) / ATTN__MR_S : (M + ATTN__MR - 1) / ATTN__MR;

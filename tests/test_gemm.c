@@ -43,8 +43,11 @@ void test_gemm(void)
 {
     static const int sizes[] = {1, 7, 17, 33, 129}; /* small products with vector-long rows take the small path, short ones (a
                                                         side below a vector) the short path, the rest the packed one */
-    /* ... and an attention tile's short products with 4-wide heads (36 x 4 x 36, 36 x 36 x 4) */
-    static const int shapes[][3] = {{300, 70, 50}, {64, 2048, 16}, {513, 16, 200}, {130, 65, 770}, {45, 200, 33}, {2, 900, 3}, {36, 4, 36}, {36, 36, 4}};
+    /* ... an attention tile's short products with 4-wide heads (36 x 4 x 36, 36 x 36 x 4; 103 x 4 x 19: more
+       rows than a transposed A's four columns hold in registers, and a remainder), and small products of
+       whole tiles (16^3, 32^3, 64 x 16 x 16, 16 x 64 x 16: no blocking, B in place or packed on the stack) */
+    static const int shapes[][3] = {{300, 70, 50}, {64, 2048, 16}, {513, 16, 200}, {130, 65, 770}, {45, 200, 33}, {2, 900, 3},
+                                    {36, 4, 36}, {36, 36, 4}, {103, 4, 19}, {16, 16, 16}, {32, 32, 32}, {64, 16, 16}, {16, 64, 16}};
     static const int narrow[] = {4, 8, 12, 16, 21, 31, 32, 33, 40, 48}, deep[] = {16, 17, 20, 23, 30, 64}, tall[] = {16, 21, 36, 48};
     attn_rng r;
     int ta, tb, a, b, c, s, bad = 0;
@@ -56,7 +59,7 @@ void test_gemm(void)
                     for (c = 0; c < 5; c++)
                         gemm_case(&r, ta, tb, sizes[a], sizes[b], sizes[c], (a + b + c) % 3 ? 1 : (attn_float)-0.5,
                                   (attn_float)((a + c) % 3 == 0 ? 0 : (a + c) % 3 == 1 ? 1 : 0.3), (a * 5 + b) % 4 == 0 ? 3 : 0);
-            for (s = 0; s < 8; s++) {
+            for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
                 gemm_case(&r, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], 1, 0, 0);
                 gemm_case(&r, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], (attn_float)0.7, (attn_float)-1.5, 5);
             }
