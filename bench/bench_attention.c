@@ -74,13 +74,14 @@ static double peak_forward_mib(int kind, size_t *io_bytes)
 
 /* Median ms of a causal forward + backward of `kind` at B = 1, H = 8, T, dh = 64 (after a warm-up),
    on buffers [8 T 64] (st: 8 T (2 64 + 3), differential's stats being the largest); *bytes gets the
-   workspace plus the stats. */
+   workspace plus the stats, *fwd_ms (when not NULL) the median of the forward passes alone. */
 static double fwd_bwd_ms(int kind, int T, const attn_float *Q, const attn_float *K, const attn_float *V, attn_float *O, attn_float *st,
-                         const attn_float *dO, attn_float *dQ, attn_float *dK, attn_float *dV, int repeats, size_t *bytes)
+                         const attn_float *dO, attn_float *dQ, attn_float *dK, attn_float *dV, int repeats, size_t *bytes,
+                         double *fwd_ms)
 {
     attn_attention_desc d;
     attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    double t[64];
+    double t[64], tf[64];
     size_t wb;
     void *work;
     int rep;
@@ -90,13 +91,17 @@ static double fwd_bwd_ms(int kind, int T, const attn_float *Q, const attn_float 
     if (!(work = malloc(wb))) return 0;
     g.dQ = dQ; g.dK = dK; g.dV = dV;
     for (rep = 0; rep <= repeats; rep++) { /* the first is a warm-up */
-        double t0 = now();
+        double t0 = now(), t1;
         attn_attention_forward(&d, O, st, NULL, Q, K, V, work, wb);
+        t1 = now();
         attn_attention_backward(&d, &g, dO, Q, K, V, O, st, work, wb);
         if (rep) t[rep - 1] = now() - t0;
+        if (rep) tf[rep - 1] = t1 - t0;
     }
     free(work);
     qsort(t, (size_t)repeats, sizeof t[0], cmp_double);
+    qsort(tf, (size_t)repeats, sizeof tf[0], cmp_double);
+    if (fwd_ms) *fwd_ms = 1e3 * tf[repeats / 2];
     *bytes = wb + attn_attention_stats_floats(&d) * sizeof(attn_float);
     return 1e3 * t[repeats / 2];
 }
@@ -113,8 +118,8 @@ static void bench_kernel_ratio(int repeats)
     attn_rng_seed(&r, 3, 3);
     for (i = 0; i < 8 * n; i++) buf[i] = (attn_float)attn_rng_normal(&r, 0, 1);
     attn_set_threads(1);
-    a = fwd_bwd_ms(ATTN_KERNEL, 1024, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes);
-    b = fwd_bwd_ms(ATTN_KERNEL, 4096, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes);
+    a = fwd_bwd_ms(ATTN_KERNEL, 1024, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
+    b = fwd_bwd_ms(ATTN_KERNEL, 4096, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
     printf("\nKernel attention, causal fwd+bwd, one thread, median of %d: T = 1024 %.1f ms, T = 4096 %.1f ms, ratio %.2f\n", repeats, a, b, b / a);
     free(buf);
 }
@@ -171,16 +176,20 @@ static void bench_mixing(int repeats)
 int main(int argc, char **argv)
 {
     static const int Ts[2] = {1024, 2048};
-    int ti, th, k, repeats = 5, have_torch, i, memory_only = 0;
+    int ti, th, k, repeats = 5, have_torch, i, memory_only = 0, only = -1;
     char kinds[256] = "";
     double peak = 0;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
         else if (!strcmp(argv[i], "--memory")) memory_only = 1;
+        else if (!strcmp(argv[i], "--kind") && i + 1 < argc && (only = attn_kind_from_name(argv[++i])) >= 0 &&
+                 only <= LAST_PER_HEAD)
+            continue;
         else {
-            printf("usage: bench_attention [--repeats N] [--memory]\n  causal fwd+bwd of the per-head attention kinds beside PyTorch, the head-mixing kinds\n"
+            printf("usage: bench_attention [--repeats N] [--memory] [--kind NAME]\n  causal fwd+bwd of the per-head attention kinds beside PyTorch, the head-mixing kinds\n"
                    "  at the SRAVEN shape, kernel attention's time ratio T = 4096 : 1024, then the peak memory\n"
-                   "  at T = 8192; --memory: only the memory table.\n"
+                   "  at T = 8192; --memory: only the memory table; --kind NAME: only that kind's rows, without\n"
+                   "  PyTorch or the other tables (to profile it, e.g. under perf record).\n"
                    "  Run from the repository root.\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
         }
@@ -190,16 +199,17 @@ int main(int argc, char **argv)
         if (k) strcat(kinds, ",");
         strcat(kinds, attn_kind_get((attn_kind)k)->name);
     }
-    have_torch = !memory_only && system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
-    if (!have_torch && !memory_only) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
+    have_torch = !memory_only && only < 0 && system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+    if (!have_torch && !memory_only && only < 0) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
     if (!memory_only) {
         peak = fma_peak_gflops();
         printf("attn.h %s (%s kernels); causal forward + backward, B = 1, H = 8, dh = 64; median of %d\n", ATTN_VERSION_STRING, attn_simd_name(), repeats);
         printf("CPU: %s\n", cpu_model());
         printf("FMA peak (one core): %.1f GFLOP/s; %% peak counts the products of the quadratic kinds, 7 T^2 dh H flops\n"
                "(causal: QK^T and PV forward, five products backward, each over half the T x T scores), against\n"
-               "the peak times the threads\n\n", peak);
-        printf("%-8s %5s %3s %10s %10s %8s %10s %7s\n", "kind", "T", "thr", "attn.h ms", "torch ms", "speed-up", "extra MiB", "% peak");
+               "the peak times the threads; fwd %%: the forward pass alone (its median), 2 T^2 dh H flops\n\n", peak);
+        printf("%-8s %5s %3s %10s %10s %8s %10s %7s %7s\n", "kind", "T", "thr", "attn.h ms", "torch ms", "speed-up", "extra MiB",
+               "% peak", "fwd %");
     }
     for (ti = 0; ti < 2 && !memory_only; ti++)
         for (th = 1; th <= 2; th++) {
@@ -221,17 +231,21 @@ int main(int argc, char **argv)
             }
             for (k = 0; k <= LAST_PER_HEAD; k++) {
                 size_t bytes;
-                double ms = fwd_bwd_ms(k, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes), tm = torch_ms[k][ti][th - 1];
-                double gf = 7.0 * T * T * 64 * 8 / (ms * 1e-3) / 1e9; /* the products' rate, GFLOP/s */
+                double fms, ms, tm = torch_ms[k][ti][th - 1], gf, gff;
+                if (only >= 0 && k != only) continue;
+                ms = fwd_bwd_ms(k, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &fms);
+                gf = 7.0 * T * T * 64 * 8 / (ms * 1e-3) / 1e9;  /* the products' rate, GFLOP/s */
+                gff = 2.0 * T * T * 64 * 8 / (fms * 1e-3) / 1e9; /* the forward's */
                 int linear = (attn_kind_get((attn_kind)k)->flags & ATTN_KF_LINEAR_TIME) != 0;
                 printf("%-8s %5d %3d %10.1f %10.1f %8.2f %10.2f", attn_kind_get((attn_kind)k)->name, T, th, ms, tm, tm > 0 ? tm / ms : 0,
                        (double)bytes / (1 << 20));
-                if (linear || peak <= 0) printf("%7s\n", "-");
-                else printf("%6.0f%%\n", 100 * gf / (peak * th));
+                if (linear || peak <= 0) printf("%7s %7s\n", "-", "-");
+                else printf("%6.0f%% %6.0f%%\n", 100 * gf / (peak * th), 100 * gff / (peak * th));
                 fflush(stdout);
             }
             free(Q); free(K); free(V); free(O); free(dO); free(dQ); free(dK); free(dV); free(st);
         }
+    if (only >= 0) return 0;
     if (!memory_only) bench_mixing(repeats);
     if (!memory_only) bench_kernel_ratio(repeats);
     printf("\nPeak resident memory of a causal forward pass at T = 8192, B = 1, H = 8, dh = 64 (a child process\n"
