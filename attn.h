@@ -3341,10 +3341,10 @@ ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes)
 #endif
 }
 
-/* A small product (up to ATTN__SHORT_MACS) of whole tiles in one depth block, A read in place, on
-   one thread: the tiles one after the other, B in place or packed into a scratch on the stack; no
-   blocking and no buffer (16^3 NN 121 -> 97-100 ns, TT 145 -> 122-124 ns). Returns 0, having done nothing,
-   for any other product. */
+/* A small product (up to ATTN__SHORT_MACS) of whole tiles with A read in place, on one thread: the
+   tiles one after the other over the whole depth, B in place or packed into a scratch on the stack;
+   no blocking and no buffer (16^3 NN 121 -> 97-100 ns, TT 145 -> 122-124 ns). Returns 0, having
+   done nothing, for any other product. */
 static int attn__gemm_whole_tiles(const attn__gemm_job *g)
 {
     attn_float raw[ATTN__SHORT_FLOATS + ATTN_ALIGN / sizeof(attn_float)], *bp = attn__align_ptr(raw, 0);
