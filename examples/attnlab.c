@@ -875,6 +875,8 @@ static void run_one(const options *o, attn_kind kind, int seed, run_result *res,
 
 /* ---- reporting ---- */
 
+const char *seeds_note(int seeds) { return seeds == 1 ? "" : "s (band: +-1 sd)"; }
+
 double mean_sd(const double *x, int n, double *sd)
 {
     double m = 0, v = 0;
@@ -985,8 +987,8 @@ static int write_svg(const options *o, run_result *res)
         s[ns].style = ATTN_LINE_DOTTED;
         ns++;
     }
-    snprintf(title, sizeof title, "%s N%dT%d, N_con = %d, %s, %d seed%s (band: +-1 sd)", attn_nt_name(o->task), o->N, o->tau,
-             o->ncon, o->decoder ? "decoder" : "cisformer", o->seeds, o->seeds == 1 ? "" : "s");
+    snprintf(title, sizeof title, "%s N%dT%d, N_con = %d, %s, %d seed%s", attn_nt_name(o->task), o->N, o->tau,
+             o->ncon, o->decoder ? "decoder" : "cisformer", o->seeds, seeds_note(o->seeds));
     memset(&p, 0, sizeof p);
     p.title = title; p.xlabel = "epoch"; p.ylabel = "accuracy (teacher-forced)"; p.y2label = "loss (dashed)"; p.ymin = 0; p.ymax = 1;
     n = attn_plot_svg(o->svg, &p, s, ns) == ATTN_OK;

@@ -72,6 +72,8 @@ extern int help_shown;
 void catch_stop(void);
 /* The mean of x [n] and, in *sd, its sample standard deviation (0 for n = 1). */
 double mean_sd(const double *x, int n, double *sd);
+/* A figure title's "seed" suffix: "s (band: +-1 sd)" for several seeds, "" for one (no band). */
+const char *seeds_note(int seeds);
 /* Welch's test of mean(b) - mean(a) (see attnlab.c); 0 when it cannot be computed. */
 typedef struct { double diff, lo, hi, t, df, p; } welch_result;
 int welch(const double *a, int na, const double *b, int nb, welch_result *w);

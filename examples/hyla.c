@@ -719,8 +719,10 @@ static int hyla_svg(const hopts *o, const hrun *res)
         s[2 * k + 1].x = buf; s[2 * k + 1].y = ls; s[2 * k + 1].right = 1;
         s[2 * k].n = s[2 * k + 1].n = n; s[2 * k].colour = s[2 * k + 1].colour = k;
     }
-    if (o->sraven) snprintf(title, sizeof title, "SRAVEN K %d, F %d, %d layers, width %d, %d seeds (band: +-1 sd)", o->K, o->F, o->layers, o->width, o->seeds);
-    else snprintf(title, sizeof title, "fuzzy logic L %d, K %d, N %d, held out %.0f%%, %d seeds (band: +-1 sd)", o->L, o->K, o->N, 100 * o->frac, o->seeds);
+    if (o->sraven) snprintf(title, sizeof title, "SRAVEN K %d, F %d, %d layers, width %d, %d seed%s", o->K, o->F, o->layers, o->width, o->seeds,
+                            seeds_note(o->seeds));
+    else snprintf(title, sizeof title, "fuzzy logic L %d, K %d, N %d, held out %.0f%%, %d seed%s", o->L, o->K, o->N, 100 * o->frac,
+                  o->seeds, seeds_note(o->seeds));
     memset(&p, 0, sizeof p);
     p.title = title; p.xlabel = "step"; p.ylabel = o->sraven ? "held-out accuracy" : "held-out R^2"; p.y2label = "training loss (dashed)";
     p.ymin = o->sraven ? 0 : -0.5; p.ymax = 1; /* R^2 starts far below 0: the untrained model's values sit on the bottom edge */

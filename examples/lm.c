@@ -585,7 +585,8 @@ static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
             memset(&sr[v], 0, sizeof sr[v]);
             sr[v].label = o->variant[v]; sr[v].x = buf; sr[v].y = mv; sr[v].lo = lo; sr[v].hi = hi; sr[v].n = n; sr[v].colour = v;
         }
-        snprintf(title, sizeof title, "byte-level LM, %d layers, d %d, ctx %d, %d seeds (band: +-1 sd)", o->layers, o->dmodel, o->ctx, o->seeds);
+        snprintf(title, sizeof title, "byte-level LM, %d layers, d %d, ctx %d, %d seed%s", o->layers, o->dmodel, o->ctx, o->seeds,
+                 seeds_note(o->seeds));
         memset(&p, 0, sizeof p);
         p.title = title; p.xlabel = "step"; p.ylabel = "validation loss (nats per byte)";
         if (attn_plot_svg(o->svg, &p, sr, o->nvar) == ATTN_OK) printf("wrote %s\n", o->svg);

@@ -467,8 +467,8 @@ static int s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
                 if (j == 0) { sr[ns].lo = lo; sr[ns].hi = hi; }
                 ns++;
             }
-        snprintf(title, sizeof title, "%s %d-%d digits, %d+%d layers, d %d, %d heads, %d seeds (band: +-1 sd)", o->task ? "sorting" : "reversing", o->min_len,
-                 o->max_len, o->layers, o->layers, o->dmodel, o->heads, o->seeds);
+        snprintf(title, sizeof title, "%s %d-%d digits, %d+%d layers, d %d, %d heads, %d seed%s", o->task ? "sorting" : "reversing", o->min_len,
+                 o->max_len, o->layers, o->layers, o->dmodel, o->heads, o->seeds, seeds_note(o->seeds));
         memset(&p, 0, sizeof p);
         p.title = title; p.xlabel = "step"; p.ylabel = "held-out accuracy"; p.y2label = "training loss (dashed)"; p.ymin = 0; p.ymax = 1;
         if (attn_plot_svg(o->svg, &p, sr, ns) == ATTN_OK) printf("wrote %s\n", o->svg);
