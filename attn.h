@@ -3350,12 +3350,14 @@ ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes)
 static int attn__gemm_whole_tiles(const attn__gemm_job *g)
 {
     attn_float raw[ATTN__SHORT_FLOATS + ATTN_ALIGN / sizeof(attn_float)], *bp = attn__align_ptr(raw, 0);
-    size_t bs = g->bdirect ? (size_t)g->ldb : (size_t)g->nr;
-    attn__micro_fn micro = bs == (size_t)g->nr ? g->micro : g->micro_b;
+    size_t bs;
+    attn__micro_fn micro;
     int i, j;
     if (!g->direct || (size_t)g->M * g->N * g->K > ATTN__SHORT_MACS || g->M % g->mr || g->N % g->nr ||
         (!g->bdirect && (size_t)g->K * g->N > ATTN__SHORT_FLOATS))
         return 0;
+    bs = g->bdirect ? (size_t)g->ldb : (size_t)g->nr;
+    micro = bs == (size_t)g->nr ? g->micro : g->micro_b;
     if (!g->bdirect) attn__pack_b(g->transB, g->B, g->ldb, 0, g->K, 0, g->N, g->nr, bp);
     for (i = 0; i < g->M; i += g->mr)
         for (j = 0; j < g->N; j += g->nr)
