@@ -16,6 +16,13 @@ CASES = {  # name: B, H, Tq, Tk, dk, dv, causal, mask, bias, scale
     "full": (1, 2, 7, 4, 2, 5, 0, 1, 1, 1.0),
 }
 
+# Rows longer than a key tile (256 keys for dense attention), so that the running statistics are
+# carried across tiles, the last one partial; causal: the diagonal inside the last tile.
+LONG = {  # name: B, H, Tq, Tk, dk, dv, causal, mask, bias, scale
+    "long_causal": (1, 1, 24, 600, 3, 2, 1, 1, 0, 0.0),
+    "long_full": (1, 1, 70, 300, 2, 3, 0, 0, 0, 0.0),
+}
+
 
 def attention(kind, q, k, v, mask, bias, causal, scale):
     Tq, Tk = q.shape[2], k.shape[2]
@@ -328,36 +335,42 @@ def layer_case(out_dir, name, spec):
     wr.close()
 
 
+def scored_case(out_dir, name, kname, spec):
+    """One call of a scored or linear-time kind (SPEC 2.1-2.8) with every gradient; no weights."""
+    B, H, Tq, Tk, dk, dv, causal, has_mask, has_bias, scale = spec
+    d = torch.float64
+    q = torch.randn(B, H, Tq, dk, dtype=d, requires_grad=True)
+    k = torch.randn(B, H, Tk, dk, dtype=d, requires_grad=True)
+    v = torch.randn(B, H, Tk, dv, dtype=d, requires_grad=True)
+    mask = torch.ones(B, Tk, dtype=d)
+    if has_mask:  # drop some keys, never the first (no row may be empty here)
+        mask = (torch.rand(B, Tk) > 0.3).to(d)
+        mask[:, 0] = 1
+    if kname in ("kernel", "taylor"):
+        has_bias = 0  # the linear-time forms have no additive bias
+    bias = (0.5 * torch.randn(H, Tq, Tk, dtype=d)) if has_bias else torch.zeros(H, Tq, Tk, dtype=d)
+    bias.requires_grad_(True)
+    s_eff = scale if scale != 0 else dk ** -0.5
+    o = attention(kname, q, k, v, mask, bias, causal, s_eff)
+    do = torch.randn_like(o)
+    o.backward(do)
+    wr = Writer(os.path.join(out_dir, name + ".bin"))
+    wr.put("cfg", [0, KIND_IDS[kname], B, H, Tq, Tk, dk, dv, causal, scale, 0, 0, 0])
+    for n, t in (("Q", q), ("K", k), ("V", v), ("dO", do), ("O", o), ("dQ", q.grad), ("dK", k.grad), ("dV", v.grad)):
+        wr.put(n, t)
+    put_mask_bias(wr, mask if has_mask else None, bias if has_bias else None)
+    wr.close()
+
+
 def main():
     torch.manual_seed(1234)
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
     os.makedirs(out_dir, exist_ok=True)
     names = []
     for kname in ("softmax", "ea", "cog", "centered", "sigmoid", "linear_raw", "kernel", "taylor"):
-        for cname, (B, H, Tq, Tk, dk, dv, causal, has_mask, has_bias, scale) in CASES.items():
-            d = torch.float64
-            q = torch.randn(B, H, Tq, dk, dtype=d, requires_grad=True)
-            k = torch.randn(B, H, Tk, dk, dtype=d, requires_grad=True)
-            v = torch.randn(B, H, Tk, dv, dtype=d, requires_grad=True)
-            mask = torch.ones(B, Tk, dtype=d)
-            if has_mask:  # drop some keys, never the first (no row may be empty here)
-                mask = (torch.rand(B, Tk) > 0.3).to(d)
-                mask[:, 0] = 1
-            if kname in ("kernel", "taylor"):
-                has_bias = 0  # the linear-time forms have no additive bias
-            bias = (0.5 * torch.randn(H, Tq, Tk, dtype=d)) if has_bias else torch.zeros(H, Tq, Tk, dtype=d)
-            bias.requires_grad_(True)
-            s_eff = scale if scale != 0 else dk ** -0.5
-            o = attention(kname, q, k, v, mask, bias, causal, s_eff)
-            do = torch.randn_like(o)
-            o.backward(do)
+        for cname, spec in CASES.items():
             names.append(f"{kname}_{cname}")
-            wr = Writer(os.path.join(out_dir, names[-1] + ".bin"))
-            wr.put("cfg", [0, KIND_IDS[kname], B, H, Tq, Tk, dk, dv, causal, scale, 0, 0, 0])
-            for n, t in (("Q", q), ("K", k), ("V", v), ("dO", do), ("O", o), ("dQ", q.grad), ("dK", k.grad), ("dV", v.grad)):
-                wr.put(n, t)
-            put_mask_bias(wr, mask if has_mask else None, bias if has_bias else None)
-            wr.close()
+            scored_case(out_dir, names[-1], kname, spec)
     return names
 
 
@@ -373,6 +386,10 @@ def main2(names):
     for name, spec in LAYERS.items():
         layer_case(out_dir, name, spec)
         names.append(name)
+    for kname in ("softmax", "ea", "cog", "centered", "sigmoid", "linear_raw"):
+        for cname, spec in LONG.items():
+            names.append(f"{kname}_{cname}")
+            scored_case(out_dir, names[-1], kname, spec)
     with open(os.path.join(out_dir, "index.txt"), "w") as f:
         f.write("".join(n + "\n" for n in names))
     print("%d files and index.txt in %s" % (len(names), out_dir))
