@@ -2833,6 +2833,9 @@ typedef struct {
     attn__micro_fn micro, micro_b; /* micro_b: for the full B panels read in place */
     attn_float *bpack;  /* KC x NC, shared */
     attn_float *apack;  /* MC x KC per thread */
+    const attn_float *panels; /* B packed before the call (attn__panels_pack), or NULL */
+    size_t npad;        /* its floats per depth row */
+    int pj0;            /* and the column op(B)'s first column is in it */
 } attn__gemm_job;
 
 /* A barrier of attn_gemm's own team. With one thread there is no team, and no barrier: attn_gemm
@@ -2864,7 +2867,9 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
             int kc = ATTN__MIN(g->KC, g->K - pc), jp;
             attn_float b_eff = pc == 0 ? g->beta : 1;
             int nw = g->n_ic * g->nsplit;
-            for (jp = npan * tid / nth; jp < npan * (tid + 1) / nth; jp++)
+            const attn_float *bp = g->panels ? g->panels + (size_t)pc * g->npad + (size_t)(g->pj0 + jc) * kc
+                                             : g->bpack;
+            for (jp = npan * tid / nth; jp < npan * (tid + 1) / nth && !g->panels; jp++)
                 if (!g->bdirect || nc - jp * nr < nr) /* in place, only a partial panel is packed */
                     attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr),
                                  nr, g->bpack + (size_t)jp * nr * kc);
@@ -2881,7 +2886,7 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
                 for (jr = jr0; jr < jr1; jr++)
                     for (ir = 0; ir < mc; ir += mr) {
                         int rows = ATTN__MIN(mr, mc - ir), cols = ATTN__MIN(nr, nc - jr * nr);
-                        const attn_float *at = ap + (size_t)ir * kc, *bt = g->bpack + (size_t)jr * nr * kc;
+                        const attn_float *at = ap + (size_t)ir * kc, *bt = bp + (size_t)jr * nr * kc;
                         attn_float *c = g->C + (size_t)(ic + ir) * g->ldc + jc + jr * nr;
                         size_t ars = 1, acs = (size_t)mr, bs = (size_t)nr;
                         if (g->bdirect && cols == nr) { /* B read in place: op(B)[p, j] = B[p ldb + j] */
@@ -3366,13 +3371,59 @@ static int attn__gemm_whole_tiles(const attn__gemm_job *g)
     return 1;
 }
 
+/* Equal depth blocks of at most ATTN__KC: their depth. */
+static int attn__depth_block(int K)
+{
+    int nkc = (K + ATTN__KC - 1) / ATTN__KC;
+    return (int)attn__div(K + nkc - 1, nkc);
+}
+
+/* The blocking of a job whose operands are set, and its run on nth threads. Returns 0, having done
+   nothing, when there is no memory for the packing buffer. */
+static int attn__gemm_run(attn__gemm_job *g, int nth)
+{
+    void *owned;
+    g->KC = attn__depth_block(g->K);
+    g->NC = g->N >= ATTN__NC ? ATTN__NC : ((g->N + g->nr - 1) / g->nr) * g->nr; /* no overflow at INT_MAX */
+    {   /* row blocks: whole MR tiles, as equal as possible, their count a multiple of the threads */
+        /* (divisions by the constants, not by g->mr: a division instruction is 10-20 cycles) */
+        int tiles = g->direct ? (g->M + ATTN__MR_S - 1) / ATTN__MR_S : (g->M + ATTN__MR - 1) / ATTN__MR;
+        int per = g->direct ? ATTN__MC / ATTN__MR_S : ATTN__MC / ATTN__MR;
+        g->tiles = tiles;
+        g->n_ic = tiles <= per ? 1 : (tiles + per - 1) / per;
+        g->nsplit = g->n_ic < nth ? nth : 1; /* too few row blocks: split the columns too */
+        if (g->nsplit == 1) g->n_ic = (int)attn__div(g->n_ic + nth - 1, nth) * nth;
+        g->MC = (int)attn__div(tiles + g->n_ic - 1, g->n_ic) * g->mr; /* the largest: sizes the buffers */
+        ATTN_ASSERT(g->MC >= g->mr && g->MC <= ATTN__MAX(ATTN__MC, g->mr));
+    }
+    /* the buffer for the largest blocks of nth threads, so that later products never grow it: the
+       threads' A blocks first, then B's (a small product's packs stay close together) */
+    g->apack = attn__gemm_buffer(attn__gemm_need(nth), &owned);
+    if (!g->apack) return 0;
+    g->bpack = attn__align_ptr(g->apack, sizeof(attn_float) * (size_t)g->MC * g->KC * nth);
+#ifdef ATTN__OMP
+    if (nth > 1) {
+#pragma omp parallel num_threads(nth)
+        attn__gemm_thread(g, omp_get_thread_num(), omp_get_num_threads());
+    } else
+#endif
+        attn__gemm_thread(g, 0, 1);
+    if (owned) ATTN_FREE(owned);
+    return 1;
+}
+
+/* The threads for a product of M N K multiply-adds: one below ATTN__PAR_FLOPS. */
+static int attn__gemm_threads(int M, int N, int K)
+{
+    return 2.0 * M * N * K >= ATTN__PAR_FLOPS ? attn_get_threads() : 1;
+}
+
 static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_float alpha,
                               const attn_float *A, int lda, const attn_float *B, int ldb,
                               attn_float beta, attn_float *C, int ldc)
 {
     attn__gemm_job g;
-    int narrow = N <= ATTN__VW, nth = 1;
-    void *owned;
+    int narrow = N <= ATTN__VW, nth = attn__gemm_threads(M, N, K);
     g.transA = transA; g.transB = transB; g.M = M; g.N = N; g.K = K;
     g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
@@ -3385,45 +3436,65 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.micro_b = narrow ? attn__micro_narrow_sb : attn__micro_wide_sb;
     g.rs = transA ? 1 : (size_t)lda;
     g.cs = transA ? (size_t)lda : 1;
-    if (2.0 * M * N * K >= ATTN__PAR_FLOPS) nth = attn_get_threads();
+    g.panels = NULL;
     if (nth == 1 && attn__gemm_whole_tiles(&g)) return;
-    {   /* equal depth blocks */
-        int nkc = (K + ATTN__KC - 1) / ATTN__KC;
-        g.KC = (int)attn__div(K + nkc - 1, nkc);
-    }
-    g.NC = N >= ATTN__NC ? ATTN__NC : ((N + g.nr - 1) / g.nr) * g.nr; /* no overflow near INT_MAX */
-    {   /* row blocks: whole MR tiles, as equal as possible, their count a multiple of the threads */
-        /* (divisions by the constants, not by g.mr: a division instruction is 10-20 cycles) */
-        int tiles = g.direct ? (M + ATTN__MR_S - 1) / ATTN__MR_S : (M + ATTN__MR - 1) / ATTN__MR;
-        int per = g.direct ? ATTN__MC / ATTN__MR_S : ATTN__MC / ATTN__MR;
-        g.tiles = tiles;
-        g.n_ic = tiles <= per ? 1 : (tiles + per - 1) / per;
-        g.nsplit = g.n_ic < nth ? nth : 1; /* too few row blocks: split the columns too */
-        if (g.nsplit == 1) g.n_ic = (int)attn__div(g.n_ic + nth - 1, nth) * nth;
-        g.MC = (int)attn__div(tiles + g.n_ic - 1, g.n_ic) * g.mr; /* the largest block: sizes the buffers */
-        ATTN_ASSERT(g.MC >= g.mr && g.MC <= ATTN__MAX(ATTN__MC, g.mr));
-    }
-    /* the buffer for the largest blocks of nth threads, so that later products never grow it: the
-       threads' A blocks first, then B's (a small product's packs stay close together) */
-    g.apack = attn__gemm_buffer(attn__gemm_need(nth), &owned);
-    if (!g.apack) {
+    if (!attn__gemm_run(&g, nth))
         attn_gemm_reference(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
-    g.bpack = attn__align_ptr(g.apack, sizeof(attn_float) * (size_t)g.MC * g.KC * nth);
-#ifdef ATTN__OMP
-    if (nth > 1) {
-#pragma omp parallel num_threads(nth)
-        attn__gemm_thread(&g, omp_get_thread_num(), omp_get_num_threads());
-    } else
-#endif
-        attn__gemm_thread(&g, 0, 1);
-    if (owned) ATTN_FREE(owned);
 }
-#else /* CBLAS: no packing buffer of ours */
+
+/* op(B) [K, N] packed once for products that all read it (a head's keys and values, read by every
+   query tile): the panels attn_gemm packs on each call, for one depth block after the other (npad =
+   N rounded up to whole panels floats per depth row; the last panel zero-padded). */
+#define ATTN__PANEL (ATTN__NV * ATTN__VW) /* columns per panel */
+static size_t attn__panels_npad(int N) { return (size_t)(N + ATTN__PANEL - 1) / ATTN__PANEL * ATTN__PANEL; }
+static size_t attn__panels_floats(int K, int N) { return (size_t)K * attn__panels_npad(N); }
+static void attn__panels_pack(int transB, const attn_float *B, int ldb, int K, int N, attn_float *dst)
+{
+    int KC = attn__depth_block(K), pc;
+    for (pc = 0; pc < K; pc += KC)
+        attn__pack_b(transB, B, ldb, pc, ATTN__MIN(KC, K - pc), 0, N, ATTN__PANEL,
+                     dst + (size_t)pc * attn__panels_npad(N));
+}
+
+/* C [M, n] = alpha A op(B)[:, j0 .. j0 + n) + beta C, op(B) [K, N] packed by attn__panels_pack,
+   A [M, K] row-major read in place, j0 a multiple of ATTN__PANEL. Returns 0, having done nothing,
+   when there is no memory for the packing buffer (a last partial row tile is packed there). */
+static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_float *A, int lda,
+                             const attn_float *panels, int N, int j0, attn_float beta, attn_float *C, int ldc)
+{
+    attn__gemm_job g;
+    memset(&g, 0, sizeof g);
+    g.M = M; g.N = n; g.K = K; g.A = A; g.lda = lda; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
+    g.nr = ATTN__PANEL;
+    g.direct = 1;
+    g.mr = ATTN__MR_S;
+    g.micro = attn__micro_wide_s;
+    g.micro_b = attn__micro_wide_sb;
+    g.rs = (size_t)lda;
+    g.cs = 1;
+    g.panels = panels;
+    g.npad = attn__panels_npad(N);
+    g.pj0 = j0;
+    return attn__gemm_run(&g, attn__gemm_threads(M, n, K));
+}
+#else /* CBLAS: no packing buffer of ours; the "panels" are op(B) itself, row-major */
 ATTNDEF void attn_gemm_release(void) {}
 ATTNDEF size_t attn_gemm_scratch_bytes(int threads) { (void)threads; return 0; }
 ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes) { (void)mem; (void)bytes; return ATTN_OK; }
+static size_t attn__panels_floats(int K, int N) { return (size_t)K * N; }
+static void attn__panels_pack(int transB, const attn_float *B, int ldb, int K, int N, attn_float *dst)
+{
+    int p, j;
+    for (p = 0; p < K; p++)
+        for (j = 0; j < N; j++)
+            dst[(size_t)p * N + j] = transB ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
+}
+static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_float *A, int lda,
+                             const attn_float *panels, int N, int j0, attn_float beta, attn_float *C, int ldc)
+{
+    attn_gemm(0, 0, M, n, K, alpha, A, lda, panels + j0, N, beta, C, ldc);
+    return 1;
+}
 #endif
 
 ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -4383,9 +4454,10 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
 /* Scratch of one thread: tiles [BR, BC] of scores S, weights P, X (forward: the exponents; backward:
    dA) and visibility; [BR, dv] the output accumulator and (centered) the sum of the visible values;
    [BR] the running maximum m, the running sum l (backward: D) and (centered) the visible count n,
-   then the shift; with dropout, the dropped weights [BR, BC] (backward). */
+   then the shift; with dropout, the dropped weights [BR, BC] (backward); with several query tiles,
+   the head's keys and values packed once for the products that read them (K^T and V^T panels). */
 typedef struct {
-    attn_float *S, *P, *X, *vis, *acc, *vsum, *m, *l, *n, *drop;
+    attn_float *S, *P, *X, *vis, *acc, *vsum, *m, *l, *n, *drop, *kpan, *vpan;
 } attn__scored_ws;
 
 /* The scratch's blocks in ws (NULL: only measured); its bytes, a multiple of ATTN_ALIGN. */
@@ -4404,6 +4476,9 @@ static size_t attn__scored_ws_map(const attn_attention_desc *d, attn_float *ws, 
     w->l = attn__arena_floats(&ar, ATTN__BR);
     w->n = attn__arena_floats(&ar, ATTN__BR);
     w->drop = attn__arena_floats(&ar, d->dropout > 0 ? tile : 0);
+    w->kpan = attn__arena_floats(&ar, d->Tq > ATTN__BR ? attn__panels_floats(d->dk, d->Tk) : 0);
+    w->vpan = attn__arena_floats(&ar, d->Tq > ATTN__BR ? attn__panels_floats(d->dv, d->Tk) : 0);
+    if (d->Tq <= ATTN__BR) w->kpan = w->vpan = NULL;
     return ar.used;
 }
 static size_t attn__scored_floats(const attn_attention_desc *d)
@@ -4727,19 +4802,31 @@ static int attn__next_keys(const attn_attention_desc *d, int h, int i0, int br, 
     return ATTN__MIN(j0, jend);
 }
 
+/* C [br, bc] = alpha X[i0 .. i0 + br) Y[j0 .. j0 + bc)^T + beta C for a tile, with X [., n] and
+   Y [., n] row-major (row stride ld): from Y^T's panels Yt (attn__panels_pack, Tk columns) when the
+   head has them, else reading Y in place. */
+static void attn__tile_product(int br, int bc, int n, attn_float alpha, const attn_float *X, const attn_float *Y,
+                               int ld, const attn_float *Yt, int Tk, int i0, int j0, attn_float beta,
+                               attn_float *C)
+{
+    if (!Yt || !attn__gemm_panels(br, bc, n, alpha, X + (size_t)i0 * ld, ld, Yt, Tk, j0, beta, C, bc))
+        attn_gemm(0, 1, br, bc, n, alpha, X + (size_t)i0 * ld, ld, Y + (size_t)j0 * ld, ld, beta, C, bc);
+}
+
 /* Scores of one tile: S[r, c] = scale q_{i0+r} . k_{j0+c} + bias, and vis[r, c] whether key j0+c is
-   visible to query i0+r (stored as 0/1 in P, which the caller overwrites). guard: S is set to 0
-   where vis is 0, so that a non-finite key a row cannot see leaves no trace in it. */
+   visible to query i0+r (stored as 0/1 in P, which the caller overwrites); Kt: K^T's panels or
+   NULL (attn__tile_product). guard: S is set to 0 where vis is 0, so that a non-finite key a row
+   cannot see leaves no trace in it. */
 static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
-                              const attn_float *Qp, const attn_float *Kp, int ld, attn_float scale,
-                              attn_float *S, attn_float *vis, int guard)
+                              const attn_float *Qp, const attn_float *Kp, int ld, const attn_float *Kt,
+                              attn_float scale, attn_float *S, attn_float *vis, int guard)
 {
     int r, c, shift = d->Tk - d->Tq;
     const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
     const int *seg = d->segment ? d->segment + (size_t)b * d->Tk : NULL;
     const attn_score_row *k = attn__row(d)->score;
     attn_float off = k && k->offset ? k->offset(d->Tk) : 0; /* the kind's constant shift (sigmoid: -ln Tk) */
-    attn_gemm(0, 1, br, bc, d->dk, scale, Qp + (size_t)i0 * ld, ld, Kp + (size_t)j0 * ld, ld, 0, S, bc);
+    attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
@@ -5061,6 +5148,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
                 !attn__all_finite(Vp, d->Tk, dv, dv);
     attn__scored_ws_map(d, ws, &sw);
     S = sw.S; P = sw.P; X = sw.X; acc = sw.acc; vsum = sw.vsum; m = sw.m; l = sw.l; n = sw.n;
+    if (sw.kpan) attn__panels_pack(1, Kp, a->ldk, d->dk, d->Tk, sw.kpan); /* K^T, once for all query tiles */
     hid = sw.vis; /* the guarded path's copy of the visibility */
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
@@ -5068,7 +5156,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
         memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
         for (r = 0; r < br; r++) m[r] = l[r] = n[r] = 0;
         for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P, guard);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, sw.kpan, scale, S, P, guard);
             if (guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
             if (centered) attn__visible_sums(P, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, guard);
             if (k->stat == ATTN_STAT_NONE) attn__tile_weights(k, S, P, X, br, bc, NULL);
@@ -5110,7 +5198,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
         for (j0 = 0; j0 < d->Tk; j0 += ATTN__BC) { /* A itself, recomputed from the final stats */
             bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, P, guard);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, sw.kpan, scale, S, P, guard);
             memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
             attn__tile_weights(k, S, P, X, br, bc, st + i0);
             if (centered) attn__center(P, hid, n, br, bc);
@@ -5146,6 +5234,10 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                 !attn__all_finite(Vp, d->Tk, dv, dv) || !attn__all_finite(dOp, d->Tq, dv, dv);
     attn__scored_ws_map(d, ws, &w);
     S = w.S; P = w.P; dA = w.X; vis = w.vis; vsum = w.vsum; D = w.l; n = w.n;
+    if (w.kpan) { /* K^T and V^T, once for all query tiles */
+        attn__panels_pack(1, Kp, ld, dk, d->Tk, w.kpan);
+        attn__panels_pack(1, Vp, dv, dv, d->Tk, w.vpan);
+    }
     Pd = d->dropout > 0 ? w.drop : P; /* the dropped weights */
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
@@ -5155,7 +5247,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
             for (r = 0; r < br; r++) n[r] = 0;
             for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
-                attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, vis, guard);
+                attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, w.kpan, scale, S, vis, guard);
                 attn__visible_sums(vis, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, guard);
             }
             for (r = 0; r < br; r++) {
@@ -5164,7 +5256,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             }
         }
         for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, scale, S, vis, guard);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, w.kpan, scale, S, vis, guard);
             memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
             attn__tile_weights(k, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
             if (centered) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
@@ -5178,7 +5270,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             else
                 attn_gemm(1, 0, bc, dv, br, 1, Pd, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv,
                           dv);
-            attn_gemm(0, 1, br, bc, dv, 1, dOp + (size_t)i0 * dv, dv, Vp + (size_t)j0 * dv, dv, 0, dA, bc);
+            attn__tile_product(br, bc, dv, 1, dOp, Vp, dv, w.vpan, d->Tk, i0, j0, 0, dA); /* dA = dO V^T */
             if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, dA);
             for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
                 attn_float *ds = dA + r * bc, *ar = P + r * bc, Dr = D[r];
@@ -5663,7 +5755,7 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
     for (h = 0; h < d->H; h++) {
         size_t bh = (size_t)b * d->H + h;
         attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk,
-                          d->dk, scale, S + h * ts, vis + h * ts, guard);
+                          d->dk, NULL, scale, S + h * ts, vis + h * ts, guard);
         if (mx.norm != ATTN_MIX_NORM_SOFTMAX)
             for (x = 0; x < n; x++) A[h * ts + x] = S[h * ts + x] * vis[h * ts + x];
     }
