@@ -2199,7 +2199,7 @@ ATTNDEF attn_status attn_params_draw(attn_params *p, const attn_param_desc *desc
         int same = d->ndim == p->value[i].ndim;
         for (k = 0; same && k < d->ndim; k++) same = d->shape[k] == p->value[i].shape[k];
         if (!same || (int)d->init < ATTN_PARAM_ZERO || d->init > ATTN_PARAM_FAN_LECUN ||
-            !(d->value == d->value) || (d->init >= ATTN_PARAM_FAN_NORMAL && d->value < 0))
+            !attn__finite((double)d->value) || (d->init >= ATTN_PARAM_FAN_NORMAL && d->value < 0))
             return attn__fail(ATTN_ERR_ARG,
                               "attn_params_draw: tensor %d (%s): another shape, or rule %d with value %g", i,
                               d->name ? d->name : "?", (int)d->init, d->value);
@@ -4596,7 +4596,8 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
     if (!attn__count3(&n, (size_t)d->B * (size_t)d->H, (size_t)ATTN__MAX(d->Tq, d->Tk),
                       (size_t)ATTN__MAX(ATTN__MAX(d->dk, d->dv), ATTN__MAX(d->Tq, d->Tk))))
         return attn__fail(ATTN_ERR_OVERFLOW, "%s: sizes overflow size_t", fn);
-    if (!(d->scale == d->scale)) return attn__fail(ATTN_ERR_ARG, "%s: scale is NaN", fn);
+    if (!attn__finite((double)d->scale)) /* from the bits: a NaN test may be folded away under -ffast-math */
+        return attn__fail(ATTN_ERR_ARG, "%s: scale = %g must be finite", fn, (double)d->scale);
     if (d->window < 0) return attn__fail(ATTN_ERR_ARG, "%s: window = %d must be >= 0", fn, d->window);
     if (d->segment && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no segments", fn);
@@ -4805,9 +4806,9 @@ static int attn__next_keys(const attn_attention_desc *d, int h, int i0, int br, 
 /* C [br, bc] = alpha X[i0 .. i0 + br) Y[j0 .. j0 + bc)^T + beta C for a tile, with X [., n] and
    Y [., n] row-major (row stride ld): from Y^T's panels Yt (attn__panels_pack, Tk columns) when the
    head has them, else reading Y in place. */
-static void attn__tile_product(int br, int bc, int n, attn_float alpha, const attn_float *X, const attn_float *Y,
-                               int ld, const attn_float *Yt, int Tk, int i0, int j0, attn_float beta,
-                               attn_float *C)
+static void attn__tile_product(int br, int bc, int n, attn_float alpha, const attn_float *X,
+                               const attn_float *Y, int ld, const attn_float *Yt, int Tk, int i0, int j0,
+                               attn_float beta, attn_float *C)
 {
     if (!Yt || !attn__gemm_panels(br, bc, n, alpha, X + (size_t)i0 * ld, ld, Yt, Tk, j0, beta, C, bc))
         attn_gemm(0, 1, br, bc, n, alpha, X + (size_t)i0 * ld, ld, Y + (size_t)j0 * ld, ld, beta, C, bc);

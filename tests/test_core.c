@@ -227,6 +227,9 @@ static void test_params_draw(void)
         CHECK(attn_params_draw(&p, e, 6, &r) == ATTN_ERR_ARG && attn_params_draw(&p, d, 5, &r) == ATTN_ERR_ARG &&
                   p.data[0] == 7,
               "an unknown rule and a wrong count refused");
+        memcpy(e, d, sizeof e);
+        e[1].value = (attn_float)NAN; /* refused under -ffast-math too, where x == x may be folded to 1 */
+        CHECK(attn_params_draw(&p, e, 6, &r) == ATTN_ERR_ARG && p.data[0] == 7, "a NaN value refused");
     }
     attn_params_free(&p);
 }
