@@ -5128,60 +5128,124 @@ static void attn__center(attn_float *P, const attn_float *vis, const attn_float 
     for (r = 0; r < br; r++) attn_axpy((size_t)bc, -c[r], vis + r * bc, P + r * bc);
 }
 
+/* One (b, h) of the tiled engine: its slices of the operands, the thread's scratch, and what every
+   tile reads. guard: some input of the slice is not finite (attn__all_finite). */
+typedef struct {
+    const attn__args *a;
+    const attn_attention_desc *d;
+    const attn_score_row *k;
+    const attn_float *Qp, *Kp, *Vp, *Op, *dOp, *st; /* Op, dOp, st: the backward's */
+    attn_float *dQp, *dKp, *dVp, scale;
+    attn__scored_ws w;
+    int b, h, ld, dv, guard, centered;
+} attn__head;
+
+static void attn__head_init(attn__head *t, const attn__args *a, int b, int h, attn_float *ws, int backward)
+{
+    const attn_attention_desc *d = a->d;
+    size_t bh = (size_t)b * d->H + h, kh = attn__kv_slice(d, b, h);
+    t->a = a; t->d = d; t->b = b; t->h = h; t->ld = a->ldk; t->dv = d->dv;
+    t->k = attn__row(d)->score;
+    t->centered = (attn__row(d)->flags & ATTN_KF_CENTERED) != 0;
+    t->scale = attn__score_scale(d);
+    t->Qp = a->Q + bh * d->Tq * t->ld;
+    t->Kp = a->K + kh * d->Tk * t->ld;
+    t->Vp = a->V + kh * d->Tk * d->dv;
+    t->guard = !attn__all_finite(t->Qp, d->Tq, d->dk, t->ld) ||
+               !attn__all_finite(t->Kp, d->Tk, d->dk, t->ld) || !attn__all_finite(t->Vp, d->Tk, d->dv, d->dv);
+    if (backward) {
+        t->Op = a->Oin + bh * d->Tq * d->dv;
+        t->dOp = a->dO + bh * d->Tq * d->dv;
+        t->st = a->stats_in + bh * d->Tq;
+        t->dQp = a->dQ + bh * d->Tq * t->ld;
+        t->dKp = a->dK + kh * d->Tk * t->ld;
+        t->dVp = a->dV + kh * d->Tk * d->dv;
+        t->guard = t->guard || !attn__all_finite(t->dOp, d->Tq, d->dv, d->dv);
+    }
+    attn__scored_ws_map(d, ws, &t->w);
+    if (t->w.kpan) attn__panels_pack(1, t->Kp, t->ld, d->dk, d->Tk, t->w.kpan); /* K^T, for all query tiles */
+    if (t->w.kpan && backward) attn__panels_pack(1, t->Vp, d->dv, d->dv, d->Tk, t->w.vpan); /* V^T */
+}
+
+/* Causal tiles in row bands: rows [i0, i0 + br) over keys [j0, j0 + bc) give the band from row i0
+   on, *rb rows, and the keys its last row can see, at most bc. A band is ATTN__BAND rows where the
+   tile's first rows cannot see its last keys (the diagonal), so that their products skip most of
+   what the mask would zero; else the whole tile. Returns 0 when the band sees none of these keys. */
+#define ATTN__BAND 32
+static int attn__band(const attn_attention_desc *d, int i0, int br, int j0, int bc, int *rb)
+{
+    int shift = d->Tk - d->Tq;
+    if (!d->causal || i0 + shift - j0 + 1 >= bc) { /* the first row sees every key of the tile */
+        *rb = br;
+        return bc;
+    }
+    *rb = ATTN__MIN(ATTN__BAND, br);
+    return ATTN__MAX(0, ATTN__MIN(bc, i0 + *rb - 1 + shift - j0 + 1));
+}
+
+/* The forward pass over one key tile [j0, j0 + bc) for query rows [i0, i0 + br), whose running
+   state is acc [br, dv], vsum [br, dv], m, l, n [br] (see attn__scored_forward_bh). */
+static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int bc, attn_float *acc,
+                               attn_float *vsum, attn_float *m, attn_float *l, attn_float *n)
+{
+    const attn_attention_desc *d = t->d;
+    const attn_score_row *k = t->k;
+    attn_float *S = t->w.S, *P = t->w.P, *X = t->w.X, *hid = t->w.vis; /* the guarded path's visibility */
+    const attn_float *Vt = t->Vp + (size_t)j0 * t->dv;
+    int r, dv = t->dv;
+    attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, t->ld, t->w.kpan, t->scale, S, P,
+                      t->guard);
+    if (t->guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
+    if (t->centered) attn__visible_sums(P, Vt, br, bc, dv, vsum, n, t->guard);
+    if (k->stat == ATTN_STAT_NONE) attn__tile_weights(k, S, P, X, br, bc, NULL);
+    for (r = 0; r < br && k->stat != ATTN_STAT_NONE; r++) {
+        attn_float *s = S + r * bc, *p = P + r * bc, *x = X + r * bc, tmax, sum = 0, alpha;
+        if (k->stat == ATTN_STAT_SUM) {
+            l[r] += k->map((size_t)bc, s, p, x, 1);
+            continue;
+        }
+        k->exponent((size_t)bc, s, p, x);
+        tmax = attn_max((size_t)bc, x);
+        if (tmax < (attn_float)-1e38) continue; /* nothing visible in this tile row: p is 0 */
+        if (l[r] > 0 && m[r] > tmax) tmax = m[r];
+        alpha = l[r] > 0 ? (attn_float)exp(m[r] - tmax) : 0;
+        sum = attn__exp_weighted((size_t)bc, x, tmax, p);
+        if (k->sign) k->sign((size_t)bc, s, p);
+        if (alpha != 1) attn_scale((size_t)dv, alpha, acc + (size_t)r * dv);
+        l[r] = l[r] * alpha + sum;
+        m[r] = tmax;
+    }
+    if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, P); /* after the statistics */
+    if (t->guard) attn__guarded_product(0, br, bc, dv, 1, P, hid, Vt, dv, acc, dv);
+    else attn_gemm(0, 0, br, dv, bc, 1, P, bc, Vt, dv, 1, acc, dv); /* acc += P V */
+}
+
 /* Forward of one (b, h): streams key tiles per query tile. Softmax and Cog keep a running max m and
    sum l of exp(x - m) with x = s (or |s|), rescaling the accumulator when m grows; EA needs no max
    (g is bounded) and keeps only the running N = sum g. */
 static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_float *ws)
 {
     const attn_attention_desc *d = a->d;
-    const attn_float *Q = a->Q, *K = a->K, *V = a->V;
-    attn_float *O = a->O, *stats = a->stats, *weights = a->weights;
-    size_t bh = (size_t)b * d->H + h, kh = attn__kv_slice(d, b, h);
-    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + kh * d->Tk * a->ldk,
-                     *Vp = V + kh * d->Tk * d->dv;
-    attn_float *Op = O + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn__scored_ws sw;
-    attn_float *S, *P, *X, *acc, *vsum, *m, *l, *n, *hid, scale = attn__score_scale(d);
-    const attn_kind_info *row = attn__row(d);
-    const attn_score_row *k = row->score;
-    int i0, j0, bc, r, c, dv = d->dv, centered = (row->flags & ATTN_KF_CENTERED) != 0;
-    int guard = !attn__all_finite(Qp, d->Tq, d->dk, a->ldk) || !attn__all_finite(Kp, d->Tk, d->dk, a->ldk) ||
-                !attn__all_finite(Vp, d->Tk, dv, dv);
-    attn__scored_ws_map(d, ws, &sw);
-    S = sw.S; P = sw.P; X = sw.X; acc = sw.acc; vsum = sw.vsum; m = sw.m; l = sw.l; n = sw.n;
-    if (sw.kpan) attn__panels_pack(1, Kp, a->ldk, d->dk, d->Tk, sw.kpan); /* K^T, once for all query tiles */
-    hid = sw.vis; /* the guarded path's copy of the visibility */
+    attn__head t;
+    size_t bh = (size_t)b * d->H + h;
+    attn_float *Op = a->O + bh * d->Tq * d->dv, *st = a->stats + bh * d->Tq, *weights = a->weights;
+    attn_float *S, *P, *X, *acc, *vsum, *m, *l, *n, *hid;
+    const attn_score_row *k;
+    int i0, j0, bc, r, c, dv = d->dv;
+    attn__head_init(&t, a, b, h, ws, 0);
+    k = t.k;
+    S = t.w.S; P = t.w.P; X = t.w.X; acc = t.w.acc; vsum = t.w.vsum; m = t.w.m; l = t.w.l; n = t.w.n;
+    hid = t.w.vis;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
-        int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
+        int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br), r0, rb, kb;
         memset(acc, 0, sizeof(attn_float) * (size_t)br * dv);
         memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
         for (r = 0; r < br; r++) m[r] = l[r] = n[r] = 0;
-        for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, sw.kpan, scale, S, P, guard);
-            if (guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
-            if (centered) attn__visible_sums(P, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, guard);
-            if (k->stat == ATTN_STAT_NONE) attn__tile_weights(k, S, P, X, br, bc, NULL);
-            for (r = 0; r < br && k->stat != ATTN_STAT_NONE; r++) {
-                attn_float *s = S + r * bc, *p = P + r * bc, *x = X + r * bc, tmax, sum = 0, alpha;
-                if (k->stat == ATTN_STAT_SUM) {
-                    l[r] += k->map((size_t)bc, s, p, x, 1);
-                    continue;
-                }
-                k->exponent((size_t)bc, s, p, x);
-                tmax = attn_max((size_t)bc, x);
-                if (tmax < (attn_float)-1e38) continue; /* nothing visible in this tile row: p is 0 */
-                if (l[r] > 0 && m[r] > tmax) tmax = m[r];
-                alpha = l[r] > 0 ? (attn_float)exp(m[r] - tmax) : 0;
-                sum = attn__exp_weighted((size_t)bc, x, tmax, p);
-                if (k->sign) k->sign((size_t)bc, s, p);
-                if (alpha != 1) attn_scale((size_t)dv, alpha, acc + (size_t)r * dv);
-                l[r] = l[r] * alpha + sum;
-                m[r] = tmax;
-            }
-            if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, P); /* after the statistics */
-            if (guard) attn__guarded_product(0, br, bc, dv, 1, P, hid, Vp + (size_t)j0 * dv, dv, acc, dv);
-            else attn_gemm(0, 0, br, dv, bc, 1, P, bc, Vp + (size_t)j0 * dv, dv, 1, acc, dv); /* acc += P V */
-        }
+        for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc)
+            for (r0 = 0; r0 < br; r0 += rb)
+                if ((kb = attn__band(d, i0 + r0, br - r0, j0, bc, &rb)) > 0)
+                    attn__forward_tile(&t, i0 + r0, rb, j0, kb, acc + (size_t)r0 * dv, vsum + (size_t)r0 * dv,
+                                       m + r0, l + r0, n + r0);
         for (r = 0; r < br; r++) { /* O = acc / l; stats: lse (softmax, Cog) or N (EA) */
             int empty = k->stat == ATTN_STAT_SUM ? l[r] < ATTN__TINY : l[r] == 0;
             attn_float *o = Op + (size_t)(i0 + r) * dv;
@@ -5192,21 +5256,64 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             }
             for (c = 0; c < dv; c++) o[c] = empty ? 0 : acc[(size_t)r * dv + c] / l[r];
             n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
-            if (centered && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* - c_i sum v */
+            if (t.centered && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* -c_i sum v */
             st[i0 + r] = k->stat == ATTN_STAT_SUM ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
         }
         if (!weights) continue;
         for (j0 = 0; j0 < d->Tk; j0 += ATTN__BC) { /* A itself, recomputed from the final stats */
-            bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, sw.kpan, scale, S, P, guard);
+            bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
+            attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, S, P, t.guard);
             memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
             attn__tile_weights(k, S, P, X, br, bc, st + i0);
-            if (centered) attn__center(P, hid, n, br, bc);
+            if (t.centered) attn__center(P, hid, n, br, bc);
             for (r = 0; r < br; r++)
                 memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);
         }
     }
+}
+
+/* The backward pass over one key tile [j0, j0 + bc) for query rows [i0, i0 + br), with D and
+   (centered) the shifts n [br] of these rows (see attn__scored_backward_bh). */
+static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int bc, const attn_float *D,
+                                const attn_float *n)
+{
+    const attn_attention_desc *d = t->d;
+    const attn_score_row *k = t->k;
+    attn_float *S = t->w.S, *P = t->w.P, *dA = t->w.X, *vis = t->w.vis, *Pd = d->dropout > 0 ? t->w.drop : P;
+    attn_float *dbias = t->a->dbias, scale = t->scale;
+    const attn_float *dOi = t->dOp + (size_t)i0 * t->dv, *Qi = t->Qp + (size_t)i0 * t->ld,
+                     *Kj = t->Kp + (size_t)j0 * t->ld;
+    attn_float *dVj = t->dVp + (size_t)j0 * t->dv, *dQi = t->dQp + (size_t)i0 * t->ld,
+               *dKj = t->dKp + (size_t)j0 * t->ld;
+    int r, dv = t->dv, dk = d->dk, ld = t->ld;
+    attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, ld, t->w.kpan, scale, S, vis, t->guard);
+    memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
+    attn__tile_weights(k, S, P, dA, br, bc, t->st + i0); /* dA as scratch until it is computed */
+    if (t->centered) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
+    if (d->dropout > 0) { /* dV with the dropped A; dA through the mask */
+        memcpy(Pd, P, sizeof(attn_float) * (size_t)br * bc);
+        attn__tile_dropout(d, i0, br, j0, bc, Pd);
+    }
+    if (t->guard) attn__guarded_product(1, br, bc, dv, 1, Pd, vis, dOi, dv, dVj, dv);
+    else attn_gemm(1, 0, bc, dv, br, 1, Pd, bc, dOi, dv, 1, dVj, dv); /* dV += A^T dO */
+    attn__tile_product(br, bc, dv, 1, t->dOp, t->Vp, dv, t->w.vpan, d->Tk, i0, j0, 0, dA); /* dA = dO V^T */
+    if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, dA);
+    for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
+        attn_float *ds = dA + r * bc, *ar = P + r * bc, N = t->st[i0 + r];
+        if (t->centered) attn_axpy((size_t)bc, n[r], vis + r * bc, ar); /* the score map's A = a + c vis */
+        k->vjp((size_t)bc, S + r * bc, ar, vis + r * bc, ds, D[r],
+               k->stat == ATTN_STAT_SUM && N >= ATTN__TINY ? 1 / N : 0);
+        if (t->guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
+        if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)t->h * d->Tq + i0 + r) * d->Tk + j0);
+    }
+    if (t->guard) {
+        attn__guarded_product(0, br, bc, dk, scale, dA, vis, Kj, ld, dQi, ld);
+        attn__guarded_product(1, br, bc, dk, scale, dA, vis, Qi, ld, dKj, ld);
+        return;
+    }
+    attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kj, ld, 1, dQi, ld); /* dQ += scale dS K */
+    attn_gemm(1, 0, bc, dk, br, scale, dA, bc, Qi, ld, 1, dKj, ld); /* dK += scale dS^T Q */
 }
 
 /* Backward of one (b, h), tile by tile with A recomputed from the stats:
@@ -5218,82 +5325,32 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
 static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_float *ws)
 {
     const attn_attention_desc *d = a->d;
-    const attn_float *Q = a->Q, *K = a->K, *V = a->V, *O = a->Oin, *dO = a->dO, *stats = a->stats_in;
-    attn_float *dQ = a->dQ, *dK = a->dK, *dV = a->dV, *dbias = a->dbias;
-    size_t bh = (size_t)b * d->H + h, kh = attn__kv_slice(d, b, h);
-    const attn_float *Qp = Q + bh * d->Tq * a->ldk, *Kp = K + kh * d->Tk * a->ldk,
-                     *Vp = V + kh * d->Tk * d->dv;
-    const attn_float *Op = O + bh * d->Tq * d->dv, *dOp = dO + bh * d->Tq * d->dv, *st = stats + bh * d->Tq;
-    attn_float *dQp = dQ + bh * d->Tq * a->ldk, *dKp = dK + kh * d->Tk * a->ldk,
-               *dVp = dV + kh * d->Tk * d->dv;
-    attn__scored_ws w;
-    attn_float *S, *P, *dA, *vis, *vsum, *D, *n, *Pd, scale = attn__score_scale(d);
-    const attn_kind_info *row = attn__row(d);
-    const attn_score_row *k = row->score;
-    int i0, j0, bc, r, dv = d->dv, dk = d->dk, ld = a->ldk, centered = (row->flags & ATTN_KF_CENTERED) != 0;
-    int guard = !attn__all_finite(Qp, d->Tq, dk, ld) || !attn__all_finite(Kp, d->Tk, dk, ld) ||
-                !attn__all_finite(Vp, d->Tk, dv, dv) || !attn__all_finite(dOp, d->Tq, dv, dv);
-    attn__scored_ws_map(d, ws, &w);
-    S = w.S; P = w.P; dA = w.X; vis = w.vis; vsum = w.vsum; D = w.l; n = w.n;
-    if (w.kpan) { /* K^T and V^T, once for all query tiles */
-        attn__panels_pack(1, Kp, ld, dk, d->Tk, w.kpan);
-        attn__panels_pack(1, Vp, dv, dv, d->Tk, w.vpan);
-    }
-    Pd = d->dropout > 0 ? w.drop : P; /* the dropped weights */
+    attn__head t;
+    attn_float *vsum, *D, *n;
+    int i0, j0, bc, r, dv = d->dv;
+    attn__head_init(&t, a, b, h, ws, 1);
+    vsum = t.w.vsum; D = t.w.l; n = t.w.n;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
-        int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br);
+        int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br), r0, rb, kb;
         for (r = 0; r < br; r++)
-            D[r] = attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, Op + (size_t)(i0 + r) * dv);
-        if (centered) { /* D_i = dO_i . (O_i + sum v / n): a pre-pass for the sums */
+            D[r] = attn_dot((size_t)dv, t.dOp + (size_t)(i0 + r) * dv, t.Op + (size_t)(i0 + r) * dv);
+        if (t.centered) { /* D_i = dO_i . (O_i + sum v / n): a pre-pass for the sums */
             memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
             for (r = 0; r < br; r++) n[r] = 0;
             for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
-                attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, w.kpan, scale, S, vis, guard);
-                attn__visible_sums(vis, Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, guard);
+                attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, t.w.S,
+                                  t.w.vis, t.guard);
+                attn__visible_sums(t.w.vis, t.Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, t.guard);
             }
             for (r = 0; r < br; r++) {
                 n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
-                D[r] += n[r] * attn_dot((size_t)dv, dOp + (size_t)(i0 + r) * dv, vsum + (size_t)r * dv);
+                D[r] += n[r] * attn_dot((size_t)dv, t.dOp + (size_t)(i0 + r) * dv, vsum + (size_t)r * dv);
             }
         }
-        for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
-            attn__tile_scores(d, b, h, i0, br, j0, bc, Qp, Kp, a->ldk, w.kpan, scale, S, vis, guard);
-            memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
-            attn__tile_weights(k, S, P, dA, br, bc, st + i0); /* dA as scratch until it is computed */
-            if (centered) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
-            if (d->dropout > 0) { /* dV with the dropped A; dA through the mask */
-                memcpy(Pd, P, sizeof(attn_float) * (size_t)br * bc);
-                attn__tile_dropout(d, i0, br, j0, bc, Pd);
-            }
-            if (guard)
-                attn__guarded_product(1, br, bc, dv, 1, Pd, vis, dOp + (size_t)i0 * dv, dv,
-                                      dVp + (size_t)j0 * dv, dv);
-            else
-                attn_gemm(1, 0, bc, dv, br, 1, Pd, bc, dOp + (size_t)i0 * dv, dv, 1, dVp + (size_t)j0 * dv,
-                          dv);
-            attn__tile_product(br, bc, dv, 1, dOp, Vp, dv, w.vpan, d->Tk, i0, j0, 0, dA); /* dA = dO V^T */
-            if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, dA);
-            for (r = 0; r < br; r++) { /* A = 0 (not visible, empty row) gives dS = 0 in every form */
-                attn_float *ds = dA + r * bc, *ar = P + r * bc, Dr = D[r];
-                if (centered)
-                    attn_axpy((size_t)bc, n[r], vis + r * bc, ar); /* the score map's A = a + c vis */
-                k->vjp((size_t)bc, S + r * bc, ar, vis + r * bc, ds, Dr,
-                       k->stat == ATTN_STAT_SUM && st[i0 + r] >= ATTN__TINY ? 1 / st[i0 + r] : 0);
-                if (guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
-                if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0);
-            }
-            if (guard) {
-                attn__guarded_product(0, br, bc, dk, scale, dA, vis, Kp + (size_t)j0 * ld, ld,
-                                      dQp + (size_t)i0 * ld, ld);
-                attn__guarded_product(1, br, bc, dk, scale, dA, vis, Qp + (size_t)i0 * ld, ld,
-                                      dKp + (size_t)j0 * ld, ld);
-                continue;
-            }
-            attn_gemm(0, 0, br, dk, bc, scale, dA, bc, Kp + (size_t)j0 * ld, ld, 1, dQp + (size_t)i0 * ld,
-                      ld);
-            attn_gemm(1, 0, bc, dk, br, scale, dA, bc, Qp + (size_t)i0 * ld, ld, 1, dKp + (size_t)j0 * ld,
-                      ld);
-        }
+        for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc)
+            for (r0 = 0; r0 < br; r0 += rb)
+                if ((kb = attn__band(d, i0 + r0, br - r0, j0, bc, &rb)) > 0)
+                    attn__backward_tile(&t, i0 + r0, rb, j0, kb, D + r0, n + r0);
     }
 }
 
