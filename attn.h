@@ -4524,17 +4524,21 @@ static attn_float attn__score_scale(const attn_attention_desc *d)
    cannot see never enters that row's products (a weight of 0 times an Inf value would be NaN). */
 static int attn__all_finite(const attn_float *x, int n, int w, int ld)
 {
-    attn__v acc = attn__vset1(0), zero = attn__vset1(0);
+    attn__v acc[4], zero = attn__vset1(0);
     attn_float t = 0;
-    int r, c;
+    int r, c, k;
+    for (k = 0; k < 4; k++) acc[k] = zero;
     if (ld == w && (size_t)n * w <= INT_MAX) w *= n, n = 1; /* contiguous: one long row (dh < a vector) */
     for (r = 0; r < n; r++) {
         const attn_float *p = x + (size_t)r * ld;
-        for (c = 0; c + ATTN__VW <= w; c += ATTN__VW)
-            acc = attn__vfma(attn__vload(p + c), zero, acc); /* Inf, NaN: NaN */
+        for (c = 0; c + 4 * ATTN__VW <= w; c += 4 * ATTN__VW) /* four chains: one waits for its FMA */
+            for (k = 0; k < 4; k++) acc[k] = attn__vfma(attn__vload(p + c + k * ATTN__VW), zero, acc[k]);
+        for (; c + ATTN__VW <= w; c += ATTN__VW)
+            acc[0] = attn__vfma(attn__vload(p + c), zero, acc[0]); /* Inf, NaN: NaN */
         for (; c < w; c++) t += p[c] * 0;
     }
-    return attn__finite((double)(attn__vhsum(acc) + t));
+    for (k = 1; k < 4; k++) acc[0] = attn__vadd(acc[0], acc[k]);
+    return attn__finite((double)(attn__vhsum(acc[0]) + t));
 }
 
 /* The guarded form of a tile's product, over the pairs (r, c) with vis[r, c] != 0 only (A, vis
@@ -5231,7 +5235,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     attn_float *Op = a->O + bh * d->Tq * d->dv, *st = a->stats + bh * d->Tq, *weights = a->weights;
     attn_float *S, *P, *X, *acc, *vsum, *m, *l, *n, *hid;
     const attn_score_row *k;
-    int i0, j0, bc, r, c, dv = d->dv;
+    int i0, j0, bc, r, dv = d->dv;
     attn__head_init(&t, a, b, h, ws, 0);
     k = t.k;
     S = t.w.S; P = t.w.P; X = t.w.X; acc = t.w.acc; vsum = t.w.vsum; m = t.w.m; l = t.w.l; n = t.w.n;
@@ -5254,7 +5258,8 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
                 st[i0 + r] = 0;
                 continue;
             }
-            for (c = 0; c < dv; c++) o[c] = empty ? 0 : acc[(size_t)r * dv + c] / l[r];
+            memset(o, 0, sizeof(attn_float) * (size_t)dv);
+            if (!empty) attn_axpy((size_t)dv, 1 / l[r], acc + (size_t)r * dv, o);
             n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
             if (t.centered && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* -c_i sum v */
             st[i0 + r] = k->stat == ATTN_STAT_SUM ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
