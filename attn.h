@@ -5739,7 +5739,8 @@ static attn_status attn__diff_backward(const attn_attention_desc *d, const attn_
 
 /* ---- head-mixing kinds: RMSHead, HYLA and its ablations (Schug et al. 2025) ---- */
 
-#define ATTN__MBR 8 /* query rows per tile */
+#define ATTN__MBR 8   /* query rows per tile */
+#define ATTN__MIXB 64 /* RMSHead's entries per block (its 1 / rms on the stack) */
 
 /* The mix rows of the built-in head-mixing kinds. */
 static const attn_mix_row attn__mix_linear_rmshead = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_VALUE_LINEAR, 0};
@@ -5819,15 +5820,21 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
         size_t bh = (size_t)b * d->H + h;
         attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk,
                           d->dk, NULL, scale, S + h * ts, vis + h * ts, guard);
-        if (mx.norm != ATTN_MIX_NORM_SOFTMAX)
-            for (x = 0; x < n; x++) A[h * ts + x] = S[h * ts + x] * vis[h * ts + x];
+        if (mx.norm != ATTN_MIX_NORM_SOFTMAX) { /* A = S vis */
+            memcpy(A + h * ts, S + h * ts, sizeof(attn_float) * n);
+            attn__mul_into(n, vis + h * ts, A + h * ts);
+        }
     }
     if (mx.norm == ATTN_MIX_NORM_RMSHEAD) {
         memset(rms, 0, sizeof(attn_float) * n);
         for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, A + h * ts, rms);
         for (x = 0; x < n; x++) rms[x] = (attn_float)sqrt((double)rms[x] / d->H + 1e-6);
-        for (h = 0; h < d->H; h++)
-            for (x = 0; x < n; x++) A[h * ts + x] /= rms[x];
+        for (x = 0; x < n; x += ATTN__MIXB) { /* A_h /= rms: one division an entry, then H products */
+            size_t m = ATTN__MIN(ATTN__MIXB, n - x), e;
+            attn_float inv[ATTN__MIXB];
+            for (e = 0; e < m; e++) inv[e] = 1 / rms[x + e];
+            for (h = 0; h < d->H; h++) attn__mul_into(m, inv, A + h * ts + x);
+        }
     }
     for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
         for (r = 0; r < br; r++) { /* rms as scratch for the masked scores */
@@ -6080,15 +6087,23 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
                 a->dO + ((size_t)b * d->H * d->Tq + i0 + r) * dv, os, dA + (size_t)r * Tk, dVt, dW2, row);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, dA + h * ts);
         if (guard) attn__zero_hidden(dA, vis, d->H * ts);
-        if (mx.norm == ATTN_MIX_NORM_NONE)
-            for (x = 0; x < d->H * ts; x++) dA[x] *= vis[x];
-        if (mx.norm == ATTN_MIX_NORM_RMSHEAD) { /* S (no longer needed) holds mean_h a_h dA_h */
+        if (mx.norm == ATTN_MIX_NORM_NONE) attn__mul_into(d->H * ts, vis, dA);
+        if (mx.norm == ATTN_MIX_NORM_RMSHEAD) { /* S (no longer needed) holds sum_h a_h dA_h */
             memset(S, 0, sizeof(attn_float) * n);
             for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, dA + h * ts, S);
-            for (h = 0; h < d->H; h++)
-                for (x = 0; x < n; x++)
-                    dA[h * ts + x] = (dA[h * ts + x] - A[h * ts + x] * S[x] / d->H) / rms[x] *
-                                     vis[h * ts + x];
+            for (x = 0; x < n; x += ATTN__MIXB) { /* dA_h = (dA_h - a_h S / H) / rms vis_h */
+                size_t m = ATTN__MIN(ATTN__MIXB, n - x), e;
+                attn_float inv[ATTN__MIXB], c[ATTN__MIXB];
+                for (e = 0; e < m; e++) {
+                    inv[e] = 1 / rms[x + e];
+                    c[e] = -S[x + e] / d->H;
+                }
+                for (h = 0; h < d->H; h++) {
+                    attn__mul_add(m, A + h * ts + x, c, dA + h * ts + x);
+                    attn__mul_into(m, inv, dA + h * ts + x);
+                    attn__mul_into(m, vis + h * ts + x, dA + h * ts + x);
+                }
+            }
         }
         for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
             for (r = 0; r < br; r++) {
@@ -6098,9 +6113,7 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
         for (h = 0; h < d->H; h++) {
             size_t bh = (size_t)b * d->H + h;
             if (guard) attn__zero_hidden(dA + h * ts, vis + h * ts, n);
-            for (r = 0; r < br && dbias; r++)
-                attn_axpy((size_t)Tk, 1, dA + h * ts + (size_t)r * Tk,
-                          dbias + ((size_t)h * d->Tq + i0 + r) * Tk);
+            if (dbias) attn_axpy(n, 1, dA + h * ts, dbias + ((size_t)h * d->Tq + i0) * Tk); /* br rows */
             if (guard) {
                 attn__guarded_product(0, br, Tk, dk, scale, dA + h * ts, vis + h * ts, a->K + bh * Tk * dk,
                                       dk, a->dQ + (bh * d->Tq + i0) * dk, dk);
