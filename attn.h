@@ -3693,6 +3693,15 @@ static void attn__mul_add(size_t n, const attn_float *x, const attn_float *y, at
     for (; i < n; i++) z[i] += x[i] * y[i];
 }
 
+/* y[i] = a x[i] for i < n */
+static void attn__scale_copy(size_t n, attn_float a, const attn_float *x, attn_float *y)
+{
+    attn__v va = attn__vset1(a);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(y + i, attn__vmul(va, attn__vload(x + i)));
+    for (; i < n; i++) y[i] = a * x[i];
+}
+
 /* x[i] = value for i < n */
 static void attn__fill(size_t n, attn_float value, attn_float *x)
 {
@@ -4524,21 +4533,22 @@ static attn_float attn__score_scale(const attn_attention_desc *d)
    cannot see never enters that row's products (a weight of 0 times an Inf value would be NaN). */
 static int attn__all_finite(const attn_float *x, int n, int w, int ld)
 {
-    attn__v acc[4], zero = attn__vset1(0);
+    attn__v a0 = attn__vset1(0), a1 = a0, a2 = a0, a3 = a0, zero = a0;
     attn_float t = 0;
-    int r, c, k;
-    for (k = 0; k < 4; k++) acc[k] = zero;
+    int r, c;
     if (ld == w && (size_t)n * w <= INT_MAX) w *= n, n = 1; /* contiguous: one long row (dh < a vector) */
     for (r = 0; r < n; r++) {
         const attn_float *p = x + (size_t)r * ld;
-        for (c = 0; c + 4 * ATTN__VW <= w; c += 4 * ATTN__VW) /* four chains: one waits for its FMA */
-            for (k = 0; k < 4; k++) acc[k] = attn__vfma(attn__vload(p + c + k * ATTN__VW), zero, acc[k]);
-        for (; c + ATTN__VW <= w; c += ATTN__VW)
-            acc[0] = attn__vfma(attn__vload(p + c), zero, acc[0]); /* Inf, NaN: NaN */
+        for (c = 0; c + 4 * ATTN__VW <= w; c += 4 * ATTN__VW) { /* four chains: one waits for its FMA */
+            a0 = attn__vfma(attn__vload(p + c), zero, a0); /* Inf, NaN: NaN */
+            a1 = attn__vfma(attn__vload(p + c + ATTN__VW), zero, a1);
+            a2 = attn__vfma(attn__vload(p + c + 2 * ATTN__VW), zero, a2);
+            a3 = attn__vfma(attn__vload(p + c + 3 * ATTN__VW), zero, a3);
+        }
+        for (; c + ATTN__VW <= w; c += ATTN__VW) a0 = attn__vfma(attn__vload(p + c), zero, a0);
         for (; c < w; c++) t += p[c] * 0;
     }
-    for (k = 1; k < 4; k++) acc[0] = attn__vadd(acc[0], acc[k]);
-    return attn__finite((double)(attn__vhsum(acc[0]) + t));
+    return attn__finite((double)(attn__vhsum(attn__vadd(attn__vadd(a0, a1), attn__vadd(a2, a3))) + t));
 }
 
 /* The guarded form of a tile's product, over the pairs (r, c) with vis[r, c] != 0 only (A, vis
@@ -5258,8 +5268,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
                 st[i0 + r] = 0;
                 continue;
             }
-            memset(o, 0, sizeof(attn_float) * (size_t)dv);
-            if (!empty) attn_axpy((size_t)dv, 1 / l[r], acc + (size_t)r * dv, o);
+            attn__scale_copy((size_t)dv, empty ? 0 : 1 / l[r], acc + (size_t)r * dv, o); /* 0 acc if empty */
             n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
             if (t.centered && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* -c_i sum v */
             st[i0 + r] = k->stat == ATTN_STAT_SUM ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
