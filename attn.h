@@ -2467,6 +2467,23 @@ ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return a / b; }
 ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
 ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
 #endif
+/* A store past the caches (AVX-512, AVX2: a non-temporal store, p aligned to the vector; a plain
+   store elsewhere), and the fence after a run of them. ATTN__STREAMS: whether there are such stores
+   whose tile rows cover whole cache lines (two vectors of 16 or 8 floats: 128 or 64 bytes). */
+#if defined(ATTN__AVX512)
+ATTN__INLINE void attn__vstream(float *p, attn__v v) { _mm512_stream_ps(p, v); }
+#elif defined(ATTN__AVX2)
+ATTN__INLINE void attn__vstream(float *p, attn__v v) { _mm256_stream_ps(p, v); }
+#else
+ATTN__INLINE void attn__vstream(attn_float *p, attn__v v) { attn__vstore(p, v); }
+#endif
+#if defined(ATTN__AVX512) || defined(ATTN__AVX2)
+#define ATTN__STREAMS 1
+#define ATTN__SFENCE() _mm_sfence()
+#else
+#define ATTN__STREAMS 0
+#define ATTN__SFENCE() ((void)0)
+#endif
 /* t[0..3] = the horizontal sums of a, b, c, d, in one reduction tree where the ISA has the shuffles
    (the small products' dot products come in fours). */
 #if defined(ATTN__AVX512)
@@ -2632,6 +2649,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__MAXMR ATTN__MAX(ATTN__MR, ATTN__MR_S)
 #define ATTN__MAXNR (ATTN__NV * ATTN__VW)
 #define ATTN__PAR_FLOPS 4.0e6 /* a product smaller than this runs on one thread */
+#define ATTN__STREAM_BYTES 4194304.0 /* a larger C written once is stored past the caches */
 
 #if defined(__clang__)
 #define ATTN__UNROLL _Pragma("unroll")
@@ -2648,8 +2666,9 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__KUNROLL
 #endif
 
-/* C[MR, NR] = alpha sum_p a[:, p] (outer) b[p, 0..NR] + beta C (beta = 0: C is not read), the sum
-   over kc rank-1 updates of a tile held in MR * NV vector registers. Element (i, p) of the A panel
+/* C[MR, NR] = alpha sum_p a[:, p] (outer) b[p, 0..NR] + beta C (beta = 0: C is not read; stream:
+   beta = 0 and C's stores go past the caches), the sum over kc rank-1 updates of a tile held in
+   MR * NV vector registers. Element (i, p) of the A panel
    is a[i * rs + p * cs]: (1, MR) for a packed panel, (lda, 1) or (1, lda) to read A in place; row p
    of the B panel starts at b + p * bs: bs = NR packed, ldb in place. mr and nv are constants at
    every call site; the loops run to the largest values and test them, so that a compiler that
@@ -2659,7 +2678,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__FOR_VECS(j) ATTN__UNROLL for (j = 0; j < ATTN__NV; j++) if (j < nv)
 ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_t rs, size_t cs,
                               const attn_float *b, size_t bs, attn_float *C, size_t ldc,
-                              attn_float alpha, attn_float beta)
+                              attn_float alpha, attn_float beta, int stream)
 {
     attn__v acc[ATTN__MAXMR][ATTN__NV], bv[ATTN__NV], va, vb;
     int p, i, j;
@@ -2676,7 +2695,8 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
     ATTN__FOR_ROWS(i) ATTN__FOR_VECS(j) {
         attn_float *c = C + i * ldc + j * ATTN__VW;
         attn__v t = attn__vmul(va, acc[i][j]);
-        attn__vstore(c, beta == 0 ? t : attn__vfma(vb, attn__vload(c), t));
+        if (stream) attn__vstream(c, t); /* beta = 0 */
+        else attn__vstore(c, beta == 0 ? t : attn__vfma(vb, attn__vload(c), t));
     }
 }
 #undef ATTN__FOR_ROWS
@@ -2686,13 +2706,15 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
    A and B in place ("_sb"). Separate instantiations keep the packed strides compile-time constants
    (a runtime B stride costs the packed loops ~10% on AVX-512). */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
-                               size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta);
+                               size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
+                               int stream);
 #define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS, BS)                                               \
     static void name(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,      \
-                     size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta)    \
+                     size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,    \
+                     int stream)                                                                  \
     {                                                                                             \
         (void)rs; (void)cs; (void)bs;                                                             \
-        attn__micro(MR_, NV_, kc, a, RS, CS, b, BS, C, ldc, alpha, beta);                         \
+        attn__micro(MR_, NV_, kc, a, RS, CS, b, BS, C, ldc, alpha, beta, stream);                 \
     }
 /*              name                   rows        vectors   A strides       B stride         */
 ATTN__MICRO_DEF(attn__micro_wide,      ATTN__MR,   ATTN__NV, 1, ATTN__MR,    ATTN__NV * ATTN__VW)
@@ -2836,6 +2858,7 @@ typedef struct {
     const attn_float *panels; /* B packed before the call (attn__panels_pack), or NULL */
     size_t npad;        /* its floats per depth row */
     int pj0;            /* and the column op(B)'s first column is in it */
+    int stream;         /* whole tiles of C stored past the caches (see attn__gemm_run) */
 } attn__gemm_job;
 
 /* A barrier of attn_gemm's own team. With one thread there is no team, and no barrier: attn_gemm
@@ -2903,10 +2926,10 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
                         }
                         attn__micro_fn micro = bs == (size_t)nr ? g->micro : g->micro_b;
                         if (rows == mr && cols == nr) {
-                            attn__prefetch_tile(c, g->ldc, rows, cols);
-                            micro(kc, at, ars, acs, bt, bs, c, (size_t)g->ldc, g->alpha, b_eff);
+                            if (!g->stream) attn__prefetch_tile(c, g->ldc, rows, cols);
+                            micro(kc, at, ars, acs, bt, bs, c, (size_t)g->ldc, g->alpha, b_eff, g->stream);
                         } else { /* an edge tile: through a full-size buffer */
-                            micro(kc, at, ars, acs, bt, bs, tile, (size_t)nr, 1, 0);
+                            micro(kc, at, ars, acs, bt, bs, tile, (size_t)nr, 1, 0, 0);
                             attn__tile_store(tile, nr, c, g->ldc, rows, cols, g->alpha, b_eff);
                         }
                     }
@@ -2914,6 +2937,7 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
             attn__gemm_barrier(nth); /* the B panels are about to be overwritten */
         }
     }
+    if (g->stream) ATTN__SFENCE(); /* this thread's streamed C before anything after the product */
 }
 
 /* Products too small to repay packing and a buffer (up to ATTN__SMALL_MACS with at most 4 rows, 8
@@ -3367,7 +3391,7 @@ static int attn__gemm_whole_tiles(const attn__gemm_job *g)
     for (i = 0; i < g->M; i += g->mr)
         for (j = 0; j < g->N; j += g->nr)
             micro(g->K, g->A + (size_t)i * g->rs, g->rs, g->cs, g->bdirect ? g->B + j : bp + (size_t)j * g->K,
-                  bs, g->C + (size_t)i * g->ldc + j, (size_t)g->ldc, g->alpha, g->beta);
+                  bs, g->C + (size_t)i * g->ldc + j, (size_t)g->ldc, g->alpha, g->beta, 0);
     return 1;
 }
 
@@ -3384,6 +3408,15 @@ static int attn__gemm_run(attn__gemm_job *g, int nth)
 {
     void *owned;
     g->KC = attn__depth_block(g->K);
+    /* A large C written once (one depth block, beta 0) goes past the caches: it would only evict what
+       they hold, and a store that misses first reads the line (one thread, 2048 x 2048 x 16 56 -> 96
+       GFLOP/s, 2048 x 2048 x 64 94 -> 110). Below ATTN__STREAM_BYTES C stays in cache for its
+       reader (512 x 512 x 16: 5% slower streamed; 1024^2, 4 MiB: the same). Only for C on cache
+       lines (64 bytes, as arenas and attn_params hand out; rows too): half-written lines made
+       2048 x 2048 x 16 slower still, 51 GFLOP/s. */
+    g->stream = ATTN__STREAMS && g->beta == 0 && g->K <= ATTN__KC &&
+                (double)g->M * g->N * sizeof(attn_float) > ATTN__STREAM_BYTES &&
+                (uintptr_t)g->C % 64 == 0 && (size_t)g->ldc * sizeof(attn_float) % 64 == 0;
     g->NC = g->N >= ATTN__NC ? ATTN__NC : ((g->N + g->nr - 1) / g->nr) * g->nr; /* no overflow at INT_MAX */
     {   /* row blocks: whole MR tiles, as equal as possible, their count a multiple of the threads */
         /* (divisions by the constants, not by g->mr: a division instruction is 10-20 cycles) */
@@ -5839,9 +5872,9 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
         for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, A + h * ts, rms);
         for (x = 0; x < n; x++) rms[x] = (attn_float)sqrt((double)rms[x] / d->H + 1e-6);
         for (x = 0; x < n; x += ATTN__MIXB) { /* A_h /= rms: one division an entry, then H products */
-            size_t m = ATTN__MIN(ATTN__MIXB, n - x), e;
+            size_t m = ATTN__MIN(ATTN__MIXB, n - x), q;
             attn_float inv[ATTN__MIXB];
-            for (e = 0; e < m; e++) inv[e] = 1 / rms[x + e];
+            for (q = 0; q < m; q++) inv[q] = 1 / rms[x + q];
             for (h = 0; h < d->H; h++) attn__mul_into(m, inv, A + h * ts + x);
         }
     }
@@ -6101,11 +6134,11 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
             memset(S, 0, sizeof(attn_float) * n);
             for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, dA + h * ts, S);
             for (x = 0; x < n; x += ATTN__MIXB) { /* dA_h = (dA_h - a_h S / H) / rms vis_h */
-                size_t m = ATTN__MIN(ATTN__MIXB, n - x), e;
+                size_t m = ATTN__MIN(ATTN__MIXB, n - x), q;
                 attn_float inv[ATTN__MIXB], c[ATTN__MIXB];
-                for (e = 0; e < m; e++) {
-                    inv[e] = 1 / rms[x + e];
-                    c[e] = -S[x + e] / d->H;
+                for (q = 0; q < m; q++) {
+                    inv[q] = 1 / rms[x + q];
+                    c[q] = -S[x + q] / d->H;
                 }
                 for (h = 0; h < d->H; h++) {
                     attn__mul_add(m, A + h * ts + x, c, dA + h * ts + x);

@@ -157,6 +157,7 @@ int main(int argc, char **argv)
     FILE *csv = NULL;
     size_t maxa = 0;
     float *A, *B, *C;
+    void *Araw, *Braw, *Craw;
     double peak;
     attn_rng r;
     for (i = 1; i < argc; i++) {
@@ -192,10 +193,15 @@ int main(int argc, char **argv)
         maxa = n > maxa ? n : maxa;
         maxa = c > maxa ? c : maxa;
     }
-    A = (float *)malloc(maxa * sizeof(float));
-    B = (float *)malloc(maxa * sizeof(float));
-    C = (float *)malloc(maxa * sizeof(float));
-    if (!A || !B || !C) { fprintf(stderr, "out of memory\n"); return 1; }
+    /* every library gets the same buffers, on 64-byte cache lines (as attn.h's arenas hand out;
+       malloc's large blocks start 16 bytes into a page) */
+    Araw = malloc((maxa + 16) * sizeof(float));
+    Braw = malloc((maxa + 16) * sizeof(float));
+    Craw = malloc((maxa + 16) * sizeof(float));
+    if (!Araw || !Braw || !Craw) { fprintf(stderr, "out of memory\n"); return 1; }
+    A = (float *)(((uintptr_t)Araw + 63) & ~(uintptr_t)63);
+    B = (float *)(((uintptr_t)Braw + 63) & ~(uintptr_t)63);
+    C = (float *)(((uintptr_t)Craw + 63) & ~(uintptr_t)63);
     attn_rng_seed(&r, 1, 0);
     for (i = 0; i < (int)maxa; i++) { A[i] = (float)attn_rng_uniform(&r) - 0.5f; B[i] = (float)attn_rng_uniform(&r) - 0.5f; C[i] = 0; }
 
@@ -248,7 +254,7 @@ int main(int argc, char **argv)
                 }
     }
     if (csv) fclose(csv);
-    free(A); free(B); free(C);
+    free(Araw); free(Braw); free(Craw);
     (void)impl_name;
     return 0;
 }

@@ -2,13 +2,16 @@
    padded leading dimensions; beta = 0 with NaNs in C; thread-count independence. */
 #include "test.h"
 
-/* Runs one product with A, B, C padded by `pad` columns and compares to the reference. The
-   tolerance is 4 K eps times the same product on absolute values (a rounding-error bound). */
-static void gemm_case(attn_rng *r, int ta, int tb, int M, int N, int K, attn_float alpha, attn_float beta, int pad)
+/* Runs one product with A, B, C padded by `pad` columns and compares to the reference; line: C starts
+   on a 64-byte line (a large C written once is then stored past the caches). The tolerance is 4 K eps
+   times the same product on absolute values (a rounding-error bound). */
+static void gemm_case_at(attn_rng *r, int ta, int tb, int M, int N, int K, attn_float alpha, attn_float beta,
+                         int pad, int line)
 {
     int lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad, ldc = N + pad, i, j, bad = 0;
     size_t na = (size_t)(ta ? K : M) * lda, nb = (size_t)(tb ? N : K) * ldb, nc = (size_t)M * ldc;
-    attn_float *A = t_alloc(na), *B = t_alloc(nb), *C = t_alloc(nc), *R = t_alloc(nc);
+    attn_float *A = t_alloc(na), *B = t_alloc(nb), *Cbuf = t_alloc(nc + 64), *R = t_alloc(nc);
+    attn_float *C = line ? (attn_float *)(((uintptr_t)Cbuf + 63) & ~(uintptr_t)63) : Cbuf;
     attn_float *Aa = t_alloc(na), *Ba = t_alloc(nb), *Ca = t_alloc(nc);
     double worst = 0;
     t_randn(A, na, r, 1);
@@ -36,7 +39,11 @@ static void gemm_case(attn_rng *r, int ta, int tb, int M, int N, int K, attn_flo
         }
     CHECK(bad == 0, "gemm trans %d%d M %d N %d K %d alpha %g beta %g pad %d: %d bad elements (worst relative error %.2e)",
           ta, tb, M, N, K, (double)alpha, (double)beta, pad, bad, worst);
-    free(A); free(B); free(C); free(R); free(Aa); free(Ba); free(Ca);
+    free(A); free(B); free(Cbuf); free(R); free(Aa); free(Ba); free(Ca);
+}
+static void gemm_case(attn_rng *r, int ta, int tb, int M, int N, int K, attn_float alpha, attn_float beta, int pad)
+{
+    gemm_case_at(r, ta, tb, M, N, K, alpha, beta, pad, 0);
 }
 
 void test_gemm(void)
@@ -80,6 +87,10 @@ void test_gemm(void)
                 gemm_case(&r, ta, tb, 7, 4, deep[c], (attn_float)(c == 1 ? -0.5 : 1), (attn_float)(c % 3 == 0 ? 0 : c % 3 == 1 ? 1 : 0.3),
                           c == 4 ? 3 : 0);
         }
+    /* a C of more than 4 MiB written once, on cache lines (rows of 1040 floats): stored past the caches
+       (AVX-512, AVX2), its edge tiles (1101 = 137 x 8 + 5 rows, 1030 = 32 x 32 + 6 columns) as usual */
+    gemm_case_at(&r, 0, 0, 1101, 1030, 16, 1, 0, 10, 1);
+    gemm_case_at(&r, 1, 1, 1101, 1030, 16, (attn_float)0.5, 0, 10, 1);
     /* K = 0 and alpha = 0: C = beta C, and beta = 0 zeroes NaNs */
     {
         attn_float A[4] = {1, 2, 3, 4}, C[4] = {1, 2, NAN, 4};
