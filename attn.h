@@ -3490,12 +3490,14 @@ static void attn__panels_pack(int transB, const attn_float *B, int ldb, int K, i
 }
 
 /* C [M, n] = alpha A op(B)[:, j0 .. j0 + n) + beta C, op(B) [K, N] packed by attn__panels_pack,
-   A [M, K] row-major read in place, j0 a multiple of ATTN__PANEL. Returns 0, having done nothing,
-   when there is no memory for the packing buffer (a last partial row tile is packed there). */
+   A [M, K] row-major read in place. Returns 0, having done nothing, when j0 does not start a panel
+   (NEON's panels are 12 columns wide, attention's key tiles start at multiples of 64) or there is
+   no memory for the packing buffer (a last partial row tile is packed there). */
 static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_float *A, int lda,
                              const attn_float *panels, int N, int j0, attn_float beta, attn_float *C, int ldc)
 {
     attn__gemm_job g;
+    if (j0 % ATTN__PANEL) return 0;
     memset(&g, 0, sizeof g);
     g.M = M; g.N = n; g.K = K; g.A = A; g.lda = lda; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = ATTN__PANEL;
