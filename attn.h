@@ -3503,8 +3503,7 @@ static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_f
     g.nr = ATTN__PANEL;
     g.direct = 1;
     g.mr = ATTN__MR_S;
-    g.micro = attn__micro_wide_s;
-    g.micro_b = attn__micro_wide_sb;
+    g.micro = attn__micro_wide_s; /* B is packed: micro_b is never taken */
     g.rs = (size_t)lda;
     g.cs = 1;
     g.panels = panels;
@@ -4489,9 +4488,9 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
 #define ATTN__BR 64 /* query rows per tile */
 
 /* Keys per tile: up to 256, in steps of 64 (the granule in which a window or block layout skips
-   keys, see attn__next_keys). The longer rows halve the products' stores and the row bookkeeping
-   per flop: softmax causal forward + backward, T = 1024, dh = 64, one thread, 46.5 -> 43.6 ms
-   against 64 keys. */
+   keys, see attn__next_keys). A quarter as many tiles per row means a quarter of the partial sums
+   of O stored and of the row bookkeeping: softmax causal forward + backward, T = 1024, dh = 64,
+   one thread, 46.5 -> 43.6 ms against 64 keys. */
 #define ATTN__BC 256
 #define ATTN__BK 64
 
@@ -4520,9 +4519,11 @@ static size_t attn__scored_ws_map(const attn_attention_desc *d, attn_float *ws, 
     w->l = attn__arena_floats(&ar, ATTN__BR);
     w->n = attn__arena_floats(&ar, ATTN__BR);
     w->drop = attn__arena_floats(&ar, d->dropout > 0 ? tile : 0);
-    w->kpan = attn__arena_floats(&ar, d->Tq > ATTN__BR ? attn__panels_floats(d->dk, d->Tk) : 0);
-    w->vpan = attn__arena_floats(&ar, d->Tq > ATTN__BR ? attn__panels_floats(d->dv, d->Tk) : 0);
-    if (d->Tq <= ATTN__BR) w->kpan = w->vpan = NULL;
+    w->kpan = w->vpan = NULL;
+    if (d->Tq > ATTN__BR) { /* several query tiles: the keys and values are packed once */
+        w->kpan = attn__arena_floats(&ar, attn__panels_floats(d->dk, d->Tk));
+        w->vpan = attn__arena_floats(&ar, attn__panels_floats(d->dv, d->Tk));
+    }
     return ar.used;
 }
 static size_t attn__scored_floats(const attn_attention_desc *d)
@@ -5186,14 +5187,14 @@ typedef struct {
     const attn_float *Qp, *Kp, *Vp, *Op, *dOp, *st; /* Op, dOp, st: the backward's */
     attn_float *dQp, *dKp, *dVp, scale;
     attn__scored_ws w;
-    int b, h, ld, dv, guard, centered;
+    int b, h, ld, guard, centered;
 } attn__head;
 
 static void attn__head_init(attn__head *t, const attn__args *a, int b, int h, attn_float *ws, int backward)
 {
     const attn_attention_desc *d = a->d;
     size_t bh = (size_t)b * d->H + h, kh = attn__kv_slice(d, b, h);
-    t->a = a; t->d = d; t->b = b; t->h = h; t->ld = a->ldk; t->dv = d->dv;
+    t->a = a; t->d = d; t->b = b; t->h = h; t->ld = a->ldk;
     t->k = attn__row(d)->score;
     t->centered = (attn__row(d)->flags & ATTN_KF_CENTERED) != 0;
     t->scale = attn__score_scale(d);
@@ -5240,8 +5241,8 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
     const attn_attention_desc *d = t->d;
     const attn_score_row *k = t->k;
     attn_float *S = t->w.S, *P = t->w.P, *X = t->w.X, *hid = t->w.vis; /* the guarded path's visibility */
-    const attn_float *Vt = t->Vp + (size_t)j0 * t->dv;
-    int r, dv = t->dv;
+    int r, dv = d->dv;
+    const attn_float *Vt = t->Vp + (size_t)j0 * dv;
     attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, t->ld, t->w.kpan, t->scale, S, P,
                       t->guard);
     if (t->guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
@@ -5331,11 +5332,11 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
     const attn_score_row *k = t->k;
     attn_float *S = t->w.S, *P = t->w.P, *dA = t->w.X, *vis = t->w.vis, *Pd = d->dropout > 0 ? t->w.drop : P;
     attn_float *dbias = t->a->dbias, scale = t->scale;
-    const attn_float *dOi = t->dOp + (size_t)i0 * t->dv, *Qi = t->Qp + (size_t)i0 * t->ld,
+    const attn_float *dOi = t->dOp + (size_t)i0 * d->dv, *Qi = t->Qp + (size_t)i0 * t->ld,
                      *Kj = t->Kp + (size_t)j0 * t->ld;
-    attn_float *dVj = t->dVp + (size_t)j0 * t->dv, *dQi = t->dQp + (size_t)i0 * t->ld,
+    attn_float *dVj = t->dVp + (size_t)j0 * d->dv, *dQi = t->dQp + (size_t)i0 * t->ld,
                *dKj = t->dKp + (size_t)j0 * t->ld;
-    int r, dv = t->dv, dk = d->dk, ld = t->ld;
+    int r, dv = d->dv, dk = d->dk, ld = t->ld;
     attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, ld, t->w.kpan, scale, S, vis, t->guard);
     memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
     attn__tile_weights(k, S, P, dA, br, bc, t->st + i0); /* dA as scratch until it is computed */
@@ -5783,8 +5784,7 @@ static attn_status attn__diff_backward(const attn_attention_desc *d, const attn_
 
 /* ---- head-mixing kinds: RMSHead, HYLA and its ablations (Schug et al. 2025) ---- */
 
-#define ATTN__MBR 8   /* query rows per tile */
-#define ATTN__MIXB 64 /* RMSHead's entries per block (its 1 / rms on the stack) */
+#define ATTN__MBR 8 /* query rows per tile */
 
 /* The mix rows of the built-in head-mixing kinds. */
 static const attn_mix_row attn__mix_linear_rmshead = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_VALUE_LINEAR, 0};
@@ -5797,12 +5797,12 @@ static const attn_mix_row attn__mix_rmshead_relu_v = {ATTN_MIX_NORM_RMSHEAD, ATT
 static const attn_mix_row attn__mix_hyla_plus = {ATTN_MIX_NORM_RMSHEAD, ATTN_MIX_VALUE_DEEP, 1};
 
 /* Scratch of one thread, for a tile of MBR query rows against all Tk keys: scores S, visibility,
-   latent code A, dropped code Ad and its gradient dA [H, MBR, Tk] each, rms [MBR, Tk], the values
+   latent code A, dropped code Ad and its gradient dA [H, MBR, Tk] each, irms [MBR, Tk], the values
    of one batch element Vt, their gradient dVt and the guarded path's values Vg [H, dv, Tk] each
    (transposed; relu_v: ReLU(V) [H, Tk, dv]), and the value network of one row: 6 [dv, Tk] and one
    [Tk]; its bytes, a multiple of ATTN_ALIGN. */
 typedef struct {
-    attn_float *S, *vis, *A, *Ad, *dA, *rms, *Vt, *dVt, *Vg, *row;
+    attn_float *S, *vis, *A, *Ad, *dA, *irms, *Vt, *dVt, *Vg, *row;
 } attn__mix_ws;
 
 static size_t attn__mix_ws_map(const attn_attention_desc *d, attn_float *ws, attn__mix_ws *w)
@@ -5815,7 +5815,7 @@ static size_t attn__mix_ws_map(const attn_attention_desc *d, attn_float *ws, att
     w->A = attn__arena_floats(&ar, tile);
     w->Ad = attn__arena_floats(&ar, tile);
     w->dA = attn__arena_floats(&ar, tile);
-    w->rms = attn__arena_floats(&ar, (size_t)ATTN__MBR * d->Tk);
+    w->irms = attn__arena_floats(&ar, (size_t)ATTN__MBR * d->Tk);
     w->Vt = attn__arena_floats(&ar, d->H * kd);
     w->dVt = attn__arena_floats(&ar, d->H * kd);
     w->Vg = attn__arena_floats(&ar, d->H * kd);
@@ -5851,10 +5851,11 @@ static size_t attn__mix_workspace(const attn_attention_desc *d)
 }
 
 /* The latent code of rows [i0, i0 + br) of batch element b: S and vis by attn__tile_scores per head,
-   then A = S vis (none), S vis / rms with rms = sqrt(mean_h (S vis)^2 + 1e-6) (RMSHead), or the
-   softmax of each head's row over its visible keys. Layout [H, MBR, Tk]. */
+   then A = S vis (none), S vis irms with irms = 1 / sqrt(mean_h (S vis)^2 + 1e-6) (RMSHead, kept
+   for the backward pass), or the softmax of each head's row over its visible keys. Layout
+   [H, MBR, Tk]. */
 static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, int br, attn_float *S,
-                           attn_float *vis, attn_float *A, attn_float *rms, int guard)
+                           attn_float *vis, attn_float *A, attn_float *irms, int guard)
 {
     const attn_attention_desc *d = a->d;
     size_t ts = (size_t)ATTN__MBR * d->Tk, n = (size_t)br * d->Tk, x;
@@ -5870,19 +5871,14 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
         }
     }
     if (mx.norm == ATTN_MIX_NORM_RMSHEAD) {
-        memset(rms, 0, sizeof(attn_float) * n);
-        for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, A + h * ts, rms);
-        for (x = 0; x < n; x++) rms[x] = (attn_float)sqrt((double)rms[x] / d->H + 1e-6);
-        for (x = 0; x < n; x += ATTN__MIXB) { /* A_h /= rms: one division an entry, then H products */
-            size_t m = ATTN__MIN(ATTN__MIXB, n - x), q;
-            attn_float inv[ATTN__MIXB];
-            for (q = 0; q < m; q++) inv[q] = 1 / rms[x + q];
-            for (h = 0; h < d->H; h++) attn__mul_into(m, inv, A + h * ts + x);
-        }
+        memset(irms, 0, sizeof(attn_float) * n);
+        for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, A + h * ts, irms);
+        for (x = 0; x < n; x++) irms[x] = (attn_float)(1 / sqrt((double)irms[x] / d->H + 1e-6));
+        for (h = 0; h < d->H; h++) attn__mul_into(n, irms, A + h * ts); /* one division an entry */
     }
     for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
-        for (r = 0; r < br; r++) { /* rms as scratch for the masked scores */
-            attn_float *p = A + h * ts + (size_t)r * d->Tk, *xs = rms + (size_t)r * d->Tk, sum;
+        for (r = 0; r < br; r++) { /* irms as scratch for the masked scores */
+            attn_float *p = A + h * ts + (size_t)r * d->Tk, *xs = irms + (size_t)r * d->Tk, sum;
             attn__exponent_s((size_t)d->Tk, S + h * ts + (size_t)r * d->Tk, vis + h * ts + (size_t)r * d->Tk,
                              xs);
             memcpy(p, vis + h * ts + (size_t)r * d->Tk, sizeof(attn_float) * d->Tk);
@@ -6050,11 +6046,11 @@ static void attn__mix_forward_tile(const attn__args *a, int b, int i0, attn_floa
     attn_mix_row mx = *attn__row(d)->mix;
     size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk;
     attn__mix_ws w;
-    attn_float *S, *vis, *A, *Ad, *rms, *Vt, *Vg, *row;
+    attn_float *S, *vis, *A, *Ad, *irms, *Vt, *Vg, *row;
     int br = ATTN__MIN(ATTN__MBR, d->Tq - i0), h, r, e, j, guard = attn__mix_guard(a, b);
     attn__mix_ws_map(d, ws, &w);
-    S = w.S; vis = w.vis; A = w.A; Ad = w.Ad; rms = w.rms; Vt = w.Vt; Vg = w.Vg; row = w.row;
-    attn__mix_code(a, mx, b, i0, br, S, vis, A, rms, guard);
+    S = w.S; vis = w.vis; A = w.A; Ad = w.Ad; irms = w.irms; Vt = w.Vt; Vg = w.Vg; row = w.row;
+    attn__mix_code(a, mx, b, i0, br, S, vis, A, irms, guard);
     attn__mix_values(a, mx, b, Vt);
     if (a->weights)
         for (h = 0; h < d->H; h++)
@@ -6095,20 +6091,20 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
 {
     const attn_attention_desc *d = a->d;
     attn_mix_row mx = *attn__row(d)->mix;
-    size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk, os = (size_t)d->Tq * d->dv, x, n;
+    size_t ts = (size_t)ATTN__MBR * d->Tk, kd = (size_t)d->dv * d->Tk, os = (size_t)d->Tq * d->dv, n;
     attn__mix_ws w;
-    attn_float *S, *vis, *A, *Ad, *dA, *rms, *Vt, *dVt, *row, *Vg;
+    attn_float *S, *vis, *A, *Ad, *dA, *irms, *Vt, *dVt, *row, *Vg;
     attn_float scale = attn__score_scale(d);
     int i0, br, h, r, j, e, dk = d->dk, dv = d->dv, Tk = d->Tk, guard = attn__mix_guard(a, b);
     attn__mix_ws_map(d, ws, &w);
-    S = w.S; vis = w.vis; A = w.A; Ad = w.Ad; dA = w.dA; rms = w.rms; Vt = w.Vt; dVt = w.dVt; row = w.row;
+    S = w.S; vis = w.vis; A = w.A; Ad = w.Ad; dA = w.dA; irms = w.irms; Vt = w.Vt; dVt = w.dVt; row = w.row;
     Vg = w.Vg;
     attn__mix_values(a, mx, b, Vt);
     memset(dVt, 0, sizeof(attn_float) * d->H * kd);
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__MBR) {
         br = ATTN__MIN(ATTN__MBR, d->Tq - i0);
         n = (size_t)br * Tk;
-        attn__mix_code(a, mx, b, i0, br, S, vis, A, rms, guard);
+        attn__mix_code(a, mx, b, i0, br, S, vis, A, irms, guard);
         memcpy(Ad, A, sizeof(attn_float) * d->H * ts);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, Ad + h * ts);
         for (h = 0; h < d->H && mx.value <= ATTN_MIX_VALUE_RELU_V;
@@ -6132,21 +6128,14 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, dA + h * ts);
         if (guard) attn__zero_hidden(dA, vis, d->H * ts);
         if (mx.norm == ATTN_MIX_NORM_NONE) attn__mul_into(d->H * ts, vis, dA);
-        if (mx.norm == ATTN_MIX_NORM_RMSHEAD) { /* S (no longer needed) holds sum_h a_h dA_h */
+        if (mx.norm == ATTN_MIX_NORM_RMSHEAD) { /* S (no longer needed) holds -mean_h a_h dA_h */
             memset(S, 0, sizeof(attn_float) * n);
             for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, dA + h * ts, S);
-            for (x = 0; x < n; x += ATTN__MIXB) { /* dA_h = (dA_h - a_h S / H) / rms vis_h */
-                size_t m = ATTN__MIN(ATTN__MIXB, n - x), q;
-                attn_float inv[ATTN__MIXB], c[ATTN__MIXB];
-                for (q = 0; q < m; q++) {
-                    inv[q] = 1 / rms[x + q];
-                    c[q] = -S[x + q] / d->H;
-                }
-                for (h = 0; h < d->H; h++) {
-                    attn__mul_add(m, A + h * ts + x, c, dA + h * ts + x);
-                    attn__mul_into(m, inv, dA + h * ts + x);
-                    attn__mul_into(m, vis + h * ts + x, dA + h * ts + x);
-                }
+            attn_scale(n, -1 / (attn_float)d->H, S);
+            for (h = 0; h < d->H; h++) { /* dA_h = (dA_h - a_h mean) irms vis_h */
+                attn__mul_add(n, A + h * ts, S, dA + h * ts);
+                attn__mul_into(n, irms, dA + h * ts);
+                attn__mul_into(n, vis + h * ts, dA + h * ts);
             }
         }
         for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)

@@ -333,20 +333,20 @@ static void test_against_reference(void)
 {
     static const int shapes[][6] = {{1, 1, 1, 1, 1, 1}, {2, 3, 5, 5, 3, 3}, {1, 2, 17, 5, 8, 3}, {2, 1, 5, 17, 3, 8},
                                     {1, 2, 130, 130, 16, 8}, {2, 1, 70, 200, 8, 16}, {1, 1, 200, 70, 4, 4},
-                                    {1, 1, 70, 40, 800, 3}}; /* the last: keys packed in two depth blocks */
+                                    {1, 1, 70, 40, 800, 3}}; /* the last: keys packed in 2+ depth blocks */
     attn_rng r;
     int k, s, causal, opt;
     attn_rng_seed(&r, 31, 0);
     for (k = 0; k < ATTN_KIND_COUNT; k++)
-        for (s = 0; s < 8; s++)
+        for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++)
             for (causal = 0; causal < 2; causal++)
                 for (opt = 0; opt < 3; opt++) { /* opt: 1 key mask + bias, 2 also dropout */
                     att_ctx c;
                     double err;
                     if (k == ATTN_TAYLOR && shapes[s][4] < 2) continue; /* TAYLOR_DK1: see above */
                     if (opt == 2 && !has_dropout((attn_kind)k)) continue;
-                    /* the 800-deep keys are for the tiled engine's packing; at that depth float's
-                       rounding of the scores alone nears the tolerance of the kinds that normalise them */
+                    /* the 800-deep keys are for the tiled engine's packing; at that depth float's rounding
+                       of the scores alone took a head-mixing kind past the tolerance (1.6e-4 > 1.2e-4) */
                     if (shapes[s][4] == 800 && !attn_kind_get((attn_kind)k)->score) continue;
                     att_setup(&c, (attn_kind)k, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt > 0, opt > 0, &r);
                     if (opt == 2) att_dropout(&c, 0.3, 99);
