@@ -2602,8 +2602,13 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    Packing A is a transpose that costs about
    as much as the FLOPs it feeds when N is small, and measured on AVX-512 it never pays off for a
    row-major A (transA = 0): the "_s" kernels read A in place, MR_S rows at a time (one sequential
-   stream per row). A transposed A is read in place only while N <= 8 wide panels or K <= 128;
-   beyond that its column walk (a new page every step) loses to packing. (Shallow products, whose
+   stream per row). A transposed A is read in place only while K <= 128, N <= ATTN__VW, or M <= 256 with
+   N <= 8 wide panels; beyond that its column walk (a new page every step) mostly loses to packing,
+   at rates that change from one process to the next with the pages it got. One thread, in place /
+   packed, GFLOP/s: 2048 x 64 x 2048 TN 64-71 / 86, 1024 x 128 x 1024 70-107 / 100-104,
+   512 x 128 x 4096 83 / 93, 2048 x 256 x 2048 94 / 103;
+   kept in place: 256 x 128 x 4096 108 / 95, 2048 x 16 x 2048 40-85 / ~50 (packing costs as much as
+   the flops); lost: 1024 x 64 x 1024 110 / 97, 4096 x 64 x 1024 88 / 79. (Shallow products, whose
    C traffic weighs most, are faster in 8-row tiles: 1024 x 1024 x 16 TN 79 -> 88 GFLOP/s,
    512 x 512 x 64 103 -> 109; at K = 2048 in place is 1-3% slower.) The tile grid is fixed by M, N and the
    shapes, never by the number of threads, so every element is computed the same way whatever the
@@ -2806,24 +2811,38 @@ static void attn__transpose(int m, int n, const attn_float *src, size_t lds, att
         for (p = 0; p < n; p++) dst[p * ldd + i] = src[i * lds + p];
 }
 
-/* Packs op(A)[i0 .. i0+mc, p0 .. p0+kc] into MR-row panels (see above). */
+/* Packs op(A)[i0 .. i0+mc, p0 .. p0+kc] into MR-row panels (see above). A transposed A is copied
+   row by row, each row's mc values into all the panels (panel by panel, every line of a row was
+   fetched once per panel), asking for the row ATTN__PACK_AHEAD rows on, which the hardware
+   prefetchers do not find lda apart: 1024^3 TT 105 -> 108 GFLOP/s, 2048 x 64 x 2048 TN packed
+   81 -> 86 (one thread). */
+#define ATTN__PACK_AHEAD 8
 static void attn__pack_a(int trans, const attn_float *A, int lda, int i0, int mc, int p0, int kc,
                          int mr, attn_float *dst)
 {
-    int ip, i, p, rows;
-    for (ip = 0; ip < mc; ip += mr, dst += (size_t)mr * kc) {
-        rows = ATTN__MIN(mr, mc - ip);
-        if (rows < mr) memset(dst, 0, sizeof(attn_float) * (size_t)mr * kc);
-        if (!trans) /* op(A)[i, p] = A[i * lda + p] */
-            attn__transpose(rows, kc, A + (size_t)(i0 + ip) * lda + p0, (size_t)lda, dst, (size_t)mr);
-        else { /* op(A)[i, p] = A[p * lda + i]: contiguous runs of `rows` values */
-            for (p = 0; p < kc; p++) {
-                const attn_float *src = A + (size_t)(p0 + p) * lda + i0 + ip;
-                if (rows == ATTN__MR)
-                    memcpy(dst + (size_t)p * mr, src, sizeof(attn_float) * ATTN__MR); /* inlined */
-                else for (i = 0; i < rows; i++) dst[(size_t)p * mr + i] = src[i];
-            }
+    int ip, i, p;
+    for (ip = 0; ip < mc; ip += mr) /* the zero rows of a partial last panel */
+        if (mc - ip < mr) memset(dst + (size_t)ip * kc, 0, sizeof(attn_float) * (size_t)mr * kc);
+    if (!trans) { /* op(A)[i, p] = A[i * lda + p] */
+        for (ip = 0; ip < mc; ip += mr)
+            attn__transpose(ATTN__MIN(mr, mc - ip), kc, A + (size_t)(i0 + ip) * lda + p0, (size_t)lda,
+                            dst + (size_t)ip * kc, (size_t)mr);
+        return;
+    }
+    for (p = 0; p < kc; p++) { /* op(A)[i, p] = A[p * lda + i]: row p of A, mc values */
+        const attn_float *src = A + (size_t)(p0 + p) * lda + i0;
+        attn_float *d = dst + (size_t)p * mr;
+#if defined(__GNUC__)
+        if (p + ATTN__PACK_AHEAD < kc) {
+            __builtin_prefetch(src + (size_t)ATTN__PACK_AHEAD * lda, 0, 3);
+            __builtin_prefetch(src + (size_t)ATTN__PACK_AHEAD * lda + mc - 1, 0, 3);
         }
+#endif
+        for (ip = 0; ip + mr <= mc; ip += mr, d += (size_t)mr * kc) {
+            if (mr == ATTN__MR) memcpy(d, src + ip, sizeof(attn_float) * ATTN__MR); /* inlined */
+            else memcpy(d, src + ip, sizeof(attn_float) * (size_t)mr);
+        }
+        for (i = 0; ip + i < mc; i++) d[i] = src[ip + i];
     }
 }
 
@@ -3460,7 +3479,7 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.transA = transA; g.transB = transB; g.M = M; g.N = N; g.K = K;
     g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
-    g.direct = narrow || !transA || N <= 8 * ATTN__NV * ATTN__VW || K <= 128; /* see above: A in place */
+    g.direct = narrow || !transA || K <= 128 || (M <= 256 && N <= 8 * ATTN__NV * ATTN__VW); /* A in place */
     g.mr = g.direct ? ATTN__MR_S : ATTN__MR;
     /* a small B with short rows is read in place: no packing at all. Long rows (ldb a large power of
        two) would put a panel's rows in the same few L1 sets, so the row stride is bounded too. */
