@@ -2540,6 +2540,35 @@ ATTN__INLINE attn__v attn__vexp(attn__v x)
 }
 #endif
 
+/* e^(x - c) for every lane, x <= c (x - c below -87 taken as -87: 1.6e-38 rather than 0, -Inf
+   included; NaN gives NaN): 2^t with t = (x - c) log2(e) = n + f, n = round(t), |f| <= 1/2 exactly,
+   and 2^f = e^(f ln2) by the Taylor polynomial of attn__vexp in f (the same truncation error). 12
+   vector operations on AVX-512 (vscalefps puts 2^n in) against 18 for attn__vexp of a difference:
+   the softmax weights' exponential. The scalar build calls libm, as attn__vexp. */
+#if defined(ATTN__SCALAR)
+ATTN__INLINE attn__v attn__vexp_shifted(attn__v x, attn__v c) { return attn__vexp(x - c); }
+#else
+ATTN__INLINE attn__v attn__vexp_shifted(attn__v x, attn__v c)
+{
+    attn__v t, n, f, p;
+    t = attn__vmul(attn__vsub(x, c), attn__vset1(1.44269504088896341f));
+    t = attn__vmax(attn__vset1(-125.5f), t); /* NaN passes */
+    n = attn__vround(t);
+    f = attn__vsub(t, n);
+    p = attn__vfma(attn__vset1(1.540353039338161e-04f), f, attn__vset1(1.333355814642844e-03f));
+    p = attn__vfma(p, f, attn__vset1(9.618129107628477e-03f));
+    p = attn__vfma(p, f, attn__vset1(5.550410866482158e-02f));
+    p = attn__vfma(p, f, attn__vset1(2.402265069591007e-01f));
+    p = attn__vfma(p, f, attn__vset1(6.931471805599453e-01f));
+    p = attn__vfma(p, f, attn__vset1(1.0f));
+#if defined(ATTN__AVX512)
+    return _mm512_scalef_ps(p, n);
+#else
+    return attn__vmul(p, attn__vpow2(n));
+#endif
+}
+#endif
+
 static int attn__gemm_bad_args(int transA, int transB, int M, int N, int K, const attn_float *A,
                                int lda, const attn_float *B, int ldb, const attn_float *C, int ldc)
 {
@@ -3716,15 +3745,15 @@ ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int co
    exponential of softmax-like rows: entries with w = 0 stay exactly 0. */
 static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float shift, attn_float *w)
 {
-    attn__v vs = attn__vset1(-shift), acc = attn__vset1(0), last = acc;
+    attn__v vs = attn__vset1(shift), acc = attn__vset1(0), last = acc;
     attn_float sum, t[ATTN__VW];
     size_t i = 0, m = n - n % ATTN__VW;
     int tail = m < n && n >= ATTN__VW; /* a tail after whole vectors */
     if (tail) /* the last VW entries, before the loop overwrites their front */
         last = attn__vmul(attn__vload(w + n - ATTN__VW),
-                          attn__vexp(attn__vadd(attn__vload(x + n - ATTN__VW), vs)));
+                          attn__vexp_shifted(attn__vload(x + n - ATTN__VW), vs));
     for (; i < m; i += ATTN__VW) {
-        attn__v e = attn__vmul(attn__vload(w + i), attn__vexp(attn__vadd(attn__vload(x + i), vs)));
+        attn__v e = attn__vmul(attn__vload(w + i), attn__vexp_shifted(attn__vload(x + i), vs));
         attn__vstore(w + i, e);
         acc = attn__vadd(acc, e);
     }
@@ -4886,8 +4915,9 @@ static void attn__tile_product(int br, int bc, int n, attn_float alpha, const at
 /* Scores of one tile: S[r, c] = scale q_{i0+r} . k_{j0+c} + bias, and vis[r, c] whether key j0+c is
    visible to query i0+r (stored as 0/1 in P, which the caller overwrites); Kt: K^T's panels or
    NULL (attn__tile_product). guard: S is set to 0 where vis is 0, so that a non-finite key a row
-   cannot see leaves no trace in it. */
-static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
+   cannot see leaves no trace in it. Returns the first row from which every row sees the whole tile
+   when no mask, segment, window or block layout applies (br otherwise): its callers skip the mask. */
+static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
                               const attn_float *Qp, const attn_float *Kp, int ld, const attn_float *Kt,
                               attn_float scale, attn_float *S, attn_float *vis, int guard)
 {
@@ -4896,12 +4926,12 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
     const int *seg = d->segment ? d->segment + (size_t)b * d->Tk : NULL;
     const attn_score_row *k = attn__row(d)->score;
     attn_float off = k && k->offset ? k->offset(d->Tk) : 0; /* the kind's constant shift (sigmoid: -ln Tk) */
+    int common = !mask && !seg && d->window <= 0 && d->block <= 0; /* ones up to the causal limit */
     attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
-        if (!mask && !seg && d->window <= 0 &&
-            d->block <= 0) { /* the common case: ones up to the causal limit */
+        if (common) {
             last = ATTN__MAX(last, 0);
             attn__fill((size_t)last, 1, v);
             attn__fill((size_t)(bc - last), 0, v + last);
@@ -4916,6 +4946,7 @@ static void attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0
         for (c = 0; c < bc && off != 0; c++) S[r * bc + c] += off;
         if (guard) attn__zero_hidden(S + r * bc, v, (size_t)bc);
     }
+    return !common ? br : d->causal ? ATTN__MIN(ATTN__MAX(j0 + bc - 1 - i0 - shift, 0), br) : 0;
 }
 
 /* Draws up to r entries of cand[0 .. n) without replacement (a partial Fisher-Yates shuffle) and
@@ -5160,23 +5191,34 @@ static const attn_score_row attn__score_sigmoid = {
 static const attn_score_row attn__score_linear = {ATTN_STAT_NONE, NULL, attn__linear_map,
                                                   NULL,           NULL, attn__linear_vjp};
 
+/* The exponents x of a softmax-family row: the kind's (s or |s| where visible, -3e38 elsewhere; X
+   holds them), or S itself for a softmax row that sees every key of its tile (seen: the same values,
+   the mask pass skipped; forward T = 1024 11.95 -> 11.6 ms). */
+static const attn_float *attn__row_exponents(const attn_score_row *k, int seen, size_t n, const attn_float *s,
+                                             const attn_float *vis, attn_float *x)
+{
+    if (seen && k->exponent == attn__exponent_s) return s;
+    k->exponent(n, s, vis, x);
+    return x;
+}
+
 /* P[r, c] = A of the tile from the final row statistics stat [br], where P holds the 0/1 visibility
-   on entry. X [BR, BC] is scratch. */
+   on entry; rows from `full` on see the whole tile (attn__tile_scores). X [BR, BC] is scratch. */
 static void attn__tile_weights(const attn_score_row *k, const attn_float *S, attn_float *P, attn_float *X,
-                               int br, int bc, const attn_float *stat)
+                               int br, int bc, const attn_float *stat, int full)
 {
     int r;
     for (r = 0; r < br; r++) {
-        const attn_float *s = S + r * bc;
-        attn_float *p = P + r * bc, *x = X + r * bc;
+        const attn_float *s = S + r * bc, *x;
+        attn_float *p = P + r * bc;
         if (k->stat != ATTN_STAT_LSE) {
-            k->map((size_t)bc, s, p, x,
+            k->map((size_t)bc, s, p, X + r * bc,
                    k->stat == ATTN_STAT_NONE ? 1
                    : stat[r] < ATTN__TINY    ? 0
                                              : 1 / stat[r]);
             continue;
         }
-        k->exponent((size_t)bc, s, p, x);
+        x = attn__row_exponents(k, r >= full, (size_t)bc, s, p, X + r * bc);
         attn__exp_weighted((size_t)bc, x, stat[r], p);
         if (k->sign) k->sign((size_t)bc, s, p);
     }
@@ -5260,20 +5302,21 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
     const attn_attention_desc *d = t->d;
     const attn_score_row *k = t->k;
     attn_float *S = t->w.S, *P = t->w.P, *X = t->w.X, *hid = t->w.vis; /* the guarded path's visibility */
-    int r, dv = d->dv;
+    int r, dv = d->dv, full;
     const attn_float *Vt = t->Vp + (size_t)j0 * dv;
-    attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, t->ld, t->w.kpan, t->scale, S, P,
-                      t->guard);
+    full = attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, t->ld, t->w.kpan, t->scale, S, P,
+                             t->guard);
     if (t->guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
     if (t->centered) attn__visible_sums(P, Vt, br, bc, dv, vsum, n, t->guard);
-    if (k->stat == ATTN_STAT_NONE) attn__tile_weights(k, S, P, X, br, bc, NULL);
+    if (k->stat == ATTN_STAT_NONE) attn__tile_weights(k, S, P, X, br, bc, NULL, full);
     for (r = 0; r < br && k->stat != ATTN_STAT_NONE; r++) {
-        attn_float *s = S + r * bc, *p = P + r * bc, *x = X + r * bc, tmax, sum = 0, alpha;
+        attn_float *s = S + r * bc, *p = P + r * bc, tmax, sum = 0, alpha;
+        const attn_float *x;
         if (k->stat == ATTN_STAT_SUM) {
-            l[r] += k->map((size_t)bc, s, p, x, 1);
+            l[r] += k->map((size_t)bc, s, p, X + r * bc, 1);
             continue;
         }
-        k->exponent((size_t)bc, s, p, x);
+        x = attn__row_exponents(k, r >= full, (size_t)bc, s, p, X + r * bc);
         tmax = attn_max((size_t)bc, x);
         if (tmax < (attn_float)-1e38) continue; /* nothing visible in this tile row: p is 0 */
         if (l[r] > 0 && m[r] > tmax) tmax = m[r];
@@ -5332,9 +5375,10 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
         for (j0 = 0; j0 < d->Tk; j0 += ATTN__BC) { /* A itself, recomputed from the final stats */
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
             bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
-            attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, S, P, t.guard);
+            int full = attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, S, P,
+                                         t.guard);
             memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
-            attn__tile_weights(k, S, P, X, br, bc, st + i0);
+            attn__tile_weights(k, S, P, X, br, bc, st + i0, full);
             if (t.centered) attn__center(P, hid, n, br, bc);
             for (r = 0; r < br; r++)
                 memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);
@@ -5356,9 +5400,10 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
     attn_float *dVj = t->dVp + (size_t)j0 * d->dv, *dQi = t->dQp + (size_t)i0 * t->ld,
                *dKj = t->dKp + (size_t)j0 * t->ld;
     int r, dv = d->dv, dk = d->dk, ld = t->ld;
-    attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, ld, t->w.kpan, scale, S, vis, t->guard);
+    int full = attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, ld, t->w.kpan, scale, S, vis,
+                                 t->guard);
     memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
-    attn__tile_weights(k, S, P, dA, br, bc, t->st + i0); /* dA as scratch until it is computed */
+    attn__tile_weights(k, S, P, dA, br, bc, t->st + i0, full); /* dA as scratch until it is computed */
     if (t->centered) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
     if (d->dropout > 0) { /* dV with the dropped A; dA through the mask */
         memcpy(Pd, P, sizeof(attn_float) * (size_t)br * bc);

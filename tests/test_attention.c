@@ -423,6 +423,42 @@ static void test_single_query_rows(void)
     }
 }
 
+/* Softmax weights over the exponent range against float64: one query (q = 1, scale 1) over 400 keys
+   whose scores run from 0 down to -80 (the exponential clamps below -87), once with every key
+   visible (the rows that skip the mask) and once with key 1 masked out (the masked rows). Relative
+   error within 4 ulp plus the rounding of the exponent (s - lse) itself, |s - lse| 2^-23. */
+static void test_softmax_exponent_range(void)
+{
+    enum { N = 400 };
+    static attn_float K[N], V[N], W[N];
+    unsigned char mask[N];
+    attn_float q = 1, O[1], st[1];
+    attn_attention_desc d;
+    int j, masked;
+    void *work;
+    memset(&d, 0, sizeof d);
+    d.kind = ATTN_SOFTMAX; d.B = d.H = d.Tq = 1; d.Tk = N; d.dk = d.dv = 1; d.scale = 1;
+    for (j = 0; j < N; j++) { K[j] = (attn_float)(-80.0 * j / (N - 1)); V[j] = 1; mask[j] = j != 1; }
+    work = malloc(attn_attention_workspace(&d));
+    for (masked = 0; masked < 2; masked++) {
+        double lse = 0, worst = 0, tol = 1;
+        int at = 0;
+        d.key_mask = masked ? mask : NULL;
+        attn_attention_forward(&d, O, st, W, &q, K, V, work, attn_attention_workspace(&d));
+        for (j = 0; j < N; j++) lse += masked && j == 1 ? 0 : exp((double)K[j]);
+        lse = log(lse);
+        for (j = 0; j < N; j++) {
+            double want = masked && j == 1 ? 0 : exp((double)K[j] - lse), err, bound;
+            bound = T_DOUBLE ? 1e-13 : (4 + fabs((double)K[j] - lse) * 2) * 5.96e-8;
+            err = want == 0 ? fabs((double)W[j]) : fabs((double)W[j] - want) / want;
+            if (err / bound > worst / tol) { worst = err; tol = bound; at = j; }
+        }
+        CHECK(worst <= tol, "softmax weights over scores 0 .. -80 (%s): relative error %.3g > %.3g at s = %g",
+              masked ? "key 1 masked" : "all keys visible", worst, tol, (double)K[at]);
+    }
+    free(work);
+}
+
 static void test_identities(void)
 {
     attn_rng r;
@@ -889,6 +925,7 @@ void test_attention(void)
     test_against_reference();
     test_gradients();
     test_single_query_rows();
+    test_softmax_exponent_range();
     test_identities();
     test_stability();
     test_bad_input();
