@@ -2543,7 +2543,7 @@ ATTN__INLINE attn__v attn__vexp(attn__v x)
 /* e^(x - c) for every lane, x <= c (x - c below -87 taken as -87: 1.6e-38 rather than 0, -Inf
    included; NaN gives NaN): 2^t with t = (x - c) log2(e) = n + f, n = round(t), |f| <= 1/2 exactly,
    and 2^f = e^(f ln2) by the Taylor polynomial of attn__vexp in f (the same truncation error). 12
-   vector operations on AVX-512 (vscalefps puts 2^n in) against 18 for attn__vexp of a difference:
+   vector operations on AVX-512 (vscalefps puts 2^n in) against 17 for attn__vexp of a difference:
    the softmax weights' exponential. The scalar build calls libm, as attn__vexp. */
 #if defined(ATTN__SCALAR)
 ATTN__INLINE attn__v attn__vexp_shifted(attn__v x, attn__v c) { return attn__vexp(x - c); }
@@ -2844,8 +2844,8 @@ static void attn__transpose(int m, int n, const attn_float *src, size_t lds, att
 /* Packs op(A)[i0 .. i0+mc, p0 .. p0+kc] into MR-row panels (see above). A transposed A is copied
    row by row, each row's mc values into all the panels (panel by panel, every line of a row was
    fetched once per panel), asking for the row ATTN__PACK_AHEAD rows on, which the hardware
-   prefetchers do not find lda apart: 1024^3 TT 105 -> 108 GFLOP/s, 2048 x 64 x 2048 TN packed
-   81 -> 86 (one thread). */
+   prefetchers do not find lda apart (one thread: both, 1024^3 TT 105 -> 108 GFLOP/s; the request
+   alone, 2048 x 64 x 2048 TN packed 81 -> 86). */
 #define ATTN__PACK_AHEAD 8
 static void attn__pack_a(int trans, const attn_float *A, int lda, int i0, int mc, int p0, int kc,
                          int mr, attn_float *dst)
@@ -5941,7 +5941,7 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
         memset(irms, 0, sizeof(attn_float) * n);
         for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, A + h * ts, irms);
         for (x = 0; x < n; x++) irms[x] = (attn_float)(1 / sqrt((double)irms[x] / d->H + 1e-6));
-        for (h = 0; h < d->H; h++) attn__mul_into(n, irms, A + h * ts); /* one division an entry */
+        for (h = 0; h < d->H; h++) attn__mul_into(n, irms, A + h * ts); /* A_h irms: H products */
     }
     for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
         for (r = 0; r < br; r++) { /* irms as scratch for the masked scores */

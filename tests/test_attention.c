@@ -426,7 +426,7 @@ static void test_single_query_rows(void)
 /* Softmax weights over the exponent range against float64: one query (q = 1, scale 1) over 400 keys
    whose scores run from 0 down to -80 (the exponential clamps below -87), once with every key
    visible (the rows that skip the mask) and once with key 1 masked out (the masked rows). Relative
-   error within 4 ulp plus the rounding of the exponent (s - lse) itself, |s - lse| 2^-23. */
+   error within 4 x 2^-24 plus the rounding of the exponent (s - lse) itself, |s - lse| 2^-23. */
 static void test_softmax_exponent_range(void)
 {
     enum { N = 400 };
