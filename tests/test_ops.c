@@ -105,25 +105,28 @@ static void test_gradients(void)
     }
     ctx_free(&c);
 
-    for (mode = 0; mode < 4; mode++) { /* bit 0: eps outside, bit 1: affine */
-        c = ctx_new(3, 7, 1, &r);
-        c.mode = mode;
+    for (mode = 0; mode < 8; mode++) { /* bit 0: eps outside, bit 1: affine, bit 2: rows of 37 (vector loops) */
+        int C = mode & 4 ? 37 : 7;
+        c = ctx_new(3, C, 1, &r);
+        c.mode = mode & 3;
         c.eps = (attn_float)(mode & 1 ? 1e-3 : 1e-5);
         {
-            t_var v[3] = {{"inp", c.x, c.dx, 21}, {"gamma", c.w, c.dw, 7}, {"beta", c.b, c.db, 7}};
-            snprintf(what, sizeof what, "layernorm eps %s%s", mode & 1 ? "outside" : "inside", mode & 2 ? " affine" : "");
-            t_gradcheck(what, ln_f, ln_b, &c, c.out, 21, v, mode & 2 ? 3 : 1);
+            t_var v[3] = {{"inp", c.x, c.dx, 3 * C}, {"gamma", c.w, c.dw, C}, {"beta", c.b, c.db, C}};
+            snprintf(what, sizeof what, "layernorm eps %s%s, C = %d", mode & 1 ? "outside" : "inside", mode & 2 ? " affine" : "", C);
+            t_gradcheck(what, ln_f, ln_b, &c, c.out, 3 * C, v, mode & 2 ? 3 : 1);
         }
         ctx_free(&c);
     }
 
-    for (mode = 0; mode < 2; mode++) {
-        c = ctx_new(5, 9, 1, &r);
-        c.mode = mode;
+    for (mode = 0; mode < 4; mode++) { /* bit 0: gain; bit 1: rows of 37, through the vector loops and a tail */
+        int C = mode & 2 ? 37 : 9;
+        c = ctx_new(5, C, 1, &r);
+        c.mode = mode & 1;
         c.eps = (attn_float)1e-6;
         {
-            t_var v[2] = {{"inp", c.x, c.dx, 45}, {"g", c.w, c.dw, 9}};
-            t_gradcheck(mode ? "rmsnorm with gain" : "rmsnorm", rms_f, rms_b, &c, c.out, 45, v, mode ? 2 : 1);
+            t_var v[2] = {{"inp", c.x, c.dx, 5 * C}, {"g", c.w, c.dw, C}};
+            snprintf(what, sizeof what, "rmsnorm%s, C = %d", mode & 1 ? " with gain" : "", C);
+            t_gradcheck(what, rms_f, rms_b, &c, c.out, 5 * C, v, mode & 1 ? 2 : 1);
         }
         ctx_free(&c);
     }
