@@ -55,7 +55,10 @@ void test_gemm(void)
        whole tiles (16^3, 32^3, 64 x 16 x 16, 16 x 64 x 16; 8 x 16 x 300, deeper than a block: no blocking, B in place or packed on the stack) */
     static const int shapes[][3] = {{300, 70, 50}, {64, 2048, 16}, {513, 16, 200}, {130, 65, 770}, {45, 200, 33}, {2, 900, 3},
                                     {36, 4, 36}, {36, 36, 4}, {103, 4, 19}, {16, 16, 16}, {32, 32, 32}, {64, 16, 16}, {16, 64, 16},
-                                    {8, 16, 300}};
+                                    {8, 16, 300},
+                                    /* A transposed and packed (more than 256 rows and columns, K > 128): last row tiles
+                                       of 4 and 10 rows (of 14), last panels of 9 and 24 columns (of 32) */
+                                    {270, 265, 200}, {262, 265, 150}, {270, 280, 200}};
     static const int narrow[] = {4, 8, 12, 16, 21, 31, 32, 33, 40, 48}, deep[] = {16, 17, 20, 23, 30, 64}, tall[] = {16, 21, 36, 48};
     attn_rng r;
     int ta, tb, a, b, c, s, bad = 0;
