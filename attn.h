@@ -2938,7 +2938,8 @@ ATTN__INLINE long attn__div(long a, long b) { return b == 1 ? a : a / b; }
    one vector wide takes a one-vector kernel (one thread, 128 x 344 x 2048 TN 92 -> 96 GFLOP/s, ...). */
 static attn__micro_fn attn__tile_micro(const attn__gemm_job *g, int rows, int cols, size_t bs)
 {
-    int few = !g->direct && ATTN__MR_S < ATTN__MR && rows <= ATTN__MR_S, narrow = cols <= ATTN__VW && g->nr > ATTN__VW;
+    int few = !g->direct && ATTN__MR_S < ATTN__MR && rows <= ATTN__MR_S;
+    int narrow = cols <= ATTN__VW && g->nr > ATTN__VW;
     if (narrow) return g->direct || few ? attn__micro_narrow_sb : attn__micro_narrow_p;
     if (few) return attn__micro_wide_s;
     return bs == (size_t)g->nr ? g->micro : g->micro_b;
@@ -3810,6 +3811,15 @@ static void attn__fill(size_t n, attn_float value, attn_float *x)
     for (; i < n; i++) x[i] = value;
 }
 
+/* y[i] = e^(x[i] - m), exactly 0 at x[i] = -Inf (the vector exponential stops at 2^-125.5); returns
+   their sum: a softmax's numerators. */
+static attn_float attn__exp_row(size_t n, const attn_float *x, attn_float m, attn_float *y)
+{
+    size_t i;
+    for (i = 0; i < n; i++) y[i] = x[i] == -(attn_float)INFINITY ? 0 : 1;
+    return attn__exp_weighted(n, x, m, y);
+}
+
 /* y[i] *= x[i] */
 static void attn__mul_into(size_t n, const attn_float *x, attn_float *y)
 {
@@ -4197,17 +4207,17 @@ ATTNDEF attn_status attn_swiglu_backward(attn_float *da, attn_float *db, const a
 
 ATTNDEF attn_status attn_softmax_forward(attn_float *out, const attn_float *inp, int N, int C)
 {
-    int n, i;
+    int n;
     ATTN__NEED(out); ATTN__NEED(inp);
     ATTN__TRY(attn__rows(__func__, N, C));
     for (n = 0; n < N; n++) {
         const attn_float *x = inp + (size_t)n * C;
-        attn_float *y = out + (size_t)n * C, m = attn_max((size_t)C, x), s = 0;
+        attn_float *y = out + (size_t)n * C, m = attn_max((size_t)C, x), s;
         if (m == -INFINITY) { /* nothing visible */
             memset(y, 0, sizeof(attn_float) * (size_t)C);
             continue;
         }
-        for (i = 0; i < C; i++) s += (y[i] = (attn_float)exp(x[i] - m));
+        s = attn__exp_row((size_t)C, x, m, y);
         attn_scale((size_t)C, 1 / s, y);
     }
     return ATTN_OK;
@@ -4520,17 +4530,16 @@ ATTNDEF attn_status attn_cross_entropy_forward(attn_float *losses, attn_float *p
                                                const attn_float *logits, const int *targets, int N,
                                                int V)
 {
-    int n, v;
+    int n;
     ATTN__NEED(losses); ATTN__NEED(probs); ATTN__NEED(logits); ATTN__NEED(targets);
     ATTN__TRY(attn__rows(__func__, N, V));
     ATTN__TRY(attn__targets(__func__, targets, N, V));
     for (n = 0; n < N; n++) { /* loss = logsumexp(x) - x[target], exact where -log(prob) underflows */
         const attn_float *x = logits + (size_t)n * V;
-        attn_float *p = probs + (size_t)n * V, m = attn_max((size_t)V, x);
-        double s = 0;
-        for (v = 0; v < V; v++) s += (p[v] = (attn_float)exp(x[v] - m));
-        for (v = 0; v < V; v++) p[v] = (attn_float)(p[v] / s);
-        losses[n] = targets[n] < 0 ? 0 : (attn_float)(m + log(s) - x[targets[n]]);
+        attn_float *p = probs + (size_t)n * V, m = attn_max((size_t)V, x), s;
+        s = attn__exp_row((size_t)V, x, m, p);
+        attn_scale((size_t)V, 1 / s, p);
+        losses[n] = targets[n] < 0 ? 0 : (attn_float)(m + log((double)s) - x[targets[n]]);
     }
     return ATTN_OK;
 }

@@ -161,6 +161,17 @@ static void test_gradients(void)
         CHECK(c.out[3] == 0, "masked entry has weight %g", (double)c.out[3]);
     }
     ctx_free(&c);
+    { /* a row of 37 (whole vectors and a tail) with masked entries in both: weight exactly 0, in cross entropy too */
+        attn_float x[37], y[37], sum = 0, loss;
+        int t = 5;
+        for (i = 0; i < 37; i++) x[i] = (attn_float)(0.1 * (i % 5));
+        x[3] = x[36] = -INFINITY;
+        attn_softmax_forward(y, x, 1, 37);
+        for (i = 0; i < 37; i++) sum += y[i];
+        CHECK(y[3] == 0 && y[36] == 0 && fabs(sum - 1) < 1e-6, "softmax over 37 with two masked: %g %g, sum %g", (double)y[3], (double)y[36], (double)sum);
+        attn_cross_entropy_forward(&loss, y, x, &t, 1, 37);
+        CHECK(y[3] == 0 && y[36] == 0 && fabs(loss + log(y[5])) < 1e-6, "cross entropy over 37 with two masked: %g %g", (double)y[3], (double)y[36]);
+    }
 
     c = ctx_new(9, 5, 1, &r);
     c.V = 4;
