@@ -3875,11 +3875,23 @@ ATTNDEF attn_status attn_linear_forward(attn_float *out, const attn_float *inp, 
     return ATTN_OK;
 }
 
+/* attn_linear_backward's products, with dinp = beta dinp + dout W (beta 0: dinp need not be zeroed
+   first, which the models' backward passes use for a buffer they would otherwise clear). */
+static void attn__linear_back(attn_float *dinp, attn_float *dW, attn_float *db, const attn_float *dout,
+                              const attn_float *inp, const attn_float *W, int N, int C, int OC,
+                              attn_float beta)
+{
+    int n;
+    if (dinp) attn_gemm(0, 0, N, C, OC, 1, dout, OC, W, C, beta, dinp, C);
+    if (dW) attn_gemm(1, 0, OC, C, N, 1, dout, OC, inp, C, 1, dW, C);
+    if (db)
+        for (n = 0; n < N; n++) attn_axpy((size_t)OC, 1, dout + (size_t)n * OC, db);
+}
+
 ATTNDEF attn_status attn_linear_backward(attn_float *dinp, attn_float *dW, attn_float *db,
                                          const attn_float *dout, const attn_float *inp,
                                          const attn_float *W, int N, int C, int OC)
 {
-    int n;
     ATTN__NEED(dout);
     ATTN__TRY(attn__rows(__func__, N, C));
     ATTN__TRY(attn__rows(__func__, N, OC));
@@ -3887,10 +3899,7 @@ ATTNDEF attn_status attn_linear_backward(attn_float *dinp, attn_float *dW, attn_
     if (dinp && !W) return attn__fail(ATTN_ERR_ARG, "attn_linear_backward: dinp needs W");
     if (dW && !inp) return attn__fail(ATTN_ERR_ARG, "attn_linear_backward: dW needs inp");
     /* out = inp W^T + b  =>  dinp += dout W,  dW += dout^T inp,  db += sum_n dout[n] */
-    if (dinp) attn_gemm(0, 0, N, C, OC, 1, dout, OC, W, C, 1, dinp, C);
-    if (dW) attn_gemm(1, 0, OC, C, N, 1, dout, OC, inp, C, 1, dW, C);
-    if (db)
-        for (n = 0; n < N; n++) attn_axpy((size_t)OC, 1, dout + (size_t)n * OC, db);
+    attn__linear_back(dinp, dW, db, dout, inp, W, N, C, OC, 1);
     return ATTN_OK;
 }
 
@@ -7016,8 +7025,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     b0 = b[0]; b1 = b[1]; b2 = b[2]; b3 = b[3];
     if (self) { m = x; dm = dx; }
     /* y = Ocat Wo^T + bo  =>  dOcat = dy Wo (b0), dWo, dbo; dO [B, H, Tq, dv] in b1 */
-    memset(b0, 0, sizeof(attn_float) * (size_t)B * Tq * H * dv);
-    attn_linear_backward(b0, g->dWo, g->dbo, dy, c.Ocat, L->Wo, B * Tq, H * dv, L->Cout);
+    attn__linear_back(b0, g->dWo, g->dbo, dy, c.Ocat, L->Wo, B * Tq, H * dv, L->Cout, 0);
     attn__heads(b1, b0, B, Tq, H, dv, 1);
     attn__layer_global_desc(L, &d, &gd);
     if (gd.Tq) { /* the global rows: their dO (b2) leaves dO (b1); dQg, dKg, dVg in b0, b3, b4 */
@@ -7033,8 +7041,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                           attn__layer_att_work(L, &d)));
         attn__layer_rows(L->att.global, b5, x, B, Tq, gd.Tq, L->C, 0); /* x of the global rows */
         attn__heads(b2, b0, B, gd.Tq, H, dk, 0);
-        memset(b0, 0, sizeof(attn_float) * B * ng * L->C);
-        attn_linear_backward(b0, g->dWqg, g->dbqg, b2, b5, L->Wqg, B * gd.Tq, L->C, H * dk);
+        attn__linear_back(b0, g->dWqg, g->dbqg, b2, b5, L->Wqg, B * gd.Tq, L->C, H * dk, 0);
         if (dx) attn__layer_rows(L->att.global, dx, b0, B, -Tq, gd.Tq, L->C, 1);
         attn__heads(b2, b3, B, Tk, H, dk, 0);
         attn_linear_backward(dx, g->dWkg, g->dbkg, b2, x, L->Wkg, B * Tk, L->C, H * dk);
@@ -7052,13 +7059,9 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     else
         ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work,
                                           attn_attention_workspace(&d)));
-    if (L->rope) { /* q = R q_lin  =>  dq_lin = R^T dq, into b1 and back */
-        memset(b1, 0, sizeof(attn_float) * nq);
-        attn_rope_backward(b1, b0, c.cosv, c.sinv, B * H, Tq, dk);
-        memcpy(b0, b1, sizeof(attn_float) * nq);
-        memset(b1, 0, sizeof(attn_float) * nk);
-        attn_rope_backward(b1, b2, c.cosv, c.sinv, B * KH, Tk, dk);
-        memcpy(b2, b1, sizeof(attn_float) * nk);
+    if (L->rope) { /* q = R q_lin  =>  dq_lin = R^T dq, in place (each pair is read before it is written) */
+        attn__rope(b0, b0, c.cosv, c.sinv, B * H, Tq, dk, -1, 0);
+        attn__rope(b2, b2, c.cosv, c.sinv, B * KH, Tk, dk, -1, 0);
     }
     /* through the projections: heads merged back, then the linear backward of each */
     attn__heads(b1, b0, B, Tq, H, dk, 0);
@@ -8445,8 +8448,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L [B TqL d] in dX
        */
     attn__tf_cache_map(m, cf->layers, B, T, attn__unconst(cache), &c);
-    memset(dA, 0, sizeof(attn_float) * Rd);
-    attn_linear_backward(dA, MG.Wout, MG.bout, dy, c.f, M.Wout, B * R, cf->d, cf->out);
+    attn__linear_back(dA, MG.Wout, MG.bout, dy, c.f, M.Wout, B * R, cf->d, cf->out, 0);
     memset(dH, 0, sizeof(attn_float) * Rd);
     attn__tf_norm_back(m, dH, MG.nfg, MG.nfb, dA, c.xr, M.nfg, c.mf, c.rf, (size_t)B * R);
     memset(dX, 0, sizeof(attn_float) * B * TqL * cf->d);
@@ -8463,21 +8465,19 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         /* x' = h + W2 g + b2, g = act(u) or u act(u2), u = W1 bn + b1, u2 = W3 bn + b3, bn = Norm(h),
            over the layer's n rows: dx' in dX, dh in dH */
         memcpy(dH, dX, sizeof(attn_float) * n * cf->d);
-        memset(dG, 0, sizeof(attn_float) * n * cf->mlp);
-        memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
-        attn_linear_backward(dG, G.W2, G.b2, dX, c.g, W.W2, (int)n, cf->mlp, cf->d);
-        memset(dA, 0, sizeof(attn_float) * n * cf->d);
+        attn__linear_back(dG, G.W2, G.b2, dX, c.g, W.W2, (int)n, cf->mlp, cf->d, 0);
         /* glu: g = u a2, a2 = act(u2): du = dg a2 (dU), then dz = dg u (dG), du2 = act'(u2) dz (dU) */
         if (cf->glu) {
             size_t k;
             for (k = 0; k < n * cf->mlp; k++) { dU[k] = dG[k] * c.a2[k]; dG[k] *= c.u[k]; }
-            attn_linear_backward(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp);
+            attn__linear_back(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp, 0);
             memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
             attn_act_backward(dU, dG, c.u2, n * cf->mlp, cf->act);
             attn_linear_backward(dA, G.W3, G.b3, dU, c.bn, W.W3, (int)n, cf->d, cf->mlp);
         } else {
+            memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
             attn_act_backward(dU, dG, c.u, n * cf->mlp, cf->act);
-            attn_linear_backward(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp);
+            attn__linear_back(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp, 0);
         }
         attn__tf_norm_back(m, dH, G.n2g, G.n2b, dA, c.h, W.n2g, c.m2, c.r2, n);
         /* h = x + Attn(a), a = Norm(x), h on the last Tq rows: dx in dX */
