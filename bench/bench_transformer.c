@@ -10,9 +10,14 @@
    queries and MLP); the PyTorch script runs the model as written (every position in every layer),
    and again with --prune, the same saving written into the PyTorch model by hand: the table gives
    both ratios.
-   Usage: bench_transformer [--repeats 3] [--seconds 2] [--preset fuzzy|sraven|cogformer] */
+   Usage: bench_transformer [--repeats 3] [--seconds 2] [--preset fuzzy|sraven|cogformer] [--kind K]
+                            [--threads 1|2] [--no-torch] */
 #define ATTN_IMPLEMENTATION
+#ifdef BENCH_ATTN_H /* another copy of the header: bench/trace_products.py's timed one */
+#include BENCH_ATTN_H
+#else
 #include "../attn.h"
+#endif
 #include "bench.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,14 +137,20 @@ int main(int argc, char **argv)
 {
     static const attn_kind kinds[3][2] = {{ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_COG}};
     static const char *names[3] = {"fuzzy", "sraven", "cogformer"};
-    int repeats = 3, i, s, k, t, have_torch, only = -1;
+    int repeats = 3, i, s, k, t, have_torch, only = -1, threads = 0, torch = 1, ran = 0;
+    const char *kind = NULL;
     double seconds = 2, peak;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
-            printf("usage: bench_transformer [--repeats R] [--seconds S] [--preset fuzzy|sraven|cogformer]\n"
-                   "  training tokens/s of the HYLA paper's transformer and a Cogformer beside PyTorch (every preset by default)\n");
+            printf("usage: bench_transformer [--repeats R] [--seconds S] [--preset fuzzy|sraven|cogformer] [--kind K]\n"
+                   "                         [--threads 1|2] [--no-torch]\n"
+                   "  training tokens/s of the HYLA paper's transformer and a Cogformer beside PyTorch (every preset, both\n"
+                   "  of its kinds and 1 and 2 threads by default; --kind, --threads and --preset pick one)\n");
             return 0;
-        } else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
+        } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) kind = argv[++i];
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = arg_int("--threads", argv[++i], 1, 2);
+        else if (!strcmp(argv[i], "--no-torch")) torch = 0;
+        else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = arg_double("--seconds", argv[++i], 0.01, 3600);
         else if (!strcmp(argv[i], "--preset") && i + 1 < argc) {
             for (++i, only = 0; only < 3 && strcmp(argv[i], names[only]); only++) {}
@@ -148,19 +159,26 @@ int main(int argc, char **argv)
         else { fprintf(stderr, "bench_transformer: unknown option %s (see --help)\n", argv[i]); return 1; }
     }
     if (repeats < 1 || repeats > 16 || !(seconds > 0)) { fprintf(stderr, "bench_transformer: --repeats in 1 .. 16, --seconds > 0\n"); return 1; }
-    have_torch = system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+    if (kind && attn_kind_from_name(kind) != ATTN_SOFTMAX && attn_kind_from_name(kind) != ATTN_HYLA &&
+        attn_kind_from_name(kind) != ATTN_COG) {
+        fprintf(stderr, "bench_transformer: --kind %s: softmax, hyla (fuzzy, sraven) or cog (cogformer)\n", kind);
+        return 1;
+    }
+    have_torch = torch && system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
     peak = fma_peak_gflops();
     printf("attn.h %s (%s kernels); HYLA-paper transformer training, tokens per second (batch 128), median of %d x %gs\n",
            ATTN_VERSION_STRING, attn_simd_name(), repeats, seconds);
     printf("CPU: %s; FMA peak (one core) %.1f GFLOP/s; %% peak: the step's product FLOPs per token (forward x 3,\n"
            "attention products x 3.5) times tokens/s, against the peak times the threads\n", cpu_model(), peak);
-    if (!have_torch) printf("PyTorch not found (apt-get install python3-torch): the PyTorch column stays empty\n");
+    if (!have_torch) printf("%s: the PyTorch columns stay empty\n", torch ? "PyTorch not found (apt-get install python3-torch)" : "--no-torch");
     printf("\n%-8s %-9s %7s | %12s %7s %12s %8s | %14s %8s\n", "kind", "preset", "threads", "attn.h", "% peak", "PyTorch", "ratio",
            "PyTorch pruned", "ratio");
     for (s = 0; s < 3; s++)
         for (k = 0; k < 2 && (only < 0 || only == s); k++)
             for (t = 1; t <= 2; t++) {
                 const char *name = attn_kind_get(kinds[s][k])->name;
+                if ((kind && strcmp(kind, name)) || (threads && t != threads)) continue;
+                ran++;
                 double fl, ours = run_attn(s, kinds[s][k], t, repeats, seconds, &fl);
                 double theirs = have_torch ? run_torch(s, name, 0, t, repeats, seconds) : 0;
                 double pruned = have_torch && s < 2 ? run_torch(s, name, 1, t, repeats, seconds) : 0;
@@ -169,6 +187,7 @@ int main(int argc, char **argv)
                        pruned > 0 ? ours / pruned : 0);
                 fflush(stdout);
             }
+    if (!ran) printf("(nothing ran: the cogformer takes softmax and cog, fuzzy and sraven softmax and hyla)\n");
     printf("\n(fuzzy: 2 layers, E 128, 8 heads of 2, T 32, one output; sraven: width 1, 4 layers, 16 heads of 4,\n"
            " T 36, 4 x 8 logits; both with T5 biases, attention dropout 0.1, AdamW. cogformer: 4 layers, d 128,\n"
            " 4 heads of 32, RoPE, SwiGLU, 16 x 128 byte tokens, every position, AdamW with clipping.\n"
