@@ -2740,8 +2740,9 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
 #undef ATTN__FOR_VECS
 
 /* The micro-kernels of this ISA: packed A and B; A read in place ("_s", strided), wide or narrow;
-   A and B in place ("_sb"). Separate instantiations keep the packed strides compile-time constants
-   (a runtime B stride costs the packed loops ~10% on AVX-512). */
+   A and B in place ("_sb"); packed A with a last panel one vector wide ("narrow_p"). Separate
+   instantiations keep the packed strides compile-time constants (a runtime B stride costs the
+   packed loops ~10% on AVX-512). */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
                                size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
                                int stream);
@@ -2930,12 +2931,11 @@ static void attn__gemm_barrier(int nth)
    the blocking's divisions took 16x16x16 about 4% of its time) */
 ATTN__INLINE long attn__div(long a, long b) { return b == 1 ? a : a / b; }
 
-/* The block loops, run by thread tid of nth. B panels are packed by all threads together; the
-   (row block, column part) work items are split among them, in contiguous static chunks. */
 /* The kernel for a tile of rows x cols whose B rows are bs apart: the job's, except at the edges, where
    fewer rows or vectors do less wasted work: a last row tile of packed A of at most MR_S rows takes
    the in-place kernels' MR_S rows (reading the panel with strides 1, MR), and a last panel at most
-   one vector wide takes a one-vector kernel (one thread, 128 x 344 x 2048 TN 92 -> 96 GFLOP/s, ...). */
+   one vector wide takes a one-vector kernel (one thread: 128 x 344 x 2048 TN 92 -> 96 GFLOP/s,
+   128 x 257 x 2048 TN 82 -> 91). */
 static attn__micro_fn attn__tile_micro(const attn__gemm_job *g, int rows, int cols, size_t bs)
 {
     int few = !g->direct && ATTN__MR_S < ATTN__MR && rows <= ATTN__MR_S;
@@ -2945,6 +2945,8 @@ static attn__micro_fn attn__tile_micro(const attn__gemm_job *g, int rows, int co
     return bs == (size_t)g->nr ? g->micro : g->micro_b;
 }
 
+/* The block loops, run by thread tid of nth. B panels are packed by all threads together; the
+   (row block, column part) work items are split among them, in contiguous static chunks. */
 static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 {
     attn_float tile[ATTN__MAXMR * ATTN__MAXNR], *ap = g->apack + (size_t)g->MC * g->KC * tid;
@@ -7094,7 +7096,8 @@ ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_flo
 
 /* AdamW on n parameters x with gradients g, moments m and v, ic1 = 1 / (1 - beta1^t), ic2 likewise
    and decay d: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2, x -= lr (m ic1 / (sqrt(v ic2) + eps) + d x),
-   in attn_float (the vector loop is 8-10x the double loop it replaced: 3% of a Cogformer step). */
+   in attn_float (a loop in double, a division and a square root per parameter, was 3% of a
+   Cogformer step). */
 static void attn__adamw_block(size_t n, attn_float *x, const attn_float *g, attn_float *m, attn_float *v,
                               attn_float lr, attn_float b1, attn_float b2, attn_float ic1, attn_float ic2,
                               attn_float eps, attn_float d)
