@@ -5168,16 +5168,17 @@ static void attn__cog_vjp(size_t n, const attn_float *s, const attn_float *a, co
 }
 
 /* Cog's sign on the weights: p = sign(s) p, so s = 0 gets weight 0 (but stays in the sum). The
-   vector form is s / max(|s|, 2^-126): sign(s) but for denormal s, which scales p by s / 2^-126
-   (safe under -ffast-math, where such s are 0 anyway). */
+   vector form is s 2^126 clamped to [-1, 1]: sign(s) but for denormal s, which scales p by s 2^126
+   (safe under -ffast-math, where such s are 0 anyway); a NaN s passes through. A multiply and two
+   clamps give the values of s / max(|s|, 2^-126) without its division (causal T = 1024, one
+   thread: Cog's forward 12.45-12.73 -> 12.38-12.58 ms). */
 static void attn__cog_sign(size_t n, const attn_float *s, attn_float *p)
 {
-    attn__v tiny = attn__vset1((attn_float)1.17549435e-38f), neg = attn__vset1(-1);
+    attn__v big = attn__vset1((attn_float)8.50705917e37f), one = attn__vset1(1), neg = attn__vset1(-1);
     size_t c = 0;
     for (; ATTN__VW > 1 && c + ATTN__VW <= n; c += ATTN__VW) {
-        attn__v x = attn__vload(s + c);
-        attn__vstore(p + c, attn__vmul(attn__vload(p + c),
-                                       attn__vdiv(x, attn__vmax(tiny, attn__vmax(x, attn__vmul(neg, x))))));
+        attn__v x = attn__vmul(attn__vload(s + c), big);
+        attn__vstore(p + c, attn__vmul(attn__vload(p + c), attn__vmin(one, attn__vmax(neg, x))));
     }
     for (; c < n; c++) p[c] *= (attn_float)((s[c] > 0) - (s[c] < 0)); /* branch-free: signs are random */
 }
