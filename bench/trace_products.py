@@ -53,7 +53,8 @@ static double attn__trace_alone(const attn__trace_row *r)
         double t0 = attn__trace_now();
         for (k = 0; k < reps; k++)
             attn__gemm_untimed(r->ta, r->tb, r->M, r->N, r->K, 1, A, r->ta ? r->M : r->K, B, r->tb ? r->K : r->N, 1, C, r->N);
-        if (t > 0 && attn__trace_now() - t0 < best) best = attn__trace_now() - t0; /* the first run warms up */
+        t0 = attn__trace_now() - t0;
+        if (t > 0 && t0 < best) best = t0; /* the first run warms up */
     }
     free(A); free(B); free(C);
     return fl * reps / best * 1e-9;

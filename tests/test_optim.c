@@ -61,13 +61,15 @@ static void test_adamw_vector(void)
 {
     attn_param_desc d[2] = {{"W", 2, {37, 1}, -1, ATTN_PARAM_ZERO, 0}, {"b", 1, {21}, -1, ATTN_PARAM_ZERO, 0}};
     attn_params p;
-    attn_float m[128] = {0}, v[128] = {0};
+    attn_float *m, *v;
     double x0[58], mm[58] = {0}, vv[58] = {0}, lr = 0.01, b1 = 0.9, b2 = 0.95, eps = 1e-6, wd = 0.1, worst = 0;
     attn_rng r;
     int t, i, bad = -1;
 #define X(i) (i < 37 ? p.value[0].data + i : p.value[1].data + (i - 37))
 #define G(i) (i < 37 ? p.grad[0].data + i : p.grad[1].data + (i - 37))
     attn_params_init(&p, d, 2);
+    m = (attn_float *)calloc(p.total, sizeof *m); /* p.total: the blocks with their alignment padding */
+    v = (attn_float *)calloc(p.total, sizeof *v);
     attn_rng_seed(&r, 58, 0);
     for (i = 0; i < 58; i++) *X(i) = (attn_float)attn_rng_normal(&r, 0, 1);
     for (t = 1; t <= 3; t++) {
@@ -88,6 +90,7 @@ static void test_adamw_vector(void)
 #undef X
 #undef G
     CHECK(worst <= 1, "adamw over blocks of 37 and 21: worst error %.3g of the bound, at %d", worst, bad);
+    free(m); free(v);
     attn_params_free(&p);
 }
 
