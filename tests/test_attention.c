@@ -333,7 +333,7 @@ static void test_against_reference(void)
 {
     static const int shapes[][6] = {{1, 1, 1, 1, 1, 1}, {2, 3, 5, 5, 3, 3}, {1, 2, 17, 5, 8, 3}, {2, 1, 5, 17, 3, 8},
                                     {1, 2, 130, 130, 16, 8}, {2, 1, 70, 200, 8, 16}, {1, 1, 200, 70, 4, 4},
-                                    {1, 1, 70, 40, 800, 3}}; /* the last: keys packed in 2+ depth blocks */
+                                    {1, 1, 70, 40, 1100, 3}}; /* the last: keys packed in 2+ depth blocks */
     attn_rng r;
     int k, s, causal, opt;
     attn_rng_seed(&r, 31, 0);
@@ -345,9 +345,10 @@ static void test_against_reference(void)
                     double err;
                     if (k == ATTN_TAYLOR && shapes[s][4] < 2) continue; /* TAYLOR_DK1: see above */
                     if (opt == 2 && !has_dropout((attn_kind)k)) continue;
-                    /* the 800-deep keys are for the tiled engine's packing; at that depth float's rounding
-                       of the scores alone took a head-mixing kind past the tolerance (1.6e-4 > 1.2e-4) */
-                    if (shapes[s][4] == 800 && !attn_kind_get((attn_kind)k)->score) continue;
+                    /* the 1100-deep keys (more than any ISA's depth block, 1024 on AVX-512) are for the
+                       tiled engine's packing; at such depths float's rounding of the scores alone took a
+                       head-mixing kind past the tolerance (1.6e-4 > 1.2e-4 at 800) */
+                    if (shapes[s][4] == 1100 && !attn_kind_get((attn_kind)k)->score) continue;
                     att_setup(&c, (attn_kind)k, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt > 0, opt > 0, &r);
                     if (opt == 2) att_dropout(&c, 0.3, 99);
                     err = att_forward_error(&c);
