@@ -2647,10 +2647,9 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 /* Per ISA: MR x NV vectors for the packed kernel, MR_S rows for the in-place ones (each row needs an
    address, and MR_S * NV + NV + 1 vector registers must fit), cache blocks KC (depth), MC (rows of A
    per block), NC (columns of B per block). Measured on AVX-512; the others are sized to their
-   register files (16 on AVX2, SSE2 and WASM, 32 on NEON). Each depth block after the first reads
-   and writes all of C once more: 2048 x 2048 x 768 NN runs at 111-113 GFLOP/s in one block and
-   103-105 in two of 384 (one thread). Blocks of up to 1024 (NC 2048 keeps the buffer as it was at
-   768 x 3072) put 1024^3 in one: NN, NT, TT 100-105 -> 105-110 GFLOP/s, medians of 5 alternating. */
+   register files (16 on AVX2, SSE2 and WASM, 32 on NEON). Depth blocks of up to 1024 (NC 2048
+   keeps the buffer as it was at 768 x 3072) put 1024^3 in one block: NN, NT, TT 100-105 -> 105-110
+   GFLOP/s, one thread, medians of 5 alternating; 2048^3 runs the same in two blocks as in three. */
 #if defined(ATTN__AVX512)
 #define ATTN__VREGS 32
 #define ATTN__MR 14
