@@ -52,7 +52,7 @@ void test_gemm(void)
                                                         side below a vector) the short path, the rest the packed one */
     /* ... an attention tile's short products with 4-wide heads (36 x 4 x 36, 36 x 36 x 4; 103 x 4 x 19: more
        rows than a transposed A's four columns hold in registers, and a remainder), and small products of
-       whole tiles (16^3, 32^3, 64 x 16 x 16, 16 x 64 x 16; 8 x 16 x 300, deeper than the 256 of an AVX2 or NEON block: no blocking, B in place or packed on the stack;
+       whole tiles (16^3, 32^3, 64 x 16 x 16, 16 x 64 x 16; 8 x 16 x 300, deeper than the 256 of a NEON or scalar block: no blocking, B in place or packed on the stack;
        130 x 65 x 1100 and 33 x 2100 x 40: two depth blocks, two column blocks on every ISA) */
     static const int shapes[][3] = {{300, 70, 50}, {64, 2048, 16}, {513, 16, 200}, {130, 65, 1100}, {33, 2100, 40}, {45, 200, 33}, {2, 900, 3},
                                     {36, 4, 36}, {36, 36, 4}, {103, 4, 19}, {16, 16, 16}, {32, 32, 32}, {64, 16, 16}, {16, 64, 16},
