@@ -2882,20 +2882,29 @@ static void attn__pack_a(int trans, const attn_float *A, int lda, int i0, int mc
     }
 }
 
-/* Packs op(B)[p0 .. p0+kc, j0 .. j0+nc] into NR-column panels. */
+/* Packs op(B)[p0 .. p0+kc, j0 .. j0+nc] into NR-column panels. A row-major B is read row by row (each
+   row once, whole, into every panel), so that the prefetchers see one stream. */
 static void attn__pack_b(int trans, const attn_float *B, int ldb, int p0, int kc, int j0, int nc,
                          int nr, attn_float *dst)
 {
-    int jp, p, cols;
-    for (jp = 0; jp < nc; jp += nr, dst += (size_t)nr * kc) {
+    int jp, p, cols, full = nc / nr * nr;
+    if (!trans) { /* op(B)[p, j] = B[p * ldb + j] */
+        if (full < nc) memset(dst + (size_t)full * kc, 0, sizeof(attn_float) * (size_t)nr * kc);
+        for (p = 0; p < kc; p++) {
+            const attn_float *src = B + (size_t)(p0 + p) * ldb + j0;
+            attn_float *d = dst + (size_t)p * nr;
+            for (jp = 0; jp < full; jp += nr) /* a constant size is inlined */
+                if (nr == ATTN__MAXNR) memcpy(d + (size_t)jp * kc, src + jp, sizeof(attn_float) * ATTN__MAXNR);
+                else memcpy(d + (size_t)jp * kc, src + jp, sizeof(attn_float) * (size_t)nr);
+            if (full < nc)
+                memcpy(d + (size_t)full * kc, src + full, sizeof(attn_float) * (size_t)(nc - full));
+        }
+        return;
+    }
+    for (jp = 0; jp < nc; jp += nr, dst += (size_t)nr * kc) { /* op(B)[p, j] = B[j * ldb + p] */
         cols = ATTN__MIN(nr, nc - jp);
         if (cols < nr) memset(dst, 0, sizeof(attn_float) * (size_t)nr * kc);
-        if (!trans) { /* op(B)[p, j] = B[p * ldb + j] */
-            for (p = 0; p < kc; p++)
-                memcpy(dst + (size_t)p * nr, B + (size_t)(p0 + p) * ldb + j0 + jp,
-                       sizeof(attn_float) * (size_t)cols);
-        } else /* op(B)[p, j] = B[j * ldb + p] */
-            attn__transpose(cols, kc, B + (size_t)(j0 + jp) * ldb + p0, (size_t)ldb, dst, (size_t)nr);
+        attn__transpose(cols, kc, B + (size_t)(j0 + jp) * ldb + p0, (size_t)ldb, dst, (size_t)nr);
     }
 }
 
@@ -2956,15 +2965,17 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
     for (jc = 0; jc < g->N; jc += g->NC) {
         int nc = ATTN__MIN(g->NC, g->N - jc), npan = (nc + nr - 1) / nr;
         for (pc = 0; pc < g->K; pc += g->KC) {
-            int kc = ATTN__MIN(g->KC, g->K - pc), jp;
+            int kc = ATTN__MIN(g->KC, g->K - pc), jp, jp1;
             attn_float b_eff = pc == 0 ? g->beta : 1;
             int nw = g->n_ic * g->nsplit;
             const attn_float *bp = g->panels ? g->panels + (size_t)pc * g->npad + (size_t)(g->pj0 + jc) * kc
                                              : g->bpack;
-            for (jp = npan * tid / nth; jp < npan * (tid + 1) / nth && !g->panels; jp++)
-                if (!g->bdirect || nc - jp * nr < nr) /* in place, only a partial panel is packed */
-                    attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nr, nc - jp * nr),
-                                 nr, g->bpack + (size_t)jp * nr * kc);
+            jp = npan * tid / nth; /* this thread's panels [jp, jp1); B in place: only a partial one */
+            jp1 = npan * (tid + 1) / nth;
+            if (g->bdirect && jp < jp1) jp = nc % nr ? npan - 1 : npan;
+            if (jp < jp1 && !g->panels)
+                attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nc, jp1 * nr) - jp * nr, nr,
+                             g->bpack + (size_t)jp * nr * kc);
             attn__gemm_barrier(nth);
             for (w = nw * tid / nth; w < nw * (tid + 1) / nth; w++) {
                 int b = (int)attn__div(w, g->nsplit), s = w - b * g->nsplit, tiles = g->tiles;
