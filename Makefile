@@ -52,7 +52,7 @@ endif
 
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
 
-.PHONY: all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
+.PHONY: ab all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS)
 
@@ -113,8 +113,22 @@ $(BUILD)/bench_attention: bench/bench_attention.c bench/bench.h attn.h | $(BUILD
 $(BUILD)/bench_cisformer: bench/bench_cisformer.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
-$(BUILD)/bench_transformer: bench/bench_transformer.c bench/bench.h attn.h | $(BUILD)
+$(BUILD)/bench_transformer: bench/bench_transformer.c bench/bench.h bench/train_step.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
+
+# A/B comparison of two builds of attn.h on a training step, alternating step by step in one program:
+# make ab A=path/to/old/attn.h [B=attn.h] [PRESET=fuzzy|sraven|cogformer] [KIND=softmax] [STEPS=40]
+B ?= attn.h
+PRESET ?= fuzzy
+KIND ?= softmax
+STEPS ?= 40
+ab: bench/ab_step.c bench/ab_side.c bench/train_step.h bench/bench.h | $(BUILD)
+	@if [ -z "$(A)" ] || [ ! -f "$(A)" ]; then echo "make ab needs A=path/to/attn.h (the build to compare against)"; exit 1; fi
+	for s in a:$(A) b:$(B) c:$(B) d:$(A); do \
+	    $(CC) $(CFLAGS) $(ARCH) $(WARN) -c -DAB_ATTN_H="\"$$(realpath $${s#*:})\"" -DAB_SIDE=ab_$${s%%:*} bench/ab_side.c \
+	        -o $(BUILD)/ab_$${s%%:*}.o || exit 1; done
+	$(CC) $(CFLAGS) $(ARCH) $(WARN) bench/ab_step.c $(BUILD)/ab_[abcd].o -o $(BUILD)/ab_step $(LIBS)
+	$(BUILD)/ab_step --preset $(PRESET) --kind $(KIND) --steps $(STEPS)
 $(BUILD)/bench_decode: bench/bench_decode.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 

@@ -8029,6 +8029,7 @@ static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_con
     size_t cnt, floats, pb;
     ATTN__NEED(m); ATTN__NEED(rng);
     memset(&t, 0, sizeof t);
+    memset(p, 0, sizeof p); /* gcc 12 -O2 takes it for uninitialized where ATTN_STATIC inlines the layout */
     n = attn__tf_layout("attn_transformer_init", cfg, p, t.at, &floats, &cnt);
     if (!n) return attn_last_status();
     pb = attn_params_bytes(p, n);

@@ -19,101 +19,32 @@
 #include "../attn.h"
 #endif
 #include "bench.h"
+#include "train_step.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The product FLOPs of one training step on one sequence of c->max_T tokens: every matrix product
-   of the forward pass (input or embedding projection, Q, K, V, O, the MLP's two or three, QK^T and
-   PV over the keys each query sees, the head), times 3 for forward + backward (3.5 for the
-   attention products: two forward, five backward). The last layer of a read-out model computes
-   its read-out rows only (K and V for all); the head-mixing kinds' own value networks are not
-   counted. */
-static double step_flops(const attn_transformer_config *c)
-{
-    double T = c->max_T, C = c->d, H = c->heads, dk = c->dk, dv = c->dv, lin = 0, att = 0, R;
-    int l;
-    lin += c->in_dim ? 2 * T * c->in_dim * C : 0; /* dense inputs' projection; token embeddings are lookups */
-    for (l = 0; l < c->layers; l++) {
-        R = l == c->layers - 1 && c->readout ? c->readout : T; /* the queries this layer computes */
-        lin += 2 * T * C * H * (dk + dv) + 2 * R * C * H * dk + 2 * R * H * dv * C +
-               2 * R * C * c->mlp * (c->glu ? 3 : 2);
-        att += 2 * R * (c->causal ? (T + 1) / 2 : T) * H * (dk + dv);
-    }
-    lin += 2 * (c->readout ? c->readout : T) * C * c->out;
-    return 3 * lin + 3.5 * att;
-}
 
 /* attn.h's tokens per second for a preset (0 fuzzy, 1 SRAVEN, 2 the Cogformer) and kind on
    `threads` threads; *flops: step_flops per token. */
 static double run_attn(int preset, attn_kind kind, int threads, int repeats, double seconds, double *flops)
 {
-    attn_transformer_config c;
-    attn_transformer m;
-    attn_rng r;
-    int sraven = preset == 1, cog = preset == 2, B = cog ? 16 : 128, l, i, rep, n_out, *targets, *tok;
+    train_step s;
     double rates[16];
-    attn_float *x, *out, *dout, *loss, *probs, *cache, *mom, *vel;
-    void *work;
-    size_t wb;
-    memset(&c, 0, sizeof c);
-    c.in_dim = sraven ? 8 : 5; c.d = 128; c.layers = sraven ? 4 : 2; c.heads = sraven ? 16 : 8; c.dk = c.dv = sraven ? 4 : 2;
-    c.mlp = 256; c.max_T = sraven ? 36 : 32; c.out = sraven ? 8 : 1; c.readout = sraven ? 4 : 1; c.eps = (attn_float)1e-6;
-    c.act = ATTN_ACT_GELU_TANH; c.bias = 1; c.t5 = 1; c.dropout = (attn_float)0.1; c.init = ATTN_INIT_LECUN;
-    if (cog) {
-        memset(&c, 0, sizeof c);
-        c.vocab = c.out = 257; c.d = 128; c.layers = 4; c.heads = 4; c.dk = c.dv = 32; c.mlp = 344; c.max_T = 128; c.causal = 1;
-        c.pos = ATTN_POS_ROPE; c.norm = ATTN_NORM_RMS; c.eps = (attn_float)1e-6; c.act = ATTN_ACT_SILU; c.glu = 1;
-    }
-    for (l = 0; l < c.layers; l++) c.kinds[l] = kind;
-    *flops = step_flops(&c) / c.max_T;
-    attn_set_threads(threads);
-    attn_rng_seed(&r, 1, 0);
-    if (attn_transformer_init(&m, &c, &r) != ATTN_OK) { fprintf(stderr, "%s\n", attn_last_error()); exit(1); }
-    n_out = B * (cog ? c.max_T : c.readout) * c.out;
-    x = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c.max_T * (cog ? 1 : c.in_dim));
-    tok = (int *)malloc(sizeof(int) * (size_t)B * c.max_T);
-    out = (attn_float *)malloc(sizeof(attn_float) * (size_t)n_out);
-    dout = (attn_float *)malloc(sizeof(attn_float) * (size_t)n_out);
-    probs = (attn_float *)malloc(sizeof(attn_float) * (size_t)n_out);
-    loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c.max_T);
-    targets = (int *)malloc(sizeof(int) * (size_t)B * c.max_T);
-    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, B, c.max_T));
-    wb = attn_transformer_work_bytes(&m, B, c.max_T);
-    work = malloc(wb);
-    mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
-    vel = (attn_float *)calloc(m.p.total, sizeof(attn_float));
-    for (i = 0; i < B * c.max_T * (cog ? 1 : c.in_dim); i++) x[i] = (attn_float)attn_rng_uniform(&r);
-    for (i = 0; i < B * c.max_T; i++) tok[i] = (int)attn_rng_int(&r, 257);
-    for (i = 0; i < B * (cog ? c.max_T : c.readout); i++) targets[i] = (int)attn_rng_int(&r, (uint32_t)c.out);
-    m.training = 1;
+    int rep;
+    train_step_init(&s, preset, kind, threads);
+    *flops = step_flops(&s.c) / s.c.max_T;
     for (rep = -1; rep < repeats; rep++) { /* rep -1 warms up */
         double t0 = now(), el;
         long steps = 0;
         do {
-            m.seed = (uint64_t)steps;
-            int nt = B * (cog ? c.max_T : c.readout);
-            attn_transformer_forward(&m, out, cache, cog ? tok : NULL, cog ? NULL : x, B, c.max_T, work, wb);
-            if (sraven || cog) {
-                attn_cross_entropy_forward(loss, probs, out, targets, nt, c.out);
-                memset(dout, 0, sizeof(attn_float) * (size_t)n_out);
-                attn_cross_entropy_backward(dout, NULL, (attn_float)(1.0 / nt), probs, targets, nt, c.out);
-            } else {
-                for (i = 0; i < B; i++) dout[i] = (attn_float)(2 * (out[i] - 0.5) / B);
-            }
-            attn_params_zero_grad(&m.p);
-            attn_transformer_backward(&m, dout, cache, cog ? tok : NULL, cog ? NULL : x, B, c.max_T, work, wb);
-            if (cog) attn_clip_grad_norm(&m.p, 1.0);
-            attn_adamw_step(&m.p, mom, vel, steps + 1, (attn_float)1e-3, (attn_float)0.9, (attn_float)(cog ? 0.95 : 0.999), (attn_float)1e-8,
-                            (attn_float)0.1);
+            train_step_run(&s);
             steps++;
             el = now() - t0;
         } while (el < (rep < 0 ? 0.5 : seconds));
-        if (rep >= 0) rates[rep] = (double)steps * B * c.max_T / el;
+        if (rep >= 0) rates[rep] = (double)steps * s.B * s.c.max_T / el;
     }
     qsort(rates, (size_t)repeats, sizeof(double), cmp_double);
-    free(x); free(tok); free(out); free(dout); free(probs); free(loss); free(targets); free(cache); free(work); free(mom); free(vel);
-    attn_transformer_free(&m);
+    train_step_free(&s);
     return rates[repeats / 2];
 }
 

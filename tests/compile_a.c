@@ -14,7 +14,12 @@ int main(void)
 {
     attn_rng r;
     attn_float a[4] = {1, 2, 3, 4}, c[4];
+    attn_transformer m; /* a model too: under ATTN_STATIC its code is inlined into this unit's */
+    attn_transformer_config cfg = attn_transformer_config_default();
+    int made;
     attn_rng_seed(&r, 1, 2);
     attn_gemm(0, 0, 2, 2, 2, 1, a, 2, a, 2, 0, c, 2);
-    return (c[0] == 7 && unit_b() == 0) ? 0 : 1;
+    made = attn_transformer_init(&m, &cfg, &r) == ATTN_OK;
+    if (made) attn_transformer_free(&m);
+    return (c[0] == 7 && made && unit_b() == 0) ? 0 : 1;
 }
