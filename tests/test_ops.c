@@ -104,6 +104,12 @@ static void test_gradients(void)
         t_gradcheck("linear 7x5 -> 3", linear_f, linear_b, &c, c.out, 21, v, 3);
     }
     ctx_free(&c);
+    c = ctx_new(9, 5, 83, &r); /* 83 outputs: whole vectors and a tail in every vector loop */
+    {
+        t_var v[3] = {{"inp", c.x, c.dx, 45}, {"W", c.w, c.dw, 415}, {"b", c.b, c.db, 83}};
+        t_gradcheck("linear 9x5 -> 83", linear_f, linear_b, &c, c.out, 9 * 83, v, 3);
+    }
+    ctx_free(&c);
 
     for (mode = 0; mode < 8; mode++) { /* bit 0: eps outside, bit 1: affine, bit 2: rows of 37 (vector loops) */
         int C = mode & 4 ? 37 : 7;
