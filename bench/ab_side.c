@@ -1,11 +1,11 @@
 /* One side of bench/ab_step.c: a training step of the attn.h named by AB_ATTN_H (a path in quotes),
-   compiled with ATTN_STATIC so that two builds of the library live in one program, each behind its
-   own AB_SIDE_step functions (AB_SIDE: ab_a or ab_b). */
+   compiled with ATTN_STATIC so that two builds of the library live in one program, each instance
+   behind its own AB_SIDE_init and AB_SIDE_step (AB_SIDE: ab_a, ab_b, ab_c or ab_d). */
 #define ATTN_STATIC
 #define ATTN_IMPLEMENTATION
 #include AB_ATTN_H
+#include "bench.h"
 #include "train_step.h"
-#include <time.h>
 
 #define AB_CAT2(a, b) a##b
 #define AB_CAT(a, b) AB_CAT2(a, b)
@@ -29,12 +29,11 @@ void *AB_CAT(AB_SIDE, _init)(int preset, const char *kind)
 /* Seconds of one step. */
 double AB_CAT(AB_SIDE, _step)(void *s)
 {
-    struct timespec a, b;
+    double t0;
     attn_set_threads(1);
-    clock_gettime(CLOCK_MONOTONIC, &a);
+    t0 = now();
     train_step_run((train_step *)s);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    return now() - t0;
 }
 
 int AB_CAT(AB_SIDE, _tokens)(void *s) { return ((train_step *)s)->B * ((train_step *)s)->c.max_T; }

@@ -25,7 +25,7 @@ static inline double arg_number(const char *flag, const char *s, double lo, doub
 static inline int arg_int(const char *flag, const char *s, int lo, int hi) { return (int)arg_number(flag, s, lo, hi, 1); }
 static inline double arg_double(const char *flag, const char *s, double lo, double hi) { return arg_number(flag, s, lo, hi, 0); }
 
-static double now(void)
+static inline double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -35,7 +35,7 @@ static double now(void)
 /* The machine's FP32 FMA peak on one core, GFLOP/s: 12 independent chains of vector FMAs (GCC and
    clang vector extensions at the build's widest vector), the best of 5 runs of about 50 ms; 0
    without vector extensions. Every benchmark prints its figures beside it. */
-static double fma_peak_gflops(void)
+static inline double fma_peak_gflops(void)
 {
 #if defined(__GNUC__) || defined(__clang__)
 #if defined(__AVX512F__)
@@ -72,7 +72,7 @@ static double fma_peak_gflops(void)
 }
 
 /* The processor's name from /proc/cpuinfo (Linux), or "unknown". */
-static const char *cpu_model(void)
+static inline const char *cpu_model(void)
 {
     static char name[128] = "unknown";
     char line[256];
@@ -87,7 +87,7 @@ static const char *cpu_model(void)
     return name;
 }
 
-static int cmp_double(const void *a, const void *b)
+static inline int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
