@@ -3702,6 +3702,15 @@ ATTNDEF void attn_scale(size_t n, attn_float a, attn_float *x)
     for (; i < n; i++) x[i] *= a;
 }
 
+/* out = x y elementwise (out may be x or y) */
+static void attn__mul(size_t n, const attn_float *x, const attn_float *y, attn_float *out)
+{
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW)
+        attn__vstore(out + i, attn__vmul(attn__vload(x + i), attn__vload(y + i)));
+    for (; i < n; i++) out[i] = x[i] * y[i];
+}
+
 ATTNDEF attn_float attn_max(size_t n, const attn_float *x)
 {
     attn_float m = -INFINITY;
@@ -4062,7 +4071,11 @@ ATTNDEF attn_status attn_rmsnorm_forward(attn_float *out, attn_float *rstd, cons
         const attn_float *x = inp + (size_t)n * C;
         attn_float ms = attn_dot((size_t)C, x, x) / C, r = 1 / (attn_float)sqrt(ms + eps), mu;
         if (!(ms >= ATTN__FLOAT_MIN) || !attn__finite(ms)) r = attn__rstd_scaled(x, C, eps, -1, &mu);
-        for (i = 0; i < C; i++) out[(size_t)n * C + i] = x[i] * r * (g ? g[i] : 1);
+        for (i = 0; i + ATTN__VW <= C; i += ATTN__VW) { /* y = x r g */
+            attn__v y = attn__vmul(attn__vload(x + i), attn__vset1(r));
+            attn__vstore(out + (size_t)n * C + i, g ? attn__vmul(y, attn__vload(g + i)) : y);
+        }
+        for (; i < C; i++) out[(size_t)n * C + i] = x[i] * r * (g ? g[i] : 1);
         if (rstd) rstd[n] = r;
     }
     return ATTN_OK;
@@ -6784,7 +6797,9 @@ static void attn__heads(attn_float *dst, const attn_float *src, int B, int T, in
                        bh = (((size_t)b * H + h) * T + t) * d;
                 attn_float *o = split ? dst + bh : dst + bt;
                 const attn_float *x = split ? src + bt : src + bh;
-                for (i = 0; i < d; i++) o[i] = x[i]; /* heads are a few floats: a loop, not a memcpy call */
+                /* heads are a few floats: loops, not a memcpy call (compilers kept this one scalar) */
+                for (i = 0; i + ATTN__VW <= d; i += ATTN__VW) attn__vstore(o + i, attn__vload(x + i));
+                for (; i < d; i++) o[i] = x[i];
             }
 }
 
@@ -7232,7 +7247,13 @@ ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)
         return attn__fail(ATTN_ERR_ARG,
                           "attn_clip_grad_norm: p is NULL or max_norm = %g is not finite and > 0", max_norm),
                -1;
-    for (i = 0; i < p->total; i++) s += (double)p->gdata[i] * p->gdata[i];
+    for (i = 0; i < p->total; i += 1024) { /* blocks summed in float vectors, their sums in double */
+        size_t j, n = ATTN__MIN(1024, p->total - i);
+        attn_float b = attn_dot(n, p->gdata + i, p->gdata + i);
+        if (b >= 1e-30f && b <= 1e30f) s += b;
+        else /* under- or overflow (or NaN): the block again, in double */
+            for (j = i; j < i + n; j++) s += (double)p->gdata[j] * p->gdata[j];
+    }
     norm = sqrt(s);
     if (norm > max_norm) attn_scale(p->total, (attn_float)(max_norm / (norm + 1e-6)), p->gdata);
     return norm;
@@ -8378,13 +8399,13 @@ static void attn__tf_mlp_forward(const attn_transformer *m, const attn_transform
                                  attn_float *g, size_t n)
 {
     const attn_transformer_config *cf = &m->cfg;
-    size_t k, nm = n * cf->mlp;
+    size_t nm = n * cf->mlp;
     attn__tf_norm(m, a, mean, rstd, h, W->n2g, W->n2b, n);
     attn_linear_forward(u, a, W->W1, W->b1, (int)n, cf->d, cf->mlp);
     if (cf->glu) {
         attn_linear_forward(u2, a, W->W3, W->b3, (int)n, cf->d, cf->mlp);
         attn_act_forward(a2, u2, nm, cf->act);
-        for (k = 0; k < nm; k++) g[k] = u[k] * a2[k];
+        attn__mul(nm, u, a2, g);
     } else {
         attn_act_forward(g, u, nm, cf->act);
     }
@@ -8489,8 +8510,8 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         attn__linear_back(dG, G.W2, G.b2, dX, c.g, W.W2, (int)n, cf->mlp, cf->d, 0);
         /* glu: g = u a2, a2 = act(u2): du = dg a2 (dU), then dz = dg u (dG), du2 = act'(u2) dz (dU) */
         if (cf->glu) {
-            size_t k;
-            for (k = 0; k < n * cf->mlp; k++) { dU[k] = dG[k] * c.a2[k]; dG[k] *= c.u[k]; }
+            attn__mul(n * cf->mlp, dG, c.a2, dU);
+            attn__mul(n * cf->mlp, dG, c.u, dG);
             attn__linear_back(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp, 0);
             memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
             attn_act_backward(dU, dG, c.u2, n * cf->mlp, cf->act);

@@ -109,6 +109,38 @@ static void test_clip(void)
     attn_params_free(&p);
 }
 
+/* The norm over 3000 gradients (blocks of 1024 and a tail): ordinary ones, then ones whose squares
+   overflow float (1e20) and ones whose squares underflow it (1e-25), against a sum in double. */
+static void test_clip_range(void)
+{
+    attn_param_desc d[1] = {{"w", 1, {3000}, -1, ATTN_PARAM_ZERO, 0}};
+    attn_params p;
+    double s, n;
+    int i, k;
+    attn_params_init(&p, d, 1);
+    for (k = 0; k < 3; k++) {
+        double scale = k == 0 ? 1 : k == 1 ? 1e20 : 1e-25;
+        for (i = 0, s = 0; i < 3000; i++) {
+            double g = (i < 1024 || k == 0 ? 1 : scale) * (0.5 + (i * 7919 % 1000) / 1000.0);
+            p.grad[0].data[i] = (attn_float)g;
+            s += (double)p.grad[0].data[i] * p.grad[0].data[i];
+        }
+        n = attn_clip_grad_norm(&p, 1e300);
+        CHECK(fabs(n - sqrt(s)) <= 1e-6 * sqrt(s), "gradient norm with blocks at scale %g: %.9g, want %.9g", scale, n, sqrt(s));
+    }
+    for (k = 0; k < 3; k++) { /* tiny gradients alone: the norm is not lost to float's underflow */
+        for (i = 0, s = 0; i < 3000; i++) {
+            p.grad[0].data[i] = (attn_float)(1e-25 * (k + 1));
+            s += (double)p.grad[0].data[i] * p.grad[0].data[i];
+        }
+        n = attn_clip_grad_norm(&p, 1);
+        CHECK(fabs(n - sqrt(s)) <= 1e-6 * sqrt(s), "gradient norm of tiny gradients: %.9g, want %.9g", n, sqrt(s));
+    }
+    p.grad[0].data[2500] = NAN;
+    CHECK(t_isnan((attn_float)attn_clip_grad_norm(&p, 1)), "a NaN gradient gives a NaN norm");
+    attn_params_free(&p);
+}
+
 static void test_schedules(void)
 {
     attn_schedule s;
@@ -188,5 +220,6 @@ void test_optim(void)
     test_adamw();
     test_adamw_vector();
     test_clip();
+    test_clip_range();
     test_schedules();
 }
