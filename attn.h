@@ -2314,7 +2314,8 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 /* vmax(a, b) and vmin(a, b) return b when a or b is NaN, as x86's maxps and minps do (NEON returns
    the NaN), so a clamp written vmin(hi, vmax(lo, x)) passes a NaN x through in every backend.
    Besides the table row, each ISA gives fma, vround (to the nearest integer, as floats) and
-   vpow2 (2^n for integer-valued n in [-126, 127], built from the exponent bits) for attn__vexp. */
+   vpow2 (2^n for integer-valued n in [-126, 127], built from the exponent bits) for attn__vexp, and
+   vswap2 (lanes 2k and 2k + 1 exchanged: the pairs RoPE rotates). */
 #if defined(ATTN__AVX512)
 #define ATTN__VW 16
 ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps,
@@ -2329,6 +2330,7 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
     return _mm512_castsi512_ps(
         _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
 }
+ATTN__INLINE attn__v attn__vswap2(attn__v v) { return _mm512_permute_ps(v, 0xB1); }
 /* AVX-512 only (ATTN__SPREAD4, for products four columns wide): a[0..4) each repeated over four
    lanes, (a0 a0 a0 a0 a1 ... a3), and the sums of v's four groups of four lanes into t[0..4). */
 #define ATTN__SPREAD4 1
@@ -2386,6 +2388,7 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
     return _mm256_castsi256_ps(
         _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
 }
+ATTN__INLINE attn__v attn__vswap2(attn__v v) { return _mm256_permute_ps(v, 0xB1); }
 #elif defined(ATTN__SSE2)
 #define ATTN__VW 4
 ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_max_ps, _mm_min_ps,
@@ -2396,6 +2399,7 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
 {
     return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23));
 }
+ATTN__INLINE attn__v attn__vswap2(attn__v v) { return _mm_shuffle_ps(v, v, 0xB1); }
 #elif defined(ATTN__WASM)
 #define ATTN__VW 4
 #define ATTN__WASM_MAX(a, b) wasm_f32x4_pmax(b, a) /* b < a ? a : b: maxps's order */
@@ -2421,6 +2425,7 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
 {
     return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
 }
+ATTN__INLINE attn__v attn__vswap2(attn__v v) { return wasm_i32x4_shuffle(v, v, 1, 0, 3, 2); }
 #elif defined(ATTN__NEON)
 #define ATTN__VW 4
 ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vmaxq_f32, vminq_f32,
@@ -2431,6 +2436,7 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
 {
     return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
 }
+ATTN__INLINE attn__v attn__vswap2(attn__v v) { return vrev64q_f32(v); }
 #endif
 #if defined(ATTN__AVX512)
 ATTN__INLINE float attn__vhsum(attn__v v) { return _mm512_reduce_add_ps(v); }
@@ -2468,6 +2474,7 @@ ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return a / b; }
 ATTN__INLINE attn__v attn__vsqrt(attn__v a) { return (attn_float)sqrt(a); }
 ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
 ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
+ATTN__INLINE attn__v attn__vswap2(attn__v v) { return v; } /* one lane: no pairs (RoPE's loop is scalar) */
 #endif
 /* A store past the caches (AVX-512, AVX2: a non-temporal store, p aligned to the vector; a plain
    store elsewhere), and the fence after a run of them. ATTN__STREAMS: whether there are such stores
@@ -4140,13 +4147,13 @@ static double attn__act_f(attn_act a, double x, double *dfdx)
 }
 
 /* The activations with a vector form (tanh, GELU-tanh, SiLU, sigmoid), over the whole vectors of
-   x [n]: out = f(x) when out is not NULL, else dinp += f'(x) dout. Returns how many leading
-   elements it did (0 for the others, which the scalar loop does). */
+   x [n]: out = f(x) when out is not NULL, else dinp += f'(x) dout (acc 1) or dinp = f'(x) dout (acc 0).
+   Returns how many leading elements it did (0 for the others, which the scalar loop does). */
 static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_float *out,
-                             const attn_float *dout, attn_float *dinp)
+                             const attn_float *dout, attn_float *dinp, int acc)
 {
     const attn__v one = attn__vset1(1), neg = attn__vset1(-1), two = attn__vset1(2), four = attn__vset1(4);
-    const attn__v k2 = attn__vset1((attn_float)(2 * 0.7978845608028654)),
+    const attn__v zero = attn__vset1(0), k2 = attn__vset1((attn_float)(2 * 0.7978845608028654)),
                   kc2 = attn__vset1((attn_float)(2 * 0.7978845608028654 * 0.044715));
     size_t i = 0;
     if (a != ATTN_ACT_TANH && a != ATTN_ACT_GELU_TANH && a != ATTN_ACT_SILU && a != ATTN_ACT_SIGMOID)
@@ -4178,7 +4185,8 @@ static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_flo
             }
         }
         if (out) attn__vstore(out + i, f);
-        else attn__vstore(dinp + i, attn__vfma(df, attn__vload(dout + i), attn__vload(dinp + i)));
+        else
+            attn__vstore(dinp + i, attn__vfma(df, attn__vload(dout + i), acc ? attn__vload(dinp + i) : zero));
     }
     return i;
 }
@@ -4198,24 +4206,31 @@ ATTNDEF attn_status attn_act_forward(attn_float *out, const attn_float *inp, siz
     ATTN__TRY(attn__count(__func__, n));
     if ((int)a < 0 || a >= ATTN_ACT_COUNT)
         return attn__fail(ATTN_ERR_ARG, "attn_act_forward: unknown activation %d", (int)a);
-    for (i = attn__act_simd(a, n, inp, out, NULL, NULL); i < n; i++)
+    for (i = attn__act_simd(a, n, inp, out, NULL, NULL, 0); i < n; i++)
         out[i] = (attn_float)attn__act_f(a, inp[i], &d);
     return ATTN_OK;
+}
+
+/* dinp = acc dinp + f'(inp) dout (acc 0: dinp need not be cleared first, which the models use). */
+static void attn__act_back(attn_float *dinp, const attn_float *dout, const attn_float *inp, size_t n,
+                           attn_act a, int acc)
+{
+    size_t i;
+    double d;
+    for (i = attn__act_simd(a, n, inp, NULL, dout, dinp, acc); i < n; i++) {
+        attn__act_f(a, inp[i], &d);
+        dinp[i] = (acc ? dinp[i] : 0) + (attn_float)d * dout[i];
+    }
 }
 
 ATTNDEF attn_status attn_act_backward(attn_float *dinp, const attn_float *dout, const attn_float *inp,
                                       size_t n, attn_act a)
 {
-    size_t i;
-    double d;
     ATTN__NEED(dinp); ATTN__NEED(dout); ATTN__NEED(inp);
     ATTN__TRY(attn__count(__func__, n));
     if ((int)a < 0 || a >= ATTN_ACT_COUNT)
         return attn__fail(ATTN_ERR_ARG, "attn_act_backward: unknown activation %d", (int)a);
-    for (i = attn__act_simd(a, n, inp, NULL, dout, dinp); i < n; i++) {
-        attn__act_f(a, inp[i], &d);
-        dinp[i] += (attn_float)d * dout[i];
-    }
+    attn__act_back(dinp, dout, inp, n, a, 1);
     return ATTN_OK;
 }
 
@@ -4397,23 +4412,40 @@ ATTNDEF attn_status attn_rope_tables(attn_float *cosv, attn_float *sinv, int T, 
     return ATTN_OK;
 }
 
-/* out = R(sign * angle) x for each pair; the forward rotates by +angle, the backward by -angle. */
+/* out = R(sign * angle) x for each pair (x0, x1): (x0 c - x1 sn, x1 c + x0 sn), sn = sign * s; the
+   forward rotates by +angle, the backward by -angle. Each of the N sequences is T dh / 2 pairs, pair
+   k turned by cosv[k], sinv[k] ([T, dh / 2] as attn_rope_tables lays them out); the tables are
+   spread over blocks of pairs, (c c) and (-sn sn) per pair, so that whole vectors of pairs take
+   y = x (c c) + swap2(x) (-sn sn) (gcc -O2 left the pair loop scalar: 1.2% of a Cogformer step). */
+#define ATTN__ROPE_BLOCK 256 /* pairs */
 static void attn__rope(attn_float *out, const attn_float *inp, const attn_float *cosv,
                        const attn_float *sinv, int N, int T, int dh, attn_float sign, int accumulate)
 {
-    int n, t, i, h = dh / 2;
-    for (n = 0; n < N; n++)
-        for (t = 0; t < T; t++) {
-            const attn_float *x = inp + ((size_t)n * T + t) * dh, *c = cosv + (size_t)t * h,
-                             *s = sinv + (size_t)t * h;
-            attn_float *y = out + ((size_t)n * T + t) * dh;
-            for (i = 0; i < h; i++) {
-                attn_float x0 = x[2 * i], x1 = x[2 * i + 1], sn = sign * s[i];
-                attn_float y0 = x0 * c[i] - x1 * sn, y1 = x0 * sn + x1 * c[i];
-                if (accumulate) { y[2 * i] += y0; y[2 * i + 1] += y1; }
-                else { y[2 * i] = y0; y[2 * i + 1] = y1; }
+    attn_float cc[2 * ATTN__ROPE_BLOCK], ss[2 * ATTN__ROPE_BLOCK];
+    size_t P = (size_t)T * (dh / 2), k0, k, i;
+    int n;
+    for (k0 = 0; k0 < P; k0 += ATTN__ROPE_BLOCK) {
+        size_t m = ATTN__MIN(ATTN__ROPE_BLOCK, P - k0);
+        for (k = 0; k < m; k++) {
+            cc[2 * k] = cc[2 * k + 1] = cosv[k0 + k];
+            ss[2 * k + 1] = sign * sinv[k0 + k];
+            ss[2 * k] = -ss[2 * k + 1];
+        }
+        for (n = 0; n < N; n++) {
+            const attn_float *x = inp + (size_t)n * 2 * P + 2 * k0;
+            attn_float *y = out + (size_t)n * 2 * P + 2 * k0;
+            for (i = 0; ATTN__VW > 1 && i + ATTN__VW <= 2 * m; i += ATTN__VW) {
+                attn__v v = attn__vload(x + i), r = attn__vmul(attn__vswap2(v), attn__vload(ss + i));
+                r = attn__vfma(v, attn__vload(cc + i), r);
+                attn__vstore(y + i, accumulate ? attn__vadd(attn__vload(y + i), r) : r);
+            }
+            for (; i < 2 * m; i += 2) {
+                attn_float y0 = x[i] * cc[i] + x[i + 1] * ss[i], y1 = x[i + 1] * cc[i] + x[i] * ss[i + 1];
+                if (accumulate) { y[i] += y0; y[i + 1] += y1; }
+                else { y[i] = y0; y[i + 1] = y1; }
             }
         }
+    }
 }
 
 static attn_status attn__rope_check(const char *fn, const attn_float *a, const attn_float *b,
@@ -8511,14 +8543,12 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         /* glu: g = u a2, a2 = act(u2): du = dg a2 (dU), then dz = dg u (dG), du2 = act'(u2) dz (dU) */
         if (cf->glu) {
             attn__mul(n * cf->mlp, dG, c.a2, dU);
-            attn__mul(n * cf->mlp, dG, c.u, dG);
             attn__linear_back(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp, 0);
-            memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
-            attn_act_backward(dU, dG, c.u2, n * cf->mlp, cf->act);
+            attn__mul(n * cf->mlp, dG, c.u, dG);
+            attn__act_back(dU, dG, c.u2, n * cf->mlp, cf->act, 0);
             attn_linear_backward(dA, G.W3, G.b3, dU, c.bn, W.W3, (int)n, cf->d, cf->mlp);
         } else {
-            memset(dU, 0, sizeof(attn_float) * n * cf->mlp);
-            attn_act_backward(dU, dG, c.u, n * cf->mlp, cf->act);
+            attn__act_back(dU, dG, c.u, n * cf->mlp, cf->act, 0);
             attn__linear_back(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp, 0);
         }
         attn__tf_norm_back(m, dH, G.n2g, G.n2b, dA, c.h, W.n2g, c.m2, c.r2, n);
@@ -9569,8 +9599,7 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     if (t == ATTN__S2S_FFN) { /* f = W2 h + b2, h = ReLU(u), u = W1 x + b1 */
         memset(w->dH, 0, sizeof(attn_float) * N * cf->mlp);
         attn_linear_backward(w->dH, G.W2, G.b2, df, c.h, W.W2, (int)N, cf->mlp, cf->d);
-        memset(w->dU, 0, sizeof(attn_float) * N * cf->mlp);
-        attn_act_backward(w->dU, w->dH, c.u, N * cf->mlp, ATTN_ACT_RELU);
+        attn__act_back(w->dU, w->dH, c.u, N * cf->mlp, ATTN_ACT_RELU, 0);
         return attn_linear_backward(w->dX, G.W1, G.b1, w->dU, c.x, W.W1, (int)N, cf->d, cf->mlp);
     }
     attn__s2s_layer(m, s, mask, &L);

@@ -329,8 +329,38 @@ static void test_values(void)
     }
 }
 
+/* RoPE against the rotation in double: 3 sequences of 70 positions of dh 10 (350 pairs: whole vectors,
+   their tails, and the kernel's blocks of pairs ending mid-row), the forward out of place and in
+   place, and the backward, which adds R^T dy to what dx holds. */
+static void test_rope_long(void)
+{
+    enum { N = 3, T = 70, DH = 10, P = T * DH / 2 };
+    static attn_float cs[P], sn[P], x[N * 2 * P], y[N * 2 * P], z[N * 2 * P], dx[N * 2 * P];
+    double worst = 0, worst_b = 0;
+    int n, k;
+    attn_rope_tables(cs, sn, T, DH, 5, 10000);
+    for (k = 0; k < N * 2 * P; k++) x[k] = (attn_float)sin(0.37 * k + 1), dx[k] = (attn_float)cos(0.11 * k);
+    memcpy(z, x, sizeof z);
+    attn_rope_forward(y, x, cs, sn, N, T, DH);
+    attn_rope_forward(z, z, cs, sn, N, T, DH);
+    attn_rope_backward(dx, x, cs, sn, N, T, DH);
+    for (n = 0; n < N; n++)
+        for (k = 0; k < P; k++) {
+            size_t i = (size_t)n * 2 * P + 2 * (size_t)k;
+            double x0 = x[i], x1 = x[i + 1], c = cs[k], s = sn[k];
+            double f0 = x0 * c - x1 * s, f1 = x0 * s + x1 * c, b0 = x0 * c + x1 * s, b1 = x1 * c - x0 * s;
+            worst = fmax(worst, fmax(fabs(y[i] - f0), fabs(y[i + 1] - f1)));
+            worst = fmax(worst, fmax(fabs(z[i] - f0), fabs(z[i + 1] - f1)));
+            worst_b = fmax(worst_b, fabs(dx[i] - (cos(0.11 * i) + b0)));
+            worst_b = fmax(worst_b, fabs(dx[i + 1] - (cos(0.11 * (i + 1)) + b1)));
+        }
+    CHECK(worst < 4e-7, "rope over 3 x 350 pairs, out of place and in place: worst error %.3g", worst);
+    CHECK(worst_b < 8e-7, "rope backward adds R^T dy over 3 x 350 pairs: worst error %.3g", worst_b);
+}
+
 void test_ops(void)
 {
     test_gradients();
     test_values();
+    test_rope_long();
 }
