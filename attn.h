@@ -2637,20 +2637,21 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    kc groups of NR values; edges are padded with zeros so the micro-kernel always runs full tiles.
    The micro-kernel keeps the MR x NR tile in MR * NV vector registers (NR = NV * ATTN__VW), or
    MR_S x ATTN__VW ("narrow") when N <= ATTN__VW, the head-dimension-16 case of attention.
-   Packing A is a transpose that costs about
-   as much as the FLOPs it feeds when N is small, and measured on AVX-512 it never pays off for a
-   row-major A (transA = 0): the "_s" kernels read A in place, MR_S rows at a time (one sequential
-   stream per row). A transposed A is read in place only while K <= 128, N <= ATTN__VW, or N <= 8 wide
-   panels with M <= 256 or A within 2 MiB (K lda floats); beyond that its column walk (a new page every
-   step) mostly loses to packing, at rates that change from one process to the next with the pages it
-   got. One thread, in place / packed, GFLOP/s: 2048 x 64 x 2048 TN 61-71 / 86, 1024 x 128 x 1024
-   70-107 / 100-104, 512 x 128 x 4096 83 / 93, 2048 x 256 x 2048 94 / 103, 1024 x 64 x 1024 97 / 99;
-   kept in place: 256 x 128 x 4096 108 / 95, 512 x 64 x 512 114 / 101, 2048 x 16 x 2048 40-85 / ~50
-   (packing costs as much as the flops); lost: 4096 x 64 x 1024 88 / 79. (Shallow products, whose
-   C traffic weighs most, are faster in 8-row tiles: 1024 x 1024 x 16 TN 79 -> 88 GFLOP/s,
-   512 x 512 x 64 103 -> 109; at K = 2048 in place is 1-3% slower.) The tile grid is fixed by M, N and the
-   shapes, never by the number of threads, so every element is computed the same way whatever the
-   thread count. */
+   Packing A is a transpose that costs about as much as the FLOPs it feeds when N is small, and
+   measured on AVX-512 it never pays off for a row-major A (transA = 0): the "_s" kernels read A in
+   place, MR_S rows at a time (one sequential stream per row). A transposed A is read in place only
+   while K <= 128, N <= ATTN__VW, M <= 256 (at any N), or N <= 8 wide panels with A within 2 MiB
+   (K lda floats); beyond that its column walk (a new page every step) mostly loses to packing, at
+   rates that change from one process to the next with the pages it got. One thread, in place /
+   packed, GFLOP/s: at M <= 256 (medians of 5 alternating) 128 x 344 x 2048 TN 97.0 / 95.6,
+   128 x 1024 x 2048 102.2 / 93.7, 256 x 1024 x 1024 107.7 / 102.6; 2048 x 64 x 2048 61-71 / 86,
+   1024 x 128 x 1024 70-107 / 100-104, 512 x 128 x 4096 83 / 93, 2048 x 256 x 2048 94 / 103,
+   1024 x 64 x 1024 97 / 99; kept in place: 256 x 128 x 4096 108 / 95, 512 x 64 x 512 114 / 101,
+   2048 x 16 x 2048 40-85 / ~50 (packing costs as much as the flops); lost: 4096 x 64 x 1024 88 / 79.
+   (Shallow products, whose C traffic weighs most, are faster in 8-row tiles: 1024 x 1024 x 16 TN
+   79 -> 88 GFLOP/s, 512 x 512 x 64 103 -> 109; at K = 2048 in place is 1-3% slower.) The tile grid
+   is fixed by M, N and the shapes, never by the number of threads, so every element is computed the
+   same way whatever the thread count. */
 /* Per ISA: MR x NV vectors for the packed kernel, MR_S rows for the in-place ones (each row needs an
    address, and MR_S * NV + NV + 1 vector registers must fit), cache blocks KC (depth), MC (rows of A
    per block), NC (columns of B per block). Measured on AVX-512; the others are sized to their
@@ -3550,8 +3551,8 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.transA = transA; g.transB = transB; g.M = M; g.N = N; g.K = K;
     g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
-    g.direct = narrow || !transA || K <= 128 || /* A in place (see above) */
-               ((M <= 256 || (size_t)K * lda <= ATTN__A_INPLACE) && N <= 8 * ATTN__NV * ATTN__VW);
+    g.direct = narrow || !transA || K <= 128 || M <= 256 || /* A in place (see above) */
+               ((size_t)K * lda <= ATTN__A_INPLACE && N <= 8 * ATTN__NV * ATTN__VW);
     g.mr = g.direct ? ATTN__MR_S : ATTN__MR;
     /* a small B with short rows is read in place: no packing at all. Long rows (ldb a large power of
        two) would put a panel's rows in the same few L1 sets, so the row stride is bounded too. */

@@ -59,7 +59,10 @@ void test_gemm(void)
                                     {8, 16, 300},
                                     /* A transposed and packed (more than 256 rows and columns, K > 128): last row tiles
                                        of 4 and 10 rows (of 14), last panels of 9 and 24 columns (of 32) */
-                                    {270, 265, 200}, {262, 265, 150}, {270, 280, 200}};
+                                    {270, 265, 200}, {262, 265, 150}, {270, 280, 200},
+                                    /* A transposed, read in place at any N while M <= 256: a last row tile of 3 rows,
+                                       a last panel of 12 columns */
+                                    {203, 300, 150}};
     static const int narrow[] = {4, 8, 12, 16, 21, 31, 32, 33, 40, 48}, deep[] = {16, 17, 20, 23, 30, 64}, tall[] = {16, 21, 36, 48};
     attn_rng r;
     int ta, tb, a, b, c, s, bad = 0;
