@@ -6822,18 +6822,19 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
 /* [B, T, H d] <-> [B, H, T, d]: split the heads out of the channels, or merge them back. */
 static void attn__heads(attn_float *dst, const attn_float *src, int B, int T, int H, int d, int split)
 {
-    size_t hs = (size_t)T * d, bt, nbt = (size_t)B * T;
-    int h, i;
-    for (bt = 0; bt < nbt; bt++) { /* token bt's H heads: d floats each, T d apart when split */
-        size_t row = bt * H * d, head = (bt / T * H * T + bt % T) * d;
-        for (h = 0; h < H; h++, row += d, head += hs) {
-            attn_float *o = dst + (split ? head : row);
-            const attn_float *x = src + (split ? row : head);
-            /* heads are a few floats: loops, not a memcpy call (compilers kept a plain loop scalar) */
-            for (i = 0; i + ATTN__VW <= d; i += ATTN__VW) attn__vstore(o + i, attn__vload(x + i));
-            for (; i < d; i++) o[i] = x[i];
+    size_t hs = (size_t)T * d;
+    int b, t, h, i;
+    for (b = 0; b < B; b++)
+        for (t = 0; t < T; t++) { /* token (b, t)'s H heads: d floats each, T d apart when split */
+            size_t row = ((size_t)b * T + t) * H * d, head = ((size_t)b * H * T + t) * d;
+            for (h = 0; h < H; h++, row += d, head += hs) {
+                attn_float *o = dst + (split ? head : row);
+                const attn_float *x = src + (split ? row : head);
+                /* heads are a few floats: loops, not a memcpy call (compilers kept a plain loop scalar) */
+                for (i = 0; i + ATTN__VW <= d; i += ATTN__VW) attn__vstore(o + i, attn__vload(x + i));
+                for (; i < d; i++) o[i] = x[i];
+            }
         }
-    }
 }
 
 static void attn__layer_desc(const attn_layer *L, int B, int Tq, int Tk, attn_attention_desc *d)
