@@ -3710,7 +3710,7 @@ ATTNDEF void attn_scale(size_t n, attn_float a, attn_float *x)
     for (; i < n; i++) x[i] *= a;
 }
 
-/* out = x y elementwise (out may be x or y) */
+/* out = x y elementwise (out may be x or y: x y in place) */
 static void attn__mul(size_t n, const attn_float *x, const attn_float *y, attn_float *out)
 {
     size_t i = 0;
@@ -3853,15 +3853,6 @@ static attn_float attn__exp_row(size_t n, const attn_float *x, attn_float m, att
     size_t i;
     for (i = 0; i < n; i++) y[i] = x[i] == -(attn_float)INFINITY ? 0 : 1;
     return attn__exp_weighted(n, x, m, y);
-}
-
-/* y[i] *= x[i] */
-static void attn__mul_into(size_t n, const attn_float *x, attn_float *y)
-{
-    size_t i = 0;
-    for (; i + ATTN__VW <= n; i += ATTN__VW)
-        attn__vstore(y + i, attn__vmul(attn__vload(x + i), attn__vload(y + i)));
-    for (; i < n; i++) y[i] *= x[i];
 }
 
 /* y[i] *= 1 - t[i]^2: back through t = tanh(x), from its output */
@@ -4701,8 +4692,10 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
     attn_float inv = (attn_float)(1 / (1 - (double)d->dropout));
     int r, c;
     if (d->dropout_mask) { /* the multipliers, computed once per call */
-        for (r = 0; r < br; r++)
-            attn__mul_into((size_t)bc, d->dropout_mask + (size_t)(i0 + r) * d->Tk + j0, X + (size_t)r * bc);
+        for (r = 0; r < br; r++) {
+            attn_float *x = X + (size_t)r * bc;
+            attn__mul((size_t)bc, d->dropout_mask + (size_t)(i0 + r) * d->Tk + j0, x, x);
+        }
         return;
     }
     for (r = 0; r < br; r++)
@@ -5282,14 +5275,14 @@ static attn_float attn__linear_map(size_t n, const attn_float *s, attn_float *p,
                                    attn_float scale)
 {
     (void)x; (void)scale;
-    attn__mul_into(n, s, p);
+    attn__mul(n, s, p, p);
     return 0;
 }
 static void attn__linear_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
                              attn_float *ds, attn_float D, attn_float inv)
 {
     (void)s; (void)a; (void)D; (void)inv;
-    attn__mul_into(n, vis, ds);
+    attn__mul(n, vis, ds, ds);
 }
 
 /* The score rows of the built-in scored kinds. */
@@ -6044,14 +6037,14 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
                           d->dk, NULL, scale, S + h * ts, vis + h * ts, guard);
         if (mx.norm != ATTN_MIX_NORM_SOFTMAX) { /* A = S vis */
             memcpy(A + h * ts, S + h * ts, sizeof(attn_float) * n);
-            attn__mul_into(n, vis + h * ts, A + h * ts);
+            attn__mul(n, vis + h * ts, A + h * ts, A + h * ts);
         }
     }
     if (mx.norm == ATTN_MIX_NORM_RMSHEAD) {
         memset(irms, 0, sizeof(attn_float) * n);
         for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, A + h * ts, irms);
         for (x = 0; x < n; x++) irms[x] = (attn_float)(1 / sqrt((double)irms[x] / d->H + 1e-6));
-        for (h = 0; h < d->H; h++) attn__mul_into(n, irms, A + h * ts); /* A_h irms: H products */
+        for (h = 0; h < d->H; h++) attn__mul(n, irms, A + h * ts, A + h * ts); /* A_h irms: H products */
     }
     for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
         for (r = 0; r < br; r++) { /* irms as scratch for the masked scores */
@@ -6304,15 +6297,15 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
                 a->dO + ((size_t)b * d->H * d->Tq + i0 + r) * dv, os, dA + (size_t)r * Tk, dVt, dW2, row);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, dA + h * ts);
         if (guard) attn__zero_hidden(dA, vis, d->H * ts);
-        if (mx.norm == ATTN_MIX_NORM_NONE) attn__mul_into(d->H * ts, vis, dA);
+        if (mx.norm == ATTN_MIX_NORM_NONE) attn__mul(d->H * ts, vis, dA, dA);
         if (mx.norm == ATTN_MIX_NORM_RMSHEAD) { /* S (no longer needed) holds -mean_h a_h dA_h */
             memset(S, 0, sizeof(attn_float) * n);
             for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, dA + h * ts, S);
             attn_scale(n, -1 / (attn_float)d->H, S);
             for (h = 0; h < d->H; h++) { /* dA_h = (dA_h - a_h mean) irms vis_h */
                 attn__mul_add(n, A + h * ts, S, dA + h * ts);
-                attn__mul_into(n, irms, dA + h * ts);
-                attn__mul_into(n, vis + h * ts, dA + h * ts);
+                attn__mul(n, irms, dA + h * ts, dA + h * ts);
+                attn__mul(n, vis + h * ts, dA + h * ts, dA + h * ts);
             }
         }
         for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
@@ -7281,7 +7274,7 @@ ATTNDEF double attn_clip_grad_norm(attn_params *p, double max_norm)
         return attn__fail(ATTN_ERR_ARG,
                           "attn_clip_grad_norm: p is NULL or max_norm = %g is not finite and > 0", max_norm),
                -1;
-    for (i = 0; i < p->total; i += 1024) { /* blocks summed in float vectors, their sums in double */
+    for (i = 0; i < p->total; i += 1024) { /* blocks summed in vectors, their sums in double */
         size_t j, n = ATTN__MIN(1024, p->total - i);
         attn_float b = attn_dot(n, p->gdata + i, p->gdata + i);
         if (b >= 1e-30f && b <= 1e30f) s += b;
