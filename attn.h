@@ -1715,6 +1715,12 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 #else
 #define ATTN__INLINE static inline
 #endif
+#if defined(__GNUC__) /* a request for the line at p into L2, for reading */
+#define ATTN__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
+#else
+#define ATTN__PREFETCH_L2(p) ((void)(p))
+#endif
+#define ATTN__LINE (64 / (int)sizeof(attn_float)) /* values per cache line */
 
 #ifdef ATTN_DOUBLE
 #define ATTN__FLOAT_MIN DBL_MIN
@@ -2717,7 +2723,8 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    beta = 0 and C's stores go past the caches), the sum over kc rank-1 updates of a tile held in
    MR * NV vector registers. Element (i, p) of the A panel
    is a[i * rs + p * cs]: (1, MR) for a packed panel, (lda, 1) or (1, lda) to read A in place; row p
-   of the B panel starts at b + p * bs: bs = NR packed, ldb in place. mr and nv are constants at
+   of the B panel starts at b + p * bs: bs = NR packed, ldb in place. pf > 0: each depth step also
+   asks for a[pf + p * cs] into L2 (see attn__micro_narrow_t). mr, nv and pf are constants at
    every call site; the loops run to the largest values and test them, so that a compiler that
    optimises this function before inlining it (clang) still unrolls them and keeps acc in registers
    (with `i < mr` as the bound, clang 14 left acc in memory in the WebAssembly build: 2.6x slower). */
@@ -2725,13 +2732,14 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__FOR_VECS(j) ATTN__UNROLL for (j = 0; j < ATTN__NV; j++) if (j < nv)
 ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_t rs, size_t cs,
                               const attn_float *b, size_t bs, attn_float *C, size_t ldc,
-                              attn_float alpha, attn_float beta, int stream)
+                              attn_float alpha, attn_float beta, int stream, int pf)
 {
     attn__v acc[ATTN__MAXMR][ATTN__NV], bv[ATTN__NV], va, vb;
     int p, i, j;
     ATTN__FOR_ROWS(i) ATTN__FOR_VECS(j) acc[i][j] = attn__vset1(0);
     ATTN__KUNROLL for (p = 0; p < kc; p++, a += cs, b += bs) {
         ATTN__FOR_VECS(j) bv[j] = attn__vload(b + j * ATTN__VW);
+        if (pf) ATTN__PREFETCH_L2(a + pf);
         ATTN__FOR_ROWS(i) {
             attn__v av = attn__vset1(a[i * rs]);
             ATTN__FOR_VECS(j) acc[i][j] = attn__vfma(av, bv[j], acc[i][j]);
@@ -2752,25 +2760,32 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
 /* The micro-kernels of this ISA: packed A and B; A read in place ("_s", strided), wide or narrow;
    A and B in place ("_sb"); packed A with a last panel one vector wide ("narrow_p"). Separate
    instantiations keep the packed strides compile-time constants (a runtime B stride costs the
-   packed loops ~10% on AVX-512). */
+   packed loops ~10% on AVX-512). A transposed A read in place with one vector of columns ("narrow_t":
+   N <= VW, the only case that reads a large transposed A in place) walks down columns of A, a row
+   of A and a new page per depth step, where the hardware prefetchers see no stream: each step asks
+   for the line to the right of the one it reads, which the tiles after this one will read (one
+   thread, medians of 3: 2048 x 16 x 2048 TN 47 -> 97 GFLOP/s, TT 47 -> 95, 1024 x 16 x 1024 TN 101 ->
+   107; into L1 instead, 88, 87 and 93; the same request for wider tiles, whose A is at most 2 MB,
+   made the Cogformer's TN shapes 0-8% slower). */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
                                size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
                                int stream);
-#define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS, BS)                                               \
+#define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS, BS, PF)                                           \
     static void name(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,      \
                      size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,    \
                      int stream)                                                                  \
     {                                                                                             \
         (void)rs; (void)cs; (void)bs;                                                             \
-        attn__micro(MR_, NV_, kc, a, RS, CS, b, BS, C, ldc, alpha, beta, stream);                 \
+        attn__micro(MR_, NV_, kc, a, RS, CS, b, BS, C, ldc, alpha, beta, stream, PF);             \
     }
-/*              name                   rows        vectors   A strides       B stride         */
-ATTN__MICRO_DEF(attn__micro_wide,      ATTN__MR,   ATTN__NV, 1, ATTN__MR,    ATTN__NV * ATTN__VW)
-ATTN__MICRO_DEF(attn__micro_wide_s,    ATTN__MR_S, ATTN__NV, rs, cs,         ATTN__NV * ATTN__VW)
-ATTN__MICRO_DEF(attn__micro_narrow_s,  ATTN__MR_S, 1,        rs, cs,         ATTN__VW)
-ATTN__MICRO_DEF(attn__micro_wide_sb,   ATTN__MR_S, ATTN__NV, rs, cs,         bs)
-ATTN__MICRO_DEF(attn__micro_narrow_sb, ATTN__MR_S, 1,        rs, cs,         bs)
-ATTN__MICRO_DEF(attn__micro_narrow_p,  ATTN__MR,   1,        1, ATTN__MR,    ATTN__NV * ATTN__VW)
+/*              name                   rows        vectors   A strides       B stride             ahead */
+ATTN__MICRO_DEF(attn__micro_wide,      ATTN__MR,   ATTN__NV, 1, ATTN__MR,    ATTN__NV * ATTN__VW, 0)
+ATTN__MICRO_DEF(attn__micro_wide_s,    ATTN__MR_S, ATTN__NV, rs, cs,         ATTN__NV * ATTN__VW, 0)
+ATTN__MICRO_DEF(attn__micro_narrow_s,  ATTN__MR_S, 1,        rs, cs,         ATTN__VW,            0)
+ATTN__MICRO_DEF(attn__micro_narrow_t,  ATTN__MR_S, 1,        1, cs,          ATTN__VW,            ATTN__LINE)
+ATTN__MICRO_DEF(attn__micro_wide_sb,   ATTN__MR_S, ATTN__NV, rs, cs,         bs,                  0)
+ATTN__MICRO_DEF(attn__micro_narrow_sb, ATTN__MR_S, 1,        rs, cs,         bs,                  0)
+ATTN__MICRO_DEF(attn__micro_narrow_p,  ATTN__MR,   1,        1, ATTN__MR,    ATTN__NV * ATTN__VW, 0)
 
 /* C[mr, nr] (row stride ldc) = alpha tile + beta C, tile with row stride nrp; beta = 0 reads no C. */
 static void attn__tile_store(const attn_float *tile, int nrp, attn_float *C, int ldc, int mr, int nr,
@@ -2794,7 +2809,7 @@ static void attn__prefetch_tile(const attn_float *C, int ldc, int mr, int nr)
 #if defined(__GNUC__)
     int i, j;
     for (i = 0; i < mr; i++, C += ldc)
-        for (j = 0; j < nr; j += 64 / (int)sizeof(attn_float)) __builtin_prefetch(C + j, 1, 3);
+        for (j = 0; j < nr; j += ATTN__LINE) __builtin_prefetch(C + j, 1, 3);
     __builtin_prefetch(C - ldc + nr - 1, 1, 3);
 #else
     (void)C; (void)ldc; (void)mr; (void)nr;
@@ -3557,7 +3572,8 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     /* a small B with short rows is read in place: no packing at all. Long rows (ldb a large power of
        two) would put a panel's rows in the same few L1 sets, so the row stride is bounded too. */
     g.bdirect = g.direct && !transB && ldb <= 8 * g.nr && (size_t)K * ldb <= ATTN__B_INPLACE;
-    g.micro = g.direct ? (narrow ? attn__micro_narrow_s : attn__micro_wide_s) : attn__micro_wide;
+    g.micro = !g.direct ? attn__micro_wide : !narrow ? attn__micro_wide_s
+            : transA ? attn__micro_narrow_t : attn__micro_narrow_s;
     g.micro_b = narrow ? attn__micro_narrow_sb : attn__micro_wide_sb;
     g.rs = transA ? 1 : (size_t)lda;
     g.cs = transA ? (size_t)lda : 1;
