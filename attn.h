@@ -2645,15 +2645,18 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    MR_S x ATTN__VW ("narrow") when N <= ATTN__VW, the head-dimension-16 case of attention.
    Packing A is a transpose that costs about as much as the FLOPs it feeds when N is small, and
    measured on AVX-512 it never pays off for a row-major A (transA = 0): the "_s" kernels read A in
-   place, MR_S rows at a time (one sequential stream per row). A transposed A is read in place only
-   while K <= 128, N <= ATTN__VW, M <= 256 (at any N), or N <= 8 wide panels with A within 2 MiB
-   (K lda floats); beyond that its column walk (a new page every step) mostly loses to packing, at
-   rates that change from one process to the next with the pages it got. One thread, in place /
-   packed, GFLOP/s: at M <= 256 (medians of 5 alternating) 128 x 344 x 2048 TN 97.0 / 95.6,
-   128 x 1024 x 2048 102.2 / 93.7, 256 x 1024 x 1024 107.7 / 102.6; 2048 x 64 x 2048 61-71 / 86,
-   1024 x 128 x 1024 70-107 / 100-104, 512 x 128 x 4096 83 / 93, 2048 x 256 x 2048 94 / 103,
-   1024 x 64 x 1024 97 / 99; kept in place: 256 x 128 x 4096 108 / 95, 512 x 64 x 512 114 / 101,
-   2048 x 16 x 2048 40-85 / ~50 (packing costs as much as the flops); lost: 4096 x 64 x 1024 88 / 79.
+   place, MR_S rows at a time (one sequential stream per row). A transposed A is read in place while
+   K <= 128, N <= ATTN__VW or M <= 256 (at any N), and up to N = 8 wide panels when A is within
+   2 MiB (K lda floats) or its rows are a page or more apart ("far"). The walk down A's columns
+   lands on another row of A every depth step, where the hardware prefetchers find no stream; on
+   far rows the "_t" kernels ask for the line to the right of each one they read (see
+   attn__micro_narrow_t), and with that, in place beats packing. One thread, medians of 5
+   alternating, packed / in place, GFLOP/s: 2048 x 64 x 2048 TN 82 / 104, TT 82 / 108, 2048 x 128 x
+   2048 94 / 108, 1024 x 128 x 1024 96 / 113, 2048 x 256 x 2048 97 / 108, 1024 x 256 x 1024 100 / 105
+   (without the request, in place had lost: 2048 x 64 x 2048 61-71 / 86, 2048 x 256 x 2048 94 / 103).
+   Rows closer than a page, at M <= 256: 128 x 344 x 2048 TN 97.0 / 95.6, 128 x 1024 x 2048 102.2 /
+   93.7, 256 x 1024 x 1024 107.7 / 102.6; beyond, packed: 512 x 128 x 4096 83 / 93. Past 8 panels
+   (1024^3, 2048^3) in place with the request was level with packing, within this machine's noise.
    (Shallow products, whose C traffic weighs most, are faster in 8-row tiles: 1024 x 1024 x 16 TN
    79 -> 88 GFLOP/s, 512 x 512 x 64 103 -> 109; at K = 2048 in place is 1-3% slower.) The tile grid
    is fixed by M, N and the shapes, never by the number of threads, so every element is computed the
@@ -2760,13 +2763,12 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
 /* The micro-kernels of this ISA: packed A and B; A read in place ("_s", strided), wide or narrow;
    A and B in place ("_sb"); packed A with a last panel one vector wide ("narrow_p"). Separate
    instantiations keep the packed strides compile-time constants (a runtime B stride costs the
-   packed loops ~10% on AVX-512). A transposed A read in place with one vector of columns ("narrow_t":
-   N <= VW, the only case that reads a large transposed A in place) walks down columns of A, a row
-   of A and a new page per depth step, where the hardware prefetchers see no stream: each step asks
-   for the line to the right of the one it reads, which the tiles after this one will read (one
-   thread, medians of 3: 2048 x 16 x 2048 TN 47 -> 97 GFLOP/s, TT 47 -> 95, 1024 x 16 x 1024 TN 101 ->
-   107; into L1 instead, 88, 87 and 93; the same request for wider tiles, whose A is at most 2 MB,
-   made the Cogformer's TN shapes 0-8% slower). */
+   packed loops ~10% on AVX-512). The "_t" kernels read a transposed A in place whose rows are a page
+   or more apart: a depth step's row of A is a new page, where the hardware prefetchers see no
+   stream, so each step asks for the line to the right of the one it reads, which the tiles after
+   this one will read (one thread, medians of 3: 2048 x 16 x 2048 TN 47 -> 97 GFLOP/s, TT 47 -> 95,
+   1024 x 16 x 1024 TN 101 -> 107; into L1 instead, 88, 87 and 93; on rows closer together, the
+   Cogformer's TN shapes, the same request made them 0-8% slower). */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
                                size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
                                int stream);
@@ -2783,6 +2785,7 @@ ATTN__MICRO_DEF(attn__micro_wide,      ATTN__MR,   ATTN__NV, 1, ATTN__MR,    ATT
 ATTN__MICRO_DEF(attn__micro_wide_s,    ATTN__MR_S, ATTN__NV, rs, cs,         ATTN__NV * ATTN__VW, 0)
 ATTN__MICRO_DEF(attn__micro_narrow_s,  ATTN__MR_S, 1,        rs, cs,         ATTN__VW,            0)
 ATTN__MICRO_DEF(attn__micro_narrow_t,  ATTN__MR_S, 1,        1, cs,          ATTN__VW,            ATTN__LINE)
+ATTN__MICRO_DEF(attn__micro_wide_t,    ATTN__MR_S, ATTN__NV, 1, cs,          ATTN__NV * ATTN__VW, ATTN__LINE)
 ATTN__MICRO_DEF(attn__micro_wide_sb,   ATTN__MR_S, ATTN__NV, rs, cs,         bs,                  0)
 ATTN__MICRO_DEF(attn__micro_narrow_sb, ATTN__MR_S, 1,        rs, cs,         bs,                  0)
 ATTN__MICRO_DEF(attn__micro_narrow_p,  ATTN__MR,   1,        1, ATTN__MR,    ATTN__NV * ATTN__VW, 0)
@@ -3563,17 +3566,18 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
 {
     attn__gemm_job g;
     int narrow = N <= ATTN__VW, nth = attn__gemm_threads(M, N, K);
+    int far = transA && (size_t)lda * sizeof(attn_float) >= 4096; /* op(A)'s columns a page apart */
     g.transA = transA; g.transB = transB; g.M = M; g.N = N; g.K = K;
     g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
     g.direct = narrow || !transA || K <= 128 || M <= 256 || /* A in place (see above) */
-               ((size_t)K * lda <= ATTN__A_INPLACE && N <= 8 * ATTN__NV * ATTN__VW);
+               ((far || (size_t)K * lda <= ATTN__A_INPLACE) && N <= 8 * ATTN__NV * ATTN__VW);
     g.mr = g.direct ? ATTN__MR_S : ATTN__MR;
     /* a small B with short rows is read in place: no packing at all. Long rows (ldb a large power of
        two) would put a panel's rows in the same few L1 sets, so the row stride is bounded too. */
     g.bdirect = g.direct && !transB && ldb <= 8 * g.nr && (size_t)K * ldb <= ATTN__B_INPLACE;
-    g.micro = !g.direct ? attn__micro_wide : !narrow ? attn__micro_wide_s
-            : transA ? attn__micro_narrow_t : attn__micro_narrow_s;
+    g.micro = !g.direct ? attn__micro_wide : far ? (narrow ? attn__micro_narrow_t : attn__micro_wide_t)
+                                           : narrow ? attn__micro_narrow_s : attn__micro_wide_s;
     g.micro_b = narrow ? attn__micro_narrow_sb : attn__micro_wide_sb;
     g.rs = transA ? 1 : (size_t)lda;
     g.cs = transA ? (size_t)lda : 1;

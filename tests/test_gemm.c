@@ -62,7 +62,10 @@ void test_gemm(void)
                                     {270, 265, 200}, {262, 265, 150}, {270, 280, 200},
                                     /* A transposed, read in place at any N while M <= 256: a last row tile of 3 rows,
                                        a last panel of 12 columns */
-                                    {203, 300, 150}};
+                                    {203, 300, 150},
+                                    /* A transposed, read in place with its rows a page apart (the "_t" kernels): one
+                                       vector of columns; three panels, the last of 6 columns */
+                                    {1030, 16, 300}, {1100, 70, 200}};
     static const int narrow[] = {4, 8, 12, 16, 21, 31, 32, 33, 40, 48}, deep[] = {16, 17, 20, 23, 30, 64}, tall[] = {16, 21, 36, 48};
     attn_rng r;
     int ta, tb, a, b, c, s, bad = 0;
