@@ -3587,6 +3587,39 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
         attn_gemm_reference(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+/* A product of one or two vectors of rows (M = VW or 2 VW) and many columns, whose B is not small
+   enough to be read in place: every packed element of B would serve only M / MR_S row tiles, so
+   packing B costs about as much as the products. Computed transposed instead, C^T = op(B)^T op(A)^T,
+   in chunks of columns: op(B) becomes the A of a product read in place and op(A) its narrow B; each
+   chunk of C^T (on the stack) is transposed into C. One thread, AVX-512, medians of 5 alternating
+   runs, GFLOP/s as before / transposed: 16 x 128 x 4096 NN 85 / 106, NT 79 / 108, TN 86 / 111, TT
+   80 / 114 (a weight gradient of eight heads of 2: the HYLA paper's fuzzy model), 16 x 512 x 1024
+   TN 74 / 112, 32 x 128 x 4096 TN 98 / 109, 16 x 1024 x 128 NN 73 / 98; AVX2 (M = 8 and 16): 8 x
+   128 x 4096 TN 37 / 62, 16 x 128 x 4096 TN 51 / 90. On AVX-512, M = 8 (half a vector) gained
+   nothing and a B read in place lost (16 x 128 x 512 TN 114 / 108); small products (up to
+   ATTN__SHORT_MACS) keep their whole tiles. */
+static int attn__gemm_is_few_rows(int transB, int M, int N, int K, int ldb)
+{
+    return ATTN__VW >= 8 && M % ATTN__VW == 0 && M <= 2 * ATTN__VW && N >= 4 * ATTN__VW &&
+           (size_t)M * N * K > ATTN__SHORT_MACS &&
+           (transB || ldb > 8 * ATTN__NV * ATTN__VW || (size_t)K * ldb > ATTN__B_INPLACE);
+}
+
+static void attn__gemm_few_rows(int transA, int transB, int M, int N, int K, attn_float alpha,
+                                const attn_float *A, int lda, const attn_float *B, int ldb,
+                                attn_float beta, attn_float *C, int ldc)
+{
+    attn_float raw[2 * ATTN__SHORT_FLOATS + ATTN_ALIGN / sizeof(attn_float)];
+    attn_float *ct = attn__align_ptr(raw, 0), *c = ct + ATTN__SHORT_FLOATS; /* chunk x M, M x chunk */
+    int j, n, chunk = ATTN__SHORT_FLOATS / M;
+    for (j = 0; j < N; j += chunk) {
+        n = ATTN__MIN(chunk, N - j);
+        attn_gemm(!transB, !transA, n, M, K, 1, transB ? B + (size_t)j * ldb : B + j, ldb, A, lda, 0, ct, M);
+        attn__transpose(n, M, ct, (size_t)M, c, (size_t)n);
+        attn__tile_store(c, n, C + j, ldc, M, n, alpha, beta);
+    }
+}
+
 /* op(B) [K, N] packed once for products that all read it (a head's keys and values, read by every
    query tile): the panels attn_gemm packs on each call, for one depth block after the other (npad =
    N rounded up to whole panels floats per depth row; the last panel zero-padded). */
@@ -3661,6 +3694,8 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
         attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     else if (attn__gemm_is_short(transA, transB, M, N, K))
         attn__gemm_short(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else if (attn__gemm_is_few_rows(transB, M, N, K, ldb))
+        attn__gemm_few_rows(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     else attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
 }
@@ -6832,14 +6867,16 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
 
 /* ---- the attention layer ---- */
 
-/* [B, T, H d] <-> [B, H, T, d]: split the heads out of the channels, or merge them back. */
-static void attn__heads(attn_float *dst, const attn_float *src, int B, int T, int H, int d, int split)
+/* [B, T, H d] (rows ld apart) <-> [B, H, T, d]: split the heads out of the channels, or merge them
+   back. */
+static void attn__heads_at(attn_float *dst, const attn_float *src, int B, int T, int H, int d, int split,
+                           size_t ld)
 {
     size_t hs = (size_t)T * d;
     int b, t, h, i;
     for (b = 0; b < B; b++)
         for (t = 0; t < T; t++) { /* token (b, t)'s H heads: d floats each, T d apart when split */
-            size_t row = ((size_t)b * T + t) * H * d, head = ((size_t)b * H * T + t) * d;
+            size_t row = ((size_t)b * T + t) * ld, head = ((size_t)b * H * T + t) * d;
             for (h = 0; h < H; h++, row += d, head += hs) {
                 attn_float *o = dst + (split ? head : row);
                 const attn_float *x = src + (split ? row : head);
@@ -6848,6 +6885,10 @@ static void attn__heads(attn_float *dst, const attn_float *src, int B, int T, in
                 for (; i < d; i++) o[i] = x[i];
             }
         }
+}
+static void attn__heads(attn_float *dst, const attn_float *src, int B, int T, int H, int d, int split)
+{
+    attn__heads_at(dst, src, B, T, H, d, split, (size_t)H * d);
 }
 
 static void attn__layer_desc(const attn_layer *L, int B, int Tq, int Tk, attn_attention_desc *d)
@@ -6928,22 +6969,47 @@ static size_t attn__layer_att_work(const attn_layer *L, const attn_attention_des
     return ATTN__MAX(attn_attention_workspace(d), g.Tq ? attn_attention_workspace(&g) : 0);
 }
 
-/* Work: the attention's workspace, then six scratch buffers buf[6] (forward uses two); its size. */
+/* Self-attention's q, k, v projections side by side (see attn__layer_qkv_forward). */
+typedef struct {
+    int w[3], off[3], heads[3], dims[3], nw; /* q, k, v: widths, offsets in G, heads, head widths */
+} attn__qkv;
+
+static attn__qkv attn__layer_qkv(const attn_layer *L)
+{
+    attn__qkv q;
+    int KH = L->att.kv_heads ? L->att.kv_heads : L->att.H, j;
+    q.heads[0] = L->att.H; q.heads[1] = q.heads[2] = KH;
+    q.dims[0] = q.dims[1] = L->att.dk; q.dims[2] = L->att.dv;
+    for (q.nw = 0, j = 0; j < 3; j++) {
+        q.w[j] = q.heads[j] * q.dims[j];
+        q.off[j] = q.nw;
+        q.nw += q.w[j];
+    }
+    return q;
+}
+
+/* Work: the attention's workspace, then six scratch buffers buf[0..5] (forward uses two), the three
+   projections side by side buf[6] [B max(Tq, Tk), nw] and their weights and biases stacked buf[7]
+   [nw, C + 1] (see attn__layer_qkv_forward); its size. */
+#define ATTN__LAYER_BUFS 8
 static size_t attn__layer_work_map(const attn_layer *L, const attn_attention_desc *d, void *work,
                                    attn_float **buf)
 {
     attn_arena ar;
+    size_t nw = (size_t)attn__layer_qkv(L).nw;
     int i;
     attn__arena_plan(&ar, work);
     attn__arena_take(&ar, attn__layer_att_work(L, d)); /* the start of work */
     for (i = 0; i < 6; i++) buf[i] = attn__arena_floats(&ar, attn__layer_buf_floats(L, d));
+    buf[6] = attn__arena_floats(&ar, (size_t)d->B * ATTN__MAX(d->Tq, d->Tk) * nw);
+    buf[7] = attn__arena_floats(&ar, nw * ((size_t)L->C + 1));
     return ar.used + ATTN_ALIGN;
 }
 
 ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk)
 {
     attn_attention_desc d;
-    attn_float *buf[6];
+    attn_float *buf[ATTN__LAYER_BUFS];
     if (!L) return 0;
     attn__layer_desc(L, B, Tq, Tk, &d);
     return attn__layer_work_map(L, &d, NULL, buf);
@@ -7021,13 +7087,58 @@ static void attn__layer_rows(const unsigned char *global, attn_float *dst, const
         }
 }
 
+/* Self-attention's three projections as one: the weights stacked, Wc = [Wq; Wk; Wv] [nw, C] in wc
+   (and the biases, zeros for a NULL one, after it), their outputs side by side in G [B T, nw]:
+   forward G = x Wc^T + bc, split into q, k, v [B, H, T, d]; backward from dq, dk, dv, merged into G:
+   dx += G Wc, [dWq; dWk; dWv] += G^T x (through wc), db += the column sums of G. One product each
+   way instead of three: x is read once and dx read and written once. */
+static void attn__layer_qkv_forward(const attn_layer *L, attn_float *const qkv[3], const attn_float *x,
+                                    attn_float *G, attn_float *wc, int B, int T)
+{
+    attn__qkv q = attn__layer_qkv(L);
+    const attn_float *W[3] = {L->Wq, L->Wk, L->Wv}, *bias[3] = {L->bq, L->bk, L->bv};
+    attn_float *bc = wc + (size_t)q.nw * L->C;
+    int j, any = 0;
+    for (j = 0; j < 3; j++) {
+        memcpy(wc + (size_t)q.off[j] * L->C, W[j], sizeof(attn_float) * q.w[j] * L->C);
+        if (bias[j]) memcpy(bc + q.off[j], bias[j], sizeof(attn_float) * q.w[j]);
+        else memset(bc + q.off[j], 0, sizeof(attn_float) * q.w[j]);
+        any |= bias[j] != NULL;
+    }
+    attn_linear_forward(G, x, wc, any ? bc : NULL, B * T, L->C, q.nw);
+    for (j = 0; j < 3; j++)
+        attn__heads_at(qkv[j], G + q.off[j], B, T, q.heads[j], q.dims[j], 1, (size_t)q.nw);
+}
+
+static void attn__layer_qkv_backward(const attn_layer *L, const attn_layer_grads *g, attn_float *dx,
+                                     const attn_float *const dqkv[3], const attn_float *x, attn_float *G,
+                                     attn_float *wc, int B, int T)
+{
+    attn__qkv q = attn__layer_qkv(L);
+    const attn_float *W[3] = {L->Wq, L->Wk, L->Wv};
+    attn_float *dW[3] = {g->dWq, g->dWk, g->dWv}, *db[3] = {g->dbq, g->dbk, g->dbv};
+    int j, N = B * T, n;
+    for (j = 0; j < 3; j++) {
+        attn__heads_at(G + q.off[j], dqkv[j], B, T, q.heads[j], q.dims[j], 0, (size_t)q.nw);
+        memcpy(wc + (size_t)q.off[j] * L->C, W[j], sizeof(attn_float) * q.w[j] * L->C);
+    }
+    if (dx) attn_gemm(0, 0, N, L->C, q.nw, 1, G, q.nw, wc, L->C, 1, dx, L->C);
+    if (dW[0] || dW[1] || dW[2]) {
+        attn_gemm(1, 0, q.nw, L->C, N, 1, G, q.nw, x, L->C, 0, wc, L->C);
+        for (j = 0; j < 3; j++)
+            if (dW[j]) attn_axpy((size_t)q.w[j] * L->C, 1, wc + (size_t)q.off[j] * L->C, dW[j]);
+    }
+    for (j = 0; j < 3; j++)
+        for (n = 0; db[j] && n < N; n++) attn_axpy((size_t)q.w[j], 1, G + (size_t)n * q.nw + q.off[j], db[j]);
+}
+
 ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_float *cache,
                                        const attn_float *x, const attn_float *m, int B, int Tq, int Tk,
                                        void *work, size_t work_bytes)
 {
     attn_attention_desc d, g;
     attn__layer_cache c;
-    attn_float *b[6], *buf;
+    attn_float *b[ATTN__LAYER_BUFS], *buf;
     int H, KH, dk, dv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
     ATTN__NEED(y); ATTN__NEED(cache); ATTN__NEED(work);
@@ -7036,14 +7147,20 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
     attn__layer_cache_map(L, B, Tq, Tk, cache, &c);
     attn__layer_work_map(L, &d, work, b);
     buf = b[0];
-    if (!m) m = x;
     /* q, k, v = projections, heads split out: [B, T, H d] -> [B, H, T, d] */
-    attn_linear_forward(buf, x, L->Wq, L->bq, B * Tq, L->C, H * dk);
-    attn__heads(c.Q, buf, B, Tq, H, dk, 1);
-    attn_linear_forward(buf, m, L->Wk, L->bk, B * Tk, L->C, KH * dk);
-    attn__heads(c.K, buf, B, Tk, KH, dk, 1);
-    attn_linear_forward(buf, m, L->Wv, L->bv, B * Tk, L->C, KH * dv);
-    attn__heads(c.V, buf, B, Tk, KH, dv, 1);
+    if (!m) {
+        attn_float *qkv[3];
+        qkv[0] = c.Q; qkv[1] = c.K; qkv[2] = c.V;
+        attn__layer_qkv_forward(L, qkv, x, b[6], b[7], B, Tq);
+    } else {
+        attn_linear_forward(buf, x, L->Wq, L->bq, B * Tq, L->C, H * dk);
+        attn__heads(c.Q, buf, B, Tq, H, dk, 1);
+        attn_linear_forward(buf, m, L->Wk, L->bk, B * Tk, L->C, KH * dk);
+        attn__heads(c.K, buf, B, Tk, KH, dk, 1);
+        attn_linear_forward(buf, m, L->Wv, L->bv, B * Tk, L->C, KH * dv);
+        attn__heads(c.V, buf, B, Tk, KH, dv, 1);
+    }
+    if (!m) m = x;
     if (L->rope) {
         attn__layer_rope_tables(L, c.cosv, c.sinv, Tk, 0);
         attn_rope_forward(c.Q, c.Q, c.cosv, c.sinv, B * H, Tq, dk);
@@ -7092,7 +7209,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     attn_attention_grads ag;
     attn_attention_desc d, gd;
     attn__layer_cache c;
-    attn_float *b[6], *b0, *b1, *b2, *b3;
+    attn_float *b[ATTN__LAYER_BUFS], *b0, *b1, *b2, *b3;
     int H, KH, dk, dv, self = m == NULL;
     size_t nq, nk, nv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
@@ -7145,6 +7262,12 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
         attn__rope(b2, b2, c.cosv, c.sinv, B * KH, Tk, dk, -1, 0);
     }
     /* through the projections: heads merged back, then the linear backward of each */
+    if (self) {
+        const attn_float *dqkv[3];
+        dqkv[0] = b0; dqkv[1] = b2; dqkv[2] = b3;
+        attn__layer_qkv_backward(L, g, dx, dqkv, x, b[6], b[7], B, Tq);
+        return ATTN_OK;
+    }
     attn__heads(b1, b0, B, Tq, H, dk, 0);
     attn_linear_backward(dx, g->dWq, g->dbq, b1, x, L->Wq, B * Tq, L->C, H * dk);
     attn__heads(b1, b2, B, Tk, KH, dk, 0);
