@@ -10,8 +10,11 @@
    queries and MLP); the PyTorch script runs the model as written (every position in every layer),
    and again with --prune, the same saving written into the PyTorch model by hand: the table gives
    both ratios.
-   Usage: bench_transformer [--repeats 3] [--seconds 2] [--preset fuzzy|sraven|cogformer] [--kind K]
-                            [--threads 1|2] [--no-torch] */
+   --rounds R alternates the three measurements (attn.h, PyTorch, PyTorch pruned) R times and gives
+   each ratio's mean, sd and 95% t-interval over the rounds: the machine's speed drifts by several
+   percent within minutes, and the rounds pair each attn.h figure with the PyTorch ones beside it.
+   Usage: bench_transformer [--repeats 3] [--seconds 2] [--rounds 1] [--preset fuzzy|sraven|cogformer]
+                            [--kind K] [--threads 1|2] [--no-torch] */
 #define ATTN_IMPLEMENTATION
 #ifdef BENCH_ATTN_H /* another copy of the header: bench/trace_products.py's timed one */
 #include BENCH_ATTN_H
@@ -64,24 +67,40 @@ static double run_torch(int preset, const char *kind, int prune, int threads, in
     return rate;
 }
 
+/* "mean +- sd (95% t-interval lo-hi)" of x[0 .. n) into out (n >= 2, at most 30). */
+static void summary(char *out, size_t len, const double *x, int n)
+{
+    static const double t975[30] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+                                    2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093,
+                                    2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045};
+    double m = 0, v = 0, h;
+    int i;
+    for (i = 0; i < n; i++) m += x[i] / n;
+    for (i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m) / (n - 1);
+    h = t975[n - 1] * sqrt(v / n);
+    snprintf(out, len, "%.2f +- %.2f (%.2f-%.2f)", m, sqrt(v), m - h, m + h);
+}
+
 int main(int argc, char **argv)
 {
     static const attn_kind kinds[3][2] = {{ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_HYLA}, {ATTN_SOFTMAX, ATTN_COG}};
     static const char *names[3] = {"fuzzy", "sraven", "cogformer"};
-    int repeats = 3, i, s, k, t, have_torch, only = -1, threads = 0, torch = 1, ran = 0;
+    int repeats = 3, rounds = 1, i, s, k, t, r, have_torch, only = -1, threads = 0, torch = 1, ran = 0;
     const char *kind = NULL;
-    double seconds = 2, peak, fl, ours, theirs, pruned;
+    double seconds = 2, peak, fl, ours, theirs, pruned, pk[30], rt[30], rp[30];
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
-            printf("usage: bench_transformer [--repeats R] [--seconds S] [--preset fuzzy|sraven|cogformer] [--kind K]\n"
-                   "                         [--threads 1|2] [--no-torch]\n"
+            printf("usage: bench_transformer [--repeats R] [--seconds S] [--rounds N] [--preset fuzzy|sraven|cogformer]\n"
+                   "                         [--kind K] [--threads 1|2] [--no-torch]\n"
                    "  training tokens/s of the HYLA paper's transformer and a Cogformer beside PyTorch (every preset, both\n"
-                   "  of its kinds and 1 and 2 threads by default; --kind, --threads and --preset pick one)\n");
+                   "  of its kinds and 1 and 2 threads by default; --kind, --threads and --preset pick one);\n"
+                   "  --rounds N (2-30) alternates attn.h and PyTorch N times and summarises the ratios over the rounds\n");
             return 0;
         } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) kind = argv[++i];
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = arg_int("--threads", argv[++i], 1, 2);
         else if (!strcmp(argv[i], "--no-torch")) torch = 0;
         else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = arg_int("--rounds", argv[++i], 1, 30);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = arg_double("--seconds", argv[++i], 0.01, 3600);
         else if (!strcmp(argv[i], "--preset") && i + 1 < argc) {
             for (++i, only = 0; only < 3 && strcmp(argv[i], names[only]); only++) {}
@@ -109,13 +128,27 @@ int main(int argc, char **argv)
                 const char *name = attn_kind_get(kinds[s][k])->name;
                 if ((kind && strcmp(kind, name)) || (threads && t != threads)) continue;
                 ran++;
-                ours = run_attn(s, kinds[s][k], t, repeats, seconds, &fl);
-                theirs = have_torch ? run_torch(s, name, 0, t, repeats, seconds) : 0;
-                pruned = have_torch && s < 2 ? run_torch(s, name, 1, t, repeats, seconds) : 0;
-                printf("%-8s %-9s %7d | %12.0f %6.0f%% %12.0f %7.2fx | %14.0f %7.2fx\n", name, names[s], t, ours,
-                       peak > 0 ? 100 * ours * fl * 1e-9 / (peak * t) : 0, theirs, theirs > 0 ? ours / theirs : 0, pruned,
-                       pruned > 0 ? ours / pruned : 0);
-                fflush(stdout);
+                for (r = 0; r < rounds; r++) {
+                    ours = run_attn(s, kinds[s][k], t, repeats, seconds, &fl);
+                    theirs = have_torch ? run_torch(s, name, 0, t, repeats, seconds) : 0;
+                    pruned = have_torch && s < 2 ? run_torch(s, name, 1, t, repeats, seconds) : 0;
+                    pk[r] = peak > 0 ? 100 * ours * fl * 1e-9 / (peak * t) : 0;
+                    rt[r] = theirs > 0 ? ours / theirs : 0;
+                    rp[r] = pruned > 0 ? ours / pruned : 0;
+                    printf("%-8s %-9s %7d | %12.0f %6.0f%% %12.0f %7.2fx | %14.0f %7.2fx\n", name, names[s], t, ours,
+                           pk[r], theirs, rt[r], pruned, rp[r]);
+                    fflush(stdout);
+                }
+                if (rounds > 1) {
+                    char a[96], b[96], c[96];
+                    summary(a, sizeof a, pk, rounds);
+                    summary(b, sizeof b, rt, rounds);
+                    summary(c, sizeof c, rp, rounds);
+                    printf("  %s %s, threads %d, %d rounds, mean +- sd (95%% t-interval): %% peak %s;\n"
+                           "  / PyTorch %s; / PyTorch pruned %s\n", name, names[s], t, rounds, a,
+                           have_torch ? b : "-", have_torch && s < 2 ? c : "-");
+                    fflush(stdout);
+                }
             }
     if (!ran) printf("(nothing ran: the cogformer takes softmax and cog, fuzzy and sraven softmax and hyla)\n");
     printf("\n(fuzzy: 2 layers, E 128, 8 heads of 2, T 32, one output; sraven: width 1, 4 layers, 16 heads of 4,\n"
