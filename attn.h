@@ -6990,7 +6990,8 @@ static attn__qkv attn__layer_qkv(const attn_layer *L)
 
 /* Work: the attention's workspace, then six scratch buffers buf[0..5] (forward uses two), the three
    projections side by side buf[6] [B max(Tq, Tk), nw] and their weights and biases stacked buf[7]
-   [nw, C + 1] (see attn__layer_qkv_forward); its size. */
+   [nw, C + 1] (self-attention's, see attn__layer_qkv_forward; the size query does not know whether
+   m will be given, so they are always there); its size. */
 #define ATTN__LAYER_BUFS 8
 static size_t attn__layer_work_map(const attn_layer *L, const attn_attention_desc *d, void *work,
                                    attn_float **buf)
