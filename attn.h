@@ -2768,7 +2768,7 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
    stream, so each step asks for the line to the right of the one it reads, which the tiles after
    this one will read (one thread, medians of 3: 2048 x 16 x 2048 TN 47 -> 97 GFLOP/s, TT 47 -> 95,
    1024 x 16 x 1024 TN 101 -> 107; into L1 instead, 88, 87 and 93; on rows closer together, the
-   Cogformer's TN shapes, the same request made them 0-8% slower). */
+   Cogformer's TN shapes, the same request made four of five 5-9% slower). */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
                                size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
                                int stream);
@@ -3596,7 +3596,7 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
    80 / 114 (a weight gradient of eight heads of 2: the HYLA paper's fuzzy model), 16 x 512 x 1024
    TN 74 / 112, 32 x 128 x 4096 TN 98 / 109, 16 x 1024 x 128 NN 73 / 98; AVX2 (M = 8 and 16): 8 x
    128 x 4096 TN 37 / 62, 16 x 128 x 4096 TN 51 / 90. On AVX-512, M = 8 (half a vector) gained
-   nothing and a B read in place lost (16 x 128 x 512 TN 114 / 108); small products (up to
+   nothing and a B read in place lost (16 x 128 x 512 TN 114 / 104-111); small products (up to
    ATTN__SHORT_MACS) keep their whole tiles. */
 static int attn__gemm_is_few_rows(int transB, int M, int N, int K, int ldb)
 {
@@ -7093,15 +7093,22 @@ static void attn__layer_rows(const unsigned char *global, attn_float *dst, const
    forward G = x Wc^T + bc, split into q, k, v [B, H, T, d]; backward from dq, dk, dv, merged into G:
    dx += G Wc, [dWq; dWk; dWv] += G^T x (through wc), db += the column sums of G. One product each
    way instead of three: x is read once and dx read and written once. */
+static void attn__layer_qkv_stack(const attn_layer *L, const attn__qkv *q, attn_float *wc)
+{
+    const attn_float *W[3] = {L->Wq, L->Wk, L->Wv};
+    int j;
+    for (j = 0; j < 3; j++) memcpy(wc + (size_t)q->off[j] * L->C, W[j], sizeof(attn_float) * q->w[j] * L->C);
+}
+
 static void attn__layer_qkv_forward(const attn_layer *L, attn_float *const qkv[3], const attn_float *x,
                                     attn_float *G, attn_float *wc, int B, int T)
 {
     attn__qkv q = attn__layer_qkv(L);
-    const attn_float *W[3] = {L->Wq, L->Wk, L->Wv}, *bias[3] = {L->bq, L->bk, L->bv};
+    const attn_float *bias[3] = {L->bq, L->bk, L->bv};
     attn_float *bc = wc + (size_t)q.nw * L->C;
     int j, any = 0;
+    attn__layer_qkv_stack(L, &q, wc);
     for (j = 0; j < 3; j++) {
-        memcpy(wc + (size_t)q.off[j] * L->C, W[j], sizeof(attn_float) * q.w[j] * L->C);
         if (bias[j]) memcpy(bc + q.off[j], bias[j], sizeof(attn_float) * q.w[j]);
         else memset(bc + q.off[j], 0, sizeof(attn_float) * q.w[j]);
         any |= bias[j] != NULL;
@@ -7116,14 +7123,14 @@ static void attn__layer_qkv_backward(const attn_layer *L, const attn_layer_grads
                                      attn_float *wc, int B, int T)
 {
     attn__qkv q = attn__layer_qkv(L);
-    const attn_float *W[3] = {L->Wq, L->Wk, L->Wv};
     attn_float *dW[3] = {g->dWq, g->dWk, g->dWv}, *db[3] = {g->dbq, g->dbk, g->dbv};
     int j, N = B * T, n;
-    for (j = 0; j < 3; j++) {
+    for (j = 0; j < 3; j++)
         attn__heads_at(G + q.off[j], dqkv[j], B, T, q.heads[j], q.dims[j], 0, (size_t)q.nw);
-        memcpy(wc + (size_t)q.off[j] * L->C, W[j], sizeof(attn_float) * q.w[j] * L->C);
+    if (dx) {
+        attn__layer_qkv_stack(L, &q, wc);
+        attn_gemm(0, 0, N, L->C, q.nw, 1, G, q.nw, wc, L->C, 1, dx, L->C);
     }
-    if (dx) attn_gemm(0, 0, N, L->C, q.nw, 1, G, q.nw, wc, L->C, 1, dx, L->C);
     if (dW[0] || dW[1] || dW[2]) {
         attn_gemm(1, 0, q.nw, L->C, N, 1, G, q.nw, x, L->C, 0, wc, L->C);
         for (j = 0; j < 3; j++)
