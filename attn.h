@@ -1143,6 +1143,21 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
                                               const attn_float *cache, const int *tokens,
                                               const attn_float *x, int B, int T, void *work,
                                               size_t work_bytes);
+/* Gradient accumulation: the loss and gradient of B sequences, a chunk of them at a time, each
+   chunk's forward pass, loss and backward pass in turn, so that the backward pass reads the
+   chunk's activations back from the caches instead of from memory. The same gradient as one
+   forward, loss and backward over the batch up to the order of the sums (the dropout masks do not
+   depend on the batch index); it accumulates into m->p's gradient block (zero it first). chunk:
+   sequences per chunk, 0 for ATTN_CHUNK_TOKENS / T (at least 1). loss(ctx, b0, nb, y, dy) gets the
+   outputs y [nb, R, out] of sequences b0 .. b0 + nb - 1, writes dL/dy [nb, R, out] to dy and
+   returns their part of the loss; *total (may be NULL) is the sum of the parts. work:
+   attn_transformer_grad_work_bytes(m, B, T, chunk) bytes (the cache of one chunk among them). */
+#define ATTN_CHUNK_TOKENS 512
+typedef double (*attn_transformer_loss_fn)(void *ctx, int b0, int nb, const attn_float *y, attn_float *dy);
+ATTNDEF size_t attn_transformer_grad_work_bytes(const attn_transformer *m, int B, int T, int chunk);
+ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_loss_fn loss, void *ctx,
+                                          const int *tokens, const attn_float *x, int B, int T, int chunk,
+                                          double *total, void *work, size_t work_bytes);
 /* The normalised attention weights of one layer, weights [B, H, T, T] (as attn_attention_forward
    writes them: before dropout; for the head-mixing kinds the latent code a), recomputed from the
    cache of the last forward call over B sequences of length T (a last layer that computed only the
@@ -8727,6 +8742,65 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     if (x)
         return attn_linear_backward(NULL, MG.Win, MG.bin, dX, x, M.Win, (int)N, cf->in_dim, cf->d);
     return attn_embedding_backward(MG.E, dX, tokens, (int)N, cf->vocab, cf->d);
+}
+
+/* attn_transformer_grad's sequences per chunk, and its work: the chunk's cache, outputs, their
+   gradient and the passes' work; returns its bytes (with slack for alignment). */
+static int attn__tf_grad_chunk(int B, int T, int chunk)
+{
+    return ATTN__MIN(B, chunk > 0 ? chunk : ATTN__MAX(1, ATTN_CHUNK_TOKENS / T));
+}
+static size_t attn__tf_grad_map(const attn_transformer *m, int nb, int T, void *work, attn_float **cache,
+                                attn_float **y, attn_float **dy, void **pass)
+{
+    attn_arena ar;
+    size_t ny = (size_t)nb * attn__tf_rows(m, T) * m->cfg.out, np = attn_transformer_work_bytes(m, nb, T);
+    attn__arena_plan(&ar, work);
+    *cache = attn__arena_floats(&ar, attn_transformer_cache_floats(m, nb, T));
+    *y = attn__arena_floats(&ar, ny);
+    *dy = attn__arena_floats(&ar, ny);
+    *pass = attn__arena_take(&ar, np);
+    return ar.used + ATTN_ALIGN;
+}
+
+ATTNDEF size_t attn_transformer_grad_work_bytes(const attn_transformer *m, int B, int T, int chunk)
+{
+    attn_float *c, *y, *dy;
+    void *pass;
+    if (!attn__sizes_ok(__func__, m, B, T, m ? m->cfg.max_T : 0)) return 0;
+    if (chunk < 0) return attn__fail(ATTN_ERR_ARG, "%s: chunk = %d, must be >= 0", __func__, chunk), 0;
+    return attn__tf_grad_map(m, attn__tf_grad_chunk(B, T, chunk), T, NULL, &c, &y, &dy, &pass);
+}
+
+ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_loss_fn loss, void *ctx,
+                                          const int *tokens, const attn_float *x, int B, int T, int chunk,
+                                          double *total, void *work, size_t work_bytes)
+{
+    attn_float *cache, *y, *dy;
+    void *pass;
+    size_t need, np;
+    double sum = 0;
+    int nc, b0, in;
+    if (!m || !loss || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, loss or work is NULL", __func__);
+    need = attn_transformer_grad_work_bytes(m, B, T, chunk);
+    if (!need) return attn_last_status();
+    if (work_bytes < need)
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_grad_work_bytes() asks for %lu",
+                          __func__, (unsigned long)work_bytes, (unsigned long)need);
+    nc = attn__tf_grad_chunk(B, T, chunk);
+    attn__tf_grad_map(m, nc, T, work, &cache, &y, &dy, &pass);
+    np = attn_transformer_work_bytes(m, nc, T);
+    in = m->cfg.vocab ? 1 : m->cfg.in_dim;
+    for (b0 = 0; b0 < B; b0 += nc) {
+        int nb = ATTN__MIN(nc, B - b0);
+        const int *tok = tokens ? tokens + (size_t)b0 * T : NULL;
+        const attn_float *xs = x ? x + (size_t)b0 * T * in : NULL;
+        ATTN__TRY(attn_transformer_forward(m, y, cache, tok, xs, nb, T, pass, np));
+        sum += loss(ctx, b0, nb, y, dy);
+        ATTN__TRY(attn_transformer_backward(m, dy, cache, tok, xs, nb, T, pass, np));
+    }
+    if (total) *total = sum;
+    return ATTN_OK;
 }
 
 /* The weights [B, H, Tq, Tk] of attention layer L, recomputed from its cache (dropout off). Work:

@@ -81,8 +81,13 @@ static void train_step_init(train_step *s, int preset, attn_kind kind, int threa
     s->probs = (attn_float *)train_step_alloc(sizeof(attn_float) * (size_t)s->n_out);
     s->loss = (attn_float *)train_step_alloc(sizeof(attn_float) * (size_t)rows);
     s->targets = (int *)train_step_alloc(sizeof(int) * (size_t)rows);
+#ifdef ATTN_CHUNK_TOKENS /* attn_transformer_grad: its work holds a chunk's cache */
+    s->cache = NULL;
+    s->wb = attn_transformer_grad_work_bytes(&s->m, s->B, c.max_T, 0);
+#else
     s->cache = (attn_float *)train_step_alloc(sizeof(attn_float) * attn_transformer_cache_floats(&s->m, s->B, c.max_T));
     s->wb = attn_transformer_work_bytes(&s->m, s->B, c.max_T);
+#endif
     s->work = train_step_alloc(s->wb);
     s->mom = (attn_float *)calloc(s->m.p.total, sizeof(attn_float));
     s->vel = (attn_float *)calloc(s->m.p.total, sizeof(attn_float));
@@ -93,23 +98,44 @@ static void train_step_init(train_step *s, int preset, attn_kind kind, int threa
     s->m.training = 1;
 }
 
-/* One step; tokens in it: B max_T. */
+/* The loss of sequences b0 .. b0 + nb - 1 from their outputs y, dL/dy in dy: SRAVEN and the Cogformer
+   cross entropy, fuzzy squared error against 0.5, both averaged over the whole batch. */
+static double train_step_loss(void *ctx, int b0, int nb, const attn_float *y, attn_float *dy)
+{
+    train_step *s = (train_step *)ctx;
+    int i, per = s->preset == 2 ? s->c.max_T : s->c.readout, n = nb * per, nt = s->B * per;
+    double sum = 0;
+    if (s->preset) {
+        attn_cross_entropy_forward(s->loss, s->probs, y, s->targets + (size_t)b0 * per, n, s->c.out);
+        memset(dy, 0, sizeof(attn_float) * (size_t)n * s->c.out);
+        attn_cross_entropy_backward(dy, NULL, (attn_float)(1.0 / nt), s->probs, s->targets + (size_t)b0 * per, n, s->c.out);
+        for (i = 0; i < n; i++) sum += s->loss[i] / nt;
+    } else {
+        for (i = 0; i < nb; i++) {
+            dy[i] = (attn_float)(2 * (y[i] - 0.5) / s->B);
+            sum += (y[i] - 0.5) * (y[i] - 0.5) / s->B;
+        }
+    }
+    return sum;
+}
+
+/* One step; tokens in it: B max_T. With attn_transformer_grad (ATTN_CHUNK_TOKENS defined), the batch in
+   its chunks; else one forward and backward pass over the batch. */
 static void train_step_run(train_step *s)
 {
-    int i, cog = s->preset == 2, nt = s->B * (cog ? s->c.max_T : s->c.readout);
+    int cog = s->preset == 2;
     s->m.seed = (uint64_t)s->steps;
+    attn_params_zero_grad(&s->m.p);
+#ifdef ATTN_CHUNK_TOKENS
+    attn_transformer_grad(&s->m, train_step_loss, s, cog ? s->tok : NULL, cog ? NULL : s->x, s->B, s->c.max_T, 0, NULL,
+                          s->work, s->wb);
+#else
     attn_transformer_forward(&s->m, s->out, s->cache, cog ? s->tok : NULL, cog ? NULL : s->x, s->B, s->c.max_T, s->work,
                              s->wb);
-    if (s->preset) { /* SRAVEN and the Cogformer: cross entropy; fuzzy: squared error against 0.5 */
-        attn_cross_entropy_forward(s->loss, s->probs, s->out, s->targets, nt, s->c.out);
-        memset(s->dout, 0, sizeof(attn_float) * (size_t)s->n_out);
-        attn_cross_entropy_backward(s->dout, NULL, (attn_float)(1.0 / nt), s->probs, s->targets, nt, s->c.out);
-    } else {
-        for (i = 0; i < s->B; i++) s->dout[i] = (attn_float)(2 * (s->out[i] - 0.5) / s->B);
-    }
-    attn_params_zero_grad(&s->m.p);
+    train_step_loss(s, 0, s->B, s->out, s->dout);
     attn_transformer_backward(&s->m, s->dout, s->cache, cog ? s->tok : NULL, cog ? NULL : s->x, s->B, s->c.max_T, s->work,
                               s->wb);
+#endif
     if (cog) attn_clip_grad_norm(&s->m.p, 1.0);
     attn_adamw_step(&s->m.p, s->mom, s->vel, s->steps + 1, (attn_float)1e-3, (attn_float)0.9, (attn_float)(cog ? 0.95 : 0.999),
                     (attn_float)1e-8, (attn_float)0.1);

@@ -1529,6 +1529,99 @@ static void test_transformer_pruned(void)
     }
 }
 
+/* attn_transformer_grad's loss for the tests: L = sum y . c over the chunk's outputs, c [B, R, out]. */
+typedef struct { const attn_float *c; int per; int calls; } tf_grad_ctx;
+static double tf_grad_loss(void *p, int b0, int nb, const attn_float *y, attn_float *dy)
+{
+    tf_grad_ctx *g = (tf_grad_ctx *)p;
+    size_t i, n = (size_t)nb * g->per;
+    double sum = 0;
+    for (i = 0; i < n; i++) {
+        dy[i] = g->c[(size_t)b0 * g->per + i];
+        sum += (double)y[i] * dy[i];
+    }
+    g->calls++;
+    return sum;
+}
+
+/* attn_transformer_grad in chunks of 1, 2 (a partial last one), the default and the whole batch
+   against one forward and backward pass over the batch: the same loss and gradient (bit for bit
+   with one chunk), for dense inputs with T5 biases, dropout and a pruned read-out, and tokens with
+   documents and a causal mask; bad arguments refused with the gradient untouched. */
+static void test_transformer_grad(void)
+{
+    attn_rng r;
+    int k;
+    attn_rng_seed(&r, 23, 0);
+    for (k = 0; k < 2; k++) {
+        attn_transformer_config cf = tf_small();
+        attn_transformer m;
+        attn_float *y, *c, *cache, *x = NULL, *ref;
+        int tok[5 * 6], B = 5, T = 6, R, j, ci, chunks[4] = {1, 2, 0, 5};
+        size_t wb, i;
+        void *work;
+        double full = 0, total, eg, gmax = 0;
+        tf_grad_ctx g;
+        if (k == 0) { cf.vocab = 0; cf.in_dim = 3; cf.t5 = 1; cf.causal = 0; cf.dropout = (attn_float)0.3; cf.pos = ATTN_POS_NONE; cf.readout = 2; }
+        else { cf.doc_mask = 1; cf.bos = 0; cf.dropout = (attn_float)0.2; }
+        R = cf.readout ? cf.readout : T;
+        CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+        m.training = 1; m.seed = 7;
+        for (i = 0; i < m.p.total; i++) m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
+        if (cf.in_dim) { x = t_alloc((size_t)B * T * cf.in_dim); t_randn(x, (size_t)B * T * cf.in_dim, &r, 1); }
+        for (j = 0; j < B * T; j++) tok[j] = j % T == 0 || j % T == 3 ? 0 : 1 + (int)attn_rng_int(&r, 4);
+        y = t_alloc((size_t)B * R * cf.out);
+        c = t_alloc((size_t)B * R * cf.out);
+        ref = t_alloc(m.p.total);
+        t_randn(c, (size_t)B * R * cf.out, &r, 1);
+        cache = t_alloc(attn_transformer_cache_floats(&m, B, T));
+        wb = attn_transformer_work_bytes(&m, B, T);
+        work = malloc(wb);
+        attn_params_zero_grad(&m.p);
+        CHECK(attn_transformer_forward(&m, y, cache, x ? NULL : tok, x, B, T, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+        CHECK(attn_transformer_backward(&m, c, cache, x ? NULL : tok, x, B, T, work, wb) == ATTN_OK, "backward: %s", attn_last_error());
+        for (i = 0; i < (size_t)B * R * cf.out; i++) full += (double)y[i] * c[i];
+        memcpy(ref, m.p.gdata, sizeof(attn_float) * m.p.total);
+        for (i = 0; i < m.p.total; i++) gmax = fmax(gmax, fabs(ref[i]));
+        free(cache); free(work);
+        for (ci = 0; ci < 4; ci++) {
+            int want = chunks[ci] ? (B + chunks[ci] - 1) / chunks[ci] : 1; /* 512 / T tokens: one chunk */
+            wb = attn_transformer_grad_work_bytes(&m, B, T, chunks[ci]);
+            work = malloc(wb);
+            g.c = c; g.per = R * cf.out; g.calls = 0;
+            attn_params_zero_grad(&m.p);
+            CHECK(attn_transformer_grad(&m, tf_grad_loss, &g, x ? NULL : tok, x, B, T, chunks[ci], &total, work, wb) == ATTN_OK,
+                  "grad: %s", attn_last_error());
+            for (i = 0, eg = 0; i < m.p.total; i++) eg = fmax(eg, fabs(m.p.gdata[i] - ref[i]) / (1 + gmax));
+            if (want == 1)
+                CHECK(eg == 0 && total == full && g.calls == 1, "grad (%s) in one chunk: gradient differs by %.3g, loss %.9g against %.9g, %d calls",
+                      k ? "tokens" : "dense", eg, total, full, g.calls);
+            else
+                CHECK(eg <= 20 * T_EPS && fabs(total - full) <= 20 * T_EPS * (1 + fabs(full)) && g.calls == want && gmax > 0.1,
+                      "grad (%s) in chunks of %d: gradient differs by %.3g (largest %.3g), loss %.9g against %.9g, %d calls of %d",
+                      k ? "tokens" : "dense", chunks[ci], eg, gmax, total, full, g.calls, want);
+            free(work);
+        }
+        /* bad arguments: refused, the gradient left as it was */
+        wb = attn_transformer_grad_work_bytes(&m, B, T, 2);
+        work = malloc(wb);
+        CHECK(attn_transformer_grad(&m, NULL, &g, x ? NULL : tok, x, B, T, 2, &total, work, wb) == ATTN_ERR_ARG &&
+              strstr(attn_last_error(), "loss") != NULL, "grad without a loss: %s", attn_last_error());
+        CHECK(attn_transformer_grad(&m, tf_grad_loss, &g, x ? NULL : tok, x, B, T, -1, &total, work, wb) == ATTN_ERR_ARG &&
+              strstr(attn_last_error(), "chunk") != NULL, "grad with chunk -1: %s", attn_last_error());
+        CHECK(attn_transformer_grad(&m, tf_grad_loss, &g, x ? NULL : tok, x, B, T, 2, &total, work, wb - 1) == ATTN_ERR_ARG &&
+              strstr(attn_last_error(), "attn_transformer_grad_work_bytes") != NULL, "grad with short work: %s", attn_last_error());
+        CHECK(attn_transformer_grad(&m, tf_grad_loss, &g, x ? NULL : tok, x, B, T + 1, 2, &total, work, wb) == ATTN_ERR_SHAPE,
+              "grad with T > max_T: %s", attn_last_error());
+        CHECK(attn_transformer_grad_work_bytes(&m, B, T, -3) == 0 && attn_transformer_grad_work_bytes(NULL, B, T, 0) == 0,
+              "grad work bytes of bad arguments are 0");
+        for (i = 0, eg = 0; i < m.p.total; i++) eg = fmax(eg, fabs(m.p.gdata[i] - ref[i]) / (1 + gmax));
+        CHECK(eg == 0, "refused grad calls left the gradient (it moved by %.3g)", eg);
+        free(work); free(y); free(c); free(ref); free(x);
+        attn_transformer_free(&m);
+    }
+}
+
 /* attn_transformer_weights: softmax rows sum to 1 with nothing above the diagonal (causal); HYLA's
    code is RMS-normalised over the heads (mean_h a^2 = 1 up to the 1e-6); bad arguments refused. */
 static void test_transformer_weights(void)
@@ -1861,6 +1954,7 @@ void test_models(void)
     test_plot_svg();
     test_transformer_weights();
     test_transformer_pruned();
+    test_transformer_grad();
     test_probe_cosine_heatmap();
     test_collapse_probe();
     test_band_analysis();
