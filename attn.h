@@ -8778,19 +8778,24 @@ ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_
 {
     attn_float *cache, *y, *dy;
     void *pass;
-    size_t need, np;
+    size_t need, np, i;
     double sum = 0;
     int nc, b0, in;
-    if (!m || !loss || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, loss or work is NULL", __func__);
+    const char *fn = __func__;
+    if (!m || !loss || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, loss or work is NULL", fn);
     need = attn_transformer_grad_work_bytes(m, B, T, chunk);
     if (!need) return attn_last_status();
     if (work_bytes < need)
-        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_grad_work_bytes() asks for %lu",
-                          __func__, (unsigned long)work_bytes, (unsigned long)need);
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, %s_work_bytes() asks for %lu", fn,
+                          (unsigned long)work_bytes, fn, (unsigned long)need);
     nc = attn__tf_grad_chunk(B, T, chunk);
     attn__tf_grad_map(m, nc, T, work, &cache, &y, &dy, &pass);
     np = attn_transformer_work_bytes(m, nc, T);
     in = m->cfg.vocab ? 1 : m->cfg.in_dim;
+    for (i = 0; tokens && m->cfg.vocab && i < (size_t)B * T; i++) /* all of them, before any gradient */
+        if (tokens[i] < 0 || tokens[i] >= m->cfg.vocab)
+            return attn__fail(ATTN_ERR_ARG, "%s: tokens[%lu] = %d is outside [0, %d)", fn, (unsigned long)i,
+                              tokens[i], m->cfg.vocab);
     for (b0 = 0; b0 < B; b0 += nc) {
         int nb = ATTN__MIN(nc, B - b0);
         const int *tok = tokens ? tokens + (size_t)b0 * T : NULL;

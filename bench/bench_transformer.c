@@ -9,7 +9,9 @@
    attn.h's transformer computes only what the head reads in its last layer (the read-out rows'
    queries and MLP); the PyTorch script runs the model as written (every position in every layer),
    and again with --prune, the same saving written into the PyTorch model by hand: the table gives
-   both ratios.
+   both ratios. attn.h's step runs through attn_transformer_grad, in chunks of about 512 tokens (each
+   chunk's backward pass after its forward pass); PyTorch's in one pass over the batch (torch_hyla.py
+   --chunk N accumulates over chunks as well; on the project's machine that was not faster).
    --rounds R alternates the three measurements (attn.h, PyTorch, PyTorch pruned) R times and gives
    each ratio's mean, sd and 95% t-interval over the rounds: the machine's speed drifts by several
    percent within minutes, and the rounds pair each attn.h figure with the PyTorch ones beside it.
@@ -155,6 +157,6 @@ int main(int argc, char **argv)
            " T 36, 4 x 8 logits; both with T5 biases, attention dropout 0.1, AdamW. cogformer: 4 layers, d 128,\n"
            " 4 heads of 32, RoPE, SwiGLU, 16 x 128 byte tokens, every position, AdamW with clipping.\n"
            " PyTorch pruned: the last block computes only the read-out rows, as attn.h does; not for the cogformer,\n"
-           " which reads every position.)\n");
+           " which reads every position. attn.h: attn_transformer_grad, chunks of about 512 tokens; PyTorch: one pass.)\n");
     return 0;
 }

@@ -21,6 +21,9 @@ With --prune (fuzzy and sraven), the last block computes only what the head read
 the last R positions' queries over all T keys, and its MLP over those R rows; the same function
 and gradients, written by hand.
 
+With --chunk N, a step accumulates the gradient over chunks of N sequences (as attn_transformer_grad
+does); the default is one pass over the batch, which was the faster on the project's machine.
+
 Prints "kind preset threads tokens_per_second" (the median of the repeats). Run with
 /usr/bin/python3 (Debian's python3-torch) and OPENBLAS_CORETYPE unset.
 Usage: torch_hyla.py --preset fuzzy|sraven|cogformer --kind softmax|hyla|cog [--prune] [--threads 1] [--repeats 3] [--seconds 2]"""
@@ -39,6 +42,8 @@ p.add_argument("--prune", action="store_true", help="the last block computes onl
 p.add_argument("--threads", type=int, default=1)
 p.add_argument("--repeats", type=int, default=3)
 p.add_argument("--seconds", type=float, default=2.0, help="minimum time per repeat")
+p.add_argument("--chunk", type=int, default=0,
+               help="gradient accumulation over chunks of this many sequences (0: the whole batch at once)")
 a = p.parse_args()
 torch.set_num_threads(a.threads)
 torch.manual_seed(0)
@@ -98,15 +103,15 @@ class CogBlock(torch.nn.Module):
 
     def forward(self, x):
         a = self.rms(x, self.n1)
-        q, k = rope(self.q(a).view(B, T, H, DH)), rope(self.k(a).view(B, T, H, DH))
-        v = self.v(a).view(B, T, H, DH)
+        q, k = rope(self.q(a).view(-1, T, H, DH)), rope(self.k(a).view(-1, T, H, DH))
+        v = self.v(a).view(-1, T, H, DH)
         s = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(DH)
         causal = torch.ones(T, T, dtype=torch.bool).tril()
         if a_kind == "cog":
             w = torch.softmax(s.abs().masked_fill(~causal, float("-inf")), dim=-1) * torch.sign(s)
         else:
             w = torch.softmax(s.masked_fill(~causal, float("-inf")), dim=-1)
-        x = x + self.o(torch.einsum("bhqk,bkhd->bqhd", w, v).reshape(B, T, H * DH))
+        x = x + self.o(torch.einsum("bhqk,bkhd->bqhd", w, v).reshape(-1, T, H * DH))
         b = self.rms(x, self.n2)
         return x + self.w2(self.wg(b) * F.silu(self.wp(b)))
 
@@ -144,9 +149,9 @@ class Block(torch.nn.Module):
 
     def attn(self, x, rq):
         """The attention of the last rq positions' queries over all T keys."""
-        q = self.q(x[:, T - rq:]).view(B, rq, H, DH)
-        k = self.k(x).view(B, T, H, DH)
-        v = self.v(x).view(B, T, H, DH)
+        q = self.q(x[:, T - rq:]).view(-1, rq, H, DH)
+        k = self.k(x).view(-1, T, H, DH)
+        v = self.v(x).view(-1, T, H, DH)
         s = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(DH) + self.t5[:, BUCKETS[T - rq:]]
         if a.kind == "softmax":
             w = F.dropout(torch.softmax(s, dim=-1), 0.1, self.training)
@@ -156,7 +161,7 @@ class Block(torch.nn.Module):
             w = F.dropout(w, 0.1, self.training)
             u = torch.relu(torch.einsum("bhqk,bkhd->bqkd", w, v))
             z = torch.einsum("bhqk,bqkd->bqhd", w, u)
-        return self.o(z.reshape(B, rq, H * DH))
+        return self.o(z.reshape(-1, rq, H * DH))
 
     def forward(self, x, rq=T):
         x = x[:, T - rq:] + self.attn(self.ln1(x), rq)
@@ -189,13 +194,29 @@ else:
 
 
 def step():
-    out = model(x)
-    loss = F.mse_loss(out, y) if a.preset == "fuzzy" else F.cross_entropy(out.reshape(B * R, OUT), y)
-    opt.zero_grad(set_to_none=True)
-    loss.backward()
+    if not 0 < a.chunk < B:
+        out = model(x)
+        loss = F.mse_loss(out, y) if a.preset == "fuzzy" else F.cross_entropy(out.reshape(B * R, OUT), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+    else:
+        chunked_backward(a.chunk)
     if cog:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
+
+
+def chunked_backward(n):
+    """The gradient of the batch's loss accumulated over chunks of n sequences."""
+    opt.zero_grad(set_to_none=True)
+    for b0 in range(0, B, n):
+        nb = min(n, B - b0)
+        out = model(x[b0:b0 + nb])
+        if a.preset == "fuzzy":
+            loss = F.mse_loss(out, y[b0:b0 + nb], reduction="sum") / B
+        else:
+            loss = F.cross_entropy(out.reshape(nb * R, OUT), y[b0 * R:(b0 + nb) * R], reduction="sum") / (B * R)
+        loss.backward()
 
 
 for _ in range(2):

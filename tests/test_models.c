@@ -1615,6 +1615,13 @@ static void test_transformer_grad(void)
               "grad with T > max_T: %s", attn_last_error());
         CHECK(attn_transformer_grad_work_bytes(&m, B, T, -3) == 0 && attn_transformer_grad_work_bytes(NULL, B, T, 0) == 0,
               "grad work bytes of bad arguments are 0");
+        if (!x) { /* a bad token in the last chunk: refused before the first chunk's gradient */
+            tok[B * T - 1] = 99;
+            g.calls = 0;
+            CHECK(attn_transformer_grad(&m, tf_grad_loss, &g, tok, NULL, B, T, 2, &total, work, wb) == ATTN_ERR_ARG &&
+                  strstr(attn_last_error(), "tokens[29] = 99") != NULL && g.calls == 0, "grad with a bad token: %s", attn_last_error());
+            tok[B * T - 1] = 1;
+        }
         for (i = 0, eg = 0; i < m.p.total; i++) eg = fmax(eg, fabs(m.p.gdata[i] - ref[i]) / (1 + gmax));
         CHECK(eg == 0, "refused grad calls left the gradient (it moved by %.3g)", eg);
         free(work); free(y); free(c); free(ref); free(x);
