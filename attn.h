@@ -1152,7 +1152,9 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
    outputs y [nb, R, out] of sequences b0 .. b0 + nb - 1, writes dL/dy [nb, R, out] to dy and
    returns their part of the loss; *total (may be NULL) is the sum of the parts. work:
    attn_transformer_grad_work_bytes(m, B, T, chunk) bytes (the cache of one chunk among them). */
+#ifndef ATTN_CHUNK_TOKENS
 #define ATTN_CHUNK_TOKENS 512
+#endif
 typedef double (*attn_transformer_loss_fn)(void *ctx, int b0, int nb, const attn_float *y, attn_float *dy);
 ATTNDEF size_t attn_transformer_grad_work_bytes(const attn_transformer *m, int B, int T, int chunk);
 ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_loss_fn loss, void *ctx,

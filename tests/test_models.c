@@ -1546,14 +1546,16 @@ static double tf_grad_loss(void *p, int b0, int nb, const attn_float *y, attn_fl
 
 /* attn_transformer_grad in chunks of 1, 2 (a partial last one), the default and the whole batch
    against one forward and backward pass over the batch: the same loss and gradient (bit for bit
-   with one chunk), for dense inputs with T5 biases, dropout and a pruned read-out, and tokens with
-   documents and a causal mask; bad arguments refused with the gradient untouched. */
+   with one chunk), for dense inputs with T5 biases, dropout and a pruned read-out (softmax and
+   HYLA), and tokens with documents and a causal mask; bad arguments refused with the gradient
+   untouched. */
 static void test_transformer_grad(void)
 {
+    static const char *names[3] = {"dense", "tokens", "dense, HYLA"};
     attn_rng r;
     int k;
     attn_rng_seed(&r, 23, 0);
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < 3; k++) { /* dense softmax, tokens softmax, dense HYLA */
         attn_transformer_config cf = tf_small();
         attn_transformer m;
         attn_float *y, *c, *cache, *x = NULL, *ref;
@@ -1562,8 +1564,9 @@ static void test_transformer_grad(void)
         void *work;
         double full = 0, total, eg, gmax = 0;
         tf_grad_ctx g;
-        if (k == 0) { cf.vocab = 0; cf.in_dim = 3; cf.t5 = 1; cf.causal = 0; cf.dropout = (attn_float)0.3; cf.pos = ATTN_POS_NONE; cf.readout = 2; }
+        if (k != 1) { cf.vocab = 0; cf.in_dim = 3; cf.t5 = 1; cf.causal = 0; cf.dropout = (attn_float)0.3; cf.pos = ATTN_POS_NONE; cf.readout = 2; }
         else { cf.doc_mask = 1; cf.bos = 0; cf.dropout = (attn_float)0.2; }
+        if (k == 2) { cf.kinds[0] = cf.kinds[1] = ATTN_HYLA; cf.dv = cf.dk; }
         R = cf.readout ? cf.readout : T;
         CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
         m.training = 1; m.seed = 7;
@@ -1595,11 +1598,11 @@ static void test_transformer_grad(void)
             for (i = 0, eg = 0; i < m.p.total; i++) eg = fmax(eg, fabs(m.p.gdata[i] - ref[i]) / (1 + gmax));
             if (want == 1)
                 CHECK(eg == 0 && total == full && g.calls == 1, "grad (%s) in one chunk: gradient differs by %.3g, loss %.9g against %.9g, %d calls",
-                      k ? "tokens" : "dense", eg, total, full, g.calls);
+                      names[k], eg, total, full, g.calls);
             else
                 CHECK(eg <= 20 * T_EPS && fabs(total - full) <= 20 * T_EPS * (1 + fabs(full)) && g.calls == want && gmax > 0.1,
                       "grad (%s) in chunks of %d: gradient differs by %.3g (largest %.3g), loss %.9g against %.9g, %d calls of %d",
-                      k ? "tokens" : "dense", chunks[ci], eg, gmax, total, full, g.calls, want);
+                      names[k], chunks[ci], eg, gmax, total, full, g.calls, want);
             free(work);
         }
         /* bad arguments: refused, the gradient left as it was */
