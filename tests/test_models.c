@@ -1600,7 +1600,12 @@ static void test_transformer_grad(void)
                 CHECK(eg == 0 && total == full && g.calls == 1, "grad (%s) in one chunk: gradient differs by %.3g, loss %.9g against %.9g, %d calls",
                       names[k], eg, total, full, g.calls);
             else
-                CHECK(eg <= 20 * T_EPS && fabs(total - full) <= 20 * T_EPS * (1 + fabs(full)) && g.calls == want && gmax > 0.1,
+                /* products of fewer rows take other kernels, rounding differently: softmax within 3 eps in
+                   every build; HYLA's normalisation over the heads amplifies it (up to 70 eps: 8.4e-6 in
+                   the SSE2 build, 3.3e-6 NEON, 6e-7 AVX-512), hence 500 eps there; a chunk read at the wrong
+                   offset is off by about 1 */
+                CHECK(eg <= (k == 2 ? 500 : 20) * T_EPS && fabs(total - full) <= (k == 2 ? 500 : 20) * T_EPS * (1 + fabs(full)) &&
+                      g.calls == want && gmax > 0.1,
                       "grad (%s) in chunks of %d: gradient differs by %.3g (largest %.3g), loss %.9g against %.9g, %d calls of %d",
                       names[k], chunks[ci], eg, gmax, total, full, g.calls, want);
             free(work);
