@@ -8747,21 +8747,22 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
 }
 
 /* attn_transformer_grad's sequences per chunk, and its work: the chunk's cache, outputs, their
-   gradient and the passes' work; returns its bytes (with slack for alignment). */
+   gradient and the passes' work (of *np bytes); returns its bytes (with slack for alignment). */
 static int attn__tf_grad_chunk(int B, int T, int chunk)
 {
     return ATTN__MIN(B, chunk > 0 ? chunk : ATTN__MAX(1, ATTN_CHUNK_TOKENS / T));
 }
 static size_t attn__tf_grad_map(const attn_transformer *m, int nb, int T, void *work, attn_float **cache,
-                                attn_float **y, attn_float **dy, void **pass)
+                                attn_float **y, attn_float **dy, void **pass, size_t *np)
 {
     attn_arena ar;
-    size_t ny = (size_t)nb * attn__tf_rows(m, T) * m->cfg.out, np = attn_transformer_work_bytes(m, nb, T);
+    size_t ny = (size_t)nb * attn__tf_rows(m, T) * m->cfg.out;
+    *np = attn_transformer_work_bytes(m, nb, T);
     attn__arena_plan(&ar, work);
     *cache = attn__arena_floats(&ar, attn_transformer_cache_floats(m, nb, T));
     *y = attn__arena_floats(&ar, ny);
     *dy = attn__arena_floats(&ar, ny);
-    *pass = attn__arena_take(&ar, np);
+    *pass = attn__arena_take(&ar, *np);
     return ar.used + ATTN_ALIGN;
 }
 
@@ -8769,9 +8770,10 @@ ATTNDEF size_t attn_transformer_grad_work_bytes(const attn_transformer *m, int B
 {
     attn_float *c, *y, *dy;
     void *pass;
+    size_t np;
     if (!attn__sizes_ok(__func__, m, B, T, m ? m->cfg.max_T : 0)) return 0;
     if (chunk < 0) return attn__fail(ATTN_ERR_ARG, "%s: chunk = %d, must be >= 0", __func__, chunk), 0;
-    return attn__tf_grad_map(m, attn__tf_grad_chunk(B, T, chunk), T, NULL, &c, &y, &dy, &pass);
+    return attn__tf_grad_map(m, attn__tf_grad_chunk(B, T, chunk), T, NULL, &c, &y, &dy, &pass, &np);
 }
 
 ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_loss_fn loss, void *ctx,
@@ -8791,8 +8793,7 @@ ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_
         return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, %s_work_bytes() asks for %lu", fn,
                           (unsigned long)work_bytes, fn, (unsigned long)need);
     nc = attn__tf_grad_chunk(B, T, chunk);
-    attn__tf_grad_map(m, nc, T, work, &cache, &y, &dy, &pass);
-    np = attn_transformer_work_bytes(m, nc, T);
+    attn__tf_grad_map(m, nc, T, work, &cache, &y, &dy, &pass, &np);
     in = m->cfg.vocab ? 1 : m->cfg.in_dim;
     for (i = 0; tokens && m->cfg.vocab && i < (size_t)B * T; i++) /* all of them, before any gradient */
         if (tokens[i] < 0 || tokens[i] >= m->cfg.vocab)

@@ -26,7 +26,7 @@ does); the default is one pass over the batch, which was the faster on the proje
 
 Prints "kind preset threads tokens_per_second" (the median of the repeats). Run with
 /usr/bin/python3 (Debian's python3-torch) and OPENBLAS_CORETYPE unset.
-Usage: torch_hyla.py --preset fuzzy|sraven|cogformer --kind softmax|hyla|cog [--prune] [--threads 1] [--repeats 3] [--seconds 2]"""
+Usage: torch_hyla.py --preset fuzzy|sraven|cogformer --kind softmax|hyla|cog [--prune] [--threads 1] [--repeats 3] [--seconds 2] [--chunk 0]"""
 import argparse
 import math
 import statistics
