@@ -3791,6 +3791,21 @@ static void attn__mul(size_t n, const attn_float *x, const attn_float *y, attn_f
     for (; i < n; i++) out[i] = x[i] * y[i];
 }
 
+/* A block of rows x cols with row strides ldx and ldy: y += a x (mul 0) or y = x y (mul 1), row by
+   row, or as one row when both are contiguous (a tile as wide as its rows: no tail per row). */
+static void attn__rows_op(int mul, size_t rows, size_t cols, attn_float a, const attn_float *x, size_t ldx,
+                          attn_float *y, size_t ldy)
+{
+    size_t r;
+    if (ldx == cols && ldy == cols) {
+        cols *= rows;
+        rows = 1;
+    }
+    for (r = 0; r < rows; r++)
+        if (mul) attn__mul(cols, x + r * ldx, y + r * ldy, y + r * ldy);
+        else attn_axpy(cols, a, x + r * ldx, y + r * ldy);
+}
+
 ATTNDEF attn_float attn_max(size_t n, const attn_float *x)
 {
     attn_float m = -INFINITY;
@@ -3798,7 +3813,9 @@ ATTNDEF attn_float attn_max(size_t n, const attn_float *x)
     if (n >= ATTN__VW) {
         attn__v vm = attn__vload(x);
         for (i = ATTN__VW; i + ATTN__VW <= n; i += ATTN__VW) vm = attn__vmax(vm, attn__vload(x + i));
+        if (i < n) vm = attn__vmax(vm, attn__vload(x + n - ATTN__VW)); /* the tail, overlapping */
         m = attn__vhmax(vm);
+        i = n;
     }
     for (; i < n; i++) m = x[i] > m ? x[i] : m;
     return m;
@@ -4764,10 +4781,8 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
     attn_float inv = (attn_float)(1 / (1 - (double)d->dropout));
     int r, c;
     if (d->dropout_mask) { /* the multipliers, computed once per call */
-        for (r = 0; r < br; r++) {
-            attn_float *x = X + (size_t)r * bc;
-            attn__mul((size_t)bc, d->dropout_mask + (size_t)(i0 + r) * d->Tk + j0, x, x);
-        }
+        const attn_float *mk = d->dropout_mask + (size_t)i0 * d->Tk + j0;
+        attn__rows_op(1, (size_t)br, (size_t)bc, 1, mk, (size_t)d->Tk, X, (size_t)bc);
         return;
     }
     for (r = 0; r < br; r++)
@@ -5104,21 +5119,23 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
     attn_float off = k && k->offset ? k->offset(d->Tk) : 0; /* the kind's constant shift (sigmoid: -ln Tk) */
     int common = !mask && !seg && d->window <= 0 && d->block <= 0; /* ones up to the causal limit */
     attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
+    if (d->bias) /* S += the bias's tile */
+        attn__rows_op(0, (size_t)br, (size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
+                      (size_t)d->Tk, S, (size_t)bc);
+    if (common && !d->causal) attn__fill((size_t)br * bc, 1, vis); /* all visible: one pass */
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
-        if (common) {
+        if (common && d->causal) {
             last = ATTN__MAX(last, 0);
             attn__fill((size_t)last, 1, v);
             attn__fill((size_t)(bc - last), 0, v + last);
-        } else
+        } else if (!common)
             for (c = 0; c < bc; c++)
                 v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) &&
                                     (!seg || seg[i0 + r + shift] == seg[j0 + c]) &&
                                     attn__in_pattern(d, h, i0 + r + shift, j0 + c) &&
                                     attn__in_layout(d, h, i0 + r, j0 + c));
-        if (d->bias)
-            attn_axpy((size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0 + r) * d->Tk + j0, S + r * bc);
         for (c = 0; c < bc && off != 0; c++) S[r * bc + c] += off;
         if (guard) attn__zero_hidden(S + r * bc, v, (size_t)bc);
     }
@@ -5500,7 +5517,7 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
         alpha = l[r] > 0 ? (attn_float)exp(m[r] - tmax) : 0;
         sum = attn__exp_weighted((size_t)bc, x, tmax, p);
         if (k->sign) k->sign((size_t)bc, s, p);
-        if (alpha != 1) attn_scale((size_t)dv, alpha, acc + (size_t)r * dv);
+        if (alpha != 1 && l[r] > 0) attn_scale((size_t)dv, alpha, acc + (size_t)r * dv); /* else acc is 0 */
         l[r] = l[r] * alpha + sum;
         m[r] = tmax;
     }
@@ -5597,8 +5614,10 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
         k->vjp((size_t)bc, S + r * bc, ar, vis + r * bc, ds, D[r],
                k->stat == ATTN_STAT_SUM && N >= ATTN__TINY ? 1 / N : 0);
         if (t->guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
-        if (dbias) attn_axpy((size_t)bc, 1, ds, dbias + ((size_t)t->h * d->Tq + i0 + r) * d->Tk + j0);
     }
+    if (dbias) /* dbias += dS */
+        attn__rows_op(0, (size_t)br, (size_t)bc, 1, dA, (size_t)bc,
+                      dbias + ((size_t)t->h * d->Tq + i0) * d->Tk + j0, (size_t)d->Tk);
     if (t->guard) {
         attn__guarded_product(0, br, bc, dk, scale, dA, vis, Kj, ld, dQi, ld);
         attn__guarded_product(1, br, bc, dk, scale, dA, vis, Qi, ld, dKj, ld);
