@@ -3908,6 +3908,15 @@ static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float s
     return sum;
 }
 
+/* y[i] = x[i] - c for i < n (y may be x) */
+static void attn__shift_copy(size_t n, const attn_float *x, attn_float c, attn_float *y)
+{
+    attn__v vc = attn__vset1(c);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(y + i, attn__vsub(attn__vload(x + i), vc));
+    for (; i < n; i++) y[i] = x[i] - c;
+}
+
 /* z[i] += x[i] y[i] */
 static void attn__mul_add(size_t n, const attn_float *x, const attn_float *y, attn_float *z)
 {
@@ -5401,7 +5410,7 @@ static const attn_float *attn__row_exponents(const attn_score_row *k, int seen, 
 static void attn__tile_weights(const attn_score_row *k, const attn_float *S, attn_float *P, attn_float *X,
                                int br, int bc, const attn_float *stat, int full)
 {
-    int r;
+    int r, flat = bc % ATTN__VW != 0 && k->stat == ATTN_STAT_LSE;
     for (r = 0; r < br; r++) {
         const attn_float *s = S + r * bc, *x;
         attn_float *p = P + r * bc;
@@ -5413,8 +5422,16 @@ static void attn__tile_weights(const attn_score_row *k, const attn_float *S, att
             continue;
         }
         x = attn__row_exponents(k, r >= full, (size_t)bc, s, p, X + r * bc);
+        if (flat) {
+            attn__shift_copy((size_t)bc, x, stat[r], X + r * bc);
+            continue;
+        }
         attn__exp_weighted((size_t)bc, x, stat[r], p);
         if (k->sign) k->sign((size_t)bc, s, p);
+    }
+    if (flat) {
+        attn__exp_weighted((size_t)br * bc, X, 0, P);
+        if (k->sign) k->sign((size_t)br * bc, S, P);
     }
 }
 
@@ -5496,7 +5513,10 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
     const attn_attention_desc *d = t->d;
     const attn_score_row *k = t->k;
     attn_float *S = t->w.S, *P = t->w.P, *X = t->w.X, *hid = t->w.vis; /* the guarded path's visibility */
-    int r, dv = d->dv, full;
+    attn_float shift[ATTN__BR], sums[ATTN__BR]; /* each row's new maximum and sum of its weights */
+    /* rows not a whole number of vectors (36 keys: 3 vectors a row, 2.25 for the tile): the rows'
+       exponents shifted one by one, their exponentials in one pass over the tile */
+    int r, dv = d->dv, full, flat = bc % ATTN__VW != 0 && k->stat == ATTN_STAT_LSE;
     const attn_float *Vt = t->Vp + (size_t)j0 * dv;
     full = attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, t->ld, t->w.kpan, t->scale, S, P,
                              t->guard);
@@ -5504,7 +5524,7 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
     if (t->centered) attn__visible_sums(P, Vt, br, bc, dv, vsum, n, t->guard);
     if (k->stat == ATTN_STAT_NONE) attn__tile_weights(k, S, P, X, br, bc, NULL, full);
     for (r = 0; r < br && k->stat != ATTN_STAT_NONE; r++) {
-        attn_float *s = S + r * bc, *p = P + r * bc, tmax, sum = 0, alpha;
+        attn_float *s = S + r * bc, *p = P + r * bc, tmax;
         const attn_float *x;
         if (k->stat == ATTN_STAT_SUM) {
             l[r] += k->map((size_t)bc, s, p, X + r * bc, 1);
@@ -5512,14 +5532,21 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
         }
         x = attn__row_exponents(k, r >= full, (size_t)bc, s, p, X + r * bc);
         tmax = attn_max((size_t)bc, x);
-        if (tmax < (attn_float)-1e38) continue; /* nothing visible in this tile row: p is 0 */
-        if (l[r] > 0 && m[r] > tmax) tmax = m[r];
-        alpha = l[r] > 0 ? (attn_float)exp(m[r] - tmax) : 0;
-        sum = attn__exp_weighted((size_t)bc, x, tmax, p);
-        if (k->sign) k->sign((size_t)bc, s, p);
+        if (tmax >= (attn_float)-1e38 && l[r] > 0 && m[r] > tmax) tmax = m[r];
+        shift[r] = tmax; /* below -1e38: nothing visible in this tile row, p is 0 */
+        if (flat) attn__shift_copy((size_t)bc, x, tmax < (attn_float)-1e38 ? 0 : tmax, X + r * bc);
+        else if (tmax >= (attn_float)-1e38) sums[r] = attn__exp_weighted((size_t)bc, x, tmax, p);
+    }
+    if (flat) attn__exp_weighted((size_t)br * bc, X, 0, P);
+    for (r = 0; r < br && k->stat == ATTN_STAT_LSE; r++) {
+        attn_float *p = P + r * bc, alpha;
+        if (shift[r] < (attn_float)-1e38) continue;
+        alpha = l[r] > 0 ? (attn_float)exp(m[r] - shift[r]) : 0;
+        if (flat) sums[r] = attn_sum((size_t)bc, p);
+        if (k->sign) k->sign((size_t)bc, S + r * bc, p);
         if (alpha != 1 && l[r] > 0) attn_scale((size_t)dv, alpha, acc + (size_t)r * dv); /* else acc is 0 */
-        l[r] = l[r] * alpha + sum;
-        m[r] = tmax;
+        l[r] = l[r] * alpha + sums[r];
+        m[r] = shift[r];
     }
     if (d->dropout > 0) attn__tile_dropout(d, i0, br, j0, bc, P); /* after the statistics */
     if (t->guard) attn__guarded_product(0, br, bc, dv, 1, P, hid, Vt, dv, acc, dv);
