@@ -6943,8 +6943,11 @@ static void attn__heads_at(attn_float *dst, const attn_float *src, int B, int T,
             for (h = 0; h < H; h++, row += d, head += hs) {
                 attn_float *o = dst + (split ? head : row);
                 const attn_float *x = src + (split ? row : head);
-                /* heads are a few floats: loops, not a memcpy call (compilers kept a plain loop scalar) */
+                /* heads are a few floats: loops, not a memcpy call (compilers kept a plain loop scalar);
+                   below a vector, blocks of 4 by a fixed-size memcpy, one 16-byte move (split and merge
+                   at the SRAVEN shape, 504 tokens x 16 heads of 4, hot caches: 90 -> 33 us) */
                 for (i = 0; i + ATTN__VW <= d; i += ATTN__VW) attn__vstore(o + i, attn__vload(x + i));
+                for (; i + 4 <= d; i += 4) memcpy(o + i, x + i, 4 * sizeof(attn_float));
                 for (; i < d; i++) o[i] = x[i];
             }
         }
