@@ -4487,15 +4487,16 @@ ATTNDEF attn_status attn_pos_sinusoidal(attn_float *pe, int T, int C)
 ATTNDEF attn_status attn_rope_tables(attn_float *cosv, attn_float *sinv, int T, int dh, int offset,
                                      attn_float theta)
 {
+    double f;
     int t, i;
     ATTN__NEED(cosv); ATTN__NEED(sinv);
     ATTN__TRY(attn__rows(__func__, T, dh));
     if (dh % 2) return attn__fail(ATTN_ERR_SHAPE, "attn_rope_tables: dh = %d must be even", dh);
     if (offset < 0 || !(theta > 1))
         return attn__fail(ATTN_ERR_ARG, "attn_rope_tables: offset must be >= 0 and theta > 1");
-    for (t = 0; t < T; t++)
-        for (i = 0; i < dh / 2; i++) {
-            double a = ((double)t + offset) * pow((double)theta, -2.0 * i / dh);
+    for (i = 0; i < dh / 2; i++) /* by columns: one power per frequency */
+        for (t = 0, f = pow((double)theta, -2.0 * i / dh); t < T; t++) {
+            double a = ((double)t + offset) * f;
             cosv[(size_t)t * (dh / 2) + i] = (attn_float)cos(a);
             sinv[(size_t)t * (dh / 2) + i] = (attn_float)sin(a);
         }
