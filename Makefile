@@ -117,7 +117,8 @@ $(BUILD)/bench_transformer: bench/bench_transformer.c bench/bench.h bench/train_
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 # A/B comparison of two builds of attn.h on a training step, alternating step by step in one program:
-# make ab A=path/to/old/attn.h [B=attn.h] [PRESET=fuzzy|sraven|cogformer] [KIND=softmax] [STEPS=40]
+# make ab A=path/to/old/attn.h [B=attn.h] [PRESET=fuzzy|sraven|cogformer|attention] [KIND=softmax]
+#   [STEPS=40] (attention: one SRAVEN chunk's attention layer alone, forward + backward)
 B ?= attn.h
 PRESET ?= fuzzy
 KIND ?= softmax

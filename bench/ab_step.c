@@ -9,7 +9,9 @@
    program is not cancelled: on the project's machine, the same header as A and as B gave B / A of
    1.005 to 1.012 (fuzzy, SRAVEN, Cogformer, 30-60 rounds), so differences of 1% are not resolved;
    run it with B = A first to see that floor.
-   Usage: make ab A=old/attn.h [B=attn.h] [PRESET=fuzzy|sraven|cogformer] [KIND=softmax] [STEPS=40]
+   Preset attention: instead of a step, the attention layer of one SRAVEN chunk alone, forward +
+   backward (14 sequences, 16 heads of 4, T 36, a bias, dropout 0.1; bench/ab_side.c).
+   Usage: make ab A=old/attn.h [B=attn.h] [PRESET=fuzzy|sraven|cogformer|attention] [KIND=softmax] [STEPS=40]
      or build/ab_step [--preset P] [--kind K] [--steps N] (N rounds of four steps) */
 #include "bench.h"
 #include <math.h>
@@ -31,22 +33,25 @@ const char *ab_b_version(void);
 
 int main(int argc, char **argv)
 {
-    static const char *names[3] = {"fuzzy", "sraven", "cogformer"};
+    static const char *names[4] = {"fuzzy", "sraven", "cogformer", "attention"};
     const char *kind = "softmax";
     int preset = 0, n = 40, i, won = 0, lo, hi, tokens;
     double *ta, *tb, *r, *place, half;
     void *a, *b, *c, *d;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
-            printf("usage: ab_step [--preset fuzzy|sraven|cogformer] [--kind softmax] [--steps 40]\n"
+            printf("usage: ab_step [--preset fuzzy|sraven|cogformer|attention] [--kind softmax] [--steps 40]\n"
                    "  alternates training steps of two builds of attn.h (make ab A=old/attn.h B=attn.h) on one thread\n"
                    "  and prints B's speed relative to A's: the median over rounds and its 95%% interval\n");
             return 0;
         } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) kind = argv[++i];
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) n = arg_int("--steps", argv[++i], 6, 100000);
         else if (!strcmp(argv[i], "--preset") && i + 1 < argc) {
-            for (++i, preset = 0; preset < 3 && strcmp(argv[i], names[preset]); preset++) {}
-            if (preset == 3) { fprintf(stderr, "ab_step: unknown preset %s (fuzzy, sraven or cogformer)\n", argv[i]); return 1; }
+            for (++i, preset = 0; preset < 4 && strcmp(argv[i], names[preset]); preset++) {}
+            if (preset == 4) {
+                fprintf(stderr, "ab_step: unknown preset %s (fuzzy, sraven, cogformer or attention)\n", argv[i]);
+                return 1;
+            }
         } else { fprintf(stderr, "ab_step: unknown option %s (see --help)\n", argv[i]); return 1; }
     }
     a = ab_a_init(preset, kind);
