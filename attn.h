@@ -5519,6 +5519,7 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
        exponents shifted one by one, their exponentials in one pass over the tile */
     int r, dv = d->dv, full, flat = bc % ATTN__VW != 0 && k->stat == ATTN_STAT_LSE;
     const attn_float *Vt = t->Vp + (size_t)j0 * dv;
+    ATTN_ASSERT(br <= ATTN__BR);
     full = attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, t->ld, t->w.kpan, t->scale, S, P,
                              t->guard);
     if (t->guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
@@ -5533,10 +5534,14 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
         }
         x = attn__row_exponents(k, r >= full, (size_t)bc, s, p, X + r * bc);
         tmax = attn_max((size_t)bc, x);
-        if (tmax >= (attn_float)-1e38 && l[r] > 0 && m[r] > tmax) tmax = m[r];
-        shift[r] = tmax; /* below -1e38: nothing visible in this tile row, p is 0 */
-        if (flat) attn__shift_copy((size_t)bc, x, tmax < (attn_float)-1e38 ? 0 : tmax, X + r * bc);
-        else if (tmax >= (attn_float)-1e38) sums[r] = attn__exp_weighted((size_t)bc, x, tmax, p);
+        shift[r] = tmax; /* below -1e38: nothing visible in this tile row, p is 0; NaN goes on */
+        if (shift[r] < (attn_float)-1e38) {
+            if (flat) attn__shift_copy((size_t)bc, x, 0, X + r * bc);
+            continue;
+        }
+        if (l[r] > 0 && m[r] > tmax) shift[r] = tmax = m[r];
+        if (flat) attn__shift_copy((size_t)bc, x, tmax, X + r * bc);
+        else sums[r] = attn__exp_weighted((size_t)bc, x, tmax, p);
     }
     if (flat) attn__exp_weighted((size_t)br * bc, X, 0, P);
     for (r = 0; r < br && k->stat == ATTN_STAT_LSE; r++) {
