@@ -46,7 +46,8 @@ static ab_attention *AB_CAT(AB_SIDE, _attention)(attn_kind kind)
     a->g.dbias = a->g.dV + n;
     a->d.bias = a->g.dbias + nb;
     attn_rng_seed(&r, 11, 0);
-    for (i = 0; i < 5 * n; i++) a->Q[i] = (attn_float)attn_rng_normal(&r, 0, 1); /* Q, K, V, O (overwritten), dO */
+    for (i = 0; i < 5 * n; i++) /* Q, K, V, O (overwritten), dO */
+        a->Q[i] = (attn_float)attn_rng_normal(&r, 0, 1);
     for (i = 0; i < nb; i++) ((attn_float *)a->d.bias)[i] = (attn_float)attn_rng_normal(&r, 0, 0.5);
     a->wb = attn_attention_workspace(&a->d);
     a->work = train_step_alloc(a->wb);
@@ -82,8 +83,10 @@ double AB_CAT(AB_SIDE, _step)(void *p)
         ab_attention *a = s->att;
         size_t n = (size_t)a->d.B * a->d.H * a->d.Tq * a->d.dk;
         memset(a->g.dQ, 0, sizeof(attn_float) * (3 * n + (size_t)a->d.H * a->d.Tq * a->d.Tk));
-        if (attn_attention_forward(&a->d, a->O, a->st, NULL, a->Q, a->K, a->V, a->work, a->wb) != ATTN_OK ||
-            attn_attention_backward(&a->d, &a->g, a->dO, a->Q, a->K, a->V, a->O, a->st, a->work, a->wb) != ATTN_OK) {
+        attn_status st = attn_attention_forward(&a->d, a->O, a->st, NULL, a->Q, a->K, a->V, a->work, a->wb);
+        if (st == ATTN_OK)
+            st = attn_attention_backward(&a->d, &a->g, a->dO, a->Q, a->K, a->V, a->O, a->st, a->work, a->wb);
+        if (st != ATTN_OK) {
             fprintf(stderr, "ab_step: %s\n", attn_last_error());
             exit(1);
         }
