@@ -5407,7 +5407,9 @@ static const attn_float *attn__row_exponents(const attn_score_row *k, int seen, 
 }
 
 /* P[r, c] = A of the tile from the final row statistics stat [br], where P holds the 0/1 visibility
-   on entry; rows from `full` on see the whole tile (attn__tile_scores). X [BR, BC] is scratch. */
+   on entry; rows from `full` on see the whole tile (attn__tile_scores). X [BR, BC] is scratch. Rows
+   that are not a whole number of vectors take their exponentials in one pass over the tile (as in
+   attn__forward_tile; the same weights bit for bit). */
 static void attn__tile_weights(const attn_score_row *k, const attn_float *S, attn_float *P, attn_float *X,
                                int br, int bc, const attn_float *stat, int full)
 {
