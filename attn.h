@@ -3791,10 +3791,10 @@ static void attn__mul(size_t n, const attn_float *x, const attn_float *y, attn_f
     for (; i < n; i++) out[i] = x[i] * y[i];
 }
 
-/* A block of rows x cols with row strides ldx and ldy: y += a x (mul 0) or y = x y (mul 1), row by
+/* A block of rows x cols with row strides ldx and ldy: y += x (mul 0) or y = x y (mul 1), row by
    row, or as one row when both are contiguous (a tile as wide as its rows: no tail per row). */
-static void attn__rows_op(int mul, size_t rows, size_t cols, attn_float a, const attn_float *x, size_t ldx,
-                          attn_float *y, size_t ldy)
+static void attn__rows_op(int mul, size_t rows, size_t cols, const attn_float *x, size_t ldx, attn_float *y,
+                          size_t ldy)
 {
     size_t r;
     if (ldx == cols && ldy == cols) {
@@ -3803,7 +3803,7 @@ static void attn__rows_op(int mul, size_t rows, size_t cols, attn_float a, const
     }
     for (r = 0; r < rows; r++)
         if (mul) attn__mul(cols, x + r * ldx, y + r * ldy, y + r * ldy);
-        else attn_axpy(cols, a, x + r * ldx, y + r * ldy);
+        else attn_axpy(cols, 1, x + r * ldx, y + r * ldy);
 }
 
 ATTNDEF attn_float attn_max(size_t n, const attn_float *x)
@@ -4792,7 +4792,7 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
     int r, c;
     if (d->dropout_mask) { /* the multipliers, computed once per call */
         const attn_float *mk = d->dropout_mask + (size_t)i0 * d->Tk + j0;
-        attn__rows_op(1, (size_t)br, (size_t)bc, 1, mk, (size_t)d->Tk, X, (size_t)bc);
+        attn__rows_op(1, (size_t)br, (size_t)bc, mk, (size_t)d->Tk, X, (size_t)bc);
         return;
     }
     for (r = 0; r < br; r++)
@@ -5130,7 +5130,7 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
     int common = !mask && !seg && d->window <= 0 && d->block <= 0; /* ones up to the causal limit */
     attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
     if (d->bias) /* S += the bias's tile */
-        attn__rows_op(0, (size_t)br, (size_t)bc, 1, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
+        attn__rows_op(0, (size_t)br, (size_t)bc, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
                       (size_t)d->Tk, S, (size_t)bc);
     if (common && !d->causal) attn__fill((size_t)br * bc, 1, vis); /* all visible: one pass */
     for (r = 0; r < br; r++) {
@@ -5535,9 +5535,8 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
             continue;
         }
         x = attn__row_exponents(k, r >= full, (size_t)bc, s, p, X + r * bc);
-        tmax = attn_max((size_t)bc, x);
-        shift[r] = tmax; /* below -1e38: nothing visible in this tile row, p is 0; NaN goes on */
-        if (shift[r] < (attn_float)-1e38) {
+        shift[r] = tmax = attn_max((size_t)bc, x);
+        if (tmax < (attn_float)-1e38) { /* nothing visible in this tile row: p is 0 (a NaN row goes on) */
             if (flat) attn__shift_copy((size_t)bc, x, 0, X + r * bc);
             continue;
         }
@@ -5651,7 +5650,7 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
         if (t->guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
     }
     if (dbias) /* dbias += dS */
-        attn__rows_op(0, (size_t)br, (size_t)bc, 1, dA, (size_t)bc,
+        attn__rows_op(0, (size_t)br, (size_t)bc, dA, (size_t)bc,
                       dbias + ((size_t)t->h * d->Tq + i0) * d->Tk + j0, (size_t)d->Tk);
     if (t->guard) {
         attn__guarded_product(0, br, bc, dk, scale, dA, vis, Kj, ld, dQi, ld);

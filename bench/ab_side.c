@@ -33,18 +33,20 @@ typedef struct {
 static ab_attention *AB_CAT(AB_SIDE, _attention)(attn_kind kind)
 {
     ab_attention *a = (ab_attention *)train_step_alloc(sizeof *a);
-    size_t n, nb, i;
+    size_t n, nb, ns, i;
     attn_rng r;
     memset(a, 0, sizeof *a);
     a->d.kind = kind; a->d.B = 14; a->d.H = 16; a->d.Tq = a->d.Tk = 36; a->d.dk = a->d.dv = 4;
     a->d.dropout = (attn_float)0.1; a->d.dropout_seed = 7;
     n = (size_t)a->d.B * a->d.H * a->d.Tq * a->d.dk;
     nb = (size_t)a->d.H * a->d.Tq * a->d.Tk;
-    a->Q = (attn_float *)train_step_alloc(sizeof(attn_float) * (9 * n + 2 * nb));
-    a->K = a->Q + n; a->V = a->K + n; a->O = a->V + n; a->dO = a->O + n; a->st = a->dO + n;
-    a->g.dQ = a->st + n; a->g.dK = a->g.dQ + n; a->g.dV = a->g.dK + n;
+    ns = attn_attention_stats_floats(&a->d);
+    a->Q = (attn_float *)train_step_alloc(sizeof(attn_float) * (8 * n + 2 * nb + ns));
+    a->K = a->Q + n; a->V = a->K + n; a->O = a->V + n; a->dO = a->O + n;
+    a->g.dQ = a->dO + n; a->g.dK = a->g.dQ + n; a->g.dV = a->g.dK + n; /* dQ, dK, dV, dbias: one block */
     a->g.dbias = a->g.dV + n;
     a->d.bias = a->g.dbias + nb;
+    a->st = (attn_float *)a->d.bias + nb;
     attn_rng_seed(&r, 11, 0);
     for (i = 0; i < 5 * n; i++) /* Q, K, V, O (overwritten), dO */
         a->Q[i] = (attn_float)attn_rng_normal(&r, 0, 1);
