@@ -5547,7 +5547,10 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
     if (flat) attn__exp_weighted((size_t)br * bc, X, 0, P);
     for (r = 0; r < br && k->stat == ATTN_STAT_LSE; r++) {
         attn_float *p = P + r * bc, alpha;
-        if (shift[r] < (attn_float)-1e38) continue;
+        if (shift[r] < (attn_float)-1e38) { /* its weights 0, not the visibility P held */
+            attn__fill((size_t)bc, 0, p);
+            continue;
+        }
         alpha = l[r] > 0 ? (attn_float)exp(m[r] - shift[r]) : 0;
         if (flat) sums[r] = attn_sum((size_t)bc, p);
         if (k->sign) k->sign((size_t)bc, S + r * bc, p);

@@ -397,6 +397,40 @@ static void test_kind_rows(void)
     CHECK(attn_gradcheck_attention(&d, 5, 0, 0, 0, &err) == 0 && err > 0.05, "a wrong vjp fails the checker (%.3g)", err);
 }
 
+/* Finite inputs whose scores overflow to -Inf over a whole key tile (keys 256 on of 512, or the
+   first 256; the last tile 44 keys, not a whole number of vectors, at Tk = 300): those keys weigh 0,
+   so O is the mean of the other values, 1. Before the fix the tile's weights were left at its
+   visibility, 1, and the values 1000 came in. */
+static void test_overflowed_scores(void)
+{
+    enum { D = 16, TMAX = 512 };
+    static attn_float K[TMAX * D], V[TMAX * D];
+    attn_float Q[D] = {0}, O[D], st[1];
+    int tks[2] = {512, 300}, t, first, j;
+    Q[0] = (attn_float)1e20;
+    for (t = 0; t < 2; t++)
+        for (first = 0; first < 2; first++) {
+            attn_attention_desc d;
+            size_t wb;
+            void *w;
+            memset(&d, 0, sizeof d);
+            d.kind = ATTN_SOFTMAX; d.B = d.H = d.Tq = 1; d.Tk = tks[t]; d.dk = d.dv = D;
+            memset(K, 0, sizeof K);
+            memset(V, 0, sizeof V);
+            for (j = 0; j < d.Tk; j++) { /* the overflowing tile: keys [0, 256) if first, else [256, Tk) */
+                int over = (j < 256) == first;
+                K[j * D] = over ? (attn_float)-1e20 : (attn_float)1e-20 * (attn_float)(j % 3);
+                V[j * D] = over ? 1000 : 1;
+            }
+            wb = attn_attention_workspace(&d);
+            w = malloc(wb);
+            CHECK(w && attn_attention_forward(&d, O, st, NULL, Q, K, V, w, wb) == ATTN_OK &&
+                      fabs((double)O[0] - 1) < 1e-5,
+                  "Tk %d, overflow in the %s tile: O = %g, not 1", d.Tk, first ? "first" : "last", (double)O[0]);
+            free(w);
+        }
+}
+
 void test_faults(void)
 {
     test_kind_rows();
@@ -406,4 +440,5 @@ void test_faults(void)
     test_nan();
     test_norm_range();
     test_hidden_positions();
+    test_overflowed_scores();
 }
