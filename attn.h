@@ -2323,13 +2323,14 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 /* A small SIMD vocabulary: every vector kernel below is written once in these terms. attn__v holds
    ATTN__VW floats; the scalar "vector" is one attn_float, which makes the same kernels the portable
    fallback. fma(a, b, c) = a * b + c (fused where the ISA has it). */
-#define ATTN__VOCAB(T, LOAD, STORE, SET1, MUL, ADD, MAX, MIN, DIV, SQRT)                          \
+#define ATTN__VOCAB(T, LOAD, STORE, SET1, MUL, ADD, SUB, MAX, MIN, DIV, SQRT)                     \
     typedef T attn__v;                                                                             \
     ATTN__INLINE attn__v attn__vload(const float *p) { return LOAD(p); }                           \
     ATTN__INLINE void attn__vstore(float *p, attn__v v) { STORE(p, v); }                           \
     ATTN__INLINE attn__v attn__vset1(float x) { return SET1(x); }                                  \
     ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return MUL(a, b); }                    \
     ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return ADD(a, b); }                    \
+    ATTN__INLINE attn__v attn__vsub(attn__v a, attn__v b) { return SUB(a, b); }                    \
     ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return MAX(a, b); }                    \
     ATTN__INLINE attn__v attn__vmin(attn__v a, attn__v b) { return MIN(a, b); }                    \
     ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return DIV(a, b); }                    \
@@ -2342,7 +2343,7 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 #if defined(ATTN__AVX512)
 #define ATTN__VW 16
 ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps,
-            _mm512_max_ps, _mm512_min_ps, _mm512_div_ps, _mm512_sqrt_ps)
+            _mm512_sub_ps, _mm512_max_ps, _mm512_min_ps, _mm512_div_ps, _mm512_sqrt_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm512_fmadd_ps(a, b, c); }
 ATTN__INLINE attn__v attn__vround(attn__v x)
 {
@@ -2393,7 +2394,7 @@ ATTN__INLINE void attn__vstore4x4(float *c, size_t ld, attn__v v)
 #elif defined(ATTN__AVX2)
 #define ATTN__VW 8
 ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
-            _mm256_max_ps, _mm256_min_ps, _mm256_div_ps, _mm256_sqrt_ps)
+            _mm256_sub_ps, _mm256_max_ps, _mm256_min_ps, _mm256_div_ps, _mm256_sqrt_ps)
 #if defined(__FMA__) || defined(_MSC_VER) /* MSVC's /arch:AVX2 has FMA and does not say so */
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm256_fmadd_ps(a, b, c); }
 #else
@@ -2414,8 +2415,8 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
 ATTN__INLINE attn__v attn__vswap2(attn__v v) { return _mm256_permute_ps(v, 0xB1); }
 #elif defined(ATTN__SSE2)
 #define ATTN__VW 4
-ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_max_ps, _mm_min_ps,
-            _mm_div_ps, _mm_sqrt_ps)
+ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_sub_ps, _mm_max_ps,
+            _mm_min_ps, _mm_div_ps, _mm_sqrt_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return _mm_cvtepi32_ps(_mm_cvtps_epi32(x)); } /* MXCSR */
 ATTN__INLINE attn__v attn__vpow2(attn__v n)
@@ -2428,7 +2429,7 @@ ATTN__INLINE attn__v attn__vswap2(attn__v v) { return _mm_shuffle_ps(v, v, 0xB1)
 #define ATTN__WASM_MAX(a, b) wasm_f32x4_pmax(b, a) /* b < a ? a : b: maxps's order */
 #define ATTN__WASM_MIN(a, b) wasm_f32x4_pmin(b, a)
 ATTN__VOCAB(v128_t, wasm_v128_load, wasm_v128_store, wasm_f32x4_splat, wasm_f32x4_mul, wasm_f32x4_add,
-            ATTN__WASM_MAX, ATTN__WASM_MIN, wasm_f32x4_div, wasm_f32x4_sqrt)
+            wasm_f32x4_sub, ATTN__WASM_MAX, ATTN__WASM_MIN, wasm_f32x4_div, wasm_f32x4_sqrt)
 /* a * b + c. With -mrelaxed-simd, relaxed_madd: one fused instruction where the machine has FMA
    (engines that ship relaxed SIMD: Chromium 114+, node with --experimental-wasm-relaxed-simd).
    clang < 16 has only the proposal's prototype, which emits an opcode engines reject: a build with
@@ -2451,8 +2452,8 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
 ATTN__INLINE attn__v attn__vswap2(attn__v v) { return wasm_i32x4_shuffle(v, v, 1, 0, 3, 2); }
 #elif defined(ATTN__NEON)
 #define ATTN__VW 4
-ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vmaxq_f32, vminq_f32,
-            vdivq_f32, vsqrtq_f32)
+ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vsubq_f32, vmaxq_f32,
+            vminq_f32, vdivq_f32, vsqrtq_f32)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return vfmaq_f32(c, a, b); }
 ATTN__INLINE attn__v attn__vround(attn__v x) { return vrndnq_f32(x); }
 ATTN__INLINE attn__v attn__vpow2(attn__v n)
@@ -2491,6 +2492,7 @@ ATTN__INLINE attn__v attn__vset1(attn_float x) { return x; }
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return a * b + c; }
 ATTN__INLINE attn__v attn__vmul(attn__v a, attn__v b) { return a * b; }
 ATTN__INLINE attn__v attn__vadd(attn__v a, attn__v b) { return a + b; }
+ATTN__INLINE attn__v attn__vsub(attn__v a, attn__v b) { return a - b; }
 ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return a > b ? a : b; }
 ATTN__INLINE attn__v attn__vmin(attn__v a, attn__v b) { return a < b ? a : b; }
 ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return a / b; }
@@ -2544,8 +2546,6 @@ ATTN__INLINE void attn__vhsum4(attn__v a, attn__v b, attn__v c, attn__v d, attn_
     t[0] = attn__vhsum(a); t[1] = attn__vhsum(b); t[2] = attn__vhsum(c); t[3] = attn__vhsum(d);
 }
 #endif
-/* a - b in every backend: b (-1) is exact, so the fused add rounds once, as a subtraction does. */
-ATTN__INLINE attn__v attn__vsub(attn__v a, attn__v b) { return attn__vfma(b, attn__vset1(-1), a); }
 
 /* exp(x) for every lane. SIMD: x = n ln2 + r with n = round(x / ln2) and |r| <= ln2 / 2, then
    e^r by its Taylor polynomial of degree 6 (truncation error r^7 / 7! < 1.3e-7, about an ulp) and
@@ -3884,18 +3884,21 @@ ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int co
 }
 
 /* w[i] = w[i] exp(x[i] - shift) for a 0/1 (or any) weight w; returns sum_i w[i]. The masked
-   exponential of softmax-like rows: entries with w = 0 stay exactly 0. */
-static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float shift, attn_float *w)
+   exponential of softmax-like rows: entries with w = 0 stay exactly 0. ones: w is all ones (a row
+   that sees the whole tile), so it is not read and the multiply is skipped (the same values). */
+static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float shift, attn_float *w, int ones)
 {
     attn__v vs = attn__vset1(shift), acc = attn__vset1(0), last = acc;
     attn_float sum, t[ATTN__VW];
     size_t i = 0, m = n - n % ATTN__VW;
     int tail = m < n && n >= ATTN__VW; /* a tail after whole vectors */
-    if (tail) /* the last VW entries, before the loop overwrites their front */
-        last = attn__vmul(attn__vload(w + n - ATTN__VW),
-                          attn__vexp_shifted(attn__vload(x + n - ATTN__VW), vs));
+    if (tail) { /* the last VW entries, before the loop overwrites their front */
+        last = attn__vexp_shifted(attn__vload(x + n - ATTN__VW), vs);
+        if (!ones) last = attn__vmul(attn__vload(w + n - ATTN__VW), last);
+    }
     for (; i < m; i += ATTN__VW) {
-        attn__v e = attn__vmul(attn__vload(w + i), attn__vexp_shifted(attn__vload(x + i), vs));
+        attn__v e = attn__vexp_shifted(attn__vload(x + i), vs);
+        if (!ones) e = attn__vmul(attn__vload(w + i), e);
         attn__vstore(w + i, e);
         acc = attn__vadd(acc, e);
     }
@@ -3950,7 +3953,7 @@ static attn_float attn__exp_row(size_t n, const attn_float *x, attn_float m, att
 {
     size_t i;
     for (i = 0; i < n; i++) y[i] = x[i] == -(attn_float)INFINITY ? 0 : 1;
-    return attn__exp_weighted(n, x, m, y);
+    return attn__exp_weighted(n, x, m, y, 0);
 }
 
 /* y[i] *= 1 - t[i]^2: back through t = tanh(x), from its output */
@@ -5117,10 +5120,11 @@ static void attn__tile_product(int br, int bc, int n, attn_float alpha, const at
    visible to query i0+r (stored as 0/1 in P, which the caller overwrites); Kt: K^T's panels or
    NULL (attn__tile_product). guard: S is set to 0 where vis is 0, so that a non-finite key a row
    cannot see leaves no trace in it. Returns the first row from which every row sees the whole tile
-   when no mask, segment, window or block layout applies (br otherwise): its callers skip the mask. */
+   when no mask, segment, window or block layout applies (br otherwise): its callers skip the mask.
+   lazy: those rows' visibility (all ones) is not written. */
 static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
                              const attn_float *Qp, const attn_float *Kp, int ld, const attn_float *Kt,
-                             attn_float scale, attn_float *S, attn_float *vis, int guard)
+                             attn_float scale, attn_float *S, attn_float *vis, int guard, int lazy)
 {
     int r, c, shift = d->Tk - d->Tq;
     const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
@@ -5132,11 +5136,11 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
     if (d->bias) /* S += the bias's tile */
         attn__rows_op(0, (size_t)br, (size_t)bc, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
                       (size_t)d->Tk, S, (size_t)bc);
-    if (common && !d->causal) attn__fill((size_t)br * bc, 1, vis); /* all visible: one pass */
+    if (common && !d->causal && !lazy) attn__fill((size_t)br * bc, 1, vis); /* all visible: one pass */
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
-        if (common && d->causal) {
+        if (common && d->causal && !(lazy && last == bc)) {
             last = ATTN__MAX(last, 0);
             attn__fill((size_t)last, 1, v);
             attn__fill((size_t)(bc - last), 0, v + last);
@@ -5272,19 +5276,21 @@ static int attn__key_end(const attn_attention_desc *d, int i0, int br)
 }
 
 /* x = s (abs: |s|) where visible, -3e38 elsewhere: the exponent of the masked entries is then
-   exp(-huge) = 0, never exp(large score) = inf, which times the visibility 0 would be NaN. */
+   exp(-huge) = 0, never exp(large score) = inf, which times the visibility 0 would be NaN. vis NULL:
+   every entry visible. */
 static void attn__masked_exponent(int abs, size_t n, const attn_float *s, const attn_float *vis,
                                   attn_float *x)
 {
-    attn__v low = attn__vset1((attn_float)3e38), one = attn__vset1(1), neg = attn__vset1(-1);
+    attn__v low = attn__vset1((attn_float)3e38), one = attn__vset1(1), zero = attn__vset1(0);
     size_t c = 0;
     for (; c + ATTN__VW <= n; c += ATTN__VW) { /* x = s vis + (vis - 1) 3e38, vis in {0, 1} */
-        attn__v v = attn__vload(vis + c), z = attn__vload(s + c);
-        if (abs) z = attn__vmax(z, attn__vmul(neg, z));
-        attn__vstore(x + c,
-                     attn__vadd(attn__vmul(z, v), attn__vmul(attn__vadd(v, attn__vmul(neg, one)), low)));
+        attn__v z = attn__vload(s + c), v;
+        if (abs) z = attn__vmax(z, attn__vsub(zero, z));
+        if (vis) v = attn__vload(vis + c), z = attn__vfma(z, v, attn__vmul(attn__vsub(v, one), low));
+        attn__vstore(x + c, z);
     }
-    for (; c < n; c++) x[c] = vis[c] != 0 ? (abs ? (attn_float)fabs(s[c]) : s[c]) : (attn_float)-3e38;
+    for (; c < n; c++)
+        x[c] = !vis || vis[c] != 0 ? (abs ? (attn_float)fabs(s[c]) : s[c]) : (attn_float)-3e38;
 }
 static void attn__exponent_s(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
 {
@@ -5397,12 +5403,13 @@ static const attn_score_row attn__score_linear = {ATTN_STAT_NONE, NULL, attn__li
 
 /* The exponents x of a softmax-family row: the kind's (s or |s| where visible, -3e38 elsewhere; X
    holds them), or S itself for a softmax row that sees every key of its tile (seen: the same values,
-   the mask pass skipped; causal forward, T = 1024, one thread, 11.8 -> 11.6-11.75 ms). */
+   the mask pass skipped; causal forward, T = 1024, one thread, 11.8 -> 11.6-11.75 ms). A seen row's
+   visibility is not read. */
 static const attn_float *attn__row_exponents(const attn_score_row *k, int seen, size_t n, const attn_float *s,
                                              const attn_float *vis, attn_float *x)
 {
     if (seen && k->exponent == attn__exponent_s) return s;
-    k->exponent(n, s, vis, x);
+    k->exponent(n, s, seen ? NULL : vis, x);
     return x;
 }
 
@@ -5429,11 +5436,11 @@ static void attn__tile_weights(const attn_score_row *k, const attn_float *S, att
             attn__shift_copy((size_t)bc, x, stat[r], X + r * bc);
             continue;
         }
-        attn__exp_weighted((size_t)bc, x, stat[r], p);
+        attn__exp_weighted((size_t)bc, x, stat[r], p, r >= full);
         if (k->sign) k->sign((size_t)bc, s, p);
     }
     if (flat) {
-        attn__exp_weighted((size_t)br * bc, X, 0, P);
+        attn__exp_weighted((size_t)br * bc, X, 0, P, full == 0);
         if (k->sign) k->sign((size_t)br * bc, S, P);
     }
 }
@@ -5520,10 +5527,12 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
     /* rows not a whole number of vectors (36 keys: 3 vectors a row, 2.25 for the tile): the rows'
        exponents shifted one by one, their exponentials in one pass over the tile */
     int r, dv = d->dv, full, flat = bc % ATTN__VW != 0 && k->stat == ATTN_STAT_LSE;
+    /* rows that see the whole tile need no visibility where nothing else reads it */
+    int lazy = !flat && !t->guard && !t->centered && k->stat == ATTN_STAT_LSE;
     const attn_float *Vt = t->Vp + (size_t)j0 * dv;
     ATTN_ASSERT(br <= ATTN__BR);
     full = attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, t->ld, t->w.kpan, t->scale, S, P,
-                             t->guard);
+                             t->guard, lazy);
     if (t->guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
     if (t->centered) attn__visible_sums(P, Vt, br, bc, dv, vsum, n, t->guard);
     if (k->stat == ATTN_STAT_NONE) attn__tile_weights(k, S, P, X, br, bc, NULL, full);
@@ -5542,9 +5551,9 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
         }
         if (l[r] > 0 && m[r] > tmax) shift[r] = tmax = m[r];
         if (flat) attn__shift_copy((size_t)bc, x, tmax, X + r * bc);
-        else sums[r] = attn__exp_weighted((size_t)bc, x, tmax, p);
+        else sums[r] = attn__exp_weighted((size_t)bc, x, tmax, p, r >= full);
     }
-    if (flat) attn__exp_weighted((size_t)br * bc, X, 0, P);
+    if (flat) attn__exp_weighted((size_t)br * bc, X, 0, P, full == 0);
     for (r = 0; r < br && k->stat == ATTN_STAT_LSE; r++) {
         attn_float *p = P + r * bc, alpha;
         if (shift[r] < (attn_float)-1e38) { /* its weights 0, not the visibility P held */
@@ -5608,7 +5617,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             int full;
             bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
             full = attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, S, P,
-                                     t.guard);
+                                     t.guard, 0);
             memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
             attn__tile_weights(k, S, P, X, br, bc, st + i0, full);
             if (t.centered) attn__center(P, hid, n, br, bc);
@@ -5633,7 +5642,7 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
                *dKj = t->dKp + (size_t)j0 * t->ld;
     int r, dv = d->dv, dk = d->dk, ld = t->ld;
     int full = attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, ld, t->w.kpan, scale, S, vis,
-                                 t->guard);
+                                 t->guard, 0);
     memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
     attn__tile_weights(k, S, P, dA, br, bc, t->st + i0, full); /* dA as scratch until it is computed */
     if (t->centered) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
@@ -5687,7 +5696,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             for (r = 0; r < br; r++) n[r] = 0;
             for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
                 attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, t.w.S,
-                                  t.w.vis, t.guard);
+                                  t.w.vis, t.guard, 0);
                 attn__visible_sums(t.w.vis, t.Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, t.guard);
             }
             for (r = 0; r < br; r++) {
@@ -6162,7 +6171,7 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
     for (h = 0; h < d->H; h++) {
         size_t bh = (size_t)b * d->H + h;
         attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk,
-                          d->dk, NULL, scale, S + h * ts, vis + h * ts, guard);
+                          d->dk, NULL, scale, S + h * ts, vis + h * ts, guard, 0);
         if (mx.norm != ATTN_MIX_NORM_SOFTMAX) { /* A = S vis */
             memcpy(A + h * ts, S + h * ts, sizeof(attn_float) * n);
             attn__mul(n, vis + h * ts, A + h * ts, A + h * ts);
@@ -6180,7 +6189,7 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
             attn__exponent_s((size_t)d->Tk, S + h * ts + (size_t)r * d->Tk, vis + h * ts + (size_t)r * d->Tk,
                              xs);
             memcpy(p, vis + h * ts + (size_t)r * d->Tk, sizeof(attn_float) * d->Tk);
-            sum = attn__exp_weighted((size_t)d->Tk, xs, attn_max((size_t)d->Tk, xs), p);
+            sum = attn__exp_weighted((size_t)d->Tk, xs, attn_max((size_t)d->Tk, xs), p, 0);
             if (sum > 0) attn_scale((size_t)d->Tk, 1 / sum, p);
         }
 }
