@@ -5572,6 +5572,196 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
     else attn_gemm(0, 0, br, dv, bc, 1, P, bc, Vt, dv, 1, acc, dv); /* acc += P V */
 }
 
+/* Query rows [i0, i0 + br) of O and their stats, key tile after key tile (attn__forward_tile). */
+static void attn__tiled_rows(const attn__head *t, int i0, int br, attn_float *Op, attn_float *st)
+{
+    const attn_attention_desc *d = t->d;
+    const attn_score_row *k = t->k;
+    attn_float *acc = t->w.acc, *vsum = t->w.vsum, *m = t->w.m, *l = t->w.l, *n = t->w.n;
+    int jend = attn__key_end(d, i0, br), r, r0, rb, j0, bc, kb, dv = d->dv;
+    memset(acc, 0, sizeof(attn_float) * (size_t)br * dv);
+    memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
+    for (r = 0; r < br; r++) m[r] = l[r] = n[r] = 0;
+    for (j0 = 0; (j0 = attn__next_keys(d, t->h, i0, br, j0, jend, &bc)) < jend; j0 += bc)
+        for (r0 = 0; r0 < br; r0 += rb)
+            if ((kb = attn__band(d, i0 + r0, br - r0, j0, bc, &rb)) > 0)
+                attn__forward_tile(t, i0 + r0, rb, j0, kb, acc + (size_t)r0 * dv, vsum + (size_t)r0 * dv,
+                                   m + r0, l + r0, n + r0);
+    for (r = 0; r < br; r++) { /* O = acc / l; stats: lse (softmax, Cog) or N (EA) */
+        int empty = k->stat == ATTN_STAT_SUM ? l[r] < ATTN__TINY : l[r] == 0;
+        attn_float *o = Op + (size_t)(i0 + r) * dv;
+        if (k->stat == ATTN_STAT_NONE) { /* O = acc */
+            memcpy(o, acc + (size_t)r * dv, sizeof(attn_float) * (size_t)dv);
+            st[i0 + r] = 0;
+            continue;
+        }
+        attn__scale_copy((size_t)dv, empty ? 0 : 1 / l[r], acc + (size_t)r * dv, o); /* 0 acc if empty */
+        n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
+        if (t->centered && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* -c_i sum v */
+        st[i0 + r] = k->stat == ATTN_STAT_SUM ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
+    }
+}
+
+#if defined(ATTN__AVX512) && !defined(ATTN_USE_CBLAS)
+/* The fused forward of softmax and Cog (FlashAttention's loop, Dao et al. 2022, arXiv:2205.14135,
+   with its tiles in vector registers): ATTN__FR query rows at a time against one panel of K^T
+   (ATTN__PANEL keys, from the head's panels). The scores S [FR, PANEL], their running maximum m and
+   exponentials stay in registers, as does O [FR, dv] over all the keys; P leaves them only to be
+   broadcast against V's rows. Rows past the query tile repeat its last row and are not stored.
+   Taken (attn__fusable) where nothing else acts on a tile: no bias, dropout, mask but the causal one,
+   centering or non-finite input, dk <= ATTN__FDK and dv a whole number of vectors up to ATTN__FNV. */
+#define ATTN__FUSED 1
+#if defined(__GNUC__) /* a vector loaded once into a register, not again as each FMA's memory operand */
+#define ATTN__IN_REG(x) __asm__("" : "+v"(x))
+#else
+#define ATTN__IN_REG(x) (void)0
+#endif
+#define ATTN__FR 4
+#define ATTN__FNV 4
+#define ATTN__FDK 256
+/* The running maximum m of a row is raised only when an exponent passes it by more than this, since
+   softmax does not depend on the shift: the weights e^(x - m) stay below e^16 = 8.9e6, far from
+   overflow, and after the first tile a row's maximum seldom moves that far, so the branch is
+   predicted. Raised whenever it grew, the forward at T = 1024 took 8% longer: a mispredicted branch
+   throws away the work issued past it. */
+#define ATTN__FSLACK 16
+#define ATTN__FOR_FR(r) ATTN__UNROLL for (r = 0; r < ATTN__FR; r++)
+#define ATTN__FOR_NV(c) ATTN__UNROLL for (c = 0; c < ATTN__FNV; c++) if (c < nv)
+#define ATTN__ONES8 1, 1, 1, 1, 1, 1, 1, 1
+static const attn_float attn__ones_zeros[2 * ATTN__PANEL] = {ATTN__ONES8, ATTN__ONES8, ATTN__ONES8,
+                                                              ATTN__ONES8}; /* PANEL ones, PANEL zeros */
+
+static int attn__fusable(const attn__head *t)
+{
+    const attn_attention_desc *d = t->d;
+    const attn_score_row *k = t->k;
+    return t->w.kpan && !t->guard && !t->centered && !d->bias && d->dropout <= 0 && !d->key_mask &&
+           !d->segment && d->window <= 0 && d->block <= 0 && k->stat == ATTN_STAT_LSE && !k->offset &&
+           (k->exponent == attn__exponent_s || k->exponent == attn__exponent_abs) && d->dk <= ATTN__FDK &&
+           attn__depth_block(d->dk) == d->dk && d->dv % ATTN__VW == 0 && d->dv <= ATTN__FNV * ATTN__VW;
+}
+
+/* The exponent of a score vector: s or (Cog) |s|, -3e38 where vis is 0 (edge tiles only). */
+ATTN__INLINE attn__v attn__fused_exponent(attn__v s, int cog, const attn_float *vis)
+{
+    attn__v v, x = cog ? attn__vmax(s, attn__vsub(attn__vset1(0), s)) : s;
+    if (!vis) return x;
+    v = attn__vload(vis);
+    return attn__vfma(x, v, attn__vmul(attn__vsub(v, attn__vset1(1)), attn__vset1((attn_float)3e38)));
+}
+
+/* The lane-wise maximum of a row's exponents over the panel. */
+ATTN__INLINE attn__v attn__fused_max(const attn__v *s, int cog, const attn_float *vis)
+{
+    attn__v x = attn__fused_exponent(s[0], cog, vis);
+    int v;
+    ATTN__UNROLL for (v = 1; v < ATTN__NV; v++)
+        x = attn__vmax(x, attn__fused_exponent(s[v], cog, vis ? vis + v * ATTN__VW : NULL));
+    return x;
+}
+
+/* Rows [i, i + nr) of O and their stats, nr <= FR, with nv = dv / VW (a constant where inlined). */
+ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_float *O, attn_float *st,
+                                      int nv)
+{
+    const attn_attention_desc *d = t->d;
+    int dk = d->dk, dv = d->dv, cog = t->k->exponent == attn__exponent_abs, jend = attn__key_end(d, i, nr);
+    int r, c, v, j, j0;
+    attn_float qs[ATTN__FR * ATTN__FDK], pb[ATTN__FR * ATTN__PANEL], m[ATTN__FR], a[ATTN__VW] = {0};
+    attn__v S[ATTN__FR][ATTN__NV], acc[ATTN__FR][ATTN__FNV], l[ATTN__FR], kv[ATTN__NV], vv[ATTN__FNV];
+    attn__v up;
+    ATTN__FOR_FR(r) { /* q scaled once; empty accumulators */
+        const attn_float *q = t->Qp + (size_t)(i + ATTN__MIN(r, nr - 1)) * t->ld;
+        attn__scale_copy((size_t)dk, t->scale, q, qs + r * dk);
+        m[r] = (attn_float)-3e38;
+        l[r] = attn__vset1(0);
+        ATTN__FOR_NV(c) acc[r][c] = attn__vset1(0);
+    }
+    for (j0 = 0; j0 < jend; j0 += ATTN__PANEL) {
+        const attn_float *kt = t->w.kpan + (size_t)j0 * dk, *vis[ATTN__FR];
+        int kb = ATTN__MIN(ATTN__PANEL, jend - j0), see = d->causal ? i + d->Tk - d->Tq + 1 - j0 : kb;
+        ATTN__FOR_FR(r) /* the keys row r sees: an edge tile's 0/1 visibility, else NULL */
+            vis[r] = ATTN__MIN(see + r, kb) >= ATTN__PANEL
+                         ? NULL
+                         : attn__ones_zeros + ATTN__PANEL - ATTN__MAX(0, ATTN__MIN(see + r, kb));
+        ATTN__FOR_FR(r)
+            ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vset1(0);
+        for (c = 0; c < dk; c++) { /* S = q K^T over the panel */
+            ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
+                kv[v] = attn__vload(kt + c * ATTN__PANEL + v * ATTN__VW);
+                ATTN__IN_REG(kv[v]);
+            }
+            ATTN__FOR_FR(r) {
+                attn__v q = attn__vset1(qs[r * dk + c]);
+                ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vfma(q, kv[v], S[r][v]);
+            }
+        }
+        up = attn__vset1(0);
+        ATTN__FOR_FR(r) /* the rows' largest exponents above their maxima */
+            up = attn__vmax(up, attn__vsub(attn__fused_max(S[r], cog, vis[r]), attn__vset1(m[r])));
+        if (attn__vhmax(up) > ATTN__FSLACK) { /* a row's maximum grew past the slack (one test for all):
+                                                the sums so far times e^(m_old - m_new) */
+            ATTN__FOR_FR(r) {
+                attn_float top = attn__vhmax(attn__fused_max(S[r], cog, vis[r]));
+                a[r] = top > m[r] ? m[r] - top : 0;
+                m[r] = top > m[r] ? top : m[r];
+            }
+            attn__vstore(a, attn__vexp(attn__vload(a)));
+            ATTN__FOR_FR(r) {
+                attn__v f = attn__vset1(a[r]);
+                l[r] = attn__vmul(l[r], f);
+                ATTN__FOR_NV(c) acc[r][c] = attn__vmul(acc[r][c], f);
+                a[r] = 0;
+            }
+        }
+        ATTN__FOR_FR(r) /* P = e^(x - m) (Cog: times sign s), its sum into l */
+            ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
+                const attn_float *w = vis[r] ? vis[r] + v * ATTN__VW : NULL;
+                attn__v p = attn__vexp_shifted(attn__fused_exponent(S[r][v], cog, w), attn__vset1(m[r]));
+                if (w) p = attn__vmul(p, attn__vload(w));
+                l[r] = attn__vadd(l[r], p);
+                if (cog) { /* sign s as min(1, max(-1, s 2^126)) */
+                    attn__v sg = attn__vmul(S[r][v], attn__vset1((attn_float)8.50705917e37f));
+                    p = attn__vmul(p, attn__vmin(attn__vset1(1), attn__vmax(attn__vset1(-1), sg)));
+                }
+                attn__vstore(pb + r * ATTN__PANEL + v * ATTN__VW, p);
+            }
+        for (j = 0; j < kb; j++) { /* O += P V */
+            const attn_float *vr = t->Vp + (size_t)(j0 + j) * dv;
+            ATTN__FOR_NV(c) {
+                vv[c] = attn__vload(vr + c * ATTN__VW);
+                ATTN__IN_REG(vv[c]);
+            }
+            ATTN__FOR_FR(r) {
+                attn__v p = attn__vset1(pb[r * ATTN__PANEL + j]);
+                ATTN__FOR_NV(c) acc[r][c] = attn__vfma(p, vv[c], acc[r][c]);
+            }
+        }
+    }
+    ATTN__FOR_FR(r) if (r < nr) { /* O = acc / l; stats m + log l (0: the row sees nothing) */
+        attn_float sum = attn__vhsum(l[r]), *o = O + (size_t)(i + r) * dv;
+        attn__v f = attn__vset1(sum > 0 ? 1 / sum : 0);
+        ATTN__FOR_NV(c) attn__vstore(o + c * ATTN__VW, attn__vmul(acc[r][c], f));
+        st[i + r] = sum > 0 ? m[r] + ATTN__LOG(sum) : 0;
+    }
+}
+
+/* Query rows [i0, i0 + br) fused, FR at a time (the value vectors a constant per call). */
+static void attn__fused_rows(const attn__head *t, int i0, int br, attn_float *O, attn_float *st)
+{
+    int i, nr;
+    for (i = i0; i < i0 + br; i += nr) {
+        nr = ATTN__MIN(ATTN__FR, i0 + br - i);
+        switch (t->d->dv / ATTN__VW) {
+        case 1: attn__fused_rows_nv(t, i, nr, O, st, 1); break;
+        case 2: attn__fused_rows_nv(t, i, nr, O, st, 2); break;
+        case 3: attn__fused_rows_nv(t, i, nr, O, st, 3); break;
+        default: attn__fused_rows_nv(t, i, nr, O, st, 4); break;
+        }
+    }
+}
+#endif
+
 /* Forward of one (b, h): streams key tiles per query tile. Softmax and Cog keep a running max m and
    sum l of exp(x - m) with x = s (or |s|), rescaling the accumulator when m grows; EA needs no max
    (g is bounded) and keeps only the running N = sum g. */
@@ -5581,36 +5771,17 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     attn__head t;
     size_t bh = (size_t)b * d->H + h;
     attn_float *Op = a->O + bh * d->Tq * d->dv, *st = a->stats + bh * d->Tq, *weights = a->weights;
-    attn_float *S, *P, *X, *acc, *vsum, *m, *l, *n, *hid;
-    const attn_score_row *k;
-    int i0, j0, bc, r, dv = d->dv;
+    attn_float *S, *P, *X, *n, *hid;
+    int i0, j0, bc, r;
     attn__head_init(&t, a, b, h, ws, 0);
-    k = t.k;
-    S = t.w.S; P = t.w.P; X = t.w.X; acc = t.w.acc; vsum = t.w.vsum; m = t.w.m; l = t.w.l; n = t.w.n;
-    hid = t.w.vis;
+    S = t.w.S; P = t.w.P; X = t.w.X; n = t.w.n; hid = t.w.vis;
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
-        int br = ATTN__MIN(ATTN__BR, d->Tq - i0), jend = attn__key_end(d, i0, br), r0, rb, kb;
-        memset(acc, 0, sizeof(attn_float) * (size_t)br * dv);
-        memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
-        for (r = 0; r < br; r++) m[r] = l[r] = n[r] = 0;
-        for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc)
-            for (r0 = 0; r0 < br; r0 += rb)
-                if ((kb = attn__band(d, i0 + r0, br - r0, j0, bc, &rb)) > 0)
-                    attn__forward_tile(&t, i0 + r0, rb, j0, kb, acc + (size_t)r0 * dv, vsum + (size_t)r0 * dv,
-                                       m + r0, l + r0, n + r0);
-        for (r = 0; r < br; r++) { /* O = acc / l; stats: lse (softmax, Cog) or N (EA) */
-            int empty = k->stat == ATTN_STAT_SUM ? l[r] < ATTN__TINY : l[r] == 0;
-            attn_float *o = Op + (size_t)(i0 + r) * dv;
-            if (k->stat == ATTN_STAT_NONE) { /* O = acc */
-                memcpy(o, acc + (size_t)r * dv, sizeof(attn_float) * (size_t)dv);
-                st[i0 + r] = 0;
-                continue;
-            }
-            attn__scale_copy((size_t)dv, empty ? 0 : 1 / l[r], acc + (size_t)r * dv, o); /* 0 acc if empty */
-            n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
-            if (t.centered && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* -c_i sum v */
-            st[i0 + r] = k->stat == ATTN_STAT_SUM ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
-        }
+        int br = ATTN__MIN(ATTN__BR, d->Tq - i0);
+#ifdef ATTN__FUSED
+        if (attn__fusable(&t)) attn__fused_rows(&t, i0, br, Op, st);
+        else
+#endif
+            attn__tiled_rows(&t, i0, br, Op, st);
         if (!weights) continue;
         for (j0 = 0; j0 < d->Tk; j0 += ATTN__BC) { /* A itself, recomputed from the final stats */
             attn_float *w = weights + (bh * d->Tq + i0) * d->Tk + j0;
@@ -5619,7 +5790,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             full = attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, S, P,
                                      t.guard, 0);
             memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
-            attn__tile_weights(k, S, P, X, br, bc, st + i0, full);
+            attn__tile_weights(t.k, S, P, X, br, bc, st + i0, full);
             if (t.centered) attn__center(P, hid, n, br, bc);
             for (r = 0; r < br; r++)
                 memcpy(w + (size_t)r * d->Tk, P + r * bc, sizeof(attn_float) * (size_t)bc);

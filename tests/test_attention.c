@@ -77,6 +77,7 @@ static void naive_row(attn_kind kind, const double *s, const int *vis, int Tk, d
 #define NT 512 /* the reference's largest Tk */
 #define NH 8   /* its largest H (head-mixing kinds) */
 #define ND 16  /* its largest dv (head-mixing kinds) */
+#define NDV 64 /* the per-head kinds' largest dv */
 
 /* The head-mixing kinds for query i of batch b: a_h (into A), then the value network. */
 static void naive_mixing(const attn_attention_desc *d, const attn_float *Q, const attn_float *K, const attn_float *V, int b,
@@ -172,7 +173,7 @@ static void naive_attention(const attn_attention_desc *d, const attn_float *Q, c
         for (h = 0; h < d->H; h++)
             for (i = 0; i < d->Tq; i++) {
                 size_t bh = (size_t)b * d->H + h;
-                double s[NT], a[NT], o[2 * ND];
+                double s[NT], a[NT], o[NDV];
                 int vis[NT];
                 if (d->kind == ATTN_DIFFERENTIAL) { /* (A1 - lambda A2), A_m the softmax of sub-head m */
                     int w = d->dk / 2;
@@ -356,6 +357,48 @@ static void test_against_reference(void)
                           attn_kind_get((attn_kind)k)->name, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt, err);
                     att_free(&c);
                 }
+}
+
+/* Softmax and Cog at the shapes of the fused forward (query tiles of more than 64 rows, values of
+   1-4 vectors, any key depth, key counts off the 32-key panels, Tq above and below Tk, where causal
+   rows see nothing): O against the naive reference, and the stats, max s + log sum e^(x - max s)
+   (x = s or, Cog, |s|), against it in double. */
+static void test_fused_forward(void)
+{
+    static const int shapes[][6] = {{1, 1, 100, 70, 16, 32}, {1, 2, 67, 150, 64, 64}, {2, 1, 90, 90, 20, 48},
+                                    {1, 1, 129, 129, 7, 16}};
+    attn_kind kinds[2] = {ATTN_SOFTMAX, ATTN_COG};
+    attn_rng r;
+    int k, sh, causal, b, h, i, j;
+    attn_rng_seed(&r, 35, 0);
+    for (k = 0; k < 2; k++)
+        for (sh = 0; sh < (int)(sizeof shapes / sizeof shapes[0]); sh++)
+            for (causal = 0; causal < 2; causal++) {
+                att_ctx c;
+                double err, worst = 0, scale;
+                const int *p = shapes[sh];
+                att_setup(&c, kinds[k], p[0], p[1], p[2], p[3], p[4], p[5], causal, 0, 0, &r);
+                err = att_forward_error(&c);
+                scale = 1 / sqrt((double)c.d.dk);
+                for (b = 0; b < c.d.B; b++)
+                    for (h = 0; h < c.d.H; h++)
+                        for (i = 0; i < c.d.Tq; i++) {
+                            double s[NT], top = -1e300, sum = 0, lse;
+                            int vis[NT];
+                            naive_scores(&c.d, c.Q, c.K, b, h, i, 0, c.d.dk, scale, s, vis);
+                            for (j = 0; j < c.d.Tk; j++)
+                                if (vis[j]) top = fmax(top, kinds[k] == ATTN_COG ? fabs(s[j]) : s[j]);
+                            for (j = 0; j < c.d.Tk; j++)
+                                if (vis[j]) sum += exp((kinds[k] == ATTN_COG ? fabs(s[j]) : s[j]) - top);
+                            lse = sum > 0 ? top + log(sum) : 0;
+                            worst = fmax(worst, fabs(lse - c.stats[((size_t)b * c.d.H + h) * c.d.Tq + i]) /
+                                                    fmax(1, fabs(lse)));
+                        }
+                CHECK(err <= 1e3 * T_EPS && worst <= 1e2 * T_EPS,
+                      "%s Tq%d Tk%d dk%d dv%d causal %d: O error %.3g, stats error %.3g vs the naive reference",
+                      attn_kind_get(kinds[k])->name, p[2], p[3], p[4], p[5], causal, err, worst);
+                att_free(&c);
+            }
 }
 
 static void test_gradients(void)
@@ -926,6 +969,7 @@ void test_attention(void)
     test_layer();
     test_layer_fused();
     test_against_reference();
+    test_fused_forward();
     test_gradients();
     test_single_query_rows();
     test_softmax_exponent_range();
