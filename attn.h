@@ -5720,9 +5720,9 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
                 attn__v p = attn__vexp_shifted(attn__fused_exponent(S[r][v], cog, w), attn__vset1(m[r]));
                 if (w) p = attn__vmul(p, attn__vload(w));
                 l[r] = attn__vadd(l[r], p);
-                if (cog) { /* sign s as min(1, max(-1, s 2^126)) */
+                if (cog) { /* p sign s as s 2^126 clamped to [-p, p] (exact for |s| >= 2^-102: p < 2^24) */
                     attn__v sg = attn__vmul(S[r][v], attn__vset1((attn_float)8.50705917e37f));
-                    p = attn__vmul(p, attn__vmin(attn__vset1(1), attn__vmax(attn__vset1(-1), sg)));
+                    p = attn__vmin(p, attn__vmax(attn__vsub(attn__vset1(0), p), sg));
                 }
                 attn__vstore(pb + r * ATTN__PANEL + v * ATTN__VW, p);
             }
