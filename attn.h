@@ -2339,12 +2339,13 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
    the NaN), so a clamp written vmin(hi, vmax(lo, x)) passes a NaN x through in every backend.
    Besides the table row, each ISA gives fma, vround (to the nearest integer, as floats) and
    vpow2 (2^n for integer-valued n in [-126, 127], built from the exponent bits) for attn__vexp, and
-   vswap2 (lanes 2k and 2k + 1 exchanged: the pairs RoPE rotates). */
+   vswap2 (lanes 2k and 2k + 1 exchanged: the pairs RoPE rotates) and vabs (|x|, the sign bit cleared). */
 #if defined(ATTN__AVX512)
 #define ATTN__VW 16
 ATTN__VOCAB(__m512, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps,
             _mm512_sub_ps, _mm512_max_ps, _mm512_min_ps, _mm512_div_ps, _mm512_sqrt_ps)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm512_fmadd_ps(a, b, c); }
+ATTN__INLINE attn__v attn__vabs(attn__v x) { return _mm512_abs_ps(x); }
 ATTN__INLINE attn__v attn__vround(attn__v x)
 {
     return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -2413,6 +2414,7 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
         _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
 }
 ATTN__INLINE attn__v attn__vswap2(attn__v v) { return _mm256_permute_ps(v, 0xB1); }
+ATTN__INLINE attn__v attn__vabs(attn__v x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
 #elif defined(ATTN__SSE2)
 #define ATTN__VW 4
 ATTN__VOCAB(__m128, _mm_loadu_ps, _mm_storeu_ps, _mm_set1_ps, _mm_mul_ps, _mm_add_ps, _mm_sub_ps, _mm_max_ps,
@@ -2424,6 +2426,7 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
     return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23));
 }
 ATTN__INLINE attn__v attn__vswap2(attn__v v) { return _mm_shuffle_ps(v, v, 0xB1); }
+ATTN__INLINE attn__v attn__vabs(attn__v x) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), x); }
 #elif defined(ATTN__WASM)
 #define ATTN__VW 4
 #define ATTN__WASM_MAX(a, b) wasm_f32x4_pmax(b, a) /* b < a ? a : b: maxps's order */
@@ -2450,6 +2453,7 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
     return wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
 }
 ATTN__INLINE attn__v attn__vswap2(attn__v v) { return wasm_i32x4_shuffle(v, v, 1, 0, 3, 2); }
+ATTN__INLINE attn__v attn__vabs(attn__v x) { return wasm_f32x4_abs(x); }
 #elif defined(ATTN__NEON)
 #define ATTN__VW 4
 ATTN__VOCAB(float32x4_t, vld1q_f32, vst1q_f32, vdupq_n_f32, vmulq_f32, vaddq_f32, vsubq_f32, vmaxq_f32,
@@ -2461,6 +2465,7 @@ ATTN__INLINE attn__v attn__vpow2(attn__v n)
     return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
 }
 ATTN__INLINE attn__v attn__vswap2(attn__v v) { return vrev64q_f32(v); }
+ATTN__INLINE attn__v attn__vabs(attn__v x) { return vabsq_f32(x); }
 #endif
 #if defined(ATTN__AVX512)
 ATTN__INLINE float attn__vhsum(attn__v v) { return _mm512_reduce_add_ps(v); }
@@ -2497,6 +2502,7 @@ ATTN__INLINE attn__v attn__vmax(attn__v a, attn__v b) { return a > b ? a : b; }
 ATTN__INLINE attn__v attn__vmin(attn__v a, attn__v b) { return a < b ? a : b; }
 ATTN__INLINE attn__v attn__vdiv(attn__v a, attn__v b) { return a / b; }
 ATTN__INLINE attn__v attn__vsqrt(attn__v a) { return (attn_float)sqrt(a); }
+ATTN__INLINE attn__v attn__vabs(attn__v a) { return (attn_float)fabs(a); }
 ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
 ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
 ATTN__INLINE attn__v attn__vswap2(attn__v v) { return v; } /* one lane: no pairs (RoPE's loop is scalar) */
@@ -5281,11 +5287,11 @@ static int attn__key_end(const attn_attention_desc *d, int i0, int br)
 static void attn__masked_exponent(int abs, size_t n, const attn_float *s, const attn_float *vis,
                                   attn_float *x)
 {
-    attn__v low = attn__vset1((attn_float)3e38), one = attn__vset1(1), zero = attn__vset1(0);
+    attn__v low = attn__vset1((attn_float)3e38), one = attn__vset1(1);
     size_t c = 0;
     for (; c + ATTN__VW <= n; c += ATTN__VW) { /* x = s vis + (vis - 1) 3e38, vis in {0, 1} */
         attn__v z = attn__vload(s + c), v;
-        if (abs) z = attn__vmax(z, attn__vsub(zero, z));
+        if (abs) z = attn__vabs(z);
         if (vis) v = attn__vload(vis + c), z = attn__vfma(z, v, attn__vmul(attn__vsub(v, one), low));
         attn__vstore(x + c, z);
     }
@@ -5644,7 +5650,7 @@ static int attn__fusable(const attn__head *t)
 /* The exponent of a score vector: s or (Cog) |s|, -3e38 where vis is 0 (edge tiles only). */
 ATTN__INLINE attn__v attn__fused_exponent(attn__v s, int cog, const attn_float *vis)
 {
-    attn__v v, x = cog ? attn__vmax(s, attn__vsub(attn__vset1(0), s)) : s;
+    attn__v v, x = cog ? attn__vabs(s) : s;
     if (!vis) return x;
     v = attn__vload(vis);
     return attn__vfma(x, v, attn__vmul(attn__vsub(v, attn__vset1(1)), attn__vset1((attn_float)3e38)));
