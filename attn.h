@@ -2578,7 +2578,7 @@ ATTN__INLINE attn__v attn__vexp(attn__v x)
 }
 #endif
 
-/* e^(x - c) for every lane, x <= c (x - c below -87 taken as -87: 1.6e-38 rather than 0, -Inf
+/* e^(x - c) for every lane, x - c <= 88 (below -87 taken as -87: 1.6e-38 rather than 0, -Inf
    included; NaN gives NaN): 2^t with t = (x - c) log2(e) = n + f, n = round(t), |f| <= 1/2 exactly,
    and 2^f = e^(f ln2) by the Taylor polynomial of attn__vexp in f (the same truncation error). 12
    vector operations on AVX-512 (vscalefps puts 2^n in) against 17 for attn__vexp of a difference:
