@@ -361,12 +361,12 @@ static void test_against_reference(void)
 
 /* Softmax and Cog at the shapes of the fused forward (query tiles of more than 64 rows, values of
    1-4 vectors, any key depth, key counts off the 32-key panels, Tq above and below Tk, where causal
-   rows see nothing): O against the naive reference, and the stats, max s + log sum e^(x - max s)
-   (x = s or, Cog, |s|), against it in double. */
+   rows see nothing, rows of 300-500 keys): O against the naive reference, and the
+   stats, max s + log sum e^(x - max s) (x = s or, Cog, |s|), against it in double. */
 static void test_fused_forward(void)
 {
     static const int shapes[][6] = {{1, 1, 100, 70, 16, 32}, {1, 2, 67, 150, 64, 64}, {2, 1, 90, 90, 20, 48},
-                                    {1, 1, 129, 129, 7, 16}};
+                                    {1, 1, 129, 129, 7, 16}, {1, 1, 300, 300, 16, 32}, {1, 1, 80, 500, 8, 16}};
     attn_kind kinds[2] = {ATTN_SOFTMAX, ATTN_COG};
     attn_rng r;
     int k, sh, causal, b, h, i, j;
