@@ -5635,7 +5635,7 @@ static void attn__tiled_rows(const attn__head *t, int i0, int br, attn_float *Op
 #define ATTN__FOR_NV(c) ATTN__UNROLL for (c = 0; c < ATTN__FNV; c++) if (c < nv)
 #define ATTN__ONES8 1, 1, 1, 1, 1, 1, 1, 1
 static const attn_float attn__ones_zeros[2 * ATTN__PANEL] = {ATTN__ONES8, ATTN__ONES8, ATTN__ONES8,
-                                                              ATTN__ONES8}; /* PANEL ones, PANEL zeros */
+                                                              ATTN__ONES8}; /* 32 ones (a panel), 32 zeros */
 
 static int attn__fusable(const attn__head *t)
 {
@@ -5707,17 +5707,17 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
             up = attn__vmax(up, attn__vsub(attn__fused_max(S[r], cog, vis[r]), attn__vset1(m[r])));
         if (attn__vhmax(up) > ATTN__FSLACK) { /* a row's maximum grew past the slack (one test for all):
                                                 the sums so far times e^(m_old - m_new) */
-            ATTN__FOR_FR(r) {
+            ATTN__FOR_FR(r) { /* a[r] = m_old - m_new (lanes from FR on unused) */
                 attn_float top = attn__vhmax(attn__fused_max(S[r], cog, vis[r]));
-                a[r] = top > m[r] ? m[r] - top : 0;
-                m[r] = top > m[r] ? top : m[r];
+                top = top > m[r] ? top : m[r];
+                a[r] = m[r] - top;
+                m[r] = top;
             }
             attn__vstore(a, attn__vexp(attn__vload(a)));
             ATTN__FOR_FR(r) {
                 attn__v f = attn__vset1(a[r]);
                 l[r] = attn__vmul(l[r], f);
                 ATTN__FOR_NV(c) acc[r][c] = attn__vmul(acc[r][c], f);
-                a[r] = 0;
             }
         }
         ATTN__FOR_FR(r) /* P = e^(x - m) (Cog: times sign s), its sum into l */
