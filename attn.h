@@ -4245,47 +4245,67 @@ static double attn__act_f(attn_act a, double x, double *dfdx)
     }
 }
 
-/* The activations with a vector form (tanh, GELU-tanh, SiLU, sigmoid), over the whole vectors of
-   x [n]: out = f(x) when out is not NULL, else dinp += f'(x) dout (acc 1) or dinp = f'(x) dout (acc 0).
-   Returns how many leading elements it did (0 for the others, which the scalar loop does). */
+/* f(x) into *f and f'(x) into *df for a vector x, for the activations with a vector form (tanh,
+   GELU-tanh, SiLU, sigmoid); either pointer may be NULL (inlined with a constant NULL, its work is
+   dropped). */
+ATTN__INLINE void attn__act_vec(attn_act a, attn__v v, attn__v *f, attn__v *df)
+{
+    const attn__v one = attn__vset1(1), neg = attn__vset1(-1), two = attn__vset1(2), four = attn__vset1(4);
+    const attn__v k2 = attn__vset1((attn_float)(2 * 0.7978845608028654)),
+                  kc2 = attn__vset1((attn_float)(2 * 0.7978845608028654 * 0.044715));
+    attn__v e, s, u;
+    if (a == ATTN_ACT_TANH) {
+        if (f) *f = attn__vtanh(v);
+        if (df) { /* f' = 1 - tanh^2 x = 4e / (1 + e)^2 with e = exp(-2|x|), exact in the tails */
+            e = attn__vexp(attn__vmul(attn__vmax(v, attn__vmul(v, neg)), attn__vmul(two, neg)));
+            u = attn__vadd(one, e);
+            *df = attn__vdiv(attn__vmul(four, e), attn__vmul(u, u));
+        }
+        return;
+    }
+    /* s = sigmoid(u) = 1 / (1 + e), e = exp(-u), 1 - s = e s; u = x (sigmoid, SiLU) or 2 k (x + c x^3)
+       (GELU-tanh: (1 + tanh(u / 2)) / 2 = sigmoid(u)) */
+    u = a == ATTN_ACT_GELU_TANH ? attn__vmul(v, attn__vfma(kc2, attn__vmul(v, v), k2)) : v;
+    e = attn__vexp(attn__vmul(u, neg));
+    s = attn__vdiv(one, attn__vadd(one, e));
+    e = attn__vmul(e, s); /* 1 - s */
+    if (a == ATTN_ACT_SIGMOID) {
+        if (f) *f = s;
+        if (df) *df = attn__vmul(s, e);
+    } else if (a == ATTN_ACT_SILU) {
+        if (f) *f = attn__vmul(v, s);
+        if (df) *df = attn__vmul(s, attn__vfma(v, e, one)); /* s (1 + x (1 - s)) */
+    } else { /* f = x s, f' = s + x s (1 - s) u', u' = 2k (1 + 3c x^2) */
+        if (f) *f = attn__vmul(v, s);
+        if (df)
+            *df = attn__vfma(attn__vmul(attn__vmul(v, s), e),
+                             attn__vfma(attn__vmul(kc2, attn__vset1(3)), attn__vmul(v, v), k2), s);
+    }
+}
+
+static int attn__act_has_vec(attn_act a)
+{
+    return a == ATTN_ACT_TANH || a == ATTN_ACT_GELU_TANH || a == ATTN_ACT_SILU || a == ATTN_ACT_SIGMOID;
+}
+
+/* Over the whole vectors of x [n], for the activations with a vector form: out = f(x) when out is not
+   NULL, else dinp += f'(x) dout (acc 1) or dinp = f'(x) dout (acc 0). Returns how many leading
+   elements it did (0 for the others, which the scalar loop does). */
 static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_float *out,
                              const attn_float *dout, attn_float *dinp, int acc)
 {
-    const attn__v one = attn__vset1(1), neg = attn__vset1(-1), two = attn__vset1(2), four = attn__vset1(4);
-    const attn__v zero = attn__vset1(0), k2 = attn__vset1((attn_float)(2 * 0.7978845608028654)),
-                  kc2 = attn__vset1((attn_float)(2 * 0.7978845608028654 * 0.044715));
     size_t i = 0;
-    if (a != ATTN_ACT_TANH && a != ATTN_ACT_GELU_TANH && a != ATTN_ACT_SILU && a != ATTN_ACT_SIGMOID)
-        return 0;
+    attn__v f, df;
+    if (!attn__act_has_vec(a)) return 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
-        attn__v v = attn__vload(x + i), f = v, df = v, e, s, u;
-        if (a == ATTN_ACT_TANH && out) f = attn__vtanh(v);
-        else if (
-            a ==
-            ATTN_ACT_TANH) { /* f' = 1 - tanh^2 x = 4e / (1 + e)^2 with e = exp(-2|x|), exact in the tails */
-            e = attn__vexp(attn__vmul(attn__vmax(v, attn__vmul(v, neg)), attn__vmul(two, neg)));
-            u = attn__vadd(one, e);
-            df = attn__vdiv(attn__vmul(four, e), attn__vmul(u, u));
-        } else { /* s = sigmoid(u) = 1 / (1 + e), e = exp(-u), 1 - s = e s; u = x (sigmoid, SiLU) or
-                    2 k (x + c x^3) (GELU-tanh: (1 + tanh(u / 2)) / 2 = sigmoid(u)) */
-            u = a == ATTN_ACT_GELU_TANH ? attn__vmul(v, attn__vfma(kc2, attn__vmul(v, v), k2)) : v;
-            e = attn__vexp(attn__vmul(u, neg));
-            s = attn__vdiv(one, attn__vadd(one, e));
-            e = attn__vmul(e, s); /* 1 - s */
-            if (a == ATTN_ACT_SIGMOID) { f = s; df = attn__vmul(s, e);
-            } else if (a == ATTN_ACT_SILU) {
-                f = attn__vmul(v, s);
-                df = attn__vmul(s, attn__vfma(v, e, one));
-            }      /* s (1 + x (1 - s)) */
-            else { /* f = x s, f' = s + x s (1 - s) u', u' = 2k (1 + 3c x^2) */
-                f = attn__vmul(v, s);
-                df = attn__vfma(attn__vmul(attn__vmul(v, s), e),
-                                attn__vfma(attn__vmul(kc2, attn__vset1(3)), attn__vmul(v, v), k2), s);
-            }
+        if (out) {
+            attn__act_vec(a, attn__vload(x + i), &f, NULL);
+            attn__vstore(out + i, f);
+        } else {
+            attn__act_vec(a, attn__vload(x + i), NULL, &df);
+            attn__vstore(dinp + i,
+                         attn__vfma(df, attn__vload(dout + i), acc ? attn__vload(dinp + i) : attn__vset1(0)));
         }
-        if (out) attn__vstore(out + i, f);
-        else
-            attn__vstore(dinp + i, attn__vfma(df, attn__vload(dout + i), acc ? attn__vload(dinp + i) : zero));
     }
     return i;
 }
@@ -4333,29 +4353,61 @@ ATTNDEF attn_status attn_act_backward(attn_float *dinp, const attn_float *dout, 
     return ATTN_OK;
 }
 
+/* A gated activation (GLU; SwiGLU with SiLU) over n elements in one pass: out = a f(b). */
+static void attn__glu_forward(attn_float *out, const attn_float *a, const attn_float *b, size_t n,
+                              attn_act act)
+{
+    size_t i = 0;
+    double d;
+    attn__v f;
+    if (attn__act_has_vec(act))
+        for (; i + ATTN__VW <= n; i += ATTN__VW) {
+            attn__act_vec(act, attn__vload(b + i), &f, NULL);
+            attn__vstore(out + i, attn__vmul(attn__vload(a + i), f));
+        }
+    for (; i < n; i++) out[i] = a[i] * (attn_float)attn__act_f(act, b[i], &d);
+}
+
+/* Its backward in one pass: da = acc da + dout f(b) and db = acc db + dout a f'(b) (either may be
+   NULL; db may be dout itself). */
+static void attn__glu_backward(attn_float *da, attn_float *db, const attn_float *dout, const attn_float *a,
+                               const attn_float *b, size_t n, attn_act act, int acc)
+{
+    size_t i = 0;
+    double d, f;
+    attn__v g, vf, vd, z = attn__vset1(0);
+    if (attn__act_has_vec(act))
+        for (; i + ATTN__VW <= n; i += ATTN__VW) {
+            g = attn__vload(dout + i);
+            attn__act_vec(act, attn__vload(b + i), &vf, &vd);
+            if (da) attn__vstore(da + i, attn__vfma(g, vf, acc ? attn__vload(da + i) : z));
+            if (db)
+                attn__vstore(db + i, attn__vfma(attn__vmul(g, attn__vload(a + i)), vd,
+                                                acc ? attn__vload(db + i) : z));
+        }
+    for (; i < n; i++) {
+        attn_float g1 = dout[i];
+        f = attn__act_f(act, b[i], &d);
+        if (da) da[i] = (acc ? da[i] : 0) + g1 * (attn_float)f;
+        if (db) db[i] = (acc ? db[i] : 0) + g1 * a[i] * (attn_float)d;
+    }
+}
+
 ATTNDEF attn_status attn_swiglu_forward(attn_float *out, const attn_float *a, const attn_float *b,
                                         size_t n)
 {
-    size_t i;
     ATTN__NEED(out); ATTN__NEED(a); ATTN__NEED(b);
     ATTN__TRY(attn__count(__func__, n));
-    for (i = 0; i < n; i++) out[i] = a[i] * (attn_float)(b[i] * attn__sigmoid(b[i]));
+    attn__glu_forward(out, a, b, n, ATTN_ACT_SILU);
     return ATTN_OK;
 }
 
 ATTNDEF attn_status attn_swiglu_backward(attn_float *da, attn_float *db, const attn_float *dout,
                                          const attn_float *a, const attn_float *b, size_t n)
 {
-    size_t i;
-    double d;
     ATTN__NEED(dout); ATTN__NEED(a); ATTN__NEED(b);
     ATTN__TRY(attn__count(__func__, n));
-    /* out = a silu(b)  =>  da += dout silu(b),  db += dout a silu'(b) */
-    for (i = 0; i < n; i++) {
-        double s = attn__act_f(ATTN_ACT_SILU, b[i], &d);
-        if (da) da[i] += dout[i] * (attn_float)s;
-        if (db) db[i] += dout[i] * a[i] * (attn_float)d;
-    }
+    attn__glu_backward(da, db, dout, a, b, n, ATTN_ACT_SILU, 1); /* out = a silu(b) */
     return ATTN_OK;
 }
 
@@ -8633,12 +8685,12 @@ static int attn__tf_q(const attn_transformer *m, int l, int T)
 /* Cache, per layer, with N = B T and n = B Tq rows (Tq = attn__tf_q): x (the block's input) and
    a = Norm(x) [N d] each, that norm's mean and rstd [N] each, h and bn = Norm(h) [n d] each, its
    mean and rstd [n] each, u = W1 bn + b1 and g [n mlp] each (glu: then u2 = W3 bn + b3 and
-   a2 = act(u2), g = u a2; else g = act(u)), the T5 bias [H Tq T] (with t5), aq = a's last Tq rows
+   g = u act(u2); else g = act(u)), the T5 bias [H Tq T] (with t5), aq = a's last Tq rows
    [n d] (only when Tq < T), then the attention layer's cache (B, Tq, T); after the layers x_L
    [B Tq d] (the last layer's Tq), its read-out rows xr [B R d] (x_L itself when Tq = R) and
    f = Norm(xr) [B R d], its mean and rstd [B R] each. */
 typedef struct {
-    attn_float *x, *a, *m1, *r1, *h, *bn, *m2, *r2, *u, *g, *u2, *a2, *bias, *aq, *att,
+    attn_float *x, *a, *m1, *r1, *h, *bn, *m2, *r2, *u, *g, *u2, *bias, *aq, *att,
         *next;                                                                /* layer l < layers */
     attn_float *xr, *f, *mf, *rf;                                             /* l = layers: x is x_L */
 } attn__tf_cache;
@@ -8674,7 +8726,6 @@ static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T
     c->u = attn__arena_floats(&ar, n * mlp);
     c->g = attn__arena_floats(&ar, n * mlp);
     c->u2 = attn__arena_floats(&ar, glu * n * mlp);
-    c->a2 = attn__arena_floats(&ar, glu * n * mlp);
     c->bias = attn__arena_floats(&ar, attn__tf_bias_floats(m, Tq, T));
     c->aq = attn__arena_floats(&ar, Tq < T ? n * d : 0);
     c->att = attn__arena_floats(&ar, attn_layer_cache_floats(&L, B, Tq, T));
@@ -8832,11 +8883,10 @@ static attn_status attn__tf_args(const char *fn, const attn_transformer *m, cons
 }
 
 /* The MLP half of a block over n rows: x' = h + W2 g + b2 with a = Norm(h) (its mean and rstd [n]),
-   u = W1 a + b1 and g = act(u), or with glu u2 = W3 a + b3, a2 = act(u2), g = u a2 ([n mlp] each). */
+   u = W1 a + b1 and g = act(u), or with glu u2 = W3 a + b3 and g = u act(u2) ([n mlp] each). */
 static void attn__tf_mlp_forward(const attn_transformer *m, const attn_transformer_layer_tensors *W,
                                  attn_float *next, const attn_float *h, attn_float *a, attn_float *mean,
-                                 attn_float *rstd, attn_float *u, attn_float *u2, attn_float *a2,
-                                 attn_float *g, size_t n)
+                                 attn_float *rstd, attn_float *u, attn_float *u2, attn_float *g, size_t n)
 {
     const attn_transformer_config *cf = &m->cfg;
     size_t nm = n * cf->mlp;
@@ -8844,8 +8894,7 @@ static void attn__tf_mlp_forward(const attn_transformer *m, const attn_transform
     attn_linear_forward(u, a, W->W1, W->b1, (int)n, cf->d, cf->mlp);
     if (cf->glu) {
         attn_linear_forward(u2, a, W->W3, W->b3, (int)n, cf->d, cf->mlp);
-        attn_act_forward(a2, u2, nm, cf->act);
-        attn__mul(nm, u, a2, g);
+        attn__glu_forward(g, u, u2, nm, cf->act);
     } else {
         attn_act_forward(g, u, nm, cf->act);
     }
@@ -8894,7 +8943,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         ATTN__TRY(attn_layer_forward(&L, c.h, c.att, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T,
                                      w.layer, w.lw));
         attn__tf_lastrows(c.h, c.x, B, T, Tq, cf->d, ATTN__ROWS_ADD_GET);
-        attn__tf_mlp_forward(m, &W, c.next, c.h, c.bn, c.m2, c.r2, c.u, c.u2, c.a2, c.g, n);
+        attn__tf_mlp_forward(m, &W, c.next, c.h, c.bn, c.m2, c.r2, c.u, c.u2, c.g, n);
     }
     /* y = Wout Norm(xr) + bout, xr the read-out rows of x_L */
     attn__tf_cache_map(m, cf->layers, B, T, cache, &c);
@@ -8948,13 +8997,11 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
            over the layer's n rows: dx' in dX, dh in dH */
         memcpy(dH, dX, sizeof(attn_float) * n * cf->d);
         attn__linear_back(dG, G.W2, G.b2, dX, c.g, W.W2, (int)n, cf->mlp, cf->d, 0);
-        /* glu: g = u a2, a2 = act(u2): du = dg a2 (dU), then dz = dg u (dG), du2 = act'(u2) dz (dU) */
+        /* glu: g = u act(u2): du = dg act(u2) (dU) and du2 = dg u act'(u2) (dG), in one pass */
         if (cf->glu) {
-            attn__mul(n * cf->mlp, dG, c.a2, dU);
+            attn__glu_backward(dU, dG, dG, c.u, c.u2, n * cf->mlp, cf->act, 0);
             attn__linear_back(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp, 0);
-            attn__mul(n * cf->mlp, dG, c.u, dG);
-            attn__act_back(dU, dG, c.u2, n * cf->mlp, cf->act, 0);
-            attn_linear_backward(dA, G.W3, G.b3, dU, c.bn, W.W3, (int)n, cf->d, cf->mlp);
+            attn_linear_backward(dA, G.W3, G.b3, dG, c.bn, W.W3, (int)n, cf->d, cf->mlp);
         } else {
             attn__act_back(dU, dG, c.u, n * cf->mlp, cf->act, 0);
             attn__linear_back(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp, 0);
@@ -9168,7 +9215,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
 /* The blocks of decode's work for a step of n new tokens into a cache of `cap` key rows (Tk <= cap):
    the activations, the gathered keys and values, the T5 bias. */
 typedef struct {
-    attn_float *x, *a, *h, *mean, *rstd, *q, *Q, *kn, *vn, *K, *V, *O, *ocat, *u, *g, *u2, *a2, *bias, *stats,
+    attn_float *x, *a, *h, *mean, *rstd, *q, *Q, *kn, *vn, *K, *V, *O, *ocat, *u, *g, *u2, *bias, *stats,
         *cosv, *sinv, *phi;
     void *att;
     size_t att_bytes;
@@ -9207,7 +9254,6 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
     w->u = attn__arena_floats(&ar, nm);
     w->g = attn__arena_floats(&ar, nm);
     w->u2 = attn__arena_floats(&ar, nm);
-    w->a2 = attn__arena_floats(&ar, nm);
     w->bias = attn__arena_floats(&ar, c->t5 ? (size_t)c->heads * n * cap : 0);
     w->stats = attn__arena_floats(&ar, st);
     w->cosv = attn__arena_floats(&ar, c->pos == ATTN_POS_ROPE ? (size_t)n * (c->dk / 2) : 0);
@@ -9462,7 +9508,7 @@ static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transfor
         attn__heads(w.ocat, w.O, 1, n, c->heads, c->dv, 0);
         attn_linear_forward(w.h, w.ocat, L.Wo, L.bo, n, (int)hv, c->d);
         attn_axpy((size_t)n * c->d, 1, w.x, w.h);
-        attn__tf_mlp_forward(m, &W, w.x, w.h, w.a, w.mean, w.rstd, w.u, w.u2, w.a2, w.g, (size_t)n);
+        attn__tf_mlp_forward(m, &W, w.x, w.h, w.a, w.mean, w.rstd, w.u, w.u2, w.g, (size_t)n);
     }
     kv->at = kv->len += n;
     attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, M.nfg, M.nfb, (size_t)n);
