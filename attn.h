@@ -2698,6 +2698,8 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__KC 1024
 #define ATTN__MC 56
 #define ATTN__NC 2048
+#define ATTN__RKC 256
+#define ATTN__RNC 256
 #elif defined(ATTN__NEON)
 #define ATTN__VREGS 32
 #define ATTN__MR 8
@@ -2722,6 +2724,10 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__KC 256
 #define ATTN__MC 128
 #define ATTN__NC 2048
+#endif
+#ifndef ATTN__RNC /* measured on AVX-512 only: elsewhere no C-resident blocking (attn__gemm_run) */
+#define ATTN__RKC 1
+#define ATTN__RNC 0
 #endif
 #define ATTN__B_INPLACE (1 << 16) /* floats of a row-major B read in place (see g.bdirect) */
 #define ATTN__A_INPLACE (1 << 19) /* floats of a transposed A (K lda) read in place at any M */
@@ -2975,6 +2981,7 @@ typedef struct {
     size_t npad;        /* its floats per depth row */
     int pj0;            /* and the column op(B)'s first column is in it */
     int stream;         /* whole tiles of C stored past the caches (see attn__gemm_run) */
+    int resident;       /* C's blocks kept in L2 over the depth blocks (see attn__gemm_run) */
 } attn__gemm_job;
 
 /* A barrier of attn_gemm's own team. With one thread there is no team, and no barrier: attn_gemm
@@ -3010,61 +3017,93 @@ static attn__micro_fn attn__tile_micro(const attn__gemm_job *g, int rows, int co
 
 /* The block loops, run by thread tid of nth. B panels are packed by all threads together; the
    (row block, column part) work items are split among them, in contiguous static chunks. */
+/* The tiles of C's rows [ic, ic + mc) in panels [jr0, jr1) of the column block at jc (nc wide), over
+   the depth block [pc, pc + kc): B's panels from bp (kc x nr each), A's from ap unless it is read in
+   place, C = alpha op(A) op(B) + beta C. */
+static void attn__gemm_tiles(const attn__gemm_job *g, int ic, int mc, int jc, int nc, int jr0, int jr1,
+                             int pc, int kc, const attn_float *bp, attn_float *ap, attn_float beta)
+{
+    attn_float tile[ATTN__MAXMR * ATTN__MAXNR];
+    int mr = g->mr, nr = g->nr, jr, ir;
+    for (jr = jr0; jr < jr1; jr++)
+        for (ir = 0; ir < mc; ir += mr) {
+            int rows = ATTN__MIN(mr, mc - ir), cols = ATTN__MIN(nr, nc - jr * nr);
+            const attn_float *at = ap + (size_t)ir * kc, *bt = bp + (size_t)jr * nr * kc;
+            attn_float *c = g->C + (size_t)(ic + ir) * g->ldc + jc + jr * nr;
+            size_t ars = 1, acs = (size_t)mr, bs = (size_t)nr;
+            if (g->bdirect && cols == nr) { /* B read in place: op(B)[p, j] = B[p ldb + j] */
+                bt = g->B + (size_t)pc * g->ldb + jc + jr * nr;
+                bs = (size_t)g->ldb;
+            }
+            if (g->direct && rows == mr) { /* A read in place */
+                at = g->A + (size_t)(ic + ir) * g->rs + (size_t)pc * g->cs;
+                ars = g->rs;
+                acs = g->cs;
+            } else if (g->direct) { /* the last, partial row tile is packed */
+                attn__pack_a(g->transA, g->A, g->lda, ic + ir, rows, pc, kc, mr, ap);
+                at = ap;
+            }
+            attn__micro_fn micro = attn__tile_micro(g, rows, cols, bs);
+            if (rows == mr && cols == nr) {
+                if (!g->stream) attn__prefetch_tile(c, g->ldc, rows, cols);
+                micro(kc, at, ars, acs, bt, bs, c, (size_t)g->ldc, g->alpha, beta, g->stream);
+            } else { /* an edge tile: through a full-size buffer */
+                micro(kc, at, ars, acs, bt, bs, tile, (size_t)nr, 1, 0, 0);
+                attn__tile_store(tile, nr, c, g->ldc, rows, cols, g->alpha, beta);
+            }
+        }
+}
+
+/* Thread tid's work item w: rows [*ic, *ic + *mc) of C and panels [*jr0, *jr1) of a column block of npan. */
+static void attn__gemm_item(const attn__gemm_job *g, int w, int npan, int *ic, int *mc, int *jr0, int *jr1)
+{
+    int b = (int)attn__div(w, g->nsplit), s = w - b * g->nsplit, ic1;
+    *ic = (int)attn__div((long)g->tiles * b, g->n_ic) * g->mr;
+    ic1 = (int)attn__div((long)g->tiles * (b + 1), g->n_ic) * g->mr;
+    *mc = ATTN__MIN(ic1, g->M) - *ic;
+    *jr0 = (int)attn__div((long)npan * s, g->nsplit);
+    *jr1 = (int)attn__div((long)npan * (s + 1), g->nsplit);
+}
+
+/* Thread tid of nth: column blocks of B (NC), depth blocks (KC), row blocks of A (MC), as BLIS does;
+   with g->resident, for each column block all its depth blocks are packed first, and each row block
+   of C then takes them in turn while it is in L2. */
 static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 {
-    attn_float tile[ATTN__MAXMR * ATTN__MAXNR], *ap = g->apack + (size_t)g->MC * g->KC * tid;
-    int mr = g->mr, nr = g->nr, jc, pc, w;
+    attn_float *ap = g->apack + (size_t)g->MC * g->KC * tid;
+    int nr = g->nr, jc, pc, w, ic, mc, jr0, jr1, nw = g->n_ic * g->nsplit;
     for (jc = 0; jc < g->N; jc += g->NC) {
         int nc = ATTN__MIN(g->NC, g->N - jc), npan = (nc + nr - 1) / nr;
+        int jp = npan * tid / nth, jp1 = npan * (tid + 1) / nth; /* this thread's panels to pack */
+        if (g->bdirect && jp < jp1) jp = nc % nr ? npan - 1 : npan; /* B in place: only a partial one */
+        if (g->resident) {
+            for (pc = 0; pc < g->K && jp < jp1; pc += g->KC) { /* depth block pc from pc npan nr on */
+                int kc = ATTN__MIN(g->KC, g->K - pc);
+                attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nc, jp1 * nr) - jp * nr,
+                             nr, g->bpack + (size_t)pc * npan * nr + (size_t)jp * nr * kc);
+            }
+            attn__gemm_barrier(nth);
+            for (w = nw * tid / nth; w < nw * (tid + 1) / nth; w++) {
+                attn__gemm_item(g, w, npan, &ic, &mc, &jr0, &jr1);
+                for (pc = 0; pc < g->K; pc += g->KC)
+                    attn__gemm_tiles(g, ic, mc, jc, nc, jr0, jr1, pc, ATTN__MIN(g->KC, g->K - pc),
+                                     g->bpack + (size_t)pc * npan * nr, ap, pc == 0 ? g->beta : 1);
+            }
+            attn__gemm_barrier(nth); /* the B panels are about to be overwritten */
+            continue;
+        }
         for (pc = 0; pc < g->K; pc += g->KC) {
-            int kc = ATTN__MIN(g->KC, g->K - pc), jp, jp1;
-            attn_float b_eff = pc == 0 ? g->beta : 1;
-            int nw = g->n_ic * g->nsplit;
+            int kc = ATTN__MIN(g->KC, g->K - pc);
             const attn_float *bp = g->panels ? g->panels + (size_t)pc * g->npad + (size_t)(g->pj0 + jc) * kc
                                              : g->bpack;
-            jp = npan * tid / nth; /* this thread's panels [jp, jp1); B in place: only a partial one */
-            jp1 = npan * (tid + 1) / nth;
-            if (g->bdirect && jp < jp1) jp = nc % nr ? npan - 1 : npan;
             if (jp < jp1 && !g->panels)
                 attn__pack_b(g->transB, g->B, g->ldb, pc, kc, jc + jp * nr, ATTN__MIN(nc, jp1 * nr) - jp * nr,
                              nr, g->bpack + (size_t)jp * nr * kc);
             attn__gemm_barrier(nth);
             for (w = nw * tid / nth; w < nw * (tid + 1) / nth; w++) {
-                int b = (int)attn__div(w, g->nsplit), s = w - b * g->nsplit, tiles = g->tiles;
-                int ic = (int)attn__div((long)tiles * b, g->n_ic) * mr,
-                    ic1 = (int)attn__div((long)tiles * (b + 1), g->n_ic) * mr;
-                int mc = ATTN__MIN(ic1, g->M) - ic;
-                int jr0 = (int)attn__div((long)npan * s, g->nsplit),
-                    jr1 = (int)attn__div((long)npan * (s + 1), g->nsplit),
-                    jr, ir;
-                if (jr0 < jr1 && !g->direct) attn__pack_a(g->transA, g->A, g->lda, ic, mc, pc, kc, mr, ap);
-                for (jr = jr0; jr < jr1; jr++)
-                    for (ir = 0; ir < mc; ir += mr) {
-                        int rows = ATTN__MIN(mr, mc - ir), cols = ATTN__MIN(nr, nc - jr * nr);
-                        const attn_float *at = ap + (size_t)ir * kc, *bt = bp + (size_t)jr * nr * kc;
-                        attn_float *c = g->C + (size_t)(ic + ir) * g->ldc + jc + jr * nr;
-                        size_t ars = 1, acs = (size_t)mr, bs = (size_t)nr;
-                        if (g->bdirect && cols == nr) { /* B read in place: op(B)[p, j] = B[p ldb + j] */
-                            bt = g->B + (size_t)pc * g->ldb + jc + jr * nr;
-                            bs = (size_t)g->ldb;
-                        }
-                        if (g->direct && rows == mr) { /* A read in place */
-                            at = g->A + (size_t)(ic + ir) * g->rs + (size_t)pc * g->cs;
-                            ars = g->rs;
-                            acs = g->cs;
-                        } else if (g->direct) { /* the last, partial row tile is packed */
-                            attn__pack_a(g->transA, g->A, g->lda, ic + ir, rows, pc, kc, mr, ap);
-                            at = ap;
-                        }
-                        attn__micro_fn micro = attn__tile_micro(g, rows, cols, bs);
-                        if (rows == mr && cols == nr) {
-                            if (!g->stream) attn__prefetch_tile(c, g->ldc, rows, cols);
-                            micro(kc, at, ars, acs, bt, bs, c, (size_t)g->ldc, g->alpha, b_eff, g->stream);
-                        } else { /* an edge tile: through a full-size buffer */
-                            micro(kc, at, ars, acs, bt, bs, tile, (size_t)nr, 1, 0, 0);
-                            attn__tile_store(tile, nr, c, g->ldc, rows, cols, g->alpha, b_eff);
-                        }
-                    }
+                attn__gemm_item(g, w, npan, &ic, &mc, &jr0, &jr1);
+                if (jr0 < jr1 && !g->direct) attn__pack_a(g->transA, g->A, g->lda, ic, mc, pc, kc, g->mr, ap);
+                attn__gemm_tiles(g, ic, mc, jc, nc, jr0, jr1, pc, kc, bp, ap, pc == 0 ? g->beta : 1);
             }
             attn__gemm_barrier(nth); /* the B panels are about to be overwritten */
         }
@@ -3527,19 +3566,30 @@ static int attn__gemm_whole_tiles(const attn__gemm_job *g)
     return 1;
 }
 
-/* Equal depth blocks of at most ATTN__KC: their depth. */
-static int attn__depth_block(int K)
+/* Equal depth blocks of at most kc: their depth. */
+static int attn__depth_blocks(int K, int kc)
 {
-    int nkc = (K + ATTN__KC - 1) / ATTN__KC;
+    int nkc = (K + kc - 1) / kc;
     return (int)attn__div(K + nkc - 1, nkc);
 }
+static int attn__depth_block(int K) { return attn__depth_blocks(K, ATTN__KC); }
 
 /* The blocking of a job whose operands are set, and its run on nth threads. Returns 0, having done
    nothing, when there is no memory for the packing buffer. */
 static int attn__gemm_run(attn__gemm_job *g, int nth)
 {
     void *owned;
-    g->KC = attn__depth_block(g->K);
+    /* Two depth blocks or more (K >= 2 KC) with A read in place: each column block of ATTN__RNC
+       columns is packed at all depths at once, in blocks ATTN__RKC deep, and each row block of C
+       takes them in turn, so that C stays in L2 over the depth and B's panel in L1 (BLIS's blocking
+       for a small L2); otherwise a large C goes back to memory between depth blocks. The two builds
+       alternating in one process, one thread, B / A medians of 15: 2048^3 NN 1.073x and 1.019x, NT
+       1.069x and 1.027x (the first runs while the machine was slower), 3072^3 NN 1.007x; 1536^3 (two
+       blocks of 768) 0.980x and 0.990x, so not below 2 KC; two threads level (0.995-1.006x). With A
+       packed (transposed) it gained nothing: A is repacked for every column block. */
+    g->resident = ATTN__RNC && g->direct && !g->bdirect && !g->panels && g->K >= 2 * ATTN__KC &&
+                  (size_t)g->K * ATTN__RNC <= (size_t)ATTN__KC * ATTN__NC;
+    g->KC = attn__depth_blocks(g->K, g->resident ? ATTN__RKC : ATTN__KC);
     /* A large C written once (one depth block, beta 0) goes past the caches: it would only evict what
        they hold, and a store that misses first reads the line (one thread, 2048 x 2048 x 16 56 -> 96
        GFLOP/s, 2048 x 2048 x 64 94 -> 110). Below ATTN__STREAM_BYTES C stays in cache for its
@@ -3549,7 +3599,9 @@ static int attn__gemm_run(attn__gemm_job *g, int nth)
     g->stream = ATTN__STREAMS && g->beta == 0 && g->K <= ATTN__KC &&
                 (double)g->M * g->N * sizeof(attn_float) > ATTN__STREAM_BYTES &&
                 (uintptr_t)g->C % 64 == 0 && (size_t)g->ldc * sizeof(attn_float) % 64 == 0;
-    g->NC = g->N >= ATTN__NC ? ATTN__NC : ((g->N + g->nr - 1) / g->nr) * g->nr; /* no overflow at INT_MAX */
+    g->NC = g->resident  ? ATTN__RNC
+            : g->N >= ATTN__NC ? ATTN__NC
+                               : ((g->N + g->nr - 1) / g->nr) * g->nr; /* no overflow at INT_MAX */
     {   /* row blocks: whole MR tiles, as equal as possible, their count a multiple of the threads */
         /* (divisions by the constants, not by g->mr: a division instruction is 10-20 cycles) */
         int tiles = g->direct ? (g->M + ATTN__MR_S - 1) / ATTN__MR_S : (g->M + ATTN__MR - 1) / ATTN__MR;

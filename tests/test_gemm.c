@@ -68,7 +68,10 @@ void test_gemm(void)
                                     {1030, 16, 300}, {1100, 70, 200},
                                     /* one or two vectors of rows and a B too large to read in place: computed
                                        transposed, in chunks of columns (300 = 256 + 44 when M = 16) */
-                                    {16, 300, 520}, {32, 70, 2100}};
+                                    {16, 300, 520}, {32, 70, 2100},
+                                    /* A in place over 2048 deep or more (AVX-512: C kept in L2 over the depth
+                                       blocks): two column blocks of 256 and 44, a last row tile of 3 rows */
+                                    {43, 300, 2100}};
     static const int narrow[] = {4, 8, 12, 16, 21, 31, 32, 33, 40, 48}, deep[] = {16, 17, 20, 23, 30, 64}, tall[] = {16, 21, 36, 48};
     attn_rng r;
     int ta, tb, a, b, c, s, bad = 0;
