@@ -129,9 +129,11 @@ void test_gemm(void)
         CHECK(!memcmp(C[0], R, sizeof R) && !memcmp(C[1], R, sizeof R), "attn_gemm called inside a parallel region differs");
     }
 #endif
-    /* the same bits with 1 and 2 threads, on shapes above the threading threshold */
-    for (s = 0; s < 3; s++) {
-        int M = s == 0 ? 300 : s == 1 ? 40 : 1000, N = s == 0 ? 260 : s == 1 ? 3000 : 48, K = s == 0 ? 900 : 97;
+    /* the same bits with 1 and 2 threads, on shapes above the threading threshold (the last over 2100
+       deep: C kept in L2 over the depth on AVX-512) */
+    for (s = 0; s < 4; s++) {
+        int M = s == 0 ? 300 : s == 1 ? 40 : s == 2 ? 1000 : 100, N = s == 0 ? 260 : s == 1 ? 3000 : s == 2 ? 48 : 300,
+            K = s == 0 ? 900 : s == 3 ? 2100 : 97;
         attn_float *A = t_alloc((size_t)M * K), *B = t_alloc((size_t)K * N), *C1 = t_alloc((size_t)M * N), *C2 = t_alloc((size_t)M * N);
         t_randn(A, (size_t)M * K, &r, 1);
         t_randn(B, (size_t)K * N, &r, 1);
