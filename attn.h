@@ -2726,7 +2726,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__NC 2048
 #endif
 #ifndef ATTN__RNC /* measured on AVX-512 only: elsewhere no C-resident blocking (attn__gemm_run) */
-#define ATTN__RKC 1
+#define ATTN__RKC 256
 #define ATTN__RNC 0
 #endif
 #define ATTN__B_INPLACE (1 << 16) /* floats of a row-major B read in place (see g.bdirect) */
@@ -3015,8 +3015,6 @@ static attn__micro_fn attn__tile_micro(const attn__gemm_job *g, int rows, int co
     return bs == (size_t)g->nr ? g->micro : g->micro_b;
 }
 
-/* The block loops, run by thread tid of nth. B panels are packed by all threads together; the
-   (row block, column part) work items are split among them, in contiguous static chunks. */
 /* The tiles of C's rows [ic, ic + mc) in panels [jr0, jr1) of the column block at jc (nc wide), over
    the depth block [pc, pc + kc): B's panels from bp (kc x nr each), A's from ap unless it is read in
    place, C = alpha op(A) op(B) + beta C. */
@@ -3054,7 +3052,7 @@ static void attn__gemm_tiles(const attn__gemm_job *g, int ic, int mc, int jc, in
         }
 }
 
-/* Thread tid's work item w: rows [*ic, *ic + *mc) of C and panels [*jr0, *jr1) of a column block of npan. */
+/* Work item w: rows [*ic, *ic + *mc) of C and panels [*jr0, *jr1) of a column block of npan panels. */
 static void attn__gemm_item(const attn__gemm_job *g, int w, int npan, int *ic, int *mc, int *jr0, int *jr1)
 {
     int b = (int)attn__div(w, g->nsplit), s = w - b * g->nsplit, ic1;
@@ -3065,9 +3063,11 @@ static void attn__gemm_item(const attn__gemm_job *g, int w, int npan, int *ic, i
     *jr1 = (int)attn__div((long)npan * (s + 1), g->nsplit);
 }
 
-/* Thread tid of nth: column blocks of B (NC), depth blocks (KC), row blocks of A (MC), as BLIS does;
-   with g->resident, for each column block all its depth blocks are packed first, and each row block
-   of C then takes them in turn while it is in L2. */
+/* The block loops, run by thread tid of nth: column blocks of B (NC), depth blocks (KC), row blocks
+   of A (MC), as BLIS does; with g->resident, each column block is packed at all its depths first,
+   and each row block of C then takes the depth blocks in turn while it is in L2. B's panels are
+   packed by all threads together; the (row block, column part) work items are split among them,
+   in contiguous static chunks. */
 static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 {
     attn_float *ap = g->apack + (size_t)g->MC * g->KC * tid;
