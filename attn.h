@@ -3572,7 +3572,6 @@ static int attn__depth_blocks(int K, int kc)
     int nkc = (K + kc - 1) / kc;
     return (int)attn__div(K + nkc - 1, nkc);
 }
-static int attn__depth_block(int K) { return attn__depth_blocks(K, ATTN__KC); }
 
 /* The blocking of a job whose operands are set, and its run on nth threads. Returns 0, having done
    nothing, when there is no memory for the packing buffer. */
@@ -3581,12 +3580,13 @@ static int attn__gemm_run(attn__gemm_job *g, int nth)
     void *owned;
     /* Two depth blocks or more (K >= 2 KC) with A read in place: each column block of ATTN__RNC
        columns is packed at all depths at once, in blocks ATTN__RKC deep, and each row block of C
-       takes them in turn, so that C stays in L2 over the depth and B's panel in L1 (BLIS's blocking
-       for a small L2); otherwise a large C goes back to memory between depth blocks. The two builds
-       alternating in one process, one thread, B / A medians of 15: 2048^3 NN 1.073x and 1.019x, NT
-       1.069x and 1.027x (the first runs while the machine was slower), 3072^3 NN 1.007x; 1536^3 (two
-       blocks of 768) 0.980x and 0.990x, so not below 2 KC; two threads level (0.995-1.006x). With A
-       packed (transposed) it gained nothing: A is repacked for every column block. */
+       takes them in turn, so that C stays in L2 over the depth and B's panel (32 KB) is L1-sized
+       (BLIS's blocking for a small L2); otherwise a large C goes back to memory between depth blocks.
+       The two builds alternating in one process, one thread, B / A medians of 15: 2048^3 NN 1.073x
+       and 1.019x, NT 1.069x and 1.027x (the first runs while the machine was slower), 3072^3 NN
+       1.007x; 1536^3 (two blocks of 768) 0.980x and 0.990x, so not below 2 KC; two threads level
+       (0.995-1.006x). With A packed (transposed) it lost (0.90-0.99x): A is repacked for every
+       column block. */
     g->resident = ATTN__RNC && g->direct && !g->bdirect && !g->panels && g->K >= 2 * ATTN__KC &&
                   (size_t)g->K * ATTN__RNC <= (size_t)ATTN__KC * ATTN__NC;
     g->KC = attn__depth_blocks(g->K, g->resident ? ATTN__RKC : ATTN__KC);
@@ -3703,7 +3703,7 @@ static size_t attn__panels_npad(int N) { return (size_t)(N + ATTN__PANEL - 1) / 
 static size_t attn__panels_floats(int K, int N) { return (size_t)K * attn__panels_npad(N); }
 static void attn__panels_pack(int transB, const attn_float *B, int ldb, int K, int N, attn_float *dst)
 {
-    int KC = attn__depth_block(K), pc;
+    int KC = attn__depth_blocks(K, ATTN__KC), pc;
     for (pc = 0; pc < K; pc += KC)
         attn__pack_b(transB, B, ldb, pc, ATTN__MIN(KC, K - pc), 0, N, ATTN__PANEL,
                      dst + (size_t)pc * attn__panels_npad(N));
@@ -5748,7 +5748,8 @@ static int attn__fusable(const attn__head *t)
     return t->w.kpan && !t->guard && !t->centered && !d->bias && d->dropout <= 0 && !d->key_mask &&
            !d->segment && d->window <= 0 && d->block <= 0 && k->stat == ATTN_STAT_LSE && !k->offset &&
            (k->exponent == attn__exponent_s || k->exponent == attn__exponent_abs) && d->dk <= ATTN__FDK &&
-           attn__depth_block(d->dk) == d->dk && d->dv % ATTN__VW == 0 && d->dv <= ATTN__FNV * ATTN__VW;
+           attn__depth_blocks(d->dk, ATTN__KC) == d->dk && d->dv % ATTN__VW == 0 &&
+           d->dv <= ATTN__FNV * ATTN__VW;
 }
 
 /* The exponent of a score vector: s or (Cog) |s|, -3e38 where vis is 0 (edge tiles only). */
