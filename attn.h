@@ -1732,10 +1732,12 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 #else
 #define ATTN__INLINE static inline
 #endif
-#if defined(__GNUC__) /* a request for the line at p into L2, for reading */
+#if defined(__GNUC__) /* a request for the line at p into L2 or L1, for reading */
 #define ATTN__PREFETCH_L2(p) __builtin_prefetch((p), 0, 2)
+#define ATTN__PREFETCH_L1(p) __builtin_prefetch((p), 0, 3)
 #else
 #define ATTN__PREFETCH_L2(p) ((void)(p))
+#define ATTN__PREFETCH_L1(p) ((void)(p))
 #endif
 #define ATTN__LINE (64 / (int)sizeof(attn_float)) /* values per cache line */
 
@@ -2700,6 +2702,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__NC 2048
 #define ATTN__RKC 256
 #define ATTN__RNC 256
+#define ATTN__BPF 16
 #elif defined(ATTN__NEON)
 #define ATTN__VREGS 32
 #define ATTN__MR 8
@@ -2728,6 +2731,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #ifndef ATTN__RNC /* measured on AVX-512 only: elsewhere no C-resident blocking (attn__gemm_run) */
 #define ATTN__RKC 256
 #define ATTN__RNC 0
+#define ATTN__BPF 0 /* and no requests for B's panel ahead (attn__micro_wide) */
 #endif
 #define ATTN__B_INPLACE (1 << 16) /* floats of a row-major B read in place (see g.bdirect) */
 #define ATTN__A_INPLACE (1 << 19) /* floats of a transposed A (K lda) read in place at any M */
@@ -2756,7 +2760,8 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    MR * NV vector registers. Element (i, p) of the A panel
    is a[i * rs + p * cs]: (1, MR) for a packed panel, (lda, 1) or (1, lda) to read A in place; row p
    of the B panel starts at b + p * bs: bs = NR packed, ldb in place. pf > 0: each depth step also
-   asks for a[pf + p * cs] into L2 (see attn__micro_narrow_t). mr, nv and pf are constants at
+   asks for a[pf + p * cs] into L2 (see attn__micro_narrow_t); bpf > 0: for B's row bpf steps ahead
+   into L1 (see attn__micro_wide). mr, nv, pf and bpf are constants at
    every call site; the loops run to the largest values and test them, so that a compiler that
    optimises this function before inlining it (clang) still unrolls them and keeps acc in registers
    (with `i < mr` as the bound, clang 14 left acc in memory in the WebAssembly build: 2.6x slower). */
@@ -2764,7 +2769,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__FOR_VECS(j) ATTN__UNROLL for (j = 0; j < ATTN__NV; j++) if (j < nv)
 ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_t rs, size_t cs,
                               const attn_float *b, size_t bs, attn_float *C, size_t ldc,
-                              attn_float alpha, attn_float beta, int stream, int pf)
+                              attn_float alpha, attn_float beta, int stream, int pf, int bpf)
 {
     attn__v acc[ATTN__MAXMR][ATTN__NV], bv[ATTN__NV], va, vb;
     int p, i, j;
@@ -2772,6 +2777,7 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
     ATTN__KUNROLL for (p = 0; p < kc; p++, a += cs, b += bs) {
         ATTN__FOR_VECS(j) bv[j] = attn__vload(b + j * ATTN__VW);
         if (pf) ATTN__PREFETCH_L2(a + pf);
+        if (bpf) ATTN__FOR_VECS(j) ATTN__PREFETCH_L1(b + bpf * bs + j * ATTN__VW);
         ATTN__FOR_ROWS(i) {
             attn__v av = attn__vset1(a[i * rs]);
             ATTN__FOR_VECS(j) acc[i][j] = attn__vfma(av, bv[j], acc[i][j]);
@@ -2797,27 +2803,32 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
    stream, so each step asks for the line to the right of the one it reads, which the tiles after
    this one will read (one thread, medians of 3: 2048 x 16 x 2048 TN 47 -> 97 GFLOP/s, TT 47 -> 95,
    1024 x 16 x 1024 TN 101 -> 107; into L1 instead, 88, 87 and 93; on rows closer together, the
-   Cogformer's TN shapes, the same request made four of five 5-9% slower). */
+   Cogformer's TN shapes, the same request made four of five 5-9% slower). The packed kernel asks
+   for B's row ATTN__BPF depth steps ahead into L1: a panel 1024 deep is 128 KB, read from L2 (or
+   L3, for the first row tile of a panel) by every tile. The two builds alternating in one process,
+   one thread, medians of 15-21 rounds in three sets: 2048^3 TT 1.007-1.035x, TN 1.017-1.052x;
+   1024^3 and 512^3 TT and TN 0.985-1.023x, within the noise; two threads 1.003-1.008x. Asking for
+   A's panel too made 2048^3 TT 3% slower than B's alone; 8 steps ahead gained less than 16. */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
                                size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
                                int stream);
-#define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS, BS, PF)                                           \
+#define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS, BS, PF, BPF)                                      \
     static void name(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,      \
                      size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,    \
                      int stream)                                                                  \
     {                                                                                             \
         (void)rs; (void)cs; (void)bs;                                                             \
-        attn__micro(MR_, NV_, kc, a, RS, CS, b, BS, C, ldc, alpha, beta, stream, PF);             \
+        attn__micro(MR_, NV_, kc, a, RS, CS, b, BS, C, ldc, alpha, beta, stream, PF, BPF);        \
     }
-/*              name                   rows        vectors   A strides       B stride             ahead */
-ATTN__MICRO_DEF(attn__micro_wide,      ATTN__MR,   ATTN__NV, 1, ATTN__MR,    ATTN__NV * ATTN__VW, 0)
-ATTN__MICRO_DEF(attn__micro_wide_s,    ATTN__MR_S, ATTN__NV, rs, cs,         ATTN__NV * ATTN__VW, 0)
-ATTN__MICRO_DEF(attn__micro_narrow_s,  ATTN__MR_S, 1,        rs, cs,         ATTN__VW,            0)
-ATTN__MICRO_DEF(attn__micro_narrow_t,  ATTN__MR_S, 1,        1, cs,          ATTN__VW,            ATTN__LINE)
-ATTN__MICRO_DEF(attn__micro_wide_t,    ATTN__MR_S, ATTN__NV, 1, cs,          ATTN__NV * ATTN__VW, ATTN__LINE)
-ATTN__MICRO_DEF(attn__micro_wide_sb,   ATTN__MR_S, ATTN__NV, rs, cs,         bs,                  0)
-ATTN__MICRO_DEF(attn__micro_narrow_sb, ATTN__MR_S, 1,        rs, cs,         bs,                  0)
-ATTN__MICRO_DEF(attn__micro_narrow_p,  ATTN__MR,   1,        1, ATTN__MR,    ATTN__NV * ATTN__VW, 0)
+/*              name                  rows        vectors   A strides    B stride     A ahead     B ahead */
+ATTN__MICRO_DEF(attn__micro_wide,      ATTN__MR,   ATTN__NV, 1, ATTN__MR, ATTN__MAXNR, 0,          ATTN__BPF)
+ATTN__MICRO_DEF(attn__micro_wide_s,    ATTN__MR_S, ATTN__NV, rs, cs,      ATTN__MAXNR, 0,          0)
+ATTN__MICRO_DEF(attn__micro_narrow_s,  ATTN__MR_S, 1,        rs, cs,      ATTN__VW,    0,          0)
+ATTN__MICRO_DEF(attn__micro_narrow_t,  ATTN__MR_S, 1,        1, cs,       ATTN__VW,    ATTN__LINE, 0)
+ATTN__MICRO_DEF(attn__micro_wide_t,    ATTN__MR_S, ATTN__NV, 1, cs,       ATTN__MAXNR, ATTN__LINE, 0)
+ATTN__MICRO_DEF(attn__micro_wide_sb,   ATTN__MR_S, ATTN__NV, rs, cs,      bs,          0,          0)
+ATTN__MICRO_DEF(attn__micro_narrow_sb, ATTN__MR_S, 1,        rs, cs,      bs,          0,          0)
+ATTN__MICRO_DEF(attn__micro_narrow_p,  ATTN__MR,   1,        1, ATTN__MR, ATTN__MAXNR, 0,          0)
 
 /* C[mr, nr] (row stride ldc) = alpha tile + beta C, tile with row stride nrp; beta = 0 reads no C. */
 static void attn__tile_store(const attn_float *tile, int nrp, attn_float *C, int ldc, int mr, int nr,
