@@ -2809,7 +2809,7 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
    L3, for the first row tile of a panel) by every tile. The two builds alternating in one process,
    one thread, medians of 15-21 rounds in three sets: 2048^3 TT 1.007-1.035x, TN 1.017-1.052x;
    1024^3 and 512^3 TT and TN 0.985-1.023x, within the noise; two threads 1.003-1.008x. Asking for
-   A's panel too made 2048^3 TT 3% slower than B's alone; 8 steps ahead gained less than 16. */
+   A's panel too made 2048^3 TT 3% slower than B's alone; 8 or 32 steps ahead did no better. */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
                                size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
                                int stream);

@@ -1547,15 +1547,15 @@ static double tf_grad_loss(void *p, int b0, int nb, const attn_float *y, attn_fl
 /* attn_transformer_grad in chunks of 1, 2 (a partial last one), the default and the whole batch
    against one forward and backward pass over the batch: the same loss and gradient (bit for bit
    with one chunk), for dense inputs with T5 biases, dropout and a pruned read-out (softmax and
-   HYLA), and tokens with documents and a causal mask, without biases (as the Cogformer); bad
-   arguments refused with the gradient untouched. */
+   HYLA), and tokens with documents and a causal mask, with biases and without (as the Cogformer);
+   bad arguments refused with the gradient untouched. */
 static void test_transformer_grad(void)
 {
-    static const char *names[3] = {"dense", "tokens", "dense, HYLA"};
+    static const char *names[4] = {"dense", "tokens", "dense, HYLA", "tokens, no biases"};
     attn_rng r;
     int k;
     attn_rng_seed(&r, 23, 0);
-    for (k = 0; k < 3; k++) { /* dense softmax, tokens softmax, dense HYLA */
+    for (k = 0; k < 4; k++) { /* dense softmax, tokens softmax, dense HYLA, tokens without biases */
         attn_transformer_config cf = tf_small();
         attn_transformer m;
         attn_float *y, *c, *cache, *x = NULL, *ref;
@@ -1564,8 +1564,8 @@ static void test_transformer_grad(void)
         void *work;
         double full = 0, total, eg, gmax = 0;
         tf_grad_ctx g;
-        if (k != 1) { cf.vocab = 0; cf.in_dim = 3; cf.t5 = 1; cf.causal = 0; cf.dropout = (attn_float)0.3; cf.pos = ATTN_POS_NONE; cf.readout = 2; }
-        else { cf.doc_mask = 1; cf.bos = 0; cf.dropout = (attn_float)0.2; cf.bias = 0; }
+        if (k != 1 && k != 3) { cf.vocab = 0; cf.in_dim = 3; cf.t5 = 1; cf.causal = 0; cf.dropout = (attn_float)0.3; cf.pos = ATTN_POS_NONE; cf.readout = 2; }
+        else { cf.doc_mask = 1; cf.bos = 0; cf.dropout = (attn_float)0.2; cf.bias = k == 1; }
         if (k == 2) { cf.kinds[0] = cf.kinds[1] = ATTN_HYLA; cf.dv = cf.dk; }
         R = cf.readout ? cf.readout : T;
         CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
