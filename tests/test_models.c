@@ -1603,7 +1603,9 @@ static void test_transformer_grad(void)
                 /* products of fewer rows take other kernels, rounding differently: softmax within 3 eps in
                    every build; HYLA's normalisation over the heads amplifies it (up to 70 eps: 8.4e-6 in
                    the SSE2 build, 3.3e-6 NEON, 6e-7 AVX-512), hence 500 eps there; a chunk read at the wrong
-                   offset is off by about 1 */
+                   offset is off by about 1. The amplification depends on the draws: with the HYLA case's
+                   parameters drawn after a model without biases, the relaxed WebAssembly build (fused
+                   multiply-adds where the engine has them) was 857 eps off, so the cases keep their order. */
                 CHECK(eg <= (k == 2 ? 500 : 20) * T_EPS && fabs(total - full) <= (k == 2 ? 500 : 20) * T_EPS * (1 + fabs(full)) &&
                       g.calls == want && gmax > 0.1,
                       "grad (%s) in chunks of %d: gradient differs by %.3g (largest %.3g), loss %.9g against %.9g, %d calls of %d",
