@@ -2731,7 +2731,9 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #ifndef ATTN__RNC /* measured on AVX-512 only: elsewhere no C-resident blocking (attn__gemm_run) */
 #define ATTN__RKC 256
 #define ATTN__RNC 0
-#define ATTN__BPF 0 /* and no requests for B's panel ahead (attn__micro_wide) */
+#endif
+#ifndef ATTN__BPF /* measured on AVX-512 only: elsewhere no requests for B's panel ahead (attn__micro) */
+#define ATTN__BPF 0
 #endif
 #define ATTN__B_INPLACE (1 << 16) /* floats of a row-major B read in place (see g.bdirect) */
 #define ATTN__A_INPLACE (1 << 19) /* floats of a transposed A (K lda) read in place at any M */
@@ -2805,11 +2807,12 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
    this one will read (one thread, medians of 3: 2048 x 16 x 2048 TN 47 -> 97 GFLOP/s, TT 47 -> 95,
    1024 x 16 x 1024 TN 101 -> 107; into L1 instead, 88, 87 and 93; on rows closer together, the
    Cogformer's TN shapes, the same request made four of five 5-9% slower). The packed kernel asks
-   for B's row ATTN__BPF depth steps ahead into L1: a panel 1024 deep is 128 KB, read from L2 (or
-   L3, for the first row tile of a panel) by every tile. The two builds alternating in one process,
+   for B's row ATTN__BPF depth steps ahead into L1: a panel 1024 deep is 128 KB, four times the L1,
+   and every row tile reads it again. The two builds alternating in one process,
    one thread, medians of 15-21 rounds in three sets: 2048^3 TT 1.007-1.035x, TN 1.017-1.052x;
    1024^3 and 512^3 TT and TN 0.985-1.023x, within the noise; two threads 1.003-1.008x. Asking for
-   A's panel too made 2048^3 TT 3% slower than B's alone; 8 or 32 steps ahead did no better. */
+   A's panel too made 2048^3 TT 3% slower than B's alone; 8 or 32 steps ahead (with A's) did no
+   better than 16. */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
                                size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
                                int stream);
