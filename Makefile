@@ -35,16 +35,17 @@ VMAJOR  := $(word 1,$(subst ., ,$(VERSION)))
 VMINOR  := $(word 2,$(subst ., ,$(VERSION)))
 
 TEST_SRC = tests/run_tests.c tests/test_core.c tests/test_gemm.c tests/test_ops.c \
-           tests/test_optim.c tests/test_errors.c tests/test_faults.c tests/test_badinput.c \
+           tests/test_optim.c tests/test_errors.c tests/test_faults.c tests/test_badinput.c tests/test_hardening.c \
            tests/test_attention.c tests/test_golden.c tests/test_tasks.c tests/test_models.c tests/test_seq2seq.c
 TEST_DEP = attn.h tests/test.h $(TEST_SRC)
 
 # Test flavours: the default build, float64 (tight finite-difference checks), the portable scalar
-# kernels, -ffast-math, the AVX2+FMA and SSE2 kernels (x86 only), and (with OpenBLAS) attn_gemm
+# kernels, -ffast-math, the AVX2+FMA kernels in float, double and -ffast-math and the SSE2 kernels
+# (x86 only: an AVX-512 machine checks what an AVX2 machine runs), and (with OpenBLAS) attn_gemm
 # routed through CBLAS.
 FLAVOURS = $(BUILD)/test_float $(BUILD)/test_double $(BUILD)/test_scalar $(BUILD)/test_fastmath
 ifeq ($(shell uname -m),x86_64)
-FLAVOURS += $(BUILD)/test_avx2 $(BUILD)/test_sse2
+FLAVOURS += $(BUILD)/test_avx2 $(BUILD)/test_avx2_double $(BUILD)/test_avx2_fastmath $(BUILD)/test_sse2
 endif
 ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
@@ -146,6 +147,10 @@ $(BUILD)/test_fastmath: $(TEST_DEP) | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) -ffast-math $(TEST_SRC) -o $@ $(LIBS)
 $(BUILD)/test_avx2: $(TEST_DEP) | $(BUILD)
 	$(CC) $(CFLAGS) -mavx2 -mfma $(OPENMP) $(WARN) $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/test_avx2_double: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) -mavx2 -mfma -mno-avx512f $(WARN) -DATTN_DOUBLE $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/test_avx2_fastmath: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) -mavx2 -mfma -mno-avx512f $(OPENMP) $(WARN) -ffast-math $(TEST_SRC) -o $@ $(LIBS)
 $(BUILD)/test_sse2: $(TEST_DEP) | $(BUILD)
 	$(CC) $(CFLAGS) -msse2 $(WARN) $(TEST_SRC) -o $@ $(LIBS)
 $(BUILD)/test_cblas: $(TEST_DEP) | $(BUILD)

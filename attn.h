@@ -560,6 +560,7 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
      ATTN_HYLA_PLUS     HYLA with a deep value network: u1 = ReLU(sum_h a v), u2_ij = ReLU(sum_h
                         a_hij W2_h u1_ij), o_ih = sum_j a_hij u2_ij */
 typedef enum attn_kind {
+    ATTN_KIND_NONE = -1, /* no kind: attn_kind_register's failure (the enum is signed) */
     ATTN_SOFTMAX = 0,
     ATTN_EXPRESSIVE,
     ATTN_COG,
@@ -745,10 +746,13 @@ ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind);
 ATTNDEF int attn_kind_from_name(const char *name);
 /* Adds a kind defined outside the header (a row of your own, copied; its kind field is ignored):
    returns its kind, ATTN_KIND_COUNT or above, usable wherever a kind goes (descriptors, layers,
-   models, checkpoints by name), or -1 (error set) when the name is taken, the table is full
-   (ATTN_MAX_CUSTOM_KINDS) or the row lacks what its engine needs. Register before using it, from one
-   thread. */
+   models, checkpoints by name), or ATTN_KIND_NONE (-1, error set) when the name is empty, longer
+   than 31 characters or taken, the table is full (ATTN_MAX_CUSTOM_KINDS) or the row lacks what its
+   engine or its flags need (a built-in engine's three functions together, its flags and its sub-row).
+   The names, the formula (at most ATTN_KIND_FORMULA_LEN - 1 characters) and the sub-rows are copied:
+   the caller's may go away. Register before using it, from one thread. */
 #define ATTN_MAX_CUSTOM_KINDS 16
+#define ATTN_KIND_FORMULA_LEN 128
 ATTNDEF attn_kind attn_kind_register(const attn_kind_info *row);
 /* Differential attention's lambda_init for 0-based layer l: 0.8 - 0.6 exp(-0.3 l). */
 ATTNDEF attn_float attn_diff_lambda_init(int layer);
@@ -1194,6 +1198,7 @@ typedef struct attn_transformer_kv {
     int at;            /* the tokens the recurrent states hold (they cannot rewind) */
     int rows;          /* key rows per head: cap, or fewer with a window */
     int first;         /* with a window: the rows hold positions 0 .. global-1 and first .. len-1 */
+    uint64_t layout;   /* the model's cache layout it was set up for (decode refuses another's) */
 } attn_transformer_kv;
 ATTNDEF size_t attn_transformer_kv_bytes(const attn_transformer *m, int cap);
 ATTNDEF attn_status attn_transformer_kv_init(attn_transformer_kv *kv, const attn_transformer *m, int cap,
@@ -1663,6 +1668,14 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 #include <float.h>
 #ifndef ATTN_NO_STDIO
 #include <stdio.h>
+#if defined(_WIN32)
+#include <io.h>
+#include <fcntl.h>
+#include <process.h>
+#elif defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 #endif
 
 /* ---- 1. config -------------------------------------------------------------------------------- */
@@ -1815,18 +1828,21 @@ ATTNDEF attn_status attn_last_status(void) { return attn__errstat; }
 ATTNDEF void attn_clear_error(void) { attn__errmsg[0] = 0; attn__errstat = ATTN_OK; }
 ATTNDEF void attn_set_log(attn_log_fn fn, void *user) { attn__logfn = fn; attn__loguser = user; }
 
-/* Records a failure ("function: what went wrong") and returns its status. */
+/* Records a failure ("function: what went wrong") and returns its status. The message is formatted
+   aside first, so an argument may be attn_last_error() itself (a caller adding its name). */
 static attn_status attn__fail(attn_status s, const char *fmt, ...)
 {
+    char msg[sizeof attn__errmsg];
     va_list ap;
     va_start(ap, fmt);
 #ifndef ATTN_NO_STDIO
-    vsnprintf(attn__errmsg, sizeof attn__errmsg, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
 #else
-    strncpy(attn__errmsg, fmt, sizeof attn__errmsg - 1);
-    attn__errmsg[sizeof attn__errmsg - 1] = 0;
+    strncpy(msg, fmt, sizeof msg - 1);
+    msg[sizeof msg - 1] = 0;
 #endif
     va_end(ap);
+    memcpy(attn__errmsg, msg, sizeof msg);
     attn__errstat = s;
     if (attn__logfn) attn__logfn(attn__loguser, s, attn__errmsg);
     return s;
@@ -1934,6 +1950,83 @@ static uint64_t attn__fnv1a(const unsigned char *p, size_t n)
     for (i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
     return h;
 }
+
+#ifndef ATTN_NO_STDIO
+/* Files replaced whole or not at all: a save writes PATH.tmp-PID, makes it durable (fsync, where the
+   platform has it) and renames it over PATH, so a kill at any moment leaves the old file or the new
+   one. Windows' rename does not replace a file: there the old one is removed just before. */
+typedef struct attn__save {
+    FILE *f;
+    char *tmp;
+} attn__save;
+
+/* Flushes the file at path (or the directory) to the disk, where the platform can: 0 on success. */
+static int attn__sync_path(const char *path)
+{
+#if defined(_WIN32)
+    int fd = _open(path, _O_RDONLY), r;
+    if (fd < 0) return -1;
+    r = _commit(fd);
+    _close(fd);
+    return r;
+#elif defined(__unix__) || defined(__APPLE__)
+    int fd = open(path, O_RDONLY), r;
+    if (fd < 0) return -1;
+    r = fsync(fd);
+    close(fd);
+    return r;
+#else
+    (void)path;
+    return 0;
+#endif
+}
+
+static unsigned long attn__pid(void)
+{
+#if defined(_WIN32)
+    return (unsigned long)_getpid();
+#elif defined(__unix__) || defined(__APPLE__)
+    return (unsigned long)getpid();
+#else
+    return 0;
+#endif
+}
+
+/* Opens the temporary of path in mode ("w" or "wb"); 0 (error set) if it cannot be. */
+static int attn__save_open(attn__save *s, const char *fn, const char *path, const char *mode)
+{
+    size_t n = strlen(path) + 32;
+    s->f = NULL;
+    if (!(s->tmp = (char *)ATTN_MALLOC(n))) return attn__fail(ATTN_ERR_NOMEM, "%s: no memory", fn), 0;
+    snprintf(s->tmp, n, "%s.tmp-%lu", path, attn__pid());
+    if (!(s->f = fopen(s->tmp, mode))) {
+        ATTN_FREE(s->tmp);
+        return attn__fail(ATTN_ERR_IO, "%s: cannot write %s", fn, path), 0;
+    }
+    return 1;
+}
+
+/* Closes the temporary and, if ok and every write went through, puts it in path's place (the old
+   file stays otherwise, and the temporary goes); the status. */
+static attn_status attn__save_close(attn__save *s, const char *fn, const char *path, int ok)
+{
+    char *slash;
+    ok = !ferror(s->f) && ok;
+    ok = fclose(s->f) == 0 && ok;
+    ok = ok && attn__sync_path(s->tmp) == 0;
+#if defined(_WIN32)
+    if (ok) remove(path);
+#endif
+    ok = ok && rename(s->tmp, path) == 0;
+    if (!ok) remove(s->tmp);
+    if (ok && (slash = strrchr(s->tmp, '/')) != NULL) { /* the rename itself, in the directory */
+        *slash = 0;
+        attn__sync_path(slash == s->tmp ? "/" : s->tmp);
+    }
+    ATTN_FREE(s->tmp);
+    return ok ? ATTN_OK : attn__fail(ATTN_ERR_IO, "%s: cannot write %s", fn, path);
+}
+#endif
 
 /* ---- 3. memory and tensors -------------------------------------------------------------------- */
 
@@ -3894,24 +3987,37 @@ ATTNDEF attn_float attn_max(size_t n, const attn_float *x)
     return m;
 }
 
+/* out = f(x) over the last n - i (< VW) entries through a zero-padded vector, so that every entry of
+   an array goes through the same function whatever its position (libm's differs in the last bits). */
+static void attn__vmap_tail(attn__v (*f)(attn__v), const attn_float *x, attn_float *out, size_t i, size_t n)
+{
+    attn_float t[ATTN__VW] = {0};
+    if (i >= n) return;
+    memcpy(t, x + i, (n - i) * sizeof *t);
+    attn__vstore(t, f(attn__vload(t)));
+    memcpy(out + i, t, (n - i) * sizeof *t);
+}
+
 ATTNDEF void attn_exp(size_t n, const attn_float *x, attn_float *out)
 {
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(out + i, attn__vexp(attn__vload(x + i)));
-    for (; i < n; i++) out[i] = (attn_float)exp(x[i] < -87 ? -87 : x[i] > 88 ? 88 : x[i]);
+    attn__vmap_tail(attn__vexp, x, out, i, n);
 }
 
 #if defined(ATTN__SCALAR)
 ATTN__INLINE attn__v attn__vtanh(attn__v x) { return (attn_float)tanh(x); }
 #else
 /* Both branches for every lane, then a 0/1 blend s = [|x| >= 0.3] built from min/max: the odd
-   polynomial p of x clamped to [-0.3, 0.3], and q = sign(x) (1 - e) / (1 + e) with e = exp(-2|x|).
-   Both are odd to the bit, so the result is too. */
+   polynomial p of x clamped to [-0.3, 0.3], and q = sign(x) (1 - 2e / (1 + e)) with e = exp(-2|x|)
+   and |x| clamped to 10. Both are odd to the bit, so the result is too; past |x| = 9.03, 2e / (1 + e)
+   is below half an ulp of 1, so q is exactly +-1 however the division rounds (-ffast-math's
+   reciprocal included). */
 ATTN__INLINE attn__v attn__vtanh(attn__v x)
 {
     attn__v ax, xp, x2, p, e, q, s, sgn, one = attn__vset1(1.0f), big = attn__vset1(1e30f),
                                          neg = attn__vset1(-1.0f);
-    x = attn__vmin(attn__vset1(9.0f), attn__vmax(attn__vset1(-9.0f), x)); /* NaN passes, and reaches q */
+    x = attn__vmin(attn__vset1(10.0f), attn__vmax(attn__vset1(-10.0f), x)); /* NaN passes, and reaches q */
     ax = attn__vmax(x, attn__vmul(x, neg));
     sgn = attn__vmin(attn__vmax(attn__vmul(x, big), neg), one); /* +-1 unless |x| < 1e-30 (then s = 0) */
     xp = attn__vmin(attn__vmax(x, attn__vset1(-0.3f)), attn__vset1(0.3f));
@@ -3921,7 +4027,7 @@ ATTN__INLINE attn__v attn__vtanh(attn__v x)
     p = attn__vfma(p, x2, attn__vset1(-1.0f / 3));
     p = attn__vmul(xp, attn__vfma(p, x2, one));
     e = attn__vexp(attn__vmul(ax, attn__vset1(-2.0f)));
-    q = attn__vmul(sgn, attn__vdiv(attn__vadd(one, attn__vmul(e, neg)), attn__vadd(one, e)));
+    q = attn__vmul(sgn, attn__vfma(attn__vdiv(attn__vadd(e, e), attn__vadd(one, e)), neg, one));
     s = attn__vmin(attn__vmax(attn__vmul(attn__vadd(ax, attn__vset1(-0.3f)), big), attn__vset1(0.0f)), one);
     return attn__vfma(s, attn__vadd(q, attn__vmul(p, neg)), p);
 }
@@ -3931,7 +4037,7 @@ ATTNDEF void attn_tanh(size_t n, const attn_float *x, attn_float *out)
 {
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(out + i, attn__vtanh(attn__vload(x + i)));
-    for (; i < n; i++) out[i] = (attn_float)tanh(x[i]);
+    attn__vmap_tail(attn__vtanh, x, out, i, n);
 }
 
 ATTNDEF attn_float attn_sum(size_t n, const attn_float *x)
@@ -6915,15 +7021,23 @@ static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
      attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS | ATTN_KF_PARAMS, NULL,
      NULL, &attn__mix_hyla_plus},
 };
-static attn_kind_info attn__custom[ATTN_MAX_CUSTOM_KINDS]; /* attn_kind_register's rows */
+/* attn_kind_register's rows, each with its own copies of the names and the sub-rows. */
+typedef struct attn__custom_kind {
+    attn_kind_info row;
+    attn_score_row score;
+    attn_feature_row feature;
+    attn_mix_row mix;
+    char name[ATTN_CKPT_NAME_LEN], code_name[ATTN_CKPT_NAME_LEN], formula[ATTN_KIND_FORMULA_LEN];
+} attn__custom_kind;
+static attn__custom_kind attn__custom[ATTN_MAX_CUSTOM_KINDS];
 static int attn__ncustom = 0;
 
 ATTNDEF const attn_kind_info *attn_kind_get(attn_kind kind)
 {
     int k = (int)kind;
-    return k >= 0 && k < ATTN_KIND_COUNT                                 ? &attn__kinds[k]
-           : k >= ATTN_KIND_COUNT && k < ATTN_KIND_COUNT + attn__ncustom ? &attn__custom[k - ATTN_KIND_COUNT]
-                                                                         : NULL;
+    if (k >= 0 && k < ATTN_KIND_COUNT) return &attn__kinds[k];
+    k -= ATTN_KIND_COUNT;
+    return k >= 0 && k < attn__ncustom ? &attn__custom[k].row : NULL;
 }
 
 ATTNDEF int attn_kind_from_name(const char *name)
@@ -6935,35 +7049,89 @@ ATTNDEF int attn_kind_from_name(const char *name)
     return -1;
 }
 
+/* The built-in engines a row may name, each with the flags and the sub-row its code relies on
+   (sub: 's' score, 'f' feature, 'm' mix, 0 none). */
+static const struct attn__engine {
+    attn_attention_fwd_fn forward;
+    attn_attention_bwd_fn backward;
+    size_t (*workspace)(const attn_attention_desc *d);
+    unsigned flags;
+    char sub;
+} attn__engines[] = {
+    {ATTN__SCORED, 0, 's'},
+    {attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace, ATTN_KF_LINEAR_TIME, 'f'},
+    {attn__diff_forward, attn__diff_backward, attn__diff_workspace, ATTN_KF_SUBHEADS | ATTN_KF_PARAMS, 0},
+    {attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS, 'm'},
+};
+
+/* What a row lacks for its engine and for the code that reads its flags, or NULL if nothing. */
+static const char *attn__row_lacks(const attn_kind_info *r)
+{
+    const attn_score_row *s = r->score;
+    const attn_feature_row *f = r->feature;
+    size_t e;
+    if (!r->name[0] || strlen(r->name) >= ATTN_CKPT_NAME_LEN ||
+        (r->code_name && (!r->code_name[0] || strlen(r->code_name) >= ATTN_CKPT_NAME_LEN)))
+        return "a name (and code name, if any) of 1 to 31 characters";
+    if (r->formula && strlen(r->formula) >= ATTN_KIND_FORMULA_LEN)
+        return "a formula of at most 127 characters";
+    if (!r->forward || !r->backward || !r->workspace)
+        return "an engine function (forward, backward, workspace)";
+    for (e = 0; e < sizeof attn__engines / sizeof attn__engines[0]; e++) {
+        const struct attn__engine *g = &attn__engines[e];
+        int any = r->forward == g->forward || r->backward == g->backward || r->workspace == g->workspace;
+        if (!any) continue;
+        if (r->forward != g->forward || r->backward != g->backward || r->workspace != g->workspace)
+            return "the three functions of one engine";
+        if ((r->flags & g->flags) != g->flags) return "the flags its engine relies on";
+        if ((g->sub == 's' && !s) || (g->sub == 'f' && !f) || (g->sub == 'm' && !r->mix))
+            return "the score, feature or mix row its engine reads";
+    }
+    if (((r->flags & ATTN_KF_LINEAR_TIME) && !f) || ((r->flags & ATTN_KF_MIXES_HEADS) && !r->mix))
+        return "the feature or mix row its flags call for";
+    if (s && ((unsigned)s->stat > ATTN_STAT_LSE || !s->vjp ||
+              (s->stat == ATTN_STAT_LSE ? !s->exponent : !s->map)))
+        return "a statistic and the functions of its score row (vjp; exponent or map)";
+    if (f && (!f->features || !f->phi || !f->vjp)) return "the functions of its feature row";
+    if (r->mix &&
+        ((unsigned)r->mix->norm > ATTN_MIX_NORM_SOFTMAX || (unsigned)r->mix->value > ATTN_MIX_VALUE_DEEP))
+        return "a known norm and value network in its mix row";
+    return NULL;
+}
+
 ATTNDEF attn_kind attn_kind_register(const attn_kind_info *row)
 {
+    attn__custom_kind *c;
     attn_kind_info r;
+    const char *lacks;
     if (!row || !row->name)
-        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: the row or its name is NULL"), (attn_kind)-1;
+        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: the row or its name is NULL"), ATTN_KIND_NONE;
     if (attn_kind_from_name(row->name) >= 0 || (row->code_name && attn_kind_from_name(row->code_name) >= 0))
         return attn__fail(ATTN_ERR_ARG, "attn_kind_register: a kind named %s is there already", row->name),
-               (attn_kind)-1;
+               ATTN_KIND_NONE;
     if (attn__ncustom == ATTN_MAX_CUSTOM_KINDS)
         return attn__fail(ATTN_ERR_ARG, "attn_kind_register: %d kinds registered, the most there can be",
                           ATTN_MAX_CUSTOM_KINDS),
-               (attn_kind)-1;
+               ATTN_KIND_NONE;
     r = *row;
     if (!r.forward && !r.backward && !r.workspace && r.score) { /* a scored kind: the tiled engine */
         r.forward = attn__scored_forward;
         r.backward = attn__scored_backward;
         r.workspace = attn__scored_workspace;
     }
-    if (!r.forward || !r.backward || !r.workspace ||
-        (r.score &&
-         (!r.score->vjp || (r.score->stat == ATTN_STAT_LSE ? !r.score->exponent : !r.score->map))) ||
-        (r.feature && (!r.feature->features || !r.feature->phi || !r.feature->vjp)))
-        return attn__fail(ATTN_ERR_ARG,
-                          "attn_kind_register: %s lacks an engine function or a function of its score or "
-                          "feature row",
-                          r.name),
-               (attn_kind)-1;
-    r.kind = (attn_kind)(ATTN_KIND_COUNT + attn__ncustom);
-    attn__custom[attn__ncustom++] = r;
+    if ((lacks = attn__row_lacks(&r)) != NULL)
+        return attn__fail(ATTN_ERR_ARG, "attn_kind_register: %.31s lacks %s", r.name, lacks), ATTN_KIND_NONE;
+    c = &attn__custom[attn__ncustom];
+    memset(c, 0, sizeof *c);
+    strcpy(c->name, r.name);
+    r.name = c->name;
+    if (r.code_name) r.code_name = strcpy(c->code_name, r.code_name);
+    r.formula = r.formula ? strcpy(c->formula, r.formula) : c->formula;
+    if (r.score) c->score = *r.score, r.score = &c->score;
+    if (r.feature) c->feature = *r.feature, r.feature = &c->feature;
+    if (r.mix) c->mix = *r.mix, r.mix = &c->mix;
+    r.kind = (attn_kind)(ATTN_KIND_COUNT + attn__ncustom++);
+    c->row = r;
     return r.kind;
 }
 
@@ -9382,6 +9550,22 @@ static int attn__tf_kv_layer(const attn_transformer *m, const attn_transformer_k
     return attn__tf_kv_sizes(m, l, kv->rows, &nk, &nv);
 }
 
+/* A hash of the cache's layout for capacity cap: its rows and every layer's block sizes. */
+static uint64_t attn__tf_kv_layout(const attn_transformer *m, int cap)
+{
+    uint64_t w[3 * ATTN_MAX_LAYERS + 2];
+    size_t nk, nv;
+    int l, n = 0, rows = attn__tf_kv_rows(m, cap);
+    w[n++] = (uint64_t)cap;
+    w[n++] = (uint64_t)rows;
+    for (l = 0; l < m->cfg.layers; l++) {
+        w[n++] = (uint64_t)attn__tf_kv_sizes(m, l, rows, &nk, &nv);
+        w[n++] = nk;
+        w[n++] = nv;
+    }
+    return attn__fnv1a((const unsigned char *)w, sizeof w[0] * (size_t)n);
+}
+
 static size_t attn__tf_kv_map(const attn_transformer *m, int cap, void *mem, attn_transformer_kv *kv)
 {
     attn_arena ar;
@@ -9396,6 +9580,7 @@ static size_t attn__tf_kv_map(const attn_transformer *m, int cap, void *mem, att
     kv->rows = rows;
     kv->first = m->cfg.window ? m->cfg.global : 0;
     kv->len = kv->at = 0;
+    kv->layout = attn__tf_kv_layout(m, cap);
     if (mem)
         memset(kv->k, 0, sizeof(attn_float) * tk), memset(kv->v, 0, sizeof(attn_float) * tv); /* S, z = 0 */
     return ar.used + ATTN_ALIGN;
@@ -9590,16 +9775,20 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
     const attn_transformer_config *c;
     attn__tf_decode_work w;
     size_t need;
-    int l, t, nc, chunk, W;
+    int l, t, nc, chunk, W, g;
     ATTN__NEED(kv); ATTN__NEED(logits); ATTN__NEED(tokens); ATTN__NEED(work);
     ATTN__TRY(attn__tf_decode_check(__func__, m, kv->cap));
     c = &m->cfg;
     chunk = attn__tf_chunk(m);
-    if (!kv->k || !kv->v || !kv->seg || kv->len < 0 || n < 1 || kv->len + n > kv->cap ||
-        kv->rows != attn__tf_kv_rows(m, kv->cap))
-        return attn__fail(ATTN_ERR_SHAPE,
-                          "%s: %d tokens after %d do not fit a cache of %d (or it is not set up)", __func__,
-                          n, kv->len, kv->cap);
+    g = c->window ? c->global : 0;
+    if (!kv->k || !kv->v || !kv->seg || kv->layout != attn__tf_kv_layout(m, kv->cap) ||
+        kv->rows != attn__tf_kv_rows(m, kv->cap) || kv->at < 0 || kv->at > kv->cap || kv->first < g ||
+        kv->first > kv->cap)
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: the cache was not set up for this model (attn_transformer_kv_init)", __func__);
+    if (kv->len < 0 || kv->len > kv->cap || n < 1 || n > kv->cap - kv->len)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: %d tokens after %d do not fit a cache of %d", __func__, n,
+                          kv->len, kv->cap);
     for (l = 0; l < c->layers && kv->len != kv->at; l++)
         if (attn__flags(c->kinds[l]) & ATTN_KF_LINEAR_TIME)
             return attn__fail(ATTN_ERR_ARG,
@@ -9615,7 +9804,7 @@ ATTNDEF attn_status attn_transformer_decode(const attn_transformer *m, attn_tran
             return attn__fail(ATTN_ERR_ARG, "%s: token %d is %d, outside 0 .. %d", __func__, t, tokens[t],
                               c->vocab - 1);
     W = c->window * (c->dilation > 1 ? c->dilation : 1);
-    if (kv->first > (c->window ? c->global : 0) && kv->first > kv->len - W)
+    if (kv->first > g && kv->first > kv->len - W)
         return attn__fail(ATTN_ERR_ARG,
                           "%s: the window's cache dropped the rows before position %d, which position %d "
                           "still sees: it cannot rewind to len = %d",
@@ -11537,7 +11726,7 @@ ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, co
 #ifndef ATTN_NO_STDIO
     size_t n;
     void *buf;
-    FILE *f;
+    attn__save sv;
     int ok;
     ATTN__NEED(path); ATTN__NEED(p);
     if (!(n = attn_checkpoint_bytes(nconfig, nnames, p)))
@@ -11550,11 +11739,13 @@ ATTNDEF attn_status attn_checkpoint_save(const char *path, const char *model, co
         ATTN_FREE(buf);
         return attn_last_status();
     }
-    f = fopen(path, "wb");
-    ok = f && fwrite(buf, 1, n, f) == n;
-    if (f) ok = (fclose(f) == 0) && ok;
+    if (!attn__save_open(&sv, __func__, path, "wb")) {
+        ATTN_FREE(buf);
+        return attn_last_status();
+    }
+    ok = fwrite(buf, 1, n, sv.f) == n;
     ATTN_FREE(buf);
-    return ok ? ATTN_OK : attn__fail(ATTN_ERR_IO, "attn_checkpoint_save: cannot write %s", path);
+    return attn__save_close(&sv, __func__, path, ok);
 #else
     (void)path; (void)model; (void)config; (void)nconfig; (void)names; (void)nnames; (void)p;
     return attn__fail(ATTN_ERR_IO, "attn_checkpoint_save: built with ATTN_NO_STDIO");
@@ -11998,6 +12189,7 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
 #ifndef ATTN_NO_STDIO
     double W, H, L = 64, R = 64, T = 44, B = 50, pw, ph, x0, x1, y0, y1, z0, z1, lx = 0, xs, ys, zs, tick;
     int k, i, j, rows, row = 0, has_right = 0;
+    attn__save sv;
     FILE *f;
     if (!path || !p || !s || ns < 1)
         return attn__fail(ATTN_ERR_ARG, "attn_plot_svg: path, plot and at least one series are needed");
@@ -12022,7 +12214,8 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
     xs = attn__nice_step(&x0, &x1, 1);
     ys = attn__nice_step(&y0, &y1, !(p->ymin < p->ymax));
     zs = attn__nice_step(&z0, &z1, 1);
-    if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_plot_svg: cannot write %s", path);
+    if (!attn__save_open(&sv, __func__, path, "w")) return attn_last_status();
+    f = sv.f;
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "font-family=\"sans-serif\" font-size=\"12\">\n",
@@ -12098,8 +12291,7 @@ ATTNDEF attn_status attn_plot_svg(const char *path, const attn_plot *p, const at
         }
     }
     fprintf(f, "</svg>\n");
-    if (fclose(f) != 0) return attn__fail(ATTN_ERR_IO, "attn_plot_svg: cannot write %s", path);
-    return ATTN_OK;
+    return attn__save_close(&sv, __func__, path, 1);
 #else
     (void)path; (void)p; (void)s; (void)ns;
     return attn__fail(ATTN_ERR_IO, "attn_plot_svg: built with ATTN_NO_STDIO");
@@ -12113,6 +12305,7 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
 #ifndef ATTN_NO_STDIO
     double W = 640, H = 400, L = 64, R = 16, T = 44, B = 44, pw, ph, lo = 0, hi = 0, lx = 0, gw, bw, step;
     int g, k, rows, row = 0;
+    attn__save sv;
     FILE *f;
     if (!path || !group || !series || !v || ng < 1 || ns < 1)
         return attn__fail(ATTN_ERR_ARG, "attn_bars_svg: path, labels, values and ng, ns >= 1 are needed");
@@ -12123,7 +12316,8 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
     rows = attn__legend_at(series, sizeof *series, ns, -1, L, W - 8, &lx, &row);
     T += 16 * (rows - 1);
     pw = W - L - R; ph = H - T - B; gw = pw / ng; bw = 0.8 * gw / ns;
-    if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_bars_svg: cannot write %s", path);
+    if (!attn__save_open(&sv, __func__, path, "w")) return attn_last_status();
+    f = sv.f;
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "font-family=\"sans-serif\" font-size=\"12\">\n",
@@ -12169,8 +12363,7 @@ ATTNDEF attn_status attn_bars_svg(const char *path, const char *title, const cha
         attn__svg_text(f, series[k], "</text>\n");
     }
     fprintf(f, "</svg>\n");
-    if (fclose(f) != 0) return attn__fail(ATTN_ERR_IO, "attn_bars_svg: cannot write %s", path);
-    return ATTN_OK;
+    return attn__save_close(&sv, __func__, path, 1);
 #else
     (void)path; (void)title; (void)ylabel; (void)group; (void)ng; (void)series; (void)ns; (void)v;
     return attn__fail(ATTN_ERR_IO, "attn_bars_svg: built with ATTN_NO_STDIO");
@@ -12205,6 +12398,7 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
 #ifndef ATTN_NO_STDIO
     double lo = 0, hi = 0, cell, L = row_labels ? 90 : 44, T = col_labels ? 110 : 56, W, H, v, bx, by, bh;
     int i, j, r, g, b, step;
+    attn__save sv;
     FILE *f;
     if (!path || !M || rows < 1 || cols < 1 || (int)scale < 0 || scale > ATTN_HEAT_LOG)
         return attn__fail(
@@ -12222,7 +12416,8 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
     cell = cell > 40 ? 40 : cell;
     bh = rows * cell > 120 ? rows * cell : 120; /* the colour bar's height */
     W = L + cols * cell + 110; H = T + bh + 20;
-    if (!(f = fopen(path, "w"))) return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: cannot write %s", path);
+    if (!attn__save_open(&sv, __func__, path, "w")) return attn_last_status();
+    f = sv.f;
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "font-family=\"sans-serif\" font-size=\"11\">\n",
@@ -12289,8 +12484,7 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
     if (scale == ATTN_HEAT_LOG)
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">(log)</text>\n", bx + 18, by + bh / 2 + 4);
     fprintf(f, "</svg>\n");
-    if (fclose(f) != 0) return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: cannot write %s", path);
-    return ATTN_OK;
+    return attn__save_close(&sv, __func__, path, 1);
 #else
     (void)path; (void)title; (void)M; (void)rows; (void)cols; (void)row_labels; (void)col_labels; (void)scale;
     return attn__fail(ATTN_ERR_IO, "attn_heatmap_svg: built with ATTN_NO_STDIO");

@@ -288,16 +288,24 @@ void catch_stop(void)
     signal(SIGTERM, on_stop);
 }
 
+int write_failed = 0;
+
+void write_failure(const char *path)
+{
+    if (!write_failed) fprintf(stderr, "\nattnlab: cannot write %s: %s\n", path, strerror(errno));
+    write_failed = 1;
+}
+
 int csv_begin(csv_stream *c, const char *path, const char *header)
 {
     c->f = NULL;
+    c->path = path;
     if (!path || mpi_rank() > 0) return 1; /* rank 0 writes the files */
     if (!(c->f = fopen(path, "w"))) {
         fprintf(stderr, "attnlab: cannot write %s: %s\n", path, strerror(errno));
         return 0;
     }
-    fprintf(c->f, "%s\n", header);
-    fflush(c->f);
+    if (fprintf(c->f, "%s\n", header) < 0 || fflush(c->f) != 0) write_failure(path);
     return 1;
 }
 
@@ -308,26 +316,34 @@ void csv_row(csv_stream *c, const char *line)
 #pragma omp critical(csv)
 #endif
     {
-        fprintf(c->f, "%s\n", line);
-        fflush(c->f);
+        if (fprintf(c->f, "%s\n", line) < 0 || fflush(c->f) != 0) write_failure(c->path);
     }
 }
 
-void csv_end(csv_stream *c)
+int csv_end(csv_stream *c)
 {
-    if (c->f) fclose(c->f);
+    int ok = !c->f || (!ferror(c->f) && fclose(c->f) == 0);
+    if (!ok) write_failure(c->path);
     c->f = NULL;
+    return ok;
 }
 
 int csv_write(const char *path, const char *header, int njobs, csv_line_fn fn, const void *ctx)
 {
     csv_stream c;
-    char line[512];
-    int j, k;
-    if (!csv_begin(&c, path, header)) return 0;
+    char line[512], tmp[1100];
+    int j, k, ok;
+    if (!path || mpi_rank() > 0) return 1;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path); /* the whole file, then in the stream's place */
+    if (!csv_begin(&c, tmp, header)) return 0;
     for (j = 0; j < njobs; j++)
         for (k = 0; fn(ctx, j, k, line, sizeof line); k++) csv_row(&c, line);
-    csv_end(&c);
+    ok = csv_end(&c) && !write_failed;
+    if (ok && rename(tmp, path) != 0) write_failure(path), ok = 0;
+    if (!ok) {
+        remove(tmp);
+        return 0;
+    }
     printf("wrote %s\n", path);
     return 1;
 }
@@ -543,7 +559,7 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--rollout-len")) ok = parse_int(v, 0, &o->rollout_len) && o->rollout_len <= MAX_WIDTH;
         else if (!strcmp(a, "--rollout-series")) ok = parse_int(v, 1, &o->rollout_series);
         else if (!strcmp(a, "--lr-drop")) ok = parse_int(v, 0, &o->lr_drop_epoch);
-        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
+        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads) && o->threads <= MAX_THREADS;
         else if (!strcmp(a, "--lr")) ok = parse_double(v, &o->lr) && o->lr > 0;
         else if (!strcmp(a, "--momentum")) ok = parse_double(v, &o->momentum) && o->momentum >= 0 && o->momentum < 1;
         else if (!strcmp(a, "--scale")) ok = parse_double(v, &o->scale) && o->scale > 0 && (o->scale_given = 1);
@@ -1624,6 +1640,8 @@ int main(int argc, char **argv)
     args = split_equals(&argc, argv);
     jobs_key(argc, args);
     rc = attnlab_run(argc, args);
+    if (fflush(stdout) != 0 || ferror(stdout)) write_failure("the standard output");
+    if (write_failed && rc == 0) rc = 1; /* a file or a report is incomplete */
     if (args != argv) free(args);
     mpi_end();
     return rc;

@@ -14,6 +14,7 @@ int parse_double(const char *s, double *out);
 /* The most seeds (runs per setting) a command takes, and the largest model width, context and
    batch (so that the widths the models derive, 4 d for an MLP say, stay far inside int). */
 #define MAX_SEEDS 10000
+#define MAX_THREADS 512 /* --threads: more fail in the OpenMP runtime, and no machine here has them */
 #define MAX_WIDTH 65536
 /* The sparse attention patterns the transformer commands share (include attn.h first):
    --window W, --dilation D, --global G (Longformer), --bigbird-block B, --bigbird-random R,
@@ -50,10 +51,15 @@ void run_save_path(const char *save, int nruns, const char *tag, char *path, siz
    a finished run's CSV does not depend on which run finished first. path NULL: all do nothing. */
 typedef struct {
     FILE *f;
+    const char *path;
 } csv_stream;
 int csv_begin(csv_stream *c, const char *path, const char *header);
 void csv_row(csv_stream *c, const char *line);
-void csv_end(csv_stream *c);
+int csv_end(csv_stream *c); /* 0 if a write failed */
+/* A write that failed (a full disk, /dev/full): the first is reported with path and why, and
+   attnlab exits non-zero at the end. */
+extern int write_failed;
+void write_failure(const char *path);
 /* The line of evaluation k of run j of a command's results ctx into line [n]; 0 (nothing written)
    when run j has no evaluation k. csv_write writes the whole file in run order with it; 0 (and a
    message) if the file cannot be written. */

@@ -150,7 +150,7 @@ static int hyla_parse(int argc, char **argv, hopts *o)
         else if (!strcmp(a, "--seed0")) ok = parse_int(v, 0, &o->seed0);
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
         else if (!strcmp(a, "--eval-tasks")) ok = parse_int(v, 1, &o->eval_tasks) && o->eval_tasks <= 1 << 24;
-        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
+        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads) && o->threads <= MAX_THREADS;
         else if (sparse_option(&o->sparse, a, v, &ok)) { /* ok says whether v is valid */ }
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;

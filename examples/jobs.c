@@ -72,44 +72,87 @@ void jobs_key(int argc, char **argv)
 /* ---- the journal: FILE.jobs beside the CSV ----
    A header line "attnlab-jobs 1 NJOBS KEY COMMAND-LINE", then a record per finished run: its index
    and byte count (two uint32), the bytes of its result, and their FNV-1a hash (uint64). A record
-   cut short by a kill, or one whose hash does not match, ends the reading. */
+   cut short by a kill, or one whose hash does not match, is skipped with a warning: the reader
+   looks for the next whole record after it, and --resume rewrites the journal without it (to a
+   temporary, renamed over it) before appending, so no later record sits behind a torn one. */
 
 static FILE *journal;
 
 static void journal_path(const job_set *js, char *path, size_t n) { snprintf(path, n, "%s.jobs", js->csv_path); }
 
-/* Reads the finished runs of an earlier run of this command line into the results, marking done[j];
-   the count, or -1 (and a message) if the journal belongs to another command line. */
+/* The whole record at b [n] (index < njobs, its hash right), or 0 with *len unset. */
+static int journal_record(const unsigned char *b, size_t n, int njobs, uint32_t *jn, size_t *len)
+{
+    uint64_t h;
+    if (n < 16) return 0;
+    memcpy(jn, b, 8);
+    if (jn[0] >= (uint32_t)njobs || jn[1] > n - 16) return 0;
+    memcpy(&h, b + 8 + jn[1], 8);
+    if (h != fnv(b + 8, jn[1], run_key)) return 0;
+    *len = 16 + (size_t)jn[1];
+    return 1;
+}
+
+/* Reads the finished runs of an earlier run of this command line into the results, marking done[j],
+   and drops torn records from the file; the count, or -1 (and a message) if the journal belongs to
+   another command line or cannot be repaired. */
 static int journal_read(const job_set *js, int njobs, char *done)
 {
-    char path[1100], head[64];
+    char path[1100], tmp[1110], head[64];
     unsigned long nj = 0;
     unsigned long long key = 0;
-    int count = 0;
+    unsigned char *all = NULL, *q;
+    size_t n = 0, cap = 0, at, w, len, skipped = 0, got;
+    int count = 0, ok = 1;
     FILE *f;
     journal_path(js, path, sizeof path);
     if (!(f = fopen(path, "rb"))) return 0; /* nothing done yet */
-    if (fscanf(f, "%63s %*d %lu %llx", head, &nj, &key) != 3 || strcmp(head, "attnlab-jobs") || key != run_key ||
-        nj != (unsigned long)njobs) {
-        fprintf(stderr, "attnlab: %s was written by another command line; --resume needs the same one (this one: %s)\n",
-                path, run_line);
-        fclose(f);
+    do { /* the whole file, and a NUL after it (fread stops with room left) */
+        if (n == cap) {
+            if (!(q = (unsigned char *)realloc(all, cap = 2 * cap + 65536))) { ok = 0; break; }
+            all = q;
+        }
+        n += got = fread(all + n, 1, cap - n, f);
+    } while (got > 0);
+    fclose(f);
+    if (ok) all[n] = 0;
+    if (!ok || sscanf((const char *)all, "%63s %*d %lu %llx", head, &nj, &key) != 3 || strcmp(head, "attnlab-jobs") ||
+        key != run_key || nj != (unsigned long)njobs || !memchr(all, '\n', n)) {
+        if (ok) fprintf(stderr, "attnlab: %s was written by another command line; --resume needs the same one (this one: %s)\n",
+                        path, run_line);
+        else fprintf(stderr, "attnlab: out of memory reading %s\n", path);
+        free(all);
         return -1;
     }
-    while (fgetc(f) != '\n' && !feof(f)) {}
-    for (;;) {
+    w = at = (size_t)((unsigned char *)memchr(all, '\n', n) - all) + 1;
+    while (at < n) {
         uint32_t jn[2];
-        uint64_t h;
         jobbuf b = {0};
-        if (fread(jn, sizeof jn, 1, f) != 1 || jn[0] >= (uint32_t)njobs || jn[1] > (1u << 30)) break;
-        if (!(b.p = (unsigned char *)malloc(jn[1] ? jn[1] : 1))) break;
+        if (!journal_record(all + at, n - at, njobs, jn, &len)) { /* torn: look from the next byte */
+            at++, skipped++;
+            continue;
+        }
+        b.p = all + at + 8;
         b.n = jn[1];
         b.reading = 1;
-        if (fread(b.p, 1, b.n, f) != b.n || fread(&h, sizeof h, 1, f) != 1 || h != fnv(b.p, b.n, run_key)) { free(b.p); break; }
         if (!done[jn[0]] && js->xfer(js->ctx, (int)jn[0], &b) && !b.bad) { done[jn[0]] = 1; count++; }
-        free(b.p);
+        memmove(all + w, all + at, len); /* the good records, packed */
+        w += len, at += len;
     }
-    fclose(f);
+    n = w;
+    if (skipped) { /* the good records alone, in the journal's place */
+        fprintf(stderr, "attnlab: %s: %lu bytes of torn records skipped; %d runs kept\n", path, (unsigned long)skipped,
+                count);
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        ok = (f = fopen(tmp, "wb")) != NULL;
+        if (ok) ok = fwrite(all, 1, n, f) == n, ok = fclose(f) == 0 && ok;
+        if (!ok || rename(tmp, path) != 0) {
+            fprintf(stderr, "attnlab: cannot rewrite %s: %s\n", path, strerror(errno));
+            remove(tmp);
+            count = -1;
+        }
+    }
+    free(all);
     return count;
 }
 
@@ -122,22 +165,26 @@ static int journal_open(const job_set *js, int njobs, int append)
         fprintf(stderr, "attnlab: cannot write %s: %s\n", path, strerror(errno));
         return 0;
     }
-    if (!append || ftell(journal) == 0) fprintf(journal, "attnlab-jobs 1 %d %016llx %s\n", njobs, (unsigned long long)run_key, run_line);
-    fflush(journal);
+    if ((!append || ftell(journal) == 0) &&
+        fprintf(journal, "attnlab-jobs 1 %d %016llx %s\n", njobs, (unsigned long long)run_key, run_line) < 0)
+        write_failure(path);
+    if (fflush(journal) != 0) write_failure(path);
     return 1;
 }
 
 /* Appends run j's result (its n bytes at q) to the journal; the caller holds the lock. */
-static void journal_add(int j, const unsigned char *q, size_t n)
+static void journal_add(const job_set *js, int j, const unsigned char *q, size_t n)
 {
     uint32_t jn[2];
     uint64_t h = fnv(q, n, run_key);
+    char path[1100];
     if (!journal) return;
     jn[0] = (uint32_t)j; jn[1] = (uint32_t)n;
-    fwrite(jn, sizeof jn, 1, journal);
-    fwrite(q, 1, n, journal);
-    fwrite(&h, sizeof h, 1, journal);
-    fflush(journal);
+    if (fwrite(jn, sizeof jn, 1, journal) != 1 || fwrite(q, 1, n, journal) != n || fwrite(&h, sizeof h, 1, journal) != 1 ||
+        fflush(journal) != 0) {
+        journal_path(js, path, sizeof path);
+        write_failure(path);
+    }
 }
 
 /* Run j finished (locally, or its bytes came from a rank): into the journal if it succeeded, its rows
@@ -220,7 +267,7 @@ static void finished(const job_set *js, int j, jobbuf *b, int remote, progress_s
     size_t start = b->pos; /* a rank's bytes start with the run's index */
     int ok = js->xfer(js->ctx, j, b);
     if (ok && !b->bad && !stop_requested) {
-        journal_add(j, b->p + start, b->n - start);
+        journal_add(js, j, b->p + start, b->n - start);
         snap_remove(j); /* the journal has it all now */
     }
     if (remote) {

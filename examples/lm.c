@@ -29,6 +29,7 @@
 #define LM_BOS 256
 #define LM_VOCAB 257
 #define LM_MAX_VARIANTS 8
+#define LM_MAX_CORPUS (256L << 20) /* bytes of text: an endless stream (a pipe, /dev/zero) stops here */
 #define LM_PROBE_NS 5
 static const char *lm_prompt[2] = {"Is there a zero in the following sequences?", "How many ones are in the following sequences?"};
 
@@ -59,7 +60,7 @@ static void lm_usage(FILE *f)
 {
     fprintf(f,
             "usage: attnlab lm [options]   (a miniature of the Cog paper's language models, Lv et al. 2024)\n"
-            "  --corpus PATH      a text file, or a folder of them           [examples/data/sample.txt]\n"
+            "  --corpus PATH      a text file, or a folder of them (256 MB at most) [examples/data/sample.txt]\n"
             "  --variants V,..    softmax, cog (softmax in the first and last layers), cog-first,\n"
             "                     cog-all, ea, diff, centered                 [softmax,cog,cog-first,cog-all]\n"
             "  --layers L         blocks (cog has Cog layers only from 3 on)  [4]\n"
@@ -110,7 +111,7 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
         else if (!strcmp(a, "--seeds")) ok = parse_int(v, 1, &o->seeds) && o->seeds <= MAX_SEEDS;
         else if (!strcmp(a, "--eval-every")) ok = parse_int(v, 1, &o->eval_every);
         else if (!strcmp(a, "--eval-windows")) ok = parse_int(v, 1, &o->eval_windows) && o->eval_windows <= MAX_WIDTH;
-        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
+        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads) && o->threads <= MAX_THREADS;
         else if (sparse_option(&o->sparse, a, v, &ok)) { /* ok says whether v is valid */ }
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
@@ -134,6 +135,12 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
         i++;
     }
     if (o->dmodel % o->heads) { fprintf(stderr, "attnlab lm: --dmodel %d is not a multiple of --heads %d\n", o->dmodel, o->heads); return 0; }
+    for (i = 0; i < o->nvar; i++) /* a Cog placement with no Cog layer would train softmax under its name */
+        if ((!strcmp(o->variant[i], "cog") && o->layers <= 2) || (!strcmp(o->variant[i], "cog-first") && o->layers < 2)) {
+            fprintf(stderr, "attnlab lm: --variants %s has no Cog layer with --layers %d (cog: softmax in the first and "
+                    "last layers; cog-first: in the first); use more layers or cog-all\n", o->variant[i], o->layers);
+            return 0;
+        }
     if (o->warmup >= o->steps) o->warmup = (int)(o->steps / 10);
     return 1;
 }
@@ -146,6 +153,13 @@ static int lm_add_file(lm_data *d, const char *path, long *cap)
     int c, prev = '\n', blank = 1;
     if (!f) return 0;
     while ((c = fgetc(f)) != EOF) {
+        if (d->n >= LM_MAX_CORPUS) {
+            fprintf(stderr, "attnlab lm: the corpus passes %ld MB at %s, the most attnlab lm reads\n", LM_MAX_CORPUS >> 20,
+                    path);
+            fclose(f);
+            errno = EFBIG;
+            return 0;
+        }
         if (d->n + 2 > *cap) {
             int *t = (int *)realloc(d->tok, sizeof(int) * (size_t)(*cap = 2 * *cap + 4096));
             if (!t) { fclose(f); return 0; }
@@ -186,7 +200,13 @@ static int lm_load(lm_data *d, const lm_opts *o)
         if (n > 0) qsort(names, (size_t)n, sizeof(char *), lm_cmp_str); /* an empty folder: names is NULL */
         for (k = 0; k < n; k++) {
             snprintf(path, sizeof path, "%s/%s", o->corpus, names[k]);
-            if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) lm_add_file(d, path, &cap);
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !lm_add_file(d, path, &cap)) {
+                fprintf(stderr, "attnlab lm: cannot read %s: %s\n", path, strerror(errno));
+                while (k < n) free(names[k++]);
+                free(names);
+                free(d->tok);
+                return 0;
+            }
             free(names[k]);
         }
         free(names);

@@ -105,7 +105,7 @@ static int s2s_parse(int argc, char **argv, s2s_opts *o)
         else if (!strcmp(a, "--test")) ok = parse_int(v, 1, &o->test);
         else if (!strcmp(a, "--beam")) ok = parse_int(v, 1, &o->beam);
         else if (!strcmp(a, "--alpha")) ok = parse_double(v, &o->alpha) && o->alpha >= 0;
-        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads);
+        else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads) && o->threads <= MAX_THREADS;
         else if (!strcmp(a, "--analysis-len")) ok = parse_int(v, 1, &o->analysis_len);
         else if (!strcmp(a, "--candidates")) ok = parse_int(v, 1, &o->candidates);
         else if (!strcmp(a, "--csv")) o->csv = v;

@@ -13,6 +13,10 @@ M=./build/attnlab-mpi
 MPIRUN="timeout 300 mpirun --oversubscribe --allow-run-as-root" # a hang fails the check
 
 ok() { pass=$((pass + 1)); }
+# The processes this test started under PID (its mpirun), by id: no other user's runs are touched.
+descendants() { for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$c"; descendants "$c"; done; }
+# rank_of PID: the MPI rank of one of them ("" if it is not a rank)
+rank_of() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p'; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; for f in "$tmp/err" "$tmp/log"; do [ -s "$f" ] && tail -5 "$f"; done; }
 check() { if eval "$2"; then ok; else bad "$1"; fi; }
 
@@ -40,7 +44,7 @@ NT="train --task nt --N 4 --tau 2 --ncon 8 --attn softmax,ea --seeds 3 --epochs 
 grid "train (NT)" $NT
 grid "train --task fuzzy" train --task fuzzy --attn softmax,hyla --steps 30 --seeds 2 --eval-every 15 --eval-tasks 32
 grid "seq2seq" seq2seq --attn softmax,ea --steps 40 --seeds 2 --eval-every 20 --test 20 --dmodel 32 --heads 2
-grid "lm" lm --corpus examples/data/sample.txt --variants softmax,cog --seeds 2 --steps 30 --layers 1 --dmodel 32 --heads 2 \
+grid "lm" lm --corpus examples/data/sample.txt --variants softmax,cog-all --seeds 2 --steps 30 --layers 1 --dmodel 32 --heads 2 \
     --ctx 32 --eval-every 15
 
 # Data-parallel training: the batch's chunks spread over the ranks, the gradient summed exactly, so
@@ -68,7 +72,7 @@ dp "train --task sraven" train --task sraven --attn softmax,hyla --steps 20 --se
     --batch 12 --layers 2 --dp-chunks 3
 dp "train (NT, the cisformer, a step per epoch)" train --task nt --N 4 --tau 2 --ncon 8 --attn softmax,ea --seeds 2 \
     --epochs 200 --eval-every 50 --final-test 50 --dp-chunks 6
-dp "lm" lm --corpus examples/data/sample.txt --variants softmax,cog --seeds 1 --steps 30 --layers 1 --dmodel 32 --heads 2 \
+dp "lm" lm --corpus examples/data/sample.txt --variants softmax,cog-all --seeds 1 --steps 30 --layers 1 --dmodel 32 --heads 2 \
     --ctx 32 --eval-every 15 --dp-chunks 4
 
 # A data-parallel run killed on 2 ranks after a snapshot goes on from it on 3 ranks (--resume) and
@@ -76,9 +80,10 @@ dp "lm" lm --corpus examples/data/sample.txt --variants softmax,cog --seeds 1 --
 D="train --task fuzzy --attn softmax --steps 200 --seeds 1 --eval-every 50 --eval-tasks 32 --snapshot-every 40 --data-parallel"
 $A $D --csv "$tmp/dfull.csv" >/dev/null 2>&1
 $MPIRUN -n 2 $M $D --csv "$tmp/dpart.csv" >/dev/null 2>&1 &
+mp=$!
 i=0
 while [ $i -lt 600 ] && ! grep -q '^softmax,.*,50,' "$tmp/dpart.csv" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-pkill -9 -f "attnlab-mpi $D" 2>/dev/null
+for p in $(descendants $mp); do [ -n "$(rank_of "$p")" ] && kill -9 "$p" 2>/dev/null; done
 wait
 check "a data-parallel run killed on 2 ranks left a snapshot" "[ -f '$tmp/dpart.csv.run-0' ]"
 $MPIRUN -n 3 $M $D --csv "$tmp/dpart.csv" --resume >/dev/null 2>"$tmp/err"
@@ -92,14 +97,15 @@ LONG="train --task nt --N 4 --tau 2 --ncon 8 --attn softmax,ea --seeds 4 --epoch
 $A $LONG --threads 1 --csv "$tmp/one.csv" >/dev/null 2>&1
 rm -f "$tmp/k.csv" "$tmp/k.csv.jobs"
 $MPIRUN --enable-recovery -n 3 $M $LONG --csv "$tmp/k.csv" --rank-timeout 3 >"$tmp/k.out" 2>"$tmp/k.err" &
+mp=$!
 i=0 # until rank 0's first run has written three evaluations: every rank holds a run by then
 while [ $i -lt 300 ] && [ "$(cat "$tmp/k.csv" 2>/dev/null | wc -l)" -lt 4 ]; do sleep 0.1; i=$((i + 1)); done
-for p in $(pgrep -f "attnlab-mpi train"); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q '^OMPI_COMM_WORLD_RANK=1$' && kill -9 "$p"
-done
-wait
+for p in $(descendants $mp); do [ "$(rank_of "$p")" = 1 ] && kill -9 "$p"; done
+wait $mp
+krc=$?
 check "a killed rank: its run is reported lost" "grep -aq 'rank 1 has sent nothing for 3 s: run [0-9]* is lost' '$tmp/k.err'"
 check "a killed rank: no table" "! grep -q '^ea ' '$tmp/k.out' && grep -aq 'failed or were lost' '$tmp/k.err'"
+check "a killed rank: a non-zero exit status ($krc)" "[ $krc -ne 0 ]"
 $MPIRUN -n 2 $M $LONG --csv "$tmp/k.csv" --resume >"$tmp/r.out" 2>"$tmp/r.err"
 check "--resume after the kill: only the missing runs" "grep -aq -- '--resume: [1-7] of 8 runs were done already' '$tmp/r.err'"
 check "--resume after the kill: the table, and the CSV of the single process" \

@@ -102,23 +102,29 @@ void t_gradcheck(const char *what, void (*fwd)(void *), void (*bwd)(void *, cons
     free(w);
 }
 
+/* run_tests [GROUP ...]: every group, or the named ones (core, gemm, ..., hardening). */
 int main(int argc, char **argv)
 {
-    (void)argc; (void)argv;
+    static const struct { const char *name; void (*fn)(void); } groups[] = {
+        {"core", test_core}, {"gemm", test_gemm}, {"ops", test_ops}, {"optim", test_optim},
+        {"attention", test_attention}, {"golden", test_golden}, {"tasks", test_tasks},
+        {"models", test_models}, {"seq2seq", test_seq2seq}, {"errors", test_errors},
+        {"faults", test_faults}, {"badinput", test_badinput}, {"hardening", test_hardening}};
+    int g, a;
     printf("attn.h %s tests: attn_float = %s, SIMD %s, %d thread(s)\n", ATTN_VERSION_STRING,
            T_DOUBLE ? "double" : "float", attn_simd_name(), attn_get_threads());
-    test_core();
-    test_gemm();
-    test_ops();
-    test_optim();
-    test_attention();
-    test_golden();
-    test_tasks();
-    test_models();
-    test_seq2seq();
-    test_errors();
-    test_faults();
-    test_badinput();
+    for (a = 1; a < argc; a++) {
+        for (g = 0; g < (int)(sizeof groups / sizeof groups[0]) && strcmp(groups[g].name, argv[a]); g++) {}
+        if (g == (int)(sizeof groups / sizeof groups[0])) {
+            printf("run_tests: no group %s\n", argv[a]);
+            return 2;
+        }
+    }
+    for (g = 0; g < (int)(sizeof groups / sizeof groups[0]); g++) {
+        int want = argc == 1;
+        for (a = 1; a < argc; a++) want = want || !strcmp(groups[g].name, argv[a]);
+        if (want) groups[g].fn();
+    }
     printf("%d passed, %d failed\n", t_pass, t_fail);
     return t_fail ? 1 : 0;
 }

@@ -74,6 +74,7 @@ void test_optim(void);
 void test_errors(void);
 void test_faults(void);
 void test_badinput(void);
+void test_hardening(void);
 void test_attention(void);
 void test_golden(void);
 void test_tasks(void);

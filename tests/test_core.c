@@ -160,7 +160,7 @@ static void test_exp(void)
 }
 
 /* attn_tanh against libm: absolute error below 1e-6 on [-12, 12] (both sides of the 0.3 switch and
-   the clamp at 9), relative error 1e-6 near 0, odd, and the infinities. */
+   the clamp at 10), relative error 1e-6 near 0, odd, and the infinities. */
 static void test_tanh(void)
 {
     static attn_float x[24005], y[24005];
