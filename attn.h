@@ -327,7 +327,9 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name);
    entries (all, or max_entries of them drawn from seed when max_entries > 0 is smaller) are moved by
    +-h; the error is |fd - analytic| / max(1, |fd| + |analytic|). h and tol 0 take this build's
    defaults: 1e-2 and 1e-2 in float, 1e-6 and 1e-6 in double. Returns 1 when the largest error (in
-   *max_err, may be NULL) is at most tol, 0 when not, -1 (error set) for a NaN loss or no memory.
+   *max_err, may be NULL) is at most tol, 0 when not, -1 (error set) for a loss that is not finite
+   (at p's values or at a moved entry: the check cannot be made), a negative or non-finite h or tol,
+   max_entries < 0, or no memory.
    p->data is left as it was, bit for bit; p->gdata holds the analytic gradient. Allocates
    (ATTN_MALLOC) a copy of the gradient for the call. */
 typedef double (*attn_loss_fn)(void *ctx, int backward);
@@ -678,7 +680,8 @@ typedef struct attn_score_row {
     /* NONE and SUM: p [n] holds vis on entry, p_i = vis_i f(s_i) scale on return (x [n] is
        scratch); returns the sum of p. */
     attn_float (*map)(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale);
-    /* LSE: x_i = the exponent of s_i where vis_i is 1, -3e38 where it is 0. */
+    /* LSE: x_i = the exponent of s_i where vis_i is 1, -3e38 where it is 0; vis NULL: every entry
+       visible (a row that sees its whole tile). */
     void (*exponent)(size_t n, const attn_float *s, const attn_float *vis, attn_float *x);
     /* LSE, optional: p_i *= sign(s_i) (applied after the exponentials). */
     void (*sign)(size_t n, const attn_float *s, attn_float *p);
@@ -2355,6 +2358,12 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
         attn__fail(ATTN_ERR_ARG, "attn_gradcheck_params: p, its blocks or loss is NULL");
         return -1;
     }
+    if (!(h >= 0) || !(tol >= 0) || !attn__finite(h) || !attn__finite(tol) || max_entries < 0) {
+        attn__fail(ATTN_ERR_ARG,
+                   "attn_gradcheck_params: h = %g, tol = %g, max_entries = %d (h, tol >= 0 finite, "
+                   "max_entries >= 0; 0 for the defaults)", h, tol, max_entries);
+        return -1;
+    }
     h = h > 0 ? h : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
     tol = tol > 0 ? tol : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
     if (!(an = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * (p->total ? p->total : 1)))) {
@@ -2376,6 +2385,10 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
             x[i] = (attn_float)(keep + h); up = loss(ctx, 0);
             x[i] = (attn_float)(keep - h); down = loss(ctx, 0);
             x[i] = keep;
+            if (!attn__finite(up) || !attn__finite(down)) {
+                L = up + down; /* not finite: the check stops */
+                break;
+            }
             fd = (up - down) / (2 * h);
             g = an[p->offset[t] + i];
             e = fabs(fd - g) / ATTN__MAX(1, fabs(fd) + fabs(g));
@@ -2385,7 +2398,8 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
     ATTN_FREE(an);
     if (max_err) *max_err = worst;
     if (!attn__finite(L)) {
-        attn__fail(ATTN_ERR_ARG, "attn_gradcheck_params: the loss is not finite");
+        attn__fail(ATTN_ERR_ARG, "attn_gradcheck_params: the loss is not finite%s",
+                   t > 0 ? " at a moved entry" : "");
         return -1;
     }
     return worst <= tol;

@@ -312,7 +312,7 @@ int run_jobs(int njobs, int threads, const job_set *js, progress_set *p)
                 prog_of(p, j)->done = p->total / njobs;
                 p->finished++;
             }
-        if (resumed) fprintf(stderr, "attnlab: --resume: %d of %d runs were done already (%s.jobs)\n", resumed, njobs, js->csv_path);
+        if (resumed > 0) fprintf(stderr, "attnlab: --resume: %d of %d runs were done already (%s.jobs)\n", resumed, njobs, js->csv_path);
     } else if (resume_runs && mpi_rank() == 0) {
         fprintf(stderr, "attnlab: --resume needs --csv (the journal of finished runs is kept beside the CSV)\n");
         bad = 1;

@@ -99,6 +99,17 @@ else
         refuse "a fuzzy model that cannot be built" ./build/attnlab train --task fuzzy --width 16 --layers 64 --N 100000000 --steps 1
         refuse "an unwritable --save" ./build/attnlab seq2seq --save /nonexistent/dir/m.ckpt
         refuse "an unwritable --save (fuzzy)" ./build/attnlab train --task fuzzy --save /nonexistent/dir/m.ckpt
+        refuse "100,000 threads" ./build/attnlab train --threads 100000
+        refuse "a Cog placement without a Cog layer (cog keeps softmax in layers 0 and L-1)" ./build/attnlab lm --variants cog \
+            --layers 2
+        if [ -w /dev/full ]; then
+            refuse "a CSV on a full disk (/dev/full)" ./build/attnlab train --seeds 1 --epochs 10 --final-test 20 --threads 1 \
+                --csv /dev/full
+            refuse "a report to a full disk (/dev/full)" sh -c "./build/attnlab train --seeds 1 --epochs 10 --final-test 20 \
+                --threads 1 >/dev/full"
+        fi
+        try "saves survive a kill: a checkpoint, attnlab's journal and snapshots, 100 moments each (tests/kill_saves.sh)" \
+            sh -c "$CC -O2 -Wall -Wextra tests/save_loop.c -o build/save_loop -lm && sh tests/kill_saves.sh build"
         try "attnlab train compares two kinds (Welch) and draws the paper's plateau" sh -c \
             "./build/attnlab train --seeds 2 --epochs 20 --eval-every 10 --eval-early 20 --plateau 0.55 --final-test 50 \
              --threads 1 --svg $tmp/cmp.svg 2>/dev/null | grep -q 'final accuracy: .* t = ' && grep -q 'paper.s plateau' $tmp/cmp.svg"
@@ -217,7 +228,7 @@ else
         echo "skip: build/attnlab not built"
     fi
     # the fuzz targets' committed corpora (seeds and every input a fuzzing run found), replayed
-    for t in checkpoint loaders; do
+    for t in checkpoint loaders kinds kv; do
         try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY tests/fuzz/fuzz_$t.c -o $tmp/replay_$t -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"
     done
     try "fuzz corpus replays: options" sh -c "$CC -O1 -g -DFUZZ_REPLAY -Dmain=attnlab_main tests/fuzz/fuzz_options.c examples/attnlab.c \

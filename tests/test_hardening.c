@@ -168,10 +168,55 @@ static void hardening_kv_cache(void)
     attn_transformer_free(&a); attn_transformer_free(&b);
 }
 
+/* attn_gradcheck_params: a loss that turns NaN after the first call (at a moved entry) is an error,
+   not a failed check; a NaN or negative step or tolerance and a negative count are refused instead
+   of taking the defaults. */
+static attn_params gc_p;
+static int gc_calls, gc_nan_after;
+static double gc_loss(void *ctx, int backward)
+{
+    double L = 0;
+    int i;
+    (void)ctx;
+    for (i = 0; i < 3; i++) {
+        L += (double)gc_p.data[i] * gc_p.data[i];
+        if (backward) gc_p.gdata[i] += 2 * gc_p.data[i];
+    }
+    return ++gc_calls > gc_nan_after ? NAN : L;
+}
+
+static void hardening_gradcheck_params(void)
+{
+    static const attn_param_desc desc[1] = {{"x", 1, {3}, -1, ATTN_PARAM_CONST, 0.5}};
+    static const struct { double h, tol; int max; } bad[4] = {{-1e-3, 0, 0}, {0, -1, 0}, {0, 0, -2}, {1, 0, 0}};
+    double err;
+    int i, res;
+    if (attn_params_init(&gc_p, desc, 1) != ATTN_OK) { CHECK(0, "gradcheck_params: init"); return; }
+    gc_p.data[0] = 0.5f; gc_p.data[1] = -1; gc_p.data[2] = 2;
+    gc_nan_after = 1 << 30;
+    CHECK(attn_gradcheck_params(&gc_p, gc_loss, NULL, 1, 0, 0, 0, &err) == 1, "gradcheck_params: a right gradient");
+    gc_calls = 0; gc_nan_after = 1;
+    attn_clear_error();
+    res = attn_gradcheck_params(&gc_p, gc_loss, NULL, 1, 0, 0, 0, &err);
+    CHECK(res == -1 && strstr(attn_last_error(), "not finite"), "gradcheck_params: NaN after the first call gives %d (%s)",
+          res, attn_last_error());
+    gc_nan_after = 1 << 30;
+    for (i = 0; i < 5; i++) {
+        double h = i < 4 ? bad[i].h : 0, tol = i < 4 ? bad[i].tol : 0;
+        if (i == 3) h = NAN;
+        if (i == 4) tol = NAN;
+        attn_clear_error();
+        res = attn_gradcheck_params(&gc_p, gc_loss, NULL, 1, h, tol, i < 4 ? bad[i].max : 0, &err);
+        CHECK(res == -1 && attn_last_status() == ATTN_ERR_ARG, "gradcheck_params: bad argument %d gives %d", i, res);
+    }
+    attn_params_free(&gc_p);
+}
+
 void test_hardening(void)
 {
     hardening_fail_message_quotes_itself();
     hardening_kind_register();
     hardening_vector_tail();
     hardening_kv_cache();
+    hardening_gradcheck_params();
 }
