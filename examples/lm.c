@@ -716,7 +716,7 @@ int lm_main(int argc, char **argv)
 int lm_sample(int argc, char **argv)
 {
     const char *load = NULL, *prompt = "";
-    int tokens = 200, top_k = 0, seed = 0, i, n, t, made = 0, *in = NULL;
+    int tokens = 200, top_k = 0, seed = 0, i, n, t, made = 0, *in = NULL, ended = 0, rc = 0;
     double temperature = 1, top_p = 1, secs;
     attn_transformer m;
     attn_transformer_kv kv;
@@ -734,7 +734,9 @@ int lm_sample(int argc, char **argv)
                    "Generates bytes from a model saved by attnlab lm --save, one token per step with a\n"
                    "key-value cache: temperature 0 is greedy, top-k keeps the K likeliest bytes (0: all),\n"
                    "top-p the likeliest whose mass reaches P. Defaults: 200 tokens, temperature 1, top-k 0,\n"
-                   "top-p 1, seed 0. The same seed gives the same text.\n");
+                   "top-p 1, seed 0. The same seed gives the same text. --tokens is the most it draws: it\n"
+                   "stops earlier when the model draws BOS (the document ends) or the context is full\n"
+                   "(the model's --ctx, BOS and the prompt included), and says so on stderr.\n");
             help_shown = 1;
             return 0;
         }
@@ -781,19 +783,25 @@ int lm_sample(int argc, char **argv)
     if (tokens) fputs(prompt, stdout);
     for (t = n - 1; made < tokens; made++) { /* logits row t predicts the next byte */
         int next = attn_sample(logits + (size_t)t * LM_VOCAB, LM_VOCAB, temperature, top_k, top_p, &r);
-        if (next < 0 || next == LM_BOS || kv.len == kv.cap) break;
+        if (next == LM_BOS) { ended = 1; break; }
+        if (next < 0 || kv.len == kv.cap) break;
         putchar(next);
         if (attn_transformer_decode(&m, &kv, logits, &next, 1, work, wb) != ATTN_OK) break;
         t = 0;
+    }
+    if (made < tokens && !ended && kv.len < kv.cap) { /* a call failed */
+        fprintf(stderr, "\nattnlab sample: %s\n", attn_last_error());
+        rc = 1;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (tokens) {
         putchar('\n');
         fprintf(stderr, "attnlab sample: %d tokens after a %d-token prompt in %.3f s (%.0f tokens/s)%s\n", made, n, secs,
-                made / (secs > 0 ? secs : 1e-9), kv.len == kv.cap ? "; the context is full" : "");
+                made / (secs > 0 ? secs : 1e-9), ended ? "; the model drew BOS (the document ended)"
+                : kv.len == kv.cap ? "; the context is full" : "");
     }
     free(kvmem); free(work); free(in); free(logits);
     attn_transformer_free(&m);
-    return 0;
+    return rc;
 }

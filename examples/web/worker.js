@@ -15,8 +15,9 @@ const NT_CHUNK = 25, NT_EPOCHS = 2000; // epochs between evaluations, and in all
 const LM_CHUNK = 5, LM_STEPS = 600;   // steps between reports, and in all
 let M, api, nt = [], lm = 0, ntEpoch = 0, lmStep = 0, running = false, t0 = 0;
 
+// A failed call: its message names the function already (demo.c's "lm_sample: ...").
 function fail(what) {
-  postMessage({type: 'error', message: what + ': ' + api.error()});
+  postMessage({type: 'error', message: api.error() || what + ' failed'});
 }
 
 function release() {

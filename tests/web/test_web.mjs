@@ -117,6 +117,22 @@ try {
   check(consoleErrors.length === 0, 'no console errors and no request off the server: ' + consoleErrors.join('; '));
   await page.screenshot({path: path.join(web, 'screenshot.png'), fullPage: true});
   console.log('screenshot: ' + path.join(web, 'screenshot.png'));
+  // A sample request the module refuses: one message, naming the function once
+  await page.evaluate(() => { window.demoState.errors = []; });
+  await page.fill('#n', '5000');
+  await page.click('#gen');
+  await page.waitForFunction(() => window.demoState.errors.length > 0, null, {timeout: 10000}).catch(() => {});
+  const err = await page.evaluate(() => window.demoState.errors.join('; '));
+  check(/^lm_sample: /.test(err) && !/lm_sample: lm_sample/.test(err), `a refused sample says why once: "${err}"`);
+  // The page opened as a file: the browser refuses the worker; the page says what to do, and Start
+  // stays disabled instead of waiting for a module that never loads.
+  const fpage = await browser.newPage();
+  await fpage.goto('file://' + path.resolve(web, 'index.html'));
+  await fpage.waitForFunction(() => /cannot start the worker/.test(document.getElementById('status').textContent), null,
+                              {timeout: 10000}).catch(() => {});
+  const [status, startOff] = await fpage.evaluate(() => [document.getElementById('status').textContent,
+                                                          document.getElementById('start').disabled]);
+  check(/cannot start the worker.*serve/.test(status) && startOff, `opened as a file: "${status}", Start disabled: ${startOff}`);
 } finally {
   await browser.close();
   server.close();
