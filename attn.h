@@ -482,7 +482,7 @@ ATTNDEF attn_status attn_rope_backward(attn_float *dinp, const attn_float *dout,
                                        int dh);
 /* T5 relative-position bucket, unidirectional, num_buckets = max_distance = nb (the HYLA models):
    n = max(i - j, 0), me = nb / 2; n < me -> n; else
-   min(nb - 1, me + trunc(ln(n / me + eps_f32) / ln(nb / me) * (nb - me))). nb >= 2. */
+   min(nb - 1, me + trunc(ln(n / me + eps_f32) / ln(nb / me) * (nb - me))); -1 (error set) for nb < 2. */
 ATTNDEF int attn_t5_bucket(int i, int j, int nb);
 /* bias[H, Tq, Tk] = table[h, bucket(i + Tk - Tq, j)] with table [H, nb] (query i sits at key
    position i + Tk - Tq, bottom-right aligned as in the attention); backward: dtable[h, b] += dbias. */
@@ -779,8 +779,9 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const 
    is moved by +-h, and the error is |fd - analytic| / max(1, |fd| + |analytic|). h and tol 0 take
    this build's defaults: 1e-2 and 1e-2 in float (what float can promise), 1e-6 and 1e-6 in double.
    Returns 1 when the largest error (in *max_err, may be NULL) is at most tol, 0 when not, -1 (error
-   set) when the calls fail. A kind whose weights jump (Cog's sign at s = 0) needs inputs away from
-   the jump, or double. Allocates (ATTN_MALLOC) its buffers for the call. */
+   set) when the calls fail or h, tol or max_entries is negative or not finite. A kind whose weights
+   jump (Cog's sign at s = 0) needs inputs away from the jump, or double. Allocates (ATTN_MALLOC) its
+   buffers for the call. */
 ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed, double h, double tol,
                                      int max_entries, double *max_err);
 
@@ -836,6 +837,8 @@ typedef struct attn_layer_grads { /* any may be NULL; accumulated */
     attn_float *dE, *dF; /* Linformer's */
 } attn_layer_grads;
 
+/* The cache and work a layer call of these sizes needs; 0 (error set) for L NULL, a size < 1 or a
+   descriptor the attention would refuse. */
 ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int Tk);
 ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk);
 /* m = NULL: self-attention (Tk = Tq). */
@@ -917,6 +920,7 @@ ATTNDEF attn_status attn_schedule_step(attn_schedule *s, double lr, long every, 
    cosine reaches its floor W steps before the end S; that quirk is reproduced, not corrected.) */
 ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr, double peak_lr,
                                                 long warmup, long decay_steps, double end_lr);
+/* The rate at step t (t < 0 counts as 0); NaN (error set) for s NULL. */
 ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t);
 
 /* ============================================================================================== */
@@ -1392,14 +1396,14 @@ typedef struct attn_fuzzy {
 ATTNDEF attn_status attn_fuzzy_init(attn_fuzzy *f, int L, int K, int N, double frac_heldout,
                                     double frac_ood_terms, uint64_t seed);
 ATTNDEF void attn_fuzzy_free(attn_fuzzy *f);
-/* The function of the K terms terms[] at x [L]. */
+/* The function of the K terms terms[] at x [L] (in [0, 1]; -1, error set, for a NULL pointer). */
 ATTNDEF double attn_fuzzy_value(const attn_fuzzy *f, const int *terms, const attn_float *x);
 /* B tasks of a split: x [B, N, L + 1] (the tokens), y [B] (the query's target), var [B] (the
    population variance of the N targets, the query's included; the R^2 denominator), combo [B]
    (the combination's index in its split; may be NULL). */
 ATTNDEF attn_status attn_fuzzy_batch(const attn_fuzzy *f, attn_fuzzy_split split, int B, attn_float *x,
                                      attn_float *y, attn_float *var, int *combo, attn_rng *r);
-/* The metric: mean over the B tasks of 1 - (pred - y)^2 / var. */
+/* The metric: mean over the B tasks of 1 - (pred - y)^2 / var; NaN (error set) for NULL or B < 1. */
 ATTNDEF double attn_fuzzy_r2(const attn_float *pred, const attn_float *y, const attn_float *var, int B);
 
 /* The HYLA paper's symbolic Raven task, SRAVEN (Schug et al. 2025, Sec. 4, App. B.3): 3 x 3 panels of K
@@ -1439,7 +1443,7 @@ ATTNDEF attn_status attn_sraven_batch(const attn_sraven *s, int ood, int B, attn
    rule's value for row 2's third cell its prediction. every = 0 (the paper's wording, Schug et al.
    2025, App. B.3, Table A2): ambiguous when the predictions differ from panel 8 in some feature.
    every = 1 (our reading of the authors' released checker): only when every feature has a fitting
-   rule whose prediction differs from panel 8's. 1 or 0; -1 for K > 6. */
+   rule whose prediction differs from panel 8's. 1 or 0; -1 (error set) for NULL or K outside 1 .. 6. */
 ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels, int every);
 
 /* Digit strings to transform, the encoder-decoder's synthetic seq2seq task: a source is L digits
@@ -1451,7 +1455,8 @@ ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels, int e
    ('0' + k bytes) is 0 mod 10: test = 1 draws only those, test = 0 never, so a test set is never
    trained on. 1 <= min_len <= max_len; ATTN_ERR_ARG if 10,000 draws find no string of the split.
    attn_digits_exact: the fraction of the B rows of out [B, To] (decoded tokens, EOS included, as
-   attn_seq2seq_decode writes them) equal to tgt_out [B, Tt]'s through EOS. */
+   attn_seq2seq_decode writes them) equal to tgt_out [B, Tt]'s through EOS; -1 (error set) for a NULL
+   pointer or a size < 1. */
 typedef enum attn_digits_task { ATTN_DIGITS_REVERSE = 0, ATTN_DIGITS_SORT } attn_digits_task;
 enum {
     ATTN_DIGITS_PAD = 0,
@@ -1604,7 +1609,8 @@ ATTNDEF attn_status attn_heatmap_svg(const char *path, const char *title, const 
    >= 1/2 on other rows (0 when
    nothing is positive or predicted). attn_probe_fit allocates (ATTN_MALLOC) dim + 1 doubles of
    scratch for the call. attn_cosine_matrix: S [n, n] = cosine similarities of the rows of M [n, dim]
-   (0 for a zero row). */
+   (0 for a zero row). A NULL pointer or a size < 1: attn_probe_f1 returns -1, attn_cosine_matrix
+   writes nothing; the error is set. */
 ATTNDEF attn_status attn_probe_fit(double *w, double *mu, double *sd, const attn_float *X, const int *y,
                                    int n, int dim, int iters, double lr, double l2, int balanced);
 ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd, const attn_float *X,
@@ -1625,7 +1631,9 @@ ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int d
                           and row-normalised (defaults: p 0.2, density 0.05, eps 0.05)
      attn_sigma_distances for each family, the minimum and the mean of |A - X| over count
                           candidates (the thesis' Min_distance; its Mean Error is min / n^2);
-                          allocates (ATTN_MALLOC) one candidate for the call */
+                          allocates (ATTN_MALLOC) one candidate for the call
+   A NULL pointer, n < 1 or w < 0: attn_band_dimension returns 0, attn_l1_distance and
+   attn_band_project -1 (nothing written); the error is set. */
 ATTNDEF long attn_band_dimension(int n, int w);
 ATTNDEF double attn_l1_distance(const attn_float *A, const attn_float *B, int n);
 ATTNDEF double attn_band_project(attn_float *P, const attn_float *A, int n, int w);
@@ -2070,6 +2078,7 @@ ATTNDEF size_t attn_tensor_numel(const attn_tensor *t) { return attn__shape_nume
 ATTNDEF size_t attn_tensor_bytes(int ndim, const int *shape)
 {
     size_t n = attn__shape_numel(ndim, shape);
+    if (!n) attn__fail(ATTN_ERR_SHAPE, "%s: ndim = %d, a dimension < 1, or an overflow", __func__, ndim);
     return n ? attn__align_up(n * sizeof(attn_float)) : 0;
 }
 
@@ -2107,6 +2116,10 @@ ATTNDEF attn_status attn_arena_init(attn_arena *a, size_t bytes)
 
 ATTNDEF void attn_arena_measure(attn_arena *a)
 {
+    if (!a) {
+        attn__fail(ATTN_ERR_ARG, "%s: a is NULL", __func__);
+        return;
+    }
     memset(a, 0, sizeof *a);
     a->cap = (size_t)-1;
 }
@@ -2133,10 +2146,14 @@ static void attn__arena_plan(attn_arena *a, void *block)
     if (block) a->base = (unsigned char *)attn__align_ptr(block, 0);
 }
 
-ATTNDEF void attn_arena_reset(attn_arena *a) { a->used = 0; }
+ATTNDEF void attn_arena_reset(attn_arena *a)
+{
+    if (a) a->used = 0;
+}
 
 ATTNDEF void attn_arena_release(attn_arena *a)
 {
+    if (!a) return;
     if (a->owned) ATTN_FREE(a->owned);
     memset(a, 0, sizeof *a);
 }
@@ -2200,8 +2217,9 @@ static size_t attn__params_layout(const attn_param_desc *desc, int count, size_t
 
 ATTNDEF size_t attn_params_bytes(const attn_param_desc *desc, int count)
 {
-    size_t floats;
-    return attn__params_layout(desc, count, &floats);
+    size_t floats, n = attn__params_layout(desc, count, &floats);
+    if (!n) attn__fail(ATTN_ERR_SHAPE, "%s: a description is invalid, or the block overflows", __func__);
+    return n;
 }
 
 ATTNDEF attn_status attn_params_init_in(attn_params *p, const attn_param_desc *desc, int count,
@@ -2282,16 +2300,26 @@ static attn_status attn__params_place(attn_params *p, const attn_param_desc *des
 
 ATTNDEF void attn_params_free(attn_params *p)
 {
+    if (!p) return;
     if (p->owned) ATTN_FREE(p->owned);
     memset(p, 0, sizeof *p);
 }
 
-ATTNDEF void attn_params_zero_grad(attn_params *p) { memset(p->gdata, 0, p->total * sizeof(attn_float)); }
+ATTNDEF void attn_params_zero_grad(attn_params *p)
+{
+    if (!p || !p->gdata) attn__fail(ATTN_ERR_ARG, "%s: p or its gradients are NULL", __func__);
+    else memset(p->gdata, 0, p->total * sizeof(attn_float));
+}
 
 ATTNDEF void attn_params_init_normal(attn_params *p, attn_rng *r, attn_float mean, attn_float std)
 {
     int i;
     size_t j, n;
+    if (!p || !r || !attn__finite((double)mean) || !attn__finite((double)std) || std < 0) {
+        attn__fail(ATTN_ERR_ARG, "%s: p or r NULL, or mean = %g, std = %g (finite, std >= 0)", __func__,
+                   (double)mean, (double)std);
+        return;
+    }
     for (i = 0; i < p->count; i++)
         for (j = 0, n = attn_tensor_numel(&p->value[i]); j < n; j++)
             p->value[i].data[j] = (attn_float)attn_rng_normal(r, mean, std);
@@ -2346,6 +2374,16 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
     return -1;
 }
 
+/* The gradient checkers' step, tolerance and count: finite and >= 0 (0: the defaults); 0 (error set)
+   if not. */
+static int attn__gc_args(const char *fn, double h, double tol, int max_entries)
+{
+    if (h >= 0 && tol >= 0 && attn__finite(h) && attn__finite(tol) && max_entries >= 0) return 1;
+    attn__fail(ATTN_ERR_ARG, "%s: h = %g, tol = %g, max_entries = %d (finite and >= 0; 0: the defaults)", fn,
+               h, tol, max_entries);
+    return 0;
+}
+
 ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, uint64_t seed, double h,
                                   double tol, int max_entries, double *max_err)
 {
@@ -2358,12 +2396,7 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
         attn__fail(ATTN_ERR_ARG, "attn_gradcheck_params: p, its blocks or loss is NULL");
         return -1;
     }
-    if (!(h >= 0) || !(tol >= 0) || !attn__finite(h) || !attn__finite(tol) || max_entries < 0) {
-        attn__fail(ATTN_ERR_ARG,
-                   "attn_gradcheck_params: h = %g, tol = %g, max_entries = %d (h, tol >= 0 finite, "
-                   "max_entries >= 0; 0 for the defaults)", h, tol, max_entries);
-        return -1;
-    }
+    if (!attn__gc_args(__func__, h, tol, max_entries)) return -1;
     h = h > 0 ? h : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
     tol = tol > 0 ? tol : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
     if (!(an = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * (p->total ? p->total : 1)))) {
@@ -4820,6 +4853,7 @@ ATTNDEF attn_status attn_rope_backward(attn_float *dinp, const attn_float *dout,
 ATTNDEF int attn_t5_bucket(int i, int j, int nb)
 {
     int n = i > j ? i - j : 0, me = nb / 2, b;
+    if (nb < 2) return attn__fail(ATTN_ERR_ARG, "%s: nb = %d buckets, at least 2", __func__, nb), -1;
     if (n < me) return n;
     b = me + (int)(log((double)n / me + 1.1920928955078125e-7) / log((double)nb / me) * (nb - me));
     return b < nb - 1 ? b : nb - 1;
@@ -7244,7 +7278,9 @@ ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed
     attn_rng r;
     double worst = 0, fd, an, Lp, Lm;
     int v, st = 1;
-    if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK) return -1;
+    if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK ||
+        !attn__gc_args(__func__, h, tol, max_entries))
+        return -1;
     h = h > 0 ? h : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
     tol = tol > 0 ? tol : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
     b.n[0] = (size_t)d->B * d->H * d->Tq * d->dk;
@@ -7308,7 +7344,8 @@ static void attn__linformer_desc(const attn_attention_desc *d, int kproj, attn_a
 
 ATTNDEF size_t attn_linformer_cache_floats(const attn_attention_desc *d, int kproj)
 {
-    if (!d || kproj < 1) return 0;
+    if (!d || kproj < 1) return attn__fail(ATTN_ERR_ARG, "%s: d NULL or kproj = %d < 1", __func__, kproj), 0;
+    if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK) return 0;
     return (size_t)d->B * d->H * ((size_t)kproj * (d->dk + d->dv) + (size_t)d->Tq);
 }
 
@@ -7330,7 +7367,9 @@ static size_t attn__linformer_work_map(const attn_attention_desc *d, int kproj, 
 ATTNDEF size_t attn_linformer_work_bytes(const attn_attention_desc *d, int kproj)
 {
     attn_float *dKc, *dVc;
-    return d && kproj >= 1 ? attn__linformer_work_map(d, kproj, NULL, &dKc, &dVc) : 0;
+    if (!d || kproj < 1) return attn__fail(ATTN_ERR_ARG, "%s: d NULL or kproj = %d < 1", __func__, kproj), 0;
+    if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK) return 0;
+    return attn__linformer_work_map(d, kproj, NULL, &dKc, &dVc);
 }
 
 static attn_status attn__linformer_check(const char *fn, const attn_attention_desc *d, int kproj, int n_max,
@@ -7512,9 +7551,20 @@ static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, 
     return ar.used / sizeof(attn_float);
 }
 
+/* The size queries' checks: L, its descriptor for these sizes; 0 (error set) if they fail. */
+static int attn__layer_sizes_ok(const char *fn, const attn_layer *L, int B, int Tq, int Tk)
+{
+    attn_attention_desc d;
+    if (!L) return attn__fail(ATTN_ERR_ARG, "%s: L is NULL", fn), 0;
+    if (B < 1 || Tq < 1 || Tk < 1)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d, Tq = %d, Tk = %d must be >= 1", fn, B, Tq, Tk), 0;
+    attn__layer_desc(L, B, Tq, Tk, &d);
+    return attn__attention_check(fn, &d, (size_t)-1) == ATTN_OK;
+}
+
 ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int Tk)
 {
-    return L ? attn__layer_cache_map(L, B, Tq, Tk, NULL, NULL) : 0;
+    return attn__layer_sizes_ok(__func__, L, B, Tq, Tk) ? attn__layer_cache_map(L, B, Tq, Tk, NULL, NULL) : 0;
 }
 
 /* The size of each of the layer's scratch buffers: B max(Tq, Tk) max(H max(dk, dv), C) floats. */
@@ -7575,7 +7625,7 @@ ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk)
 {
     attn_attention_desc d;
     attn_float *buf[ATTN__LAYER_BUFS];
-    if (!L) return 0;
+    if (!attn__layer_sizes_ok(__func__, L, B, Tq, Tk)) return 0;
     attn__layer_desc(L, B, Tq, Tk, &d);
     return attn__layer_work_map(L, &d, NULL, buf);
 }
@@ -8050,6 +8100,7 @@ ATTNDEF attn_status attn_schedule_warmup_cosine(attn_schedule *s, double init_lr
 
 ATTNDEF double attn_schedule_lr(const attn_schedule *s, long t)
 {
+    if (!s) return attn__fail(ATTN_ERR_ARG, "%s: s is NULL", __func__), NAN;
     if (t < 0) t = 0;
     switch (s->kind) {
     case ATTN_SCHED_STEP: return s->lr * pow(s->factor, (double)ATTN__MIN(t / s->every, s->max_drops));
@@ -11124,6 +11175,7 @@ ATTNDEF double attn_fuzzy_value(const attn_fuzzy *f, const int *terms, const att
 {
     double best = 0;
     int k, i;
+    if (!f || !terms || !x) return attn__fail(ATTN_ERR_ARG, "%s: f, terms or x is NULL", __func__), -1;
     for (k = 0; k < f->K; k++) { /* OR = max over the terms of AND = min over the literals */
         double t = 1;
         for (i = 0; i < f->L; i++) {
@@ -11170,8 +11222,10 @@ ATTNDEF double attn_fuzzy_r2(const attn_float *pred, const attn_float *y, const 
 {
     double s = 0;
     int b;
+    if (!pred || !y || !var || B < 1)
+        return attn__fail(ATTN_ERR_ARG, "%s: pred, y, var NULL or B = %d (>= 1)", __func__, B), NAN;
     for (b = 0; b < B; b++) s += 1 - ((double)pred[b] - y[b]) * ((double)pred[b] - y[b]) / var[b];
-    return B > 0 ? s / B : 0;
+    return s / B;
 }
 
 /* ---- SRAVEN ---- */
@@ -11320,12 +11374,13 @@ static uint32_t attn__sraven_predict(const int *g, int F)
 
 ATTNDEF int attn_sraven_ambiguous(const attn_sraven *s, const int *panels, int every)
 {
-    int K = s->K, a, b, c, k, f, n, p[720][6], idx[6];
+    int K = s ? s->K : 0, a, b, c, k, f, n, p[720][6], idx[6];
     uint32_t
         mask[6][6]
             [6]; /* mask[f][j][l]: feature at column-0 position f, column-1 position j, column-2 position l */
     int g[8];
-    if (K > 6) return -1;
+    if (!panels || K < 1 || K > 6)
+        return attn__fail(ATTN_ERR_ARG, "%s: panels NULL or K = %d outside 1 .. 6", __func__, K), -1;
     for (f = 0; f < K; f++)
         for (a = 0; a < K; a++)
             for (b = 0; b < K; b++) {
@@ -11407,7 +11462,9 @@ ATTNDEF attn_status attn_digits_batch(attn_digits_task task, int min_len, int ma
 ATTNDEF double attn_digits_exact(const int *out, int To, const int *tgt_out, int Tt, int B)
 {
     int b, t, hit = 0;
-    if (!out || !tgt_out || B < 1) return 0;
+    if (!out || !tgt_out || B < 1 || To < 1 || Tt < 1)
+        return attn__fail(ATTN_ERR_ARG, "%s: out, tgt_out NULL or B = %d, To = %d, Tt = %d (>= 1)", __func__,
+                          B, To, Tt), -1;
     for (b = 0; b < B; b++) {
         const int *o = out + (size_t)b * To, *g = tgt_out + (size_t)b * Tt;
         for (t = 0; t < To && t < Tt && o[t] == g[t] && g[t] != ATTN_DIGITS_EOS; t++) {}
@@ -12553,6 +12610,9 @@ ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd
 {
     long tp = 0, fp = 0, fn = 0;
     int i, k;
+    if (!w || !mu || !sd || !X || !y || n < 1 || dim < 1)
+        return attn__fail(ATTN_ERR_ARG, "%s: a pointer NULL or n = %d, dim = %d (>= 1)", __func__, n, dim),
+               -1;
     for (i = 0; i < n; i++) {
         double z = w[dim];
         int pred;
@@ -12568,6 +12628,10 @@ ATTNDEF double attn_probe_f1(const double *w, const double *mu, const double *sd
 ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int dim)
 {
     int i, j;
+    if (!S || !M || n < 1 || dim < 1) {
+        attn__fail(ATTN_ERR_ARG, "%s: S, M NULL or n = %d, dim = %d (>= 1)", __func__, n, dim);
+        return;
+    }
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
             double a = attn_dot((size_t)dim, M + (size_t)i * dim, M + (size_t)i * dim),
@@ -12583,7 +12647,8 @@ ATTNDEF void attn_cosine_matrix(attn_float *S, const attn_float *M, int n, int d
 
 ATTNDEF long attn_band_dimension(int n, int w)
 {
-    if (n < 1 || w < 0) return 0;
+    if (n < 1 || w < 0)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: n = %d, w = %d (n >= 1, w >= 0)", __func__, n, w), 0;
     if (w > n - 1) w = n - 1;
     return (long)(w + 1) * (2L * n - w) - n;
 }
@@ -12592,6 +12657,7 @@ ATTNDEF double attn_l1_distance(const attn_float *A, const attn_float *B, int n)
 {
     double d = 0;
     size_t i;
+    if (!A || n < 1) return attn__fail(ATTN_ERR_ARG, "%s: A NULL or n = %d (>= 1)", __func__, n), -1;
     for (i = 0; i < (size_t)n * n; i++) d += fabs((double)A[i] - (B ? B[i] : 0));
     return d;
 }
@@ -12600,6 +12666,9 @@ ATTNDEF double attn_band_project(attn_float *P, const attn_float *A, int n, int 
 {
     double d = 0;
     int i, j;
+    if (!P || !A || n < 1 || w < 0)
+        return attn__fail(ATTN_ERR_ARG, "%s: P, A NULL or n = %d, w = %d (n >= 1, w >= 0)", __func__, n, w),
+               -1;
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
             int in = i - j <= w && j - i <= w;

@@ -227,6 +227,8 @@ else
     else
         echo "skip: build/attnlab not built"
     fi
+    try "every public function has a bad-input row or a stated reason it has none (tests/public_coverage.sh)" \
+        sh tests/public_coverage.sh
     # the fuzz targets' committed corpora (seeds and every input a fuzzing run found), replayed
     for t in checkpoint loaders kinds kv; do
         try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY tests/fuzz/fuzz_$t.c -o $tmp/replay_$t -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"
