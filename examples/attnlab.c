@@ -148,6 +148,8 @@ static void usage(FILE *f, int full)
             "                    finished (their results are kept in F.jobs as each run ends)\n"
             "  --data-parallel   (train, lm) every batch cut into --dp-chunks C [16] chunks whose\n"
             "                    gradients are summed exactly: the same bits on any number of ranks\n"
+            "  --force           (train) go on past the estimate's limits, checked before any run\n"
+            "                    starts: half this machine's memory for the runs at once, 48 hours a run\n"
             "  --snapshot-every S  (train, lm) with --csv F: every S steps (epochs) a run in progress is\n"
             "                    saved to F.run-J, from which --resume goes on (the same bits) [0: off]\n"
             "  --rank-timeout S  attnlab-mpi: a rank silent for S seconds has died [60]\n"
@@ -1119,12 +1121,61 @@ static int train_line(const void *ctx, int j, int k, char *line, size_t n)
     return 1;
 }
 
+/* The resources a grid asks for, estimated before any model is built: the memory of the runs that
+   go at once (their parameters, gradients and momentum, from the parameter count; the caches come
+   on top), and each run's time: one forward pass over one window of a probe model with N_con at
+   most 128, timed, scaled by (N_con / 128)^2 (attention's cost; an over-estimate where the
+   positions' weights dominate), times the window passes of the run (three per training window for
+   the backward, its evaluations and its final test). Past the limits (half of this machine's
+   memory; 48 hours a run) the command is refused unless --force. 1: go on. */
+int force_limits = 0;
+static int resources_ok(const options *o, attn_kind kind, int njobs)
+{
+    options po = *o;
+    model probe;
+    model_buf b;
+    attn_rng r;
+    struct timespec t0, t1;
+    double secs, windows, ram, gb, hours, scale;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+    int conc = o->threads > 0 ? o->threads : attn_get_threads(), *tok;
+    conc = conc < njobs ? conc : njobs;
+    ram = pages > 0 && psize > 0 ? (double)pages * psize / 2 : 8e9;
+    gb = 3.0 * sizeof(attn_float) * (double)model_param_count(o) * conc / 1e9;
+    po.ncon = o->ncon < 128 ? o->ncon : 128;
+    scale = (double)o->ncon / po.ncon;
+    attn_rng_seed(&r, 0, 0);
+    if (model_init(&probe, &po, kind, &r) != ATTN_OK) return 1; /* the full model's build says why */
+    if (!(tok = (int *)calloc((size_t)po.ncon, sizeof(int))) || !buf_alloc(&b, &probe, 1)) {
+        free(tok);
+        model_free(&probe);
+        fprintf(stderr, "attnlab: out of memory for the probe model\n");
+        return 0;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    model_forward(&probe, &b, tok, 0, 1);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    buf_free(&b);
+    free(tok);
+    model_free(&probe);
+    secs = ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) * scale * scale;
+    windows = (double)o->epochs * NBATCH * 3 + ((double)o->epochs / o->eval_every + o->eval_early / 10.0) * o->ntest * o->ng +
+              (double)o->final_test * o->ng + (double)o->rollout_series * rollout_len(o);
+    hours = secs * windows / 3600;
+    if (gb < ram / 1e9 && hours < 48) return 1;
+    fprintf(stderr, "attnlab: %d run(s) at once need %.1f GB for their parameters alone, and each about %.0f hours; the "
+            "limits are %.1f GB (half this machine's memory) and 48 hours a run%s\n", conc, gb, hours, ram / 1e9,
+            force_limits ? "; going on (--force)" : ": use a smaller model, fewer --threads or epochs, or --force");
+    return force_limits;
+}
+
 static int cmd_train(const options *o)
 {
     int njobs = o->nattn * o->seeds, j, nev = (int)(o->epochs / o->eval_every) + o->eval_early / 10 + 3, failed = 0, lost, out, rc;
     run_result *res;
     struct train_jobs jobs;
     char first[1024];
+    if (!dry_run && !resources_ok(o, o->attn[0], njobs)) return 1;
     for (j = 0; j < o->nattn; j++) { /* each kind's model is built once before any run starts (a dry run: counted) */
         model trial;
         attn_rng r;
@@ -1354,9 +1405,9 @@ int preset_argv(int argc, char **argv, const char *cmd, const char *full, const 
 }
 
 /* argv with every "--opt=value" split into "--opt" "value" (the strings are argv's, cut at '='),
-   and the options of every command taken out: --dry-run, --resume, --rank-timeout S,
-   --data-parallel, --dp-chunks C and --snapshot-every S (they set dry_run, resume_runs,
-   rank_timeout, data_parallel, dp_chunks and snapshot_every). */
+   and the options of every command taken out: --dry-run, --force, --resume, --rank-timeout S,
+   --data-parallel, --dp-chunks C and --snapshot-every S (they set dry_run, force_limits,
+   resume_runs, rank_timeout, data_parallel, dp_chunks and snapshot_every). */
 static char **split_equals(int *argc, char **argv)
 {
     char **out = (char **)malloc(sizeof(char *) * (size_t)(2 * *argc + 1));
@@ -1365,6 +1416,7 @@ static char **split_equals(int *argc, char **argv)
     for (i = 0; i < *argc; i++) {
         char *eq = strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
         if (i > 0 && !strcmp(argv[i], "--dry-run")) { dry_run = 1; continue; }
+        if (i > 0 && !strcmp(argv[i], "--force")) { force_limits = 1; continue; }
         if (i > 0 && !strcmp(argv[i], "--resume")) { resume_runs = 1; continue; }
         if (i > 0 && !strcmp(argv[i], "--data-parallel")) { data_parallel = 1; continue; }
         if (i > 0 && i + 1 < *argc && ((!strcmp(argv[i], "--rank-timeout") && parse_int(argv[i + 1], 1, &rank_timeout)) ||

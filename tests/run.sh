@@ -100,6 +100,8 @@ else
         refuse "an unwritable --save" ./build/attnlab seq2seq --save /nonexistent/dir/m.ckpt
         refuse "an unwritable --save (fuzzy)" ./build/attnlab train --task fuzzy --save /nonexistent/dir/m.ckpt
         refuse "100,000 threads" ./build/attnlab train --threads 100000
+        refuse "a grid estimated past 48 hours a run, before any model is built (N_con 65536)" \
+            ./build/attnlab train --ncon 65536 --seeds 1 --attn softmax
         refuse "a Cog placement without a Cog layer (cog keeps softmax in layers 0 and L-1)" ./build/attnlab lm --variants cog \
             --layers 2
         if [ -w /dev/full ]; then
