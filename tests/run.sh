@@ -231,6 +231,9 @@ else
     fi
     try "every public function has a bad-input row or a stated reason it has none (tests/public_coverage.sh)" \
         sh tests/public_coverage.sh
+    if command -v python3 >/dev/null 2>&1; then
+        try "the papers' statistics (tools/stats.py) against values worked by hand" python3 tools/stats.py --self-test
+    else echo "skip: python3 not installed (the check of tools/stats.py)"; fi
     # the fuzz targets' committed corpora (seeds and every input a fuzzing run found), replayed
     for t in checkpoint loaders kinds kv; do
         try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY tests/fuzz/fuzz_$t.c -o $tmp/replay_$t -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"

@@ -38,5 +38,8 @@ for kind in kinds:
 if len(sys.argv) > 3:
     a, b = pick[sys.argv[2]], pick[sys.argv[3]]
     d, ci, t, df, p = welch(a[3], b[3])
-    print("\n%s - %s at their validation-picked settings: %+.3f, 95%% CI [%+.3f, %+.3f], Welch t = %.2f, df = %.1f, p = %.3g"
-          % (sys.argv[3], sys.argv[2], d, ci[0], ci[1], t, df, p))
+    if t is None:
+        print("\n%s - %s at their validation-picked settings: %+.3f, neither varies: no test" % (sys.argv[3], sys.argv[2], d))
+    else:
+        print("\n%s - %s at their validation-picked settings: %+.3f, 95%% CI [%+.3f, %+.3f], Welch t = %.2f, df = %.1f, p = %.3g"
+              % (sys.argv[3], sys.argv[2], d, ci[0], ci[1], t, df, p))
