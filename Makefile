@@ -37,7 +37,7 @@ VMINOR  := $(word 2,$(subst ., ,$(VERSION)))
 TEST_SRC = tests/run_tests.c tests/test_core.c tests/test_gemm.c tests/test_ops.c \
            tests/test_optim.c tests/test_errors.c tests/test_faults.c tests/test_badinput.c tests/test_hardening.c \
            tests/test_attention.c tests/test_golden.c tests/test_tasks.c tests/test_models.c tests/test_seq2seq.c
-TEST_DEP = attn.h tests/test.h $(TEST_SRC)
+TEST_DEP = attn.h tests/test.h tests/sq_row.h $(TEST_SRC)
 
 # Test flavours: the default build, float64 (tight finite-difference checks), the portable scalar
 # kernels, -ffast-math, the AVX2+FMA kernels in float, double and -ffast-math and the SSE2 kernels

@@ -3,6 +3,7 @@
    written; failures change nothing; NaN in gives NaN out in every build; a position a row cannot see
    does not influence that row; norms survive values whose squares overflow. */
 #include "test.h"
+#include "sq_row.h"
 #include <limits.h>
 
 /* A small token transformer's configuration. */
@@ -334,27 +335,12 @@ static void test_hidden_positions(void)
 }
 
 /* A broken score row (its vector-Jacobian product misses the 1 / N), to see the checker fail. */
-static attn_float sq_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
-{
-    attn_float sum = 0;
-    size_t i;
-    (void)x;
-    for (i = 0; i < n; i++) sum += p[i] *= (1 + s[i] * s[i]) * scale;
-    return sum;
-}
 static void sq_vjp_wrong(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds, attn_float D,
                          attn_float inv)
 {
     size_t i;
     (void)a; (void)inv;
     for (i = 0; i < n; i++) ds[i] = vis[i] * (ds[i] - D) * 2 * s[i];
-}
-static void sq_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds, attn_float D,
-                   attn_float inv)
-{
-    size_t i;
-    (void)a;
-    for (i = 0; i < n; i++) ds[i] = vis[i] * (ds[i] - D) * 2 * s[i] * inv;
 }
 static const attn_score_row sq_row = {ATTN_STAT_SUM, NULL, sq_map, NULL, NULL, sq_vjp};
 static const attn_score_row sq_row_wrong = {ATTN_STAT_SUM, NULL, sq_map, NULL, NULL, sq_vjp_wrong};

@@ -2,6 +2,7 @@
    hostile caller) as a named test that fails without its fix. */
 #include "test.h"
 #include <limits.h>
+#include "sq_row.h"
 
 /* An error message that quotes the one before it (a save adding its name to a kind's failure) is
    formatted aside, not into the buffer it reads from. */
@@ -16,29 +17,12 @@ static void hardening_fail_message_quotes_itself(void)
           "fail_message_quotes_itself: \"%s\"", attn_last_error());
 }
 
-static attn_float h_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
-{
-    attn_float sum = 0;
-    size_t i;
-    (void)x;
-    for (i = 0; i < n; i++) sum += (p[i] *= (1 + s[i] * s[i]) * scale);
-    return sum;
-}
-
-static void h_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
-                  attn_float D, attn_float inv)
-{
-    size_t i;
-    (void)a;
-    for (i = 0; i < n; i++) ds[i] = vis[i] * (ds[i] - D) * inv * 2 * s[i];
-}
-
 /* attn_kind_register copies the row, its names and its sub-rows (the caller's may go away), refuses
    empty and over-long names and rows whose engine or flags need a sub-row or function they lack, and
    fails with a value a caller can test as negative. */
 static void hardening_kind_register(void)
 {
-    static const attn_score_row sr = {ATTN_STAT_SUM, NULL, h_map, NULL, NULL, h_vjp};
+    static const attn_score_row sr = {ATTN_STAT_SUM, NULL, sq_map, NULL, NULL, sq_vjp};
     attn_score_row *heap_sr = (attn_score_row *)malloc(sizeof *heap_sr);
     char *name = (char *)malloc(32);
     attn_kind_info r = {ATTN_SOFTMAX, NULL, NULL, "A = (1 + s^2) / sum", NULL, NULL, NULL, 0, NULL, NULL, NULL};
@@ -56,7 +40,7 @@ static void hardening_kind_register(void)
     memset(heap_sr, 0, sizeof *heap_sr);
     free(name); free(heap_sr);
     CHECK(k >= ATTN_KIND_COUNT && attn_kind_from_name("h_square") == (int)k && attn_kind_get(k) &&
-              strcmp(attn_kind_get(k)->name, "h_square") == 0 && attn_kind_get(k)->score->vjp == h_vjp,
+              strcmp(attn_kind_get(k)->name, "h_square") == 0 && attn_kind_get(k)->score->vjp == sq_vjp,
           "kind_register: the row and its name copied (kind %d)", (int)k);
     memset(&d, 0, sizeof d);
     d.kind = k; d.B = 1; d.H = 2; d.Tq = 4; d.Tk = 5; d.dk = 3; d.dv = 2; d.causal = 1;

@@ -6,24 +6,8 @@
 #define ATTN_IMPLEMENTATION
 #include "../../attn.h"
 #include "fuzz.h"
+#include "../sq_row.h"
 #include <string.h>
-
-static attn_float sq_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
-{
-    attn_float sum = 0;
-    size_t i;
-    (void)x;
-    for (i = 0; i < n; i++) sum += p[i] *= (1 + s[i] * s[i]) * scale;
-    return sum;
-}
-
-static void sq_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
-                   attn_float D, attn_float inv)
-{
-    size_t i;
-    (void)a;
-    for (i = 0; i < n; i++) ds[i] = vis[i] * (ds[i] - D) * 2 * s[i] * inv;
-}
 
 static void id_exponent(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
 {
