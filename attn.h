@@ -1971,11 +1971,12 @@ typedef struct attn__save {
     char *tmp;
 } attn__save;
 
-/* Flushes the file at path (or the directory) to the disk, where the platform can: 0 on success. */
+/* Flushes the file at path (or, on POSIX, the directory) to the disk, where the platform can: 0 on
+   success. Windows flushes only through a handle that may write. */
 static int attn__sync_path(const char *path)
 {
 #if defined(_WIN32)
-    int fd = _open(path, _O_RDONLY), r;
+    int fd = _open(path, _O_RDWR), r;
     if (fd < 0) return -1;
     r = _commit(fd);
     _close(fd);
@@ -2030,10 +2031,14 @@ static attn_status attn__save_close(attn__save *s, const char *fn, const char *p
 #endif
     ok = ok && rename(s->tmp, path) == 0;
     if (!ok) remove(s->tmp);
+#if !defined(_WIN32)
     if (ok && (slash = strrchr(s->tmp, '/')) != NULL) { /* the rename itself, in the directory */
         *slash = 0;
         attn__sync_path(slash == s->tmp ? "/" : s->tmp);
     }
+#else
+    (void)slash;
+#endif
     ATTN_FREE(s->tmp);
     return ok ? ATTN_OK : attn__fail(ATTN_ERR_IO, "%s: cannot write %s", fn, path);
 }
