@@ -86,14 +86,10 @@ static void hardening_vector_tail(void)
     attn_float x[19], y[19], z[19];
     int i, same_tanh = 1, same_exp = 1;
     for (i = 0; i < 19; i++) x[i] = (attn_float)(-12 + 1.37 * i);
-    for (i = 0; i < 19; i++) { /* each value alone (the tail of a 1-entry array) against in the array */
-        attn_tanh(19, x, y);
-        attn_tanh(1, x + i, z + i);
-        same_tanh = same_tanh && y[i] == z[i];
-        attn_exp(19, x, y);
-        attn_exp(1, x + i, z + i);
-        same_exp = same_exp && y[i] == z[i];
-    }
+    attn_tanh(19, x, y); /* each value in the array against alone (the tail of a 1-entry array) */
+    for (i = 0; i < 19; i++) attn_tanh(1, x + i, z + i), same_tanh = same_tanh && y[i] == z[i];
+    attn_exp(19, x, y);
+    for (i = 0; i < 19; i++) attn_exp(1, x + i, z + i), same_exp = same_exp && y[i] == z[i];
     x[0] = 12; x[1] = -12;
     attn_tanh(1, x, y); attn_tanh(1, x + 1, y + 1);
     CHECK(same_tanh && same_exp && y[0] == -y[1], "vector_tail: tanh %d, exp %d, tanh(12) %.9g, tanh(-12) %.9g",
