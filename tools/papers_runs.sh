@@ -1,30 +1,33 @@
 #!/bin/sh
-# The long runs behind docs/expressive-attention.md's controls, one after another on one core,
-# each resumable: every run's result is kept in DIR/NAME.csv.jobs as it ends, so starting this
-# script again (in a later session, after a kill) skips what is finished.
+# The long runs behind the papers' second review (docs/expressive-attention.md, hyla.md, cog.md),
+# one after another on one core, each resumable: every run's result is kept in NAME.csv.jobs as
+# it ends (long runs also snapshot), so starting this script again skips what is finished.
 #
-#   sh tools/papers_runs.sh [DIR] [ATTNLAB]      DIR: docs/data/ea_runs, ATTNLAB: build/attnlab
+#   sh tools/papers_runs.sh [ROOT] [ATTNLAB]     ROOT: docs/data, ATTNLAB: build/attnlab
 #
-# DIR/NAME.out holds each grid's report, DIR/NAME.cmd its command line, DIR/NAME.done marks a
-# finished grid; DIR/NAME.csv its per-run curves (loss NaN: the run diverged). --help: this text.
+# ROOT/ea_runs, ROOT/hyla_runs and ROOT/cog_runs get, per grid NAME: NAME.out its report, NAME.cmd
+# its command line, NAME.done once it finished, NAME.csv its per-run curves. --help: this text.
 set -u
-case "${1:-}" in -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-DIR=${1:-docs/data/ea_runs}
+case "${1:-}" in -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+ROOT=${1:-docs/data}
 LAB=${2:-build/attnlab}
-mkdir -p "$DIR" || exit 1
 [ -x "$LAB" ] || { echo "papers_runs: $LAB is not built (make $LAB)" >&2; exit 1; }
-"$LAB" --version > "$DIR/BUILD" || exit 1
+# section NAME: the following grids go to ROOT/NAME, with the build that runs them in BUILD
+section() {
+    DIR=$ROOT/$1
+    mkdir -p "$DIR" && "$LAB" --version > "$DIR/BUILD" || exit 1
+}
 
 stop=0
 trap 'stop=1' INT TERM
-# run NAME OPTIONS...: one attnlab train grid, skipped when NAME.done exists
+# run NAME COMMAND OPTIONS...: one attnlab grid (train, lm), skipped when NAME.done exists
 run() {
     name=$1; shift
     [ "$stop" = 1 ] && return
     [ -f "$DIR/$name.done" ] && return
-    echo "attnlab train $*" > "$DIR/$name.cmd"
-    echo "== $name: $*"
-    nice -n 10 "$LAB" train "$@" --threads 1 --resume --csv "$DIR/$name.csv" > "$DIR/$name.out" 2>&1 &
+    echo "attnlab $*" > "$DIR/$name.cmd"
+    echo "== $DIR/$name: $*"
+    nice -n 10 "$LAB" "$@" --threads 1 --resume --csv "$DIR/$name.csv" > "$DIR/$name.out" 2>&1 &
     pid=$!
     wait $pid
     rc=$?
@@ -32,7 +35,8 @@ run() {
     if [ $rc -eq 0 ]; then touch "$DIR/$name.done"; else echo "   $name failed (rc $rc): $DIR/$name.out" >&2; fi
 }
 
-NT="--task nt --N 16 --tau 2 --attn softmax,ea --seeds 16 --final-test 2000"
+section ea_runs
+NT="train --task nt --N 16 --tau 2 --attn softmax,ea --seeds 16 --final-test 2000"
 # 1. The initialisation grid (both kinds, 16 seeds, 2,000 epochs, evaluated every 20 epochs):
 #    PyTorch's uniform, N(0, 1/fan_in), uniform x 0.5, uniform x 2; lr 0.01, 0.02; N_con 32, 52.
 for ncon in 32 52; do
@@ -56,9 +60,9 @@ done
 for ncon in 56 55 57; do
     run "E3-n$ncon-every5" $NT --ncon $ncon --epochs 500 --eval-every 5 --final-test 4096
 done
-run "E5-qkraw-every5" --task nt --N 2 --tau 5 --ncon 16 --attn softmax,ea --seeds 16 --epochs 4000 \
+run "E5-qkraw-every5" train --task nt --N 2 --tau 5 --ncon 16 --attn softmax,ea --seeds 16 --epochs 4000 \
     --eval-every 5 --qk-input raw --final-test 64
-run "E10-every5" --task nts --N 16 --tau 2 --ncon 32 --attn softmax,ea --seeds 16 --epochs 1000 \
+run "E10-every5" train --task nts --N 16 --tau 2 --ncon 32 --attn softmax,ea --seeds 16 --epochs 1000 \
     --eval-every 5 --final-test 2000
 # 4. The two initialisations with the most runs still below 100% at 2,000 epochs without
 #    diverging (N_con 32, both rates: N(0, 1/fan_in) 44 of 64 runs, x 2 41, x 0.5 17, uniform 16),
@@ -66,5 +70,23 @@ run "E10-every5" --task nts --N 16 --tau 2 --ncon 32 --attn softmax,ea --seeds 1
 for lr in 0.02 0.01; do
     run "init-normal-lr$lr-n32-e10000" $NT --ncon 32 --lr $lr --epochs 10000 --eval-every 50 --init normal
     run "init-gain2-lr$lr-n32-e10000" $NT --ncon 32 --lr $lr --epochs 10000 --eval-every 50 --init-gain 2
+done
+
+section hyla_runs
+# 5. HYLA: softmax and HYLA on fuzzy logic at the paper's 50,000 steps with the (lr, wd) that the
+#    5,000-step grid's validation R^2 picked for both, (3e-3, 0.1); SRAVEN at 10,000 steps, 3 seeds.
+run "fuzzy-50000-lr0.003-wd0.1" train --task fuzzy --attn softmax,hyla --lr 0.003 --wd 0.1 --steps 50000 \
+    --seeds 3 --eval-every 5000 --eval-tasks 2048 --snapshot-every 2500
+run "sraven-10000" train --task sraven --attn softmax,hyla --lr 0.001 --warmup 200 --steps 10000 --seeds 3 \
+    --eval-every 1000 --eval-tasks 1024 --snapshot-every 500
+
+section cog_runs
+# 6. Cog: every variant of the cog-lm preset at three peak rates (the preset's 3e-3, a third and
+#    three times it), 5 seeds, 800 steps on Vim's manual (Debian's vim-runtime; no byte read twice).
+VIM=/usr/share/vim/vim90/doc
+[ -d $VIM ] || VIM=/usr/share/vim/vim91/doc
+COG="lm --corpus $VIM --variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 96 --heads 4"
+for lr in 0.003 0.001 0.01; do
+    run "cog-lm-lr$lr" $COG --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 5 --lr $lr
 done
 echo "papers_runs: stopped or finished; rerun to go on"
