@@ -761,7 +761,12 @@ ATTNDEF attn_kind attn_kind_register(const attn_kind_info *row);
 ATTNDEF attn_float attn_diff_lambda_init(int layer);
 /* The stats a forward call fills: B H Tq floats (differential: B H Tq (2 dv + 3)). */
 ATTNDEF size_t attn_attention_stats_floats(const attn_attention_desc *d);
-/* Dispatch through the table. */
+/* Dispatch through the table. Non-finite inputs (IEEE builds): a NaN or infinity in Q, K, V (in
+   backward also dO, O, stats) reaches exactly the rows that read it: rows of O, stats, weights and
+   dQ read their query, their dO and the keys and values they see; rows of dK and dV their own key
+   and value and every row that sees them; head-mixing kinds' heads read each other at a position.
+   Those rows get IEEE arithmetic's answer (NaN from a NaN); every other row is bit for bit what it
+   would be with finite values there. Such a call runs twice and allocates copies (ATTN_MALLOC). */
 ATTNDEF size_t attn_attention_workspace(const attn_attention_desc *d);
 ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_float *O,
                                            attn_float *stats, attn_float *weights,
@@ -4453,7 +4458,7 @@ static double attn__act_f(attn_act a, double x, double *dfdx)
     const double k = 0.7978845608028654, c = 0.044715; /* sqrt(2/pi), the GELU cubic */
     double t, s;
     switch (a) {
-    case ATTN_ACT_RELU: *dfdx = x > 0; return x > 0 ? x : 0;
+    case ATTN_ACT_RELU: *dfdx = x > 0; return x > 0 || x != x ? x : 0; /* NaN stays (as PyTorch's) */
     case ATTN_ACT_GELU_TANH: /* (1 + tanh u) / 2 = sigmoid(2u): no cancellation in the left tail */
         t = 2 * k * (x + c * x * x * x);
         s = attn__sigmoid(t);
@@ -5228,6 +5233,10 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
     return ATTN_OK;
 }
 
+/* 1 while attn_attention_forward / _backward run an engine on inputs it found finite: the engines
+   then skip their own checks (attn__args.finite). */
+static ATTN__TLS int attn__finite_call = 0;
+
 /* Every argument of a forward or backward call, handed to the per-(b, h) workers. */
 typedef struct {
     const attn_attention_desc *d;
@@ -5235,7 +5244,7 @@ typedef struct {
     attn_float *dQ, *dK, *dV, *dbias;  /* backward outputs */
     const attn_float *Q, *K, *V, *dO, *Oin, *stats_in;
     int ldk;    /* row stride of Q, K, dQ, dK: dk, or 2 dk for differential attention's sub-heads */
-    int finite; /* the head-mixing kinds: Q, K, V (and dO) are finite, no batch element is guarded */
+    int finite; /* Q, K, V (and dO, O, stats) are finite: no (b, h) takes the guarded path */
 } attn__args;
 typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
 
@@ -5259,6 +5268,7 @@ static attn_status attn__forward_args(attn__args *a, const attn_attention_desc *
         return attn__fail(ATTN_ERR_ARG,
                           "attn_attention_forward: O, stats, Q, K, V and work must not be NULL");
     a->d = d; a->O = O; a->stats = stats; a->weights = weights; a->Q = Q; a->K = K; a->V = V; a->ldk = d->dk;
+    a->finite = attn__finite_call;
     return ATTN_OK;
 }
 
@@ -5276,6 +5286,7 @@ static attn_status attn__backward_args(attn__args *a, const attn_attention_desc 
             "attn_attention_backward: g, dQ, dK, dV, dO, Q, K, V, O, stats and work must not be NULL");
     a->d = d; a->dQ = g->dQ; a->dK = g->dK; a->dV = g->dV; a->dbias = g->dbias; a->dO = dO;
     a->Q = Q; a->K = K; a->V = V; a->Oin = O; a->stats_in = stats; a->ldk = d->dk;
+    a->finite = attn__finite_call;
     return ATTN_OK;
 }
 
@@ -5355,6 +5366,16 @@ static int attn__in_layout(const attn_attention_desc *d, int h, int i, int j)
     return d->layout[((size_t)h * nq + i / d->block) * nk + j / d->block] != 0;
 }
 
+/* Whether query i of batch element b sees key j in head h: the causal limit, the key mask, the
+   segments, the sparse pattern and the block layout. */
+static int attn__sees(const attn_attention_desc *d, int b, int h, int i, int j)
+{
+    int p = i + d->Tk - d->Tq; /* the query's key position */
+    return (!d->causal || j <= p) && (!d->key_mask || d->key_mask[(size_t)b * d->Tk + j]) &&
+           (!d->segment || d->segment[(size_t)b * d->Tk + p] == d->segment[(size_t)b * d->Tk + j]) &&
+           attn__in_pattern(d, h, p, j) && attn__in_layout(d, h, i, j);
+}
+
 /* Whether a key tile [j0, j0 + bc) can hold anything the query tile [i0, i0 + br) sees: some block
    of the layout set, and through the window pattern its reach, a global key in the tile, or a
    global query row. */
@@ -5411,11 +5432,9 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
                              attn_float scale, attn_float *S, attn_float *vis, int guard, int lazy)
 {
     int r, c, shift = d->Tk - d->Tq;
-    const unsigned char *mask = d->key_mask ? d->key_mask + (size_t)b * d->Tk : NULL;
-    const int *seg = d->segment ? d->segment + (size_t)b * d->Tk : NULL;
     const attn_score_row *k = attn__row(d)->score;
     attn_float off = k && k->offset ? k->offset(d->Tk) : 0; /* the kind's constant shift (sigmoid: -ln Tk) */
-    int common = !mask && !seg && d->window <= 0 && d->block <= 0; /* ones up to the causal limit */
+    int common = !d->key_mask && !d->segment && d->window <= 0 && d->block <= 0; /* 1s to the causal limit */
     attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
     if (d->bias) /* S += the bias's tile */
         attn__rows_op(0, (size_t)br, (size_t)bc, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
@@ -5429,11 +5448,7 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
             attn__fill((size_t)last, 1, v);
             attn__fill((size_t)(bc - last), 0, v + last);
         } else if (!common)
-            for (c = 0; c < bc; c++)
-                v[c] = (attn_float)(c < last && (!mask || mask[j0 + c]) &&
-                                    (!seg || seg[i0 + r + shift] == seg[j0 + c]) &&
-                                    attn__in_pattern(d, h, i0 + r + shift, j0 + c) &&
-                                    attn__in_layout(d, h, i0 + r, j0 + c));
+            for (c = 0; c < bc; c++) v[c] = (attn_float)attn__sees(d, b, h, i0 + r, j0 + c);
         for (c = 0; c < bc && off != 0; c++) S[r * bc + c] += off;
         if (guard) attn__zero_hidden(S + r * bc, v, (size_t)bc);
     }
@@ -5767,8 +5782,9 @@ static void attn__head_init(attn__head *t, const attn__args *a, int b, int h, at
     t->Qp = a->Q + bh * d->Tq * t->ld;
     t->Kp = a->K + kh * d->Tk * t->ld;
     t->Vp = a->V + kh * d->Tk * d->dv;
-    t->guard = !attn__all_finite(t->Qp, d->Tq, d->dk, t->ld) ||
-               !attn__all_finite(t->Kp, d->Tk, d->dk, t->ld) || !attn__all_finite(t->Vp, d->Tk, d->dv, d->dv);
+    t->guard = !a->finite && (!attn__all_finite(t->Qp, d->Tq, d->dk, t->ld) ||
+                              !attn__all_finite(t->Kp, d->Tk, d->dk, t->ld) ||
+                              !attn__all_finite(t->Vp, d->Tk, d->dv, d->dv));
     if (backward) {
         t->Op = a->Oin + bh * d->Tq * d->dv;
         t->dOp = a->dO + bh * d->Tq * d->dv;
@@ -5776,7 +5792,7 @@ static void attn__head_init(attn__head *t, const attn__args *a, int b, int h, at
         t->dQp = a->dQ + bh * d->Tq * t->ld;
         t->dKp = a->dK + kh * d->Tk * t->ld;
         t->dVp = a->dV + kh * d->Tk * d->dv;
-        t->guard = t->guard || !attn__all_finite(t->dOp, d->Tq, d->dv, d->dv);
+        t->guard = t->guard || (!a->finite && !attn__all_finite(t->dOp, d->Tq, d->dv, d->dv));
     }
     attn__scored_ws_map(d, ws, &t->w);
     if (t->w.kpan) attn__panels_pack(1, t->Kp, t->ld, d->dk, d->Tk, t->w.kpan); /* K^T, for all query tiles */
@@ -5797,6 +5813,16 @@ static int attn__band(const attn_attention_desc *d, int i0, int br, int j0, int 
     }
     *rb = ATTN__MIN(ATTN__BAND, br);
     return ATTN__MAX(0, ATTN__MIN(bc, i0 + *rb - 1 + shift - j0 + 1));
+}
+
+/* Whether exponents x [n] that attn_max finds below -1e38 hold a NaN (which max passes over) or a
+   -Inf (where exp(x - max) is NaN): the guarded path's row is NaN then, not empty. */
+static int attn__lost_row(size_t n, const attn_float *x)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (x[i] != x[i] || x[i] < (attn_float)-3e38) return 1;
+    return 0;
 }
 
 /* The forward pass over one key tile [j0, j0 + bc) for query rows [i0, i0 + br), whose running
@@ -5829,7 +5855,9 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
         }
         x = attn__row_exponents(k, r >= full, (size_t)bc, s, p, X + r * bc);
         shift[r] = tmax = attn_max((size_t)bc, x);
-        if (tmax < (attn_float)-1e38) { /* nothing visible in this tile row: p is 0 (a NaN row goes on) */
+        if (tmax < (attn_float)-1e38 && t->guard && attn__lost_row((size_t)bc, x)) /* NaN from here on */
+            shift[r] = tmax = (attn_float)NAN;
+        if (tmax < (attn_float)-1e38) { /* nothing visible in this tile row: p is 0 */
             if (flat) attn__shift_copy((size_t)bc, x, 0, X + r * bc);
             continue;
         }
@@ -6659,7 +6687,7 @@ static void attn__mix_values(const attn__args *a, attn_mix_row mx, int b, attn_f
     size_t n = (size_t)d->H * d->Tk * d->dv, x;
     int h, j, e;
     if (mx.value == ATTN_MIX_VALUE_RELU_V) {
-        for (x = 0; x < n; x++) Vt[x] = V[x] > 0 ? V[x] : 0;
+        for (x = 0; x < n; x++) Vt[x] = V[x] > 0 || V[x] != V[x] ? V[x] : 0; /* NaN stays */
         return;
     }
     for (h = 0; h < d->H; h++)
@@ -6713,11 +6741,11 @@ static const attn_float *attn__mix_row_values(const attn_attention_desc *d, cons
     return Vg;
 }
 
-/* x = max(x, 0) over n, if relu */
+/* x = max(x, 0) over n, if relu (NaN stays NaN) */
 static void attn__relu_if(int relu, size_t n, attn_float *x)
 {
     size_t i;
-    for (i = 0; i < n && relu; i++) x[i] = x[i] > 0 ? x[i] : 0;
+    for (i = 0; i < n && relu; i++) x[i] = x[i] > 0 || x[i] != x[i] ? x[i] : 0; /* NaN stays */
 }
 
 /* T[f] = sum_e W[f, e] U[e] over the keys: the second value layer of one head, [dv, Tk]. */
@@ -6983,7 +7011,7 @@ static attn_status attn__mix_forward(const attn_attention_desc *d, attn_float *O
     int tiles;
     ATTN__TRY(attn__forward_args(&a, d, O, stats, weights, Q, K, V, work, work_bytes));
     ATTN__TRY(attn__mix_check("attn_attention_forward", d));
-    a.finite = attn__mix_finite(&a);
+    a.finite = a.finite || attn__mix_finite(&a);
     ws = attn__align_ptr(work, 0);
     tiles = (d->Tq + ATTN__MBR - 1) / ATTN__MBR;
     memset(stats, 0, sizeof(attn_float) * d->B * d->H * d->Tq); /* nothing to keep: backward recomputes */
@@ -7007,7 +7035,7 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
     int groups = attn__mix_groups(d), grp;
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
     ATTN__TRY(attn__mix_check("attn_attention_backward", d));
-    a.finite = attn__mix_finite(&a);
+    a.finite = a.finite || attn__mix_finite(&a);
     if (g->dbias && !d->bias)
         return attn__fail(
             ATTN_ERR_ARG,
@@ -7223,6 +7251,225 @@ static void attn__dmask_fill(const attn_attention_desc *d, attn_attention_desc *
     *work_bytes -= m;
 }
 
+/* ---- non-finite inputs ----
+   The rule (IEEE builds: -ffast-math assumes there are none): a NaN or an infinity in Q, K, V (or,
+   in backward, dO, O and the stats) reaches exactly the rows that read it. A row of O, the stats,
+   the weights and dQ reads its query, its dO and the keys and values it sees; a row of dK and dV
+   reads its own key and value and every row that sees it; in head-mixing kinds the heads of a
+   position read each other. Those rows get IEEE arithmetic's answer (the engines' guarded path,
+   where a position a row cannot see never enters its products): NaN from a NaN, and NaN or an
+   infinity from an infinity unless the formula removes it (a score of -Inf has weight 0). Every
+   other row is, bit for bit, what it would be with any finite values in their place. Such a call
+   runs twice, once on the inputs for the rows that read them and once on copies with those entries
+   0 for the others, and allocates the copies (ATTN_MALLOC). */
+
+/* A call's tensors (floats of Q, K, V, O, the stats; rows of queries B H Tq and keys B KH Tk) and
+   its taint: tq [B H Tq] the rows of O, stats, weights and dQ; tk [B KH Tk] those of dK and dV. */
+typedef struct {
+    size_t nq, nk, nv, no, nst, rq, rk;
+    unsigned char *tq, *tk;
+} attn__taint;
+
+static void attn__taint_sizes(const attn_attention_desc *d, attn__taint *t)
+{
+    size_t kh = (size_t)(d->kv_heads ? d->kv_heads : d->H);
+    t->rq = (size_t)d->B * d->H * d->Tq;
+    t->rk = (size_t)d->B * kh * d->Tk;
+    t->nq = t->rq * d->dk; t->no = t->rq * d->dv;
+    t->nk = t->rk * d->dk; t->nv = t->rk * d->dv;
+    t->nst = attn_attention_stats_floats(d);
+}
+
+/* The stats' sections, each [B H Tq, w[s]]: lse or N, or differential's O1, O2, lse1, lse2, rstd. */
+static int attn__stats_widths(const attn_attention_desc *d, size_t *w)
+{
+    if (!(attn__flags(d->kind) & ATTN_KF_SUBHEADS)) return w[0] = 1, 1;
+    w[0] = w[1] = (size_t)d->dv;
+    w[2] = w[3] = w[4] = 1;
+    return 5;
+}
+
+/* Whether n floats of x are all finite (NULL: yes). */
+static int attn__finite_all(const attn_float *x, size_t n)
+{
+    size_t i, step = (size_t)INT_MAX / 2;
+    for (i = 0; x && i < n; i += step)
+        if (!attn__all_finite(x + i, 1, (int)ATTN__MIN(step, n - i), (int)ATTN__MIN(step, n - i))) return 0;
+    return 1;
+}
+
+/* taint[r] = 1 for the rows r of x [rows, w] that hold a non-finite value (x NULL: none). */
+static void attn__mark_rows(const attn_float *x, size_t rows, size_t w, unsigned char *taint)
+{
+    size_t r;
+    for (r = 0; x && r < rows; r++) taint[r] |= !attn__finite_all(x + r * w, w);
+}
+
+/* The rows of a call that read its non-finite values (tq, tk hold the rows that hold them). Keys
+   that hold one are 1 in tk, keys that a tainted query row reads 2. */
+static void attn__taint_spread(const attn_attention_desc *d, attn__taint *t)
+{
+    int b, h, i, j, kh = d->kv_heads ? d->kv_heads : d->H, g = d->H / kh;
+    int mix = (attn__flags(d->kind) & ATTN_KF_MIXES_HEADS) != 0;
+    for (b = 0; b < d->B; b++)
+        for (h = 0; h < d->H; h++)
+            for (i = 0; i < d->Tq; i++) {
+                unsigned char *q = t->tq + ((size_t)b * d->H + h) * d->Tq + i;
+                const unsigned char *k = t->tk + ((size_t)b * kh + h / g) * d->Tk;
+                for (j = 0; j < d->Tk && !*q; j++) *q = (k[j] & 1) && attn__sees(d, b, h, i, j);
+            }
+    for (b = 0; b < d->B && mix; b++) /* the heads of a position read each other */
+        for (i = 0; i < d->Tq; i++) {
+            int any = 0;
+            for (h = 0; h < d->H; h++) any |= t->tq[((size_t)b * d->H + h) * d->Tq + i];
+            for (h = 0; h < d->H; h++) t->tq[((size_t)b * d->H + h) * d->Tq + i] = (unsigned char)any;
+        }
+    for (b = 0; b < d->B; b++)
+        for (h = 0; h < d->H; h++)
+            for (i = 0; i < d->Tq; i++)
+                for (j = 0; j < d->Tk && t->tq[((size_t)b * d->H + h) * d->Tq + i]; j++)
+                    if (attn__sees(d, b, h, i, j)) t->tk[((size_t)b * kh + h / g) * d->Tk + j] |= 2;
+    for (b = 0; b < d->B && mix; b++)
+        for (j = 0; j < d->Tk; j++) {
+            int any = 0;
+            for (h = 0; h < d->H; h++) any |= t->tk[((size_t)b * d->H + h) * d->Tk + j];
+            for (h = 0; h < d->H; h++) t->tk[((size_t)b * d->H + h) * d->Tk + j] = (unsigned char)any;
+        }
+}
+
+/* dst = x with its non-finite entries 0, n floats (x NULL: nothing). */
+static void attn__finite_copy(attn_float *dst, const attn_float *x, size_t n)
+{
+    size_t i;
+    for (i = 0; x && i < n; i++) dst[i] = attn__finite((double)x[i]) ? x[i] : 0;
+}
+
+/* The rows r of dst [rows, w] with taint[r] set (taint NULL: all) copied from src (dst NULL: none). */
+static void attn__take_rows(attn_float *dst, const attn_float *src, size_t rows, size_t w,
+                            const unsigned char *taint)
+{
+    size_t r;
+    for (r = 0; dst && r < rows; r++)
+        if (!taint || taint[r]) memcpy(dst + r * w, src + r * w, sizeof(attn_float) * w);
+}
+
+/* The stats' tainted rows, section by section, from src to dst. */
+static void attn__take_stats(const attn_attention_desc *d, attn_float *dst, const attn_float *src,
+                             const attn__taint *t)
+{
+    size_t w[5], off = 0;
+    int s, n = attn__stats_widths(d, w);
+    for (s = 0; s < n; off += t->rq * w[s++]) attn__take_rows(dst + off, src + off, t->rq, w[s], t->tq);
+}
+
+/* The rows of a call whose inputs hold a non-finite value (attn__taint, sizes set): marked where
+   they hold one, then spread to the rows that read them. */
+static void attn__taint_mark(const attn_attention_desc *d, attn__taint *t, const attn_float *Q,
+                             const attn_float *K, const attn_float *V, const attn_float *dO,
+                             const attn_float *Oin, const attn_float *st)
+{
+    size_t w[5], off = 0;
+    int s, n = attn__stats_widths(d, w);
+    memset(t->tq, 0, t->rq + t->rk);
+    attn__mark_rows(Q, t->rq, (size_t)d->dk, t->tq);
+    attn__mark_rows(dO, t->rq, (size_t)d->dv, t->tq);
+    attn__mark_rows(Oin, t->rq, (size_t)d->dv, t->tq);
+    for (s = 0; st && s < n; off += t->rq * w[s++]) attn__mark_rows(st + off, t->rq, w[s], t->tq);
+    attn__mark_rows(K, t->rk, (size_t)d->dk, t->tk);
+    attn__mark_rows(V, t->rk, (size_t)d->dv, t->tk);
+    attn__taint_spread(d, t);
+}
+
+/* A forward (g NULL) or backward call whose inputs hold a non-finite value, by the rule above:
+   the engine runs on the inputs into copies of the outputs, then on finite copies of the inputs
+   into the outputs, and the tainted rows are taken from the first run. */
+static attn_status attn__nonfinite_call(const attn_attention_desc *d, const attn_attention_grads *g,
+                                        attn_float *O, attn_float *stats, attn_float *weights,
+                                        const attn_float *Q, const attn_float *K, const attn_float *V,
+                                        const attn_float *dO, const attn_float *Oin, const attn_float *st,
+                                        void *work, size_t wb)
+{
+    const attn_kind_info *row = attn__row(d);
+    attn__taint t;
+    attn_attention_grads g1;
+    size_t nw = weights ? (size_t)d->B * d->H * d->Tq * d->Tk : 0, nb = (size_t)d->H * d->Tq * d->Tk;
+    size_t np = (size_t)2 * d->dk + d->dv + (size_t)d->H * d->dv * d->dv, total, bytes, r;
+    attn_float *m, *q, *k, *v, *o1, *o2, *s1, *w1, *gr;
+    attn_status rc;
+    int any = 0, was = attn__finite_call;
+    attn__taint_sizes(d, &t);
+    total = t.nq + t.nk + t.nv + 2 * t.no + t.nst + nw + (g ? t.nq + t.nk + t.nv + nb + np : 0);
+    bytes = sizeof(attn_float) * total + t.rq + t.rk;
+    if (!(m = (attn_float *)ATTN_MALLOC(bytes)))
+        return attn__fail(ATTN_ERR_NOMEM, "attention: inputs with a NaN or infinity need %lu bytes of copies",
+                          (unsigned long)bytes);
+    q = m; k = q + t.nq; v = k + t.nk; /* the finite copies */
+    o1 = v + t.nv; o2 = o1 + t.no; s1 = o2 + t.no; w1 = s1 + t.nst; gr = w1 + nw;
+    t.tq = (unsigned char *)(m + total);
+    t.tk = t.tq + t.rq;
+    attn__taint_mark(d, &t, Q, K, V, dO, Oin, st);
+    attn__finite_copy(q, Q, t.nq); attn__finite_copy(k, K, t.nk); attn__finite_copy(v, V, t.nv);
+    if (!g) { /* forward: the first run's O, stats, weights in o1, s1, w1 */
+        attn__finite_call = 0;
+        rc = row->forward(d, o1, s1, weights ? w1 : NULL, Q, K, V, work, wb);
+        attn__finite_call = 1;
+        if (rc == ATTN_OK) rc = row->forward(d, O, stats, weights, q, k, v, work, wb);
+        attn__finite_call = was;
+        if (rc == ATTN_OK) {
+            attn__take_rows(O, o1, t.rq, (size_t)d->dv, t.tq);
+            attn__take_stats(d, stats, s1, &t);
+            attn__take_rows(weights, w1, t.rq, (size_t)d->Tk, t.tq);
+        }
+        ATTN_FREE(m);
+        return rc;
+    }
+    g1 = *g; /* backward: the first run accumulates into copies of the gradients */
+    g1.dQ = (attn_float *)memcpy(gr, g->dQ, sizeof(attn_float) * t.nq);
+    g1.dK = (attn_float *)memcpy(g1.dQ + t.nq, g->dK, sizeof(attn_float) * t.nk);
+    g1.dV = (attn_float *)memcpy(g1.dK + t.nk, g->dV, sizeof(attn_float) * t.nv);
+    gr = g1.dV + t.nv;
+    if (g->dbias) g1.dbias = (attn_float *)memcpy(gr, g->dbias, sizeof(attn_float) * nb);
+    if (g->dlambda) g1.dlambda = (attn_float *)memcpy(gr + nb, g->dlambda, sizeof(attn_float) * 2 * d->dk);
+    if (g->dgain) g1.dgain = (attn_float *)memcpy(gr + nb + 2 * d->dk, g->dgain, sizeof(attn_float) * d->dv);
+    if (g->dw2)
+        g1.dw2 = (attn_float *)memcpy(gr + nb + 2 * d->dk + d->dv, g->dw2,
+                                      sizeof(attn_float) * d->H * d->dv * d->dv);
+    attn__finite_copy(o1, dO, t.no); attn__finite_copy(o2, Oin, t.no); attn__finite_copy(s1, st, t.nst);
+    attn__finite_call = 0;
+    rc = row->backward(d, &g1, dO, Q, K, V, Oin, st, work, wb);
+    attn__finite_call = 1;
+    if (rc == ATTN_OK) rc = row->backward(d, g, o1, q, k, v, o2, s1, work, wb);
+    attn__finite_call = was;
+    if (rc == ATTN_OK) {
+        attn__take_rows(g->dQ, g1.dQ, t.rq, (size_t)d->dk, t.tq);
+        attn__take_rows(g->dK, g1.dK, t.rk, (size_t)d->dk, t.tk);
+        attn__take_rows(g->dV, g1.dV, t.rk, (size_t)d->dv, t.tk);
+        for (r = 0; r < t.rq; r++) { /* row (h, i) of dbias sums the rows (b, h, i) */
+            size_t hi = r % ((size_t)d->H * d->Tq) * d->Tk;
+            any |= t.tq[r];
+            if (t.tq[r] && g->dbias) attn__take_rows(g->dbias + hi, g1.dbias + hi, 1, (size_t)d->Tk, NULL);
+        }
+        if (any) { /* the kind's parameters read every row */
+            attn__take_rows(g->dlambda, g1.dlambda, 1, (size_t)2 * d->dk, NULL);
+            attn__take_rows(g->dgain, g1.dgain, 1, (size_t)d->dv, NULL);
+            attn__take_rows(g->dw2, g1.dw2, 1, (size_t)d->H * d->dv * d->dv, NULL);
+        }
+    }
+    ATTN_FREE(m);
+    return rc;
+}
+
+/* Whether a call's inputs are all finite (the common case: one pass over them). */
+static int attn__inputs_finite(const attn_attention_desc *d, const attn_float *Q, const attn_float *K,
+                               const attn_float *V, const attn_float *dO, const attn_float *Oin,
+                               const attn_float *st)
+{
+    attn__taint t;
+    attn__taint_sizes(d, &t);
+    return attn__finite_all(Q, t.nq) && attn__finite_all(K, t.nk) && attn__finite_all(V, t.nv) &&
+           attn__finite_all(dO, t.no) && attn__finite_all(Oin, t.no) && attn__finite_all(st, t.nst);
+}
+
 ATTNDEF size_t attn_attention_workspace(const attn_attention_desc *d)
 {
     if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK) return 0;
@@ -7235,10 +7482,19 @@ ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_fl
                                            const attn_float *V, void *work, size_t work_bytes)
 {
     attn_attention_desc dd;
+    attn_status rc;
+    int was;
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
     ATTN__NEED(work);
     attn__dmask_fill(d, &dd, &work, &work_bytes);
-    return attn__row(d)->forward(&dd, O, stats, weights, Q, K, V, work, work_bytes);
+    if (!attn__inputs_finite(d, Q, K, V, NULL, NULL, NULL))
+        return attn__nonfinite_call(&dd, NULL, O, stats, weights, Q, K, V, NULL, NULL, NULL, work,
+                                    work_bytes);
+    was = attn__finite_call;
+    attn__finite_call = 1;
+    rc = attn__row(d)->forward(&dd, O, stats, weights, Q, K, V, work, work_bytes);
+    attn__finite_call = was;
+    return rc;
 }
 
 ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const attn_attention_grads *g,
@@ -7248,10 +7504,18 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const 
                                             void *work, size_t work_bytes)
 {
     attn_attention_desc dd;
+    attn_status rc;
+    int was;
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
     ATTN__NEED(work);
     attn__dmask_fill(d, &dd, &work, &work_bytes);
-    return attn__row(d)->backward(&dd, g, dO, Q, K, V, O, stats, work, work_bytes);
+    if (!attn__inputs_finite(d, Q, K, V, dO, O, stats))
+        return attn__nonfinite_call(&dd, g, NULL, NULL, NULL, Q, K, V, dO, O, stats, work, work_bytes);
+    was = attn__finite_call;
+    attn__finite_call = 1;
+    rc = attn__row(d)->backward(&dd, g, dO, Q, K, V, O, stats, work, work_bytes);
+    attn__finite_call = was;
+    return rc;
 }
 
 /* The gradient check's buffers: Q, K, V, O, the loss weights w [like O], the stats, then the

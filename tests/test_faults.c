@@ -1,7 +1,7 @@
 /* Faults found by fuzzing the checkpoint loaders and probing the public calls: each check here
    failed before its fix. Bad configurations and files are refused before anything is allocated or
-   written; failures change nothing; NaN in gives NaN out in every build; a position a row cannot see
-   does not influence that row; norms survive values whose squares overflow. */
+   written; failures change nothing; a NaN or infinity reaches exactly the rows that read it, bit for
+   bit (IEEE builds); norms survive values whose squares overflow. */
 #include "test.h"
 #include "sq_row.h"
 #include <limits.h>
@@ -198,7 +198,7 @@ static void test_statuses(void)
 static void test_nan(void)
 {
     attn_float x[40], y[40];
-    int i, ok = 1;
+    int i, a, ok = 1;
 #ifdef __FAST_MATH__
     printf("  skip: NaN semantics under -ffast-math\n");
     return;
@@ -211,6 +211,11 @@ static void test_nan(void)
     attn_tanh(40, x, y);
     for (ok = 1, i = 0; i < 40; i++) ok &= t_isnan(y[i]) == t_isnan(x[i]);
     CHECK(ok, "attn_tanh: NaN exactly where the input is NaN");
+    for (a = 0; a < ATTN_ACT_COUNT; a++) { /* ReLU(NaN) was 0 */
+        attn_act_forward(y, x, 40, (attn_act)a);
+        for (ok = 1, i = 0; i < 40; i++) ok &= t_isnan(y[i]) == t_isnan(x[i]);
+        CHECK(ok, "attn_act_forward(%s): NaN exactly where the input is NaN", attn_act_name((attn_act)a));
+    }
 }
 
 /* Layer and RMS norm of rows whose squares overflow float, and of tiny rows. */
@@ -242,15 +247,17 @@ static void test_norm_range(void)
     }
 }
 
-/* One attention call: O [H T dv] and (with dO) dQ, dK, dV, for kind, causal or key-masked. */
+/* The NaN rule's calls: B 2, H 2, T 37 (a vector tail, rows past a band), dk = dv = 8; O, the
+   stats and (backward, with dO) dQ, dK, dV of one kind. */
+enum { NR_B = 2, NR_H = 2, NR_T = 37, NR_D = 8, NR_N = NR_B * NR_H * NR_T * NR_D };
 typedef struct {
     attn_attention_desc d;
-    attn_float Q[2 * 9 * 4], K[2 * 9 * 4], V[2 * 9 * 4], O[2 * 9 * 4], dO[2 * 9 * 4], st[2 * 9 * 16];
-    attn_float dQ[2 * 9 * 4], dK[2 * 9 * 4], dV[2 * 9 * 4], w2[2 * 4 * 4];
-    unsigned char mask[9];
-} att_case;
+    attn_float Q[NR_N], K[NR_N], V[NR_N], O[NR_N], dO[NR_N], st[NR_B * NR_H * NR_T * (2 * NR_D + 3)];
+    attn_float dQ[NR_N], dK[NR_N], dV[NR_N], w2[NR_H * NR_D * NR_D], lambda[4 * NR_D / 2];
+    unsigned char mask[NR_B * NR_T];
+} nr_case;
 
-static int run_case(att_case *c)
+static int nr_run(nr_case *c)
 {
     size_t wb = attn_attention_workspace(&c->d);
     void *work = malloc(wb);
@@ -259,79 +266,115 @@ static int run_case(att_case *c)
     memset(&g, 0, sizeof g);
     memset(c->dQ, 0, sizeof c->dQ); memset(c->dK, 0, sizeof c->dK); memset(c->dV, 0, sizeof c->dV);
     g.dQ = c->dQ; g.dK = c->dK; g.dV = c->dV;
-    ok = attn_attention_forward(&c->d, c->O, c->st, NULL, c->Q, c->K, c->V, work, wb) == ATTN_OK &&
+    ok = work && attn_attention_forward(&c->d, c->O, c->st, NULL, c->Q, c->K, c->V, work, wb) == ATTN_OK &&
          attn_attention_backward(&c->d, &g, c->dO, c->Q, c->K, c->V, c->O, c->st, work, wb) == ATTN_OK;
     free(work);
     return ok;
 }
 
-/* Whether rows [0, n) of x and y [.., w] (both heads, T rows per head) agree and are finite. */
-static int rows_agree(const attn_float *x, const attn_float *y, int n, int T, int w)
+/* Row r (of NR_D floats) of x and y: 1 if bitwise equal, else 0. */
+static int nr_same(const attn_float *x, const attn_float *y, int r)
 {
-    int h, i, e;
-    for (h = 0; h < 2; h++)
-        for (i = 0; i < n; i++)
-            for (e = 0; e < w; e++) {
-                double a = x[(h * T + i) * w + e], b = y[(h * T + i) * w + e];
-                if (!(fabs(a - b) <= 1e-4 * (1 + fabs(b)))) return 0;
-            }
-    return 1;
+    return !memcmp(x + (size_t)r * NR_D, y + (size_t)r * NR_D, sizeof(attn_float) * NR_D);
 }
 
-/* A position a row cannot see does not influence it: Inf in V or NaN in K at the last (causal) key,
-   and NaN in V and K at a key-masked key, for every kind that takes them. */
-static void test_hidden_positions(void)
+/* Row r of x: 2 if every entry is NaN, 1 if some entry is not finite, else 0. */
+static int nr_poisoned(const attn_float *x, int r)
 {
-    static att_case ref, bad;
-    attn_rng r;
-    int k, j, form;
+    int e, nan = 1, bad = 0;
+    for (e = 0; e < NR_D; e++) {
+        double v = x[(size_t)r * NR_D + e];
+        nan &= t_isnan(x[(size_t)r * NR_D + e]);
+        bad |= !(v - v == 0);
+    }
+    return nan ? 2 : bad;
+}
+
+/* The NaN rule, bitwise: a NaN, +Inf or -Inf in one row of Q, K or V (one batch element and head)
+   reaches exactly the rows that read it. Rows of O and dQ read their query and the keys and values
+   they see; rows of dK and dV their own key and value and every row that sees them (head-mixing
+   kinds: the heads of a position read each other). Every other row is the same bit for bit as
+   with the finite value; the rows of O and dQ that read a NaN are NaN (but a head-mixing kind's
+   other heads, which may not read the values of this one, and dQ where dS = dA; an infinity may leave a
+   row finite where the formula takes its limit: a kernel's phi(-Inf) = 0). A key hidden by the
+   key mask taints nothing. */
+static void test_nan_rule(void)
+{
+    static nr_case ref, bad;
+    static const double poison[3] = {NAN, INFINITY, -INFINITY};
+    static const char *pname[3] = {"NaN", "+Inf", "-Inf"}, *tname[3] = {"q", "k", "v"};
+    int k, causal, p, tsr, at, fails = 0, runs = 0;
 #ifdef __FAST_MATH__
     printf("  skip: non-finite inputs under -ffast-math\n");
     return;
 #endif
     for (k = 0; k < ATTN_KIND_COUNT; k++)
-        for (form = 0; form < 3; form++) { /* 0: causal, Inf value; 1: causal, NaN key; 2: key mask, NaN value and key */
-            int T = 9, last = T - 1, n = form < 2 ? last : T, hid = form < 2 ? last : 4;
-            memset(&ref, 0, sizeof ref);
-            ref.d.kind = (attn_kind)k; ref.d.B = 1; ref.d.H = 2; ref.d.Tq = ref.d.Tk = T; ref.d.dk = ref.d.dv = 4;
-            ref.d.causal = form < 2;
-            memset(ref.mask, 1, sizeof ref.mask);
-            ref.mask[hid] = 0;
-            if (form == 2) ref.d.key_mask = ref.mask;
-            attn_rng_seed(&r, 9, (uint64_t)k);
-            t_randn(ref.Q, sizeof ref.Q / sizeof(attn_float), &r, 0.5);
-            t_randn(ref.K, sizeof ref.K / sizeof(attn_float), &r, 0.5);
-            t_randn(ref.V, sizeof ref.V / sizeof(attn_float), &r, 1);
-            t_randn(ref.dO, sizeof ref.dO / sizeof(attn_float), &r, 1);
-            t_randn(ref.w2, sizeof ref.w2 / sizeof(attn_float), &r, 0.5);
-            ref.d.w2 = ref.w2;
-            if (k == ATTN_DIFFERENTIAL) ref.d.lambda_init = attn_diff_lambda_init(0);
-            bad = ref;
-            bad.d.key_mask = form == 2 ? bad.mask : NULL;
-            bad.d.w2 = bad.w2;
-            for (j = 0; j < 2 * 4; j++) {
-                attn_float *p = (form == 1 ? bad.K : bad.V) + ((j / 4) * T + hid) * 4 + j % 4;
-                *p = form == 0 ? (attn_float)INFINITY : (attn_float)NAN;
-                if (form == 2) bad.K[((j / 4) * T + hid) * 4 + j % 4] = (attn_float)NAN;
-            }
-            if (!run_case(&ref) || !run_case(&bad)) {
-                CHECK(0, "%s: the calls failed: %s", attn_kind_get((attn_kind)k)->name, attn_last_error());
-                continue;
-            }
-            if (form == 1) { /* the last row sees the NaN key: NaN in, NaN out */
-                int e, nan = 1;
-                for (e = 0; e < 4; e++) nan &= t_isnan(bad.O[(T - 1) * 4 + e]) && t_isnan(bad.O[(2 * T - 1) * 4 + e]);
-                CHECK(nan, "%s: the row that sees a NaN key is not NaN (%g)", attn_kind_get((attn_kind)k)->name, (double)bad.O[(T - 1) * 4]);
-            }
-            CHECK(rows_agree(bad.O, ref.O, n, T, 4), "%s, %s: O of the rows that cannot see the bad key changed",
-                  attn_kind_get((attn_kind)k)->name, form == 0 ? "Inf future value" : form == 1 ? "NaN future key" : "NaN masked key");
-            if (form == 2)
-                CHECK(rows_agree(bad.dQ, ref.dQ, T, T, 4) && rows_agree(bad.dV, ref.dV, hid, T, 4) && rows_agree(bad.dK, ref.dK, hid, T, 4),
-                      "%s, NaN masked key: dQ, dK or dV changed", attn_kind_get((attn_kind)k)->name);
-            else
-                CHECK(rows_agree(bad.dQ, ref.dQ, n, T, 4), "%s, %s: dQ of the rows that cannot see it changed",
-                      attn_kind_get((attn_kind)k)->name, form == 0 ? "Inf future value" : "NaN future key");
-        }
+        for (causal = 0; causal < 4; causal++) /* 2: not causal, key 5 of element 1 masked; 3: causal, 1 key head */
+            for (p = 0; p < 3; p++)
+                for (tsr = 0; tsr < 3; tsr++)
+                    for (at = 0; at < 3; at++) {
+                        const attn_kind_info *ki = attn_kind_get((attn_kind)k);
+                        int mix = (ki->flags & ATTN_KF_MIXES_HEADS) != 0, b0 = 1, h0 = tsr ? 1 : 0;
+                        int KH = causal == 3 ? 1 : NR_H, kh0 = causal == 3 ? 0 : h0; /* the poisoned key head */
+                        int pos = causal == 2 ? 5 : at == 0 ? 0 : at == 1 ? NR_T / 2 : NR_T - 1;
+                        int b, h, i, e, okf = 1, okg = 1, okn = 1;
+                        int linear_q = tsr == 0 && ki->score && ki->score->stat == ATTN_STAT_NONE;
+                        attn_rng r;
+                        if ((causal == 2 && (tsr == 0 || at)) || (causal == 3 && (!ki->score || ki->flags))) continue;
+                        memset(&ref, 0, sizeof ref);
+                        ref.d.kind = (attn_kind)k; ref.d.B = NR_B; ref.d.H = NR_H; ref.d.Tq = ref.d.Tk = NR_T;
+                        ref.d.dk = ref.d.dv = NR_D; ref.d.causal = causal == 1 || causal == 3;
+                        ref.d.kv_heads = causal == 3 ? 1 : 0;
+                        attn_rng_seed(&r, 42, (uint64_t)k);
+                        t_randn(ref.Q, NR_N, &r, 0.5); t_randn(ref.K, NR_N, &r, 0.5); t_randn(ref.V, NR_N, &r, 1);
+                        t_randn(ref.dO, NR_N, &r, 1); t_randn(ref.w2, NR_H * NR_D * NR_D, &r, 0.3);
+                        t_randn(ref.lambda, 4 * NR_D / 2, &r, 0.1);
+                        if (ki->flags & ATTN_KF_PARAMS) ref.d.w2 = ref.w2, ref.d.lambda = ref.lambda;
+                        ref.d.lambda_init = attn_diff_lambda_init(0);
+                        memset(ref.mask, 1, sizeof ref.mask);
+                        ref.mask[b0 * NR_T + 5] = 0;
+                        bad = ref;
+                        ref.d.key_mask = causal == 2 ? ref.mask : NULL;
+                        bad.d.key_mask = causal == 2 ? bad.mask : NULL;
+                        if (ref.d.w2) bad.d.w2 = bad.w2, bad.d.lambda = bad.lambda;
+                        for (e = 0; e < NR_D; e++) {
+                            attn_float *x = tsr == 0 ? bad.Q : tsr == 1 ? bad.K : bad.V;
+                            x[((size_t)(b0 * (tsr ? KH : NR_H) + (tsr ? kh0 : h0)) * NR_T + pos) * NR_D + e] = (attn_float)poison[p];
+                            if (causal == 2) bad.K[((size_t)(b0 * NR_H + h0) * NR_T + pos) * NR_D + e] = (attn_float)poison[p];
+                        }
+                        if (!nr_run(&ref) || !nr_run(&bad)) {
+                            if (causal == 1 && p == 0 && tsr == 0 && at == 0) printf("  (%s: not causal-capable: %s)\n", ki->name, attn_last_error());
+                            continue;
+                        }
+                        runs++;
+                        for (b = 0; b < NR_B; b++)
+                            for (h = 0; h < NR_H; h++)
+                                for (i = 0; i < NR_T; i++) { /* row i of O and dQ reads the poison */
+                                    int row = (b * NR_H + h) * NR_T + i, c = ref.d.causal;
+                                    int reads = b == b0 && causal != 2 &&
+                                                (tsr == 0 ? (h == h0 || mix) && i == pos : (h * KH / NR_H == kh0 || mix) && (!c || i >= pos));
+                                    if (!reads) okf &= nr_same(bad.O, ref.O, row) && nr_same(bad.dQ, ref.dQ, row);
+                                    else if (p == 0 && (h * KH / NR_H == kh0 || tsr < 2)) /* values: their heads' rows */
+                                        okn &= nr_poisoned(bad.O, row) == 2 && (nr_poisoned(bad.dQ, row) == 2 || linear_q);
+                                }
+                        for (b = 0; b < NR_B; b++)
+                            for (h = 0; h < KH; h++)
+                                for (i = 0; i < NR_T; i++) { /* row i of dK and dV is read by a row that reads it */
+                                    int row = (b * KH + h) * NR_T + i, c = ref.d.causal;
+                                    int read = b == b0 && causal != 2 &&
+                                               (tsr == 0 ? (h == h0 * KH / NR_H || mix) && (!c || i <= pos) : h == kh0 || mix);
+                                    if (!read) okg &= nr_same(bad.dK, ref.dK, row) && nr_same(bad.dV, ref.dV, row);
+                                }
+                        if (!(okf && okg && okn) && fails++ < 12)
+                            printf("  %s, %s, %s in %s at %d: %s%s%s\n", ki->name,
+                                   causal == 3 ? "causal, 1 key head" : causal == 2 ? "masked key" : causal ? "causal" : "not causal",
+                                   pname[p], tname[tsr], pos,
+                                   okf ? "" : "O or dQ of a row that does not read it changed; ",
+                                   okg ? "" : "dK or dV of a row that nothing poisoned reads changed; ",
+                                   okn ? "" : "a row of O or dQ that reads the NaN is not NaN");
+                    }
+    printf("  the NaN rule: %d calls\n", runs);
+    CHECK(fails == 0 && runs > ATTN_KIND_COUNT * 30, "the NaN rule: %d of %d calls broke it", fails, runs);
 }
 
 /* A broken score row (its vector-Jacobian product misses the 1 / N), to see the checker fail. */
@@ -425,6 +468,6 @@ void test_faults(void)
     test_statuses();
     test_nan();
     test_norm_range();
-    test_hidden_positions();
+    test_nan_rule();
     test_overflowed_scores();
 }
