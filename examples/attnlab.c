@@ -148,8 +148,8 @@ static void usage(FILE *f, int full)
             "                    finished (their results are kept in F.jobs as each run ends)\n"
             "  --data-parallel   (train, lm) every batch cut into --dp-chunks C [16] chunks whose\n"
             "                    gradients are summed exactly: the same bits on any number of ranks\n"
-            "  --force           (train) go on past the estimate's limits, checked before any run\n"
-            "                    starts: half this machine's memory for the runs at once, 48 hours a run\n"
+            "  --force           go on past the estimate's limits, checked before any run starts (train,\n"
+            "                    lm, seq2seq): half this machine's memory for the runs at once, 48 hours a run\n"
             "  --snapshot-every S  (train, lm) with --csv F: every S steps (epochs) a run in progress is\n"
             "                    saved to F.run-J, from which --resume goes on (the same bits) [0: off]\n"
             "  --rank-timeout S  attnlab-mpi: a rank silent for S seconds has died [60]\n"
@@ -1121,14 +1121,75 @@ static int train_line(const void *ctx, int j, int k, char *line, size_t n)
     return 1;
 }
 
+/* The limits every command checks before its first run: the runs that go at once (at most the
+   thread count) may take half this machine's memory, run_bytes each, and a run 48 hours: fwd_secs
+   is one timed forward pass of one sequence; a training step takes three per sequence it trains on
+   (train_seqs in all), an evaluation one (eval_seqs). Past them the command is refused unless
+   --force. 1: go on. */
+int force_limits = 0;
+static double memory_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && psize > 0 ? (double)pages * psize / 2 : 8e9;
+}
+int limits_ok(const char *cmd, double run_bytes, int runs, int threads, double fwd_secs, double train_seqs,
+              double eval_seqs)
+{
+    int conc = threads > 0 ? threads : attn_get_threads();
+    double ram = memory_limit(), gb, hours;
+    char each[64];
+    conc = conc < runs ? conc : runs;
+    gb = run_bytes * conc / 1e9;
+    hours = fwd_secs * (3 * train_seqs + eval_seqs) / 3600;
+    if (gb < ram / 1e9 && hours < 48) return 1;
+    snprintf(each, sizeof each, fwd_secs > 0 ? "each about %.0f hours" : "each of them was not timed", hours);
+    fprintf(stderr, "%s: %d run(s) at once need %.1f GB, and %s; the limits are %.1f GB (half this machine's "
+            "memory) and 48 hours a run%s\n", cmd, conc, gb, each, ram / 1e9,
+            force_limits ? "; going on (--force)" : ": use a smaller model, fewer --threads or steps, or --force");
+    return force_limits;
+}
+
+/* A transformer's share of the estimate for runs on B sequences of T tokens (or dense inputs of
+   in_dim): *bytes a run (parameters, gradients and two moments, the caches, workspace and three
+   [B, T, out] logit buffers) and *secs one forward pass of one sequence, timed when the bytes are
+   within reach (else 0). 0 when the model cannot be built (attn_last_error says why). */
+int transformer_probe(const attn_transformer_config *cf, int B, int T, double *bytes, double *secs)
+{
+    attn_transformer m;
+    attn_rng r;
+    attn_float *cache, *y, *x;
+    int *tok;
+    void *work;
+    size_t wb;
+    struct timespec t0, t1;
+    attn_rng_seed(&r, 0, 0);
+    if (attn_transformer_init(&m, cf, &r) != ATTN_OK) return 0;
+    *bytes = (double)sizeof(attn_float) * (4.0 * m.p.total + (double)attn_transformer_cache_floats(&m, B, T) +
+                                           3.0 * B * T * cf->out) + (double)attn_transformer_work_bytes(&m, B, T);
+    *secs = 0;
+    if (*bytes > memory_limit()) return attn_transformer_free(&m), 1; /* refused without the time */
+    wb = attn_transformer_work_bytes(&m, 1, T);
+    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, 1, T));
+    y = (attn_float *)malloc(sizeof(attn_float) * T * cf->out);
+    x = (attn_float *)calloc((size_t)T * (cf->in_dim > 0 ? cf->in_dim : 1), sizeof(attn_float));
+    tok = (int *)calloc((size_t)T, sizeof(int));
+    work = malloc(wb);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (cache && y && x && tok && work)
+        attn_transformer_forward(&m, y, cache, cf->vocab > 0 ? tok : NULL, cf->vocab > 0 ? NULL : x, 1, T, work, wb);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    free(cache); free(y); free(x); free(tok); free(work);
+    attn_transformer_free(&m);
+    return 1;
+}
+
 /* The resources a grid asks for, estimated before any model is built: the memory of the runs that
    go at once (their parameters, gradients and momentum, from the parameter count; the caches come
    on top), and each run's time: one forward pass over one window of a probe model with N_con at
    most 128, timed, scaled by (N_con / 128)^2 (attention's cost; an over-estimate where the
    positions' weights dominate), times the window passes of the run (three per training window for
-   the backward, its evaluations and its final test). Past the limits (half of this machine's
-   memory; 48 hours a run) the command is refused unless --force. 1: go on. */
-int force_limits = 0;
+   the backward, its evaluations and its final test). 1: go on. */
 static int resources_ok(const options *o, attn_kind kind, int njobs)
 {
     options po = *o;
@@ -1136,12 +1197,8 @@ static int resources_ok(const options *o, attn_kind kind, int njobs)
     model_buf b;
     attn_rng r;
     struct timespec t0, t1;
-    double secs, windows, ram, gb, hours, scale;
-    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
-    int conc = o->threads > 0 ? o->threads : attn_get_threads(), *tok;
-    conc = conc < njobs ? conc : njobs;
-    ram = pages > 0 && psize > 0 ? (double)pages * psize / 2 : 8e9;
-    gb = 3.0 * sizeof(attn_float) * (double)model_param_count(o) * conc / 1e9;
+    double secs, scale;
+    int *tok;
     po.ncon = o->ncon < 128 ? o->ncon : 128;
     scale = (double)o->ncon / po.ncon;
     attn_rng_seed(&r, 0, 0);
@@ -1159,14 +1216,10 @@ static int resources_ok(const options *o, attn_kind kind, int njobs)
     free(tok);
     model_free(&probe);
     secs = ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) * scale * scale;
-    windows = (double)o->epochs * NBATCH * 3 + ((double)o->epochs / o->eval_every + o->eval_early / 10.0) * o->ntest * o->ng +
-              (double)o->final_test * o->ng + (double)o->rollout_series * rollout_len(o);
-    hours = secs * windows / 3600;
-    if (gb < ram / 1e9 && hours < 48) return 1;
-    fprintf(stderr, "attnlab: %d run(s) at once need %.1f GB for their parameters alone, and each about %.0f hours; the "
-            "limits are %.1f GB (half this machine's memory) and 48 hours a run%s\n", conc, gb, hours, ram / 1e9,
-            force_limits ? "; going on (--force)" : ": use a smaller model, fewer --threads or epochs, or --force");
-    return force_limits;
+    return limits_ok("attnlab", 3.0 * sizeof(attn_float) * (double)model_param_count(o), njobs, o->threads, secs,
+                     (double)o->epochs * NBATCH,
+                     ((double)o->epochs / o->eval_every + o->eval_early / 10.0) * o->ntest * o->ng +
+                         (double)o->final_test * o->ng + (double)o->rollout_series * rollout_len(o));
 }
 
 static int cmd_train(const options *o)

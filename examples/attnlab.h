@@ -72,6 +72,13 @@ extern volatile sig_atomic_t stop_requested;
    corpus, that the outputs can be written), print what would run, and exit 0 before anything is
    allocated or run. A real run builds each kind's model once before the runs start. */
 extern int dry_run;
+/* The estimate before the first run (attnlab.c): limits_ok refuses, unless --force (force_limits),
+   runs past half this machine's memory or 48 hours; transformer_probe gives a transformer's bytes
+   a run and one sequence's forward time. */
+extern int force_limits;
+int limits_ok(const char *cmd, double run_bytes, int runs, int threads, double fwd_secs, double train_seqs,
+              double eval_seqs);
+int transformer_probe(const attn_transformer_config *cf, int B, int T, double *bytes, double *secs);
 /* Set when an option parser printed the help for --help: the command then exits 0 (the parsers never
    call exit, so attnlab can run inside another program, such as its fuzz target). */
 extern int help_shown;

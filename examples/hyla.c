@@ -764,13 +764,13 @@ static int hyla_train(const hopts *o)
     htask probe;
     struct hyla_jobs jobs;
     char codes[1024], save[1024];
-    for (j = 0; j < o->nkind; j++) { /* each kind's model is built once before any run starts */
-        attn_transformer trial;
-        attn_rng r;
+    for (j = 0; j < o->nkind; j++) { /* each kind's model built, and (not a dry run) its size and speed measured */
+        double bytes, secs;
         cf = hyla_config(o, o->kind[j]);
-        attn_rng_seed(&r, 0, 0);
-        if (dry_run ? !attn_transformer_param_count(&cf) : attn_transformer_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
-        if (!dry_run) attn_transformer_free(&trial);
+        if (dry_run ? !attn_transformer_param_count(&cf) : !transformer_probe(&cf, o->batch, cf.max_T, &bytes, &secs)) { fprintf(stderr, "attnlab: the model cannot be built: %s\n", attn_last_error()); return 1; }
+        if (!dry_run && !limits_ok("attnlab", bytes, njobs, o->threads, secs, (double)o->steps * o->batch,
+                                   ((double)o->steps / o->eval_every + 2) * o->eval_tasks * 2))
+            return 1;
     }
     cf = hyla_config(o, o->kind[0]);
     if (!htask_init(&probe, o, 0)) { fprintf(stderr, "attnlab: %s\n", attn_last_error()); return 1; }

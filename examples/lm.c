@@ -660,15 +660,18 @@ int lm_main(int argc, char **argv)
     int njobs, j, nev, failed = 0, lost, rc;
     attn_transformer_config cf;
     char heat[1024], save[1024];
+    double bytes = 0, secs = 0; /* the largest variant's, for the estimate */
     if (!strcmp(argv[1], "preset") ? !lm_preset(argc, argv, &o) : !lm_parse(argc, argv, &o)) return !help_shown;
-    for (j = 0; j < o.nvar; j++) {
-        attn_transformer trial;
-        attn_rng r;
+    for (j = 0; j < o.nvar; j++) { /* each variant built, and (not a dry run) its size and speed measured */
+        double b1, s1;
+        int nb = o.batch > o.eval_windows ? o.batch : o.eval_windows;
         cf = lm_config(&o, o.variant[j]);
-        attn_rng_seed(&r, 0, 0);
-        if (dry_run ? !attn_transformer_param_count(&cf) : attn_transformer_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab lm: the model cannot be built: %s\n", attn_last_error()); return 1; }
-        if (!dry_run) attn_transformer_free(&trial);
+        if (dry_run ? !attn_transformer_param_count(&cf) : !transformer_probe(&cf, nb, o.ctx, &b1, &s1)) { fprintf(stderr, "attnlab lm: the model cannot be built: %s\n", attn_last_error()); return 1; }
+        if (!dry_run) bytes = b1 > bytes ? b1 : bytes, secs = s1 > secs ? s1 : secs;
     }
+    if (!dry_run && !limits_ok("attnlab lm", bytes, o.nvar * o.seeds, o.threads, secs, (double)o.steps * o.batch,
+                               ((double)o.steps / o.eval_every + 2) * o.eval_windows * 2 + 2.0 * LM_PROBE_NS * 64))
+        return 1;
     if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s.svg", o.heatmap, o.variant[0]);
     if (o.save) lm_save_path(&o, 0, 0, save, sizeof save);
     if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.probe_svg) || !output_ok(o.heatmap ? heat : NULL) ||

@@ -479,6 +479,31 @@ static int s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
     return ok;
 }
 
+/* The estimate before the first run (limits_ok): a run's bytes (parameters, gradients, two moments,
+   the caches, workspace and logits of its largest batch) and one pair's timed forward pass. */
+static int s2s_limits(const s2s_opts *o, attn_seq2seq *m)
+{
+    int T = o->max_len + 1, nb = o->batch > o->test ? o->batch : o->test, *src, *tin;
+    size_t wb = attn_seq2seq_work_bytes(m, 1, T, T);
+    double bytes = (double)sizeof(attn_float) * (4.0 * m->p.total + (double)attn_seq2seq_cache_floats(m, nb, T, T) +
+                                                 3.0 * nb * T * ATTN_DIGITS_VOCAB) +
+                   (double)attn_seq2seq_work_bytes(m, nb, T, T), secs;
+    attn_float *cache = (attn_float *)malloc(sizeof(attn_float) * attn_seq2seq_cache_floats(m, 1, T, T));
+    attn_float *logits = (attn_float *)malloc(sizeof(attn_float) * T * ATTN_DIGITS_VOCAB);
+    void *work = malloc(wb);
+    struct timespec t0, t1;
+    src = (int *)calloc((size_t)T, sizeof(int));
+    tin = (int *)calloc((size_t)T, sizeof(int));
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (cache && logits && work && src && tin) attn_seq2seq_forward(m, logits, cache, src, tin, 1, T, T, work, wb);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    free(cache); free(logits); free(work); free(src); free(tin);
+    return limits_ok("attnlab seq2seq", bytes, o->nkind * o->seeds, o->threads, secs, (double)o->steps * o->batch,
+                     ((double)o->steps / o->eval_every + 1) * (S2S_EVAL_EXACT * (T + 1.0) + o->batch) +
+                         (double)o->test * (1 + T * (1.0 + o->beam)));
+}
+
 /* attnlab preset seq2seq|thesis [--quick] [options]: the preset's options, then the user's. */
 static const struct {
     const char *name, *claim, *args, *quick;
@@ -517,7 +542,11 @@ int s2s_main(int argc, char **argv)
         cf = s2s_config(&o, o.kind[j]);
         attn_rng_seed(&r, 0, 0);
         if (dry_run ? !attn_seq2seq_param_count(&cf) : attn_seq2seq_init(&trial, &cf, &r) != ATTN_OK) { fprintf(stderr, "attnlab seq2seq: the model cannot be built: %s\n", attn_last_error()); return 1; }
-        if (!dry_run) attn_seq2seq_free(&trial);
+        if (!dry_run) {
+            int ok = s2s_limits(&o, &trial);
+            attn_seq2seq_free(&trial);
+            if (!ok) return 1;
+        }
     }
     if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s-enc.svg", o.heatmap, attn_kind_get(o.kind[0])->name);
     if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.save) || !output_ok(o.heatmap ? heat : NULL)) return 1;

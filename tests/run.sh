@@ -100,8 +100,25 @@ else
         refuse "an unwritable --save" ./build/attnlab seq2seq --save /nonexistent/dir/m.ckpt
         refuse "an unwritable --save (fuzzy)" ./build/attnlab train --task fuzzy --save /nonexistent/dir/m.ckpt
         refuse "100,000 threads" ./build/attnlab train --threads 100000
-        refuse "a grid estimated past 48 hours a run, before any model is built (N_con 65536)" \
+        # past_limits NAME CMD...: refused with the estimate's message, before any run
+        past_limits() {
+            name=$1
+            shift
+            if "$@" >"$tmp/log" 2>"$tmp/err"; then bad "attnlab accepted $name: $*"
+            elif grep -q "48 hours a run" "$tmp/err"; then ok
+            else bad "attnlab refused $name without the estimate: $(cat "$tmp/err")"; fi
+        }
+        past_limits "a grid estimated past 48 hours a run, before any model is built (N_con 65536)" \
             ./build/attnlab train --ncon 65536 --seeds 1 --attn softmax
+        past_limits "a language model estimated past 48 hours a run" ./build/attnlab lm --steps 100000000 --seeds 1
+        past_limits "a fuzzy-logic grid estimated past 48 hours a run" ./build/attnlab train --task fuzzy \
+            --steps 1000000000 --seeds 1
+        past_limits "an encoder-decoder estimated past 48 hours a run" ./build/attnlab seq2seq --steps 100000000 \
+            --dmodel 512
+        past_limits "runs estimated past half this machine's memory (their caches)" ./build/attnlab lm --batch 4096 \
+            --ctx 4096 --steps 1 --seeds 1
+        try "--force goes on past the estimate (stopped by SIGTERM)" sh -c "timeout -s TERM 10 ./build/attnlab lm \
+            --steps 100000000 --seeds 1 --threads 1 --force >/dev/null 2>$tmp/err; grep -q 'going on (--force)' $tmp/err"
         refuse "a Cog placement without a Cog layer (cog keeps softmax in layers 0 and L-1)" ./build/attnlab lm --variants cog \
             --layers 2
         if [ -w /dev/full ]; then
