@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/golden/<case>.bin: inputs, upstream gradient, output and every gradient of one
 attention call (or Linformer call, or attention layer), computed by PyTorch autograd in float64 from
-the definitions of SPEC §2 (an implementation independent of attn.h), and tests/golden/index.txt
+the papers' definitions (an implementation independent of attn.h), and tests/golden/index.txt
 listing the cases. tests/test_golden.c reads and compares them; the format is described below.
 Run with Debian's python3-torch: /usr/bin/python3 tests/golden_attention.py"""
 import math
@@ -77,7 +77,7 @@ F64 = torch.float64
 
 
 def visible(B, H, Tq, Tk, mask, causal, window=0, dilation=None, glob=None, block=0, layout=None):
-    """[B, H, Tq, Tk] booleans by SPEC 2.13: causal (bottom-right), key mask, the Longformer window
+    """[B, H, Tq, Tk] booleans (Longformer, BigBird): causal (bottom-right), key mask, the Longformer window
     {p + m d_h : |m| <= w} (causal: m <= 0) or a global query/key, a block layout."""
     vis = torch.zeros(B, H, Tq, Tk, dtype=torch.bool)
     for b in range(B):
@@ -108,8 +108,8 @@ def rms_norm(x, eps, gain=None):
 
 def attention2(kind, q, k, v, vis, bias, scale, lam=None, gain=None, lambda_init=0.0, w2=None):
     """O [B, H, Tq, dv] and the weights the C library reports (differential: A1 - lambda A2; the
-    head-mixing kinds: the latent code a), by SPEC 2.1-2.9a."""
-    if kind == "diff":  # SPEC 2.6: sub-heads [q1 | q2], scale defaults to 1/sqrt(dk/2)
+    head-mixing kinds: the latent code a), by the papers' formulas."""
+    if kind == "diff":  # Ye et al. 2024: sub-heads [q1 | q2], scale defaults to 1/sqrt(dk/2)
         w = q.shape[-1] // 2
         s = scale if scale != 0 else w ** -0.5
         a1 = softmax_masked(s * q[..., :w] @ k[..., :w].transpose(-1, -2) + bias, vis)
@@ -131,7 +131,7 @@ def attention2(kind, q, k, v, vis, bias, scale, lam=None, gain=None, lambda_init
             raise ValueError(kind)
         return a @ v, a
     a = softmax_masked(s, vis) if kind == "softmax_hyla" else s.masked_fill(~vis, 0)
-    if kind in ("linear_rmshead", "hyla", "hyla_linear", "linear_rmshead_relu_v", "hyla_plus"):  # RMSHead, SPEC 2.8
+    if kind in ("linear_rmshead", "hyla", "hyla_linear", "linear_rmshead_relu_v", "hyla_plus"):  # RMSHead (Schug et al. 2025)
         a = a / torch.sqrt((a * a).mean(1, keepdim=True) + 1e-6)
     if kind == "linear_rmshead":
         return a @ v, a
@@ -142,7 +142,7 @@ def attention2(kind, q, k, v, vis, bias, scale, lam=None, gain=None, lambda_init
         r = u
     else:
         r = torch.relu(u)
-    if kind == "hyla_plus":  # SPEC 2.9a: u2 = relu(sum_h a_h W2_h u1)
+    if kind == "hyla_plus":  # HYLA+ (Schug et al. 2025, App. A.1): u2 = relu(sum_h a_h W2_h u1)
         r = torch.relu(torch.einsum("bhij,hfe,bije->bijf", a, w2, r))
     return torch.einsum("bhij,bije->bhie", a, r), a  # second head sum
 
@@ -256,7 +256,7 @@ def attention_case(out_dir, name, spec):
 
 
 def linformer_case(out_dir, name, kind, B, H, T, dk, dv, kproj, n_max, scale):
-    """SPEC 2.12: K' = E[:, :T] K, V' = F[:, :T] V, then the kind over the kproj compressed keys."""
+    """Linformer (Wang et al. 2020): K' = E[:, :T] K, V' = F[:, :T] V, then the kind over the kproj compressed keys."""
     q, k, v = leaf(B, H, T, dk), leaf(B, H, T, dk), leaf(B, H, T, dv)
     E, F = leaf(kproj, n_max, std=0.4), leaf(kproj, n_max, std=0.4)
     kc, vc = E[:, :T] @ k, F[:, :T] @ v
@@ -273,7 +273,7 @@ def linformer_case(out_dir, name, kind, B, H, T, dk, dv, kproj, n_max, scale):
 
 
 def rope(x, sub):
-    """SPEC 3: pairs (x_2i, x_2i+1) of each sub-head of width sub rotated by t theta^(-2i/sub)."""
+    """RoPE (Su et al. 2021): pairs (x_2i, x_2i+1) of each sub-head of width sub rotated by t theta^(-2i/sub)."""
     B, H, T, dk = x.shape
     y = x.reshape(B, H, T, dk // sub, sub // 2, 2)
     t = torch.arange(T, dtype=F64)[:, None]
@@ -336,7 +336,7 @@ def layer_case(out_dir, name, spec):
 
 
 def scored_case(out_dir, name, kname, spec):
-    """One call of a scored or linear-time kind (SPEC 2.1-2.8) with every gradient; no weights."""
+    """One call of a scored or linear-time kind with every gradient; no weights."""
     B, H, Tq, Tk, dk, dv, causal, has_mask, has_bias, scale = spec
     d = torch.float64
     q = torch.randn(B, H, Tq, dk, dtype=d, requires_grad=True)

@@ -1,8 +1,8 @@
 /* Attention: forward against a naive reference that materialises the scores, backward against
-   finite differences, SPEC §9's single-query rows, identities, thread independence, bad input. */
+   finite differences, a hand-computed single-query row, identities, thread independence, bad input. */
 #include "test.h"
 
-/* The reference: O[B, H, Tq, dv] and A[B, H, Tq, Tk] by the definitions of SPEC §2, in double,
+/* The reference: O[B, H, Tq, dv] and A[B, H, Tq, Tk] by the papers' definitions, in double,
    one query row at a time with everything materialised. */
 static double naive_phi(double x) { return x > 0 ? x + 1 : exp(x); }
 static double naive_relu(double x) { return x > 0 ? x : 0; }
@@ -135,7 +135,7 @@ static void naive_attention(const attn_attention_desc *d, const attn_float *Q, c
 {
     int b, h, i, j, c;
     double scale = d->scale != 0 ? d->scale : 1 / sqrt((double)d->dk);
-    if (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR) { /* the quadratic forms of SPEC 2.10, 2.11 */
+    if (d->kind == ATTN_KERNEL || d->kind == ATTN_TAYLOR) { /* the quadratic forms (Katharopoulos et al. 2020; the thesis' Taylor form) */
         for (b = 0; b < d->B; b++)
             for (h = 0; h < d->H; h++)
                 for (i = 0; i < d->Tq; i++) {
@@ -322,7 +322,7 @@ static double att_forward_error(att_ctx *c)
    rounding of 1 + (-1) decides the output), and the gradient through sign() is 0 almost everywhere. */
 
 /* The kinds whose finite differences are checked in the float64 build only: float's step 1e-2 is
-   far coarser than their non-smooth scale. Cog's weights jump where a score crosses 0 (SPEC 2.3);
+   far coarser than their non-smooth scale. Cog's weights jump where a score crosses 0 (Lv et al. 2024);
    differential attention RMS-normalises a difference of two maps that can be small; RMSHead divides
    by sqrt(mean_h s^2 + 1e-6), a kink of width ~1e-3 where the scores are small, and HYLA's ReLUs
    have kinks. */
@@ -421,7 +421,7 @@ static void test_gradients(void)
                     if (opt == 2 && !has_dropout((attn_kind)k)) continue;
                     att_setup(&c, (attn_kind)k, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4], shapes[s][5], causal, opt > 0, opt > 0, &r);
                     if (opt == 2) att_dropout(&c, 0.3, 7);
-                    if (k == ATTN_COG) { /* keep every visible score at |s| >= 1e-3 (SPEC 2.3) */
+                    if (k == ATTN_COG) { /* keep every visible score at |s| >= 1e-3 (Cog's jump at 0) */
                         int tries = 0;
                         while (min_abs_score(&c.d, c.Q, c.K) < 1e-3 && tries++ < 100) { /* both: a key near 0 needs a new K */
                             t_randn(c.Q, c.nq, &r, 1);
@@ -443,7 +443,7 @@ static void test_gradients(void)
     }
 }
 
-/* SPEC §9: q = (1, 0); keys (1, 0), (0, 1), (-2, 0); scale 1. With V = I, O is the row of A. */
+/* A hand-computed row: q = (1, 0); keys (1, 0), (0, 1), (-2, 0); scale 1. With V = I, O is the row of A. */
 static void test_single_query_rows(void)
 {
     static const double want[4][3] = {{0.705385, 0.259496, 0.035119},  /* softmax */
@@ -461,7 +461,7 @@ static void test_single_query_rows(void)
         work = malloc(attn_attention_workspace(&d));
         attn_attention_forward(&d, O, st, W, Q, K, V, work, attn_attention_workspace(&d));
         for (j = 0; j < 3; j++)
-            CHECK(fabs(O[j] - want[k][j]) < 5e-7 && fabs(W[j] - want[k][j]) < 5e-7, "%s single-query row: A[%d] = %.6f (weights %.6f), SPEC says %.6f",
+            CHECK(fabs(O[j] - want[k][j]) < 5e-7 && fabs(W[j] - want[k][j]) < 5e-7, "%s single-query row: A[%d] = %.6f (weights %.6f), want %.6f",
                   attn_kind_get((attn_kind)k)->name, j, (double)O[j], (double)W[j], want[k][j]);
         free(work);
     }
@@ -646,7 +646,7 @@ static void test_bad_input(void)
 static void test_layer(void);
 static void test_layer_fused(void);
 
-/* Sliding window, dilation and global tokens (SPEC 2.13): against the naive reference, finite
+/* Sliding window, dilation and global tokens (Beltagy et al. 2020): against the naive reference, finite
    differences, and the identity "a window covering everything is plain attention". */
 /* Whether attention with desc `changed` gives the very bits of a's own descriptor (both run in a's
    buffers; a's descriptor is restored). */
@@ -718,7 +718,7 @@ static void test_patterns(void)
     }
 }
 
-/* Segment ids (documents packed in one sequence, SPEC 4.3): every kind but the linear-time ones
+/* Segment ids (documents packed in one sequence, as the Cog paper's code trains): every kind but the linear-time ones
    against the reference and finite differences, causal or not, with a key mask; a single segment
    equals no segments bit for bit. */
 static void test_segments(void)
@@ -760,7 +760,7 @@ static void test_segments(void)
     }
 }
 
-/* BigBird (SPEC 2.13): the builders' layouts, then attention through them against the reference
+/* BigBird (Zaheer et al. 2020): the builders' layouts, then attention through them against the reference
    and finite differences, and an all-ones layout equal to plain attention bit for bit. */
 static void test_bigbird(void)
 {

@@ -1,5 +1,5 @@
-/* Models: the cisformer's parameter counts (SPEC 4.1's table), its forward pass against a naive
-   per-window implementation of the SPEC formulas, its backward pass against finite differences for
+/* Models: the cisformer's parameter counts (the EA paper's table, Gros 2024), its forward pass against
+   a naive per-window implementation of the paper's formulas, its backward pass against finite differences for
    every per-position vector choice and several attention kinds, and bad input. */
 #include "test.h"
 
@@ -13,7 +13,7 @@ static void naive_ln(const double *x, double *out, int d)
     for (e = 0; e < d; e++) out[e] = (x[e] - mu) / sqrt(var + 1e-5);
 }
 
-/* y [d] of one window by SPEC 4.1, position by position, in double. */
+/* y [d] of one window by the EA paper's bilayer (Gros 2024), position by position, in double. */
 #define CN 12 /* the reference's largest ncon */
 #define CD 6  /* and d */
 static void naive_cisformer(const attn_cisformer *m, const int *tok, double *y)
@@ -103,14 +103,14 @@ static void test_cisformer_counts(void)
     for (i = 0; i < sizeof table / sizeof table[0]; i++) {
         attn_cisformer_config cf = {0};
         cf.d = table[i][0]; cf.ncon = table[i][1]; cf.kind = ATTN_SOFTMAX; cf.scale = 1;
-        CHECK(attn_cisformer_param_count(&cf) == (size_t)table[i][2], "cisformer N%d ncon %d: %lu parameters, SPEC says %d", cf.d, cf.ncon,
+        CHECK(attn_cisformer_param_count(&cf) == (size_t)table[i][2], "cisformer N%d ncon %d: %lu parameters, the EA paper says %d", cf.d, cf.ncon,
               (unsigned long)attn_cisformer_param_count(&cf), table[i][2]);
     }
     {
         attn_cisformer_config cf = {0};
         attn_cisformer m;
         cf.d = 16; cf.ncon = 128; cf.kind = ATTN_EXPRESSIVE; cf.scale = 1; cf.vec = ATTN_CIS_LN_GAINS;
-        CHECK(attn_cisformer_param_count(&cf) == 393488, "the LN-gains alternative at N16/128: %lu (SPEC 393,488)", (unsigned long)attn_cisformer_param_count(&cf));
+        CHECK(attn_cisformer_param_count(&cf) == 393488, "the LN-gains alternative at N16/128: %lu (the EA paper: 393,488)", (unsigned long)attn_cisformer_param_count(&cf));
         cf.d = 2; cf.ncon = 16;
         CHECK(attn_cisformer_param_count(&cf) == 802, "the LN-gains alternative at N2/16 is also 802");
         CHECK(attn_cisformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
@@ -157,7 +157,7 @@ static void test_cisformer_forward_backward(void)
                     naive_cisformer(&c.m, c.tok + (size_t)i * stride, y);
                     for (e = 0; e < cf.d; e++) worst = fmax(worst, fabs(y[e] - c.y[i * cf.d + e]) / (1 + fabs(y[e])));
                 }
-                CHECK(worst <= 1e3 * T_EPS, "cisformer %s vec %d stride %d: forward differs from the naive SPEC 4.1 by %.3g",
+                CHECK(worst <= 1e3 * T_EPS, "cisformer %s vec %d stride %d: forward differs from the naive bilayer by %.3g",
                       attn_kind_get(cf.kind)->name, v, stride, worst);
                 if (T_DOUBLE || (k != 2 && v == 0)) { /* Cog's weights jump at s = 0: float64 only, as in the attention tests */
                     t_var tv[1];
@@ -1000,7 +1000,7 @@ static void test_gradcheck_params(void)
     attn_transformer_free(&g.c.m);
 }
 
-/* SPEC 4.2 / 9: the HYLA paper's presets (dense inputs, T5 biases, GELU, LayerNorm, biases), their
+/* The HYLA paper's presets (Schug et al. 2025, Table A1 and its code) (dense inputs, T5 biases, GELU, LayerNorm, biases), their
    parameter counts; and flax's LeCun-normal initialisation (truncated, variance 1 / fan_in). */
 static void test_transformer_hyla_presets(void)
 {
@@ -1013,12 +1013,12 @@ static void test_transformer_hyla_presets(void)
     cf.in_dim = 5; cf.d = 128; cf.layers = 2; cf.heads = 8; cf.dk = cf.dv = 2; cf.mlp = 256; cf.max_T = 32; cf.out = 1; cf.readout = 1;
     cf.eps = (attn_float)1e-6; cf.act = ATTN_ACT_GELU_TANH; cf.bias = 1; cf.t5 = 1; cf.dropout = (attn_float)0.1; cf.init = ATTN_INIT_LECUN;
     for (l = 0; l < ATTN_MAX_LAYERS; l++) cf.kinds[l] = ATTN_HYLA;
-    CHECK(attn_transformer_param_count(&cf) == 151265, "the fuzzy preset at T = 32: %lu parameters, SPEC says 151,265",
+    CHECK(attn_transformer_param_count(&cf) == 151265, "the fuzzy preset at T = 32: %lu parameters, the HYLA code gives 151,265",
           (unsigned long)attn_transformer_param_count(&cf));
     cf.in_dim = 8; cf.heads = 16; cf.dk = cf.dv = 4; cf.max_T = 36; cf.out = 8; cf.readout = 4;
     for (i = 0; i < 3; i++) {
         cf.layers = sraven[i][0];
-        CHECK(attn_transformer_param_count(&cf) == (size_t)sraven[i][1], "SRAVEN width 1, %d layers: %lu parameters, SPEC says %d", cf.layers,
+        CHECK(attn_transformer_param_count(&cf) == (size_t)sraven[i][1], "SRAVEN width 1, %d layers: %lu parameters, the HYLA code gives %d", cf.layers,
               (unsigned long)attn_transformer_param_count(&cf), sraven[i][1]);
     }
     attn_rng_seed(&r, 15, 0);
@@ -1755,7 +1755,7 @@ static void test_collapse_probe(void)
     attn_transformer_free(&m);
 }
 
-/* SPEC 2.14 / 7.4's identities: the band dimension 100 at n 16, w 3; |A - 0| = n for a
+/* The thesis' identities (Conti 2024, Sec. 3): the band dimension 100 at n 16, w 3; |A - 0| = n for a
    row-stochastic A; |A - I| = 2 (n - tr A); candidates with unit row sums; Sigma 3's rows are unit
    vectors; the band projection; Min_distance <= the mean, and Sigma 1's equals |A - I| without errors. */
 static void test_band_analysis(void)
@@ -1765,7 +1765,7 @@ static void test_band_analysis(void)
     attn_rng r;
     int i, j, f, bad = 0;
     attn_rng_seed(&r, 19, 0);
-    CHECK(attn_band_dimension(16, 3) == 100, "band dimension at n 16, w 3: %ld (SPEC: 100)", attn_band_dimension(16, 3));
+    CHECK(attn_band_dimension(16, 3) == 100, "band dimension at n 16, w 3: %ld (the thesis: 100)", attn_band_dimension(16, 3));
     for (i = 0; i < 16; i++) {
         double sum = 0;
         for (j = 0; j < 16; j++) sum += A[i * 16 + j] = (attn_float)exp(2 * attn_rng_normal(&r, 0, 1));

@@ -1,5 +1,5 @@
 /* Every op's backward pass against central finite differences (t_gradcheck), on small odd shapes,
-   plus forward values with known answers (T5 buckets of SPEC §9, softmax rows, sinusoids). */
+   plus forward values with known answers (T5's relative-position buckets, Raffel et al. 2020, softmax rows, sinusoids). */
 #include "test.h"
 
 typedef struct {
@@ -244,7 +244,7 @@ static void test_gradients(void)
 
 static void test_values(void)
 {
-    /* T5 buckets, SPEC §9 */
+    /* T5's buckets (Raffel et al. 2020), as the HYLA code uses them */
     static const int b32[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 27, 28, 28, 29, 30, 31, 31, 31};
     static const int b36[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 32, 33, 34, 35, 35, 35};
     attn_float pe[4 * 6], x[6] = {1, 2, 3, 0, 0, 0}, y[6], cs[3], sn[3], rx[6], lsm[3], p3[3];
@@ -254,7 +254,7 @@ static void test_values(void)
         bad32 += n < 34 && attn_t5_bucket(n, 0, 32) != b32[n];
         bad36 += n < 38 && attn_t5_bucket(n, 0, 36) != b36[n];
     }
-    CHECK(bad16 == 0 && bad32 == 0 && bad36 == 0, "T5 buckets against SPEC §9: %d (nb 16), %d (nb 32), %d (nb 36) wrong", bad16, bad32, bad36);
+    CHECK(bad16 == 0 && bad32 == 0 && bad36 == 0, "T5 buckets against the hand-computed table: %d (nb 16), %d (nb 32), %d (nb 36) wrong", bad16, bad32, bad36);
     CHECK(attn_t5_bucket(0, 5, 32) == 0, "a key after the query falls in bucket 0 (unidirectional)");
 
     attn_pos_sinusoidal(pe, 4, 6);

@@ -1,4 +1,5 @@
-/* Optimizers against steps written out by hand; schedules against their formulas (SPEC §5). */
+/* Optimizers against steps written out by hand; schedules against their formulas (optax's, as the
+   HYLA code uses them; the EA paper's SGD with momentum). */
 #include "test.h"
 
 #define CLOSE(a, b) (fabs((double)(a) - (double)(b)) <= 1e-6 * (1 + fabs((double)(b))))
@@ -22,7 +23,7 @@ static void test_sgd(void)
 
 static void test_adamw(void)
 {
-    /* W is 2-D (decayed), b is 1-D (not decayed): the optax mask of SPEC §5 */
+    /* W is 2-D (decayed), b is 1-D (not decayed): optax's mask in the HYLA code */
     attn_param_desc d[2] = {{"W", 2, {1, 1}, -1, ATTN_PARAM_ZERO, 0}, {"b", 1, {1}, -1, ATTN_PARAM_ZERO, 0}};
     attn_params p;
     attn_float m[64] = {0}, v[64] = {0};
@@ -151,7 +152,7 @@ static void test_schedules(void)
     CHECK(attn_schedule_lr(&s, 2499) == 0.02 && attn_schedule_lr(&s, 2500) == 0.005 && attn_schedule_lr(&s, 9999) == 0.005, "step drop");
     attn_schedule_step(&s, 1, 10, 0.5, 100);
     CHECK(CLOSE(attn_schedule_lr(&s, 35), 0.125), "step halving every 10");
-    /* HYLA: warmup_cosine_decay_schedule(0, lr, W, S - W, 0.1 lr), SPEC §5's closed form */
+    /* HYLA: warmup_cosine_decay_schedule(0, lr, W, S - W, 0.1 lr), optax's closed form */
     attn_schedule_warmup_cosine(&s, 0, lr, W, S - W, 0.1 * lr);
     for (t = 0; t <= S + 5; t++) {
         double want = t < W ? lr * t / W : t < S - W ? 0.1 * lr + 0.9 * lr * 0.5 * (1 + cos(3.141592653589793 * (t - W) / (S - 2 * W))) : 0.1 * lr;
@@ -160,7 +161,7 @@ static void test_schedules(void)
             printf("  t = %ld: %.9g, expected %.9g\n", t, attn_schedule_lr(&s, t), want);
         }
     }
-    CHECK(bad == 0, "warmup-cosine differs from SPEC §5 at %ld steps", bad);
+    CHECK(bad == 0, "warmup-cosine differs from its closed form at %ld steps", bad);
     CHECK(CLOSE(attn_schedule_lr(&s, 50), 0.55 * lr), "warmup-cosine halfway: %g", attn_schedule_lr(&s, 50));
     /* optax with init > 0 and no warmup */
     attn_schedule_warmup_cosine(&s, 0.5, 2, 0, 8, 0);

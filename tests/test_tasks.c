@@ -1,9 +1,10 @@
-/* Task generators against the exact test vectors of SPEC §6.1: the NT-family cycle censuses and
-   example series, the mixture's rule draws, bad input; the fuzzy-logic splits of SPEC §6.2 / §9 and
-   its functions; SRAVEN's latents, rules and layout (SPEC §6.3) and Table A2's ambiguity rates. */
+/* Task generators against exact test vectors: the NT-family cycle censuses and example series of the
+   EA paper (Gros 2024), the mixture's rule draws, bad input; the fuzzy-logic splits and functions of
+   the HYLA paper (Schug et al. 2025, Sec. 3); SRAVEN's latents, rules and layout (its Sec. 4 and
+   App. B.3) and Table A2's ambiguity rates. */
 #include "test.h"
 
-/* One census row of SPEC §6.1: task, N, tau, then "multiplicity x length" terms, longest first. */
+/* One census row of the EA paper's tasks: task, N, tau, then "multiplicity x length" terms, longest first. */
 typedef struct {
     attn_nt_task task;
     int N, tau;
@@ -47,7 +48,7 @@ static void test_nt_census(void)
         attn_status st = attn_nt_census_compute(&c, cc->task, cc->N, cc->tau);
         census_string(&c, got, sizeof got);
         CHECK(st == ATTN_OK && !strcmp(got, cc->census) && c.transient == cc->transient && c.cycle_states + c.transient == c.states,
-              "census %s N%dT%d: got \"%s\" + %ld transient, SPEC has \"%s\" + %ld", attn_nt_name(cc->task), cc->N, cc->tau, got,
+              "census %s N%dT%d: got \"%s\" + %ld transient, want \"%s\" + %ld", attn_nt_name(cc->task), cc->N, cc->tau, got,
               c.transient, cc->census, cc->transient);
     }
     { /* the paper's mean cycle lengths: 47.6 (N16T2) and 23.8 (N16T2-S), unweighted over cycles */
@@ -55,7 +56,7 @@ static void test_nt_census(void)
         attn_nt_census_compute(&a, ATTN_NT, 16, 2);
         attn_nt_census_compute(&b, ATTN_NT_S, 16, 2);
         CHECK(a.cycles == 86 && fabs((double)a.cycle_states / a.cycles - 47.63) < 0.005 && b.cycles == 172 &&
-              fabs((double)b.cycle_states / b.cycles - 23.81) < 0.005, "mean cycle lengths %.2f / %.2f (SPEC 47.63 / 23.81)",
+              fabs((double)b.cycle_states / b.cycles - 23.81) < 0.005, "mean cycle lengths %.2f / %.2f (want 47.63 / 23.81)",
               (double)a.cycle_states / a.cycles, (double)b.cycle_states / b.cycles);
     }
 }
@@ -145,7 +146,7 @@ static void test_nt_mixture_and_input(void)
           !strcmp(attn_nt_name(ATTN_NT_S), "nts"), "task names");
 }
 
-/* SPEC 6.2 / 9: L 4, K 2, unseen-term fraction 0.25: 16 terms, 66 + 6 combinations; held out
+/* The HYLA paper's fuzzy logic: L 4, K 2, unseen-term fraction 0.25: 16 terms, 66 + 6 combinations; held out
    19 / 33 / 46 of them at 0.3 / 0.5 / 0.7; the unseen terms are 12-15 (x1, x2 un-negated). */
 static void test_fuzzy(void)
 {
@@ -159,7 +160,7 @@ static void test_fuzzy(void)
         CHECK(attn_fuzzy_init(&f, 4, 2, 32, frac[i], 0.25, 7) == ATTN_OK, "fuzzy init: %s", attn_last_error());
         CHECK(f.nterms == 16 && f.num_ood == 4 && f.count[ATTN_FUZZY_HELDOUT] == held[i] && f.count[ATTN_FUZZY_TRAIN] == 66 - held[i] &&
                   f.count[ATTN_FUZZY_UNSEEN] == 6,
-              "fuzzy split at %.1f: held out %d, train %d, unseen %d (SPEC: %d, %d, 6)", frac[i], f.count[ATTN_FUZZY_HELDOUT], f.count[ATTN_FUZZY_TRAIN],
+              "fuzzy split at %.1f: held out %d, train %d, unseen %d (want %d, %d, 6)", frac[i], f.count[ATTN_FUZZY_HELDOUT], f.count[ATTN_FUZZY_TRAIN],
               f.count[ATTN_FUZZY_UNSEEN], held[i], 66 - held[i]);
         for (k = 0; k < 2; k++) /* train and held out: every pair of the 12 seen terms once */
             for (j = 0; j < f.count[k]; j++) {
@@ -214,7 +215,7 @@ static void test_fuzzy(void)
     CHECK(attn_fuzzy_init(&f, 0, 2, 32, 0.5, 0, 1) == ATTN_ERR_ARG, "L = 0 refused");
 }
 
-/* SPEC 6.3 / 9: 330 latents, 82 held out; every grid follows its rules; 36 tokens of width 8 with
+/* The HYLA paper's SRAVEN: 330 latents, 82 held out; every grid follows its rules; 36 tokens of width 8 with
    the queries at 32..35; the ambiguity checker on a constructed case and over F (Table A2). */
 static void test_sraven(void)
 {
@@ -224,7 +225,7 @@ static void test_sraven(void)
     attn_float *x;
     int targets[16 * 4], lat[16];
     CHECK(attn_sraven_init(&s, 4, 8, 0.25, 0, 3) == ATTN_OK, "sraven init: %s", attn_last_error());
-    CHECK(s.nlatent == 330 && s.nood == 82, "sraven: %d latents, %d held out (SPEC: 330, 82)", s.nlatent, s.nood);
+    CHECK(s.nlatent == 330 && s.nood == 82, "sraven: %d latents, %d held out (want 330, 82)", s.nlatent, s.nood);
     for (i = 0; i < s.nlatent; i++) {
         for (k = 0; k < 4; k++) { bad += s.latent[i * 4 + k] >= 8 || (k && s.latent[i * 4 + k] < s.latent[i * 4 + k - 1]); rules[s.latent[i * 4 + k]]++; }
         for (k = 0; k < i; k++) dup += !memcmp(s.latent + i * 4, s.latent + k * 4, 4);
