@@ -54,16 +54,20 @@ endif
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode \
            $(BUILD)/bench_fused
 
-.PHONY: ab all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
+.PHONY: help ab all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
 
-all: $(PROGRAMS) $(FLAVOURS)
+all: $(PROGRAMS) $(FLAVOURS) ## build every program and test flavour into build/
+
+help: ## this list
+	@echo "make [TARGET]: attn.h's targets (the default builds every program)"
+	@sed -n 's/^\([a-z][a-z0-9-]*\):.*## \(.*\)/  \1\t\2/p; s/^## \([a-z][a-z0-9-]*\): \(.*\)/  \1\t\2/p' Makefile | expand -t 16
 
 $(BUILD):
 	mkdir -p $(BUILD)
 
 # The main job: the expressive-attention paper's central comparison, EA against softmax on N16T2
 # with a 32-token context (Gros 2024; E1), 8 seeds each, in about a minute on two cores.
-run: $(BUILD)/attnlab
+run: $(BUILD)/attnlab ## EA against softmax on the EA paper's N16T2 task, 8 seeds each: a table, results/run.csv and .svg
 	mkdir -p results
 	@echo "The paper's claim (Gros 2024, arXiv:2407.18601, Fig. 2): on N16T2 with a 32-token context both"
 	@echo "kinds rise to a plateau near 0.55; softmax stays there, EA escapes to 100%."
@@ -88,7 +92,7 @@ $(BUILD)/attnlab: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2
 $(BUILD)/attnlab-mpi: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c examples/attnlab.h attn.h | $(BUILD)
 	OMPI_CC=$(CC) mpicc $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) -DATTNLAB_MPI -pthread examples/attnlab.c examples/hyla.c \
 	    examples/lm.c examples/seq2seq.c examples/jobs.c -o $@ $(LIBS)
-attnlab-mpi:
+attnlab-mpi: ## attnlab over MPI ranks (mpicc)
 	@if ! command -v mpicc >/dev/null; then echo "skip: attnlab-mpi needs mpicc (openmpi-bin, libopenmpi-dev)"; \
 	else $(MAKE) --no-print-directory $(BUILD)/attnlab-mpi; fi
 
@@ -96,12 +100,12 @@ $(BUILD)/bench_mpi: bench/bench_mpi.c bench/bench.h | $(BUILD)
 	OMPI_CC=$(CC) mpicc $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
 # The scaling figures of docs/scaling.md: the all-reduce of each model's gradient block on 1 and 2
 # ranks, then grid throughput and data-parallel step time on 1 and 2 ranks (bench/scaling.sh).
-bench-mpi: $(BUILD)/attnlab
+bench-mpi: $(BUILD)/attnlab ## the MPI grid benchmark
 	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then \
 	    echo "skip: bench-mpi needs mpicc and mpirun (openmpi-bin, libopenmpi-dev)"; \
 	else $(MAKE) --no-print-directory $(BUILD)/attnlab-mpi $(BUILD)/bench_mpi && sh bench/scaling.sh $(BUILD); fi
 
-test-mpi: $(BUILD)/attnlab
+test-mpi: $(BUILD)/attnlab ## attnlab-mpi: grids and bitwise data parallelism over ranks
 	@if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then \
 	    echo "skip: test-mpi needs mpicc and mpirun (openmpi-bin, libopenmpi-dev)"; \
 	else $(MAKE) --no-print-directory $(BUILD)/attnlab-mpi && sh tests/mpi.sh; fi
@@ -127,6 +131,7 @@ B ?= attn.h
 PRESET ?= fuzzy
 KIND ?= softmax
 STEPS ?= 40
+## ab: a speed A/B of two headers: make ab A=old/attn.h [B=attn.h] [PRESET=...]
 ab: bench/ab_step.c bench/ab_side.c bench/train_step.h bench/bench.h | $(BUILD)
 	@if [ -z "$(A)" ] || [ ! -f "$(A)" ]; then echo "make ab needs A=path/to/attn.h (the build to compare against)"; exit 1; fi
 	for s in a:$(A) b:$(B) c:$(B) d:$(A); do \
@@ -160,13 +165,14 @@ $(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)
 
 # The whole suite: compile matrix (C99, C11, C++11; gcc and clang; -Werror; two translation units;
 # ATTN_STATIC; options), the quickstart example, then every flavour. Ends with "N passed, N failed".
+## test: the whole suite: every flavour, the examples, the driver, the packaging
 test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab
 	@CC="$(CC)" ARCH="$(ARCH)" sh tests/run.sh $(FLAVOURS)
 
-test-sanitize: $(BUILD)/test_sanitize
+test-sanitize: $(BUILD)/test_sanitize ## the suite under ASan and UBSan
 	@sh tests/run.sh --no-compile $(BUILD)/test_sanitize
 
-test-valgrind: $(BUILD)/test_scalar
+test-valgrind: $(BUILD)/test_scalar ## the scalar suite under valgrind
 	@sh tests/run.sh --no-compile "valgrind --error-exitcode=1 --leak-check=full -q $(BUILD)/test_scalar"
 
 # WebAssembly: emcc -O2 -msimd128, run under node (Debian's emscripten 3.1.6 needs NODE_PATH for
@@ -182,7 +188,7 @@ $(BUILD)/test_wasm.js: $(TEST_DEP) | $(BUILD)
 $(BUILD)/test_wasm_relaxed.js: $(TEST_DEP) tools/wasm_relaxed.mjs | $(BUILD)
 	NODE_PATH=/usr/share/nodejs emcc -O2 $(RELAXED) $(WASM_TEST_FLAGS) $(TEST_SRC) -o $@
 	node tools/wasm_relaxed.mjs $@
-test-wasm: $(BUILD)/test_wasm.js $(BUILD)/test_wasm_relaxed.js
+test-wasm: $(BUILD)/test_wasm.js $(BUILD)/test_wasm_relaxed.js ## the suite in WebAssembly (emcc, node)
 	@sh tests/run.sh --no-compile "node $(BUILD)/test_wasm.js"
 	@if node $(NODE_RELAXED) tools/wasm_relaxed.mjs --probe; then \
 	    sh tests/run.sh --no-compile "node $(NODE_RELAXED) $(BUILD)/test_wasm_relaxed.js"; \
@@ -195,7 +201,7 @@ WEB_FILES = $(BUILD)/web/index.html $(BUILD)/web/worker.js $(BUILD)/web/sample.t
 DEMO_FLAGS = $(WARN) -sMODULARIZE=1 -sEXPORT_NAME=createDemo -sALLOW_MEMORY_GROWTH=1 \
     -sENVIRONMENT=web,worker,node -sEXPORTED_FUNCTIONS=_malloc,_free \
     -sEXPORTED_RUNTIME_METHODS=cwrap,UTF8ToString,HEAPU8
-web: $(BUILD)/web/demo.js $(BUILD)/web/demo_relaxed.js $(WEB_FILES)
+web: $(BUILD)/web/demo.js $(BUILD)/web/demo_relaxed.js $(WEB_FILES) ## the browser demo into build/web
 $(BUILD)/web/demo.js: attn.h examples/web/demo.c
 	mkdir -p $(BUILD)/web
 	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(DEMO_FLAGS) examples/web/demo.c -o $@
@@ -210,7 +216,7 @@ $(BUILD)/web/sample.txt: examples/data/sample.txt | $(BUILD)/web/demo.js
 # make test-web: the module under node (the same numbers as the native build of demo.c), then the
 # page in Debian's Chromium, headless, driven by playwright-core (npm, in tests/web/), served on
 # 127.0.0.1; skipped with a message when emcc, chromium or playwright-core is missing.
-test-web:
+test-web: ## the browser demo in headless Chromium (playwright-core)
 	@if ! command -v emcc >/dev/null; then echo "skip: test-web needs emcc (emscripten)"; \
 	elif ! command -v chromium >/dev/null; then echo "skip: test-web needs chromium"; \
 	elif [ ! -d tests/web/node_modules/playwright-core ]; then \
@@ -232,7 +238,7 @@ $(BUILD)/web/bench_wasm_relaxed.js: bench/bench_wasm.c bench/bench.h examples/we
 	node tools/wasm_relaxed.mjs $@
 $(BUILD)/web/bench.html: bench/web/bench.html | $(BUILD)/web/bench_wasm.js
 	cp $< $@
-bench-web:
+bench-web: ## the WebAssembly benchmark in Chromium
 	@if ! command -v emcc >/dev/null || ! command -v chromium >/dev/null || [ ! -d bench/web/node_modules ]; then \
 	    echo "skip: bench-web needs emcc, chromium and bench/web/node_modules (cd bench/web && npm install)"; \
 	else $(MAKE) --no-print-directory $(BUILD)/bench_wasm $(BUILD)/web/bench_wasm.js \
@@ -243,7 +249,7 @@ bench-web:
 # run under wine (wine64).
 $(BUILD)/test_mingw.exe: $(TEST_DEP) | $(BUILD)
 	x86_64-w64-mingw32-gcc -O2 -mavx2 -mfma $(WARN) $(TEST_SRC) -o $@ -lm
-test-mingw:
+test-mingw: ## the suite built by mingw-w64, run under wine
 	@if ! command -v x86_64-w64-mingw32-gcc >/dev/null || ! command -v wine >/dev/null; then \
 	    echo "skip: test-mingw needs x86_64-w64-mingw32-gcc (gcc-mingw-w64-x86-64) and wine"; \
 	else $(MAKE) --no-print-directory $(BUILD)/test_mingw.exe && \
@@ -252,7 +258,7 @@ test-mingw:
 # AArch64 (NEON kernels), cross-compiled and run under qemu-user (gcc-aarch64-linux-gnu, qemu-user).
 $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)
 	aarch64-linux-gnu-gcc -O2 -static $(WARN) $(TEST_SRC) -o $@ -lm
-test-neon: $(BUILD)/test_neon
+test-neon: $(BUILD)/test_neon ## the NEON kernels, cross-built for AArch64, run under qemu
 	@sh tests/run.sh --no-compile "qemu-aarch64 $(BUILD)/test_neon"
 
 # Fuzzing (clang's libFuzzer with AddressSanitizer and UBSan): the in-memory checkpoint reader, the
@@ -273,7 +279,7 @@ $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/fuzz/fuzz_loaders $(BUILD)/fuzz/fuzz_kind
 $(BUILD)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c tests/fuzz/fuzz.h $(ATTNLAB_SRC) examples/attnlab.h attn.h
 	mkdir -p $(BUILD)/fuzz
 	clang $(FUZZ_CFLAGS) -Dmain=attnlab_main tests/fuzz/fuzz_options.c $(ATTNLAB_SRC) -o $@ -lm
-fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%) ## the fuzz targets for FUZZ_SECONDS each (clang, libFuzzer)
 	@for t in $(FUZZ_TARGETS); do \
 	    rm -rf $(BUILD)/fuzz/corpus-$$t && cp -r tests/fuzz/corpus/$$t $(BUILD)/fuzz/corpus-$$t; \
 	    echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
@@ -284,6 +290,7 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 	    grep -E '^#[0-9]+.*(DONE|cov)' $(BUILD)/fuzz/$$t.log | tail -1; grep -E 'stat::number_of_executed_units' $(BUILD)/fuzz/$$t.log; \
 	done
 
+## bench: the benchmarks (GEMM, attention, models, decoding)
 bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_gemm --csv $(BUILD)/bench_gemm.csv
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_attention
@@ -291,10 +298,10 @@ bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(B
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_transformer
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_decode
 
-clean:
+clean: ## remove build/
 	rm -rf $(BUILD)
 
-install:
+install: ## the header, attn.pc and the CMake package under PREFIX
 	mkdir -p $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig $(DESTDIR)$(PREFIX)/share/cmake/attn
 	cp attn.h $(DESTDIR)$(PREFIX)/include/attn.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' cmake/attn.pc.in >$(DESTDIR)$(PREFIX)/share/pkgconfig/attn.pc
@@ -302,6 +309,6 @@ install:
 	sed -e 's|@ATTN_VERSION@|$(VERSION)|' -e 's|@ATTN_VERSION_MAJOR@|$(VMAJOR)|' -e 's|@ATTN_VERSION_MINOR@|$(VMINOR)|' \
 	    cmake/attnConfigVersion.cmake.in >$(DESTDIR)$(PREFIX)/share/cmake/attn/attnConfigVersion.cmake
 
-uninstall:
+uninstall: ## remove what install put there
 	rm -f $(DESTDIR)$(PREFIX)/include/attn.h $(DESTDIR)$(PREFIX)/share/pkgconfig/attn.pc
 	rm -rf $(DESTDIR)$(PREFIX)/share/cmake/attn

@@ -8,6 +8,8 @@
    Usage: tiny_lm [--text F] [--seconds S] [--steps N] [--save F] [--prompt TEXT] [--seed S] */
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +131,14 @@ static double mean_loss(const weights *w, const int *tok, const int *next, void 
     return loss;
 }
 
+/* Whether v is a number in [lo, hi] (a whole one if whole), into *out. */
+static int number(const char *v, double lo, double hi, int whole, double *out)
+{
+    char *end;
+    *out = strtod(v, &end);
+    return end != v && !*end && *out >= lo && *out <= hi && (!whole || *out == floor(*out));
+}
+
 int main(int argc, char **argv)
 {
     const char *text_path = "examples/data/sample.txt", *save = NULL, *prompt = "The ";
@@ -148,12 +158,19 @@ int main(int argc, char **argv)
     double first = 0, loss = 0, t0 = (double)clock() / CLOCKS_PER_SEC;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double x = 0;
+        int num = v && (!strcmp(a, "--seconds") || !strcmp(a, "--steps") || !strcmp(a, "--seed"));
+        if (num && !number(v, !strcmp(a, "--seconds") ? 0 : 1, !strcmp(a, "--seconds") ? 1e7 : 2e9,
+                           strcmp(a, "--seconds") != 0, &x)) {
+            fprintf(stderr, "tiny_lm: bad value '%s' for %s (see tiny_lm --help)\n", v, a);
+            return 1;
+        }
         if (v && !strcmp(a, "--text")) text_path = v;
-        else if (v && !strcmp(a, "--seconds")) seconds = atof(v);
-        else if (v && !strcmp(a, "--steps")) steps = atol(v);
+        else if (num && !strcmp(a, "--seconds")) seconds = x;
+        else if (num && !strcmp(a, "--steps")) steps = (long)x;
         else if (v && !strcmp(a, "--save")) save = v;
         else if (v && !strcmp(a, "--prompt")) prompt = v;
-        else if (v && !strcmp(a, "--seed")) seed = atoi(v);
+        else if (num) seed = (int)x;
         else if (!strcmp(a, "--gradcheck")) { gradcheck = 1; continue; }
         else {
             printf(
@@ -254,7 +271,7 @@ int main(int argc, char **argv)
         for (i = 0; i < 200 && n > 0; i++) {
             forward(&w, ctx, 1, n, work, wb);
             c = attn_sample(logits + (size_t)(n - 1) * V, V, 0.8, 0, 0.95, &r);
-            putchar(c);
+            putchar(isprint(c) || c == '\n' ? c : '?'); /* an untrained model draws any byte */
             if (n == T) memmove(ctx, ctx + 1, sizeof(int) * (T - 1)), n--;
             ctx[n++] = c;
         }

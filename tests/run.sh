@@ -67,7 +67,12 @@ else
         "${MAKE:-make} -s build/bench_gemm >/dev/null && ./build/bench_gemm --help | grep -q libxsmm"
     if [ -x ./build/tiny_lm ]; then
         try "tiny_lm trains a little and prints a sample" sh -c "./build/tiny_lm --steps 40 >/dev/null"
+        try "tiny_lm refuses --steps abc and --seconds -1 with a message" sh -c "! ./build/tiny_lm --steps abc \
+            2>$tmp/err && grep -q 'bad value' $tmp/err && ! ./build/tiny_lm --seconds -1 2>/dev/null"
     fi
+    try "make help lists every target" sh -c 'for t in $(sed -n "s/^\.PHONY: //p" Makefile); do \
+        ${MAKE:-make} -s help | grep -q "^  $t " || { echo "make help lacks $t"; exit 1; }; done'
+
     try "tiny_lm's backward pass against central differences (float64)" sh -c \
         "$CC -O2 -DATTN_DOUBLE examples/tiny_lm.c -o $tmp/tiny_d -lm && $tmp/tiny_d --gradcheck --steps 2 >/dev/null"
     try "custom kind example: gradient check passes and the loss falls" ./build/custom_kind
