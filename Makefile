@@ -54,7 +54,7 @@ endif
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode \
            $(BUILD)/bench_fused
 
-.PHONY: help ab all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
+.PHONY: help api-doc ab all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS) ## build every program and test flavour into build/
 
@@ -64,6 +64,10 @@ help: ## this list
 
 $(BUILD):
 	mkdir -p $(BUILD)
+
+# docs/api.md's reference half, from attn.h's declarations (make test checks it is current)
+api-doc: tools/api_doc.c attn.h | $(BUILD) ## regenerate docs/api.md's reference from attn.h
+	$(CC) -O2 $(WARN) tools/api_doc.c -o $(BUILD)/api_doc && $(BUILD)/api_doc attn.h docs/api.md
 
 # The main job: the expressive-attention paper's central comparison, EA against softmax on N16T2
 # with a 32-token context (Gros 2024; E1), 8 seeds each, in about a minute on two cores.

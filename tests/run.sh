@@ -70,6 +70,8 @@ else
         try "tiny_lm refuses --steps abc and --seconds -1 with a message" sh -c "! ./build/tiny_lm --steps abc \
             2>$tmp/err && grep -q 'bad value' $tmp/err && ! ./build/tiny_lm --seconds -1 2>/dev/null"
     fi
+    try "docs/api.md documents every public function as attn.h declares it (tools/api_doc.c --check)" sh -c \
+        "$CC -O2 -Wall -Wextra -Werror tools/api_doc.c -o $tmp/api_doc && $tmp/api_doc --check attn.h docs/api.md"
     try "make help lists every target" sh -c 'for t in $(sed -n "s/^\.PHONY: //p" Makefile); do \
         ${MAKE:-make} -s help | grep -q "^  $t " || { echo "make help lacks $t"; exit 1; }; done'
 
