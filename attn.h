@@ -1035,7 +1035,7 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
    With readout R < T (and no RoPE, BigBird or Linformer), the last layer computes only what the
    head reads: the last R positions' queries over all T keys, and its MLP over those R rows. y and
    every gradient are those of the full computation (dropout masks and T5 buckets follow the
-   query's position); the HYLA presets' steps take 1.2-1.8x less time. */
+   query's position). */
 #define ATTN_MAX_LAYERS 64
 #define ATTN__TF_MAX_SLOTS 24 /* private: parameter tensors per layer, at most */
 typedef enum attn_pos_kind {
@@ -2818,30 +2818,21 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    kc groups of NR values; edges are padded with zeros so the micro-kernel always runs full tiles.
    The micro-kernel keeps the MR x NR tile in MR * NV vector registers (NR = NV * ATTN__VW), or
    MR_S x ATTN__VW ("narrow") when N <= ATTN__VW, the head-dimension-16 case of attention.
-   Packing A is a transpose that costs about as much as the FLOPs it feeds when N is small, and
-   measured on AVX-512 it never pays off for a row-major A (transA = 0): the "_s" kernels read A in
-   place, MR_S rows at a time (one sequential stream per row). A transposed A is read in place while
-   K <= 128, N <= ATTN__VW or M <= 256 (at any N), and up to N = 8 wide panels when A is within
-   2 MiB (K lda floats) or its rows are a page or more apart ("far"). The walk down A's columns
-   lands on another row of A every depth step, where the hardware prefetchers find no stream; on
-   far rows the "_t" kernels ask for the line to the right of each one they read (see
-   attn__micro_narrow_t), and with that, in place beats packing. One thread, medians of 5
-   alternating, packed / in place, GFLOP/s: 2048 x 64 x 2048 TN 82 / 104, TT 82 / 108, 2048 x 128 x
-   2048 94 / 108, 1024 x 128 x 1024 96 / 113, 2048 x 256 x 2048 97 / 108, 1024 x 256 x 1024 100 / 105
-   (without the request, in place had lost: 2048 x 64 x 2048 61-71 / 86, 2048 x 256 x 2048 94 / 103).
-   Rows closer than a page, at M <= 256: 128 x 344 x 2048 TN 97.0 / 95.6, 128 x 1024 x 2048 102.2 /
-   93.7, 256 x 1024 x 1024 107.7 / 102.6; beyond, packed: 512 x 128 x 4096 83 / 93. Past 8 panels
-   (1024^3, 2048^3) in place with the request was level with packing, within this machine's noise.
-   (Shallow products, whose C traffic weighs most, are faster in 8-row tiles: 1024 x 1024 x 16 TN
-   79 -> 88 GFLOP/s, 512 x 512 x 64 103 -> 109; at K = 2048 in place is 1-3% slower.) The tile grid
-   is fixed by M, N and the shapes, never by the number of threads, so every element is computed the
-   same way whatever the thread count. */
+   Packing A is a transpose that costs about as much as the FLOPs it feeds when N is small, and it
+   does not pay off for a row-major A (transA = 0): the "_s" kernels read A in place, MR_S rows at a
+   time (one sequential stream per row). A transposed A is read in place while K <= 128,
+   N <= ATTN__VW or M <= 256 (at any N), and up to N = 8 wide panels when A is within 2 MiB (K lda
+   floats) or its rows are a page or more apart ("far"). The walk down A's columns lands on another
+   row of A every depth step, where the hardware prefetchers find no stream; on far rows the "_t"
+   kernels ask for the line to the right of each one they read (see attn__micro_narrow_t), and with
+   that, in place beats packing. Shallow products, whose C traffic weighs most, run in 8-row tiles.
+   The tile grid is fixed by M, N and the shapes, never by the number of threads, so every element
+   is computed the same way whatever the thread count (docs/benchmarks.md has the measurements). */
 /* Per ISA: MR x NV vectors for the packed kernel, MR_S rows for the in-place ones (each row needs an
    address, and MR_S * NV + NV + 1 vector registers must fit), cache blocks KC (depth), MC (rows of A
-   per block), NC (columns of B per block). Measured on AVX-512; the others are sized to their
-   register files (16 on AVX2, SSE2 and WASM, 32 on NEON). Depth blocks of up to 1024 (NC 2048
-   keeps the buffer as it was at 768 x 3072) put 1024^3 in one block: NN, NT, TT 100-105 -> 105-110
-   GFLOP/s, one thread, medians of 5 alternating; 2048^3 runs the same in two blocks as in three. */
+   per block), NC (columns of B per block). Tuned on AVX-512; the others are sized to their register
+   files (16 on AVX2, SSE2 and WASM, 32 on NEON). Depth blocks of up to 1024 put 1024^3 in one
+   block. */
 #if defined(ATTN__AVX512)
 #define ATTN__VREGS 32
 #define ATTN__MR 14
@@ -2878,11 +2869,11 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #define ATTN__MC 128
 #define ATTN__NC 2048
 #endif
-#ifndef ATTN__RNC /* measured on AVX-512 only: elsewhere no C-resident blocking (attn__gemm_run) */
+#ifndef ATTN__RNC /* tuned on AVX-512 only: elsewhere no C-resident blocking (attn__gemm_run) */
 #define ATTN__RKC 256
 #define ATTN__RNC 0
 #endif
-#ifndef ATTN__BPF /* measured on AVX-512 only: elsewhere no requests for B's panel ahead (attn__micro) */
+#ifndef ATTN__BPF /* tuned on AVX-512 only: elsewhere no requests for B's panel ahead (attn__micro) */
 #define ATTN__BPF 0
 #endif
 #define ATTN__B_INPLACE (1 << 16) /* floats of a row-major B read in place (see g.bdirect) */
@@ -2899,8 +2890,8 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
 #else
 #define ATTN__UNROLL
 #endif
-/* The micro-kernel's depth loop, 4 times unrolled for WebAssembly: the engines do not unroll it, and
-   unrolled it runs the products 10-15% faster in node (bench_wasm); 2 and 8 were slower. */
+/* The micro-kernel's depth loop, 4 times unrolled for WebAssembly: the engines do not unroll it
+   (bench_wasm measures the difference). */
 #if defined(ATTN__WASM) && defined(__clang__)
 #define ATTN__KUNROLL _Pragma("clang loop unroll_count(4)")
 #else
@@ -2916,7 +2907,7 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
    into L1 (see attn__micro_wide). mr, nv, pf and bpf are constants at
    every call site; the loops run to the largest values and test them, so that a compiler that
    optimises this function before inlining it (clang) still unrolls them and keeps acc in registers
-   (with `i < mr` as the bound, clang 14 left acc in memory in the WebAssembly build: 2.6x slower). */
+   (with `i < mr` as the bound, clang 14 left acc in memory in the WebAssembly build). */
 #define ATTN__FOR_ROWS(i) ATTN__UNROLL for (i = 0; i < ATTN__MAXMR; i++) if (i < mr)
 #define ATTN__FOR_VECS(j) ATTN__UNROLL for (j = 0; j < ATTN__NV; j++) if (j < nv)
 ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_t rs, size_t cs,
@@ -2937,8 +2928,7 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
     }
     va = attn__vset1(alpha); /* only now: inside the loop every register holds the tile */
     vb = attn__vset1(beta);
-    ATTN__FOR_ROWS(i) ATTN__FOR_VECS(j) { /* alpha = 1, as most calls: no multiply (16-deep products
-                                            with C in cache, one thread, 1.017-1.045x) */
+    ATTN__FOR_ROWS(i) ATTN__FOR_VECS(j) { /* alpha = 1, as most calls: no multiply */
         attn_float *c = C + i * ldc + j * ATTN__VW;
         attn__v t = alpha == 1 ? acc[i][j] : attn__vmul(va, acc[i][j]);
         if (stream) attn__vstream(c, t); /* beta = 0 */
@@ -2950,19 +2940,14 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
 
 /* The micro-kernels of this ISA: packed A and B; A read in place ("_s", strided), wide or narrow;
    A and B in place ("_sb"); packed A with a last panel one vector wide ("narrow_p"). Separate
-   instantiations keep the packed strides compile-time constants (a runtime B stride costs the
-   packed loops ~10% on AVX-512). The "_t" kernels read a transposed A in place whose rows are a page
-   or more apart: a depth step's row of A is a new page, where the hardware prefetchers see no
-   stream, so each step asks for the line to the right of the one it reads, which the tiles after
-   this one will read (one thread, medians of 3: 2048 x 16 x 2048 TN 47 -> 97 GFLOP/s, TT 47 -> 95,
-   1024 x 16 x 1024 TN 101 -> 107; into L1 instead, 88, 87 and 93; on rows closer together, the
-   Cogformer's TN shapes, the same request made four of five 5-9% slower). The packed kernel asks
-   for B's row ATTN__BPF depth steps ahead into L1: a panel 1024 deep is 128 KB, four times the L1,
-   and every row tile reads it again. The two builds alternating in one process,
-   one thread, medians of 15-21 rounds in three sets: 2048^3 TT 1.007-1.035x, TN 1.017-1.052x;
-   1024^3 and 512^3 TT and TN 0.985-1.023x, within the noise; two threads 1.003-1.008x. Asking for
-   A's panel too made 2048^3 TT 3% slower than B's alone; 8 or 32 steps ahead (with A's) did no
-   better than 16. */
+   instantiations keep the packed strides compile-time constants (a runtime B stride slows the
+   packed loops). The "_t" kernels read a transposed A in place whose rows are a page or more apart:
+   a depth step's row of A is a new page, where the hardware prefetchers see no stream, so each step
+   asks for the line to the right of the one it reads, which the tiles after this one will read,
+   into L2 (into L1 it did worse; on rows closer together the request only costs). The packed kernel
+   asks for B's row ATTN__BPF depth steps ahead into L1: a panel 1024 deep is 128 KB, four times the
+   L1, and every row tile reads it again (A's panel is not asked for: that cost more than it
+   gave). */
 typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
                                size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
                                int stream);
@@ -3015,8 +3000,8 @@ static void attn__prefetch_tile(const attn_float *C, int ldc, int mr, int nr)
 
 /* dst[p * ldd + i] = src[i * lds + p] for i < m, p < n: a transposed copy. Where AVX is there, 8 x 8
    blocks go through registers (8 loads, 24 shuffles, 8 stores for 64 values read one by one and
-   ldd apart otherwise; the loops unrolled, or gcc keeps the block on the stack): products with B
-   transposed, one thread, 16^3 205 -> 144 ns, 32^3 968 -> 725 ns, 64^3 6.0 -> 5.2 us. */
+   ldd apart otherwise; the loops unrolled, or gcc keeps the block on the stack): the small
+   products with B transposed. */
 #if defined(ATTN__AVX512) || defined(ATTN__AVX2)
 ATTN__INLINE void attn__transpose8(const float *src, size_t lds, float *dst, size_t ldd)
 {
@@ -3049,7 +3034,7 @@ static void attn__transpose(int m, int n, const attn_float *src, size_t lds, att
         for (; p < n; p++)
             for (k = 0; k < 8; k++) dst[p * ldd + i + k] = src[(i + k) * lds + p];
     }
-    for (; i + 4 <= m; i += 4) { /* four rows (a head's dh = 4), 4 x 4 blocks: 36x4x36 NT 248 -> 223 ns */
+    for (; i + 4 <= m; i += 4) { /* four rows (a head's dh = 4), 4 x 4 blocks */
         for (p = 0; p + 4 <= n; p += 4) {
             __m128 r0 = _mm_loadu_ps(src + i * lds + p), r1 = _mm_loadu_ps(src + (i + 1) * lds + p),
                    r2 = _mm_loadu_ps(src + (i + 2) * lds + p), r3 = _mm_loadu_ps(src + (i + 3) * lds + p);
@@ -3070,8 +3055,7 @@ static void attn__transpose(int m, int n, const attn_float *src, size_t lds, att
 /* Packs op(A)[i0 .. i0+mc, p0 .. p0+kc] into MR-row panels (see above). A transposed A is copied
    row by row, each row's mc values into all the panels (panel by panel, every line of a row was
    fetched once per panel), asking for the row ATTN__PACK_AHEAD rows on, which the hardware
-   prefetchers do not find lda apart (one thread: both, 1024^3 TT 105 -> 108 GFLOP/s; the request
-   alone, 2048 x 64 x 2048 TN packed 81 -> 86). */
+   prefetchers do not find lda apart. */
 #define ATTN__PACK_AHEAD 8
 static void attn__pack_a(int trans, const attn_float *A, int lda, int i0, int mc, int p0, int kc,
                          int mr, attn_float *dst)
@@ -3103,8 +3087,8 @@ static void attn__pack_a(int trans, const attn_float *A, int lda, int i0, int mc
 }
 
 /* Packs op(B)[p0 .. p0+kc, j0 .. j0+nc] into NR-column panels. A row-major B is read row by row, each
-   row once, whole, into all the panels (panel by panel, its rows were read in pieces once per panel:
-   Cogformer and SRAVEN steps 2.8% and 1.5% slower, `make ab`). */
+   row once, whole, into all the panels (not panel by panel, which reads its rows in pieces once
+   per panel). */
 static void attn__pack_b(int trans, const attn_float *B, int ldb, int p0, int kc, int j0, int nc,
                          int nr, attn_float *dst)
 {
@@ -3162,15 +3146,14 @@ static void attn__gemm_barrier(int nth)
 #endif
 }
 
-/* a / b, with no division instruction when b is 1 (one thread, one block: a small product's case;
-   the blocking's divisions took 16x16x16 about 4% of its time) */
+/* a / b, with no division instruction when b is 1 (one thread, one block: a small product's case,
+   where the blocking's divisions would show) */
 ATTN__INLINE long attn__div(long a, long b) { return b == 1 ? a : a / b; }
 
 /* The kernel for a tile of rows x cols whose B rows are bs apart: the job's, except at the edges, where
    fewer rows or vectors do less wasted work: a last row tile of packed A of at most MR_S rows takes
    the in-place kernels' MR_S rows (reading the panel with strides 1, MR), and a last panel at most
-   one vector wide takes a one-vector kernel (one thread: 128 x 344 x 2048 TN 92 -> 96 GFLOP/s,
-   128 x 257 x 2048 TN 82 -> 91). */
+   one vector wide takes a one-vector kernel. */
 static attn__micro_fn attn__tile_micro(const attn__gemm_job *g, int rows, int cols, size_t bs)
 {
     int few = !g->direct && ATTN__MR_S < ATTN__MR && rows <= ATTN__MR_S;
@@ -3277,7 +3260,7 @@ static void attn__gemm_thread(const attn__gemm_job *g, int tid, int nth)
 }
 
 /* Products too small to repay packing and a buffer (up to ATTN__SMALL_MACS with at most 4 rows, 8
-   with B transposed: with more rows the packed kernels are faster, 1.7x at 16^3), and
+   with B transposed: with more rows the packed kernels are faster), and
    matrix-vector products and rank-1 updates (M = 1 or K = 1: nothing to reuse, so packing only
    adds traffic) up to ATTN__THIN_MACS, whose rows are whole vectors: row by row
    C_i = beta C_i + alpha sum_p A_ip B_p (N >= ATTN__VW), or with B transposed (A not)
@@ -3446,8 +3429,7 @@ static void attn__small_n4(int keep, int M, int K, attn_float alpha, const attn_
    read in place by rows, b = op(B) [K, 4] with row stride bs: a vector holds four rows of C, lane
    4j + r the sum over p of A[p, i + r] b[p, j] (A's four entries repeated, times b's row spread: one
    shuffle per p for all rows), transposed into rows at the end. 12 vectors (48 rows) stay in
-   registers while p runs; the last M mod 4 rows are scalar. 36x4x36 TN: 281 ns through Ct and a
-   scattered copy, 181 ns so. */
+   registers while p runs; the last M mod 4 rows are scalar (no C^T and scattered copy). */
 static void attn__small_t4(int keep, int M, int K, attn_float alpha, const attn_float *A, int lda,
                            const attn_float *b, size_t bs, attn_float *C, int ldc)
 {
@@ -3595,7 +3577,7 @@ static void attn__gemm_short(int transA, int transB, int M, int N, int K, attn_f
     if (keep && beta != 1) attn__gemm_scale_c(M, N, beta, C, ldc);
 #ifdef ATTN__SPREAD4
     if (N == 4) { /* op(B) [K, 4]: B itself (transA, B plain), else rows in the scratch (aligned: faster
-                     than B in place for P V, 231 vs 336 ns) */
+                     than B in place for P V) */
         if (transA && !transB) attn__small_t4(keep, M, K, alpha, A, lda, B, (size_t)ldb, C, ldc);
         else {
             attn__gemm_opb_rows(transB, K, 4, B, ldb, buf);
@@ -3710,8 +3692,7 @@ ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes)
 
 /* A small product (up to ATTN__SHORT_MACS) of whole tiles with A read in place, on one thread: the
    tiles one after the other over the whole depth, B in place or packed into a scratch on the stack;
-   no blocking and no buffer (16^3 NN 121 -> 97-100 ns, TT 145 -> 122-124 ns). Returns 0, having
-   done nothing, for any other product. */
+   no blocking and no buffer. Returns 0, having done nothing, for any other product. */
 static int attn__gemm_whole_tiles(const attn__gemm_job *g)
 {
     attn_float raw[ATTN__SHORT_FLOATS + ATTN_ALIGN / sizeof(attn_float)], *bp = attn__align_ptr(raw, 0);
@@ -3747,20 +3728,15 @@ static int attn__gemm_run(attn__gemm_job *g, int nth)
        columns is packed at all depths at once, in blocks ATTN__RKC deep, and each row block of C
        takes them in turn, so that C stays in L2 over the depth and B's panel (32 KB) is L1-sized
        (BLIS's blocking for a small L2); otherwise a large C goes back to memory between depth blocks.
-       The two builds alternating in one process, one thread, B / A medians of 15: 2048^3 NN 1.073x
-       and 1.019x, NT 1.069x and 1.027x (the first runs while the machine was slower), 3072^3 NN
-       1.007x; 1536^3 (two blocks of 768) 0.980x and 0.990x, so not below 2 KC; two threads level
-       (0.995-1.006x). With A packed (transposed) it lost (0.90-0.99x): A is repacked for every
-       column block. */
+       Not below 2 KC (two blocks of 768 lost), and not with A packed (transposed), which would be
+       repacked for every column block. */
     g->resident = ATTN__RNC && g->direct && !g->bdirect && !g->panels && g->K >= 2 * ATTN__KC &&
                   (size_t)g->K * ATTN__RNC <= (size_t)ATTN__KC * ATTN__NC;
     g->KC = attn__depth_blocks(g->K, g->resident ? ATTN__RKC : ATTN__KC);
     /* A large C written once (one depth block, beta 0) goes past the caches: it would only evict what
-       they hold, and a store that misses first reads the line (one thread, 2048 x 2048 x 16 56 -> 96
-       GFLOP/s, 2048 x 2048 x 64 94 -> 110). Below ATTN__STREAM_BYTES C stays in cache for its
-       reader (512 x 512 x 16: 5% slower streamed; 1024^2, 4 MiB: the same). Only for C on cache
-       lines (64 bytes, as arenas and attn_params hand out; rows too): half-written lines made
-       2048 x 2048 x 16 slower still, 51 GFLOP/s. */
+       they hold, and a store that misses first reads the line. Below ATTN__STREAM_BYTES C stays in
+       cache for its reader. Only for C on cache lines (64 bytes, as arenas and attn_params hand out;
+       rows too): streaming half-written lines is slower than not streaming. */
     g->stream = ATTN__STREAMS && g->beta == 0 && g->K <= ATTN__KC &&
                 (double)g->M * g->N * sizeof(attn_float) > ATTN__STREAM_BYTES &&
                 (uintptr_t)g->C % 64 == 0 && (size_t)g->ldc * sizeof(attn_float) % 64 == 0;
@@ -3831,13 +3807,9 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
    enough to be read in place: every packed element of B would serve only M / MR_S row tiles, so
    packing B costs about as much as the products. Computed transposed instead, C^T = op(B)^T op(A)^T,
    in chunks of columns: op(B) becomes the A of a product read in place and op(A) its narrow B; each
-   chunk of C^T (on the stack) is transposed into C. One thread, AVX-512, medians of 5 alternating
-   runs, GFLOP/s as before / transposed: 16 x 128 x 4096 NN 85 / 106, NT 79 / 108, TN 86 / 111, TT
-   80 / 114 (a weight gradient of eight heads of 2: the HYLA paper's fuzzy model), 16 x 512 x 1024
-   TN 74 / 112, 32 x 128 x 4096 TN 98 / 109, 16 x 1024 x 128 NN 73 / 98; AVX2 (M = 8 and 16): 8 x
-   128 x 4096 TN 37 / 62, 16 x 128 x 4096 TN 51 / 90. On AVX-512, M = 8 (half a vector) gained
-   nothing and a B read in place lost (16 x 128 x 512 TN 114 / 104-111); small products (up to
-   ATTN__SHORT_MACS) keep their whole tiles. */
+   chunk of C^T (on the stack) is transposed into C: the weight gradients of narrow heads (the HYLA
+   paper's fuzzy model: eight heads of 2). On AVX-512, M = 8 (half a vector) gains nothing and is
+   left to the general path; small products (up to ATTN__SHORT_MACS) keep their whole tiles. */
 static int attn__gemm_is_few_rows(int transB, int M, int N, int K, int ldb)
 {
     return ATTN__VW >= 8 && M % ATTN__VW == 0 && M <= 2 * ATTN__VW && N >= 4 * ATTN__VW &&
@@ -4139,7 +4111,7 @@ static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float s
         acc = attn__vadd(acc, e);
     }
     sum = attn__vhsum(acc);
-    if (tail) { /* the tail from that vector (libm's exp would cost ~20 ns an element) */
+    if (tail) { /* the tail from that vector (libm's exp would cost far more an element) */
         attn__vstore(t, last);
         for (; i < n; i++) sum += (w[i] = t[i - (n - ATTN__VW)]);
     }
@@ -4798,7 +4770,7 @@ ATTNDEF attn_status attn_rope_tables(attn_float *cosv, attn_float *sinv, int T, 
    forward rotates by +angle, the backward by -angle. Each of the N sequences is T dh / 2 pairs, pair
    k turned by cosv[k], sinv[k] ([T, dh / 2] as attn_rope_tables lays them out); the tables are
    spread over blocks of pairs, (c c) and (-sn sn) per pair, so that whole vectors of pairs take
-   y = x (c c) + swap2(x) (-sn sn) (gcc -O2 left the pair loop scalar: 1.2% of a Cogformer step). */
+   y = x (c c) + swap2(x) (-sn sn) (gcc -O2 left the pair loop scalar). */
 #define ATTN__ROPE_BLOCK 256 /* pairs */
 static void attn__rope(attn_float *out, const attn_float *inp, const attn_float *cosv,
                        const attn_float *sinv, int N, int T, int dh, attn_float sign, int accumulate)
@@ -5029,9 +5001,8 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
 #define ATTN__BR 64 /* query rows per tile */
 
 /* Keys per tile: up to 256, in steps of 64 (the granule in which a window or block layout skips
-   keys, see attn__next_keys). A quarter as many tiles per row means a quarter of the partial sums
-   of O stored and of the row bookkeeping: softmax causal forward + backward, T = 1024, dh = 64,
-   one thread, 46.5 -> 43.6 ms against 64 keys. */
+   keys, see attn__next_keys). A quarter as many tiles per row as with 64 means a quarter of the
+   partial sums of O stored and of the row bookkeeping. */
 #define ATTN__BC 256
 #define ATTN__BK 64
 
@@ -5292,7 +5263,8 @@ static attn_status attn__backward_args(attn__args *a, const attn_attention_desc 
 
 /* body(ctx, i, tid) for i = 0 .. n-1, spread over the threads (tid = the thread's number, dynamic
    schedule) when more than one is set and n > 1; otherwise a plain loop with tid 0, since even an
-   OpenMP region that runs on one thread costs about a microsecond (7% of a cisformer step). */
+   OpenMP region that runs on one thread costs about a microsecond (a visible share of a small
+   model's step). */
 typedef void (*attn__body_fn)(void *ctx, int i, int tid);
 static void attn__par_for(int n, attn__body_fn body, void *ctx)
 {
@@ -5629,8 +5601,7 @@ static void attn__cog_vjp(size_t n, const attn_float *s, const attn_float *a, co
 /* Cog's sign on the weights: p = sign(s) p, so s = 0 gets weight 0 (but stays in the sum). The
    vector form is s 2^126 clamped to [-1, 1]: sign(s) but for denormal s, which scales p by s 2^126
    (safe under -ffast-math, where such s are 0 anyway); a NaN s passes through. A multiply and two
-   clamps give the values of s / max(|s|, 2^-126) without its division (causal T = 1024, one
-   thread: Cog's forward 12.45-12.73 -> 12.38-12.58 ms). */
+   clamps give the values of s / max(|s|, 2^-126) without its division. */
 static void attn__cog_sign(size_t n, const attn_float *s, attn_float *p)
 {
     attn__v big = attn__vset1((attn_float)8.50705917e37f), one = attn__vset1(1), neg = attn__vset1(-1);
@@ -5702,8 +5673,7 @@ static const attn_score_row attn__score_linear = {ATTN_STAT_NONE, NULL, attn__li
 
 /* The exponents x of a softmax-family row: the kind's (s or |s| where visible, -3e38 elsewhere; X
    holds them), or S itself for a softmax row that sees every key of its tile (seen: the same values,
-   the mask pass skipped; causal forward, T = 1024, one thread, 11.8 -> 11.6-11.75 ms). A seen row's
-   visibility is not read. */
+   the mask pass skipped). A seen row's visibility is not read. */
 static const attn_float *attn__row_exponents(const attn_score_row *k, int seen, size_t n, const attn_float *s,
                                              const attn_float *vis, attn_float *x)
 {
@@ -5934,8 +5904,7 @@ static void attn__tiled_rows(const attn__head *t, int i0, int br, attn_float *Op
 /* The running maximum m of a row is raised only when an exponent passes it by more than this, since
    softmax does not depend on the shift: the weights e^(x - m) stay below e^16 = 8.9e6, far from
    overflow, and after the first tile a row's maximum seldom moves that far, so the branch is
-   predicted. Raised whenever it grew, the forward at T = 1024 took 8% longer: a mispredicted branch
-   throws away the work issued past it. */
+   predicted (a mispredicted branch throws away the work issued past it). */
 #define ATTN__FSLACK 16
 #define ATTN__FOR_FR(r) ATTN__UNROLL for (r = 0; r < ATTN__FR; r++)
 #define ATTN__FOR_NV(c) ATTN__UNROLL for (c = 0; c < ATTN__FNV; c++) if (c < nv)
@@ -7750,8 +7719,7 @@ static void attn__heads_at(attn_float *dst, const attn_float *src, int B, int T,
                 attn_float *o = dst + (split ? head : row);
                 const attn_float *x = src + (split ? row : head);
                 /* heads are a few floats: loops, not a memcpy call (compilers kept a plain loop scalar);
-                   below a vector, blocks of 4 by a fixed-size memcpy, one 16-byte move (split and merge
-                   at the SRAVEN shape, 504 tokens x 16 heads of 4, hot caches: 90 -> 33 us) */
+                   below a vector, blocks of 4 by a fixed-size memcpy, one 16-byte move */
                 for (i = 0; i + ATTN__VW <= d; i += ATTN__VW) attn__vstore(o + i, attn__vload(x + i));
                 for (; i + 4 <= d; i += 4) memcpy(o + i, x + i, 4 * sizeof(attn_float));
                 for (; i < d; i++) o[i] = x[i];
@@ -8189,8 +8157,7 @@ ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_flo
 
 /* AdamW on n parameters x with gradients g, moments m and v, ic1 = 1 / (1 - beta1^t), ic2 likewise
    and decay d: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2, x -= lr (m ic1 / (sqrt(v ic2) + eps) + d x),
-   in attn_float (a loop in double, a division and a square root per parameter, was 3% of a
-   Cogformer step). */
+   in attn_float (not a loop in double with a division and a square root per parameter). */
 static void attn__adamw_block(size_t n, attn_float *x, const attn_float *g, attn_float *m, attn_float *v,
                               attn_float lr, attn_float b1, attn_float b2, attn_float ic1, attn_float ic2,
                               attn_float eps, attn_float d)
