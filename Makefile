@@ -271,16 +271,17 @@ test-neon: $(BUILD)/test_neon ## the NEON kernels, cross-built for AArch64, run 
 
 # Fuzzing (clang's libFuzzer with AddressSanitizer and UBSan): the in-memory checkpoint reader, the
 # three model loaders (and a forward pass of what they accept), attnlab's options, kind registration
-# (and attention through what it accepts), the KV cache and sampling. `make fuzz` runs
+# (and attention through what it accepts), the KV cache and sampling, the safetensors reader. `make fuzz` runs
 # each target for FUZZ_SECONDS on a copy of its committed corpus (tests/fuzz/corpus/TARGET); an
 # input that crashes is left in build/fuzz/crash-TARGET-*: commit it to the corpus, where make test
 # replays it. Large models are refused, not allocated (ASan's max_allocation_size_mb).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = checkpoint loaders options kinds kv
+FUZZ_TARGETS = checkpoint loaders options kinds kv safetensors
 FUZZ_CFLAGS  = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_ENV     = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 ATTNLAB_SRC  = examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c
-$(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/fuzz/fuzz_loaders $(BUILD)/fuzz/fuzz_kinds $(BUILD)/fuzz/fuzz_kv: $(BUILD)/fuzz/%: tests/fuzz/%.c \
+$(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/fuzz/fuzz_loaders $(BUILD)/fuzz/fuzz_kinds $(BUILD)/fuzz/fuzz_kv \
+$(BUILD)/fuzz/fuzz_safetensors: $(BUILD)/fuzz/%: tests/fuzz/%.c \
                                                                                  tests/fuzz/fuzz.h attn.h
 	mkdir -p $(BUILD)/fuzz
 	clang $(FUZZ_CFLAGS) $< -o $@ -lm

@@ -1553,6 +1553,52 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
 ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path);
 ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path);
 
+/* safetensors (Hugging Face's format for models): an 8-byte little-endian length N, N bytes of
+   JSON {"NAME": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
+   "__metadata__": {"key": "value", ...}}, then the tensors' bytes (row-major, little-endian),
+   offsets counted from the end of the JSON. attn.h reads F32, F16, BF16 and F64 (converted to
+   attn_float) and writes F32. */
+#define ATTN_ST_NAME_LEN 256 /* bytes of a tensor name or a metadata key or value, NUL included */
+typedef enum attn_st_dtype { ATTN_ST_F32, ATTN_ST_F16, ATTN_ST_BF16, ATTN_ST_F64 } attn_st_dtype;
+typedef struct attn_st_tensor {
+    char name[ATTN_ST_NAME_LEN];
+    attn_st_dtype dtype;
+    int ndim;                      /* 0 (a scalar) .. ATTN_MAX_DIMS */
+    int64_t shape[ATTN_MAX_DIMS];
+    size_t count;                  /* elements: the product of the shape */
+    const unsigned char *data;     /* its bytes in the file's buffer */
+} attn_st_tensor;
+typedef struct attn_safetensors {
+    int count, nmeta;
+    attn_st_tensor *tensors;       /* [count], in the file's order */
+    char (*meta)[2][ATTN_ST_NAME_LEN]; /* [nmeta] key, value */
+    void *owned, *file;            /* the table; the file's bytes (attn_safetensors_load) */
+} attn_safetensors;
+/* Parses the file's bytes buf [bytes] into *st, whose tensors point into buf (keep it). Everything
+   is checked before the table is allocated: the length within the buffer and at most 100 MB,
+   strict JSON (no duplicate or unknown keys), a known dtype, at most ATTN_MAX_DIMS dimensions,
+   names and metadata shorter than ATTN_ST_NAME_LEN, each tensor's bytes its shape's, and the
+   tensors covering the data exactly, without overlap or hole. ATTN_ERR_FORMAT names what is wrong
+   (and the tensor); st is untouched on failure. attn_safetensors_free releases the table. */
+ATTNDEF attn_status attn_safetensors_parse(attn_safetensors *st, const void *buf, size_t bytes);
+/* The same from a file, read whole into memory that st owns (ATTN_MALLOC). */
+ATTNDEF attn_status attn_safetensors_load(attn_safetensors *st, const char *path);
+ATTNDEF void attn_safetensors_free(attn_safetensors *st);
+/* The tensor called name, or NULL; the value of metadata key, or NULL. */
+ATTNDEF const attn_st_tensor *attn_safetensors_find(const attn_safetensors *st, const char *name);
+ATTNDEF const char *attn_safetensors_meta(const attn_safetensors *st, const char *key);
+/* Tensor name into out, converted to attn_float, when its shape is shape [ndim] (ATTN_ERR_ARG when
+   there is no such tensor, ATTN_ERR_SHAPE when its shape differs: the message names it and gives
+   both shapes; nothing written then). */
+ATTNDEF attn_status attn_safetensors_get(const attn_safetensors *st, const char *name, attn_float *out,
+                                         int ndim, const int64_t *shape);
+/* Writes n tensors (names[i], unique, 1 .. ATTN_ST_NAME_LEN - 1 bytes; the views tensors[i]) as
+   F32 in this order, and metadata pairs meta[2 nmeta] (key, value; NULL when nmeta is 0), to path
+   through a temporary renamed over it. The JSON is padded with spaces to a multiple of 8 bytes. */
+ATTNDEF attn_status attn_safetensors_save(const char *path, const char *const *names,
+                                          const attn_tensor *tensors, int n, const char *const *meta,
+                                          int nmeta);
+
 /* Line plots as SVG files (the examples' figures): each series is a polyline through (x[i], y[i]),
    with an optional shaded band lo[i] .. hi[i], drawn against the left axis, or (dashed by default)
    against a right axis that runs from 0 (or the least value, if negative) to the largest value of
@@ -12407,6 +12453,586 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     if ((s = attn__ckpt_fill(s, &t.p, &h, buf, n)) != ATTN_OK && made) attn_seq2seq_free(&t);
     if (s == ATTN_OK) *m = t;
     return s;
+}
+
+/* ---- safetensors ---- */
+
+#define ATTN__ST_MAX_HEADER 100000000 /* bytes of JSON (the format's own limit) */
+#define ATTN__ST_MAX_TENSORS 1000000
+
+/* A JSON reader over [p, end); err: the first thing found wrong (NULL while well-formed). */
+typedef struct {
+    const char *p, *end, *err;
+} attn__json;
+
+static int attn__json_fail(attn__json *j, const char *why)
+{
+    if (!j->err) j->err = why;
+    return 0;
+}
+
+static void attn__json_ws(attn__json *j)
+{
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
+}
+
+static int attn__json_at(attn__json *j, char c) /* past white space: 1, and past c, if c is next */
+{
+    attn__json_ws(j);
+    if (j->p < j->end && *j->p == c) return j->p++, 1;
+    return 0;
+}
+
+static int attn__json_hex4(attn__json *j, unsigned long *u)
+{
+    int k;
+    for (*u = 0, k = 0; k < 4; k++, j->p++) {
+        char c = j->p < j->end ? *j->p : 0;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0) return attn__json_fail(j, "a bad \\u escape");
+        *u = *u << 4 | (unsigned long)d;
+    }
+    return 1;
+}
+
+/* A string into out [ATTN_ST_NAME_LEN]: UTF-8, escapes decoded (a \u surrogate pair as one code
+   point); no NUL, no raw control character. */
+static int attn__json_string(attn__json *j, char *out)
+{
+    size_t n = 0;
+    if (!attn__json_at(j, '"')) return attn__json_fail(j, "a string expected");
+    while (j->p < j->end && *j->p != '"') {
+        unsigned char c = (unsigned char)*j->p++, b[4];
+        unsigned long u, lo;
+        int m = 1;
+        if (c < 0x20) return attn__json_fail(j, "a control character in a string");
+        b[0] = c;
+        if (c == '\\') {
+            c = j->p < j->end ? (unsigned char)*j->p++ : 0;
+            b[0] = c == 'b'   ? '\b'
+                   : c == 'f' ? '\f'
+                   : c == 'n' ? '\n'
+                   : c == 'r' ? '\r'
+                   : c == 't' ? '\t'
+                              : c;
+            if (c == 'u') {
+                if (!attn__json_hex4(j, &u)) return 0;
+                if (u >= 0xD800 && u < 0xDC00) { /* a high surrogate: its low half follows */
+                    if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u')
+                        return attn__json_fail(j, "a lone surrogate");
+                    j->p += 2;
+                    if (!attn__json_hex4(j, &lo)) return 0;
+                    if (lo < 0xDC00 || lo > 0xDFFF) return attn__json_fail(j, "a lone surrogate");
+                    u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                } else if (u >= 0xDC00 && u < 0xE000) return attn__json_fail(j, "a lone surrogate");
+                if (u == 0) return attn__json_fail(j, "a NUL in a string");
+                m = u < 0x80 ? 1 : u < 0x800 ? 2 : u < 0x10000 ? 3 : 4;
+                b[0] = (unsigned char)(m == 1   ? u
+                                       : m == 2 ? 0xC0 | u >> 6
+                                       : m == 3 ? 0xE0 | u >> 12
+                                                : 0xF0 | u >> 18);
+                if (m > 1) b[m - 1] = (unsigned char)(0x80 | (u & 0x3F));
+                if (m > 2) b[m - 2] = (unsigned char)(0x80 | (u >> 6 & 0x3F));
+                if (m > 3) b[1] = (unsigned char)(0x80 | (u >> 12 & 0x3F));
+            } else if (!strchr("\"\\/bfnrt", c) || !c) return attn__json_fail(j, "a bad escape in a string");
+        }
+        if (n + (size_t)m >= ATTN_ST_NAME_LEN)
+            return attn__json_fail(j, "a string of ATTN_ST_NAME_LEN bytes or more");
+        memcpy(out + n, b, (size_t)m);
+        n += (size_t)m;
+    }
+    if (j->p >= j->end) return attn__json_fail(j, "an unterminated string");
+    j->p++;
+    out[n] = 0;
+    return 1;
+}
+
+/* A whole number: digits only (no sign, fraction, exponent or leading zero), below 2^53. */
+static int attn__json_uint(attn__json *j, uint64_t *v)
+{
+    attn__json_ws(j);
+    if (j->p >= j->end || *j->p < '0' || *j->p > '9') return attn__json_fail(j, "a whole number expected");
+    if (*j->p == '0' && j->p + 1 < j->end && j->p[1] >= '0' && j->p[1] <= '9')
+        return attn__json_fail(j, "a number with a leading zero");
+    for (*v = 0; j->p < j->end && *j->p >= '0' && *j->p <= '9'; j->p++) {
+        if (*v > ((1ull << 53) - (uint64_t)(*j->p - '0')) / 10)
+            return attn__json_fail(j, "a number of 2^53 or more");
+        *v = *v * 10 + (uint64_t)(*j->p - '0');
+    }
+    if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E'))
+        return attn__json_fail(j, "a whole number expected");
+    return 1;
+}
+
+/* [n0, n1, ..] into v [max] (its length in *n), at least min entries. */
+static int attn__json_uints(attn__json *j, uint64_t *v, int min, int max, int *n)
+{
+    *n = 0;
+    if (!attn__json_at(j, '[')) return attn__json_fail(j, "an array expected");
+    if (attn__json_at(j, ']')) return *n >= min || attn__json_fail(j, "an array too short");
+    do {
+        if (*n == max) return attn__json_fail(j, "an array too long (more dimensions than ATTN_MAX_DIMS?)");
+        if (!attn__json_uint(j, &v[(*n)++])) return 0;
+    } while (attn__json_at(j, ','));
+    if (!attn__json_at(j, ']')) return attn__json_fail(j, "',' or ']' expected");
+    return *n >= min || attn__json_fail(j, "an array too short");
+}
+
+static const char *const attn__st_dtypes[] = {"F32", "F16", "BF16", "F64"};
+static const int attn__st_bytes[] = {4, 2, 2, 8};
+
+/* One tensor's object {"dtype": .., "shape": [..], "data_offsets": [b, e]} (each key once) into t,
+   its offsets into off [2]. */
+static int attn__st_entry(attn__json *j, attn_st_tensor *t, uint64_t *off)
+{
+    char key[ATTN_ST_NAME_LEN], dt[ATTN_ST_NAME_LEN];
+    uint64_t shape[ATTN_MAX_DIMS], count = 1;
+    int seen = 0, k, n, d;
+    if (!attn__json_at(j, '{')) return attn__json_fail(j, "a tensor's object expected");
+    do {
+        if (!attn__json_string(j, key) || !attn__json_at(j, ':')) return attn__json_fail(j, "':' expected");
+        k = !strcmp(key, "dtype") ? 1 : !strcmp(key, "shape") ? 2 : !strcmp(key, "data_offsets") ? 4 : 0;
+        if (!k || (seen & k))
+            return attn__json_fail(j, k ? "a key twice in a tensor's object"
+                                        : "an unknown key in a tensor's object");
+        seen |= k;
+        if (k == 1) {
+            if (!attn__json_string(j, dt)) return 0;
+            for (d = 0; d < 4 && strcmp(dt, attn__st_dtypes[d]); d++) continue;
+            if (d == 4) return attn__json_fail(j, "a dtype attn.h does not read (F32, F16, BF16, F64)");
+            t->dtype = (attn_st_dtype)d;
+        } else if (k == 2) {
+            if (!attn__json_uints(j, shape, 0, ATTN_MAX_DIMS, &t->ndim)) return 0;
+            for (n = 0; n < t->ndim; n++) {
+                if (shape[n] && count > ((uint64_t)1 << 53) / shape[n])
+                    return attn__json_fail(j, "a shape too large");
+                count *= shape[n];
+                t->shape[n] = (int64_t)shape[n];
+            }
+            t->count = (size_t)count;
+        } else if (!attn__json_uints(j, off, 2, 2, &n)) return 0;
+    } while (attn__json_at(j, ','));
+    if (!attn__json_at(j, '}')) return attn__json_fail(j, "',' or '}' expected");
+    if (seen != 7) return attn__json_fail(j, "a tensor without its dtype, shape or data_offsets");
+    if (off[1] < off[0] || off[1] - off[0] != count * (uint64_t)attn__st_bytes[t->dtype])
+        return attn__json_fail(j, "data_offsets that do not hold the shape");
+    return 1;
+}
+
+/* The header's object, once to count (st NULL) and once to fill st (its tensors' bytes from data on,
+   their offsets into ends [2 count]); name: the tensor or key being read (for the message);
+   *data_end: the largest end offset. */
+static int attn__st_header(attn__json *j, attn_safetensors *st, const unsigned char *data, uint64_t *ends,
+                           char *name, uint64_t *data_end)
+{
+    attn_st_tensor t;
+    uint64_t off[2];
+    int meta_seen = 0, nt = 0, nm = 0;
+    char value[ATTN_ST_NAME_LEN];
+    *data_end = 0;
+    if (!attn__json_at(j, '{')) return attn__json_fail(j, "the header is not a JSON object");
+    if (!attn__json_at(j, '}')) do {
+        if (!attn__json_string(j, name) || !attn__json_at(j, ':')) return attn__json_fail(j, "':' expected");
+        if (!strcmp(name, "__metadata__")) {
+            if (meta_seen++) return attn__json_fail(j, "__metadata__ twice");
+            if (!attn__json_at(j, '{')) return attn__json_fail(j, "__metadata__ is not an object");
+            if (attn__json_at(j, '}')) continue;
+            do {
+                if (!attn__json_string(j, st ? st->meta[nm][0] : name) || !attn__json_at(j, ':') ||
+                    !attn__json_string(j, st ? st->meta[nm][1] : value))
+                    return attn__json_fail(j, "__metadata__ holds strings only");
+                nm++;
+            } while (attn__json_at(j, ','));
+            if (!attn__json_at(j, '}')) return attn__json_fail(j, "',' or '}' expected in __metadata__");
+            continue;
+        }
+        if (nt == ATTN__ST_MAX_TENSORS) return attn__json_fail(j, "more than a million tensors");
+        memset(&t, 0, sizeof t);
+        if (!attn__st_entry(j, &t, off)) return 0;
+        strcpy(t.name, name);
+        if (st) {
+            t.data = data + off[0];
+            st->tensors[nt] = t;
+            ends[2 * nt] = off[0];
+            ends[2 * nt + 1] = off[1];
+        }
+        *data_end = off[1] > *data_end ? off[1] : *data_end;
+        nt++;
+    } while (attn__json_at(j, ','));
+    if (!attn__json_at(j, '}')) return attn__json_fail(j, "',' or '}' expected");
+    if (st) st->count = nt, st->nmeta = nm;
+    else name[0] = 0, ends[0] = (uint64_t)nt, ends[1] = (uint64_t)nm;
+    attn__json_ws(j);
+    return j->p == j->end || attn__json_fail(j, "bytes after the header's object");
+}
+
+static int attn__st_by_begin(const void *a, const void *b)
+{
+    const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
+}
+static int attn__st_by_name(const void *a, const void *b)
+{
+    return strcmp((*(const attn_st_tensor *const *)a)->name, (*(const attn_st_tensor *const *)b)->name);
+}
+
+ATTNDEF attn_status attn_safetensors_parse(attn_safetensors *st, const void *buf, size_t bytes)
+{
+    const unsigned char *b = (const unsigned char *)buf;
+    attn__json j;
+    attn_safetensors s;
+    uint64_t N, data_end, counts[2], *ends;
+    const attn_st_tensor **by;
+    char name[ATTN_ST_NAME_LEN] = "";
+    const char *bad = NULL;
+    int nt, i;
+    size_t table;
+    ATTN__NEED(st); ATTN__NEED(buf);
+    if (bytes < 8 || (N = attn__get_le(b, 8)) > ATTN__ST_MAX_HEADER || N > bytes - 8)
+        return attn__fail(ATTN_ERR_FORMAT,
+                          "attn_safetensors_parse: %lu bytes: not a safetensors file (its header "
+                          "length is missing, above 100 MB or past the end)",
+                          (unsigned long)bytes);
+    j.p = (const char *)b + 8; j.end = j.p + N; j.err = NULL;
+    if (!attn__st_header(&j, NULL, NULL, counts, name, &data_end))
+        return attn__fail(ATTN_ERR_FORMAT, "attn_safetensors_parse: %s (at byte %lu%s%s)", j.err,
+                          (unsigned long)(j.p - (const char *)b), name[0] ? ", reading " : "", name);
+    if (data_end != bytes - 8 - N)
+        return attn__fail(ATTN_ERR_FORMAT,
+                          "attn_safetensors_parse: the tensors hold %lu bytes, the file %lu after "
+                          "its header",
+                          (unsigned long)data_end, (unsigned long)(bytes - 8 - N));
+    nt = (int)counts[0];
+    table = sizeof(attn_st_tensor) * (size_t)nt + sizeof *s.meta * (size_t)counts[1];
+    memset(&s, 0, sizeof s); /* the table, then scratch for the checks: the offsets and the names' order */
+    if (!(s.owned = ATTN_MALLOC(table + 1)) ||
+        !(ends = (uint64_t *)ATTN_MALLOC((sizeof(uint64_t) * 2 + sizeof *by) * (size_t)nt + 1))) {
+        ATTN_FREE(s.owned);
+        return attn__fail(ATTN_ERR_NOMEM, "attn_safetensors_parse: no memory for %d tensors", nt);
+    }
+    s.tensors = (attn_st_tensor *)s.owned;
+    s.meta = (char (*)[2][ATTN_ST_NAME_LEN])(void *)(s.tensors + nt);
+    by = (const attn_st_tensor **)(void *)(ends + 2 * nt);
+    j.p = (const char *)b + 8;
+    attn__st_header(&j, &s, b + 8 + N, ends, name, &data_end);
+    qsort(ends, (size_t)nt, 2 * sizeof(uint64_t), attn__st_by_begin); /* the data covered once */
+    for (i = 0; i < nt && !bad; i++)
+        if (ends[2 * i] != (i ? ends[2 * i - 1] : 0)) bad = "the tensors' bytes overlap or leave a hole";
+    for (i = 0; i < nt; i++) by[i] = &s.tensors[i];
+    qsort(by, (size_t)nt, sizeof *by, attn__st_by_name); /* each name once */
+    for (i = 1; i < nt && !bad; i++)
+        if (!strcmp(by[i]->name, by[i - 1]->name)) bad = by[i]->name;
+    if (bad)
+        attn__fail(ATTN_ERR_FORMAT, "attn_safetensors_parse: %s%s",
+                   bad == by[i - 1]->name ? "two tensors named " : "", bad);
+    ATTN_FREE(ends);
+    if (bad) {
+        ATTN_FREE(s.owned);
+        return ATTN_ERR_FORMAT;
+    }
+    *st = s;
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_safetensors_free(attn_safetensors *st)
+{
+    if (!st) return;
+    ATTN_FREE(st->owned);
+    ATTN_FREE(st->file);
+    memset(st, 0, sizeof *st);
+}
+
+ATTNDEF const attn_st_tensor *attn_safetensors_find(const attn_safetensors *st, const char *name)
+{
+    int i;
+    for (i = 0; st && name && i < st->count; i++)
+        if (!strcmp(st->tensors[i].name, name)) return &st->tensors[i];
+    return NULL;
+}
+
+ATTNDEF const char *attn_safetensors_meta(const attn_safetensors *st, const char *key)
+{
+    int i;
+    for (i = 0; st && key && i < st->nmeta; i++)
+        if (!strcmp(st->meta[i][0], key)) return st->meta[i][1];
+    return NULL;
+}
+
+/* A half's bits as a float: sign, exponent 5 bits (bias 15), mantissa 10; subnormals, Inf, NaN. */
+static float attn__half_float(unsigned h)
+{
+    unsigned e = h >> 10 & 0x1F, m = h & 0x3FF;
+    float v = e == 0    ? ldexpf((float)m, -24)
+              : e == 31 ? (m ? NAN : INFINITY)
+                        : ldexpf((float)(m | 0x400), (int)e - 25);
+    return h & 0x8000 ? -v : v;
+}
+
+/* x [n] of the tensor's dtype (little-endian) into out as attn_float. */
+static void attn__st_convert(const attn_st_tensor *t, attn_float *out)
+{
+    size_t i;
+    for (i = 0; i < t->count; i++) {
+        const unsigned char *p = t->data + i * (size_t)attn__st_bytes[t->dtype];
+        uint32_t u;
+        uint64_t w;
+        float f;
+        double d;
+        switch (t->dtype) {
+        case ATTN_ST_F16: out[i] = (attn_float)attn__half_float((unsigned)attn__get_le(p, 2)); break;
+        case ATTN_ST_BF16:
+            u = (uint32_t)attn__get_le(p, 2) << 16;
+            memcpy(&f, &u, 4);
+            out[i] = (attn_float)f;
+            break;
+        case ATTN_ST_F64: w = attn__get_le(p, 8); memcpy(&d, &w, 8); out[i] = (attn_float)d; break;
+        default: u = (uint32_t)attn__get_le(p, 4); memcpy(&f, &u, 4); out[i] = (attn_float)f; break;
+        }
+    }
+}
+
+/* The decimal digits of v at p (at most 20), their count. */
+static size_t attn__uint_str(char *p, uint64_t v)
+{
+    char d[20];
+    size_t n = 0, k;
+    do d[n++] = (char)('0' + v % 10); while ((v /= 10) > 0);
+    for (k = 0; k < n; k++) p[k] = d[n - 1 - k];
+    return n;
+}
+
+/* "[a, b, c]" of a shape into buf [ATTN_MAX_DIMS * 24 + 4]. */
+static const char *attn__st_shape_str(char *buf, int ndim, const int64_t *shape)
+{
+    size_t k = 1;
+    int i;
+    buf[0] = '[';
+    for (i = 0; i < ndim; i++) {
+        if (i) buf[k++] = ',', buf[k++] = ' ';
+        k += attn__uint_str(buf + k, (uint64_t)shape[i]);
+    }
+    buf[k++] = ']';
+    buf[k] = 0;
+    return buf;
+}
+
+ATTNDEF attn_status attn_safetensors_get(const attn_safetensors *st, const char *name, attn_float *out,
+                                         int ndim, const int64_t *shape)
+{
+    const attn_st_tensor *t;
+    char a[ATTN_MAX_DIMS * 24 + 4], b[ATTN_MAX_DIMS * 24 + 4];
+    int i, same;
+    ATTN__NEED(st); ATTN__NEED(name); ATTN__NEED(out);
+    if (ndim < 0 || ndim > ATTN_MAX_DIMS || (ndim && !shape))
+        return attn__fail(ATTN_ERR_ARG, "attn_safetensors_get: %s: ndim = %d (0 .. %d, with a shape)", name,
+                          ndim, ATTN_MAX_DIMS);
+    if (!(t = attn_safetensors_find(st, name)))
+        return attn__fail(ATTN_ERR_ARG, "attn_safetensors_get: no tensor named %s", name);
+    for (same = t->ndim == ndim, i = 0; same && i < ndim; i++) same = t->shape[i] == shape[i];
+    if (!same)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_safetensors_get: %s is %s, wanted %s", name,
+                          attn__st_shape_str(a, t->ndim, t->shape), attn__st_shape_str(b, ndim, shape));
+    attn__st_convert(t, out);
+    return ATTN_OK;
+}
+
+#ifndef ATTN_NO_STDIO
+/* A text that grows (the JSON of a save); fail: a growth found no memory. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+    int fail;
+} attn__text;
+
+static void attn__text_put(attn__text *t, const char *s, size_t n)
+{
+    if (t->fail) return;
+    if (t->n + n + 1 > t->cap) {
+        size_t cap = 2 * (t->n + n + 1) + 256;
+        char *p = (char *)ATTN_MALLOC(cap);
+        if (!p) {
+            t->fail = 1;
+            return;
+        }
+        if (t->n) memcpy(p, t->p, t->n);
+        ATTN_FREE(t->p);
+        t->p = p;
+        t->cap = cap;
+    }
+    memcpy(t->p + t->n, s, n);
+    t->p[t->n += n] = 0;
+}
+static void attn__text_str(attn__text *t, const char *s) { attn__text_put(t, s, strlen(s)); }
+static void attn__text_uint(attn__text *t, uint64_t v)
+{
+    char d[20];
+    attn__text_put(t, d, attn__uint_str(d, v));
+}
+/* s as a JSON string: quotes, backslashes and control characters escaped. */
+static void attn__text_json(attn__text *t, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    attn__text_put(t, "\"", 1);
+    for (; *s; s++) {
+        char e[6] = {'\\', 'u', '0', '0', hex[(unsigned char)*s >> 4], hex[*s & 15]};
+        if (*s == '"' || *s == '\\') e[1] = *s, attn__text_put(t, e, 2);
+        else if ((unsigned char)*s < 0x20) attn__text_put(t, e, 6);
+        else attn__text_put(t, s, 1);
+    }
+    attn__text_put(t, "\"", 1);
+}
+
+/* Why a save's arguments cannot be written (NULL: they can). */
+static const char *attn__st_save_args(const char *const *names, const attn_tensor *tensors, int n,
+                                      const char *const *meta, int nmeta)
+{
+    int i, k;
+    if (n < 0 || nmeta < 0 || (n && (!names || !tensors)) || (nmeta && !meta))
+        return "n, nmeta, names, tensors or meta";
+    for (i = 0; i < 2 * nmeta; i++)
+        if (!meta[i] || strlen(meta[i]) >= ATTN_ST_NAME_LEN)
+            return "a metadata key or value (NULL or too long)";
+    for (i = 0; i < n; i++) {
+        if (!names[i] || !names[i][0] || strlen(names[i]) >= ATTN_ST_NAME_LEN ||
+            !strcmp(names[i], "__metadata__"))
+            return "a tensor's name (NULL, empty, __metadata__ or too long)";
+        if (!tensors[i].data || !attn_tensor_numel(&tensors[i])) return "a tensor (no data, or a bad shape)";
+        for (k = 0; k < i; k++)
+            if (!strcmp(names[k], names[i])) return "two tensors of one name";
+    }
+    return NULL;
+}
+
+#endif
+
+ATTNDEF attn_status attn_safetensors_save(const char *path, const char *const *names,
+                                          const attn_tensor *tensors, int n, const char *const *meta,
+                                          int nmeta)
+{
+#ifndef ATTN_NO_STDIO
+    attn__text t = {NULL, 0, 0, 0};
+    attn__save sv;
+    unsigned char len[8], chunk[4096];
+    const char *bad;
+    uint64_t off = 0;
+    size_t i, k, m;
+    int d, ok = 1;
+    ATTN__NEED(path);
+    if ((bad = attn__st_save_args(names, tensors, n, meta, nmeta)) != NULL)
+        return attn__fail(ATTN_ERR_ARG, "attn_safetensors_save: %s", bad);
+    attn__text_str(&t, "{");
+    if (nmeta) {
+        attn__text_str(&t, "\"__metadata__\":{");
+        for (d = 0; d < nmeta; d++) {
+            if (d) attn__text_str(&t, ",");
+            attn__text_json(&t, meta[2 * d]);
+            attn__text_str(&t, ":");
+            attn__text_json(&t, meta[2 * d + 1]);
+        }
+        attn__text_str(&t, n ? "}," : "}");
+    }
+    for (i = 0; i < (size_t)n; i++) {
+        m = attn_tensor_numel(&tensors[i]);
+        if (i) attn__text_str(&t, ",");
+        attn__text_json(&t, names[i]);
+        attn__text_str(&t, ":{\"dtype\":\"F32\",\"shape\":[");
+        for (d = 0; d < tensors[i].ndim; d++) {
+            if (d) attn__text_str(&t, ",");
+            attn__text_uint(&t, (uint64_t)tensors[i].shape[d]);
+        }
+        attn__text_str(&t, "],\"data_offsets\":[");
+        attn__text_uint(&t, off);
+        attn__text_str(&t, ",");
+        attn__text_uint(&t, off += 4 * (uint64_t)m);
+        attn__text_str(&t, "]}");
+    }
+    attn__text_str(&t, "}");
+    while (!t.fail && t.n % 8) attn__text_str(&t, " "); /* the data 8-byte aligned, as the reference writes */
+    if (t.fail) {
+        ATTN_FREE(t.p);
+        return attn__fail(ATTN_ERR_NOMEM, "attn_safetensors_save: no memory for the header");
+    }
+    if (!attn__save_open(&sv, __func__, path, "wb")) {
+        ATTN_FREE(t.p);
+        return attn_last_status();
+    }
+    attn__put_le(len, (uint64_t)t.n, 8);
+    ok = fwrite(len, 1, 8, sv.f) == 8 && fwrite(t.p, 1, t.n, sv.f) == t.n;
+    ATTN_FREE(t.p);
+    for (i = 0; ok && i < (size_t)n; i++) /* the floats as F32, little-endian, a chunk at a time */
+        for (m = attn_tensor_numel(&tensors[i]), k = 0; ok && k < m; k += sizeof chunk / 4) {
+            size_t c, nc = ATTN__MIN(m - k, sizeof chunk / 4);
+            for (c = 0; c < nc; c++) {
+                float f = (float)tensors[i].data[k + c];
+                uint32_t u;
+                memcpy(&u, &f, 4);
+                attn__put_le(chunk + 4 * c, u, 4);
+            }
+            ok = fwrite(chunk, 4, nc, sv.f) == nc;
+        }
+    return attn__save_close(&sv, __func__, path, ok);
+#else
+    (void)path; (void)names; (void)tensors; (void)n; (void)meta; (void)nmeta;
+    return attn__fail(ATTN_ERR_IO, "attn_safetensors_save: built with ATTN_NO_STDIO");
+#endif
+}
+
+ATTNDEF attn_status attn_safetensors_load(attn_safetensors *st, const char *path)
+{
+#ifndef ATTN_NO_STDIO
+    FILE *f;
+    unsigned char len[8], *b = NULL, *nb;
+    uint64_t N, data_end = 0, counts[2];
+    char name[ATTN_ST_NAME_LEN];
+    attn__json j;
+    attn_status s = ATTN_ERR_FORMAT;
+    ATTN__NEED(st); ATTN__NEED(path);
+    if (!(f = fopen(path, "rb")))
+        return attn__fail(ATTN_ERR_IO, "attn_safetensors_load: cannot open %s", path);
+    /* the length, the header (validated), then exactly the bytes it announces: no seek, no more */
+    if (fread(len, 1, 8, f) != 8 || (N = attn__get_le(len, 8)) > ATTN__ST_MAX_HEADER) {
+        fclose(f);
+        return attn__fail(ATTN_ERR_FORMAT,
+                          "attn_safetensors_load: %s is not a safetensors file (its header length "
+                          "is missing or above 100 MB)",
+                          path);
+    }
+    if (!(b = (unsigned char *)ATTN_MALLOC(8 + (size_t)N))) {
+        fclose(f);
+        return attn__fail(ATTN_ERR_NOMEM, "attn_safetensors_load: no memory for the header of %s", path);
+    }
+    memcpy(b, len, 8);
+    j.p = (const char *)b + 8; j.end = j.p + N; j.err = NULL;
+    if (fread(b + 8, 1, (size_t)N, f) != N || !attn__st_header(&j, NULL, NULL, counts, name, &data_end)) {
+        s = attn_safetensors_parse(st, b, 8 + (size_t)N); /* the header's own message */
+        if (s == ATTN_OK) attn_safetensors_free(st), s = ATTN_ERR_FORMAT;
+    } else if (data_end > (uint64_t)((size_t)-1) - 8 - N ||
+               !(nb = (unsigned char *)ATTN_MALLOC(8 + (size_t)N + (size_t)data_end + 1))) {
+        attn__fail(s = ATTN_ERR_NOMEM, "attn_safetensors_load: no memory for the tensors of %s", path);
+    } else {
+        memcpy(nb, b, 8 + (size_t)N);
+        ATTN_FREE(b);
+        b = nb;
+        if (fread(b + 8 + N, 1, (size_t)data_end, f) != data_end || fread(b, 1, 1, f) != 0 || ferror(f))
+            attn__fail(s = ATTN_ERR_FORMAT,
+                       "attn_safetensors_load: %s does not hold the %lu bytes of tensors its "
+                       "header announces (or holds more)",
+                       path, (unsigned long)data_end);
+        else if ((s = attn_safetensors_parse(st, b, 8 + (size_t)N + (size_t)data_end)) == ATTN_OK) {
+            st->file = b;
+            b = NULL;
+        }
+    }
+    fclose(f);
+    ATTN_FREE(b);
+    return s;
+#else
+    (void)st; (void)path;
+    return attn__fail(ATTN_ERR_IO, "attn_safetensors_load: built with ATTN_NO_STDIO");
+#endif
 }
 
 /* ---- plots ---- */

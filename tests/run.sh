@@ -258,8 +258,12 @@ else
     if command -v python3 >/dev/null 2>&1; then
         try "the papers' statistics (tools/stats.py) against values worked by hand" python3 tools/stats.py --self-test
     else echo "skip: python3 not installed (the check of tools/stats.py)"; fi
+    if python3 -c "import safetensors.numpy" >/dev/null 2>&1; then
+        try "safetensors: Hugging Face's library and attn.h read each other's files (tests/safetensors_check.py)" sh -c \
+            "$CC -O2 -Wall -Wextra tests/st_tool.c -o $tmp/st_tool -lm && python3 tests/safetensors_check.py $tmp/st_tool"
+    else echo "skip: python3 with safetensors and numpy not installed (the cross-check of the safetensors files)"; fi
     # the fuzz targets' committed corpora (seeds and every input a fuzzing run found), replayed
-    for t in checkpoint loaders kinds kv; do
+    for t in checkpoint loaders kinds kv safetensors; do
         try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY tests/fuzz/fuzz_$t.c -o $tmp/replay_$t -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"
     done
     try "fuzz corpus replays: options" sh -c "$CC -O1 -g -DFUZZ_REPLAY -Dmain=attnlab_main tests/fuzz/fuzz_options.c examples/attnlab.c \

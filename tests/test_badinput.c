@@ -391,6 +391,18 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     BAD(attn_checkpoint_save("/nonexistent/dir/x.ckpt", "model", dims, 4, NULL, 0, &cis->p));
     BAD(attn_checkpoint_load_file("/nonexistent/x.ckpt", (void **)U(0), (size_t *)U(1), (attn_checkpoint_header *)U(2)));
     BAD(attn_checkpoint_load_file("tests", (void **)U(0), (size_t *)U(1), (attn_checkpoint_header *)U(2)));
+    BAD(attn_safetensors_parse((attn_safetensors *)U(0), record, sizeof record));
+    BAD(attn_safetensors_parse((attn_safetensors *)U(0), NULL, 16));
+    BAD(attn_safetensors_load((attn_safetensors *)U(0), "/nonexistent/x.safetensors"));
+    BAD(attn_safetensors_load((attn_safetensors *)U(0), "tests/test.h"));
+    BAD(attn_safetensors_save("/nonexistent/dir/x.safetensors", NULL, NULL, 0, NULL, 0));
+    BAD(attn_safetensors_save("build/badinput.safetensors", NULL, NULL, 1, NULL, 0));
+    {
+        attn_safetensors none;
+        memset(&none, 0, sizeof none);
+        BAD(attn_safetensors_get(&none, "x", F(0), 0, NULL));
+        BAD(attn_safetensors_get(&none, "x", F(0), ATTN_MAX_DIMS + 1, NULL));
+    }
     BAD(attn_cisformer_save(cis, "/nonexistent/dir/x.ckpt"));
     BAD(attn_cisformer_load((attn_cisformer *)U(0), "/nonexistent/x.ckpt"));
     BAD(attn_transformer_save(tf, "/nonexistent/dir/x.ckpt"));
@@ -484,10 +496,10 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
      attn_transformer_config_default attn_seq2seq_config_default attn_status_string attn_act_name
      attn_nt_name attn_diff_lambda_init
    - lookups, where "not there" is an answer (NULL or -1), not an error: attn_kind_get
-     attn_kind_from_name attn_nt_from_name attn_params_find
+     attn_kind_from_name attn_nt_from_name attn_params_find attn_safetensors_find attn_safetensors_meta
    - frees and resets, for which NULL or a zeroed struct does nothing: attn_cisformer_free
      attn_transformer_free attn_seq2seq_free attn_fuzzy_free attn_sraven_free attn_optim_free
-     attn_params_free attn_arena_release attn_arena_reset
+     attn_params_free attn_arena_release attn_arena_reset attn_safetensors_free
    - the unchecked vector kernels, random streams and counts of the inner loops (their sizes and
      pointers are the caller's, as for memcpy): attn_axpy attn_dot attn_scale attn_exp attn_tanh
      attn_max attn_sum attn_row_max attn_row_sum attn_gemm_reference attn_tensor_numel attn_rng_seed

@@ -192,6 +192,168 @@ static void hardening_gradcheck_params(void)
     attn_params_free(&gc_p);
 }
 
+
+/* A safetensors file in memory: JSON header h, then nd bytes of data (zeros); its bytes in *n. */
+static unsigned char *st_file(const char *h, size_t nd, size_t *n)
+{
+    size_t hn = strlen(h);
+    unsigned char *b = (unsigned char *)calloc(8 + hn + nd + 1, 1);
+    int i;
+    for (i = 0; i < 8; i++) b[i] = (unsigned char)((uint64_t)hn >> (8 * i));
+    memcpy(b + 8, h, hn);
+    *n = 8 + hn + nd;
+    return b;
+}
+
+/* safetensors: the fixture written by Hugging Face's library (tests/data/make_safetensors.py: F32,
+   F16 with a subnormal, BF16 with an Inf, F64, a scalar, 4-D, an escaped non-ASCII name,
+   metadata) read value for value; a save read back bit for bit; 33 hostile headers, every
+   truncation and every header bit flip refused (or read) without a crash, st untouched; get and
+   save refuse with the tensor's name. */
+static void hardening_safetensors(void)
+{
+    static const char *bad[] = {
+        "[]", "{", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}", /* not an object, unterminated */
+        "{\"a\":{\"dtype\":\"I8\",\"shape\":[4],\"data_offsets\":[0,4]}}",                  /* a dtype not read */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1],\"data_offsets\":[0,4]}}",         /* 5 dimensions */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[01],\"data_offsets\":[0,4]}}",                /* a leading zero */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}",
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1.0],\"data_offsets\":[0,4]}}",
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1e0],\"data_offsets\":[0,4]}}",
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}",                 /* bytes != shape */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,0]}}",
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}}",
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0]}}",
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}",                                        /* a key missing */
+        "{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", /* twice */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4],\"x\":1}}",         /* unknown key */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+        "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",                 /* a name twice */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+        "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",                 /* overlap */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",                 /* a hole */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}} x",               /* bytes after it */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},}",                /* a trailing comma */
+        "{\"__metadata__\":{\"k\":1},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+        "{\"__metadata__\":{},\"__metadata__\":{},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+        "{\"\\ud800\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",           /* a lone surrogate */
+        "{\"\\u0000\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",           /* a NUL */
+        "{\"a\tb\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",             /* a raw tab */
+        "{\"a\\q\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",             /* a bad escape */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[9007199254740992],\"data_offsets\":[0,4]}}",  /* 2^53 */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,4]}}",
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",                 /* data short: 3 */
+        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",                 /* data long: 5 */
+        "", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",             /* empty; a long name */
+    };
+    attn_safetensors st, keep;
+    attn_float out[24], vals[12];
+    int64_t sh[4] = {3, 4, 0, 0};
+    size_t n, i, k, flips = 0, read = 0;
+    unsigned char *b;
+    int ok, fails = 0;
+    char longname[300];
+    /* the fixture */
+    CHECK(attn_safetensors_load(&st, "tests/data/mixed.safetensors") == ATTN_OK, "safetensors fixture: %s", attn_last_error());
+    if (st.owned) {
+        const attn_st_tensor *t = attn_safetensors_find(&st, "scalar");
+        static const double f16[6] = {0.5, -2.0, 65504.0, 6.103515625e-05, 5.9604644775390625e-08, 0};
+        CHECK(st.count == 7 && t && t->ndim == 0 && t->count == 1, "safetensors: 7 tensors, a scalar");
+        ok = attn_safetensors_get(&st, "f16", out, 1, (const int64_t[]){6}) == ATTN_OK;
+        for (i = 0; i < 6; i++) ok &= out[i] == (attn_float)f16[i];
+        CHECK(ok, "safetensors: F16 values (normal, max, min normal, subnormal) exact");
+        ok = attn_safetensors_get(&st, "bf16", out, 1, (const int64_t[]){4}) == ATTN_OK;
+        {
+            float inf = (float)1e30 * (float)1e30; /* +Inf: compared as bits (-ffast-math folds isinf) */
+            attn_float want = (attn_float)inf;
+            CHECK(ok && out[0] == 1 && out[1] == -3 && !memcmp(&out[2], &want, sizeof want) && out[3] == 0,
+                  "safetensors: BF16 1, -3, +Inf, 0");
+        }
+        ok = attn_safetensors_get(&st, "f64", out, 1, (const int64_t[]){2}) == ATTN_OK;
+        CHECK(ok && out[0] == (attn_float)(1.0 / 3) && out[1] == (attn_float)-1e-3, "safetensors: F64 rounded to attn_float");
+        ok = attn_safetensors_get(&st, "layer.0.w", out, 2, sh) == ATTN_OK;
+        for (i = 0; i < 12; i++) ok &= out[i] == (attn_float)((double)i / 8 - 0.5);
+        CHECK(ok, "safetensors: F32 [3, 4]");
+        ok = attn_safetensors_get(&st, "t4", out, 4, (const int64_t[]){1, 2, 3, 4}) == ATTN_OK && out[23] == 11;
+        CHECK(ok, "safetensors: a 4-D tensor");
+        CHECK(attn_safetensors_find(&st, "q\"\xc3\xa9") != NULL, "safetensors: a name escaped as q\\\"\\u00e9 reads as UTF-8");
+        CHECK(attn_safetensors_meta(&st, "note") && !strcmp(attn_safetensors_meta(&st, "note"), "tab\there") &&
+                  !attn_safetensors_meta(&st, "nope"), "safetensors: metadata");
+        sh[0] = 4; sh[1] = 3;
+        CHECK(attn_safetensors_get(&st, "layer.0.w", out, 2, sh) == ATTN_ERR_SHAPE && strstr(attn_last_error(), "layer.0.w") &&
+                  strstr(attn_last_error(), "[3, 4]"), "safetensors: a wrong shape names the tensor and its shape: %s", attn_last_error());
+        CHECK(attn_safetensors_get(&st, "nope", out, 0, NULL) == ATTN_ERR_ARG && strstr(attn_last_error(), "nope"),
+              "safetensors: a missing tensor is named");
+        attn_safetensors_free(&st);
+    }
+    /* a save read back */
+    {
+        attn_tensor t[2];
+        const char *names[2] = {"w \"1\"\n", "b"}, *meta[2] = {"k", "v\\"}, *dup[2] = {"b", "b"};
+        for (i = 0; i < 12; i++) vals[i] = (attn_float)(i * 0.37 - 1.1);
+        t[0].data = vals; t[0].ndim = 2; t[0].shape[0] = 3; t[0].shape[1] = 4;
+        t[1].data = vals + 5; t[1].ndim = 1; t[1].shape[0] = 2;
+        ok = attn_safetensors_save("build/t_st.safetensors", names, t, 2, meta, 1) == ATTN_OK &&
+             attn_safetensors_load(&st, "build/t_st.safetensors") == ATTN_OK;
+        CHECK(ok, "safetensors: save and load: %s", attn_last_error());
+        if (ok) {
+            sh[0] = 3; sh[1] = 4;
+            ok = attn_safetensors_get(&st, names[0], out, 2, sh) == ATTN_OK &&
+                 attn_safetensors_get(&st, "b", out + 12, 1, (const int64_t[]){2}) == ATTN_OK;
+            for (i = 0; i < 12; i++) ok &= out[i] == (attn_float)(float)vals[i];
+            ok &= out[12] == (attn_float)(float)vals[5] && out[13] == (attn_float)(float)vals[6];
+            CHECK(ok && !strcmp(attn_safetensors_meta(&st, "k"), "v\\") && st.tensors[0].dtype == ATTN_ST_F32,
+                  "safetensors: a save reads back bit for bit (as float)");
+            attn_safetensors_free(&st);
+        }
+        CHECK(attn_safetensors_save("build/t_st2.safetensors", dup, t, 2, NULL, 0) == ATTN_ERR_ARG, "safetensors: two tensors of one name refused");
+        names[0] = "__metadata__";
+        CHECK(attn_safetensors_save("build/t_st2.safetensors", names, t, 2, NULL, 0) == ATTN_ERR_ARG, "safetensors: a tensor named __metadata__ refused");
+        CHECK(attn_safetensors_save("/nonexistent/dir/x.safetensors", dup, t, 1, NULL, 0) == ATTN_ERR_IO, "safetensors: an unwritable path");
+    }
+    /* hostile headers: refused with a message, st untouched */
+    memset(longname, 'n', sizeof longname);
+    longname[299] = 0;
+    for (k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char h[512];
+        size_t nd = k == sizeof bad / sizeof *bad - 4 ? 3 : k == sizeof bad / sizeof *bad - 3 ? 5 : 4;
+        if (k == sizeof bad / sizeof *bad - 1) snprintf(h, sizeof h, "{\"%s\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", longname);
+        else snprintf(h, sizeof h, "%s", bad[k]);
+        b = st_file(h, nd, &n);
+        memset(&st, 0x5a, sizeof st);
+        keep = st;
+        if (attn_safetensors_parse(&st, b, n) != ATTN_ERR_FORMAT || !attn_last_error()[0] || memcmp(&st, &keep, sizeof st)) {
+            if (fails++ < 5) printf("  safetensors accepted or changed st on header %lu: %s\n", (unsigned long)k, h);
+        }
+        free(b);
+    }
+    CHECK(fails == 0, "safetensors: %d of %lu hostile headers accepted", fails, (unsigned long)(sizeof bad / sizeof *bad));
+    /* every truncation and every bit flip of the fixture's header: refused or read, never a crash */
+    {
+        FILE *f = fopen("tests/data/mixed.safetensors", "rb");
+        unsigned char whole[1024], *c;
+        size_t len = f ? fread(whole, 1, sizeof whole, f) : 0, hl = len > 8 ? (size_t)whole[0] + 256 * whole[1] : 0;
+        if (f) fclose(f);
+        c = (unsigned char *)malloc(len + 1);
+        for (fails = 0, i = 0; c && i < len; i++) { /* a truncated file: its own buffer, so ASan sees any over-read */
+            unsigned char *t = (unsigned char *)malloc(i + 1);
+            memcpy(t, whole, i);
+            fails += attn_safetensors_parse(&st, t, i) != ATTN_ERR_FORMAT;
+            free(t);
+        }
+        CHECK(fails == 0 && len > 600, "safetensors: %d of %lu truncations read", fails, (unsigned long)len);
+        for (i = 8; c && i < 8 + hl; i++)
+            for (k = 0; k < 8; k++, flips++) {
+                memcpy(c, whole, len);
+                c[i] ^= (unsigned char)(1 << k);
+                if (attn_safetensors_parse(&st, c, len) == ATTN_OK) read++, attn_safetensors_free(&st);
+            }
+        CHECK(flips > 3000, "safetensors: %lu header bit flips parsed without a crash (%lu of them still valid)", (unsigned long)flips,
+              (unsigned long)read);
+        free(c);
+    }
+}
+
 void test_hardening(void)
 {
     hardening_fail_message_quotes_itself();
@@ -199,4 +361,5 @@ void test_hardening(void)
     hardening_vector_tail();
     hardening_kv_cache();
     hardening_gradcheck_params();
+    hardening_safetensors();
 }
