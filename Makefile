@@ -54,7 +54,7 @@ endif
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode \
            $(BUILD)/bench_fused
 
-.PHONY: help api-doc doc-outputs ab all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
+.PHONY: help api-doc doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS) ## build every program and test flavour into build/
 
@@ -68,6 +68,10 @@ $(BUILD):
 # the outputs the README and the docs show, rerun (tools/doc_outputs.sh: the commands are in the docs)
 doc-outputs: $(BUILD)/tiny_lm ## rerun the commands whose outputs the docs show, and rewrite them
 	sh tools/doc_outputs.sh
+
+# the papers' verdicts, re-derived from the runs' CSVs in docs/data by docs/methods.md's rule
+verdicts: ## rewrite docs/verdicts.md from the runs in docs/data (python3, standard library)
+	python3 tools/verdicts.py docs/data docs/verdicts.md
 
 # docs/api.md's reference half, from attn.h's declarations (make test checks it is current)
 api-doc: tools/api_doc.c attn.h | $(BUILD) ## regenerate docs/api.md's reference from attn.h
