@@ -1556,10 +1556,13 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path);
 /* safetensors (Hugging Face's format for models): an 8-byte little-endian length N, N bytes of
    JSON {"NAME": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
    "__metadata__": {"key": "value", ...}}, then the tensors' bytes (row-major, little-endian),
-   offsets counted from the end of the JSON. attn.h reads F32, F16, BF16 and F64 (converted to
-   attn_float) and writes F32. */
+   offsets counted from the end of the JSON. attn.h reads every dtype of the format (the floats and
+   the integers converted to attn_float; F8 kept as bytes) and writes F32. */
 #define ATTN_ST_NAME_LEN 256 /* bytes of a tensor name or a metadata key or value, NUL included */
-typedef enum attn_st_dtype { ATTN_ST_F32, ATTN_ST_F16, ATTN_ST_BF16, ATTN_ST_F64 } attn_st_dtype;
+typedef enum attn_st_dtype {
+    ATTN_ST_F32, ATTN_ST_F16, ATTN_ST_BF16, ATTN_ST_F64, ATTN_ST_I64, ATTN_ST_I32, ATTN_ST_I16, ATTN_ST_I8,
+    ATTN_ST_U64, ATTN_ST_U32, ATTN_ST_U16, ATTN_ST_U8, ATTN_ST_BOOL, ATTN_ST_F8_E4M3, ATTN_ST_F8_E5M2
+} attn_st_dtype;
 typedef struct attn_st_tensor {
     char name[ATTN_ST_NAME_LEN];
     attn_st_dtype dtype;
@@ -1588,8 +1591,8 @@ ATTNDEF void attn_safetensors_free(attn_safetensors *st);
 ATTNDEF const attn_st_tensor *attn_safetensors_find(const attn_safetensors *st, const char *name);
 ATTNDEF const char *attn_safetensors_meta(const attn_safetensors *st, const char *key);
 /* Tensor name into out, converted to attn_float, when its shape is shape [ndim] (ATTN_ERR_ARG when
-   there is no such tensor, ATTN_ERR_SHAPE when its shape differs: the message names it and gives
-   both shapes; nothing written then). */
+   there is no such tensor or it is F8, ATTN_ERR_SHAPE when its shape differs: the message names it
+   and gives both shapes; nothing written then). */
 ATTNDEF attn_status attn_safetensors_get(const attn_safetensors *st, const char *name, attn_float *out,
                                          int ndim, const int64_t *shape);
 /* Writes n tensors (names[i], unique, 1 .. ATTN_ST_NAME_LEN - 1 bytes; the views tensors[i]) as
@@ -12581,8 +12584,10 @@ static int attn__json_uints(attn__json *j, uint64_t *v, int min, int max, int *n
     return *n >= min || attn__json_fail(j, "an array too short");
 }
 
-static const char *const attn__st_dtypes[] = {"F32", "F16", "BF16", "F64"};
-static const int attn__st_bytes[] = {4, 2, 2, 8};
+static const char *const attn__st_dtypes[] = {"F32", "F16", "BF16", "F64", "I64", "I32", "I16", "I8",
+                                              "U64", "U32", "U16", "U8", "BOOL", "F8_E4M3", "F8_E5M2"};
+static const int attn__st_bytes[] = {4, 2, 2, 8, 8, 4, 2, 1, 8, 4, 2, 1, 1, 1, 1};
+#define ATTN__ST_DTYPES 15
 
 /* One tensor's object {"dtype": .., "shape": [..], "data_offsets": [b, e]} (each key once) into t,
    its offsets into off [2]. */
@@ -12601,8 +12606,8 @@ static int attn__st_entry(attn__json *j, attn_st_tensor *t, uint64_t *off)
         seen |= k;
         if (k == 1) {
             if (!attn__json_string(j, dt)) return 0;
-            for (d = 0; d < 4 && strcmp(dt, attn__st_dtypes[d]); d++) continue;
-            if (d == 4) return attn__json_fail(j, "a dtype attn.h does not read (F32, F16, BF16, F64)");
+            for (d = 0; d < ATTN__ST_DTYPES && strcmp(dt, attn__st_dtypes[d]); d++) continue;
+            if (d == ATTN__ST_DTYPES) return attn__json_fail(j, "a dtype the format does not have");
             t->dtype = (attn_st_dtype)d;
         } else if (k == 2) {
             if (!attn__json_uints(j, shape, 0, ATTN_MAX_DIMS, &t->ndim)) return 0;
@@ -12789,7 +12794,15 @@ static void attn__st_convert(const attn_st_tensor *t, attn_float *out)
             out[i] = (attn_float)f;
             break;
         case ATTN_ST_F64: w = attn__get_le(p, 8); memcpy(&d, &w, 8); out[i] = (attn_float)d; break;
-        default: u = (uint32_t)attn__get_le(p, 4); memcpy(&f, &u, 4); out[i] = (attn_float)f; break;
+        case ATTN_ST_F32: u = (uint32_t)attn__get_le(p, 4); memcpy(&f, &u, 4); out[i] = (attn_float)f; break;
+        default: { /* the integers: unsigned as read, signed from their top bit */
+            int b = attn__st_bytes[t->dtype];
+            w = attn__get_le(p, b);
+            if (t->dtype >= ATTN_ST_I64 && t->dtype <= ATTN_ST_I8 && b < 8 && (w >> (8 * b - 1)))
+                out[i] = (attn_float)((double)w - ldexp(1.0, 8 * b));
+            else if (t->dtype == ATTN_ST_I64) out[i] = (attn_float)(int64_t)w;
+            else out[i] = (attn_float)w;
+        }
         }
     }
 }
@@ -12831,6 +12844,9 @@ ATTNDEF attn_status attn_safetensors_get(const attn_safetensors *st, const char 
                           ndim, ATTN_MAX_DIMS);
     if (!(t = attn_safetensors_find(st, name)))
         return attn__fail(ATTN_ERR_ARG, "attn_safetensors_get: no tensor named %s", name);
+    if (t->dtype == ATTN_ST_F8_E4M3 || t->dtype == ATTN_ST_F8_E5M2)
+        return attn__fail(ATTN_ERR_ARG, "attn_safetensors_get: %s is %s, which attn.h keeps as bytes", name,
+                          attn__st_dtypes[t->dtype]);
     for (same = t->ndim == ndim, i = 0; same && i < ndim; i++) same = t->shape[i] == shape[i];
     if (!same)
         return attn__fail(ATTN_ERR_SHAPE, "attn_safetensors_get: %s is %s, wanted %s", name,

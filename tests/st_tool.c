@@ -18,7 +18,11 @@ int main(int argc, char **argv)
         for (i = 0; i < 6; i++) a[i] = (attn_float)(i / 4.0 - 1);
         for (i = 0; i < 5; i++) b[i] = (attn_float)(1.0 / (i + 1));
         if (attn_safetensors_save(argv[2], names, t, 2, meta, 1) == ATTN_OK) return 0;
-    } else if (argc == 3 && !strcmp(argv[1], "read") && attn_safetensors_load(&st, argv[2]) == ATTN_OK) {
+    } else if (argc == 3 && !strcmp(argv[1], "read")) {
+        if (attn_safetensors_load(&st, argv[2]) != ATTN_OK) {
+            fprintf(stderr, "st_tool: %s\n", attn_last_error());
+            return 1;
+        }
         for (i = 0; i < st.count; i++) {
             const attn_st_tensor *t = &st.tensors[i];
             attn_float *x = (attn_float *)malloc(sizeof(attn_float) * (t->count + 1));

@@ -206,15 +206,15 @@ static unsigned char *st_file(const char *h, size_t nd, size_t *n)
 }
 
 /* safetensors: the fixture written by Hugging Face's library (tests/data/make_safetensors.py: F32,
-   F16 with a subnormal, BF16 with an Inf, F64, a scalar, 4-D, an escaped non-ASCII name,
-   metadata) read value for value; a save read back bit for bit; 33 hostile headers, every
+   F16 with a subnormal, BF16 with an Inf, F64, I64, I8, U16, a scalar, 4-D, an escaped non-ASCII
+   name, metadata) read value for value; a save read back bit for bit; 33 hostile headers, every
    truncation and every header bit flip refused (or read) without a crash, st untouched; get and
    save refuse with the tensor's name. */
 static void hardening_safetensors(void)
 {
     static const char *bad[] = {
         "[]", "{", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}", /* not an object, unterminated */
-        "{\"a\":{\"dtype\":\"I8\",\"shape\":[4],\"data_offsets\":[0,4]}}",                  /* a dtype not read */
+        "{\"a\":{\"dtype\":\"F12\",\"shape\":[4],\"data_offsets\":[0,4]}}",                 /* no such dtype */
         "{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1],\"data_offsets\":[0,4]}}",         /* 5 dimensions */
         "{\"a\":{\"dtype\":\"F32\",\"shape\":[01],\"data_offsets\":[0,4]}}",                /* a leading zero */
         "{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}",
@@ -258,7 +258,12 @@ static void hardening_safetensors(void)
     if (st.owned) {
         const attn_st_tensor *t = attn_safetensors_find(&st, "scalar");
         static const double f16[6] = {0.5, -2.0, 65504.0, 6.103515625e-05, 5.9604644775390625e-08, 0};
-        CHECK(st.count == 7 && t && t->ndim == 0 && t->count == 1, "safetensors: 7 tensors, a scalar");
+        CHECK(st.count == 10 && t && t->ndim == 0 && t->count == 1, "safetensors: 10 tensors, a scalar");
+        ok = attn_safetensors_get(&st, "ids", out, 2, (const int64_t[]){1, 4}) == ATTN_OK && out[0] == 0 && out[1] == 1 &&
+             out[2] == -3 && out[3] == (attn_float)1099511627776.0;
+        ok &= attn_safetensors_get(&st, "i8", out, 1, (const int64_t[]){2}) == ATTN_OK && out[0] == -128 && out[1] == 127;
+        ok &= attn_safetensors_get(&st, "u16", out, 1, (const int64_t[]){1}) == ATTN_OK && out[0] == 65535;
+        CHECK(ok, "safetensors: I64, I8 and U16 as attn_float (signed from their top bit)");
         ok = attn_safetensors_get(&st, "f16", out, 1, (const int64_t[]){6}) == ATTN_OK;
         for (i = 0; i < 6; i++) ok &= out[i] == (attn_float)f16[i];
         CHECK(ok, "safetensors: F16 values (normal, max, min normal, subnormal) exact");
@@ -331,7 +336,7 @@ static void hardening_safetensors(void)
     /* every truncation and every bit flip of the fixture's header: refused or read, never a crash */
     {
         FILE *f = fopen("tests/data/mixed.safetensors", "rb");
-        unsigned char whole[1024], *c;
+        unsigned char whole[4096], *c;
         size_t len = f ? fread(whole, 1, sizeof whole, f) : 0, hl = len > 8 ? (size_t)whole[0] + 256 * whole[1] : 0;
         if (f) fclose(f);
         c = (unsigned char *)malloc(len + 1);

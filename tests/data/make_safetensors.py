@@ -1,6 +1,6 @@
 """Writes tests/data/mixed.safetensors, the fixture of tests/test_hardening.c's safetensors checks:
-F32, F16, BF16 and F64 tensors (a scalar, a vector, a matrix, a 4-D one), a name with a quote and a
-non-ASCII letter, metadata, and the JSON written by Hugging Face's own library (safetensors 0.8.0;
+F32, F16, BF16, F64, I64, I8 and U16 tensors (a scalar, a vector, a matrix, a 4-D one), a name with
+a quote and a non-ASCII letter, metadata, and the JSON written by Hugging Face's own library (safetensors 0.8.0;
 BF16 given as raw bytes, numpy has no bfloat16). Run from the repository root:
 python3 tests/data/make_safetensors.py"""
 import json
@@ -14,7 +14,9 @@ f32 = np.arange(12, dtype=np.float32).reshape(3, 4) / 8 - 0.5
 f64 = np.array([1 / 3, -1e-3], dtype=np.float64)
 t4 = (np.arange(24, dtype=np.float32) - 12).reshape(1, 2, 3, 4)
 scalar = np.array(2.5, dtype=np.float32)
-save_file({"f16": f16, "layer.0.w": f32, "f64": f64, "t4": t4, "scalar": scalar, 'q"é': f32[0]},
+ints = {"ids": np.array([[0, 1, -3, 2 ** 40]], dtype=np.int64), "i8": np.array([-128, 127], dtype=np.int8),
+        "u16": np.array([65535], dtype=np.uint16)}
+save_file({"f16": f16, "layer.0.w": f32, "f64": f64, "t4": t4, "scalar": scalar, 'q"é': f32[0], **ints},
           "/tmp/mixed_base.safetensors", metadata={"format": "np", "note": "tab\there"})
 # append a BF16 tensor by hand: the header rewritten with one more entry, its bytes at the end
 raw = open("/tmp/mixed_base.safetensors", "rb").read()
