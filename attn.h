@@ -583,6 +583,22 @@ typedef enum attn_kind {
     ATTN_KIND_COUNT
 } attn_kind;
 
+/* Score and mask modifiers (as FlexAttention's score_mod and mask_mod, PyTorch 2.5): functions of
+   the position that change the scores of the tiled engine's kinds (softmax, ea, cog, sigmoid,
+   linear_raw, centered and the kinds registered on that engine) before they are normalised. p is
+   the query's key position (i + Tk - Tq), j a key's; b the batch element, h the head. */
+typedef struct attn_score_mod {
+    /* s [n]: the scores of query p over keys j0 .. j0 + n - 1 (scale q.k plus the bias), changed in
+       place; NULL: none. ALiBi (Press et al. 2022): s[c] -= slope_h (p - j0 - c). */
+    void (*score)(void *ctx, int b, int h, int p, int j0, int n, attn_float *s);
+    /* The backward of score: ds [n] holds dL/d(the changed s) and becomes dL/d(s), given the
+       unchanged s [n]. NULL: the change does not depend on s (an added term, as ALiBi's). */
+    void (*vjp)(void *ctx, int b, int h, int p, int j0, int n, const attn_float *s, attn_float *ds);
+    /* Whether query p sees key j, on top of the descriptor's masks; NULL: every key. */
+    int (*mask)(void *ctx, int b, int h, int p, int j);
+    void *ctx;
+} attn_score_mod;
+
 typedef struct attn_attention_desc {
     attn_kind kind;
     int B, H, Tq, Tk, dk, dv; /* all >= 1 */
@@ -629,6 +645,7 @@ typedef struct attn_attention_desc {
        ATTN_HYLA_PLUS     w2 [H, dv, dv] (row-major [out, in]), required */
     const attn_float *lambda, *gain, *w2;
     attn_float lambda_init;
+    const attn_score_mod *mod; /* score and mask modifiers (see attn_score_mod); NULL: none */
 } attn_attention_desc;
 
 /* BigBird's block layout (ITC, Zaheer et al. 2020) for nb blocks: blocks 0 and nb - 1 are global (they see
@@ -5061,7 +5078,7 @@ ATTNDEF attn_status attn_cross_entropy_backward(attn_float *dlogits, const attn_
    then the shift; with dropout, the dropped weights [BR, BC] (backward); with several query tiles,
    the head's keys and values packed once for the products that read them (K^T and V^T panels). */
 typedef struct {
-    attn_float *S, *P, *X, *vis, *acc, *vsum, *m, *l, *n, *drop, *kpan, *vpan;
+    attn_float *S, *P, *X, *vis, *acc, *vsum, *m, *l, *n, *drop, *kpan, *vpan, *raw;
 } attn__scored_ws;
 
 /* The scratch's blocks in ws (NULL: only measured); its bytes, a multiple of ATTN_ALIGN. */
@@ -5080,6 +5097,7 @@ static size_t attn__scored_ws_map(const attn_attention_desc *d, attn_float *ws, 
     w->l = attn__arena_floats(&ar, ATTN__BR);
     w->n = attn__arena_floats(&ar, ATTN__BR);
     w->drop = attn__arena_floats(&ar, d->dropout > 0 ? tile : 0);
+    w->raw = d->mod && d->mod->vjp ? attn__arena_floats(&ar, tile) : NULL; /* the scores before score() */
     w->kpan = w->vpan = NULL;
     if (d->Tq > ATTN__BR) { /* several query tiles: the keys and values are packed once */
         w->kpan = attn__arena_floats(&ar, attn__panels_floats(d->dk, d->Tk));
@@ -5194,6 +5212,10 @@ static unsigned attn__flags(attn_kind kind)
     return r ? r->flags : 0;
 }
 
+static attn_status attn__scored_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
+                                        attn_float *weights, const attn_float *Q, const attn_float *K,
+                                        const attn_float *V, void *work, size_t work_bytes);
+
 static attn_status attn__attention_check(const char *fn, const attn_attention_desc *d, size_t work_bytes)
 {
     size_t n;
@@ -5210,6 +5232,11 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
     if (!attn__finite((double)d->scale)) /* from the bits: a NaN test may be folded away under -ffast-math */
         return attn__fail(ATTN_ERR_ARG, "%s: scale = %g must be finite", fn, (double)d->scale);
     if (d->window < 0) return attn__fail(ATTN_ERR_ARG, "%s: window = %d must be >= 0", fn, d->window);
+    if (d->mod &&
+        (attn__row(d)->forward != attn__scored_forward || (attn__flags(d->kind) & ATTN_KF_SUBHEADS)))
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: score and mask modifiers are for the tiled engine's kinds (softmax, ea, cog, "
+                          "sigmoid, linear_raw, centered), not %s", fn, attn_kind_get(d->kind)->name);
     if (d->segment && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no segments", fn);
     if (d->segment && d->Tq > d->Tk)
@@ -5394,7 +5421,8 @@ static int attn__sees(const attn_attention_desc *d, int b, int h, int i, int j)
     int p = i + d->Tk - d->Tq; /* the query's key position */
     return (!d->causal || j <= p) && (!d->key_mask || d->key_mask[(size_t)b * d->Tk + j]) &&
            (!d->segment || d->segment[(size_t)b * d->Tk + p] == d->segment[(size_t)b * d->Tk + j]) &&
-           attn__in_pattern(d, h, p, j) && attn__in_layout(d, h, i, j);
+           attn__in_pattern(d, h, p, j) && attn__in_layout(d, h, i, j) &&
+           (!d->mod || !d->mod->mask || d->mod->mask(d->mod->ctx, b, h, p, j));
 }
 
 /* Whether a key tile [j0, j0 + bc) can hold anything the query tile [i0, i0 + br) sees: some block
@@ -5450,12 +5478,14 @@ static void attn__tile_product(int br, int bc, int n, attn_float alpha, const at
    lazy: those rows' visibility (all ones) is not written. */
 static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc,
                              const attn_float *Qp, const attn_float *Kp, int ld, const attn_float *Kt,
-                             attn_float scale, attn_float *S, attn_float *vis, int guard, int lazy)
+                             attn_float scale, attn_float *S, attn_float *vis, int guard, int lazy,
+                             attn_float *raw)
 {
     int r, c, shift = d->Tk - d->Tq;
     const attn_score_row *k = attn__row(d)->score;
     attn_float off = k && k->offset ? k->offset(d->Tk) : 0; /* the kind's constant shift (sigmoid: -ln Tk) */
-    int common = !d->key_mask && !d->segment && d->window <= 0 && d->block <= 0; /* 1s to the causal limit */
+    /* common: ones up to the causal limit */
+    int common = !d->key_mask && !d->segment && d->window <= 0 && d->block <= 0 && !(d->mod && d->mod->mask);
     attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
     if (d->bias) /* S += the bias's tile */
         attn__rows_op(0, (size_t)br, (size_t)bc, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
@@ -5470,6 +5500,10 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
             attn__fill((size_t)(bc - last), 0, v + last);
         } else if (!common)
             for (c = 0; c < bc; c++) v[c] = (attn_float)attn__sees(d, b, h, i0 + r, j0 + c);
+        if (d->mod && d->mod->score) { /* the modifier, on scale q.k + bias; raw keeps them for its vjp */
+            if (raw) memcpy(raw + r * bc, S + r * bc, sizeof(attn_float) * (size_t)bc);
+            d->mod->score(d->mod->ctx, b, h, i0 + r + shift, j0, bc, S + r * bc);
+        }
         for (c = 0; c < bc && off != 0; c++) S[r * bc + c] += off;
         if (guard) attn__zero_hidden(S + r * bc, v, (size_t)bc);
     }
@@ -5861,7 +5895,7 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
     const attn_float *Vt = t->Vp + (size_t)j0 * dv;
     ATTN_ASSERT(br <= ATTN__BR);
     full = attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, t->ld, t->w.kpan, t->scale, S, P,
-                             t->guard, lazy);
+                             t->guard, lazy, NULL);
     if (t->guard) memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc);
     if (t->centered) attn__visible_sums(P, Vt, br, bc, dv, vsum, n, t->guard);
     if (k->stat == ATTN_STAT_NONE) attn__tile_weights(k, S, P, X, br, bc, NULL, full);
@@ -5965,7 +5999,7 @@ static int attn__fusable(const attn__head *t)
 {
     const attn_attention_desc *d = t->d;
     const attn_score_row *k = t->k;
-    return t->w.kpan && !t->guard && !t->centered && !d->bias && d->dropout <= 0 && !d->key_mask &&
+    return t->w.kpan && !t->guard && !t->centered && !d->bias && !d->mod && d->dropout <= 0 && !d->key_mask &&
            !d->segment && d->window <= 0 && d->block <= 0 && k->stat == ATTN_STAT_LSE && !k->offset &&
            (k->exponent == attn__exponent_s || k->exponent == attn__exponent_abs) && d->dk <= ATTN__FDK &&
            attn__depth_blocks(d->dk, ATTN__KC) == d->dk && d->dv % ATTN__VW == 0 &&
@@ -6119,7 +6153,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
             int full;
             bc = ATTN__MIN(ATTN__BC, d->Tk - j0);
             full = attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, S, P,
-                                     t.guard, 0);
+                                     t.guard, 0, NULL);
             memcpy(hid, P, sizeof(attn_float) * (size_t)br * bc); /* visibility */
             attn__tile_weights(t.k, S, P, X, br, bc, st + i0, full);
             if (t.centered) attn__center(P, hid, n, br, bc);
@@ -6144,7 +6178,7 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
                *dKj = t->dKp + (size_t)j0 * t->ld;
     int r, dv = d->dv, dk = d->dk, ld = t->ld;
     int full = attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, ld, t->w.kpan, scale, S, vis,
-                                 t->guard, 0);
+                                 t->guard, 0, t->w.raw);
     memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
     attn__tile_weights(k, S, P, dA, br, bc, t->st + i0, full); /* dA as scratch until it is computed */
     if (t->centered) attn__center(P, vis, n, br, bc); /* dV uses the centered A */
@@ -6161,7 +6195,9 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
         if (t->centered) attn_axpy((size_t)bc, n[r], vis + r * bc, ar); /* the score map's A = a + c vis */
         k->vjp((size_t)bc, S + r * bc, ar, vis + r * bc, ds, D[r],
                k->stat == ATTN_STAT_SUM && N >= ATTN__TINY ? 1 / N : 0);
-        if (t->guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
+        if (d->mod && d->mod->vjp) /* dS through the modifier, at the unchanged scores */
+            d->mod->vjp(d->mod->ctx, t->b, t->h, i0 + r + d->Tk - d->Tq, j0, bc, t->w.raw + r * bc, ds);
+        if (t->guard || (d->mod && d->mod->vjp)) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
     }
     if (dbias) /* dbias += dS */
         attn__rows_op(0, (size_t)br, (size_t)bc, dA, (size_t)bc,
@@ -6198,7 +6234,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
             for (r = 0; r < br; r++) n[r] = 0;
             for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
                 attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, t.w.S,
-                                  t.w.vis, t.guard, 0);
+                                  t.w.vis, t.guard, 0, NULL);
                 attn__visible_sums(t.w.vis, t.Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, t.guard);
             }
             for (r = 0; r < br; r++) {
@@ -6673,7 +6709,7 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
     for (h = 0; h < d->H; h++) {
         size_t bh = (size_t)b * d->H + h;
         attn__tile_scores(d, b, h, i0, br, 0, d->Tk, a->Q + bh * d->Tq * d->dk, a->K + bh * d->Tk * d->dk,
-                          d->dk, NULL, scale, S + h * ts, vis + h * ts, guard, 0);
+                          d->dk, NULL, scale, S + h * ts, vis + h * ts, guard, 0, NULL);
         if (mx.norm != ATTN_MIX_NORM_SOFTMAX) { /* A = S vis */
             memcpy(A + h * ts, S + h * ts, sizeof(attn_float) * n);
             attn__mul(n, vis + h * ts, A + h * ts, A + h * ts);
@@ -7664,10 +7700,10 @@ static attn_status attn__linformer_check(const char *fn, const attn_attention_de
 {
     attn_attention_desc c;
     ATTN__TRY(attn__attention_check(fn, d, (size_t)-1));
-    if (d->causal || d->key_mask || d->segment || d->window || d->block)
+    if (d->causal || d->key_mask || d->segment || d->window || d->block || d->mod)
         return attn__fail(ATTN_ERR_ARG,
                           "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key "
-                          "mask, segments or pattern",
+                          "mask, segments, pattern or modifiers",
                           fn);
     if (!attn__row(d)->score)
         return attn__fail(
@@ -7952,10 +7988,10 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
         return attn__fail(ATTN_ERR_ARG, "%s: RoPE needs self-attention and dk (%d) a multiple of %d", fn,
                           L->att.dk, attn__rope_unit(L));
     if ((L->Wqg || L->Wkg || L->Wvg) &&
-        (!L->Wqg || !L->Wkg || !L->Wvg || m || L->att.causal || L->rope || !L->att.global))
+        (!L->Wqg || !L->Wkg || !L->Wvg || m || L->att.causal || L->rope || !L->att.global || L->att.mod))
         return attn__fail(ATTN_ERR_ARG,
                           "%s: global projections need Wqg, Wkg and Wvg, global tokens, self-attention, no "
-                          "causal flag and no RoPE",
+                          "causal flag, RoPE or modifiers",
                           fn);
     if (L->kproj < 0 || ((L->kproj > 0 || L->att.kv_heads) && L->Wqg) || (L->kproj > 0 && L->att.kv_heads))
         return attn__fail(ATTN_ERR_ARG,

@@ -957,6 +957,176 @@ static void test_grouped_query(void)
     }
 }
 
+
+/* The modifiers' context: ALiBi's slopes per head, a soft cap, documents and a prefix length. */
+typedef struct {
+    attn_float slope[4], cap;
+    const int *seg; /* [B, T] */
+    int T, prefix;
+} md_ctx;
+static void md_alibi(void *c, int b, int h, int p, int j0, int n, attn_float *s)
+{
+    int k;
+    (void)b;
+    for (k = 0; k < n; k++) s[k] -= ((md_ctx *)c)->slope[h] * (attn_float)(p - j0 - k);
+}
+static void md_cap(void *c, int b, int h, int p, int j0, int n, attn_float *s)
+{
+    attn_float cap = ((md_ctx *)c)->cap;
+    int k;
+    (void)b; (void)h; (void)p; (void)j0;
+    for (k = 0; k < n; k++) s[k] = cap * (attn_float)tanh(s[k] / cap);
+}
+static void md_cap_vjp(void *c, int b, int h, int p, int j0, int n, const attn_float *s, attn_float *ds)
+{
+    attn_float cap = ((md_ctx *)c)->cap;
+    int k;
+    (void)b; (void)h; (void)p; (void)j0;
+    for (k = 0; k < n; k++) {
+        double t = tanh(s[k] / cap);
+        ds[k] *= (attn_float)(1 - t * t);
+    }
+}
+static int md_docs(void *c, int b, int h, int p, int j)
+{
+    const md_ctx *m = (const md_ctx *)c;
+    (void)h;
+    return m->seg[b * m->T + p] == m->seg[b * m->T + j];
+}
+static int md_prefix(void *c, int b, int h, int p, int j)
+{
+    (void)b; (void)h;
+    return j <= p || j < ((const md_ctx *)c)->prefix;
+}
+
+/* One forward and backward call of d on fixed inputs (B 2, H 3, T 37, dk = dv = 8) into O, dQ, dK, dV. */
+enum { MD_B = 2, MD_H = 3, MD_T = 37, MD_D = 8, MD_N = MD_B * MD_H * MD_T * MD_D };
+static int md_run(const attn_attention_desc *d, attn_float *O, attn_float *dQ, attn_float *dK, attn_float *dV)
+{
+    static attn_float Q[MD_N], K[MD_N], V[MD_N], dO[MD_N], st[MD_B * MD_H * MD_T];
+    attn_attention_grads g;
+    attn_rng r;
+    size_t wb = attn_attention_workspace(d);
+    void *work = malloc(wb + 1);
+    int ok;
+    attn_rng_seed(&r, 5, 1);
+    t_randn(Q, MD_N, &r, 1); t_randn(K, MD_N, &r, 1); t_randn(V, MD_N, &r, 1); t_randn(dO, MD_N, &r, 1);
+    memset(&g, 0, sizeof g);
+    memset(dQ, 0, sizeof(attn_float) * MD_N); memset(dK, 0, sizeof(attn_float) * MD_N);
+    memset(dV, 0, sizeof(attn_float) * MD_N);
+    g.dQ = dQ; g.dK = dK; g.dV = dV;
+    ok = work && wb && attn_attention_forward(d, O, st, NULL, Q, K, V, work, wb) == ATTN_OK &&
+         attn_attention_backward(d, &g, dO, Q, K, V, O, st, work, wb) == ATTN_OK;
+    free(work);
+    return ok;
+}
+
+/* Score and mask modifiers: ALiBi as a score modifier equals ALiBi as a materialised bias, and a
+   document mask equals the descriptor's segments, bit for bit, forward and backward, in every kind of
+   the tiled engine, causal or not; a soft cap against the formula; the backward passes (ALiBi, the
+   soft cap's vjp, a prefix-LM mask) against finite differences; the other engines refuse. */
+static void test_modifiers(void)
+{
+    static const attn_kind kinds[6] = {ATTN_SOFTMAX, ATTN_EXPRESSIVE, ATTN_COG, ATTN_CENTERED, ATTN_SIGMOID,
+                                       ATTN_LINEAR_RAW};
+    static attn_float O1[MD_N], O2[MD_N], a1[MD_N], a2[MD_N], b1[MD_N], b2[MD_N], c1[MD_N], c2[MD_N];
+    static attn_float bias[MD_H * MD_T * MD_T];
+    static int seg[MD_B * MD_T];
+    attn_score_mod alibi = {md_alibi, NULL, NULL, NULL}, docs = {NULL, NULL, md_docs, NULL};
+    attn_score_mod cap = {md_cap, md_cap_vjp, NULL, NULL}, prefix = {NULL, NULL, md_prefix, NULL};
+    md_ctx c = {{(attn_float)0.5, (attn_float)0.25, (attn_float)0.125, 0}, 2, seg, MD_T, 5};
+    attn_attention_desc d, e;
+    int k, causal, h, i, j, same = 1, ran = 0;
+    double err;
+    alibi.ctx = docs.ctx = cap.ctx = prefix.ctx = &c;
+    for (h = 0; h < MD_H; h++)
+        for (i = 0; i < MD_T; i++)
+            for (j = 0; j < MD_T; j++) bias[(h * MD_T + i) * MD_T + j] = -(c.slope[h] * (attn_float)(i - j));
+    for (i = 0; i < MD_B * MD_T; i++) seg[i] = (i % MD_T) / (i < MD_T ? 9 : 14); /* documents of 9 and 14 */
+    for (k = 0; k < 6; k++)
+        for (causal = 0; causal < 2; causal++) {
+            memset(&d, 0, sizeof d);
+            d.kind = kinds[k]; d.B = MD_B; d.H = MD_H; d.Tq = d.Tk = MD_T; d.dk = d.dv = MD_D; d.causal = causal;
+            e = d;
+            d.mod = &alibi;
+            e.bias = bias;
+            if (!md_run(&d, O1, a1, b1, c1) || !md_run(&e, O2, a2, b2, c2)) {
+                CHECK(0, "modifiers: %s: %s", attn_kind_get(kinds[k])->name, attn_last_error());
+                continue;
+            }
+            same &= !memcmp(O1, O2, sizeof O1) && !memcmp(a1, a2, sizeof a1) && !memcmp(b1, b2, sizeof b1) &&
+                    !memcmp(c1, c2, sizeof c1);
+            d.mod = &docs;
+            e.bias = NULL;
+            e.segment = seg;
+            same &= md_run(&d, O1, a1, b1, c1) && md_run(&e, O2, a2, b2, c2) && !memcmp(O1, O2, sizeof O1) &&
+                    !memcmp(a1, a2, sizeof a1) && !memcmp(b1, b2, sizeof b1) && !memcmp(c1, c2, sizeof c1);
+            ran++;
+        }
+    CHECK(same && ran == 12, "modifiers: ALiBi (score) = ALiBi (bias), documents (mask) = segments, bit for bit (%d calls)",
+          4 * ran);
+    /* the soft cap: O = softmax(cap tanh(s / cap)) V, against the formula in double */
+    memset(&d, 0, sizeof d);
+    d.kind = ATTN_SOFTMAX; d.B = MD_B; d.H = MD_H; d.Tq = d.Tk = MD_T; d.dk = d.dv = MD_D; d.causal = 1;
+    d.scale = 2; /* scores large enough for the cap to bite */
+    d.mod = &cap;
+    {
+        static attn_float Q[MD_N], K[MD_N], V[MD_N], st[MD_B * MD_H * MD_T];
+        attn_rng r;
+        size_t wb = attn_attention_workspace(&d);
+        void *work = malloc(wb);
+        double worst = 0;
+        int bh, e2;
+        attn_rng_seed(&r, 5, 1);
+        t_randn(Q, MD_N, &r, 1); t_randn(K, MD_N, &r, 1); t_randn(V, MD_N, &r, 1);
+        CHECK(work && attn_attention_forward(&d, O1, st, NULL, Q, K, V, work, wb) == ATTN_OK, "soft cap: %s", attn_last_error());
+        for (bh = 0; bh < MD_B * MD_H; bh++)
+            for (i = 0; i < MD_T; i++) {
+                double w[MD_T], m = -1e300, z = 0;
+                for (j = 0; j <= i; j++) {
+                    double s = 0;
+                    for (e2 = 0; e2 < MD_D; e2++) s += (double)Q[(bh * MD_T + i) * MD_D + e2] * K[(bh * MD_T + j) * MD_D + e2];
+                    w[j] = 2 * tanh(2 * s / 2);
+                    m = w[j] > m ? w[j] : m;
+                }
+                for (j = 0; j <= i; j++) z += w[j] = exp(w[j] - m);
+                for (e2 = 0; e2 < MD_D; e2++) {
+                    double o = 0;
+                    for (j = 0; j <= i; j++) o += w[j] / z * V[(bh * MD_T + j) * MD_D + e2];
+                    err = fabs(o - O1[(bh * MD_T + i) * MD_D + e2]);
+                    worst = err > worst ? err : worst;
+                }
+            }
+        CHECK(worst < 1e4 * T_EPS, "soft cap against the formula: worst error %.3g", worst);
+        free(work);
+    }
+    /* the backward passes against finite differences */
+    {
+        const attn_score_mod *mods[3] = {&alibi, &cap, &prefix};
+        for (k = 0; k < 3; k++) {
+            memset(&d, 0, sizeof d);
+            d.kind = k == 2 ? ATTN_EXPRESSIVE : ATTN_SOFTMAX; d.B = 1; d.H = 2; d.Tq = d.Tk = 9; d.dk = d.dv = 4;
+            d.causal = k < 2;
+            d.mod = mods[k];
+            CHECK(attn_gradcheck_attention(&d, 3, 0, 0, 0, &err) == 1, "modifier %d: the backward pass against finite "
+                  "differences (worst %.3g)", k, err);
+        }
+    }
+    /* the engines that cannot take them refuse */
+    {
+        static const attn_kind other[3] = {ATTN_KERNEL, ATTN_HYLA, ATTN_DIFFERENTIAL};
+        for (k = 0; k < 3; k++) {
+            memset(&d, 0, sizeof d);
+            d.kind = other[k]; d.B = 1; d.H = 2; d.Tq = d.Tk = 9; d.dk = d.dv = 4; d.mod = &alibi;
+            CHECK(attn_attention_workspace(&d) == 0 && attn_last_status() == ATTN_ERR_ARG && strstr(attn_last_error(), "modifiers"),
+                  "%s with a modifier is refused", attn_kind_get(other[k])->name);
+        }
+        d.kind = ATTN_SOFTMAX;
+        CHECK(attn_linformer_forward(&d, 4, 9, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0) == ATTN_ERR_ARG &&
+                  strstr(attn_last_error(), "modifiers"), "Linformer with a modifier is refused: %s", attn_last_error());
+    }
+}
+
 void test_attention(void)
 {
     test_grouped_query();
@@ -976,6 +1146,7 @@ void test_attention(void)
     test_identities();
     test_stability();
     test_bad_input();
+    test_modifiers();
 }
 
 /* ---- the attention layer ---- */
