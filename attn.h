@@ -3883,6 +3883,17 @@ static int attn__gemm_is_few_rows(int transB, int M, int N, int K, int ldb)
            (transB || ldb > 8 * ATTN__NV * ATTN__VW || (size_t)K * ldb > ATTN__B_INPLACE);
 }
 
+/* The products that do not need few_rows' transposition: small, short, or packed. */
+static void attn__gemm_core(int transA, int transB, int M, int N, int K, attn_float alpha, const attn_float *A,
+                            int lda, const attn_float *B, int ldb, attn_float beta, attn_float *C, int ldc)
+{
+    if (attn__gemm_is_small(transA, transB, M, N, K))
+        attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else if (attn__gemm_is_short(transA, transB, M, N, K))
+        attn__gemm_short(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 static void attn__gemm_few_rows(int transA, int transB, int M, int N, int K, attn_float alpha,
                                 const attn_float *A, int lda, const attn_float *B, int ldb,
                                 attn_float beta, attn_float *C, int ldc)
@@ -3892,7 +3903,8 @@ static void attn__gemm_few_rows(int transA, int transB, int M, int N, int K, att
     int j, n, chunk = ATTN__SHORT_FLOATS / M;
     for (j = 0; j < N; j += chunk) {
         n = ATTN__MIN(chunk, N - j);
-        attn_gemm(!transB, !transA, n, M, K, 1, transB ? B + (size_t)j * ldb : B + j, ldb, A, lda, 0, ct, M);
+        attn__gemm_core(!transB, !transA, n, M, K, 1, transB ? B + (size_t)j * ldb : B + j, ldb, A, lda, 0, ct,
+                        M);
         attn__transpose(n, M, ct, (size_t)M, c, (size_t)n);
         attn__tile_store(c, n, C + j, ldc, M, n, alpha, beta);
     }
@@ -3968,13 +3980,10 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N,
                 K, alpha, A, lda, B, ldb, beta, C, ldc);
 #else
-    if (attn__gemm_is_small(transA, transB, M, N, K))
-        attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    else if (attn__gemm_is_short(transA, transB, M, N, K))
-        attn__gemm_short(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    else if (attn__gemm_is_few_rows(transB, M, N, K, ldb))
+    if (!attn__gemm_is_small(transA, transB, M, N, K) && !attn__gemm_is_short(transA, transB, M, N, K) &&
+        attn__gemm_is_few_rows(transB, M, N, K, ldb))
         attn__gemm_few_rows(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    else attn__gemm_packed(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else attn__gemm_core(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
 }
 
@@ -7118,7 +7127,7 @@ static attn_status attn__mix_backward(const attn_attention_desc *d, const attn_a
         NULL, NULL
 #define ATTN__MIXING                                                                                         \
     attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS, NULL, NULL
-static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
+static const attn_kind_info attn__kinds[] = {
     {ATTN_SOFTMAX, "softmax", "softmax_attention", "A = softmax(s q.k + bias) over the visible keys",
      ATTN__SCORED, 0, &attn__score_softmax, NULL, NULL},
     {ATTN_EXPRESSIVE, "ea", NULL, "g = s^2 / (1 + s^2), A = g / sum g (expressive attention)", ATTN__SCORED,
@@ -7156,6 +7165,8 @@ static const attn_kind_info attn__kinds[ATTN_KIND_COUNT] = {
      attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS | ATTN_KF_PARAMS, NULL,
      NULL, &attn__mix_hyla_plus},
 };
+/* Every kind has its row (a C99 static assertion: an array of size -1 does not compile). */
+typedef char attn__kinds_complete[sizeof attn__kinds / sizeof attn__kinds[0] == ATTN_KIND_COUNT ? 1 : -1];
 /* attn_kind_register's rows, each with its own copies of the names and the sub-rows. */
 typedef struct attn__custom_kind {
     attn_kind_info row;
