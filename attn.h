@@ -3884,8 +3884,9 @@ static int attn__gemm_is_few_rows(int transB, int M, int N, int K, int ldb)
 }
 
 /* The products that do not need few_rows' transposition: small, short, or packed. */
-static void attn__gemm_core(int transA, int transB, int M, int N, int K, attn_float alpha, const attn_float *A,
-                            int lda, const attn_float *B, int ldb, attn_float beta, attn_float *C, int ldc)
+static void attn__gemm_core(int transA, int transB, int M, int N, int K, attn_float alpha,
+                            const attn_float *A, int lda, const attn_float *B, int ldb, attn_float beta,
+                            attn_float *C, int ldc)
 {
     if (attn__gemm_is_small(transA, transB, M, N, K))
         attn__gemm_small(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -3903,8 +3904,8 @@ static void attn__gemm_few_rows(int transA, int transB, int M, int N, int K, att
     int j, n, chunk = ATTN__SHORT_FLOATS / M;
     for (j = 0; j < N; j += chunk) {
         n = ATTN__MIN(chunk, N - j);
-        attn__gemm_core(!transB, !transA, n, M, K, 1, transB ? B + (size_t)j * ldb : B + j, ldb, A, lda, 0, ct,
-                        M);
+        attn__gemm_core(!transB, !transA, n, M, K, 1, transB ? B + (size_t)j * ldb : B + j, ldb, A, lda, 0,
+                        ct, M);
         attn__transpose(n, M, ct, (size_t)M, c, (size_t)n);
         attn__tile_store(c, n, C + j, ldc, M, n, alpha, beta);
     }
