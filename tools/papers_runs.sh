@@ -89,4 +89,12 @@ COG="lm --corpus $VIM --variants softmax,cog,cog-first,cog-all,ea,diff,centered 
 for lr in 0.003 0.001 0.01; do
     run "cog-lm-lr$lr" $COG --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 5 --lr $lr
 done
+
+section ea_runs
+# 7. E7 and E11 again, their per-run curves kept (the 16-run means mix solved and diverged runs:
+#    could the paper's "plateaus" be such mixtures?), with the presets' protocol.
+run "E7-curves" train --task nt --N 16 --tau 5 --attn softmax --ncon 256 --seeds 16 --epochs 10000 \
+    --eval-every 100 --final-test 10000 --snapshot-every 1000
+run "E11-n128-curves" train --task ntr --N 16 --tau 2 --attn softmax,ea --ncon 128 --seeds 16 --epochs 20000 \
+    --eval-every 200 --final-test 4096 --snapshot-every 1000
 echo "papers_runs: stopped or finished; rerun to go on"
