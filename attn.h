@@ -9367,13 +9367,22 @@ static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T
     return ar.used / sizeof(attn_float);
 }
 
-/* Maps the cache of layer l, or with l = layers the final norm's. */
-static void attn__tf_cache_map(const attn_transformer *m, int l, int B, int T, attn_float *base,
+/* Where each layer's cache starts (base[layers]: the final norm's), laid out once per model call. */
+static void attn__tf_cache_bases(const attn_transformer *m, int B, int T, attn_float *cache,
+                                 attn_float **base)
+{
+    int l;
+    for (base[0] = cache, l = 0; l < m->cfg.layers; l++)
+        base[l + 1] = base[l] + attn__tf_lcache_map(m, l, B, T, NULL, NULL);
+}
+
+/* Maps the cache of layer l, or with l = layers the final norm's, from its start base[l]. */
+static void attn__tf_cache_map(const attn_transformer *m, int l, int B, int T, attn_float *const *bases,
                                attn__tf_cache *c)
 {
-    int i, R = attn__tf_rows(m, T), Tq = attn__tf_q(m, m->cfg.layers - 1, T);
+    int R = attn__tf_rows(m, T), Tq = attn__tf_q(m, m->cfg.layers - 1, T);
     size_t Rd = (size_t)B * R * m->cfg.d;
-    for (i = 0; i < l; i++) base += attn__tf_lcache_map(m, i, B, T, NULL, NULL);
+    attn_float *base = bases[l];
     memset(c, 0, sizeof *c);
     if (l < m->cfg.layers) {
         attn__tf_lcache_map(m, l, B, T, base, c);
@@ -9543,6 +9552,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     const attn_transformer_config *cf;
     attn_transformer_tensors M;
     attn__tf_cache c;
+    attn_float *bases[ATTN_MAX_LAYERS + 1];
     attn__tf_work w;
     attn_layer L;
     const int *seg;
@@ -9554,7 +9564,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     attn__tf_work_map(m, B, T, work, &w);
     seg = attn__tf_segments(m, tokens, B, T, w.seg);
     cf = &m->cfg; N = (size_t)B * T; R = attn__tf_rows(m, T);
-    attn__tf_cache_map(m, 0, B, T, cache, &c);
+    attn__tf_cache_bases(m, B, T, cache, bases);
+    attn__tf_cache_map(m, 0, B, T, bases, &c);
     if (tokens)
         ATTN__TRY(attn_embedding_forward(c.x, tokens, M.E, (int)N, cf->vocab, cf->d));
     else
@@ -9565,7 +9576,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
-        attn__tf_cache_map(m, l, B, T, cache, &c);
+        attn__tf_cache_map(m, l, B, T, bases, &c);
         attn__tf_layer(m, l, c.bias, &L);
         attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
@@ -9580,7 +9591,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         attn__tf_mlp_forward(m, &W, c.next, c.h, c.bn, c.m2, c.r2, c.u, c.u2, c.g, n);
     }
     /* y = Wout Norm(xr) + bout, xr the read-out rows of x_L */
-    attn__tf_cache_map(m, cf->layers, B, T, cache, &c);
+    attn__tf_cache_map(m, cf->layers, B, T, bases, &c);
     if (c.xr != c.x)
         attn__tf_lastrows(c.xr, c.x, B, attn__tf_q(m, cf->layers - 1, T), R, cf->d, ATTN__ROWS_GET);
     attn__tf_norm(m, c.f, c.mf, c.rf, c.xr, M.nfg, M.nfb, (size_t)B * R);
@@ -9594,6 +9605,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
 {
     const attn_transformer_config *cf;
     attn__tf_cache c;
+    attn_float *bases[ATTN_MAX_LAYERS + 1];
     attn_layer L;
     attn_layer_grads lg;
     attn_transformer_tensors M, MG;
@@ -9612,7 +9624,8 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     dX = w.dX; dH = w.dH; dA = w.dA; dG = w.dG; dU = w.dU; dB = w.dB; dAq = w.dAq;
     /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L [B TqL d] in dX
        */
-    attn__tf_cache_map(m, cf->layers, B, T, attn__unconst(cache), &c);
+    attn__tf_cache_bases(m, B, T, attn__unconst(cache), bases);
+    attn__tf_cache_map(m, cf->layers, B, T, bases, &c);
     attn__linear_back(dA, MG.Wout, MG.bout, dy, c.f, M.Wout, B * R, cf->d, cf->out, 0);
     memset(dH, 0, sizeof(attn_float) * Rd);
     attn__tf_norm_back(m, dH, MG.nfg, MG.nfb, dA, c.xr, M.nfg, c.mf, c.rf, (size_t)B * R);
@@ -9623,7 +9636,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
                                              G = attn_transformer_layer_named(m, l, 1);
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
-        attn__tf_cache_map(m, l, B, T, attn__unconst(cache), &c);
+        attn__tf_cache_map(m, l, B, T, bases, &c);
         attn__tf_layer(m, l, c.bias, &L);
         attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
@@ -9814,6 +9827,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                                              void *work, size_t work_bytes)
 {
     attn__tf_cache c;
+    attn_float *bases[ATTN_MAX_LAYERS + 1];
     attn__tf_weights_work w;
     attn_layer L;
     ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
@@ -9828,7 +9842,8 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
     if (m->cfg.linformer_k)
         return attn__fail(ATTN_ERR_ARG, "%s: a Linformer layer's weights are over its %d compressed keys",
                           __func__, m->cfg.linformer_k);
-    attn__tf_cache_map(m, layer, B, T, attn__unconst(cache), &c);
+    attn__tf_cache_bases(m, B, T, attn__unconst(cache), bases);
+    attn__tf_cache_map(m, layer, B, T, bases, &c);
     attn__tf_layer(m, layer, c.bias, &L);
     attn__tf_weights_map(m, layer, B, T, work, &w);
     attn__tf_layout_T(m, T, &L, w.layout);
@@ -13695,6 +13710,7 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 {
     const attn_transformer_config *c;
     attn__tf_cache fc;
+    attn_float *bases[ATTN_MAX_LAYERS + 1];
     attn_float *y, *cache, *h[2];
     int *seq, k, i, s, T, maxn = 0;
     void *work;
@@ -13736,7 +13752,8 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
             for (i = plen; i < len; i++) seq[i] = one;
             if (task == ATTN_PROBE_ZERO && s == 0) seq[plen] = zero;
             st = attn_transformer_forward(m, y, cache, seq, NULL, 1, len, work, wb);
-            attn__tf_cache_map(m, c->layers, 1, len, cache, &fc);
+            attn__tf_cache_bases(m, 1, len, cache, bases);
+            attn__tf_cache_map(m, c->layers, 1, len, bases, &fc);
             memcpy(h[s], fc.f + (size_t)(attn__tf_rows(m, len) - 1) * c->d,
                    sizeof(attn_float) * (size_t)c->d); /* the last row of Norm(x_L) */
         }
