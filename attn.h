@@ -1619,6 +1619,18 @@ ATTNDEF attn_status attn_safetensors_save(const char *path, const char *const *n
                                           const attn_tensor *tensors, int n, const char *const *meta,
                                           int nmeta);
 
+/* Hugging Face's GPT-2 ("model_type": "gpt2": learned positions, LayerNorm with biases, GELU in its
+   tanh form, the fused c_attn projection stored [in, out] as its Conv1D does, the head tied to the
+   token embedding) as an attn_transformer: dir holds config.json and model.safetensors. Load reads
+   vocab_size, n_embd, n_layer, n_head, n_positions, n_inner, layer_norm_epsilon and
+   activation_function ("gelu_new" or "gelu"), initialises *m and fills it (the head's bias 0;
+   lm_head.weight, when there, is the head); a missing, unknown or misshapen tensor is refused with
+   its name. Save writes the same names (and lm_head.weight with "tie_word_embeddings": false when
+   the head is no longer the embedding) for a configuration load gives (GPT-2's shape, softmax,
+   every position read out), so PyTorch loads it back with GPT2LMHeadModel.from_pretrained(dir). */
+ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *dir);
+ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const char *dir);
+
 /* Line plots as SVG files (the examples' figures): each series is a polyline through (x[i], y[i]),
    with an optional shaded band lo[i] .. hi[i], drawn against the left axis, or (dashed by default)
    against a right axis that runs from 0 (or the least value, if negative) to the largest value of
@@ -13111,6 +13123,414 @@ ATTNDEF attn_status attn_safetensors_load(attn_safetensors *st, const char *path
 #else
     (void)st; (void)path;
     return attn__fail(ATTN_ERR_IO, "attn_safetensors_load: built with ATTN_NO_STDIO");
+#endif
+}
+
+/* ---- Hugging Face layouts ---- */
+
+#ifndef ATTN_NO_STDIO /* the helpers of the loader and the writer, which need stdio */
+/* Skips one JSON value of any kind (strings without a length limit), depth at most 64. */
+static int attn__json_skip(attn__json *j, int depth)
+{
+    char c;
+    attn__json_ws(j);
+    if (j->p >= j->end) return attn__json_fail(j, "a value expected");
+    if (depth > 64) return attn__json_fail(j, "values nested more than 64 deep");
+    c = *j->p;
+    if (c == '"') {
+        for (j->p++; j->p < j->end && *j->p != '"'; j->p++)
+            if (*j->p == '\\') j->p++;
+        return j->p++ < j->end || attn__json_fail(j, "an unterminated string");
+    }
+    if (c == '{' || c == '[') {
+        char close = c == '{' ? '}' : ']';
+        j->p++;
+        if (attn__json_at(j, close)) return 1;
+        do {
+            if (close == '}' && (!attn__json_skip(j, depth + 1) || !attn__json_at(j, ':')))
+                return attn__json_fail(j, "a key and ':' expected");
+            if (!attn__json_skip(j, depth + 1)) return 0;
+        } while (attn__json_at(j, ','));
+        return attn__json_at(j, close) || attn__json_fail(j, "',' or a closing bracket expected");
+    }
+    if (c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+        while (j->p < j->end && ((*j->p >= '0' && *j->p <= '9') || (*j->p >= 'a' && *j->p <= 'z') ||
+                                 (*j->p >= 'A' && *j->p <= 'Z') || strchr("+-.", *j->p)))
+            j->p++;
+        return 1;
+    }
+    return attn__json_fail(j, "a value expected");
+}
+
+/* A JSON number at [p, end) as a double (no locale: digits, '.', an exponent), 0 if it is not one. */
+static int attn__json_double(const char *p, const char *end, double *v)
+{
+    double m = 0, sign = 1;
+    int e = 0, es = 1, x = 0, digits = 0;
+    if (p < end && *p == '-') sign = -1, p++;
+    for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) m = m * 10 + (*p - '0');
+    if (p < end && *p == '.')
+        for (p++; p < end && *p >= '0' && *p <= '9'; p++, digits++) m = m * 10 + (*p - '0'), e--;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        if (++p < end && (*p == '+' || *p == '-')) es = *p++ == '-' ? -1 : 1;
+        for (; p < end && *p >= '0' && *p <= '9' && x < 10000; p++) x = x * 10 + (*p - '0');
+    }
+    *v = sign * m * pow(10.0, e + es * x);
+    return digits > 0 && p == end;
+}
+
+/* A flat view of a JSON object's scalar members (config.json): up to 128 keys, each a number, a
+   string (at most 63 bytes kept), true (1), false (0) or null. */
+typedef struct {
+    int n;
+    char key[128][64], str[128][64];
+    double num[128];
+    int kind[128]; /* 0 number, 1 string, 2 null or a nested value */
+} attn__config;
+
+static int attn__config_parse(const char *text, size_t len, attn__config *c)
+{
+    attn__json j;
+    j.p = text; j.end = text + len; j.err = NULL;
+    c->n = 0;
+    if (!attn__json_at(&j, '{')) return 0;
+    if (attn__json_at(&j, '}')) return 1;
+    do {
+        char key[ATTN_ST_NAME_LEN];
+        const char *v;
+        int k = c->n < 128 ? c->n : 127;
+        if (!attn__json_string(&j, key) || !attn__json_at(&j, ':')) return 0;
+        attn__json_ws(&j);
+        v = j.p;
+        if (!attn__json_skip(&j, 0)) return 0;
+        snprintf(c->key[k], sizeof c->key[k], "%.63s", key);
+        c->kind[k] = 2;
+        if (*v == '"')
+            c->kind[k] = 1, snprintf(c->str[k], sizeof c->str[k], "%.*s", (int)(j.p - v - 2), v + 1);
+        else if (*v == 't' || *v == 'f') c->kind[k] = 0, c->num[k] = *v == 't';
+        else if (*v != 'n' && *v != '{' && *v != '[')
+            c->kind[k] = attn__json_double(v, j.p, &c->num[k]) ? 0 : 2;
+        c->n = k + 1;
+    } while (attn__json_at(&j, ','));
+    return attn__json_at(&j, '}');
+}
+
+/* The member key: its number (kind 0) or string (kind 1), or NULL. */
+static const double *attn__config_num(const attn__config *c, const char *key)
+{
+    int i;
+    for (i = 0; i < c->n; i++)
+        if (!strcmp(c->key[i], key)) return c->kind[i] == 0 ? &c->num[i] : NULL;
+    return NULL;
+}
+static const char *attn__config_str(const attn__config *c, const char *key)
+{
+    int i;
+    for (i = 0; i < c->n; i++)
+        if (!strcmp(c->key[i], key)) return c->kind[i] == 1 ? c->str[i] : NULL;
+    return NULL;
+}
+
+/* dst [cols, rows] = src [rows, cols] (row stride lds) transposed. */
+static void attn__st_transpose(attn_float *dst, const attn_float *src, int rows, int cols, size_t lds)
+{
+    int r, c;
+    for (r = 0; r < rows; r++)
+        for (c = 0; c < cols; c++) dst[(size_t)c * rows + r] = src[(size_t)r * lds + c];
+}
+
+/* Whether a transformer has GPT-2's shape (what attn_transformer_save_hf writes); why not. */
+static const char *attn__gpt2_shape(const attn_transformer_config *c)
+{
+    int l;
+    if (c->vocab < 1 || c->in_dim || c->out != c->vocab || c->dk * c->heads != c->d || c->dv != c->dk ||
+        (c->kv_heads && c->kv_heads != c->heads) || c->readout || !c->causal || c->scale != 0 ||
+        c->pos != ATTN_POS_LEARNED || c->norm != ATTN_NORM_LAYER || c->glu || !c->bias || c->t5 ||
+        c->window || c->bigbird_block || c->linformer_k || c->doc_mask ||
+        (c->act != ATTN_ACT_GELU_TANH && c->act != ATTN_ACT_GELU_ERF))
+        return "GPT-2's shape (token inputs and outputs, d = heads dk = heads dv, causal, learned positions, "
+               "LayerNorm, biases, a GELU MLP, every position read out)";
+    for (l = 0; l < c->layers; l++)
+        if (c->kinds[l] != ATTN_SOFTMAX) return "softmax in every layer";
+    return NULL;
+}
+
+/* A whole small file (at most max bytes) into ATTN_MALLOC memory, NUL-terminated; NULL (error set). */
+static char *attn__read_small(const char *fn, const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *b;
+    if (!f) return attn__fail(ATTN_ERR_IO, "%s: cannot open %s", fn, path), (char *)NULL;
+    if (!(b = (char *)ATTN_MALLOC(max + 1))) {
+        fclose(f);
+        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory", fn), (char *)NULL;
+    }
+    *len = fread(b, 1, max + 1, f);
+    fclose(f);
+    if (*len > max) {
+        ATTN_FREE(b);
+        return attn__fail(ATTN_ERR_FORMAT, "%s: %s is longer than %lu bytes", fn, path, (unsigned long)max),
+               (char *)NULL;
+    }
+    b[*len] = 0;
+    return b;
+}
+
+/* GPT-2's tensor name for layer l (-1: none) and part, with the file's prefix. */
+static const char *attn__gpt2_name(char *buf, size_t size, const char *prefix, int l, const char *part)
+{
+    if (l < 0) snprintf(buf, size, "%s%s", prefix, part);
+    else snprintf(buf, size, "%sh.%d.%s", prefix, l, part);
+    return buf;
+}
+
+/* Whether name is one GPT-2 holds: its tensors, lm_head.weight, or the attention's buffers. */
+static int attn__gpt2_known(const char *name, const char *prefix, int layers)
+{
+    static const char *const top[] = {"wte.weight", "wpe.weight", "ln_f.weight", "ln_f.bias"};
+    static const char *const per[] = {"ln_1.weight",      "ln_1.bias",          "attn.c_attn.weight",
+                                      "attn.c_attn.bias", "attn.c_proj.weight", "attn.c_proj.bias",
+                                      "ln_2.weight",      "ln_2.bias",          "mlp.c_fc.weight",
+                                      "mlp.c_fc.bias",    "mlp.c_proj.weight",  "mlp.c_proj.bias",
+                                      "attn.bias",        "attn.masked_bias"};
+    char buf[ATTN_ST_NAME_LEN];
+    int i, l;
+    if (!strcmp(name, "lm_head.weight")) return 1;
+    for (i = 0; i < 4; i++)
+        if (!strcmp(name, attn__gpt2_name(buf, sizeof buf, prefix, -1, top[i]))) return 1;
+    for (l = 0; l < layers; l++)
+        for (i = 0; i < 14; i++)
+            if (!strcmp(name, attn__gpt2_name(buf, sizeof buf, prefix, l, per[i]))) return 1;
+    return 0;
+}
+
+/* GPT-2's tensor part of layer l (-1: none) into out, of shape [d0] (d1 = 0) or [d0, d1]. */
+static attn_status attn__gpt2_get(const attn_safetensors *st, const char *prefix, int l, const char *part,
+                                  attn_float *out, int64_t d0, int64_t d1)
+{
+    char b[ATTN_ST_NAME_LEN];
+    int64_t shape[2];
+    shape[0] = d0; shape[1] = d1;
+    return attn_safetensors_get(st, attn__gpt2_name(b, sizeof b, prefix, l, part), out, d1 ? 2 : 1, shape);
+}
+
+/* Fills a GPT-2-shaped m from st (names with prefix); tmp [3 d max(d, mlp)] is scratch. Conv1D
+   stores [in, out]: the matrices are transposed, c_attn split into Wq, Wk, Wv. */
+static attn_status attn__gpt2_fill(attn_transformer *m, const attn_safetensors *st, const char *prefix,
+                                   attn_float *tmp)
+{
+    const attn_transformer_config *c = &m->cfg;
+    attn_transformer_tensors M = attn_transformer_named(m, 0);
+    int64_t d = c->d, mlp = c->mlp, V = c->vocab;
+    int l, k;
+    ATTN__TRY(attn__gpt2_get(st, prefix, -1, "wte.weight", M.E, V, d));
+    ATTN__TRY(attn__gpt2_get(st, prefix, -1, "wpe.weight", M.P, c->max_T, d));
+    ATTN__TRY(attn__gpt2_get(st, prefix, -1, "ln_f.weight", M.nfg, d, 0));
+    ATTN__TRY(attn__gpt2_get(st, prefix, -1, "ln_f.bias", M.nfb, d, 0));
+    if (attn_safetensors_find(st, "lm_head.weight"))
+        ATTN__TRY(attn__gpt2_get(st, "", -1, "lm_head.weight", M.Wout, V, d));
+    else memcpy(M.Wout, M.E, sizeof(attn_float) * (size_t)(V * d)); /* tied */
+    memset(M.bout, 0, sizeof(attn_float) * (size_t)V);
+    for (l = 0; l < c->layers; l++) {
+        attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
+        attn_float *wq[3] = {W.Wq, W.Wk, W.Wv}, *bq[3] = {W.bq, W.bk, W.bv};
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "ln_1.weight", W.n1g, d, 0));
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "ln_1.bias", W.n1b, d, 0));
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "attn.c_attn.weight", tmp, d, 3 * d));
+        for (k = 0; k < 3; k++) attn__st_transpose(wq[k], tmp + k * d, (int)d, (int)d, (size_t)(3 * d));
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "attn.c_attn.bias", tmp, 3 * d, 0));
+        for (k = 0; k < 3; k++) memcpy(bq[k], tmp + k * d, sizeof(attn_float) * (size_t)d);
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "attn.c_proj.weight", tmp, d, d));
+        attn__st_transpose(W.Wo, tmp, (int)d, (int)d, (size_t)d);
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "attn.c_proj.bias", W.bo, d, 0));
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "ln_2.weight", W.n2g, d, 0));
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "ln_2.bias", W.n2b, d, 0));
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "mlp.c_fc.weight", tmp, d, mlp));
+        attn__st_transpose(W.W1, tmp, (int)d, (int)mlp, (size_t)mlp);
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "mlp.c_fc.bias", W.b1, mlp, 0));
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "mlp.c_proj.weight", tmp, mlp, d));
+        attn__st_transpose(W.W2, tmp, (int)mlp, (int)d, (size_t)d);
+        ATTN__TRY(attn__gpt2_get(st, prefix, l, "mlp.c_proj.bias", W.b2, d, 0));
+    }
+    return ATTN_OK;
+}
+
+#endif
+
+ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *dir)
+{
+#ifndef ATTN_NO_STDIO
+    static const char *const need[] = {"vocab_size", "n_embd", "n_layer", "n_head", "n_positions"};
+    attn__config cj;
+    attn_transformer_config c = attn_transformer_config_default();
+    attn_transformer t;
+    attn_safetensors st;
+    attn_rng r;
+    attn_status s;
+    char path[4096], *text;
+    const char *type, *act, *prefix;
+    const double *v[5], *inner, *eps;
+    size_t len;
+    int i, l;
+    attn_float *tmp;
+    ATTN__NEED(m); ATTN__NEED(dir);
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if (!(text = attn__read_small(__func__, path, 1 << 20, &len))) return attn_last_status();
+    i = attn__config_parse(text, len, &cj);
+    ATTN_FREE(text);
+    if (!i) return attn__fail(ATTN_ERR_FORMAT, "%s: %s is not a JSON object", __func__, path);
+    if (!(type = attn__config_str(&cj, "model_type")) || strcmp(type, "gpt2"))
+        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: model_type %s; attn.h reads gpt2", __func__, path,
+                          type ? type : "(none)");
+    for (i = 0; i < 5; i++)
+        if (!(v[i] = attn__config_num(&cj, need[i])) || *v[i] < 1 || *v[i] > 1e7 || *v[i] != floor(*v[i]))
+            return attn__fail(ATTN_ERR_FORMAT, "%s: %s: %s missing or not a whole number in 1 .. 1e7",
+                              __func__, path, need[i]);
+    c.vocab = c.out = (int)*v[0]; c.d = (int)*v[1]; c.layers = (int)*v[2]; c.heads = (int)*v[3];
+    c.max_T = (int)*v[4];
+    inner = attn__config_num(&cj, "n_inner");
+    c.mlp = inner ? (int)*inner : 4 * c.d;
+    if (c.heads < 1 || c.d % c.heads || c.layers > ATTN_MAX_LAYERS)
+        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: n_embd %d in %d heads, %d layers (at most %d)", __func__,
+                          path, c.d, c.heads, c.layers, ATTN_MAX_LAYERS);
+    c.dk = c.dv = c.d / c.heads;
+    eps = attn__config_num(&cj, "layer_norm_epsilon");
+    c.eps = eps ? (attn_float)*eps : (attn_float)1e-5;
+    act = attn__config_str(&cj, "activation_function");
+    if (act && strcmp(act, "gelu_new") && strcmp(act, "gelu") && strcmp(act, "gelu_pytorch_tanh"))
+        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: activation_function %s (gelu_new or gelu)", __func__,
+                          path, act);
+    c.act = act && !strcmp(act, "gelu") ? ATTN_ACT_GELU_ERF : ATTN_ACT_GELU_TANH;
+    c.pos = ATTN_POS_LEARNED; c.norm = ATTN_NORM_LAYER; c.glu = 0; c.bias = 1; c.causal = 1; c.scale = 0;
+    c.readout = 0; c.in_dim = 0; c.kv_heads = 0;
+    for (l = 0; l < c.layers; l++) c.kinds[l] = ATTN_SOFTMAX;
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    ATTN__TRY(attn_safetensors_load(&st, path));
+    prefix = attn_safetensors_find(&st, "transformer.wte.weight") ? "transformer." : "";
+    for (i = 0; i < st.count; i++)
+        if (!attn__gpt2_known(st.tensors[i].name, prefix, c.layers)) {
+            attn__fail(ATTN_ERR_FORMAT, "%s: %s holds %s, which is not GPT-2's", __func__, path,
+                       st.tensors[i].name);
+            attn_safetensors_free(&st);
+            return ATTN_ERR_FORMAT;
+        }
+    attn_rng_seed(&r, 0, 0);
+    if ((s = attn_transformer_init(&t, &c, &r)) != ATTN_OK) {
+        attn_safetensors_free(&st);
+        return s;
+    }
+    if (!(tmp = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * 3 * (size_t)c.d * ATTN__MAX(c.d, c.mlp))))
+        s = attn__fail(ATTN_ERR_NOMEM, "%s: no memory", __func__);
+    else s = attn__gpt2_fill(&t, &st, prefix, tmp);
+    ATTN_FREE(tmp);
+    attn_safetensors_free(&st);
+    if (s != ATTN_OK) {
+        attn_transformer_free(&t);
+        return s;
+    }
+    *m = t;
+    return ATTN_OK;
+#else
+    (void)m; (void)dir;
+    return attn__fail(ATTN_ERR_IO, "attn_transformer_load_hf: built with ATTN_NO_STDIO");
+#endif
+}
+
+ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const char *dir)
+{
+#ifndef ATTN_NO_STDIO
+    enum { PER = 12 };
+    static const char *const per[PER] = {"ln_1.weight",      "ln_1.bias",          "attn.c_attn.weight",
+                                         "attn.c_attn.bias", "attn.c_proj.weight", "attn.c_proj.bias",
+                                         "ln_2.weight",      "ln_2.bias",          "mlp.c_fc.weight",
+                                         "mlp.c_fc.bias",    "mlp.c_proj.weight",  "mlp.c_proj.bias"};
+    const attn_transformer_config *c;
+    attn_transformer_tensors M;
+    attn_tensor *ts;
+    char (*names)[48], path[4096];
+    const char **np, *why, *meta[2] = {"format", "pt"};
+    attn_float *mem, *at;
+    attn__save sv;
+    size_t d, mlp, need;
+    int n = 0, l, k, tied, ok;
+    attn_status s;
+    ATTN__NEED(m); ATTN__NEED(dir);
+    c = &m->cfg;
+    if ((why = attn__gpt2_shape(c)) != NULL)
+        return attn__fail(ATTN_ERR_ARG, "%s: the model does not have %s", __func__, why);
+    M = attn_transformer_named(m, 0);
+    d = (size_t)c->d; mlp = (size_t)c->mlp;
+    tied = !memcmp(M.Wout, M.E, sizeof(attn_float) * (size_t)c->vocab * d);
+    need = (size_t)c->layers * (4 * d * d + 3 * d + 2 * d * mlp); /* the transposed or joined tensors */
+    mem = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * need + 1);
+    ts = (attn_tensor *)ATTN_MALLOC(sizeof(attn_tensor) * (size_t)(5 + PER * c->layers));
+    names = (char (*)[48])ATTN_MALLOC(48 * (size_t)(5 + PER * c->layers));
+    np = (const char **)ATTN_MALLOC(sizeof(char *) * (size_t)(5 + PER * c->layers));
+    if (!mem || !ts || !names || !np) {
+        ATTN_FREE(mem); ATTN_FREE(ts); ATTN_FREE(names); ATTN_FREE(np);
+        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory", __func__);
+    }
+#define ATTN__HF_T(nm, ptr, r, cl)                                                                         \
+    do {                                                                                                   \
+        snprintf(names[n], 48, "%s", nm);                                                                 \
+        ts[n].data = (ptr); ts[n].ndim = (cl) != 0 ? 2 : 1; ts[n].shape[0] = (int)(r);                      \
+        ts[n].shape[1] = (int)(cl);                                                                        \
+        np[n] = names[n];                                                                                  \
+        n++;                                                                                               \
+    } while (0)
+    ATTN__HF_T("wte.weight", M.E, c->vocab, d);
+    ATTN__HF_T("wpe.weight", M.P, c->max_T, d);
+    for (at = mem, l = 0; l < c->layers; l++) {
+        attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
+        const attn_float *wq[3] = {W.Wq, W.Wk, W.Wv}, *bq[3] = {W.bq, W.bk, W.bv};
+        char b[48];
+        attn_float *ca = at, *cb = ca + 3 * d * d, *cp = cb + 3 * d, *fc = cp + d * d, *fp = fc + d * mlp;
+        for (k = 0; k < 3; k++) { /* c_attn [d, 3d] = [Wq^T | Wk^T | Wv^T], its bias [bq | bk | bv] */
+            size_t r, q;
+            for (r = 0; r < d; r++)
+                for (q = 0; q < d; q++) ca[r * 3 * d + k * d + q] = wq[k][q * d + r];
+            memcpy(cb + k * d, bq[k], sizeof(attn_float) * d);
+        }
+        attn__st_transpose(cp, W.Wo, (int)d, (int)d, d);
+        attn__st_transpose(fc, W.W1, (int)mlp, (int)d, d);
+        attn__st_transpose(fp, W.W2, (int)d, (int)mlp, mlp);
+        at = fp + mlp * d;
+        snprintf(b, sizeof b, "h.%d.%s", l, per[0]); ATTN__HF_T(b, W.n1g, d, 0);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[1]); ATTN__HF_T(b, W.n1b, d, 0);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[2]); ATTN__HF_T(b, ca, d, 3 * d);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[3]); ATTN__HF_T(b, cb, 3 * d, 0);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[4]); ATTN__HF_T(b, cp, d, d);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[5]); ATTN__HF_T(b, W.bo, d, 0);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[6]); ATTN__HF_T(b, W.n2g, d, 0);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[7]); ATTN__HF_T(b, W.n2b, d, 0);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[8]); ATTN__HF_T(b, fc, d, mlp);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[9]); ATTN__HF_T(b, W.b1, mlp, 0);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[10]); ATTN__HF_T(b, fp, mlp, d);
+        snprintf(b, sizeof b, "h.%d.%s", l, per[11]); ATTN__HF_T(b, W.b2, d, 0);
+    }
+    ATTN__HF_T("ln_f.weight", M.nfg, d, 0);
+    ATTN__HF_T("ln_f.bias", M.nfb, d, 0);
+    if (!tied) ATTN__HF_T("lm_head.weight", M.Wout, c->vocab, d);
+#undef ATTN__HF_T
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    s = attn_safetensors_save(path, np, ts, n, meta, 1);
+    ATTN_FREE(mem); ATTN_FREE(ts); ATTN_FREE(names); ATTN_FREE(np);
+    ATTN__TRY(s);
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if (!attn__save_open(&sv, __func__, path, "w")) return attn_last_status();
+    ok = fprintf(
+             sv.f,
+             "{\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"model_type\": \"gpt2\",\n"
+             "  \"vocab_size\": %d,\n  \"n_embd\": %d,\n  \"n_layer\": %d,\n  \"n_head\": %d,\n"
+             "  \"n_positions\": %d,\n  \"n_ctx\": %d,\n  \"n_inner\": %d,\n  \"layer_norm_epsilon\": %.9g,\n"
+             "  \"activation_function\": \"%s\",\n  \"tie_word_embeddings\": %s,\n"
+             "  \"resid_pdrop\": 0.0,\n  \"embd_pdrop\": 0.0,\n  \"attn_pdrop\": 0.0\n}\n",
+             c->vocab, c->d, c->layers, c->heads, c->max_T, c->max_T, c->mlp, (double)c->eps,
+             c->act == ATTN_ACT_GELU_ERF ? "gelu" : "gelu_new", tied ? "true" : "false") > 0;
+    return attn__save_close(&sv, __func__, path, ok);
+#else
+    (void)m; (void)dir;
+    return attn__fail(ATTN_ERR_IO, "attn_transformer_save_hf: built with ATTN_NO_STDIO");
 #endif
 }
 

@@ -403,6 +403,9 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
         BAD(attn_safetensors_get(&none, "x", F(0), 0, NULL));
         BAD(attn_safetensors_get(&none, "x", F(0), ATTN_MAX_DIMS + 1, NULL));
     }
+    BAD(attn_transformer_load_hf((attn_transformer *)U(0), "/nonexistent"));
+    BAD(attn_transformer_load_hf((attn_transformer *)U(0), "tests"));
+    BAD(attn_transformer_save_hf(tf, "/nonexistent/dir"));
     BAD(attn_cisformer_save(cis, "/nonexistent/dir/x.ckpt"));
     BAD(attn_cisformer_load((attn_cisformer *)U(0), "/nonexistent/x.ckpt"));
     BAD(attn_transformer_save(tf, "/nonexistent/dir/x.ckpt"));

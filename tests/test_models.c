@@ -1944,6 +1944,79 @@ static void test_named_tensors(void)
     }
 }
 
+
+/* GPT-2 in Hugging Face's layout (tests/data/gpt2_tiny, written by tests/gpt2_check.py: a random
+   2-layer GPT-2 with the "transformer." prefix and the attn.bias buffer, and its logits from an
+   independent numpy model): loaded, its logits against numpy's; saved and loaded again bit for bit;
+   a wrong model type, a head count that does not divide the width, a missing tensor and a
+   misshapen one refused with what is wrong. */
+static void test_gpt2_hf(void) /* the logits file holds 9 digits: 2e-8 at these sizes */
+{
+    attn_transformer m, back;
+    FILE *f = fopen("tests/data/gpt2_tiny/logits.txt", "r");
+    int tok[64], T = 0, i, ok;
+    double want, worst = 0;
+    attn_float *y = NULL, *cache = NULL;
+    void *work = NULL;
+    size_t wb;
+    if (!f) {
+        CHECK(0, "gpt2: tests/data/gpt2_tiny/logits.txt missing");
+        return;
+    }
+    while (T < 64 && fscanf(f, "%d", &tok[T]) == 1 && fgetc(f) == ' ') T++;
+    T++;
+    ok = attn_transformer_load_hf(&m, "tests/data/gpt2_tiny") == ATTN_OK;
+    CHECK(ok && m.cfg.layers == 2 && m.cfg.heads == 3 && m.cfg.d == 24 && m.cfg.act == ATTN_ACT_GELU_TANH,
+          "gpt2: the fixture loads: %s", attn_last_error());
+    if (!ok) {
+        fclose(f);
+        return;
+    }
+    wb = attn_transformer_work_bytes(&m, 1, T);
+    y = (attn_float *)malloc(sizeof(attn_float) * (size_t)T * m.cfg.out);
+    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, 1, T));
+    work = malloc(wb);
+    ok = y && cache && work && attn_transformer_forward(&m, y, cache, tok, NULL, 1, T, work, wb) == ATTN_OK;
+    for (i = 0; ok && i < T * m.cfg.out; i++) {
+        if (fscanf(f, "%lf", &want) != 1) ok = 0;
+        else if (fabs(want - y[i]) > worst) worst = fabs(want - y[i]);
+    }
+    fclose(f);
+    CHECK(ok && worst < 1e3 * T_EPS + 2e-8, "gpt2: logits against the numpy model (to 9 digits): worst %.3g", worst);
+    ok = attn_transformer_save_hf(&m, "build") == ATTN_OK && attn_transformer_load_hf(&back, "build") == ATTN_OK;
+    CHECK(ok && t_params_equal(&back.p, &m.p) && !memcmp(&back.cfg, &m.cfg, sizeof m.cfg),
+          "gpt2: saved and loaded again bit for bit: %s", attn_last_error());
+    if (ok) attn_transformer_free(&back);
+    {
+        static const char *bad[2] = {"{\"model_type\": \"llama\", \"vocab_size\": 61}",
+                                     "{\"model_type\": \"gpt2\", \"vocab_size\": 61, \"n_embd\": 24, \"n_layer\": 2, "
+                                     "\"n_head\": 5, \"n_positions\": 20}"};
+        static const char *why[2] = {"llama", "heads"};
+        for (i = 0; i < 2; i++) {
+            FILE *c = fopen("build/config.json", "w");
+            if (c) fputs(bad[i], c), fclose(c);
+            CHECK(attn_transformer_load_hf(&back, "build") == ATTN_ERR_FORMAT && strstr(attn_last_error(), why[i]),
+                  "gpt2: a bad config.json refused: %s", attn_last_error());
+        }
+    }
+    {
+        attn_transformer_tensors M = attn_transformer_named(&m, 0);
+        attn_tensor t[2] = {{M.E, 2, {61, 24}}, {M.P, 2, {20, 24}}};
+        const char *names[2] = {"wte.weight", "wpe.weight"};
+        ok = attn_transformer_save_hf(&m, "build") == ATTN_OK && /* a good config.json, then two tensors only */
+             attn_safetensors_save("build/model.safetensors", names, t, 2, NULL, 0) == ATTN_OK;
+        CHECK(ok && attn_transformer_load_hf(&back, "build") != ATTN_OK && strstr(attn_last_error(), "ln_f.weight"),
+              "gpt2: a missing tensor is named: %s", attn_last_error());
+        t[1].shape[0] = 19;
+        t[1].shape[1] = 24;
+        ok = attn_safetensors_save("build/model.safetensors", names, t, 2, NULL, 0) == ATTN_OK;
+        CHECK(ok && attn_transformer_load_hf(&back, "build") == ATTN_ERR_SHAPE && strstr(attn_last_error(), "wpe.weight"),
+              "gpt2: a misshapen tensor is named: %s", attn_last_error());
+    }
+    free(y); free(cache); free(work);
+    attn_transformer_free(&m);
+}
+
 void test_models(void)
 {
     test_named_tensors();
@@ -1975,4 +2048,5 @@ void test_models(void)
     test_probe_cosine_heatmap();
     test_collapse_probe();
     test_band_analysis();
+    test_gpt2_hf();
 }
