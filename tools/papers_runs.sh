@@ -12,13 +12,14 @@ case "${1:-}" in -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 ROOT=${1:-docs/data}
 LAB=${2:-build/attnlab}
 [ -x "$LAB" ] || { echo "papers_runs: $LAB is not built (make $LAB)" >&2; exit 1; }
+stop=0
 # section NAME: the following grids go to ROOT/NAME, with the build that runs them in BUILD
 section() {
+    [ "$stop" = 1 ] && return
     DIR=$ROOT/$1
     mkdir -p "$DIR" && "$LAB" --version > "$DIR/BUILD" || exit 1
 }
 
-stop=0
 trap 'stop=1' INT TERM
 # run NAME COMMAND OPTIONS...: one attnlab grid (train, lm), skipped when NAME.done exists
 run() {
