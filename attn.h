@@ -13284,15 +13284,17 @@ static const char *attn__gpt2_name(char *buf, size_t size, const char *prefix, i
     return buf;
 }
 
+/* A GPT-2 block's tensors in the order save writes them, then the attention's two buffers, which
+   older exports hold and load skips. */
+static const char *const attn__gpt2_parts[14] = {
+    "ln_1.weight", "ln_1.bias", "attn.c_attn.weight", "attn.c_attn.bias", "attn.c_proj.weight",
+    "attn.c_proj.bias", "ln_2.weight", "ln_2.bias", "mlp.c_fc.weight", "mlp.c_fc.bias", "mlp.c_proj.weight",
+    "mlp.c_proj.bias", "attn.bias", "attn.masked_bias"};
+
 /* Whether name is one GPT-2 holds: its tensors, lm_head.weight, or the attention's buffers. */
 static int attn__gpt2_known(const char *name, const char *prefix, int layers)
 {
     static const char *const top[] = {"wte.weight", "wpe.weight", "ln_f.weight", "ln_f.bias"};
-    static const char *const per[] = {"ln_1.weight",      "ln_1.bias",          "attn.c_attn.weight",
-                                      "attn.c_attn.bias", "attn.c_proj.weight", "attn.c_proj.bias",
-                                      "ln_2.weight",      "ln_2.bias",          "mlp.c_fc.weight",
-                                      "mlp.c_fc.bias",    "mlp.c_proj.weight",  "mlp.c_proj.bias",
-                                      "attn.bias",        "attn.masked_bias"};
     char buf[ATTN_ST_NAME_LEN];
     int i, l;
     if (!strcmp(name, "lm_head.weight")) return 1;
@@ -13300,7 +13302,7 @@ static int attn__gpt2_known(const char *name, const char *prefix, int layers)
         if (!strcmp(name, attn__gpt2_name(buf, sizeof buf, prefix, -1, top[i]))) return 1;
     for (l = 0; l < layers; l++)
         for (i = 0; i < 14; i++)
-            if (!strcmp(name, attn__gpt2_name(buf, sizeof buf, prefix, l, per[i]))) return 1;
+            if (!strcmp(name, attn__gpt2_name(buf, sizeof buf, prefix, l, attn__gpt2_parts[i]))) return 1;
     return 0;
 }
 
@@ -13439,11 +13441,7 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
 ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const char *dir)
 {
 #ifndef ATTN_NO_STDIO
-    enum { PER = 12 };
-    static const char *const per[PER] = {"ln_1.weight",      "ln_1.bias",          "attn.c_attn.weight",
-                                         "attn.c_attn.bias", "attn.c_proj.weight", "attn.c_proj.bias",
-                                         "ln_2.weight",      "ln_2.bias",          "mlp.c_fc.weight",
-                                         "mlp.c_fc.bias",    "mlp.c_proj.weight",  "mlp.c_proj.bias"};
+    enum { PER = 12 }; /* the tensors of a block (attn__gpt2_parts) */
     const attn_transformer_config *c;
     attn_transformer_tensors M;
     attn_tensor *ts;
@@ -13495,18 +13493,13 @@ ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const ch
         attn__st_transpose(fc, W.W1, (int)mlp, (int)d, d);
         attn__st_transpose(fp, W.W2, (int)d, (int)mlp, mlp);
         at = fp + mlp * d;
-        snprintf(b, sizeof b, "h.%d.%s", l, per[0]); ATTN__HF_T(b, W.n1g, d, 0);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[1]); ATTN__HF_T(b, W.n1b, d, 0);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[2]); ATTN__HF_T(b, ca, d, 3 * d);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[3]); ATTN__HF_T(b, cb, 3 * d, 0);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[4]); ATTN__HF_T(b, cp, d, d);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[5]); ATTN__HF_T(b, W.bo, d, 0);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[6]); ATTN__HF_T(b, W.n2g, d, 0);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[7]); ATTN__HF_T(b, W.n2b, d, 0);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[8]); ATTN__HF_T(b, fc, d, mlp);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[9]); ATTN__HF_T(b, W.b1, mlp, 0);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[10]); ATTN__HF_T(b, fp, mlp, d);
-        snprintf(b, sizeof b, "h.%d.%s", l, per[11]); ATTN__HF_T(b, W.b2, d, 0);
+        {
+            attn_float *p[PER] = {W.n1g, W.n1b, ca, cb, cp, W.bo, W.n2g, W.n2b, fc, W.b1, fp, W.b2};
+            size_t r[PER] = {d, d, d, 3 * d, d, d, d, d, d, mlp, mlp, d},
+                   q[PER] = {0, 0, 3 * d, 0, d, 0, 0, 0, mlp, 0, d, 0};
+            for (k = 0; k < PER; k++)
+                ATTN__HF_T(attn__gpt2_name(b, sizeof b, "", l, attn__gpt2_parts[k]), p[k], r[k], q[k]);
+        }
     }
     ATTN__HF_T("ln_f.weight", M.nfg, d, 0);
     ATTN__HF_T("ln_f.bias", M.nfb, d, 0);
