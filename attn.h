@@ -646,6 +646,9 @@ typedef struct attn_attention_desc {
     const attn_float *lambda, *gain, *w2;
     attn_float lambda_init;
     const attn_score_mod *mod; /* score and mask modifiers (see attn_score_mod); NULL: none */
+    /* Forward only: K and V may be a cache with room for more keys, kv_rows >= Tk rows per head
+       ([B, KH, kv_rows, d]) of which the first Tk are read. 0: Tk. */
+    int kv_rows;
 } attn_attention_desc;
 
 /* BigBird's block layout (ITC, Zaheer et al. 2020) for nb blocks: blocks 0 and nb - 1 are global (they see
@@ -872,6 +875,32 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                         const attn_layer_grads *g, const attn_float *dy,
                                         const attn_float *x, const attn_float *m, const attn_float *cache,
                                         int B, int Tq, int Tk, void *work, size_t work_bytes);
+
+/* Step-wise attention over a cache of keys and values (decoding, batch 1): the rows x [n, C] at
+   positions pos .. pos + n - 1 give y [n, Cout] as attn_layer_forward would for them at the end of
+   the sequence the cache holds. With add nonzero their keys and values (RoPE at their positions)
+   join the cache first (self-attention; with att.causal row i sees the cache and rows 0 .. i);
+   with add 0 the queries read the cache as attn_layer_kv_add filled it (cross-attention). att's
+   B, Tq, Tk are per call (Tk: the rows then held); its bias is [H, n, Tk], its key mask and
+   segments [1, Tk]; no dropout (a step is inference). Not with Linformer, global projections, a
+   block layout or a kind whose scores shift with the number of keys (tiled softmax's offset).
+   The cache: rows > 0 holds keys [KH, rows, dk] and values [KH, rows, dv], rows 0 .. held - 1
+   filled. rows = 0 (the linear-time kinds) holds their recurrence instead, S [H, F, dv] in k and
+   z [H, F] in v (F the kind's feature count), zero before the first token: constant memory. */
+typedef struct attn_layer_kv {
+    attn_float *k, *v;
+    int rows; /* capacity per head; 0: a recurrent state */
+    int held; /* rows filled (tokens folded into a state) */
+} attn_layer_kv;
+/* The cache's floats for k (returned) and v (*v_floats); 0 (error set) for a layer the step refuses. */
+ATTNDEF size_t attn_layer_kv_floats(const attn_layer *L, int rows, size_t *v_floats);
+ATTNDEF size_t attn_layer_step_work_bytes(const attn_layer *L, int n, int rows);
+/* The keys and values of m [n, C] (RoPE at positions pos ..) join the cache. */
+ATTNDEF attn_status attn_layer_kv_add(const attn_layer *L, attn_layer_kv *kv, const attn_float *m, int n,
+                                      int pos, void *work, size_t work_bytes);
+ATTNDEF attn_status attn_layer_step(const attn_layer *L, attn_layer_kv *kv, attn_float *y,
+                                    const attn_float *x, int n, int pos, int add, void *work,
+                                    size_t work_bytes);
 
 /* ============================================================================================== */
 /* 7. optimizers                                                                                   */
@@ -5254,6 +5283,10 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
     if (!attn__finite((double)d->scale)) /* from the bits: a NaN test may be folded away under -ffast-math */
         return attn__fail(ATTN_ERR_ARG, "%s: scale = %g must be finite", fn, (double)d->scale);
     if (d->window < 0) return attn__fail(ATTN_ERR_ARG, "%s: window = %d must be >= 0", fn, d->window);
+    if (d->kv_rows && (d->kv_rows < d->Tk || !attn__count3(&n, (size_t)d->B * d->H, (size_t)d->kv_rows,
+                                                            (size_t)ATTN__MAX(d->dk, d->dv))))
+        return attn__fail(ATTN_ERR_SHAPE, "%s: kv_rows = %d must be 0 or >= Tk = %d (and its sizes fit)", fn,
+                          d->kv_rows, d->Tk);
     if (d->mod &&
         (attn__row(d)->forward != attn__scored_forward || (attn__flags(d->kind) & ATTN_KF_SUBHEADS)))
         return attn__fail(ATTN_ERR_ARG,
@@ -5305,6 +5338,9 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
 /* 1 while attn_attention_forward / _backward run an engine on inputs it found finite: the engines
    then skip their own checks (attn__args.finite). */
 static ATTN__TLS int attn__finite_call = 0;
+/* While attn_attention_forward runs an engine that checks its slices as it goes: where the engines
+   report a slice with a non-finite value (attn__args.seen). */
+static ATTN__TLS int *attn__guard_report = NULL;
 
 /* Every argument of a forward or backward call, handed to the per-(b, h) workers. */
 typedef struct {
@@ -5314,7 +5350,18 @@ typedef struct {
     const attn_float *Q, *K, *V, *dO, *Oin, *stats_in;
     int ldk;    /* row stride of Q, K, dQ, dK: dk, or 2 dk for differential attention's sub-heads */
     int finite; /* Q, K, V (and dO, O, stats) are finite: no (b, h) takes the guarded path */
+    int *seen;  /* set to 1 when a (b, h) takes the guarded path; NULL: not asked */
 } attn__args;
+
+/* Records that a slice took the guarded path (any worker thread may). */
+static void attn__report_guard(const attn__args *a)
+{
+    if (!a->seen) return;
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+    *a->seen = 1;
+}
 typedef void (*attn__head_fn)(const attn__args *a, int b, int h, attn_float *ws);
 
 /* The key and value slice of query head h in batch b: b H + h, or with grouped-query attention
@@ -5323,6 +5370,12 @@ static size_t attn__kv_slice(const attn_attention_desc *d, int b, int h)
 {
     int kvh = d->kv_heads ? d->kv_heads : d->H;
     return (size_t)b * kvh + (size_t)(h / (d->H / kvh));
+}
+
+/* The rows per head slice of K and V: kv_rows for a cache, else Tk. */
+static size_t attn__kv_rows(const attn_attention_desc *d)
+{
+    return (size_t)(d->kv_rows ? d->kv_rows : d->Tk);
 }
 
 /* Checks the arguments of a forward (backward) call and packs them into *a for the workers. */
@@ -5338,6 +5391,7 @@ static attn_status attn__forward_args(attn__args *a, const attn_attention_desc *
                           "attn_attention_forward: O, stats, Q, K, V and work must not be NULL");
     a->d = d; a->O = O; a->stats = stats; a->weights = weights; a->Q = Q; a->K = K; a->V = V; a->ldk = d->dk;
     a->finite = attn__finite_call;
+    a->seen = attn__guard_report;
     return ATTN_OK;
 }
 
@@ -5855,8 +5909,8 @@ static void attn__head_init(attn__head *t, const attn__args *a, int b, int h, at
     t->centered = (attn__row(d)->flags & ATTN_KF_CENTERED) != 0;
     t->scale = attn__score_scale(d);
     t->Qp = a->Q + bh * d->Tq * t->ld;
-    t->Kp = a->K + kh * d->Tk * t->ld;
-    t->Vp = a->V + kh * d->Tk * d->dv;
+    t->Kp = a->K + kh * attn__kv_rows(d) * t->ld;
+    t->Vp = a->V + kh * attn__kv_rows(d) * d->dv;
     t->guard = !a->finite && (!attn__all_finite(t->Qp, d->Tq, d->dk, t->ld) ||
                               !attn__all_finite(t->Kp, d->Tk, d->dk, t->ld) ||
                               !attn__all_finite(t->Vp, d->Tk, d->dv, d->dv));
@@ -5869,6 +5923,7 @@ static void attn__head_init(attn__head *t, const attn__args *a, int b, int h, at
         t->dVp = a->dV + kh * d->Tk * d->dv;
         t->guard = t->guard || (!a->finite && !attn__all_finite(t->dOp, d->Tq, d->dv, d->dv));
     }
+    if (t->guard) attn__report_guard(a);
     attn__scored_ws_map(d, ws, &t->w);
     if (t->w.kpan) attn__panels_pack(1, t->Kp, t->ld, d->dk, d->Tk, t->w.kpan); /* K^T, for all query tiles */
     if (t->w.kpan && backward) attn__panels_pack(1, t->Vp, d->dv, d->dv, d->Tk, t->w.vpan); /* V^T */
@@ -6383,6 +6438,30 @@ static size_t attn__kernel_workspace(const attn_attention_desc *d)
     return attn__kernel_floats(d) * (size_t)attn_get_threads() * sizeof(attn_float) + ATTN_ALIGN;
 }
 
+/* The recurrence's two halves, shared by the engine and the layer's step: fold key k [dk] and value
+   v [dv] into S [F, dv] and z [F] (S += phi(k) v^T, z += phi(k)); read query q into o [dv],
+   o = phi(q)^T S / (phi(q) . z + eps), returning the denominator. f: [F] scratch. */
+static void attn__kernel_fold(const attn_feature_row *fr, int dk, int dv, const attn_float *k,
+                              const attn_float *v, attn_float *S, attn_float *z, attn_float *f)
+{
+    int c, F = fr->features(dk);
+    fr->phi(k, dk, f);
+    for (c = 0; c < F; c++) attn_axpy((size_t)dv, f[c], v, S + (size_t)c * dv);
+    attn_axpy((size_t)F, 1, f, z);
+}
+
+static attn_float attn__kernel_read(const attn_feature_row *fr, int dk, int dv, const attn_float *q,
+                                    const attn_float *S, const attn_float *z, attn_float *f, attn_float *o)
+{
+    int c, F = fr->features(dk);
+    attn_float den;
+    fr->phi(q, dk, f);
+    den = attn_dot((size_t)F, f, z) + ATTN__KEPS;
+    memset(o, 0, sizeof(attn_float) * (size_t)dv);
+    for (c = 0; c < F; c++) attn_axpy((size_t)dv, f[c] / den, S + (size_t)c * dv, o);
+    return den;
+}
+
 static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_float *ws)
 {
     const attn_attention_desc *d = a->d;
@@ -6390,27 +6469,19 @@ static void attn__kernel_forward_bh(const attn__args *a, int b, int h, attn_floa
     attn_float *O = a->O, *stats = a->stats;
     size_t bh = (size_t)b * d->H + h;
     const attn_feature_row *fr = attn__row(d)->feature;
-    int dk = d->dk, dv = d->dv, F = fr->features(dk), i, j = 0, c;
-    const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * d->Tk * dk, *Vp = V + bh * d->Tk * dv;
+    int dk = d->dk, dv = d->dv, F = fr->features(dk), i, j = 0;
+    const attn_float *Qp = Q + bh * d->Tq * dk, *Kp = K + bh * attn__kv_rows(d) * dk,
+                     *Vp = V + bh * attn__kv_rows(d) * dv;
     attn__kernel_ws w;
-    attn_float *S, *z, *fq, *fk;
     attn__kernel_ws_map(d, ws, &w);
-    S = w.S; z = w.z; fq = w.fq; fk = w.fk;
-    memset(S, 0, sizeof(attn_float) * (size_t)F * dv);
-    memset(z, 0, sizeof(attn_float) * (size_t)F);
+    memset(w.S, 0, sizeof(attn_float) * (size_t)F * dv);
+    memset(w.z, 0, sizeof(attn_float) * (size_t)F);
     for (i = 0; i < d->Tq; i++) {
-        attn_float *o = O + (bh * d->Tq + i) * dv, den;
-        for (; j <= attn__kernel_last(d, i); j++) { /* S += phi(k_j) v_j^T, z += phi(k_j) */
-            if (d->key_mask && !d->key_mask[(size_t)b * d->Tk + j]) continue; /* a masked key is left out */
-            fr->phi(Kp + (size_t)j * dk, dk, fk);
-            for (c = 0; c < F; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
-            attn_axpy((size_t)F, 1, fk, z);
-        }
-        fr->phi(Qp + (size_t)i * dk, dk, fq);
-        den = attn_dot((size_t)F, fq, z) + ATTN__KEPS;
-        memset(o, 0, sizeof(attn_float) * (size_t)dv);
-        for (c = 0; c < F; c++) attn_axpy((size_t)dv, fq[c] / den, S + (size_t)c * dv, o);
-        stats[bh * d->Tq + i] = den;
+        for (; j <= attn__kernel_last(d, i); j++) /* a masked key is left out */
+            if (!d->key_mask || d->key_mask[(size_t)b * d->Tk + j])
+                attn__kernel_fold(fr, dk, dv, Kp + (size_t)j * dk, Vp + (size_t)j * dv, w.S, w.z, w.fk);
+        stats[bh * d->Tq + i] = attn__kernel_read(fr, dk, dv, Qp + (size_t)i * dk, w.S, w.z, w.fq,
+                                                  O + (bh * d->Tq + i) * dv);
     }
 }
 
@@ -6436,12 +6507,9 @@ static void attn__kernel_backward_bh(const attn__args *a, int b, int h, attn_flo
     for (i = 0, j = 0; i < d->Tq; i++) { /* forward pass: dQ */
         const attn_float *dOi = dO + (bh * d->Tq + i) * dv, *oi = O + (bh * d->Tq + i) * dv;
         attn_float den = stats[bh * d->Tq + i], dden = -attn_dot((size_t)dv, dOi, oi) / den;
-        for (; j <= attn__kernel_last(d, i); j++) {
-            if (d->key_mask && !d->key_mask[(size_t)b * d->Tk + j]) continue;
-            fr->phi(Kp + (size_t)j * dk, dk, fk);
-            for (c = 0; c < F; c++) attn_axpy((size_t)dv, fk[c], Vp + (size_t)j * dv, S + (size_t)c * dv);
-            attn_axpy((size_t)F, 1, fk, z);
-        }
+        for (; j <= attn__kernel_last(d, i); j++)
+            if (!d->key_mask || d->key_mask[(size_t)b * d->Tk + j])
+                attn__kernel_fold(fr, dk, dv, Kp + (size_t)j * dk, Vp + (size_t)j * dv, S, z, fk);
         for (c = 0; c < F; c++) dphi[c] = attn_dot((size_t)dv, S + (size_t)c * dv, dOi) / den + z[c] * dden;
         fr->vjp(Qp + (size_t)i * dk, dk, dphi, dQ + (bh * d->Tq + i) * dk);
     }
@@ -6797,8 +6865,9 @@ static int attn__mix_guard(const attn__args *a, int b)
 {
     const attn_attention_desc *d = a->d;
     size_t o = (size_t)b * d->H;
-    int rows = d->H * d->Tq, keys = d->H * d->Tk;
-    return !a->finite && attn__mix_guard_of(a, o, rows, keys);
+    int rows = d->H * d->Tq, keys = d->H * d->Tk, guard = !a->finite && attn__mix_guard_of(a, o, rows, keys);
+    if (guard) attn__report_guard(a);
+    return guard;
 }
 
 /* The guarded path's values for row r of a tile: Vg = Vt [H, dv, Tk] with 0 at the keys head h's row
@@ -7209,19 +7278,31 @@ ATTNDEF int attn_kind_from_name(const char *name)
 }
 
 /* The built-in engines a row may name, each with the flags and the sub-row its code relies on
-   (sub: 's' score, 'f' feature, 'm' mix, 0 none). */
+   (sub: 's' score, 'f' feature, 'm' mix, 0 none), whether its forward reads kv_rows (else the
+   dispatcher hands it compact copies) and whether it checks its inputs as it goes, reporting a
+   non-finite one (attn__args.seen; else the dispatcher checks them first). */
 static const struct attn__engine {
     attn_attention_fwd_fn forward;
     attn_attention_bwd_fn backward;
     size_t (*workspace)(const attn_attention_desc *d);
     unsigned flags;
-    char sub;
+    char sub, kv_rows, reports;
 } attn__engines[] = {
-    {ATTN__SCORED, 0, 's'},
-    {attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace, ATTN_KF_LINEAR_TIME, 'f'},
-    {attn__diff_forward, attn__diff_backward, attn__diff_workspace, ATTN_KF_SUBHEADS | ATTN_KF_PARAMS, 0},
-    {attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS, 'm'},
+    {ATTN__SCORED, 0, 's', 1, 1},
+    {attn__kernel_forward, attn__kernel_backward, attn__kernel_workspace, ATTN_KF_LINEAR_TIME, 'f', 1, 0},
+    {attn__diff_forward, attn__diff_backward, attn__diff_workspace, ATTN_KF_SUBHEADS | ATTN_KF_PARAMS, 0, 1,
+     1},
+    {attn__mix_forward, attn__mix_backward, attn__mix_workspace, ATTN_KF_MIXES_HEADS, 'm', 0, 1},
 };
+
+/* kind's built-in engine, NULL for a kind with its own functions. */
+static const struct attn__engine *attn__engine_of(attn_kind kind)
+{
+    size_t e;
+    for (e = 0; e < sizeof attn__engines / sizeof attn__engines[0]; e++)
+        if (attn_kind_get(kind)->forward == attn__engines[e].forward) return &attn__engines[e];
+    return NULL;
+}
 
 /* What a row lacks for its engine and for the code that reads its flags, or NULL if nothing. */
 static const char *attn__row_lacks(const attn_kind_info *r)
@@ -7537,6 +7618,50 @@ static attn_status attn__nonfinite_call(const attn_attention_desc *d, const attn
     return rc;
 }
 
+/* Whether the Tk rows of every head slice of K and V are finite. */
+static int attn__kv_finite(const attn_attention_desc *d, const attn_float *K, const attn_float *V)
+{
+    size_t s, n = (size_t)d->B * (d->kv_heads ? d->kv_heads : d->H), r = attn__kv_rows(d);
+    for (s = 0; s < n; s++)
+        if (!attn__finite_all(K + s * r * d->dk, (size_t)d->Tk * d->dk) ||
+            !attn__finite_all(V + s * r * d->dv, (size_t)d->Tk * d->dv))
+            return 0;
+    return 1;
+}
+
+/* The bytes of compact copies of a cache's K and V (kv_rows set), 0 without one. */
+static size_t attn__kv_compact_bytes(const attn_attention_desc *d)
+{
+    size_t n = (size_t)d->B * (d->kv_heads ? d->kv_heads : d->H) * d->Tk;
+    return d->kv_rows ? attn__align_up(sizeof(attn_float) * n * (d->dk + d->dv)) : 0;
+}
+
+/* A cache's K and V, when its engine does not read them in place or the call's inputs are not all
+   finite (the rule's copies are compact): copied into the start of work, and dd, *K, *V pointed at
+   them. */
+static void attn__kv_compact(attn_attention_desc *dd, const attn_float **K, const attn_float **V, void **work,
+                             size_t *work_bytes, int finite)
+{
+    size_t m = attn__kv_compact_bytes(dd), n, s, r = attn__kv_rows(dd), kd = (size_t)dd->Tk * dd->dk,
+           vd = (size_t)dd->Tk * dd->dv;
+ attn_float *k, *v;
+ if (!m || dd->kv_rows == dd->Tk ||
+     (attn__engine_of(dd->kind) && attn__engine_of(dd->kind)->kv_rows && finite))
+     return;
+ k = attn__align_ptr(*work, 0);
+ *work = (char *)*work + m;
+ *work_bytes -= m;
+ n = (size_t)dd->B * (dd->kv_heads ? dd->kv_heads : dd->H);
+ v = k + n * kd;
+ for (s = 0; s < n; s++) {
+     memcpy(k + s * kd, *K + s * r * dd->dk, sizeof(attn_float) * kd);
+     memcpy(v + s * vd, *V + s * r * dd->dv, sizeof(attn_float) * vd);
+    }
+    dd->kv_rows = 0;
+    *K = k;
+    *V = v;
+}
+
 /* Whether a call's inputs are all finite (the common case: one pass over them). */
 static int attn__inputs_finite(const attn_attention_desc *d, const attn_float *Q, const attn_float *K,
                                const attn_float *V, const attn_float *dO, const attn_float *Oin,
@@ -7544,14 +7669,14 @@ static int attn__inputs_finite(const attn_attention_desc *d, const attn_float *Q
 {
     attn__taint t;
     attn__taint_sizes(d, &t);
-    return attn__finite_all(Q, t.nq) && attn__finite_all(K, t.nk) && attn__finite_all(V, t.nv) &&
+    return attn__finite_all(Q, t.nq) && attn__kv_finite(d, K, V) &&
            attn__finite_all(dO, t.no) && attn__finite_all(Oin, t.no) && attn__finite_all(st, t.nst);
 }
 
 ATTNDEF size_t attn_attention_workspace(const attn_attention_desc *d)
 {
     if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK) return 0;
-    return attn__row(d)->workspace(d) + attn__dmask_bytes(d);
+    return attn__row(d)->workspace(d) + attn__dmask_bytes(d) + attn__kv_compact_bytes(d);
 }
 
 ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_float *O,
@@ -7559,20 +7684,28 @@ ATTNDEF attn_status attn_attention_forward(const attn_attention_desc *d, attn_fl
                                            const attn_float *Q, const attn_float *K,
                                            const attn_float *V, void *work, size_t work_bytes)
 {
+    const struct attn__engine *e;
     attn_attention_desc dd;
     attn_status rc;
-    int was;
+    int was, finite = 1, seen = 0, *report;
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
     ATTN__NEED(work);
     attn__dmask_fill(d, &dd, &work, &work_bytes);
-    if (!attn__inputs_finite(d, Q, K, V, NULL, NULL, NULL))
-        return attn__nonfinite_call(&dd, NULL, O, stats, weights, Q, K, V, NULL, NULL, NULL, work,
-                                    work_bytes);
-    was = attn__finite_call;
-    attn__finite_call = 1;
-    rc = attn__row(d)->forward(&dd, O, stats, weights, Q, K, V, work, work_bytes);
-    attn__finite_call = was;
-    return rc;
+    e = attn__engine_of(d->kind);
+    if (!e || !e->reports) finite = attn__inputs_finite(&dd, Q, K, V, NULL, NULL, NULL);
+    attn__kv_compact(&dd, &K, &V, &work, &work_bytes, finite);
+    if (finite) { /* an engine that reports a slice with a non-finite value checks them as it goes */
+        was = attn__finite_call;
+        report = attn__guard_report;
+        attn__finite_call = !e || !e->reports;
+        attn__guard_report = attn__finite_call ? NULL : &seen;
+        rc = attn__row(d)->forward(&dd, O, stats, weights, Q, K, V, work, work_bytes);
+        attn__finite_call = was;
+        attn__guard_report = report;
+        if (rc != ATTN_OK || !seen) return rc;
+        attn__kv_compact(&dd, &K, &V, &work, &work_bytes, 0); /* the rule's run reads compact copies */
+    }
+    return attn__nonfinite_call(&dd, NULL, O, stats, weights, Q, K, V, NULL, NULL, NULL, work, work_bytes);
 }
 
 ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const attn_attention_grads *g,
@@ -7586,6 +7719,9 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const 
     int was;
     ATTN__TRY(attn__attention_check(__func__, d, work_bytes));
     ATTN__NEED(work);
+    if (d->kv_rows && d->kv_rows != d->Tk)
+        return attn__fail(ATTN_ERR_ARG, "%s: kv_rows (a cache) is for the forward pass; backward needs 0",
+                          __func__);
     attn__dmask_fill(d, &dd, &work, &work_bytes);
     if (!attn__inputs_finite(d, Q, K, V, dO, O, stats))
         return attn__nonfinite_call(&dd, g, NULL, NULL, NULL, Q, K, V, dO, O, stats, work, work_bytes);
@@ -7724,10 +7860,10 @@ static attn_status attn__linformer_check(const char *fn, const attn_attention_de
 {
     attn_attention_desc c;
     ATTN__TRY(attn__attention_check(fn, d, (size_t)-1));
-    if (d->causal || d->key_mask || d->segment || d->window || d->block || d->mod)
+    if (d->causal || d->key_mask || d->segment || d->window || d->block || d->mod || d->kv_rows)
         return attn__fail(ATTN_ERR_ARG,
                           "%s: Linformer is non-causal only (E mixes future positions); no causal flag, key "
-                          "mask, segments, pattern or modifiers",
+                          "mask, segments, pattern, modifiers or kv_rows",
                           fn);
     if (!attn__row(d)->score)
         return attn__fail(
@@ -8242,6 +8378,196 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     attn_linear_backward(dm, g->dWk, g->dbk, b1, m, L->Wk, B * Tk, L->C, KH * dk);
     attn__heads(b1, b3, B, Tk, KH, dv, 0);
     return attn_linear_backward(dm, g->dWv, g->dbv, b1, m, L->Wv, B * Tk, L->C, KH * dv);
+}
+
+/* ---- step-wise attention over a cache ---- */
+
+/* A step's work: the projections' scratch q [n, max(H dk, H dv)], the heads Q [H n dk], the new
+   keys and values kn [KH n dk], vn [KH n dv], O [H n dv], Ocat [n H dv], the stats, RoPE's tables
+   [n dk / 2] each, phi's scratch [2 F] and the attention's workspace. */
+typedef struct {
+    attn_float *q, *Q, *kn, *vn, *O, *ocat, *stats, *cosv, *sinv, *phi;
+    void *att;
+    size_t att_bytes;
+} attn__step_work;
+
+/* The feature row of a recurrent state's kind (rows = 0), NULL for a cache of rows. */
+static const attn_feature_row *attn__step_state(const attn_layer *L, int rows)
+{
+    return rows ? NULL : attn_kind_get(L->att.kind)->feature;
+}
+
+static size_t attn__step_map(const attn_layer *L, int n, int rows, void *work, attn__step_work *w)
+{
+    const attn_attention_desc *a = &L->att;
+    attn_attention_desc d;
+    attn_arena ar;
+    size_t H = (size_t)a->H, KH = (size_t)(a->kv_heads ? a->kv_heads : a->H), dk = (size_t)a->dk,
+           dv = (size_t)a->dv, F = rows ? 0 : (size_t)attn__step_state(L, rows)->features(a->dk);
+    attn__layer_desc(L, 1, n, ATTN__MAX(rows, n), &d);
+    d.kv_rows = rows;
+    d.dropout = 0;
+    attn__arena_plan(&ar, work);
+    w->q = attn__arena_floats(&ar, (size_t)n * H * ATTN__MAX(dk, dv));
+    w->Q = attn__arena_floats(&ar, (size_t)n * H * dk);
+    w->kn = attn__arena_floats(&ar, (size_t)n * KH * dk);
+    w->vn = attn__arena_floats(&ar, (size_t)n * KH * dv);
+    w->O = attn__arena_floats(&ar, (size_t)n * H * dv);
+    w->ocat = attn__arena_floats(&ar, (size_t)n * H * dv);
+    w->stats = attn__arena_floats(&ar, rows ? attn_attention_stats_floats(&d) : 0);
+    w->cosv = attn__arena_floats(&ar, L->rope ? (size_t)n * (dk / 2) : 0);
+    w->sinv = attn__arena_floats(&ar, L->rope ? (size_t)n * (dk / 2) : 0);
+    w->phi = attn__arena_floats(&ar, 2 * F);
+    w->att_bytes = rows ? attn_attention_workspace(&d) : 0;
+    w->att = attn__arena_take(&ar, w->att_bytes);
+    return ar.used + ATTN_ALIGN;
+}
+
+/* The checks of the step's calls (n >= 1 new rows, or n = 0 for the size of the cache alone). */
+static attn_status attn__step_check(const char *fn, const attn_layer *L, int n, int rows)
+{
+    attn_attention_desc d;
+    const attn_kind_info *r;
+    ATTN__NEED(L);
+    if (n < 0 || rows < 0 || (rows && n > rows))
+        return attn__fail(ATTN_ERR_SHAPE, "%s: n = %d and rows = %d must be >= 0 and n <= rows", fn, n, rows);
+    if (!L->Wq || !L->Wk || !L->Wv || !L->Wo || L->C < 1 || L->Cout < 1)
+        return attn__fail(ATTN_ERR_ARG, "%s: Wq, Wk, Wv, Wo and C, Cout >= 1 must be set", fn);
+    attn__layer_desc(L, 1, ATTN__MAX(n, 1), ATTN__MAX(rows, ATTN__MAX(n, 1)), &d);
+    d.dropout = 0;
+    ATTN__TRY(attn__attention_check(fn, &d, (size_t)-1));
+    r = attn_kind_get(d.kind);
+    if (L->kproj || L->Wqg || L->Wkg || L->Wvg || d.block)
+        return attn__fail(ATTN_ERR_ARG, "%s: Linformer, global projections and block layouts have no step",
+                          fn);
+    if (r->score && r->score->offset)
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: %s shifts its scores by the number of keys of a call, so no step "
+                          "equals the full pass",
+                          fn, r->name);
+    if (!rows && !(r->flags & ATTN_KF_LINEAR_TIME))
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: rows = 0 (a recurrent state) is for the linear-time kinds, not %s", fn,
+                          r->name);
+    if (L->rope && L->att.dk % attn__rope_unit(L))
+        return attn__fail(ATTN_ERR_ARG, "%s: RoPE needs dk (%d) a multiple of %d", fn, L->att.dk,
+                          attn__rope_unit(L));
+    return ATTN_OK;
+}
+
+ATTNDEF size_t attn_layer_kv_floats(const attn_layer *L, int rows, size_t *v_floats)
+{
+    const attn_attention_desc *a;
+    size_t KH, F;
+    if (attn__step_check(__func__, L, 0, rows) != ATTN_OK) return 0;
+    a = &L->att;
+    KH = (size_t)(a->kv_heads ? a->kv_heads : a->H);
+    F = rows ? 0 : (size_t)attn__step_state(L, rows)->features(a->dk);
+    if (v_floats) *v_floats = rows ? KH * rows * a->dv : (size_t)a->H * F;
+    return rows ? KH * rows * a->dk : (size_t)a->H * F * a->dv;
+}
+
+ATTNDEF size_t attn_layer_step_work_bytes(const attn_layer *L, int n, int rows)
+{
+    attn__step_work w;
+    if (attn__step_check(__func__, L, n, rows) != ATTN_OK) return 0;
+    if (n < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: n = %d must be >= 1", __func__, n), 0;
+    return attn__step_map(L, n, rows, NULL, &w);
+}
+
+/* The checks of a call with n rows over kv, and its work mapped. */
+static attn_status attn__step_begin(const char *fn, const attn_layer *L, const attn_layer_kv *kv, int n,
+                                    int pos, int add, void *work, size_t work_bytes, attn__step_work *w)
+{
+    size_t need;
+    ATTN__NEED(kv); ATTN__NEED(work);
+    ATTN__TRY(attn__step_check(fn, L, n, kv->rows));
+    if (n < 1 || pos < 0 || kv->held < 0 || (kv->rows && kv->held + (add ? n : 0) > kv->rows) ||
+        (!add && kv->held < 1) || !kv->k || !kv->v)
+        return attn__fail(ATTN_ERR_SHAPE, "%s: %d rows at position %d%s a cache holding %d of %d rows", fn, n,
+                          pos, add ? " added to" : " over", kv->held, kv->rows);
+    if ((need = attn_layer_step_work_bytes(L, n, kv->rows)) > work_bytes)
+        return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_layer_step_work_bytes() asks for %lu",
+                          fn, (unsigned long)work_bytes, (unsigned long)need);
+    attn__step_map(L, n, kv->rows, work, w);
+    if (L->rope) attn__layer_rope_tables(L, w->cosv, w->sinv, n, pos); /* the rows' positions */
+    return ATTN_OK;
+}
+
+/* Keys and values of m [n, C] into w->kn, w->vn [KH, n, d], RoPE by w's tables (positions pos ..);
+   with a cache of rows also written to its rows held .. held + n - 1. */
+static void attn__step_keys(const attn_layer *L, const attn_layer_kv *kv, const attn_float *m, int n,
+                            const attn__step_work *w)
+{
+    int KH = L->att.kv_heads ? L->att.kv_heads : L->att.H, dk = L->att.dk, dv = L->att.dv, h;
+    attn_linear_forward(w->q, m, L->Wk, L->bk, n, L->C, KH * dk);
+    attn__heads(w->kn, w->q, 1, n, KH, dk, 1);
+    attn_linear_forward(w->q, m, L->Wv, L->bv, n, L->C, KH * dv);
+    attn__heads(w->vn, w->q, 1, n, KH, dv, 1);
+    if (L->rope) attn_rope_forward(w->kn, w->kn, w->cosv, w->sinv, KH, n, dk);
+    for (h = 0; kv->rows && h < KH; h++) {
+        memcpy(kv->k + ((size_t)h * kv->rows + kv->held) * dk, w->kn + (size_t)h * n * dk,
+               sizeof(attn_float) * n * dk);
+        memcpy(kv->v + ((size_t)h * kv->rows + kv->held) * dv, w->vn + (size_t)h * n * dv,
+               sizeof(attn_float) * n * dv);
+    }
+}
+
+/* Token t (0 .. n - 1) of the step in head h of a recurrent state: folded in (fold, unless its key
+   is masked: key_mask[held + t]) and read (read) by the query of the same position. */
+static void attn__step_recur(const attn_layer *L, const attn_layer_kv *kv, const attn__step_work *w, int n,
+                             int fold, int read)
+{
+    const attn_feature_row *fr = attn__step_state(L, 0);
+    int H = L->att.H, dk = L->att.dk, dv = L->att.dv, F = fr->features(dk), h, t;
+    for (h = 0; h < H; h++) {
+        attn_float *S = kv->k + (size_t)h * F * dv, *z = kv->v + (size_t)h * F;
+        for (t = 0; t < n; t++) {
+            if (fold && (!L->att.key_mask || L->att.key_mask[kv->held + t]))
+                attn__kernel_fold(fr, dk, dv, w->kn + ((size_t)h * n + t) * dk,
+                                  w->vn + ((size_t)h * n + t) * dv, S, z, w->phi);
+            if (read)
+                attn__kernel_read(fr, dk, dv, w->Q + ((size_t)h * n + t) * dk, S, z, w->phi + F,
+                                  w->O + ((size_t)h * n + t) * dv);
+        }
+    }
+}
+
+ATTNDEF attn_status attn_layer_kv_add(const attn_layer *L, attn_layer_kv *kv, const attn_float *m, int n,
+                                      int pos, void *work, size_t work_bytes)
+{
+    attn__step_work w;
+    ATTN__NEED(m);
+    ATTN__TRY(attn__step_begin(__func__, L, kv, n, pos, 1, work, work_bytes, &w));
+    attn__step_keys(L, kv, m, n, &w);
+    if (!kv->rows) attn__step_recur(L, kv, &w, n, 1, 0);
+    kv->held += n;
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_layer_step(const attn_layer *L, attn_layer_kv *kv, attn_float *y,
+                                    const attn_float *x, int n, int pos, int add, void *work,
+                                    size_t work_bytes)
+{
+    attn__step_work w;
+    attn_attention_desc d;
+    int H = L ? L->att.H : 0, dk = L ? L->att.dk : 0, dv = L ? L->att.dv : 0;
+    ATTN__NEED(y); ATTN__NEED(x);
+    ATTN__TRY(attn__step_begin(__func__, L, kv, n, pos, add, work, work_bytes, &w));
+    attn_linear_forward(w.q, x, L->Wq, L->bq, n, L->C, H * dk); /* q [n, H dk] -> Q [H, n, dk] */
+    attn__heads(w.Q, w.q, 1, n, H, dk, 1);
+    if (L->rope) attn_rope_forward(w.Q, w.Q, w.cosv, w.sinv, H, n, dk);
+    if (add) attn__step_keys(L, kv, x, n, &w);
+    if (kv->rows) { /* one call, every head, the keys read in place */
+        attn__layer_desc(L, 1, n, kv->held + (add ? n : 0), &d);
+        d.kv_rows = kv->rows;
+        d.dropout = 0;
+        ATTN__TRY(attn_attention_forward(&d, w.O, w.stats, NULL, w.Q, kv->k, kv->v, w.att, w.att_bytes));
+    } else
+        attn__step_recur(L, kv, &w, n, add, 1);
+    if (add) kv->held += n;
+    attn__heads(w.ocat, w.O, 1, n, H, dv, 0);
+    return attn_linear_forward(y, w.ocat, L->Wo, L->bo, n, H * dv, L->Cout);
 }
 
 /* ---- 7. optimizers ---------------------------------------------------------------------------- */
@@ -9873,13 +10199,23 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
 
 /* ---- decoding with a key-value cache ---- */
 
+/* Layer l's part of the cache (attn_layer_kv_floats): the keys' or S's floats in *nk, the values' or
+   z's in *nv; returns 1 for a recurrent state (the linear-time kinds), 0 for rows. */
+static int attn__tf_kv_sizes(const attn_transformer *m, int l, int rows, size_t *nk, size_t *nv)
+{
+    attn_layer L;
+    int recur = (attn__flags(m->cfg.kinds[l]) & ATTN_KF_LINEAR_TIME) != 0;
+    attn__tf_layer(m, l, NULL, &L);
+    *nk = attn_layer_kv_floats(&L, recur ? 0 : rows, nv);
+    return recur;
+}
+
 /* The blocks of decode's work for a step of n new tokens into a cache of `cap` key rows (Tk <= cap):
-   the activations, the gathered keys and values, the T5 bias. */
+   the activations, the T5 bias [H, n, cap] and the layers' step work (the largest). */
 typedef struct {
-    attn_float *x, *a, *h, *mean, *rstd, *q, *Q, *kn, *vn, *K, *V, *O, *ocat, *u, *g, *u2, *bias, *stats,
-        *cosv, *sinv, *phi;
-    void *att;
-    size_t att_bytes;
+    attn_float *x, *a, *h, *mean, *rstd, *u, *g, *u2, *bias;
+    void *step;
+    size_t step_bytes;
 } attn__tf_decode_work;
 
 static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, void *work,
@@ -9887,16 +10223,13 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
 {
     const attn_transformer_config *c = &m->cfg;
     attn_arena ar;
-    attn_attention_desc d;
     attn_layer L;
-    size_t nd = (size_t)n * c->d, nm = (size_t)n * c->mlp,
-           hk = (size_t)c->heads * c->dk, hv = (size_t)c->heads * c->dv, att = 0, st = 0;
-    int l;
-    for (l = 0; l < c->layers; l++) { /* the largest attention workspace and stats over the layers */
-        attn__tf_layer(m, l, NULL, &L);
-        attn__layer_desc(&L, 1, n, cap, &d);
-        att = ATTN__MAX(att, attn_attention_workspace(&d));
-        st = ATTN__MAX(st, attn_attention_stats_floats(&d));
+    size_t nd = (size_t)n * c->d, nm = (size_t)n * c->mlp, step = 0, nk, nv;
+    int l, rows;
+    for (l = 0; l < c->layers; l++) {
+        rows = attn__tf_kv_sizes(m, l, cap, &nk, &nv) ? 0 : cap; /* a recurrent state: 0 */
+        attn__tf_layer(m, l, c->t5 ? m->p.data : NULL, &L); /* any bias pointer: the sizes */
+        step = ATTN__MAX(step, attn_layer_step_work_bytes(&L, n, rows));
     }
     attn__arena_plan(&ar, work);
     w->x = attn__arena_floats(&ar, nd);
@@ -9904,39 +10237,13 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
     w->h = attn__arena_floats(&ar, nd);
     w->mean = attn__arena_floats(&ar, n);
     w->rstd = attn__arena_floats(&ar, n);
-    w->q = attn__arena_floats(&ar, n * ATTN__MAX(hk, hv));
-    w->Q = attn__arena_floats(&ar, n * hk);
-    w->kn = attn__arena_floats(&ar, n * hk);
-    w->vn = attn__arena_floats(&ar, n * hv);
-    w->K = attn__arena_floats(&ar, cap * hk);
-    w->V = attn__arena_floats(&ar, cap * hv);
-    w->O = attn__arena_floats(&ar, n * hv);
-    w->ocat = attn__arena_floats(&ar, n * hv);
     w->u = attn__arena_floats(&ar, nm);
     w->g = attn__arena_floats(&ar, nm);
     w->u2 = attn__arena_floats(&ar, nm);
     w->bias = attn__arena_floats(&ar, c->t5 ? (size_t)c->heads * n * cap : 0);
-    w->stats = attn__arena_floats(&ar, st);
-    w->cosv = attn__arena_floats(&ar, c->pos == ATTN_POS_ROPE ? (size_t)n * (c->dk / 2) : 0);
-    w->sinv = attn__arena_floats(&ar, c->pos == ATTN_POS_ROPE ? (size_t)n * (c->dk / 2) : 0);
-    w->phi = attn__arena_floats(&ar, 2 * ((size_t)c->dk + 1)); /* phi(q), phi(k): F <= dk + 1 */
-    w->att = attn__arena_take(&ar, att);
-    w->att_bytes = att;
+    w->step = attn__arena_take(&ar, step);
+    w->step_bytes = step;
     return ar.used + ATTN_ALIGN;
-}
-
-/* The cache's blocks for capacity cap, sized (mem NULL) or handed out. */
-/* Layer l's part of the cache: the keys' or S's floats in *nk, the values' or z's in *nv; returns
-   the kind's feature count F for a recurrent (linear-time) layer, 0 for one with rows. */
-static int attn__tf_kv_sizes(const attn_transformer *m, int l, int rows, size_t *nk, size_t *nv)
-{
-    const attn_transformer_config *c = &m->cfg;
-    const attn_kind_info *r = attn_kind_get(c->kinds[l]);
-    int F = r->flags & ATTN_KF_LINEAR_TIME ? r->feature->features(c->dk) : 0;
-    size_t KH = (size_t)(c->kv_heads ? c->kv_heads : c->heads);
-    *nk = F ? (size_t)c->heads * F * c->dv : KH * rows * c->dk;
-    *nv = F ? (size_t)c->heads * F : KH * rows * c->dv;
-    return F;
 }
 
 /* With a window W = window x dilation: the tokens a decode step takes at once (longer calls run in
@@ -9961,18 +10268,6 @@ static int attn__tf_kv_held(const attn_transformer *m, const attn_transformer_kv
 {
     int g = m->cfg.window ? m->cfg.global : 0;
     return ATTN__MIN(kv->len, g) + ATTN__MAX(kv->len - kv->first, 0);
-}
-
-/* Layer l's keys (or S) and values (or z) in the cache; returns F as attn__tf_kv_sizes. */
-static int attn__tf_kv_layer(const attn_transformer *m, const attn_transformer_kv *kv, int l, attn_float **k,
-                             attn_float **v)
-{
-    size_t nk, nv, ok = 0, ov = 0;
-    int i;
-    for (i = 0; i < l; i++) attn__tf_kv_sizes(m, i, kv->rows, &nk, &nv), ok += nk, ov += nv;
-    *k = kv->k + ok;
-    *v = kv->v + ov;
-    return attn__tf_kv_sizes(m, l, kv->rows, &nk, &nv);
 }
 
 /* A hash of the cache's layout for capacity cap: its rows and every layer's block sizes. */
@@ -10070,11 +10365,11 @@ static void attn__tf_kv_room(const attn_transformer *m, attn_transformer_kv *kv,
     const attn_transformer_config *c = &m->cfg;
     int held = attn__tf_kv_held(m, kv), drop = held + n - kv->rows, g = c->window ? c->global : 0, l, h,
         KH = c->kv_heads ? c->kv_heads : c->heads;
-    size_t keep = (size_t)(held - g - drop);
+    size_t keep = (size_t)(held - g - drop), nk, nv;
+    attn_float *kc = kv->k, *vc = kv->v;
     if (drop <= 0) return;
-    for (l = 0; l < c->layers; l++) {
-        attn_float *kc, *vc;
-        if (attn__tf_kv_layer(m, kv, l, &kc, &vc)) continue; /* a recurrent state */
+    for (l = 0; l < c->layers; l++, kc += nk, vc += nv) {
+        if (attn__tf_kv_sizes(m, l, kv->rows, &nk, &nv)) continue; /* a recurrent state */
         for (h = 0; h < KH; h++) {
             attn_float *k = kc + ((size_t)h * kv->rows + g) * c->dk,
                        *v = vc + ((size_t)h * kv->rows + g) * c->dv;
@@ -10087,104 +10382,41 @@ static void attn__tf_kv_room(const attn_transformer *m, attn_transformer_kv *kv,
 }
 
 /* One step of decoding: n tokens (at most a chunk) at positions len .. len + n - 1, their logits
-   [n, out]; the cache has room for their rows. */
+   [n, out]; the cache has room for their rows. Each layer's attention is its step call over the
+   layer's part of the cache. */
 static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transformer_kv *kv,
                                         attn_float *logits, const int *tokens, int n,
                                         const attn__tf_decode_work *wp)
 {
     const attn_transformer_config *c = &m->cfg;
     attn__tf_decode_work w = *wp;
-    attn_attention_desc d;
     attn_layer L;
+    attn_layer_kv lk;
     attn_transformer_tensors M;
-    size_t hk, hv, kk, kv2;
-    int l, t, h, i, Tk, held = attn__tf_kv_held(m, kv), g = c->window ? c->global : 0,
-        KH = c->kv_heads ? c->kv_heads : c->heads;
-    hk = (size_t)c->heads * c->dk; hv = (size_t)c->heads * c->dv; Tk = held + n;
-    kk = (size_t)KH * c->dk; kv2 = (size_t)KH * c->dv;
+    size_t nk, nv;
+    int l, t, h, i, Tk, held = attn__tf_kv_held(m, kv), g = c->window ? c->global : 0;
+    Tk = held + n;
     for (t = held; t < Tk; t++) /* the new rows' segments: a running count of bos tokens */
         kv->seg[t] = (t ? kv->seg[t - 1] : 0) + (tokens[t - held] == c->bos);
     M = attn_transformer_named(m, 0);
     attn_embedding_forward(w.x, tokens, M.E, n, c->vocab, c->d);
     if (c->pos == ATTN_POS_LEARNED) attn_axpy((size_t)n * c->d, 1, M.P + (size_t)kv->len * c->d, w.x);
-    for (l = 0; l < c->layers; l++) {
+    lk.k = kv->k; lk.v = kv->v;
+    for (l = 0; l < c->layers; l++, lk.k += nk, lk.v += nv) {
         const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
-        attn_float *kc, *vc;
-        int F = attn__tf_kv_layer(m, kv, l, &kc, &vc);
+        lk.rows = attn__tf_kv_sizes(m, l, kv->rows, &nk, &nv) ? 0 : kv->rows; /* 0: a recurrent state */
+        lk.held = lk.rows ? held : kv->len;
         attn__tf_layer(m, l, w.bias, &L);
-        L.att.dropout = 0;
         L.att.segment = c->doc_mask ? kv->seg : NULL;
-        attn__layer_desc(&L, 1, n, Tk, &d);
-        if (L.rope) attn__layer_rope_tables(&L, w.cosv, w.sinv, n, kv->len); /* the new positions' rows */
         if (c->t5) attn_t5_bias_forward(w.bias, W.t5, c->heads, n, Tk, c->max_T);
         for (h = 0; c->t5 && kv->first > g && h < c->heads; h++) /* the global rows' true distances */
             for (t = 0; t < n; t++)
                 for (i = 0; i < g; i++)
                     w.bias[((size_t)h * n + t) * Tk + i] =
                         W.t5[(size_t)h * c->max_T + attn_t5_bucket(kv->len + t, i, c->max_T)];
-        /* h = x + Wo Attn(q, K, V) + bo, q from Norm(x), the new keys and values appended to the cache */
+        /* h = x + Wo Attn(q, K, V) + bo, q from Norm(x), the new keys and values joining the cache */
         attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, W.n1g, W.n1b, (size_t)n);
-        /* q, k, v [n, H d] split into heads [H, n, d]; RoPE at positions len ..; k, v appended to each
-           head's rows of the cache */
-        attn_linear_forward(w.q, w.a, L.Wq, L.bq, n, c->d, (int)hk);
-        attn__heads(w.Q, w.q, 1, n, c->heads, c->dk, 1);
-        attn_linear_forward(w.q, w.a, L.Wk, L.bk, n, c->d, (int)kk);
-        attn__heads(w.kn, w.q, 1, n, KH, c->dk, 1);
-        attn_linear_forward(w.q, w.a, L.Wv, L.bv, n, c->d, (int)kv2);
-        attn__heads(w.vn, w.q, 1, n, KH, c->dv, 1);
-        if (L.rope) {
-            attn_rope_forward(w.Q, w.Q, w.cosv, w.sinv, c->heads, n, c->dk);
-            attn_rope_forward(w.kn, w.kn, w.cosv, w.sinv, KH, n, c->dk);
-        }
-        for (h = 0; F && h < c->heads;
-             h++) { /* recurrent: S += phi(k) v^T, z += phi(k), then o, as the engine */
-            const attn_feature_row *fr = attn_kind_get(d.kind)->feature;
-            attn_float *S = kc + (size_t)h * F * c->dv, *z = vc + (size_t)h * F, *fq = w.phi, *fk = w.phi + F,
-                       den;
-            int f;
-            for (t = 0; t < n; t++) {
-                attn_float *o = w.O + ((size_t)h * n + t) * c->dv;
-                fr->phi(w.kn + ((size_t)h * n + t) * c->dk, c->dk, fk);
-                for (f = 0; f < F; f++)
-                    attn_axpy((size_t)c->dv, fk[f], w.vn + ((size_t)h * n + t) * c->dv,
-                              S + (size_t)f * c->dv);
-                attn_axpy((size_t)F, 1, fk, z);
-                fr->phi(w.Q + ((size_t)h * n + t) * c->dk, c->dk, fq);
-                den = attn_dot((size_t)F, fq, z) + ATTN__KEPS;
-                memset(o, 0, sizeof(attn_float) * (size_t)c->dv);
-                for (f = 0; f < F; f++) attn_axpy((size_t)c->dv, fq[f] / den, S + (size_t)f * c->dv, o);
-            }
-        }
-        for (h = 0; !F && h < KH; h++) {
-            memcpy(kc + ((size_t)h * kv->rows + held) * c->dk, w.kn + (size_t)h * n * c->dk,
-                   sizeof(attn_float) * n * c->dk);
-            memcpy(vc + ((size_t)h * kv->rows + held) * c->dv, w.vn + (size_t)h * n * c->dv,
-                   sizeof(attn_float) * n * c->dv);
-        }
-        if (!F && (attn__flags(d.kind) & ATTN_KF_MIXES_HEADS)) { /* every head at once: the rows gathered */
-            for (h = 0; h < c->heads; h++) {
-                memcpy(w.K + (size_t)h * Tk * c->dk, kc + (size_t)h * kv->rows * c->dk,
-                       sizeof(attn_float) * Tk * c->dk);
-                memcpy(w.V + (size_t)h * Tk * c->dv, vc + (size_t)h * kv->rows * c->dv,
-                       sizeof(attn_float) * Tk * c->dv);
-            }
-            ATTN__TRY(attn_attention_forward(&d, w.O, w.stats, NULL, w.Q, w.K, w.V, w.att, w.att_bytes));
-        } else if (!F) { /* a head at a time, reading its rows of the cache in place */
-            attn_attention_desc dh = d;
-            size_t st;
-            dh.H = 1;
-            dh.kv_heads = 0;
-            st = attn_attention_stats_floats(&dh);
-            for (h = 0; h < c->heads; h++) {
-                size_t kh = (size_t)(h / (c->heads / KH)); /* its key and value head */
-                dh.bias = d.bias ? d.bias + (size_t)h * n * Tk : NULL;
-                ATTN__TRY(attn_attention_forward(
-                    &dh, w.O + (size_t)h * n * c->dv, w.stats + h * st, NULL, w.Q + (size_t)h * n * c->dk,
-                    kc + kh * kv->rows * c->dk, vc + kh * kv->rows * c->dv, w.att, w.att_bytes));
-            }
-        }
-        attn__heads(w.ocat, w.O, 1, n, c->heads, c->dv, 0);
-        attn_linear_forward(w.h, w.ocat, L.Wo, L.bo, n, (int)hv, c->d);
+        ATTN__TRY(attn_layer_step(&L, &lk, w.h, w.a, n, kv->len, 1, w.step, w.step_bytes));
         attn_axpy((size_t)n * c->d, 1, w.x, w.h);
         attn__tf_mlp_forward(m, &W, w.x, w.h, w.a, w.mean, w.rstd, w.u, w.u2, w.g, (size_t)n);
     }
@@ -10941,9 +11173,9 @@ static double attn__beam_score(double logp, int len, double alpha)
    rows), so a step runs one position through the decoder. */
 typedef struct {
     int Ld, H, dk, dv, Ts, L1, beam;
-    attn_float *pe, *Kc, *Vc, *Ks[2], *Vs[2], *x, *q, *o, *r, *u, *Kg, *Vg, *stats;
-    void *att;
-    size_t att_bytes;
+    attn_float *pe, *Kc, *Vc, *Ks[2], *Vs[2], *x, *r, *u;
+    void *work; /* the layers' step work */
+    size_t work_bytes;
 } attn__s2s_kv;
 
 static size_t attn__s2s_kv_map(const attn_seq2seq *m, int Ts, int max_len, int beam, void *mem,
@@ -10951,18 +11183,17 @@ static size_t attn__s2s_kv_map(const attn_seq2seq *m, int Ts, int max_len, int b
 {
     const attn_seq2seq_config *cf = &m->cfg;
     attn_arena ar;
-    attn_attention_desc d;
     attn_layer L;
-    size_t self, cross, att;
+    size_t self, cross, work;
     int i;
     c->Ld = cf->dec_layers; c->H = cf->heads; c->dk = cf->dk; c->dv = cf->dv; c->Ts = Ts; c->L1 = max_len + 1;
     c->beam = beam;
     self = (size_t)c->Ld * c->H * c->L1;
     cross = (size_t)c->Ld * c->H * Ts;
-    attn__s2s_layer(m, 2 * cf->enc_layers, NULL, &L);
-    attn__layer_desc(&L, 1, 1, ATTN__MAX(c->L1, Ts), &d);
-    d.causal = 0;
-    att = attn_attention_workspace(&d);
+    attn__s2s_layer(m, 2 * cf->enc_layers, NULL, &L); /* the self-attention's step, then the source's */
+    work = attn_layer_step_work_bytes(&L, 1, c->L1);
+    attn__s2s_layer(m, 2 * cf->enc_layers + 1, NULL, &L);
+    work = ATTN__MAX(work, attn_layer_step_work_bytes(&L, Ts, Ts));
     attn__arena_plan(&ar, mem);
     c->pe = attn__arena_floats(&ar, max_len * cf->d);
     c->Kc = attn__arena_floats(&ar, cross * c->dk);
@@ -10973,33 +11204,37 @@ static size_t attn__s2s_kv_map(const attn_seq2seq *m, int Ts, int max_len, int b
     }
     c->x = attn__arena_floats(&ar, cf->d);
     c->r = attn__arena_floats(&ar, cf->d);
-    c->q = attn__arena_floats(&ar, c->H * ATTN__MAX(c->dk, c->dv));
-    c->o = attn__arena_floats(&ar, c->H * c->dv);
     c->u = attn__arena_floats(&ar, cf->mlp);
-    c->Kg = attn__arena_floats(&ar, c->H * c->L1 * c->dk);
-    c->Vg = attn__arena_floats(&ar, c->H * c->L1 * c->dv);
-    c->stats = attn__arena_floats(&ar, c->H * (2 * (size_t)c->dv + 3));
-    c->att = attn__arena_take(&ar, att);
-    c->att_bytes = att;
+    c->work = attn__arena_take(&ar, work);
+    c->work_bytes = work;
     return ar.used + ATTN_ALIGN;
 }
 
-/* The per-source part: positional rows and the cross-attentions' keys and values from mem [Ts, d]. */
-static void attn__s2s_kv_source(const attn_seq2seq *m, attn__s2s_kv *c, const attn_float *mem, int max_len)
+/* Decoder layer l's cross-attention (j = 1) or hypothesis k's self-attention (j = 0, buffer buf) cache. */
+static attn_layer_kv attn__s2s_kv_layer(const attn__s2s_kv *c, int l, int j, int buf, int k)
 {
-    const attn_seq2seq_config *cf = &m->cfg;
-    int l, Ts = c->Ts;
-    attn_pos_sinusoidal(c->pe, max_len, cf->d);
+    attn_layer_kv kv;
+    size_t at = j ? (size_t)l * c->H * c->Ts : (size_t)k * c->Ld * c->H * c->L1 + (size_t)l * c->H * c->L1;
+    kv.k = (j ? c->Kc : c->Ks[buf]) + at * c->dk;
+    kv.v = (j ? c->Vc : c->Vs[buf]) + at * c->dv;
+    kv.rows = j ? c->Ts : c->L1;
+    kv.held = 0;
+    return kv;
+}
+
+/* The per-source part: positional rows and the cross-attentions' keys and values from mem [Ts, d]. */
+static attn_status attn__s2s_kv_source(const attn_seq2seq *m, attn__s2s_kv *c, const attn_float *mem,
+                                       const unsigned char *mask, int max_len)
+{
+    attn_layer L;
+    int l;
+    attn_pos_sinusoidal(c->pe, max_len, m->cfg.d);
     for (l = 0; l < c->Ld; l++) {
-        const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, 2 * cf->enc_layers + 3 * l + 1,
-                                                                            0);
-        size_t at = (size_t)l * c->H * Ts;
-        attn_float *tmp = c->Kg; /* [Ts, H d] before the heads are split out */
-        attn_linear_forward(tmp, mem, W.Wk, W.bk, Ts, cf->d, c->H * c->dk);
-        attn__heads(c->Kc + at * c->dk, tmp, 1, Ts, c->H, c->dk, 1);
-        attn_linear_forward(tmp, mem, W.Wv, W.bv, Ts, cf->d, c->H * c->dv);
-        attn__heads(c->Vc + at * c->dv, tmp, 1, Ts, c->H, c->dv, 1);
+        attn_layer_kv kv = attn__s2s_kv_layer(c, l, 1, 0, 0);
+        attn__s2s_layer(m, 2 * m->cfg.enc_layers + 3 * l + 1, mask, &L);
+        ATTN__TRY(attn_layer_kv_add(&L, &kv, mem, c->Ts, 0, c->work, c->work_bytes));
     }
+    return ATTN_OK;
 }
 
 /* logits [V] of hypothesis k (self-attention rows in buffer `buf`) for token tok at position p. */
@@ -11008,10 +11243,8 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
 {
     const attn_seq2seq_config *cf = &m->cfg;
     const attn_seq2seq_tensors M = attn_seq2seq_named(m, 0);
-    int l, h, j, mixes = (attn__flags(cf->kind) & ATTN_KF_MIXES_HEADS) != 0;
-    size_t self = (size_t)c->Ld * c->H * c->L1;
+    int l, j;
     attn_layer L;
-    attn_attention_desc d;
     attn_embedding_forward(c->x, &tok, M.Et, 1, cf->tgt_vocab, cf->d);
     attn_scale((size_t)cf->d, (attn_float)sqrt((double)cf->d), c->x);
     attn_axpy((size_t)cf->d, 1, c->pe + (size_t)p * cf->d, c->x);
@@ -11023,48 +11256,11 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
                 attn_linear_forward(c->u, c->x, W.W1, W.b1, 1, cf->d, cf->mlp);
                 attn_act_forward(c->u, c->u, (size_t)cf->mlp, ATTN_ACT_RELU);
                 attn_linear_forward(c->r, c->u, W.W2, W.b2, 1, cf->mlp, cf->d);
-            } else {
+            } else { /* this position's key and value join hypothesis k's rows; the source's are there */
+                attn_layer_kv kv = attn__s2s_kv_layer(c, l, j, buf, k);
+                kv.held = j ? c->Ts : p;
                 attn__s2s_layer(m, s, mask, &L);
-                attn_linear_forward(c->q, c->x, L.Wq, L.bq, 1, cf->d, c->H * c->dk);
-                if (j == 0) { /* this position's key and value join hypothesis k's rows */
-                    attn_float *kr = c->Ks[buf] + ((size_t)k * self + (size_t)l * c->H * c->L1) * c->dk,
-                               *vr = c->Vs[buf] + ((size_t)k * self + (size_t)l * c->H * c->L1) * c->dv;
-                    attn_linear_forward(c->r, c->x, L.Wk, L.bk, 1, cf->d, c->H * c->dk);
-                    for (h = 0; h < c->H; h++)
-                        memcpy(kr + ((size_t)h * c->L1 + p) * c->dk, c->r + (size_t)h * c->dk,
-                               sizeof(attn_float) * c->dk);
-                    attn_linear_forward(c->r, c->x, L.Wv, L.bv, 1, cf->d, c->H * c->dv);
-                    for (h = 0; h < c->H; h++)
-                        memcpy(vr + ((size_t)h * c->L1 + p) * c->dv, c->r + (size_t)h * c->dv,
-                               sizeof(attn_float) * c->dv);
-                    attn__layer_desc(&L, 1, 1, p + 1, &d);
-                    if (mixes) { /* every head at once: the rows gathered */
-                        for (h = 0; h < c->H; h++) {
-                            memcpy(c->Kg + (size_t)h * (p + 1) * c->dk, kr + (size_t)h * c->L1 * c->dk,
-                                   sizeof(attn_float) * (p + 1) * c->dk);
-                            memcpy(c->Vg + (size_t)h * (p + 1) * c->dv, vr + (size_t)h * c->L1 * c->dv,
-                                   sizeof(attn_float) * (p + 1) * c->dv);
-                        }
-                        ATTN__TRY(attn_attention_forward(&d, c->o, c->stats, NULL, c->q, c->Kg, c->Vg, c->att,
-                                                         c->att_bytes));
-                    } else {
-                        attn_attention_desc dh = d;
-                        size_t st;
-                        dh.H = 1;
-                        st = attn_attention_stats_floats(&dh);
-                        for (h = 0; h < c->H; h++)
-                            ATTN__TRY(attn_attention_forward(
-                                &dh, c->o + (size_t)h * c->dv, c->stats + h * st, NULL,
-                                c->q + (size_t)h * c->dk, kr + (size_t)h * c->L1 * c->dk,
-                                vr + (size_t)h * c->L1 * c->dv, c->att, c->att_bytes));
-                    }
-                } else { /* the source's keys and values, every head in one call */
-                    attn__layer_desc(&L, 1, 1, c->Ts, &d);
-                    ATTN__TRY(attn_attention_forward(
-                        &d, c->o, c->stats, NULL, c->q, c->Kc + (size_t)l * c->H * c->Ts * c->dk,
-                        c->Vc + (size_t)l * c->H * c->Ts * c->dv, c->att, c->att_bytes));
-                }
-                attn_linear_forward(c->r, c->o, L.Wo, L.bo, 1, c->H * c->dv, cf->d);
+                ATTN__TRY(attn_layer_step(&L, &kv, c->r, c->x, 1, p, j == 0, c->work, c->work_bytes));
             }
             attn_axpy((size_t)cf->d, 1, c->x, c->r);
             attn_layernorm_forward(c->x, NULL, NULL, c->r, W.g, W.b, 1, cf->d, cf->eps, cf->ln_eps);
@@ -11207,7 +11403,8 @@ ATTNDEF attn_status attn_seq2seq_decode_in(const attn_seq2seq *m, int *out, attn
             if (cached) {
                 attn__s2s_cache ec;
                 const attn_float *mem = attn__s2s_map(&dm, 2 * dm.cfg.enc_layers - 1, 1, Ts, 1, cache, &ec);
-                attn__s2s_kv_source(&dm, &bw.kc, mem, max_len);
+                st = attn__s2s_kv_source(&dm, &bw.kc, mem, attn__s2s_mask(&dm, cache, NULL, 1, Ts), max_len);
+                if (st != ATTN_OK) break;
             }
             nh = 1; tok[0] = bos; logp[0] = 0; done[0] = 0; len[0] = 0;
             for (t = 1; t <= max_len; t++) {

@@ -958,6 +958,67 @@ static void test_grouped_query(void)
 }
 
 
+/* K and V read from a cache (kv_rows > Tk): every kind, causal or not, with and without a key mask,
+   with grouped-query heads where the kind takes them, gives bit for bit what compact K, V give,
+   whatever the rows after Tk hold (NaN here); a NaN in a read row follows the NaN rule as a compact
+   call does; backward refuses a cache. */
+static void test_kv_rows(void)
+{
+    enum { B = 2, H = 2, TQ = 3, TK = 6, R = 9, DK = 4, DV = 3 };
+    int k, causal, masked, nan, cases = 0, bad = 0;
+    attn_rng r;
+    attn_rng_seed(&r, 1234, 0);
+    for (k = 0; k < ATTN_KIND_COUNT; k++)
+        for (causal = 0; causal < 2; causal++)
+            for (masked = 0; masked < 2; masked++)
+                for (nan = 0; nan < 2; nan++) {
+                    att_ctx c;
+                    attn_attention_desc d;
+                    attn_float *Kc, *Vc, *O2, *st2;
+                    size_t nst, wb, s, KH;
+                    void *work;
+                    att_setup(&c, (attn_kind)k, B, H, TQ, TK, DK, DV, causal, masked, 0, &r);
+                    d = c.d;
+                    if (attn_kind_get((attn_kind)k)->score && !(attn_kind_get((attn_kind)k)->flags &
+                        (ATTN_KF_SUBHEADS | ATTN_KF_MIXES_HEADS | ATTN_KF_PARAMS)))
+                        c.d.kv_heads = d.kv_heads = 1; /* the first key head of each batch serves both */
+                    KH = (size_t)(d.kv_heads ? d.kv_heads : H);
+                    if (nan) c.K[(size_t)TK * c.d.dk + 1] = NAN; /* head slice 1, row 0 */
+                    d.kv_rows = R;
+                    Kc = t_alloc(B * KH * R * c.d.dk); Vc = t_alloc(B * KH * R * DV);
+                    for (s = 0; s < B * KH * R * c.d.dk; s++) Kc[s] = NAN;
+                    for (s = 0; s < B * KH * R * DV; s++) Vc[s] = NAN;
+                    for (s = 0; s < B * KH; s++) {
+                        memcpy(Kc + s * R * c.d.dk, c.K + s * TK * c.d.dk, sizeof(attn_float) * TK * c.d.dk);
+                        memcpy(Vc + s * R * DV, c.V + s * TK * DV, sizeof(attn_float) * TK * DV);
+                    }
+                    nst = attn_attention_stats_floats(&c.d);
+                    O2 = t_alloc(c.no); st2 = t_alloc(nst);
+                    wb = attn_attention_workspace(&d) + attn_attention_workspace(&c.d);
+                    work = malloc(wb);
+                    if (attn_attention_forward(&c.d, c.O, c.stats, NULL, c.Q, c.K, c.V, work, wb) != ATTN_OK ||
+                        attn_attention_forward(&d, O2, st2, NULL, c.Q, Kc, Vc, work, wb) != ATTN_OK)
+                        CHECK(0, "kv_rows %s: %s", attn_kind_get((attn_kind)k)->name, attn_last_error());
+                    else
+                        bad += memcmp(c.O, O2, sizeof(attn_float) * c.no) != 0 ||
+                               memcmp(c.stats, st2, sizeof(attn_float) * nst) != 0;
+                    cases++;
+                    if (k == 0 && !nan) {
+                        attn_attention_grads g;
+                        memset(&g, 0, sizeof g);
+                        g.dQ = c.dQ; g.dK = Kc; g.dV = Vc;
+                        CHECK(attn_attention_backward(&d, &g, c.dO, c.Q, Kc, Vc, O2, st2, work, wb) == ATTN_ERR_ARG,
+                              "backward refuses kv_rows");
+                        d.kv_rows = TK - 1;
+                        CHECK(attn_attention_workspace(&d) == 0, "kv_rows < Tk refused");
+                    }
+                    free(Kc); free(Vc); free(O2); free(st2); free(work);
+                    att_free(&c);
+                }
+    CHECK(!bad, "kv_rows: %d of %d calls differ from compact K, V", bad, cases);
+    printf("  K, V from a cache (kv_rows): %d calls bit for bit as compact ones\n", cases);
+}
+
 /* The modifiers' context: ALiBi's slopes per head, a soft cap, documents and a prefix length. */
 typedef struct {
     attn_float slope[4], cap;
@@ -1127,6 +1188,102 @@ static void test_modifiers(void)
     }
 }
 
+/* The layer's step over a cache against its full pass, for every kind the step takes: causal
+   self-attention in calls of 3, 1 and 2 rows gives the full pass' rows, with RoPE (variant 0), a
+   window with a different dilation per head, a global token and ALiBi slopes per head (variant 1,
+   the kinds with a pattern; the modifier for the tiled engine's), grouped-query heads (variant 2,
+   where the kind takes them); the linear-time kinds also from a recurrent state (rows = 0).
+   Cross-attention over a source added once gives the forward with m. Per-head settings are what a
+   head-at-a-time decoder got wrong. */
+static void test_layer_step(void)
+{
+    enum { T = 6, C = 5, H = 2, DK = 4, DV = 3, CAP = 8, TS = 5 };
+    static const int calls[3] = {3, 1, 2};
+    static const int dil[H] = {1, 2};
+    static const unsigned char glob[CAP] = {1, 0, 0, 0, 0, 0, 0, 0};
+    double tol = sizeof(attn_float) == 4 ? 2e-5 : 1e-12, worst = 0;
+    int k, variant, rec, cross, cases = 0, refused = 0, shifted = 0;
+    attn_rng r;
+    md_ctx mc;
+    attn_score_mod mod;
+    memset(&mc, 0, sizeof mc);
+    mc.slope[0] = (attn_float)0.5; mc.slope[1] = (attn_float)0.125;
+    memset(&mod, 0, sizeof mod);
+    mod.score = md_alibi; mod.ctx = &mc;
+    attn_rng_seed(&r, 4242, 0);
+    for (k = 0; k < ATTN_KIND_COUNT; k++)
+        for (variant = 0; variant < 3; variant++)
+            for (cross = 0; cross < 2; cross++)
+                for (rec = 0; rec < 2; rec++) {
+                    const attn_kind_info *ki = attn_kind_get((attn_kind)k);
+                    int linear = (ki->flags & ATTN_KF_LINEAR_TIME) != 0, t, n, c2, Tq = cross ? 3 : T;
+                    int tiled = ki->score && !(ki->flags & (ATTN_KF_SUBHEADS | ATTN_KF_MIXES_HEADS)),
+                        grouped = tiled && !(ki->flags & ATTN_KF_PARAMS);
+                    attn_layer L;
+                    attn_layer_kv kv;
+                    attn_float P[6 * H * DK * C + 3 * H * DV], x[T * C], m[TS * C], yf[T * C], ys[T * C];
+                    attn_float w2[H * DV * DV], *cache, *kc, *vc;
+                    size_t nk, nv, wb, sb;
+                    void *work, *sw;
+                    double err = 0, scale = 1;
+                    if ((rec && !linear) || (variant == 1 && (linear || cross)) || (variant == 2 && !grouped))
+                        continue;
+                    t_randn(P, sizeof P / sizeof *P, &r, 0.5);
+                    t_randn(x, sizeof x / sizeof *x, &r, 1);
+                    t_randn(m, sizeof m / sizeof *m, &r, 1);
+                    t_randn(w2, sizeof w2 / sizeof *w2, &r, 0.4);
+                    memset(&L, 0, sizeof L);
+                    L.att.kind = (attn_kind)k; L.att.H = H; L.att.dk = DK; L.att.dv = DV; L.att.causal = !cross;
+                    L.att.w2 = w2;
+                    L.C = L.Cout = C;
+                    L.Wq = P; L.Wk = P + H * DK * C; L.Wv = P + 2 * H * DK * C; L.Wo = P + 3 * H * DK * C;
+                    L.bq = P + 4 * H * DK * C; L.bk = L.bq + H * DK; L.bv = L.bk + H * DK; L.bo = L.bv + H * DV;
+                    L.rope = variant == 0 && !cross;
+                    if (variant == 1) {
+                        L.att.window = 1; L.att.dilation = dil; L.att.global = glob;
+                        if (tiled) L.att.mod = &mod;
+                    }
+                    if (variant == 2) L.att.kv_heads = 1, L.att.mod = &mod;
+                    if (ki->score && ki->score->offset) { /* the scores shift with the key count */
+                        refused += attn_layer_step_work_bytes(&L, 1, CAP) == 0;
+                        shifted++;
+                        continue;
+                    }
+                    cache = t_alloc(attn_layer_cache_floats(&L, 1, Tq, cross ? TS : T));
+                    work = malloc(wb = attn_layer_work_bytes(&L, 1, Tq, cross ? TS : T));
+                    nk = attn_layer_kv_floats(&L, rec ? 0 : CAP, &nv);
+                    sb = attn_layer_step_work_bytes(&L, TS, rec ? 0 : CAP); /* the source's 5 rows at most */
+                    kc = t_alloc(nk); vc = t_alloc(nv); sw = malloc(sb);
+                    memset(kc, 0, sizeof(attn_float) * nk); memset(vc, 0, sizeof(attn_float) * nv);
+                    kv.k = kc; kv.v = vc; kv.rows = rec ? 0 : CAP; kv.held = 0;
+                    CHECK(attn_layer_forward(&L, yf, cache, x, cross ? m : NULL, 1, Tq, cross ? TS : Tq, work, wb) ==
+                              ATTN_OK, "step's reference %s: %s", ki->name, attn_last_error());
+                    if (cross) {
+                        CHECK(attn_layer_kv_add(&L, &kv, m, TS, 0, sw, sb) == ATTN_OK &&
+                                  attn_layer_step(&L, &kv, ys, x, Tq, 0, 0, sw, sb) == ATTN_OK && kv.held == TS,
+                              "cross step %s: %s", ki->name, attn_last_error());
+                    } else
+                        for (t = 0, c2 = 0; t < T; t += n, c2++) {
+                            n = calls[c2];
+                            CHECK(attn_layer_step(&L, &kv, ys + t * C, x + t * C, n, t, 1, sw, sb) == ATTN_OK,
+                                  "step %s variant %d: %s", ki->name, variant, attn_last_error());
+                        }
+                    for (t = 0; t < Tq * C; t++) {
+                        scale = fmax(scale, fabs((double)yf[t]));
+                        err = fmax(err, fabs((double)yf[t] - ys[t]));
+                    }
+                    err /= scale;
+                    worst = fmax(worst, err);
+                    CHECK(err <= tol, "layer step %s variant %d cross %d state %d: %.3g from the full pass", ki->name,
+                          variant, cross, rec, err);
+                    cases++;
+                    free(cache); free(work); free(kc); free(vc); free(sw);
+                }
+    CHECK(shifted > 0 && refused == shifted, "the step refuses kinds whose scores shift with the key count (%d of %d)",
+          refused, shifted);
+    printf("  layer step: %d cases, largest relative difference from the full pass %.2g\n", cases, worst);
+}
+
 void test_attention(void)
 {
     test_grouped_query();
@@ -1147,6 +1304,8 @@ void test_attention(void)
     test_stability();
     test_bad_input();
     test_modifiers();
+    test_kv_rows();
+    test_layer_step();
 }
 
 /* ---- the attention layer ---- */

@@ -217,6 +217,21 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     BAD(attn_layer_forward(&L, F(0), F(4), NULL, NULL, 1, 4, 4, U(5), sizeof pool[5].b));
     BAD(attn_layer_forward(&L, F(0), F(4), in, NULL, 1, 4, 4, U(5), 8));
     BAD(attn_layer_backward(&L, F(0), NULL, &lg, NULL, in, NULL, in, 1, 4, 4, U(5), sizeof pool[5].b));
+    {   /* the step over a cache: full, no source for add 0, short work, no keys; sizes */
+        attn_layer_kv kv;
+        kv.k = F(1); kv.v = F(2); kv.rows = 4; kv.held = 4;
+        BAD(attn_layer_step(&L, &kv, F(0), in, 1, 4, 1, U(5), sizeof pool[5].b));
+        kv.held = 0;
+        BAD(attn_layer_step(&L, &kv, F(0), in, 1, 0, 0, U(5), sizeof pool[5].b));
+        BAD(attn_layer_step(&L, &kv, F(0), in, 1, 0, 1, U(5), 8));
+        BAD(attn_layer_kv_add(&L, &kv, NULL, 1, 0, U(5), sizeof pool[5].b));
+        BAD(attn_layer_kv_add(&L, &kv, in, 5, 0, U(5), sizeof pool[5].b));
+        CHECK(kv.held == 0, "a refused step leaves the cache's count");
+    }
+    ZERO(attn_layer_kv_floats(&L, 0, NULL)); /* softmax has no recurrent state */
+    ZERO(attn_layer_kv_floats(&L, -1, NULL));
+    ZERO(attn_layer_step_work_bytes(&L, 0, 4));
+    ZERO(attn_layer_step_work_bytes(&L, 5, 4));
 
     /* models: configurations */
     {

@@ -28,7 +28,9 @@ run() {
     [ -f "$DIR/$name.done" ] && return
     echo "attnlab $*" > "$DIR/$name.cmd"
     echo "== $DIR/$name: $*"
-    nice -n 10 "$LAB" "$@" --threads 1 --resume --csv "$DIR/$name.csv" > "$DIR/$name.out" 2>&1 &
+    echo "== $(date -u '+%Y-%m-%d %H:%M') attnlab $* (a resumed grid's report follows its earlier part)" \
+        >> "$DIR/$name.out"
+    nice -n 10 "$LAB" "$@" --threads 1 --resume --csv "$DIR/$name.csv" >> "$DIR/$name.out" 2>&1 &
     pid=$!
     wait $pid
     rc=$?
