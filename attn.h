@@ -2556,12 +2556,14 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
 }
 
 /* A model's tensors by name: a struct of attn_float pointers, each field described by its tensor's
-   name and its offset in the struct. */
+   name and its offset in the struct; a model whose tables declare its tensors (the transformer's)
+   adds when a configuration has the tensor, its shape and its initialisation (codes of its own). */
 typedef struct {
     const char *name;
     size_t off;
+    unsigned char when, init, ndim, dim[3];
 } attn__slot;
-#define ATTN__SLOT(type, field) {#field, offsetof(type, field)}
+#define ATTN__SLOT(type, field) {#field, offsetof(type, field), 0, 0, 0, {0, 0, 0}}
 
 /* Fills *out [size bytes] from p's tensors idx[0 .. n) (value or gradient; idx < 0: NULL); with p
    NULL (no model, or an index out of range) every field is NULL and the error is set for fn. */
@@ -8817,8 +8819,9 @@ enum { ATTN__CIS_WQ, ATTN__CIS_WK, ATTN__CIS_WV, ATTN__CIS_W1, ATTN__CIS_W2, ATT
        ATTN__CIS_RB, ATTN__CIS_TENSORS };
 #define ATTN__CIS_T(f) ATTN__SLOT(attn_cisformer_tensors, f)
 static const attn__slot attn__cis_slot[ATTN__CIS_TENSORS] = {
-    ATTN__CIS_T(Wq), ATTN__CIS_T(Wk), ATTN__CIS_T(Wv), ATTN__CIS_T(W1),
-    ATTN__CIS_T(W2), {"b", offsetof(attn_cisformer_tensors, vec)}, ATTN__CIS_T(R), ATTN__CIS_T(r)};
+    ATTN__CIS_T(Wq), ATTN__CIS_T(Wk), ATTN__CIS_T(Wv),
+    ATTN__CIS_T(W1), ATTN__CIS_T(W2), {"b", offsetof(attn_cisformer_tensors, vec), 0, 0, 0, {0, 0, 0}},
+    ATTN__CIS_T(R),  ATTN__CIS_T(r)};
 
 static void attn__cis_descs(const attn_cisformer_config *c, attn_param_desc *p)
 {
@@ -9235,20 +9238,44 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
 
 
 
-/* The slots of a layer's tensors (at[l][slot]) and of the model's own (at[ATTN__TF_G][slot]), in
-   block order: the fields of attn_transformer_layer_tensors and of attn_transformer_tensors, named
-   as in checkpoints. */
-#define ATTN__TF_L(f) ATTN__SLOT(attn_transformer_layer_tensors, f)
+/* Every tensor of the transformer, declared once: a layer's (at[l][slot]) and the model's own
+   (at[ATTN__TF_G][slot]) in block order, each with its field of attn_transformer_layer_tensors or
+   attn_transformer_tensors (its name in checkpoints), when a configuration has it, its shape in the
+   configuration's sizes and how attn_transformer_init draws it. The parameter block, the views,
+   the names, the checkpoint layout and the initialisation all derive from these two tables. */
+enum { /* when */
+    ATTN__TW_ALWAYS, ATTN__TW_LN, ATTN__TW_BIAS, ATTN__TW_SUB, ATTN__TW_DEEP, ATTN__TW_T5, ATTN__TW_LIN,
+    ATTN__TW_GLU, ATTN__TW_GLU_BIAS, ATTN__TW_VOCAB, ATTN__TW_IN, ATTN__TW_IN_BIAS, ATTN__TW_LEARNED
+};
+enum { /* sizes: d, H dk, KH dk, KH dv, H dv, mlp, dk / 2, dv, H, max_T, linformer_k, 4, vocab, in_dim, out */
+    ATTN__TD_D, ATTN__TD_HK, ATTN__TD_KK, ATTN__TD_KV, ATTN__TD_HV, ATTN__TD_MLP, ATTN__TD_DK2, ATTN__TD_DV,
+    ATTN__TD_H, ATTN__TD_T, ATTN__TD_LK, ATTN__TD_4, ATTN__TD_V, ATTN__TD_IN, ATTN__TD_OUT
+};
+enum { /* init: the configuration's fan-in rule, 1, 0, N(0, 1), N(0, 1 / max_T), N(0, 0.01) */
+    ATTN__TI_FAN, ATTN__TI_ONE, ATTN__TI_ZERO, ATTN__TI_N1, ATTN__TI_NT5, ATTN__TI_N01
+};
+#define ATTN__TF_T(type, f, when, init, nd, a, b, c)                                                 \
+    {#f, offsetof(type, f), ATTN__TW_##when, ATTN__TI_##init, nd, {ATTN__TD_##a, ATTN__TD_##b, ATTN__TD_##c}}
+#define ATTN__TF_L(...) ATTN__TF_T(attn_transformer_layer_tensors, __VA_ARGS__)
+#define ATTN__TF_M(...) ATTN__TF_T(attn_transformer_tensors, __VA_ARGS__)
 static const attn__slot attn__tf_lslot[] = {
-    ATTN__TF_L(n1g), ATTN__TF_L(n1b), ATTN__TF_L(Wq),     ATTN__TF_L(bq),   ATTN__TF_L(Wk), ATTN__TF_L(bk),
-    ATTN__TF_L(Wv),  ATTN__TF_L(bv),  ATTN__TF_L(Wo),     ATTN__TF_L(bo),   ATTN__TF_L(lambda),
-    ATTN__TF_L(gain), ATTN__TF_L(w2), ATTN__TF_L(t5),     ATTN__TF_L(Elin), ATTN__TF_L(Flin),
-    ATTN__TF_L(n2g),  ATTN__TF_L(n2b), ATTN__TF_L(W1),
-    ATTN__TF_L(b1),  ATTN__TF_L(W3),  ATTN__TF_L(b3),     ATTN__TF_L(W2),   ATTN__TF_L(b2)};
-#define ATTN__TF_M(f) ATTN__SLOT(attn_transformer_tensors, f)
-static const attn__slot attn__tf_gslot[] = {ATTN__TF_M(E),   ATTN__TF_M(Win), ATTN__TF_M(bin),
-                                            ATTN__TF_M(P),   ATTN__TF_M(nfg), ATTN__TF_M(nfb),
-                                            ATTN__TF_M(Wout), ATTN__TF_M(bout)};
+    ATTN__TF_L(n1g, ALWAYS, ONE, 1, D, D, D),      ATTN__TF_L(n1b, LN, ZERO, 1, D, D, D),
+    ATTN__TF_L(Wq, ALWAYS, FAN, 2, HK, D, D),      ATTN__TF_L(bq, BIAS, ZERO, 1, HK, D, D),
+    ATTN__TF_L(Wk, ALWAYS, FAN, 2, KK, D, D),      ATTN__TF_L(bk, BIAS, ZERO, 1, KK, D, D),
+    ATTN__TF_L(Wv, ALWAYS, FAN, 2, KV, D, D),      ATTN__TF_L(bv, BIAS, ZERO, 1, KV, D, D),
+    ATTN__TF_L(Wo, ALWAYS, FAN, 2, D, HV, D),      ATTN__TF_L(bo, BIAS, ZERO, 1, D, D, D),
+    ATTN__TF_L(lambda, SUB, N01, 2, 4, DK2, D),    ATTN__TF_L(gain, SUB, ONE, 1, DV, D, D),
+    ATTN__TF_L(w2, DEEP, FAN, 3, H, DV, DV),       ATTN__TF_L(t5, T5, NT5, 2, H, T, D),
+    ATTN__TF_L(Elin, LIN, FAN, 2, LK, T, D),       ATTN__TF_L(Flin, LIN, FAN, 2, LK, T, D),
+    ATTN__TF_L(n2g, ALWAYS, ONE, 1, D, D, D),      ATTN__TF_L(n2b, LN, ZERO, 1, D, D, D),
+    ATTN__TF_L(W1, ALWAYS, FAN, 2, MLP, D, D),     ATTN__TF_L(b1, BIAS, ZERO, 1, MLP, D, D),
+    ATTN__TF_L(W3, GLU, FAN, 2, MLP, D, D),        ATTN__TF_L(b3, GLU_BIAS, ZERO, 1, MLP, D, D),
+    ATTN__TF_L(W2, ALWAYS, FAN, 2, D, MLP, D),     ATTN__TF_L(b2, BIAS, ZERO, 1, D, D, D)};
+static const attn__slot attn__tf_gslot[] = {
+    ATTN__TF_M(E, VOCAB, N1, 2, V, D, D),          ATTN__TF_M(Win, IN, FAN, 2, D, IN, D),
+    ATTN__TF_M(bin, IN_BIAS, ZERO, 1, D, D, D),    ATTN__TF_M(P, LEARNED, N1, 2, T, D, D),
+    ATTN__TF_M(nfg, ALWAYS, ONE, 1, D, D, D),      ATTN__TF_M(nfb, LN, ZERO, 1, D, D, D),
+    ATTN__TF_M(Wout, ALWAYS, FAN, 2, OUT, D, D),   ATTN__TF_M(bout, BIAS, ZERO, 1, OUT, D, D)};
 #define ATTN__TF_SLOTS ((int)(sizeof attn__tf_lslot / sizeof attn__tf_lslot[0]))
 #define ATTN__TF_GLOBALS ((int)(sizeof attn__tf_gslot / sizeof attn__tf_gslot[0]))
 #define ATTN__TF_NFG 4 /* the model's tensors from nfg on follow the layers */
@@ -9325,70 +9352,76 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
     return ATTN_OK;
 }
 
-/* The parameter descriptors in block order (p may be NULL to count them) and at[][] filled;
-   returns the number of tensors. */
+/* A size of the tensor table in configuration c. */
+static int attn__tf_dim(const attn_transformer_config *c, int sym)
+{
+    int kh = c->kv_heads ? c->kv_heads : c->heads;
+    switch (sym) {
+    case ATTN__TD_D: return c->d;
+    case ATTN__TD_HK: return c->heads * c->dk;
+    case ATTN__TD_KK: return kh * c->dk;
+    case ATTN__TD_KV: return kh * c->dv;
+    case ATTN__TD_HV: return c->heads * c->dv;
+    case ATTN__TD_MLP: return c->mlp;
+    case ATTN__TD_DK2: return c->dk / 2;
+    case ATTN__TD_DV: return c->dv;
+    case ATTN__TD_H: return c->heads;
+    case ATTN__TD_T: return c->max_T;
+    case ATTN__TD_LK: return c->linformer_k;
+    case ATTN__TD_4: return 4;
+    case ATTN__TD_V: return c->vocab;
+    case ATTN__TD_IN: return c->in_dim;
+    default: return c->out;
+    }
+}
+
+/* Whether configuration c has a tensor of condition `when` (in layer l's kind, for a layer's). */
+static int attn__tf_has(const attn_transformer_config *c, int l, int when)
+{
+    const attn_kind_info *kr = l >= 0 && l < c->layers ? attn_kind_get(c->kinds[l]) : NULL;
+    switch (when) {
+    case ATTN__TW_ALWAYS: return 1;
+    case ATTN__TW_LN: return c->norm == ATTN_NORM_LAYER;
+    case ATTN__TW_BIAS: return c->bias != 0;
+    case ATTN__TW_SUB: return kr && (kr->flags & ATTN_KF_SUBHEADS);
+    case ATTN__TW_DEEP: return kr && kr->mix && kr->mix->value == ATTN_MIX_VALUE_DEEP;
+    case ATTN__TW_T5: return c->t5 != 0;
+    case ATTN__TW_LIN: return c->linformer_k > 0;
+    case ATTN__TW_GLU: return c->glu != 0;
+    case ATTN__TW_GLU_BIAS: return c->glu && c->bias;
+    case ATTN__TW_VOCAB: return c->vocab > 0;
+    case ATTN__TW_IN: return c->in_dim > 0;
+    case ATTN__TW_IN_BIAS: return c->in_dim > 0 && c->bias;
+    default: return c->pos == ATTN_POS_LEARNED;
+    }
+}
+
+/* The parameter descriptors in block order (p may be NULL to count them), with their
+   initialisation, and at[][] filled; returns the number of tensors. */
 static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p,
                           short at[][ATTN__TF_MAX_SLOTS])
 {
-    int n = 0, l, s, d = c->d, hk = c->heads * c->dk, hv = c->heads * c->dv, ln = c->norm == ATTN_NORM_LAYER;
-    int kh = c->kv_heads ? c->kv_heads : c->heads, kk = kh * c->dk, kv = kh * c->dv;
-    int bias = c->bias != 0, t5 = c->t5 != 0, glu = c->glu != 0; /* "nonzero" flags as ndim 0 or 1 */
-    int sh[ATTN__TF_SLOTS][4]; /* ndim (0: absent), shape (ATTN__TF_SLOTS > ATTN__TF_GLOBALS) */
-    for (l = -1; l <= c->layers; l++) { /* -1: E, P; layers; then layers: the final norm and head */
-        int g = l < 0 || l == c->layers, k = g ? ATTN__TF_GLOBALS : ATTN__TF_SLOTS;
-        memset(sh, 0, sizeof sh);
-        if (g) {
-            int e[ATTN__TF_GLOBALS][4] = {{c->vocab ? 2 : 0, c->vocab, d},
-                                          {c->in_dim ? 2 : 0, d, c->in_dim},
-                                          {c->in_dim && bias, d},
-                                          {c->pos == ATTN_POS_LEARNED ? 2 : 0, c->max_T, d},
-                                          {1, d},
-                                          {ln, d},
-                                          {2, c->out, d},
-                                          {bias, c->out}};
-            memcpy(sh, e, sizeof e);
-        } else {
-            const attn_kind_info *kr = attn_kind_get(c->kinds[l]);
-            int sub = (kr->flags & ATTN_KF_SUBHEADS) != 0,
-                deep = kr->mix && kr->mix->value == ATTN_MIX_VALUE_DEEP; /* their parameters */
-            int e[ATTN__TF_SLOTS][4] = {{1, d},
-                                        {ln, d},
-                                        {2, hk, d},
-                                        {bias, hk},
-                                        {2, kk, d},
-                                        {bias, kk},
-                                        {2, kv, d},
-                                        {bias, kv},
-                                        {2, d, hv},
-                                        {bias, d},
-                                        {sub ? 2 : 0, 4, c->dk / 2},
-                                        {sub, c->dv},
-                                        {deep ? 3 : 0, c->heads, c->dv, c->dv},
-                                        {t5 ? 2 : 0, c->heads, c->max_T},
-                                        {c->linformer_k ? 2 : 0, c->linformer_k, c->max_T},
-                                        {c->linformer_k ? 2 : 0, c->linformer_k, c->max_T},
-                                        {1, d},
-                                        {ln, d},
-                                        {2, c->mlp, d},
-                                        {bias, c->mlp},
-                                        {glu ? 2 : 0, c->mlp, d},
-                                        {glu && bias, c->mlp},
-                                        {2, d, c->mlp},
-                                        {bias, d}};
-            memcpy(sh, e, sizeof e);
-        }
-        for (s = 0; s < k; s++) {
+    static const double sd[] = {0, 1, 0, 1, 0, 0.1}; /* by init code: the constant or the sd */
+    int n = 0, l, s, k;
+    for (l = -1; l <= c->layers; l++) { /* -1: E, Win, bin, P; the layers; then the final norm and head */
+        int g = l < 0 || l == c->layers, ns = g ? ATTN__TF_GLOBALS : ATTN__TF_SLOTS;
+        for (s = 0; s < ns; s++) {
+            const attn__slot *t = g ? &attn__tf_gslot[s] : &attn__tf_lslot[s];
             short *slot = g ? &at[ATTN__TF_G][s] : &at[l][s];
-            if (g && (l < 0) != (s < ATTN__TF_NFG))
-                continue; /* E, Win, bin, P before the layers, the rest after */
-            *slot = (short)(sh[s][0] ? n : -1);
-            if (!sh[s][0]) continue;
+            if (g && (l < 0) != (s < ATTN__TF_NFG)) continue; /* E, Win, bin, P before the layers */
+            *slot = (short)(attn__tf_has(c, l, t->when) ? n : -1);
+            if (*slot < 0) continue;
             if (p) {
-                p[n].name = g ? attn__tf_gslot[s].name : attn__tf_lslot[s].name;
-                p[n].ndim = sh[s][0];
-                memset(p[n].shape, 0, sizeof p[n].shape);
-                memcpy(p[n].shape, sh[s] + 1, sizeof(int) * (size_t)sh[s][0]);
+                memset(&p[n], 0, sizeof p[n]);
+                p[n].name = t->name;
+                p[n].ndim = t->ndim;
+                for (k = 0; k < t->ndim; k++) p[n].shape[k] = attn__tf_dim(c, t->dim[k]);
                 p[n].decay = -1;
+                p[n].init = t->init == ATTN__TI_FAN ? (attn_param_init)(ATTN_PARAM_FAN_NORMAL + (int)c->init)
+                            : t->init == ATTN__TI_ONE  ? ATTN_PARAM_CONST
+                            : t->init == ATTN__TI_ZERO ? ATTN_PARAM_ZERO
+                                                       : ATTN_PARAM_NORMAL;
+                p[n].value = t->init == ATTN__TI_NT5 ? 1 / sqrt((double)c->max_T) : sd[t->init];
             }
             n++;
         }
@@ -9513,7 +9546,7 @@ static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_con
 {
     attn_param_desc p[ATTN__TF_MAX_DESCS];
     attn_transformer t; /* built here, copied to *m only when complete */
-    int i, n;
+    int n;
     size_t cnt, floats, pb;
     ATTN__NEED(m); ATTN__NEED(rng);
     memset(&t, 0, sizeof t);
@@ -9526,19 +9559,7 @@ static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_con
                           (unsigned long)bytes, (unsigned long)attn_transformer_bytes(cfg));
     ATTN__TRY(attn__params_place(&t.p, p, n, mem, pb));
     t.cfg = *cfg;
-    for (i = 0; i < n; i++) { /* by name: E, P N(0, 1); t5 N(0, 1 / max_T); lambda N(0, 0.01); gains 1 */
-        const char *nm = p[i].name;
-        double sd = !strcmp(nm, "E") || !strcmp(nm, "P") ? 1
-                    : !strcmp(nm, "t5")                  ? 1 / sqrt((double)cfg->max_T)
-                    : !strcmp(nm, "lambda")              ? 0.1
-                                                         : 0;
-        int gain = nm[0] == 'g' || (nm[0] == 'n' && nm[2] == 'g');
-        p[i].init = sd > 0           ? ATTN_PARAM_NORMAL
-                    : p[i].ndim == 1 ? (gain ? ATTN_PARAM_CONST : ATTN_PARAM_ZERO)
-                                     : (attn_param_init)(ATTN_PARAM_FAN_NORMAL + (int)cfg->init);
-        p[i].value = sd > 0 ? sd : p[i].ndim == 1 ? gain : 0;
-    }
-    attn_params_draw(&t.p, p, n, rng);
+    attn_params_draw(&t.p, p, n, rng); /* by the table's rules (attn__tf_descs) */
     if (attn__tf_pattern(&t, mem ? (unsigned char *)mem + pb : NULL) != ATTN_OK) {
         attn_params_free(&t.p);
         return attn_last_status();
