@@ -841,6 +841,7 @@ typedef struct attn_layer {
     attn_attention_desc att;  /* kind, H, dk, dv, causal, scale, key_mask, bias (B, Tq, Tk: per call) */
     int C, Cout;              /* input and output widths */
     int rope;                 /* nonzero: rotate q and k (positions 0 .. T-1) before the scores */
+    attn_float rope_theta;    /* RoPE's base; 0: 10000 */
     const attn_float *Wq, *bq, *Wk, *bk, *Wv, *bv, *Wo, *bo;
     /* Longformer's separate global projections (Beltagy et al. 2020), optional: with Wqg, Wkg, Wvg set (self-
        attention, not causal, no RoPE, att.global given), each global row i is recomputed over every
@@ -853,13 +854,18 @@ typedef struct attn_layer {
        cache then holds K', V' and the stats; no global projections. */
     int kproj, n_max;
     const attn_float *E, *F;
+    /* QK-norm (as in OLMo 2 and Gemma 3), optional: with qnorm and knorm [dk] set, each head's q and k
+       rows are RMS-normalised (eps ATTN_QK_NORM_EPS) and scaled by them, before RoPE and the scores. */
+    const attn_float *qnorm, *knorm;
 } attn_layer;
+#define ATTN_QK_NORM_EPS ((attn_float)1e-6)
 
 typedef struct attn_layer_grads { /* any may be NULL; accumulated */
     attn_float *dWq, *dbq, *dWk, *dbk, *dWv, *dbv, *dWo, *dbo;
     attn_float *dbias, *dlambda, *dgain, *dw2; /* of att.bias and the kind's own parameters */
     attn_float *dWqg, *dbqg, *dWkg, *dbkg, *dWvg, *dbvg;
     attn_float *dE, *dF; /* Linformer's */
+    attn_float *dqnorm, *dknorm;
 } attn_layer_grads;
 
 /* The cache and work a layer call of these sizes needs; 0 (error set) for L NULL, a size < 1 or a
@@ -1083,7 +1089,7 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
    every gradient are those of the full computation (dropout masks and T5 buckets follow the
    query's position). */
 #define ATTN_MAX_LAYERS 64
-#define ATTN__TF_MAX_SLOTS 24 /* private: parameter tensors per layer, at most */
+#define ATTN__TF_MAX_SLOTS 26 /* private: parameter tensors per layer, at most */
 typedef enum attn_pos_kind {
     ATTN_POS_NONE = 0,
     ATTN_POS_LEARNED,
@@ -1133,14 +1139,16 @@ typedef struct attn_transformer_config {
     attn_float dropout;      /* attention dropout rate (applied when m->training is set) */
     attn_init_kind init;     /* of the matrices */
     attn_kind kinds[ATTN_MAX_LAYERS]; /* the attention kind of each layer */
+    int qk_norm;             /* nonzero: QK-norm in every layer (attn_layer's qnorm, knorm [dk]) */
+    attn_float rope_theta;   /* RoPE's base (ATTN_POS_ROPE); 0: 10000 */
 } attn_transformer_config;
 
 /* params: E [vocab, d] or Win [d, in_dim] and bin [d], P [max_T, d] (learned positions); per layer
    n1g, n1b [d] (n1b: LayerNorm only), Wq [H dk, d], bq, Wk [KH dk, d], bk, Wv [KH dv, d], bv (KH:
-   kv_heads or H),
-   Wo [d, H dv], bo (the biases only with cfg.bias), lambda [4, dk/2] and gain [dv] (differential)
-   or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], Elin, Flin [linformer_k, max_T] (Linformer), n2g,
-   n2b, W1 [mlp, d], b1, W3 [mlp, d], b3 (glu), W2 [d, mlp], b2; then nfg, nfb, Wout [out, d], bout.
+   kv_heads or H), qnorm, knorm [dk] (qk_norm), Wo [d, H dv], bo (the biases only with cfg.bias),
+   lambda [4, dk/2] and gain [dv] (differential) or w2 [H, dv, dv] (HYLA+), t5 [H, max_T], Elin,
+   Flin [linformer_k, max_T] (Linformer), n2g, n2b, W1 [mlp, d], b1, W3 [mlp, d], b3 (glu), W2
+   [d, mlp], b2; then nfg, nfb, Wout [out, d], bout.
    at[] is private: the tensor index of each slot of each layer (-1: absent);
    attn_transformer_named and attn_transformer_layer_named give them by name. */
 typedef struct attn_transformer {
@@ -1167,6 +1175,7 @@ typedef struct attn_transformer_layer_tensors {
     attn_float *Elin, *Flin;                           /* Linformer's compressions */
     attn_float *n2g, *n2b;                             /* the norm before the MLP */
     attn_float *W1, *b1, *W3, *b3, *W2, *b2;           /* the MLP (W3, b3: glu) */
+    attn_float *qnorm, *knorm;                         /* QK-norm's gains (qk_norm) */
 } attn_transformer_layer_tensors;
 ATTNDEF attn_transformer_tensors attn_transformer_named(const attn_transformer *m, int grad);
 /* Layer 0 .. layers-1 (out of range: every field NULL, the error set). */
@@ -1650,12 +1659,17 @@ ATTNDEF attn_status attn_safetensors_save(const char *path, const char *const *n
 
 /* Hugging Face's GPT-2 ("model_type": "gpt2": learned positions, LayerNorm with biases, GELU in its
    tanh form, the fused c_attn projection stored [in, out] as its Conv1D does, the head tied to the
-   token embedding) as an attn_transformer: dir holds config.json and model.safetensors. Load reads
-   vocab_size, n_embd, n_layer, n_head, n_positions, n_inner, layer_norm_epsilon and
-   activation_function ("gelu_new" or "gelu"), initialises *m and fills it (the head's bias 0;
-   lm_head.weight, when there, is the head); a missing, unknown or misshapen tensor is refused with
-   its name. Save writes the same names (and lm_head.weight with "tie_word_embeddings": false when
-   the head is no longer the embedding) for a configuration load gives (GPT-2's shape, softmax,
+   token embedding) and Llama ("llama": RMSNorm, RoPE with rope_theta, SwiGLU, no biases,
+   grouped-query heads, the head tied or not) as an attn_transformer: dir holds config.json and
+   model.safetensors. Load reads GPT-2's vocab_size, n_embd, n_layer, n_head, n_positions, n_inner,
+   layer_norm_epsilon and activation_function ("gelu_new" or "gelu"), or Llama's vocab_size,
+   hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, num_key_value_heads,
+   head_dim, max_position_embeddings, rms_norm_eps and rope_theta (refusing rope_scaling, biases
+   and an activation other than silu), initialises *m and fills it (lm_head.weight, when there, is
+   the head; Llama's q and k rows are reordered from rotate_half's pairs (i, i + hd/2) to attn.h's
+   (2i, 2i + 1), which leaves every score as it was); a missing, unknown or misshapen tensor is
+   refused with its name. Save writes GPT-2's names (and lm_head.weight with "tie_word_embeddings":
+   false when the head is no longer the embedding) for a configuration of GPT-2's shape (softmax,
    every position read out), so PyTorch loads it back with GPT2LMHeadModel.from_pretrained(dir). */
 ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *dir);
 ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const char *dir);
@@ -7998,15 +8012,16 @@ static void attn__layer_global_desc(const attn_layer *L, const attn_attention_de
 /* Cache layout (floats): Q [B H Tq dk], K [B H Tk dk], V [B H Tk dv], O [B H Tq dv], the stats
    (with Linformer its cache: K', V' and the stats), Ocat [B Tq H dv], rope cos and sin [Tk dk/2]
    each; with global projections Qg [B H ng dk], Kg [B H Tk dk], Vg [B H Tk dv], Og [B H ng dv]
-   and their stats. */
+   and their stats; with QK-norm the rows before it, Qr and Kr (as Q, K), and their rstd. */
 typedef struct {
-    attn_float *Q, *K, *V, *O, *stats, *Ocat, *cosv, *sinv, *Qg, *Kg, *Vg, *Og, *statsg;
+    attn_float *Q, *K, *V, *O, *stats, *Ocat, *cosv, *sinv, *Qg, *Kg, *Vg, *Og, *statsg, *Qr, *Kr, *qrstd,
+        *krstd;
 } attn__layer_cache;
 
 static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, attn_float *base,
                                     attn__layer_cache *c)
 {
-    size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, ng, rope,
+    size_t H = (size_t)L->att.H, dk = (size_t)L->att.dk, dv = (size_t)L->att.dv, ng, rope, qk,
            KH = (size_t)(L->att.kv_heads ? L->att.kv_heads : L->att.H);
     attn__layer_cache t;
     attn_attention_desc d, g;
@@ -8032,6 +8047,11 @@ static size_t attn__layer_cache_map(const attn_layer *L, int B, int Tq, int Tk, 
     c->Vg = attn__arena_floats(&ar, ng ? B * H * Tk * dv : 0);
     c->Og = attn__arena_floats(&ar, B * H * ng * dv);
     c->statsg = attn__arena_floats(&ar, ng ? attn_attention_stats_floats(&g) : 0);
+    qk = L->qnorm != NULL;
+    c->Qr = attn__arena_floats(&ar, qk * B * H * Tq * dk);
+    c->Kr = attn__arena_floats(&ar, qk * B * KH * Tk * dk);
+    c->qrstd = attn__arena_floats(&ar, qk * B * H * Tq);
+    c->krstd = attn__arena_floats(&ar, qk * B * KH * Tk);
     return ar.used / sizeof(attn_float);
 }
 
@@ -8126,7 +8146,7 @@ static void attn__layer_rope_tables(const attn_layer *L, attn_float *cosv, attn_
                                     int offset)
 {
     int dk = L->att.dk, sub = attn__flags(L->att.kind) & ATTN_KF_SUBHEADS ? dk / 2 : dk, t, i;
-    attn_rope_tables(cosv, sinv, Tk, sub, offset, 10000);
+    attn_rope_tables(cosv, sinv, Tk, sub, offset, L->rope_theta > 0 ? L->rope_theta : 10000);
     for (t = Tk - 1; sub < dk && t >= 0; t--) /* [Tk, sub / 2] -> [Tk, dk / 2], back to front */
         for (i = dk / 2 - 1; i >= 0; i--) {
             cosv[(size_t)t * (dk / 2) + i] = cosv[(size_t)t * (sub / 2) + i % (sub / 2)];
@@ -8155,6 +8175,8 @@ static attn_status attn__layer_check(const char *fn, const attn_layer *L, const 
                           "%s: global projections need Wqg, Wkg and Wvg, global tokens, self-attention, no "
                           "causal flag, RoPE or modifiers",
                           fn);
+    if (!L->qnorm != !L->knorm || (L->qnorm && L->Wqg))
+        return attn__fail(ATTN_ERR_ARG, "%s: QK-norm needs qnorm and knorm, and no global projections", fn);
     if (L->kproj < 0 || ((L->kproj > 0 || L->att.kv_heads) && L->Wqg) || (L->kproj > 0 && L->att.kv_heads))
         return attn__fail(ATTN_ERR_ARG,
                           "%s: kproj = %d must be >= 0; Linformer, grouped-query attention and global "
@@ -8267,6 +8289,12 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
         attn__heads(c.V, buf, B, Tk, KH, dv, 1);
     }
     if (!m) m = x;
+    if (L->qnorm) { /* each head's q, k rows RMS-normalised and scaled; the rows before kept */
+        memcpy(c.Qr, c.Q, sizeof(attn_float) * B * H * Tq * dk);
+        memcpy(c.Kr, c.K, sizeof(attn_float) * B * KH * Tk * dk);
+        attn_rmsnorm_forward(c.Q, c.qrstd, c.Qr, L->qnorm, B * H * Tq, dk, ATTN_QK_NORM_EPS);
+        attn_rmsnorm_forward(c.K, c.krstd, c.Kr, L->knorm, B * KH * Tk, dk, ATTN_QK_NORM_EPS);
+    }
     if (L->rope) {
         attn__layer_rope_tables(L, c.cosv, c.sinv, Tk, 0);
         attn_rope_forward(c.Q, c.Q, c.cosv, c.sinv, B * H, Tq, dk);
@@ -8310,8 +8338,8 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
                                         const attn_float *x, const attn_float *m, const attn_float *cache,
                                         int B, int Tq, int Tk, void *work, size_t work_bytes)
 {
-    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     attn_attention_grads ag;
     attn_attention_desc d, gd;
     attn__layer_cache c;
@@ -8367,6 +8395,14 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
         attn__rope(b0, b0, c.cosv, c.sinv, B * H, Tq, dk, -1, 0);
         attn__rope(b2, b2, c.cosv, c.sinv, B * KH, Tk, dk, -1, 0);
     }
+    if (L->qnorm) { /* through QK-norm: dq (b1, then b0), dk (b4, then b2), the gains' gradients */
+        memset(b1, 0, sizeof(attn_float) * nq);
+        memset(b[4], 0, sizeof(attn_float) * nk);
+        attn_rmsnorm_backward(b1, g->dqnorm, b0, c.Qr, L->qnorm, c.qrstd, B * H * Tq, dk);
+        attn_rmsnorm_backward(b[4], g->dknorm, b2, c.Kr, L->knorm, c.krstd, B * KH * Tk, dk);
+        memcpy(b0, b1, sizeof(attn_float) * nq);
+        memcpy(b2, b[4], sizeof(attn_float) * nk);
+    }
     /* through the projections: heads merged back, then the linear backward of each */
     if (self) {
         const attn_float *dqkv[3];
@@ -8386,9 +8422,9 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
 
 /* A step's work: the projections' scratch q [n, max(H dk, H dv)], the heads Q [H n dk], the new
    keys and values kn [KH n dk], vn [KH n dv], O [H n dv], Ocat [n H dv], the stats, RoPE's tables
-   [n dk / 2] each, phi's scratch [2 F] and the attention's workspace. */
+   [n dk / 2] each, phi's scratch [2 F], QK-norm's rstd [H n] and the attention's workspace. */
 typedef struct {
-    attn_float *q, *Q, *kn, *vn, *O, *ocat, *stats, *cosv, *sinv, *phi;
+    attn_float *q, *Q, *kn, *vn, *O, *ocat, *stats, *cosv, *sinv, *phi, *rstd;
     void *att;
     size_t att_bytes;
 } attn__step_work;
@@ -8420,6 +8456,7 @@ static size_t attn__step_map(const attn_layer *L, int n, int rows, void *work, a
     w->cosv = attn__arena_floats(&ar, L->rope ? (size_t)n * (dk / 2) : 0);
     w->sinv = attn__arena_floats(&ar, L->rope ? (size_t)n * (dk / 2) : 0);
     w->phi = attn__arena_floats(&ar, 2 * F);
+    w->rstd = attn__arena_floats(&ar, L->qnorm ? (size_t)n * H : 0);
     w->att_bytes = rows ? attn_attention_workspace(&d) : 0;
     w->att = attn__arena_take(&ar, w->att_bytes);
     return ar.used + ATTN_ALIGN;
@@ -8439,9 +8476,9 @@ static attn_status attn__step_check(const char *fn, const attn_layer *L, int n, 
     d.dropout = 0;
     ATTN__TRY(attn__attention_check(fn, &d, (size_t)-1));
     r = attn_kind_get(d.kind);
-    if (L->kproj || L->Wqg || L->Wkg || L->Wvg || d.block)
-        return attn__fail(ATTN_ERR_ARG, "%s: Linformer, global projections and block layouts have no step",
-                          fn);
+    if (L->kproj || L->Wqg || L->Wkg || L->Wvg || d.block || !L->qnorm != !L->knorm)
+        return attn__fail(ATTN_ERR_ARG, "%s: Linformer, global projections and block layouts have no step "
+                          "(and QK-norm needs qnorm and knorm)", fn);
     if (r->score && r->score->offset)
         return attn__fail(ATTN_ERR_ARG,
                           "%s: %s shifts its scores by the number of keys of a call, so no step "
@@ -8506,6 +8543,7 @@ static void attn__step_keys(const attn_layer *L, const attn_layer_kv *kv, const 
     attn__heads(w->kn, w->q, 1, n, KH, dk, 1);
     attn_linear_forward(w->q, m, L->Wv, L->bv, n, L->C, KH * dv);
     attn__heads(w->vn, w->q, 1, n, KH, dv, 1);
+    if (L->knorm) attn_rmsnorm_forward(w->kn, w->rstd, w->kn, L->knorm, KH * n, dk, ATTN_QK_NORM_EPS);
     if (L->rope) attn_rope_forward(w->kn, w->kn, w->cosv, w->sinv, KH, n, dk);
     for (h = 0; kv->rows && h < KH; h++) {
         memcpy(kv->k + ((size_t)h * kv->rows + kv->held) * dk, w->kn + (size_t)h * n * dk,
@@ -8558,6 +8596,7 @@ ATTNDEF attn_status attn_layer_step(const attn_layer *L, attn_layer_kv *kv, attn
     ATTN__TRY(attn__step_begin(__func__, L, kv, n, pos, add, work, work_bytes, &w));
     attn_linear_forward(w.q, x, L->Wq, L->bq, n, L->C, H * dk); /* q [n, H dk] -> Q [H, n, dk] */
     attn__heads(w.Q, w.q, 1, n, H, dk, 1);
+    if (L->qnorm) attn_rmsnorm_forward(w.Q, w.rstd, w.Q, L->qnorm, H * n, dk, ATTN_QK_NORM_EPS);
     if (L->rope) attn_rope_forward(w.Q, w.Q, w.cosv, w.sinv, H, n, dk);
     if (add) attn__step_keys(L, kv, x, n, &w);
     if (kv->rows) { /* one call, every head, the keys read in place */
@@ -9245,11 +9284,13 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
    the names, the checkpoint layout and the initialisation all derive from these two tables. */
 enum { /* when */
     ATTN__TW_ALWAYS, ATTN__TW_LN, ATTN__TW_BIAS, ATTN__TW_SUB, ATTN__TW_DEEP, ATTN__TW_T5, ATTN__TW_LIN,
-    ATTN__TW_GLU, ATTN__TW_GLU_BIAS, ATTN__TW_VOCAB, ATTN__TW_IN, ATTN__TW_IN_BIAS, ATTN__TW_LEARNED
+    ATTN__TW_GLU, ATTN__TW_GLU_BIAS, ATTN__TW_QK, ATTN__TW_VOCAB, ATTN__TW_IN, ATTN__TW_IN_BIAS,
+    ATTN__TW_LEARNED
 };
-enum { /* sizes: d, H dk, KH dk, KH dv, H dv, mlp, dk / 2, dv, H, max_T, linformer_k, 4, vocab, in_dim, out */
-    ATTN__TD_D, ATTN__TD_HK, ATTN__TD_KK, ATTN__TD_KV, ATTN__TD_HV, ATTN__TD_MLP, ATTN__TD_DK2, ATTN__TD_DV,
-    ATTN__TD_H, ATTN__TD_T, ATTN__TD_LK, ATTN__TD_4, ATTN__TD_V, ATTN__TD_IN, ATTN__TD_OUT
+/* sizes: d, H dk, KH dk, KH dv, H dv, mlp, dk, dk / 2, dv, H, max_T, linformer_k, 4, vocab, in_dim, out */
+enum {
+    ATTN__TD_D, ATTN__TD_HK, ATTN__TD_KK, ATTN__TD_KV, ATTN__TD_HV, ATTN__TD_MLP, ATTN__TD_DK, ATTN__TD_DK2,
+    ATTN__TD_DV, ATTN__TD_H, ATTN__TD_T, ATTN__TD_LK, ATTN__TD_4, ATTN__TD_V, ATTN__TD_IN, ATTN__TD_OUT
 };
 enum { /* init: the configuration's fan-in rule, 1, 0, N(0, 1), N(0, 1 / max_T), N(0, 0.01) */
     ATTN__TI_FAN, ATTN__TI_ONE, ATTN__TI_ZERO, ATTN__TI_N1, ATTN__TI_NT5, ATTN__TI_N01
@@ -9263,6 +9304,7 @@ static const attn__slot attn__tf_lslot[] = {
     ATTN__TF_L(Wq, ALWAYS, FAN, 2, HK, D, D),      ATTN__TF_L(bq, BIAS, ZERO, 1, HK, D, D),
     ATTN__TF_L(Wk, ALWAYS, FAN, 2, KK, D, D),      ATTN__TF_L(bk, BIAS, ZERO, 1, KK, D, D),
     ATTN__TF_L(Wv, ALWAYS, FAN, 2, KV, D, D),      ATTN__TF_L(bv, BIAS, ZERO, 1, KV, D, D),
+    ATTN__TF_L(qnorm, QK, ONE, 1, DK, D, D),       ATTN__TF_L(knorm, QK, ONE, 1, DK, D, D),
     ATTN__TF_L(Wo, ALWAYS, FAN, 2, D, HV, D),      ATTN__TF_L(bo, BIAS, ZERO, 1, D, D, D),
     ATTN__TF_L(lambda, SUB, N01, 2, 4, DK2, D),    ATTN__TF_L(gain, SUB, ONE, 1, DV, D, D),
     ATTN__TF_L(w2, DEEP, FAN, 3, H, DV, DV),       ATTN__TF_L(t5, T5, NT5, 2, H, T, D),
@@ -9277,6 +9319,7 @@ static const attn__slot attn__tf_gslot[] = {
     ATTN__TF_M(nfg, ALWAYS, ONE, 1, D, D, D),      ATTN__TF_M(nfb, LN, ZERO, 1, D, D, D),
     ATTN__TF_M(Wout, ALWAYS, FAN, 2, OUT, D, D),   ATTN__TF_M(bout, BIAS, ZERO, 1, OUT, D, D)};
 #define ATTN__TF_SLOTS ((int)(sizeof attn__tf_lslot / sizeof attn__tf_lslot[0]))
+typedef char attn__tf_slots_fit[ATTN__TF_SLOTS <= ATTN__TF_MAX_SLOTS ? 1 : -1]; /* at[][] holds them */
 #define ATTN__TF_GLOBALS ((int)(sizeof attn__tf_gslot / sizeof attn__tf_gslot[0]))
 #define ATTN__TF_NFG 4 /* the model's tensors from nfg on follow the layers */
 #define ATTN__TF_G ATTN_MAX_LAYERS /* the row of at[] with the model's own tensors */
@@ -9321,8 +9364,10 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
                           "%s: Linformer mixes every position into its compressed keys: not causal, and no "
                           "T5 biases, window, BigBird blocks, documents or kv_heads",
                           fn);
-    if (!(c->eps > 0) || !attn__finite(c->eps))
-        return attn__fail(ATTN_ERR_ARG, "%s: eps = %g must be finite and > 0", fn, (double)c->eps);
+    if (!(c->eps > 0) || !attn__finite(c->eps) || !(c->rope_theta >= 0) || !attn__finite(c->rope_theta))
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: eps = %g must be finite and > 0, rope_theta = %g finite and >= 0", fn,
+                          (double)c->eps, (double)c->rope_theta);
     if (c->doc_mask && (!c->vocab || c->bos < 0 || c->bos >= c->vocab))
         return attn__fail(ATTN_ERR_ARG,
                           "%s: document masking needs token inputs and bos (%d) in 0 .. vocab-1", fn, c->bos);
@@ -9363,6 +9408,7 @@ static int attn__tf_dim(const attn_transformer_config *c, int sym)
     case ATTN__TD_KV: return kh * c->dv;
     case ATTN__TD_HV: return c->heads * c->dv;
     case ATTN__TD_MLP: return c->mlp;
+    case ATTN__TD_DK: return c->dk;
     case ATTN__TD_DK2: return c->dk / 2;
     case ATTN__TD_DV: return c->dv;
     case ATTN__TD_H: return c->heads;
@@ -9389,6 +9435,7 @@ static int attn__tf_has(const attn_transformer_config *c, int l, int when)
     case ATTN__TW_LIN: return c->linformer_k > 0;
     case ATTN__TW_GLU: return c->glu != 0;
     case ATTN__TW_GLU_BIAS: return c->glu && c->bias;
+    case ATTN__TW_QK: return c->qk_norm != 0;
     case ATTN__TW_VOCAB: return c->vocab > 0;
     case ATTN__TW_IN: return c->in_dim > 0;
     case ATTN__TW_IN_BIAS: return c->in_dim > 0 && c->bias;
@@ -9640,6 +9687,8 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->Wq = W.Wq; L->bq = W.bq; L->Wk = W.Wk; L->bk = W.bk;
     L->Wv = W.Wv; L->bv = W.bv; L->Wo = W.Wo; L->bo = W.bo;
     L->kproj = c->linformer_k; L->n_max = c->max_T; L->E = W.Elin; L->F = W.Flin;
+    L->qnorm = W.qnorm; L->knorm = W.knorm;
+    L->rope_theta = c->rope_theta;
 }
 
 /* With BigBird blocks, the layout for sequences of T tokens, [H, n, n] with n = ceil(T / b): the
@@ -10025,6 +10074,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         lg.dWq = G.Wq; lg.dbq = G.bq; lg.dWk = G.Wk; lg.dbk = G.bk;
         lg.dWv = G.Wv; lg.dbv = G.bv; lg.dWo = G.Wo; lg.dbo = G.bo;
         lg.dlambda = G.lambda; lg.dgain = G.gain; lg.dw2 = G.w2; lg.dE = G.Elin; lg.dF = G.Flin;
+        lg.dqnorm = G.qnorm; lg.dknorm = G.knorm;
         lg.dbias = cf->t5 ? dB : NULL;
         if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, Tq, T));
         if (Tq < T) memset(dAq, 0, sizeof(attn_float) * n * cf->d);
@@ -12562,7 +12612,9 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 /* The transformer's configuration words, in order (then kinds[0 .. layers-1]). */
 #define ATTN__TF_WORDS 30    /* format 2: window, dilation and global after bos */
 #define ATTN__TF_WORDS_V1 27 /* format 1 */
-#define ATTN__TF_TAIL 5 /* format 2 since 0.2, last: bigbird_block, _random, _seed, linformer_k, kv_heads */
+/* format 2 since 0.2, last: bigbird_block, _random, _seed, linformer_k, kv_heads (5 words), then
+   qk_norm and rope_theta (2 words) */
+#define ATTN__TF_TAIL 8
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
@@ -12609,6 +12661,8 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     w[ATTN__TF_WORDS + c->layers + 2] = c->bigbird_seed;
     w[ATTN__TF_WORDS + c->layers + 3] = c->linformer_k;
     w[ATTN__TF_WORDS + c->layers + 4] = c->kv_heads;
+    w[ATTN__TF_WORDS + c->layers + 5] = c->qk_norm;
+    attn__f64_words(c->rope_theta, w + ATTN__TF_WORDS + c->layers + 6);
     return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers + ATTN__TF_TAIL, np, nn,
                                 &m->p);
 }
@@ -12658,8 +12712,8 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.dilation = w[28];
         c.global = w[29];
     }
-    tail = h.version > 1 && c.layers >= 0 && c.layers <= ATTN_MAX_LAYERS &&
-           h.nconfig == words + c.layers + ATTN__TF_TAIL;
+    tail = h.version > 1 && c.layers >= 0 && c.layers <= ATTN_MAX_LAYERS ? h.nconfig - words - c.layers : 0;
+    if (tail != 5 && tail != ATTN__TF_TAIL) tail = 0; /* 5: before qk_norm and rope_theta */
     if (tail) {
         c.bigbird_block = w[words + c.layers];
         c.bigbird_random = w[words + c.layers + 1];
@@ -12667,9 +12721,13 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.linformer_k = w[words + c.layers + 3];
         c.kv_heads = w[words + c.layers + 4];
     }
+    if (tail == ATTN__TF_TAIL) {
+        c.qk_norm = w[words + c.layers + 5];
+        c.rope_theta = (attn_float)attn__words_f64(w + words + c.layers + 6);
+    }
     for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - words && known; l++)
         known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l])) >= 0;
-    if (h.nconfig - words - (tail ? ATTN__TF_TAIL : 0) != c.layers)
+    if (h.nconfig - words - tail != c.layers)
         attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
     else if (!known || !(l = attn__tf_layout(__func__, &c, pd, t.at, &floats, &count))) floats = 0;
     else floats = attn__block_floats(pd, l, (size_t)h.float_bytes); /* in the record's float width */
@@ -13403,7 +13461,7 @@ typedef struct {
     int n;
     char key[128][64], str[128][64];
     double num[128];
-    int kind[128]; /* 0 number, 1 string, 2 null or a nested value */
+    int kind[128]; /* 0 number, 1 string, 2 null, 3 an object or array */
 } attn__config;
 
 static int attn__config_parse(const char *text, size_t len, attn__config *c)
@@ -13426,8 +13484,8 @@ static int attn__config_parse(const char *text, size_t len, attn__config *c)
         if (*v == '"')
             c->kind[k] = 1, snprintf(c->str[k], sizeof c->str[k], "%.*s", (int)(j.p - v - 2), v + 1);
         else if (*v == 't' || *v == 'f') c->kind[k] = 0, c->num[k] = *v == 't';
-        else if (*v != 'n' && *v != '{' && *v != '[')
-            c->kind[k] = attn__json_double(v, j.p, &c->num[k]) ? 0 : 2;
+        else if (*v == '{' || *v == '[') c->kind[k] = 3;
+        else if (*v != 'n') c->kind[k] = attn__json_double(v, j.p, &c->num[k]) ? 0 : 2;
         c->n = k + 1;
     } while (attn__json_at(&j, ','));
     return attn__json_at(&j, '}');
@@ -13464,7 +13522,7 @@ static const char *attn__gpt2_shape(const attn_transformer_config *c)
     if (c->vocab < 1 || c->in_dim || c->out != c->vocab || c->dk * c->heads != c->d || c->dv != c->dk ||
         (c->kv_heads && c->kv_heads != c->heads) || c->readout || !c->causal || c->scale != 0 ||
         c->pos != ATTN_POS_LEARNED || c->norm != ATTN_NORM_LAYER || c->glu || !c->bias || c->t5 ||
-        c->window || c->bigbird_block || c->linformer_k || c->doc_mask ||
+        c->window || c->bigbird_block || c->linformer_k || c->doc_mask || c->qk_norm ||
         (c->act != ATTN_ACT_GELU_TANH && c->act != ATTN_ACT_GELU_ERF))
         return "GPT-2's shape (token inputs and outputs, d = heads dk = heads dv, causal, learned positions, "
                "LayerNorm, biases, a GELU MLP, every position read out)";
@@ -13494,13 +13552,16 @@ static char *attn__read_small(const char *fn, const char *path, size_t max, size
     return b;
 }
 
-/* GPT-2's tensor name for layer l (-1: none) and part, with the file's prefix. */
-static const char *attn__gpt2_name(char *buf, size_t size, const char *prefix, int l, const char *part)
+/* A Hugging Face tensor name: the file's prefix, then part, or for layer l >= 0 the blocks' name
+   (GPT-2's "h.", Llama's "layers."), l and part. */
+static const char *attn__hf_name(char *buf, size_t size, const char *prefix, const char *blocks, int l,
+                                 const char *part)
 {
     if (l < 0) snprintf(buf, size, "%s%s", prefix, part);
-    else snprintf(buf, size, "%sh.%d.%s", prefix, l, part);
+    else snprintf(buf, size, "%s%s%d.%s", prefix, blocks, l, part);
     return buf;
 }
+#define attn__gpt2_name(buf, size, prefix, l, part) attn__hf_name(buf, size, prefix, "h.", l, part)
 
 /* A GPT-2 block's tensors in the order save writes them, then the attention's two buffers, which
    older exports hold and load skips. */
@@ -13509,29 +13570,100 @@ static const char *const attn__gpt2_parts[14] = {
     "attn.c_proj.bias", "ln_2.weight", "ln_2.bias", "mlp.c_fc.weight", "mlp.c_fc.bias", "mlp.c_proj.weight",
     "mlp.c_proj.bias", "attn.bias", "attn.masked_bias"};
 
-/* Whether name is one GPT-2 holds: its tensors, lm_head.weight, or the attention's buffers. */
-static int attn__gpt2_known(const char *name, const char *prefix, int layers)
+/* Llama's tensors (LlamaForCausalLM, after the prefix "model."): the model's own, then a block's
+   (layers.L.), the last a buffer older exports hold and load skips. */
+static const char *const attn__llama_top[2] = {"embed_tokens.weight", "norm.weight"};
+static const char *const attn__llama_parts[10] = {
+    "input_layernorm.weight",       "self_attn.q_proj.weight", "self_attn.k_proj.weight",
+    "self_attn.v_proj.weight",      "self_attn.o_proj.weight", "post_attention_layernorm.weight",
+    "mlp.gate_proj.weight",         "mlp.up_proj.weight",      "mlp.down_proj.weight",
+    "self_attn.rotary_emb.inv_freq"};
+static const char *const attn__gpt2_top[4] = {"wte.weight", "wpe.weight", "ln_f.weight", "ln_f.bias"};
+
+/* Whether name is one the architecture holds (llama: Llama's, else GPT-2's): the model's own tensors,
+   lm_head.weight, the blocks' tensors and buffers. */
+static int attn__hf_known(const char *name, const char *prefix, int layers, int llama)
 {
-    static const char *const top[] = {"wte.weight", "wpe.weight", "ln_f.weight", "ln_f.bias"};
+    const char *const *top = llama ? attn__llama_top : attn__gpt2_top;
+    const char *const *parts = llama ? attn__llama_parts : attn__gpt2_parts;
     char buf[ATTN_ST_NAME_LEN];
-    int i, l;
+    int i, l, ntop = llama ? 2 : 4, nparts = llama ? 10 : 14;
     if (!strcmp(name, "lm_head.weight")) return 1;
-    for (i = 0; i < 4; i++)
-        if (!strcmp(name, attn__gpt2_name(buf, sizeof buf, prefix, -1, top[i]))) return 1;
+    for (i = 0; i < ntop; i++)
+        if (!strcmp(name, attn__hf_name(buf, sizeof buf, prefix, "", -1, top[i]))) return 1;
     for (l = 0; l < layers; l++)
-        for (i = 0; i < 14; i++)
-            if (!strcmp(name, attn__gpt2_name(buf, sizeof buf, prefix, l, attn__gpt2_parts[i]))) return 1;
+        for (i = 0; i < nparts; i++)
+            if (!strcmp(name, attn__hf_name(buf, sizeof buf, prefix, llama ? "layers." : "h.", l, parts[i])))
+                return 1;
     return 0;
 }
 
-/* GPT-2's tensor part of layer l (-1: none) into out, of shape [d0] (d1 = 0) or [d0, d1]. */
-static attn_status attn__gpt2_get(const attn_safetensors *st, const char *prefix, int l, const char *part,
-                                  attn_float *out, int64_t d0, int64_t d1)
+/* Tensor part of layer l (-1: none; blocks as attn__hf_name) into out, of shape [d0] (d1 = 0) or
+   [d0, d1]. */
+static attn_status attn__hf_get(const attn_safetensors *st, const char *prefix, const char *blocks, int l,
+                                const char *part, attn_float *out, int64_t d0, int64_t d1)
 {
     char b[ATTN_ST_NAME_LEN];
     int64_t shape[2];
     shape[0] = d0; shape[1] = d1;
-    return attn_safetensors_get(st, attn__gpt2_name(b, sizeof b, prefix, l, part), out, d1 ? 2 : 1, shape);
+    return attn_safetensors_get(st, attn__hf_name(b, sizeof b, prefix, blocks, l, part), out, d1 ? 2 : 1,
+                                shape);
+}
+#define attn__gpt2_get(st, prefix, l, part, out, d0, d1) attn__hf_get(st, prefix, "h.", l, part, out, d0, d1)
+
+/* The head: lm_head.weight when the file has it, else (tied) the embedding E [V, d]. */
+static attn_status attn__hf_head(const attn_safetensors *st, attn_float *Wout, const attn_float *E, int64_t V,
+                                 int64_t d)
+{
+    if (attn_safetensors_find(st, "lm_head.weight"))
+        return attn__hf_get(st, "", "", -1, "lm_head.weight", Wout, V, d);
+    memcpy(Wout, E, sizeof(attn_float) * (size_t)(V * d));
+    return ATTN_OK;
+}
+
+/* Hugging Face's RoPE pairs each head's dimensions i and i + hd/2 (rotate_half); attn.h pairs 2i and
+   2i + 1 at the same frequency. dst [heads hd, cols] = src's rows in that order per head: row 2i from
+   row i, row 2i + 1 from row i + hd/2. q . k is unchanged, as q and k move alike. */
+static void attn__hf_rope_rows(attn_float *dst, const attn_float *src, int heads, int hd, int cols)
+{
+    int h, i, k;
+    for (h = 0; h < heads; h++)
+        for (i = 0; i < hd / 2; i++)
+            for (k = 0; k < 2; k++)
+                memcpy(dst + ((size_t)h * hd + 2 * i + k) * cols,
+                       src + ((size_t)h * hd + i + k * (hd / 2)) * cols, sizeof(attn_float) * (size_t)cols);
+}
+
+/* Fills a Llama-shaped m from st (names with prefix); tmp [max(H, KH) hd, d] is scratch. The
+   projections are [out, in] as in attn.h; q, k rows reordered for RoPE (attn__hf_rope_rows); the
+   gated MLP down(silu(gate x) up x) is W2 ((W1 n) act(W3 n)) with W3 = gate, W1 = up. */
+static attn_status attn__llama_fill(attn_transformer *m, const attn_safetensors *st, const char *prefix,
+                                    attn_float *tmp)
+{
+    const attn_transformer_config *c = &m->cfg;
+    attn_transformer_tensors M = attn_transformer_named(m, 0);
+    int64_t d = c->d, mlp = c->mlp, V = c->vocab, hd = c->dk, H = c->heads,
+            KH = c->kv_heads ? c->kv_heads : H;
+    const char *b = "layers.";
+    int l;
+    ATTN__TRY(attn__hf_get(st, prefix, b, -1, "embed_tokens.weight", M.E, V, d));
+    ATTN__TRY(attn__hf_get(st, prefix, b, -1, "norm.weight", M.nfg, d, 0));
+    ATTN__TRY(attn__hf_head(st, M.Wout, M.E, V, d));
+    for (l = 0; l < c->layers; l++) {
+        attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
+        ATTN__TRY(attn__hf_get(st, prefix, b, l, "input_layernorm.weight", W.n1g, d, 0));
+        ATTN__TRY(attn__hf_get(st, prefix, b, l, "self_attn.q_proj.weight", tmp, H * hd, d));
+        attn__hf_rope_rows(W.Wq, tmp, (int)H, (int)hd, (int)d);
+        ATTN__TRY(attn__hf_get(st, prefix, b, l, "self_attn.k_proj.weight", tmp, KH * hd, d));
+        attn__hf_rope_rows(W.Wk, tmp, (int)KH, (int)hd, (int)d);
+        ATTN__TRY(attn__hf_get(st, prefix, b, l, "self_attn.v_proj.weight", W.Wv, KH * hd, d));
+        ATTN__TRY(attn__hf_get(st, prefix, b, l, "self_attn.o_proj.weight", W.Wo, d, H * hd));
+        ATTN__TRY(attn__hf_get(st, prefix, b, l, "post_attention_layernorm.weight", W.n2g, d, 0));
+        ATTN__TRY(attn__hf_get(st, prefix, b, l, "mlp.gate_proj.weight", W.W3, mlp, d));
+        ATTN__TRY(attn__hf_get(st, prefix, b, l, "mlp.up_proj.weight", W.W1, mlp, d));
+        ATTN__TRY(attn__hf_get(st, prefix, b, l, "mlp.down_proj.weight", W.W2, d, mlp));
+    }
+    return ATTN_OK;
 }
 
 /* Fills a GPT-2-shaped m from st (names with prefix); tmp [3 d max(d, mlp)] is scratch. Conv1D
@@ -13547,9 +13679,7 @@ static attn_status attn__gpt2_fill(attn_transformer *m, const attn_safetensors *
     ATTN__TRY(attn__gpt2_get(st, prefix, -1, "wpe.weight", M.P, c->max_T, d));
     ATTN__TRY(attn__gpt2_get(st, prefix, -1, "ln_f.weight", M.nfg, d, 0));
     ATTN__TRY(attn__gpt2_get(st, prefix, -1, "ln_f.bias", M.nfb, d, 0));
-    if (attn_safetensors_find(st, "lm_head.weight"))
-        ATTN__TRY(attn__gpt2_get(st, "", -1, "lm_head.weight", M.Wout, V, d));
-    else memcpy(M.Wout, M.E, sizeof(attn_float) * (size_t)(V * d)); /* tied */
+    ATTN__TRY(attn__hf_head(st, M.Wout, M.E, V, d));
     memset(M.bout, 0, sizeof(attn_float) * (size_t)V);
     for (l = 0; l < c->layers; l++) {
         attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
@@ -13577,10 +13707,87 @@ static attn_status attn__gpt2_fill(attn_transformer *m, const attn_safetensors *
 
 #endif
 
+#ifndef ATTN_NO_STDIO
+/* A config.json number that must be whole and in 1 .. 1e7 (need: missing is an error, else *out stays). */
+static int attn__hf_int(const attn__config *cj, const char *path, const char *key, int need, int *out)
+{
+    const double *v = attn__config_num(cj, key);
+    if (!v && !need) return 1;
+    if (!v || *v < 1 || *v > 1e7 || *v != floor(*v))
+        return attn__fail(ATTN_ERR_FORMAT,
+                          "attn_transformer_load_hf: %s: %s missing or not a whole number in "
+                          "1 .. 1e7",
+                          path, key),
+               0;
+    *out = (int)*v;
+    return 1;
+}
+
+/* GPT-2's configuration from config.json. */
+static attn_status attn__gpt2_config(const attn__config *cj, const char *path, attn_transformer_config *c)
+{
+    const char *act = attn__config_str(cj, "activation_function");
+    const double *eps = attn__config_num(cj, "layer_norm_epsilon");
+    if (!attn__hf_int(cj, path, "vocab_size", 1, &c->vocab) || !attn__hf_int(cj, path, "n_embd", 1, &c->d) ||
+        !attn__hf_int(cj, path, "n_layer", 1, &c->layers) ||
+        !attn__hf_int(cj, path, "n_head", 1, &c->heads) ||
+        !attn__hf_int(cj, path, "n_positions", 1, &c->max_T))
+        return attn_last_status();
+    c->mlp = 4 * c->d;
+    if (!attn__hf_int(cj, path, "n_inner", 0, &c->mlp)) return attn_last_status();
+    if (c->d % c->heads)
+        return attn__fail(ATTN_ERR_FORMAT, "attn_transformer_load_hf: %s: n_embd %d in %d heads", path, c->d,
+                          c->heads);
+    c->dk = c->dv = c->d / c->heads;
+    c->eps = eps ? (attn_float)*eps : (attn_float)1e-5;
+    if (act && strcmp(act, "gelu_new") && strcmp(act, "gelu") && strcmp(act, "gelu_pytorch_tanh"))
+        return attn__fail(ATTN_ERR_FORMAT,
+                          "attn_transformer_load_hf: %s: activation_function %s (gelu_new or "
+                          "gelu)",
+                          path, act);
+    c->act = act && !strcmp(act, "gelu") ? ATTN_ACT_GELU_ERF : ATTN_ACT_GELU_TANH;
+    c->pos = ATTN_POS_LEARNED; c->norm = ATTN_NORM_LAYER; c->glu = 0; c->bias = 1;
+    return ATTN_OK;
+}
+
+/* Llama's configuration from config.json: RMSNorm, RoPE (rope_theta), SwiGLU, no biases, grouped-query
+   heads, the head tied or not; anything that changes the formulas (rope_scaling, biases, another
+   activation) refused. */
+static attn_status attn__llama_config(const attn__config *cj, const char *path, attn_transformer_config *c)
+{
+    const char *act = attn__config_str(cj, "hidden_act");
+    const double *eps = attn__config_num(cj, "rms_norm_eps"), *theta = attn__config_num(cj, "rope_theta"),
+                 *ab = attn__config_num(cj, "attention_bias"), *mb = attn__config_num(cj, "mlp_bias");
+    int i, scaled = 0;
+    for (i = 0; i < cj->n; i++) scaled |= !strcmp(cj->key[i], "rope_scaling") && cj->kind[i] == 3;
+    if (!attn__hf_int(cj, path, "vocab_size", 1, &c->vocab) ||
+        !attn__hf_int(cj, path, "hidden_size", 1, &c->d) ||
+        !attn__hf_int(cj, path, "num_hidden_layers", 1, &c->layers) ||
+        !attn__hf_int(cj, path, "num_attention_heads", 1, &c->heads) ||
+        !attn__hf_int(cj, path, "intermediate_size", 1, &c->mlp) ||
+        !attn__hf_int(cj, path, "max_position_embeddings", 1, &c->max_T))
+        return attn_last_status();
+    c->kv_heads = c->heads;
+    c->dk = c->d / c->heads;
+    if (!attn__hf_int(cj, path, "num_key_value_heads", 0, &c->kv_heads) ||
+        !attn__hf_int(cj, path, "head_dim", 0, &c->dk))
+        return attn_last_status();
+    if ((act && strcmp(act, "silu")) || scaled || (ab && *ab) || (mb && *mb) || c->dk % 2)
+        return attn__fail(ATTN_ERR_FORMAT, "attn_transformer_load_hf: %s: attn.h reads Llama with hidden_act "
+                          "silu, no rope_scaling, no biases and an even head_dim", path);
+    c->dv = c->dk;
+    c->eps = eps ? (attn_float)*eps : (attn_float)1e-6;
+    c->rope_theta = theta ? (attn_float)*theta : 10000;
+    c->act = ATTN_ACT_SILU;
+    c->pos = ATTN_POS_ROPE; c->norm = ATTN_NORM_RMS; c->glu = 1; c->bias = 0;
+    return ATTN_OK;
+}
+
+#endif
+
 ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *dir)
 {
 #ifndef ATTN_NO_STDIO
-    static const char *const need[] = {"vocab_size", "n_embd", "n_layer", "n_head", "n_positions"};
     attn__config cj;
     attn_transformer_config c = attn_transformer_config_default();
     attn_transformer t;
@@ -13588,10 +13795,9 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
     attn_rng r;
     attn_status s;
     char path[4096], *text;
-    const char *type, *act, *prefix;
-    const double *v[5], *inner, *eps;
-    size_t len;
-    int i, l;
+    const char *type, *prefix;
+    size_t len, KH;
+    int i, l, llama;
     attn_float *tmp;
     ATTN__NEED(m); ATTN__NEED(dir);
     snprintf(path, sizeof path, "%s/config.json", dir);
@@ -13599,38 +13805,25 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
     i = attn__config_parse(text, len, &cj);
     ATTN_FREE(text);
     if (!i) return attn__fail(ATTN_ERR_FORMAT, "%s: %s is not a JSON object", __func__, path);
-    if (!(type = attn__config_str(&cj, "model_type")) || strcmp(type, "gpt2"))
-        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: model_type %s; attn.h reads gpt2", __func__, path,
-                          type ? type : "(none)");
-    for (i = 0; i < 5; i++)
-        if (!(v[i] = attn__config_num(&cj, need[i])) || *v[i] < 1 || *v[i] > 1e7 || *v[i] != floor(*v[i]))
-            return attn__fail(ATTN_ERR_FORMAT, "%s: %s: %s missing or not a whole number in 1 .. 1e7",
-                              __func__, path, need[i]);
-    c.vocab = c.out = (int)*v[0]; c.d = (int)*v[1]; c.layers = (int)*v[2]; c.heads = (int)*v[3];
-    c.max_T = (int)*v[4];
-    inner = attn__config_num(&cj, "n_inner");
-    c.mlp = inner ? (int)*inner : 4 * c.d;
-    if (c.heads < 1 || c.d % c.heads || c.layers > ATTN_MAX_LAYERS)
-        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: n_embd %d in %d heads, %d layers (at most %d)", __func__,
-                          path, c.d, c.heads, c.layers, ATTN_MAX_LAYERS);
-    c.dk = c.dv = c.d / c.heads;
-    eps = attn__config_num(&cj, "layer_norm_epsilon");
-    c.eps = eps ? (attn_float)*eps : (attn_float)1e-5;
-    act = attn__config_str(&cj, "activation_function");
-    if (act && strcmp(act, "gelu_new") && strcmp(act, "gelu") && strcmp(act, "gelu_pytorch_tanh"))
-        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: activation_function %s (gelu_new or gelu)", __func__,
-                          path, act);
-    c.act = act && !strcmp(act, "gelu") ? ATTN_ACT_GELU_ERF : ATTN_ACT_GELU_TANH;
-    c.pos = ATTN_POS_LEARNED; c.norm = ATTN_NORM_LAYER; c.glu = 0; c.bias = 1; c.causal = 1; c.scale = 0;
-    c.readout = 0; c.in_dim = 0; c.kv_heads = 0;
+    type = attn__config_str(&cj, "model_type");
+    llama = type && !strcmp(type, "llama");
+    if (!type || (!llama && strcmp(type, "gpt2")))
+        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: model_type %s; attn.h reads gpt2 and llama", __func__,
+                          path, type ? type : "(none)");
+    ATTN__TRY(llama ? attn__llama_config(&cj, path, &c) : attn__gpt2_config(&cj, path, &c));
+    if (c.layers > ATTN_MAX_LAYERS)
+        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: %d layers (at most %d)", __func__, path, c.layers,
+                          ATTN_MAX_LAYERS);
+    c.out = c.vocab; c.causal = 1; c.scale = 0; c.readout = 0; c.in_dim = 0;
     for (l = 0; l < c.layers; l++) c.kinds[l] = ATTN_SOFTMAX;
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
     ATTN__TRY(attn_safetensors_load(&st, path));
-    prefix = attn_safetensors_find(&st, "transformer.wte.weight") ? "transformer." : "";
+    prefix = llama ? (attn_safetensors_find(&st, "model.embed_tokens.weight") ? "model." : "")
+                   : (attn_safetensors_find(&st, "transformer.wte.weight") ? "transformer." : "");
     for (i = 0; i < st.count; i++)
-        if (!attn__gpt2_known(st.tensors[i].name, prefix, c.layers)) {
-            attn__fail(ATTN_ERR_FORMAT, "%s: %s holds %s, which is not GPT-2's", __func__, path,
-                       st.tensors[i].name);
+        if (!attn__hf_known(st.tensors[i].name, prefix, c.layers, llama)) {
+            attn__fail(ATTN_ERR_FORMAT, "%s: %s holds %s, which is not %s's", __func__, path,
+                       st.tensors[i].name, llama ? "Llama" : "GPT-2");
             attn_safetensors_free(&st);
             return ATTN_ERR_FORMAT;
         }
@@ -13639,9 +13832,11 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
         attn_safetensors_free(&st);
         return s;
     }
-    if (!(tmp = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * 3 * (size_t)c.d * ATTN__MAX(c.d, c.mlp))))
+    KH = (size_t)ATTN__MAX(c.heads, c.kv_heads);
+    if (!(tmp = (attn_float *)ATTN_MALLOC(
+              sizeof(attn_float) * ATTN__MAX(3 * (size_t)c.d * ATTN__MAX(c.d, c.mlp), KH * c.dk * c.d))))
         s = attn__fail(ATTN_ERR_NOMEM, "%s: no memory", __func__);
-    else s = attn__gpt2_fill(&t, &st, prefix, tmp);
+    else s = llama ? attn__llama_fill(&t, &st, prefix, tmp) : attn__gpt2_fill(&t, &st, prefix, tmp);
     ATTN_FREE(tmp);
     attn_safetensors_free(&st);
     if (s != ATTN_OK) {

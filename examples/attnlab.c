@@ -233,14 +233,16 @@ int parse_int(const char *s, int lo, int *out)
 
 int sparse_option(sparse_opts *s, const char *a, const char *v, int *ok)
 {
-    static const char *names[8] = {"--window",         "--dilation",     "--global",      "--bigbird-block",
-                                   "--bigbird-random", "--bigbird-seed", "--linformer-k", "--kv-heads"};
-    int *field[8], i;
+    static const char *names[9] = {"--window",         "--dilation",     "--global",      "--bigbird-block",
+                                   "--bigbird-random", "--bigbird-seed", "--linformer-k", "--kv-heads",
+                                   "--qk-norm"};
+    int *field[9], i;
     field[0] = &s->window; field[1] = &s->dilation; field[2] = &s->global; field[3] = &s->bigbird_block;
     field[4] = &s->bigbird_random; field[5] = &s->bigbird_seed; field[6] = &s->linformer_k; field[7] = &s->kv_heads;
-    for (i = 0; i < 8; i++)
+    field[8] = &s->qk_norm;
+    for (i = 0; i < 9; i++)
         if (!strcmp(a, names[i])) {
-            *ok = parse_int(v, i == 1, field[i]) && *field[i] <= MAX_WIDTH;
+            *ok = parse_int(v, i == 1, field[i]) && *field[i] <= (i == 8 ? 1 : MAX_WIDTH);
             return 1;
         }
     return 0;
@@ -250,7 +252,7 @@ void sparse_apply(const sparse_opts *s, attn_transformer_config *c)
 {
     c->window = s->window; c->dilation = s->dilation; c->global = s->global;
     c->bigbird_block = s->bigbird_block; c->bigbird_random = s->bigbird_random; c->bigbird_seed = s->bigbird_seed;
-    c->linformer_k = s->linformer_k; c->kv_heads = s->kv_heads;
+    c->linformer_k = s->linformer_k; c->kv_heads = s->kv_heads; c->qk_norm = s->qk_norm;
 }
 
 int parse_double(const char *s, double *out)

@@ -18,11 +18,11 @@ int parse_double(const char *s, double *out);
 #define MAX_WIDTH 65536
 /* The sparse attention patterns the transformer commands share (include attn.h first):
    --window W, --dilation D, --global G (Longformer), --bigbird-block B, --bigbird-random R,
-   --bigbird-seed S (BigBird), --linformer-k K (Linformer), and --kv-heads KH (grouped-query
-   attention). sparse_option returns 1 when a is one of them (its value v parsed, *ok 0 if v is not
+   --bigbird-seed S (BigBird), --linformer-k K (Linformer), --kv-heads KH (grouped-query
+   attention) and --qk-norm 1 (QK-norm). sparse_option returns 1 when a is one of them (its value v parsed, *ok 0 if v is not
    valid), 0 when not; sparse_apply sets them in a model configuration. */
 typedef struct {
-    int window, dilation, global, bigbird_block, bigbird_random, bigbird_seed, linformer_k, kv_heads;
+    int window, dilation, global, bigbird_block, bigbird_random, bigbird_seed, linformer_k, kv_heads, qk_norm;
 } sparse_opts;
 int sparse_option(sparse_opts *s, const char *a, const char *v, int *ok);
 #ifdef ATTN_H_INCLUDED
@@ -36,7 +36,9 @@ void sparse_apply(const sparse_opts *s, attn_transformer_config *c);
     "  --linformer-k K  Linformer: keys and values compressed to K rows in every layer\n"            \
     "                   (non-causal models without T5 biases or documents)           [0]\n"     \
     "  --kv-heads KH    grouped-query attention: KH key and value heads (1: multi-query;\n"      \
-    "                   0: one per head; softmax-family kinds)                        [0]\n"
+    "                   0: one per head; softmax-family kinds)                        [0]\n"      \
+    "  --qk-norm 1      QK-norm: each head's q and k RMS-normalised with learned gains\n"        \
+    "                   before the scores (OLMo 2, Gemma 3)                          [0]\n"
 
 /* Whether a file can be written at path (NULL: nothing to write), checked before any work starts: a
    file that is not there is created and removed again. Prints "attnlab: cannot write PATH: why" and

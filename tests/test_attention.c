@@ -1191,7 +1191,7 @@ static void test_modifiers(void)
 /* The layer's step over a cache against its full pass, for every kind the step takes: causal
    self-attention in calls of 3, 1 and 2 rows gives the full pass' rows, with RoPE (variant 0), a
    window with a different dilation per head, a global token and ALiBi slopes per head (variant 1,
-   the kinds with a pattern; the modifier for the tiled engine's), grouped-query heads (variant 2,
+   the kinds with a pattern; the modifier for the tiled engine's; QK-norm in variant 0), grouped-query heads (variant 2,
    where the kind takes them); the linear-time kinds also from a recurrent state (rows = 0).
    Cross-attention over a source added once gives the forward with m. Per-head settings are what a
    head-at-a-time decoder got wrong. */
@@ -1222,7 +1222,7 @@ static void test_layer_step(void)
                     attn_layer L;
                     attn_layer_kv kv;
                     attn_float P[6 * H * DK * C + 3 * H * DV], x[T * C], m[TS * C], yf[T * C], ys[T * C];
-                    attn_float w2[H * DV * DV], *cache, *kc, *vc;
+                    attn_float w2[H * DV * DV], qg[2 * DK], *cache, *kc, *vc;
                     size_t nk, nv, wb, sb;
                     void *work, *sw;
                     double err = 0, scale = 1;
@@ -1232,6 +1232,7 @@ static void test_layer_step(void)
                     t_randn(x, sizeof x / sizeof *x, &r, 1);
                     t_randn(m, sizeof m / sizeof *m, &r, 1);
                     t_randn(w2, sizeof w2 / sizeof *w2, &r, 0.4);
+                    for (t = 0; t < 2 * DK; t++) qg[t] = 1 + (attn_float)(0.3 * attn_rng_normal(&r, 0, 1));
                     memset(&L, 0, sizeof L);
                     L.att.kind = (attn_kind)k; L.att.H = H; L.att.dk = DK; L.att.dv = DV; L.att.causal = !cross;
                     L.att.w2 = w2;
@@ -1239,6 +1240,7 @@ static void test_layer_step(void)
                     L.Wq = P; L.Wk = P + H * DK * C; L.Wv = P + 2 * H * DK * C; L.Wo = P + 3 * H * DK * C;
                     L.bq = P + 4 * H * DK * C; L.bk = L.bq + H * DK; L.bv = L.bk + H * DK; L.bo = L.bv + H * DV;
                     L.rope = variant == 0 && !cross;
+                    if (variant == 0) L.qnorm = qg, L.knorm = qg + DK; /* QK-norm */
                     if (variant == 1) {
                         L.att.window = 1; L.att.dilation = dil; L.att.global = glob;
                         if (tiled) L.att.mod = &mod;
@@ -1358,19 +1360,24 @@ static void layer_params(layer_ctx *c, int global, attn_rng *r)
 static void test_layer(void)
 {
     attn_rng r, kr;
-    int k, causal, cross, rope;
+    int k, causal, cross, rope, qk;
     char what[128];
     attn_rng_seed(&r, 36, 0);
     attn_rng_seed(&kr, 36, 1);
     for (k = 0; k < ATTN_KIND_COUNT; k++)
         for (causal = 0; causal < 2; causal++)
             for (cross = 0; cross < 2; cross++)
-                for (rope = 0; rope < 2; rope++) {
+                for (rope = 0; rope < 2; rope++)
+                    for (qk = 0; qk < 2; qk++) { /* qk: QK-norm, for softmax, ea and kernel */
                     layer_ctx c;
-                    int C = 5, H = 2, dk = 4, dv = 3, Cout = 6;
+                    int C = 5, H = 2, dk = 4, dv = 3, Cout = 6, i;
                     size_t nkp;
                     if (rope && cross) continue; /* RoPE is for self-attention */
                     if (!fd_in_float((attn_kind)k)) continue; /* as in test_gradients */
+                    if (qk && k != ATTN_SOFTMAX && k != ATTN_EXPRESSIVE && k != ATTN_KERNEL) continue;
+                    /* EA's with QK-norm in float64 only: the normalised rows make scores of order
+                       sqrt(dk) gain^2, where float's step of 1e-2 misses EA's curvature by 2-6% */
+                    if (qk && k == ATTN_EXPRESSIVE && !T_DOUBLE) continue;
                     memset(&c, 0, sizeof c);
                     c.B = 2; c.Tq = 5; c.Tk = cross ? 7 : 5; c.cross = cross;
                     c.L.att.kind = (attn_kind)k; c.L.att.H = H; c.L.att.dk = dk; c.L.att.dv = dv; c.L.att.causal = causal;
@@ -1380,18 +1387,25 @@ static void test_layer(void)
                     c.x = t_alloc(c.nx); c.m = t_alloc(c.nm); c.y = t_alloc(c.ny); c.dx = t_alloc(c.nx); c.dm = t_alloc(c.nm);
                     t_randn(c.x, c.nx, &r, 1);
                     t_randn(c.m, c.nm, &r, 1);
-                    nkp = (size_t)2 * dk + dv + (size_t)H * dv * dv;
+                    nkp = (size_t)2 * dk + dv + (size_t)H * dv * dv + (qk ? 2 * (size_t)dk : 0);
                     c.kp = t_alloc(nkp); c.dkp = t_alloc(nkp);
                     t_randn(c.kp, nkp, &kr, 0.4); /* its own stream: the other draws stay as they were */
                     c.L.att.lambda = c.kp; c.L.att.gain = c.kp + 2 * dk; c.L.att.w2 = c.kp + 2 * dk + dv;
                     c.L.att.lambda_init = attn_diff_lambda_init(0);
                     c.g.dlambda = c.dkp; c.g.dgain = c.dkp + 2 * dk; c.g.dw2 = c.dkp + 2 * dk + dv;
+                    if (qk) { /* QK-norm's gains near 1, after the others */
+                        attn_float *gq = c.kp + nkp - 2 * dk;
+                        for (i = 0; i < 2 * dk; i++) gq[i] += 1;
+                        c.L.qnorm = gq; c.L.knorm = gq + dk;
+                        c.g.dqnorm = c.dkp + nkp - 2 * dk; c.g.dknorm = c.g.dqnorm + dk;
+                    }
                     c.cache = t_alloc(attn_layer_cache_floats(&c.L, c.B, c.Tq, c.Tk));
                     c.work_bytes = attn_layer_work_bytes(&c.L, c.B, c.Tq, c.Tk);
                     c.work = malloc(c.work_bytes);
                     {
                         t_var v[4] = {{"x", c.x, c.dx, c.nx}, {"params", c.P, c.dP, c.np}, {"kind params", c.kp, c.dkp, nkp}, {"m", c.m, c.dm, c.nm}};
-                        snprintf(what, sizeof what, "layer %s causal %d %s rope %d", attn_kind_get((attn_kind)k)->name, causal, cross ? "cross" : "self", rope);
+                        snprintf(what, sizeof what, "layer %s causal %d %s rope %d qk-norm %d", attn_kind_get((attn_kind)k)->name, causal,
+                                 cross ? "cross" : "self", rope, qk);
                         t_gradcheck(what, layer_f, layer_b, &c, c.y, c.ny, v, cross ? 4 : 3);
                     }
                     free(c.kp); free(c.dkp); free(c.P); free(c.dP); free(c.x); free(c.m); free(c.y); free(c.dx); free(c.dm); free(c.cache); free(c.work);

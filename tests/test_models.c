@@ -527,7 +527,7 @@ static void tf_naive_norm(const attn_transformer_config *cf, const double *x, co
 
 /* y [R, out] of one sequence (tokens tok, or dense inputs x [T, in_dim]) by the formulas of the
    attn_transformer comment, for softmax attention, learned or no positions, with or without T5
-   biases, in double. */
+   biases and QK-norm, in double. */
 #define TT 6  /* the reference's largest T */
 #define TD 8  /* d, H dk, H dv, mlp, out */
 static void naive_transformer(const attn_transformer *m, const int *tok, const attn_float *xin, int T, double *y)
@@ -549,6 +549,15 @@ static void naive_transformer(const attn_transformer *m, const int *tok, const a
             t_linear(q[t], tf_param(m, "Wq", l), tf_param(m, "bq", l), a[t], cf->heads * cf->dk, d);
             t_linear(k[t], tf_param(m, "Wk", l), tf_param(m, "bk", l), a[t], cf->heads * cf->dk, d);
             t_linear(v[t], tf_param(m, "Wv", l), tf_param(m, "bv", l), a[t], cf->heads * cf->dv, d);
+            for (h = 0; cf->qk_norm && h < cf->heads; h++) { /* QK-norm: q, k = RMSNorm(row) gain, eps 1e-6 */
+                double sq = 0, sk = 0;
+                for (e = 0; e < cf->dk; e++) sq += q[t][h * cf->dk + e] * q[t][h * cf->dk + e] / cf->dk;
+                for (e = 0; e < cf->dk; e++) sk += k[t][h * cf->dk + e] * k[t][h * cf->dk + e] / cf->dk;
+                for (e = 0; e < cf->dk; e++) {
+                    q[t][h * cf->dk + e] *= tf_param(m, "qnorm", l)[e] / sqrt(sq + 1e-6);
+                    k[t][h * cf->dk + e] *= tf_param(m, "knorm", l)[e] / sqrt(sk + 1e-6);
+                }
+            }
         }
         for (t = 0; t < T; t++)
             for (h = 0; h < cf->heads; h++) {
@@ -651,6 +660,61 @@ static double t_decode_diff(const attn_transformer *m, attn_transformer_kv *kv, 
     diff = ok ? t_max_diff(full, step, (size_t)T * out) : -1;
     free(kvm); free(dw); free(step);
     return diff;
+}
+
+/* QK-norm in the transformer, declared once in its tensor table: the forward pass against the
+   naive reference (each head's q, k rows RMS-normalised and scaled by qnorm, knorm), finite
+   differences through every parameter (float64), decoding equal to the full pass with RoPE, a
+   checkpoint that keeps it, and a format-2 file from before it (no qk_norm word) still loading. */
+static void test_transformer_qk_norm(void)
+{
+    const char *path = "build/test_qk.ckpt";
+    attn_transformer_config cf = tf_small();
+    attn_transformer m, back;
+    attn_rng r;
+    attn_float y[2 * 6 * 4], *cache;
+    double ref[6 * 4], worst = 0;
+    int tok[12], i;
+    size_t wb;
+    void *work;
+    attn_rng_seed(&r, 71, 0);
+    cf.qk_norm = 1;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    CHECK(attn_transformer_layer_named(&m, 1, 0).qnorm && attn_transformer_layer_named(&m, 1, 0).knorm[3] == 1,
+          "qnorm, knorm [dk] per layer, initialised to 1");
+    for (i = 0; i < (int)m.p.total; i++) m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
+    for (i = 0; i < 12; i++) tok[i] = (int)attn_rng_int(&r, 5);
+    cache = t_alloc(attn_transformer_cache_floats(&m, 2, 6));
+    work = malloc(wb = attn_transformer_work_bytes(&m, 2, 6));
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    naive_transformer(&m, tok + 6, NULL, 6, ref);
+    for (i = 0; i < 6 * 4; i++) worst = fmax(worst, fabs(ref[i] - y[6 * 4 + i]));
+    CHECK(worst <= 1e3 * T_EPS, "QK-norm against the naive reference: %.3g", worst);
+    if (T_DOUBLE) {
+        tf_ctx g;
+        t_var tv[1];
+        memset(&g, 0, sizeof g);
+        g.m = m; g.B = 2; g.T = 6; g.tok = tok; g.y = y; g.cache = cache; g.work = work; g.wb = wb;
+        tv[0].name = "params"; tv[0].x = m.p.data; tv[0].g = m.p.gdata; tv[0].n = m.p.total;
+        t_gradcheck("transformer with QK-norm", tf_f, tf_b, &g, g.y, (size_t)2 * 6 * 4, tv, 1);
+    }
+    attn_transformer_free(&m);
+    cf.pos = ATTN_POS_ROPE; cf.kinds[1] = ATTN_EXPRESSIVE; cf.kv_heads = 1;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    for (i = 0; i < (int)m.p.total; i++) m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    {
+        static const int calls[] = {3, 1};
+        worst = t_decode_diff(&m, NULL, tok, 6, calls, 2, y, 4);
+        CHECK(worst >= 0 && worst < (T_DOUBLE ? 1e-12 : 1e-5), "decoding with QK-norm: %.3g (%s)", worst, attn_last_error());
+    }
+    CHECK(attn_transformer_save(&m, path) == ATTN_OK && attn_transformer_load(&back, path) == ATTN_OK &&
+              back.cfg.qk_norm == 1 && t_params_equal(&back.p, &m.p),
+          "a QK-norm checkpoint: %s", attn_last_error());
+    attn_transformer_free(&back);
+    attn_transformer_free(&m);
+    free(cache); free(work);
+    remove(path);
 }
 
 /* Grouped-query attention in the transformer: a model with kv_heads 2 of 4 heads equals the model
@@ -1945,6 +2009,75 @@ static void test_named_tensors(void)
 }
 
 
+/* Llama in Hugging Face's layout (tests/data/llama_tiny, written by tests/llama_check.py: a random
+   2-layer Llama with grouped-query heads, rope_theta 500, an untied head, the "model." prefix and
+   an old rotary_emb.inv_freq buffer, and its logits from an independent numpy model with
+   rotate_half's pairs): loaded, its logits against numpy's, decoded with the cache as the full
+   pass, a checkpoint keeping rope_theta; rope_scaling and another activation refused. */
+static void test_llama_hf(void)
+{
+    attn_transformer m, back;
+    FILE *f = fopen("tests/data/llama_tiny/logits.txt", "r");
+    int tok[64], T = 0, i, ok;
+    double want, worst = 0;
+    attn_float *y = NULL, *cache = NULL;
+    void *work = NULL;
+    size_t wb;
+    if (!f) {
+        CHECK(0, "llama: tests/data/llama_tiny/logits.txt missing");
+        return;
+    }
+    while (T < 64 && fscanf(f, "%d", &tok[T]) == 1 && fgetc(f) == ' ') T++;
+    T++;
+    ok = attn_transformer_load_hf(&m, "tests/data/llama_tiny") == ATTN_OK;
+    CHECK(ok && m.cfg.layers == 2 && m.cfg.heads == 4 && m.cfg.kv_heads == 2 && m.cfg.rope_theta == 500 &&
+              m.cfg.norm == ATTN_NORM_RMS && m.cfg.glu && !m.cfg.bias,
+          "llama: the fixture loads: %s", attn_last_error());
+    if (!ok) {
+        fclose(f);
+        return;
+    }
+    wb = attn_transformer_work_bytes(&m, 1, T);
+    y = (attn_float *)malloc(sizeof(attn_float) * (size_t)T * m.cfg.out);
+    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, 1, T));
+    work = malloc(wb);
+    ok = y && cache && work && attn_transformer_forward(&m, y, cache, tok, NULL, 1, T, work, wb) == ATTN_OK;
+    for (i = 0; ok && i < T * m.cfg.out; i++) {
+        if (fscanf(f, "%lf", &want) != 1) ok = 0;
+        else if (fabs(want - y[i]) > worst) worst = fabs(want - y[i]);
+    }
+    fclose(f);
+    CHECK(ok && worst < 1e3 * T_EPS + 2e-8, "llama: logits against the numpy model (to 9 digits): worst %.3g", worst);
+    {
+        static const int calls[] = {5, 1};
+        double diff = t_decode_diff(&m, NULL, tok, T, calls, 2, y, m.cfg.out);
+        CHECK(diff >= 0 && diff < (T_DOUBLE ? 1e-12 : 1e-5), "llama: decoding with the cache: %.3g (%s)", diff,
+              attn_last_error());
+    }
+    ok = attn_transformer_save(&m, "build/llama.ckpt") == ATTN_OK && attn_transformer_load(&back, "build/llama.ckpt") == ATTN_OK;
+    CHECK(ok && back.cfg.rope_theta == 500 && t_params_equal(&back.p, &m.p), "llama: a checkpoint keeps rope_theta: %s",
+          attn_last_error());
+    if (ok) attn_transformer_free(&back);
+    remove("build/llama.ckpt");
+    {
+        static const char *bad[2] = {"{\"model_type\": \"llama\", \"vocab_size\": 53, \"hidden_size\": 24, \"intermediate_size\": 40, "
+                                     "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"max_position_embeddings\": 32, "
+                                     "\"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0}}",
+                                     "{\"model_type\": \"llama\", \"vocab_size\": 53, \"hidden_size\": 24, \"intermediate_size\": 40, "
+                                     "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"max_position_embeddings\": 32, "
+                                     "\"hidden_act\": \"gelu\"}"};
+        for (i = 0; i < 2; i++) {
+            FILE *c = fopen("build/config.json", "w");
+            if (c) fputs(bad[i], c), fclose(c);
+            CHECK(attn_transformer_load_hf(&back, "build") == ATTN_ERR_FORMAT && strstr(attn_last_error(), "rope_scaling"),
+                  "llama: a config.json attn.h cannot honour is refused: %s", attn_last_error());
+        }
+        remove("build/config.json");
+    }
+    free(y); free(cache); free(work);
+    attn_transformer_free(&m);
+}
+
 /* GPT-2 in Hugging Face's layout (tests/data/gpt2_tiny, written by tests/gpt2_check.py: a random
    2-layer GPT-2 with the "transformer." prefix and the attn.bias buffer, and its logits from an
    independent numpy model): loaded, its logits against numpy's; saved and loaded again bit for bit;
@@ -1988,10 +2121,10 @@ static void test_gpt2_hf(void) /* the logits file holds 9 digits: 2e-8 at these 
           "gpt2: saved and loaded again bit for bit: %s", attn_last_error());
     if (ok) attn_transformer_free(&back);
     {
-        static const char *bad[2] = {"{\"model_type\": \"llama\", \"vocab_size\": 61}",
+        static const char *bad[2] = {"{\"model_type\": \"bert\", \"vocab_size\": 61}",
                                      "{\"model_type\": \"gpt2\", \"vocab_size\": 61, \"n_embd\": 24, \"n_layer\": 2, "
                                      "\"n_head\": 5, \"n_positions\": 20}"};
-        static const char *why[2] = {"llama", "heads"};
+        static const char *why[2] = {"bert", "heads"};
         for (i = 0; i < 2; i++) {
             FILE *c = fopen("build/config.json", "w");
             if (c) fputs(bad[i], c), fclose(c);
@@ -2041,6 +2174,8 @@ void test_models(void)
     test_transformer_checkpoint();
     test_transformer_sparse();
     test_transformer_gqa();
+    test_transformer_qk_norm();
+    test_llama_hf();
     test_plot_svg();
     test_transformer_weights();
     test_transformer_pruned();
