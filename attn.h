@@ -451,6 +451,11 @@ ATTNDEF attn_status attn_swiglu_backward(attn_float *da, attn_float *db, const a
 ATTNDEF attn_status attn_softmax_forward(attn_float *out, const attn_float *inp, int N, int C);
 ATTNDEF attn_status attn_softmax_backward(attn_float *dinp, const attn_float *dout,
                                           const attn_float *out, int N, int C);
+/* Sentence embeddings from hidden states h [B, T, d], sentence-transformers' mean pooling: e[b] [d]
+   = the mean of h[b, t] over the positions with mask[b, t] nonzero (mask [B, T]; NULL: every one),
+   L2-normalised when normalize is nonzero (a sentence with no position, or a zero mean, gives 0). */
+ATTNDEF attn_status attn_mean_pool(attn_float *e, const attn_float *h, const unsigned char *mask, int B,
+                                   int T, int d, int normalize);
 
 /* Embedding: out[N, C] = table[ids[n], :] with table [V, C]. Ids outside [0, V) are an error
    (nothing written). Backward: dtable[ids[n]] += dout[n]. */
@@ -1141,6 +1146,12 @@ typedef struct attn_transformer_config {
     attn_kind kinds[ATTN_MAX_LAYERS]; /* the attention kind of each layer */
     int qk_norm;             /* nonzero: QK-norm in every layer (attn_layer's qnorm, knorm [dk]) */
     attn_float rope_theta;   /* RoPE's base (ATTN_POS_ROPE); 0: 10000 */
+    /* Encoders (BERT, Devlin et al. 2019; sentence-transformers' all-MiniLM-L6-v2): post_norm makes
+       the blocks x = Norm(x + Attn(x)), x = Norm(x + MLP(x)) without a final norm; emb_norm adds a
+       norm (gain neg, bias neb) after the embeddings and positions; pad_mask makes every token equal
+       to pad a key no query sees (a padded batch); out 0 leaves the head out, y being the last
+       block's rows [B, R, d]. The forward pass only: backward, weights and decoding refuse them. */
+    int post_norm, emb_norm, pad_mask, pad;
 } attn_transformer_config;
 
 /* params: E [vocab, d] or Win [d, in_dim] and bin [d], P [max_T, d] (learned positions); per layer
@@ -1166,6 +1177,7 @@ typedef struct attn_transformer {
 typedef struct attn_transformer_tensors {
     attn_float *E, *Win, *bin, *P;    /* token embedding, or dense input projection; learned positions */
     attn_float *nfg, *nfb, *Wout, *bout; /* the final norm; the head */
+    attn_float *neg, *neb;               /* the embeddings' norm (emb_norm) */
 } attn_transformer_tensors;
 typedef struct attn_transformer_layer_tensors {
     attn_float *n1g, *n1b;                             /* the norm before attention */
@@ -1668,9 +1680,13 @@ ATTNDEF attn_status attn_safetensors_save(const char *path, const char *const *n
    and an activation other than silu), initialises *m and fills it (lm_head.weight, when there, is
    the head; Llama's q and k rows are reordered from rotate_half's pairs (i, i + hd/2) to attn.h's
    (2i, 2i + 1), which leaves every score as it was); a missing, unknown or misshapen tensor is
-   refused with its name. Save writes GPT-2's names (and lm_head.weight with "tie_word_embeddings":
-   false when the head is no longer the embedding) for a configuration of GPT-2's shape (softmax,
-   every position read out), so PyTorch loads it back with GPT2LMHeadModel.from_pretrained(dir). */
+   refused with its name. BERT ("bert": BertModel, sentence-transformers' all-MiniLM-L6-v2) loads as
+   an encoder without a head (post_norm, emb_norm, pad_mask on pad_token_id, out 0; GELU's erf form;
+   every token of type 0, whose embedding joins the position table): y is the last block's hidden
+   states [B, T, d], and attn_mean_pool gives the sentence embeddings. Save writes GPT-2's names
+   (and lm_head.weight with "tie_word_embeddings": false when the head is no longer the embedding)
+   for a configuration of GPT-2's shape (softmax, every position read out), so PyTorch loads it
+   back with GPT2LMHeadModel.from_pretrained(dir). */
 ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *dir);
 ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const char *dir);
 
@@ -4774,6 +4790,28 @@ ATTNDEF attn_status attn_softmax_backward(attn_float *dinp, const attn_float *do
         const attn_float *y = out + (size_t)n * C, *dy = dout + (size_t)n * C;
         attn_float d = attn_dot((size_t)C, dy, y);
         for (i = 0; i < C; i++) dinp[(size_t)n * C + i] += y[i] * (dy[i] - d);
+    }
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_mean_pool(attn_float *e, const attn_float *h, const unsigned char *mask, int B,
+                                   int T, int d, int normalize)
+{
+    int b, t, n;
+    double norm;
+    ATTN__NEED(e); ATTN__NEED(h);
+    if (B < 1 || T < 1 || d < 1 || (size_t)B * T > (size_t)INT_MAX / (size_t)d)
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "attn_mean_pool: B = %d, T = %d, d = %d must be >= 1 (and B T d fit)", B, T, d);
+    for (b = 0; b < B; b++) {
+        attn_float *o = e + (size_t)b * d;
+        memset(o, 0, sizeof(attn_float) * (size_t)d);
+        for (n = 0, t = 0; t < T; t++)
+            if (!mask || mask[(size_t)b * T + t])
+                attn_axpy((size_t)d, 1, h + ((size_t)b * T + t) * d, o), n++;
+        if (n) attn_scale((size_t)d, (attn_float)(1.0 / n), o);
+        norm = sqrt((double)attn_dot((size_t)d, o, o));
+        if (normalize) attn_scale((size_t)d, norm > 0 ? (attn_float)(1 / norm) : 0, o);
     }
     return ATTN_OK;
 }
@@ -9285,6 +9323,7 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
 enum { /* when */
     ATTN__TW_ALWAYS, ATTN__TW_LN, ATTN__TW_BIAS, ATTN__TW_SUB, ATTN__TW_DEEP, ATTN__TW_T5, ATTN__TW_LIN,
     ATTN__TW_GLU, ATTN__TW_GLU_BIAS, ATTN__TW_QK, ATTN__TW_VOCAB, ATTN__TW_IN, ATTN__TW_IN_BIAS,
+    ATTN__TW_EMB, ATTN__TW_EMB_LN, ATTN__TW_PRE, ATTN__TW_PRE_LN, ATTN__TW_HEAD, ATTN__TW_HEAD_BIAS,
     ATTN__TW_LEARNED
 };
 /* sizes: d, H dk, KH dk, KH dv, H dv, mlp, dk, dk / 2, dv, H, max_T, linformer_k, 4, vocab, in_dim, out */
@@ -9316,12 +9355,13 @@ static const attn__slot attn__tf_lslot[] = {
 static const attn__slot attn__tf_gslot[] = {
     ATTN__TF_M(E, VOCAB, N1, 2, V, D, D),          ATTN__TF_M(Win, IN, FAN, 2, D, IN, D),
     ATTN__TF_M(bin, IN_BIAS, ZERO, 1, D, D, D),    ATTN__TF_M(P, LEARNED, N1, 2, T, D, D),
-    ATTN__TF_M(nfg, ALWAYS, ONE, 1, D, D, D),      ATTN__TF_M(nfb, LN, ZERO, 1, D, D, D),
-    ATTN__TF_M(Wout, ALWAYS, FAN, 2, OUT, D, D),   ATTN__TF_M(bout, BIAS, ZERO, 1, OUT, D, D)};
+    ATTN__TF_M(neg, EMB, ONE, 1, D, D, D),         ATTN__TF_M(neb, EMB_LN, ZERO, 1, D, D, D),
+    ATTN__TF_M(nfg, PRE, ONE, 1, D, D, D),         ATTN__TF_M(nfb, PRE_LN, ZERO, 1, D, D, D),
+    ATTN__TF_M(Wout, HEAD, FAN, 2, OUT, D, D),     ATTN__TF_M(bout, HEAD_BIAS, ZERO, 1, OUT, D, D)};
 #define ATTN__TF_SLOTS ((int)(sizeof attn__tf_lslot / sizeof attn__tf_lslot[0]))
 typedef char attn__tf_slots_fit[ATTN__TF_SLOTS <= ATTN__TF_MAX_SLOTS ? 1 : -1]; /* at[][] holds them */
 #define ATTN__TF_GLOBALS ((int)(sizeof attn__tf_gslot / sizeof attn__tf_gslot[0]))
-#define ATTN__TF_NFG 4 /* the model's tensors from nfg on follow the layers */
+#define ATTN__TF_NFG 6 /* the model's tensors from nfg on follow the layers */
 #define ATTN__TF_G ATTN_MAX_LAYERS /* the row of at[] with the model's own tensors */
 
 static attn_status attn__tf_check(const char *fn, const attn_transformer_config *c)
@@ -9333,7 +9373,7 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         return attn__fail(ATTN_ERR_SHAPE, "%s: exactly one of vocab (%d) and in_dim (%d) must be > 0", fn,
                           c->vocab, c->in_dim);
     if (c->d < 1 || c->layers < 1 || c->layers > ATTN_MAX_LAYERS || c->heads < 1 || c->dk < 1 || c->dv < 1 ||
-        c->mlp < 1 || c->max_T < 1 || c->out < 1 || c->readout < 0 || c->readout > c->max_T)
+        c->mlp < 1 || c->max_T < 1 || c->out < 0 || c->readout < 0 || c->readout > c->max_T)
         return attn__fail(ATTN_ERR_SHAPE,
                           "%s: d %d, heads %d, dk %d, dv %d, mlp %d, max_T %d, out %d must be >= 1, layers "
                           "%d in 1 .. %d, readout %d in 0 .. max_T",
@@ -9368,6 +9408,9 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         return attn__fail(ATTN_ERR_ARG,
                           "%s: eps = %g must be finite and > 0, rope_theta = %g finite and >= 0", fn,
                           (double)c->eps, (double)c->rope_theta);
+    if (c->pad_mask && (!c->vocab || c->pad < 0 || c->pad >= c->vocab))
+        return attn__fail(ATTN_ERR_ARG, "%s: pad_mask needs token inputs and pad (%d) in 0 .. vocab-1", fn,
+                          c->pad);
     if (c->doc_mask && (!c->vocab || c->bos < 0 || c->bos >= c->vocab))
         return attn__fail(ATTN_ERR_ARG,
                           "%s: document masking needs token inputs and bos (%d) in 0 .. vocab-1", fn, c->bos);
@@ -9439,6 +9482,12 @@ static int attn__tf_has(const attn_transformer_config *c, int l, int when)
     case ATTN__TW_VOCAB: return c->vocab > 0;
     case ATTN__TW_IN: return c->in_dim > 0;
     case ATTN__TW_IN_BIAS: return c->in_dim > 0 && c->bias;
+    case ATTN__TW_EMB: return c->emb_norm != 0;
+    case ATTN__TW_EMB_LN: return c->emb_norm && c->norm == ATTN_NORM_LAYER;
+    case ATTN__TW_PRE: return !c->post_norm;
+    case ATTN__TW_PRE_LN: return !c->post_norm && c->norm == ATTN_NORM_LAYER;
+    case ATTN__TW_HEAD: return c->out > 0;
+    case ATTN__TW_HEAD_BIAS: return c->out > 0 && c->bias;
     default: return c->pos == ATTN_POS_LEARNED;
     }
 }
@@ -9455,7 +9504,7 @@ static int attn__tf_descs(const attn_transformer_config *c, attn_param_desc *p,
         for (s = 0; s < ns; s++) {
             const attn__slot *t = g ? &attn__tf_gslot[s] : &attn__tf_lslot[s];
             short *slot = g ? &at[ATTN__TF_G][s] : &at[l][s];
-            if (g && (l < 0) != (s < ATTN__TF_NFG)) continue; /* E, Win, bin, P before the layers */
+            if (g && (l < 0) != (s < ATTN__TF_NFG)) continue; /* E .. neb before the layers */
             *slot = (short)(attn__tf_has(c, l, t->when) ? n : -1);
             if (*slot < 0) continue;
             if (p) {
@@ -9720,7 +9769,7 @@ static int attn__tf_rows(const attn_transformer *m, int T) { return m->cfg.reado
 static int attn__tf_q(const attn_transformer *m, int l, int T)
 {
     int R = attn__tf_rows(m, T),
-        full = m->cfg.pos == ATTN_POS_ROPE || m->cfg.bigbird_block || m->cfg.linformer_k;
+        full = m->cfg.pos == ATTN_POS_ROPE || m->cfg.bigbird_block || m->cfg.linformer_k || m->cfg.post_norm;
     return l == m->cfg.layers - 1 && R < T && !full ? R : T;
 }
 
@@ -9728,11 +9777,12 @@ static int attn__tf_q(const attn_transformer *m, int l, int T)
    a = Norm(x) [N d] each, that norm's mean and rstd [N] each, h and bn = Norm(h) [n d] each, its
    mean and rstd [n] each, u = W1 bn + b1 and g [n mlp] each (glu: then u2 = W3 bn + b3 and
    g = u act(u2); else g = act(u)), the T5 bias [H Tq T] (with t5), aq = a's last Tq rows
-   [n d] (only when Tq < T), then the attention layer's cache (B, Tq, T); after the layers x_L
-   [B Tq d] (the last layer's Tq), its read-out rows xr [B R d] (x_L itself when Tq = R) and
-   f = Norm(xr) [B R d], its mean and rstd [B R] each. */
+   [n d] (only when Tq < T), pn [N d] (post_norm: then a = x, h = x + Attn(a), pn = Norm(h), bn =
+   pn + MLP(pn) and the next x = Norm(bn)), then the attention layer's cache (B, Tq, T); after the
+   layers x_L [B Tq d] (the last layer's Tq), its read-out rows xr [B R d] (x_L itself when Tq = R)
+   and f = Norm(xr) [B R d], its mean and rstd [B R] each. */
 typedef struct {
-    attn_float *x, *a, *m1, *r1, *h, *bn, *m2, *r2, *u, *g, *u2, *bias, *aq, *att,
+    attn_float *x, *a, *m1, *r1, *h, *bn, *m2, *r2, *u, *g, *u2, *bias, *aq, *att, *pn,
         *next;                                                                /* layer l < layers */
     attn_float *xr, *f, *mf, *rf;                                             /* l = layers: x is x_L */
 } attn__tf_cache;
@@ -9770,6 +9820,7 @@ static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T
     c->u2 = attn__arena_floats(&ar, glu * n * mlp);
     c->bias = attn__arena_floats(&ar, attn__tf_bias_floats(m, Tq, T));
     c->aq = attn__arena_floats(&ar, Tq < T ? n * d : 0);
+    c->pn = attn__arena_floats(&ar, m->cfg.post_norm ? N * d : 0);
     c->att = attn__arena_floats(&ar, attn_layer_cache_floats(&L, B, Tq, T));
     c->next = ar.base ? (attn_float *)(ar.base + ar.used) : NULL;
     return ar.used / sizeof(attn_float);
@@ -9827,14 +9878,14 @@ static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
 
 /* Work: the layers' work [lw bytes], then dX, dH, dA [N d], dG, dU [N mlp], the T5 bias' gradient
    [H T T], with a pruned last layer its queries' da [B Tq d], the segment ids [N] (ints, with
-   doc_mask) and BigBird's layout for T (attn__tf_layout_T); its bytes, and with work the blocks
-   in *w. */
+   doc_mask), BigBird's layout for T (attn__tf_layout_T) and the keys pad_mask leaves visible [N];
+   its bytes, and with work the blocks in *w. */
 typedef struct {
     void *layer;
     size_t lw;
     attn_float *dX, *dH, *dA, *dG, *dU, *dB, *dAq;
     int *seg;
-    unsigned char *layout;
+    unsigned char *layout, *kmask;
 } attn__tf_work;
 
 static size_t attn__tf_work_map(const attn_transformer *m, int B, int T, void *work, attn__tf_work *w)
@@ -9853,6 +9904,7 @@ static size_t attn__tf_work_map(const attn_transformer *m, int B, int T, void *w
     w->dB = attn__arena_floats(&ar, attn__tf_bias_floats(m, T, T));
     w->dAq = attn__arena_floats(&ar, Tq < (size_t)T ? B * Tq * m->cfg.d : 0);
     w->seg = (int *)attn__arena_take(&ar, m->cfg.doc_mask ? sizeof(int) * N : 0);
+    w->kmask = (unsigned char *)attn__arena_take(&ar, m->cfg.pad_mask ? N : 0);
     w->layout = (unsigned char *)attn__arena_take(&ar, attn__tf_layout_bytes(m, T));
     return ar.used + ATTN_ALIGN;
 }
@@ -9935,13 +9987,24 @@ static attn_status attn__tf_args(const char *fn, const attn_transformer *m, cons
 
 /* The MLP half of a block over n rows: x' = h + W2 g + b2 with a = Norm(h) (its mean and rstd [n]),
    u = W1 a + b1 and g = act(u), or with glu u2 = W3 a + b3 and g = u act(u2) ([n mlp] each). */
+static void attn__tf_mlp_core(const attn_transformer *m, const attn_transformer_layer_tensors *W,
+                              attn_float *next, const attn_float *h, const attn_float *a, attn_float *u,
+                              attn_float *u2, attn_float *g, size_t n);
 static void attn__tf_mlp_forward(const attn_transformer *m, const attn_transformer_layer_tensors *W,
                                  attn_float *next, const attn_float *h, attn_float *a, attn_float *mean,
                                  attn_float *rstd, attn_float *u, attn_float *u2, attn_float *g, size_t n)
 {
+    attn__tf_norm(m, a, mean, rstd, h, W->n2g, W->n2b, n);
+    attn__tf_mlp_core(m, W, next, h, a, u, u2, g, n);
+}
+
+/* next = h + W2 g + b2 with g from a as above (post_norm: h = a, no norm before it). */
+static void attn__tf_mlp_core(const attn_transformer *m, const attn_transformer_layer_tensors *W,
+                              attn_float *next, const attn_float *h, const attn_float *a, attn_float *u,
+                              attn_float *u2, attn_float *g, size_t n)
+{
     const attn_transformer_config *cf = &m->cfg;
     size_t nm = n * cf->mlp;
-    attn__tf_norm(m, a, mean, rstd, h, W->n2g, W->n2b, n);
     attn_linear_forward(u, a, W->W1, W->b1, (int)n, cf->d, cf->mlp);
     if (cf->glu) {
         attn_linear_forward(u2, a, W->W3, W->b3, (int)n, cf->d, cf->mlp);
@@ -9980,6 +10043,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         attn_linear_forward(c.x, x, M.Win, M.bin, (int)N, cf->in_dim, cf->d);
     if (cf->pos == ATTN_POS_LEARNED)
         attn_pos_learned_forward(c.x, c.x, M.P, B, T, cf->d, cf->max_T);
+    if (cf->emb_norm) attn__tf_norm(m, c.x, NULL, NULL, c.x, M.neg, M.neb, N);
+    for (l = 0; cf->pad_mask && l < (int)N; l++) w.kmask[l] = tokens[l] != cf->pad;
     for (l = 0; l < cf->layers; l++) {
         const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
         int Tq = attn__tf_q(m, l, T);
@@ -9988,6 +10053,16 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         attn__tf_layer(m, l, c.bias, &L);
         attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
+        L.att.key_mask = cf->pad_mask ? w.kmask : NULL;
+        if (cf->post_norm) { /* x' = Norm2(pn + MLP(pn)), pn = Norm1(x + Attn(x)) */
+            memcpy(c.a, c.x, sizeof(attn_float) * N * cf->d);
+            ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.a, NULL, B, T, T, w.layer, w.lw));
+            attn_axpy(N * cf->d, 1, c.x, c.h);
+            attn__tf_norm(m, c.pn, c.m1, c.r1, c.h, W.n1g, W.n1b, N);
+            attn__tf_mlp_core(m, &W, c.bn, c.pn, c.pn, c.u, c.u2, c.g, N);
+            attn__tf_norm(m, c.next, c.m2, c.r2, c.bn, W.n2g, W.n2b, N);
+            continue;
+        }
         if (cf->t5)
             attn_t5_bias_forward(c.bias, W.t5, cf->heads, Tq, T, cf->max_T);
         /* h = x + Attn(Norm(x)) over the layer's Tq query rows (the last ones) */
@@ -10002,7 +10077,9 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     attn__tf_cache_map(m, cf->layers, B, T, bases, &c);
     if (c.xr != c.x)
         attn__tf_lastrows(c.xr, c.x, B, attn__tf_q(m, cf->layers - 1, T), R, cf->d, ATTN__ROWS_GET);
-    attn__tf_norm(m, c.f, c.mf, c.rf, c.xr, M.nfg, M.nfb, (size_t)B * R);
+    if (cf->post_norm) memcpy(c.f, c.xr, sizeof(attn_float) * B * R * cf->d); /* no final norm */
+    else attn__tf_norm(m, c.f, c.mf, c.rf, c.xr, M.nfg, M.nfb, (size_t)B * R);
+    if (!cf->out) return memcpy(y, c.f, sizeof(attn_float) * B * R * cf->d), ATTN_OK; /* no head */
     return attn_linear_forward(y, c.f, M.Wout, M.bout, B * R, cf->d, cf->out);
 }
 
@@ -10024,6 +10101,9 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     int l, R, TqL;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
+    if (m->cfg.post_norm || m->cfg.emb_norm || m->cfg.pad_mask || !m->cfg.out)
+        return attn__fail(ATTN_ERR_ARG, "%s: the encoder options (post_norm, emb_norm, pad_mask, out 0) have "
+                          "no backward pass yet", __func__);
     M = attn_transformer_named(m, 0); MG = attn_transformer_named(m, 1);
     attn__tf_work_map(m, B, T, work, &w);
     seg = attn__tf_segments(m, tokens, B, T, w.seg);
@@ -10248,6 +10328,9 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
         return attn__fail(
             ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_weights_work_bytes() asks for %lu",
             __func__, (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
+    if (m->cfg.pad_mask)
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: pad_mask's key mask is not rebuilt here (the tokens are not given)", __func__);
     if (m->cfg.linformer_k)
         return attn__fail(ATTN_ERR_ARG, "%s: a Linformer layer's weights are over its %d compressed keys",
                           __func__, m->cfg.linformer_k);
@@ -10382,8 +10465,12 @@ static attn_status attn__tf_decode_check(const char *fn, const attn_transformer 
     int l;
     ATTN__NEED(m);
     ATTN__TRY(attn__tf_check(fn, &m->cfg));
-    if (!m->cfg.vocab || !m->cfg.causal)
-        return attn__fail(ATTN_ERR_ARG, "%s: decoding needs a causal model of token inputs", fn);
+    if (!m->cfg.vocab || !m->cfg.causal || m->cfg.post_norm || m->cfg.emb_norm || m->cfg.pad_mask ||
+        !m->cfg.out)
+        return attn__fail(ATTN_ERR_ARG,
+                          "%s: decoding needs a causal model of token inputs with a head, and no "
+                          "encoder options (post_norm, emb_norm, pad_mask)",
+                          fn);
     if (m->cfg.bigbird_block)
         return attn__fail(ATTN_ERR_ARG, "%s: BigBird's layout is indexed by query row, so a step's rows are "
                           "not the full pass' rows: no step-wise decoding", fn);
@@ -12613,8 +12700,8 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 #define ATTN__TF_WORDS 30    /* format 2: window, dilation and global after bos */
 #define ATTN__TF_WORDS_V1 27 /* format 1 */
 /* format 2 since 0.2, last: bigbird_block, _random, _seed, linformer_k, kv_heads (5 words), then
-   qk_norm and rope_theta (2 words) */
-#define ATTN__TF_TAIL 8
+   qk_norm, rope_theta (2 words), post_norm, emb_norm, pad_mask, pad */
+#define ATTN__TF_TAIL 12
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
@@ -12663,6 +12750,10 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     w[ATTN__TF_WORDS + c->layers + 4] = c->kv_heads;
     w[ATTN__TF_WORDS + c->layers + 5] = c->qk_norm;
     attn__f64_words(c->rope_theta, w + ATTN__TF_WORDS + c->layers + 6);
+    w[ATTN__TF_WORDS + c->layers + 8] = c->post_norm;
+    w[ATTN__TF_WORDS + c->layers + 9] = c->emb_norm;
+    w[ATTN__TF_WORDS + c->layers + 10] = c->pad_mask;
+    w[ATTN__TF_WORDS + c->layers + 11] = c->pad;
     return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers + ATTN__TF_TAIL, np, nn,
                                 &m->p);
 }
@@ -12713,7 +12804,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.global = w[29];
     }
     tail = h.version > 1 && c.layers >= 0 && c.layers <= ATTN_MAX_LAYERS ? h.nconfig - words - c.layers : 0;
-    if (tail != 5 && tail != ATTN__TF_TAIL) tail = 0; /* 5: before qk_norm and rope_theta */
+    if (tail != 5 && tail != ATTN__TF_TAIL) tail = 0; /* 5: before qk_norm and what follows it */
     if (tail) {
         c.bigbird_block = w[words + c.layers];
         c.bigbird_random = w[words + c.layers + 1];
@@ -12724,6 +12815,10 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     if (tail == ATTN__TF_TAIL) {
         c.qk_norm = w[words + c.layers + 5];
         c.rope_theta = (attn_float)attn__words_f64(w + words + c.layers + 6);
+        c.post_norm = w[words + c.layers + 8];
+        c.emb_norm = w[words + c.layers + 9];
+        c.pad_mask = w[words + c.layers + 10];
+        c.pad = w[words + c.layers + 11];
     }
     for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - words && known; l++)
         known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l])) >= 0;
@@ -13579,22 +13674,42 @@ static const char *const attn__llama_parts[10] = {
     "mlp.gate_proj.weight",         "mlp.up_proj.weight",      "mlp.down_proj.weight",
     "self_attn.rotary_emb.inv_freq"};
 static const char *const attn__gpt2_top[4] = {"wte.weight", "wpe.weight", "ln_f.weight", "ln_f.bias"};
+/* BERT's (BertModel, after the prefix "bert." of the task models' files): the embeddings and the
+   pooler (which sentence embeddings do not use), then a block's (encoder.layer.L.). */
+static const char *const attn__bert_top[9] = {
+    "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
+    "embeddings.token_type_embeddings.weight", "embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias",
+    "embeddings.position_ids", "pooler.dense.weight", "pooler.dense.bias", "embeddings.token_type_ids"};
+static const char *const attn__bert_parts[16] = {
+    "attention.self.query.weight", "attention.self.query.bias", "attention.self.key.weight",
+    "attention.self.key.bias", "attention.self.value.weight", "attention.self.value.bias",
+    "attention.output.dense.weight", "attention.output.dense.bias", "attention.output.LayerNorm.weight",
+    "attention.output.LayerNorm.bias", "intermediate.dense.weight", "intermediate.dense.bias",
+    "output.dense.weight", "output.dense.bias", "output.LayerNorm.weight", "output.LayerNorm.bias"};
 
-/* Whether name is one the architecture holds (llama: Llama's, else GPT-2's): the model's own tensors,
-   lm_head.weight, the blocks' tensors and buffers. */
-static int attn__hf_known(const char *name, const char *prefix, int layers, int llama)
+/* The architectures load reads: GPT-2, Llama, BERT. */
+enum { ATTN__HF_GPT2, ATTN__HF_LLAMA, ATTN__HF_BERT };
+static const struct attn__hf_arch {
+    const char *type, *blocks;
+    const char *const *top, *const *parts;
+    int ntop, nparts;
+} attn__hf_archs[3] = {{"gpt2", "h.", attn__gpt2_top, attn__gpt2_parts, 4, 14},
+                       {"llama", "layers.", attn__llama_top, attn__llama_parts, 2, 10},
+                       {"bert", "encoder.layer.", attn__bert_top, attn__bert_parts, 9, 16}};
+
+/* Whether name is one architecture a holds: the model's own tensors, lm_head.weight, the blocks'
+   tensors and buffers. */
+static int attn__hf_known(const char *name, const char *prefix, int layers, int a)
 {
-    const char *const *top = llama ? attn__llama_top : attn__gpt2_top;
-    const char *const *parts = llama ? attn__llama_parts : attn__gpt2_parts;
+    const struct attn__hf_arch *r = &attn__hf_archs[a];
     char buf[ATTN_ST_NAME_LEN];
-    int i, l, ntop = llama ? 2 : 4, nparts = llama ? 10 : 14;
-    if (!strcmp(name, "lm_head.weight")) return 1;
-    for (i = 0; i < ntop; i++)
-        if (!strcmp(name, attn__hf_name(buf, sizeof buf, prefix, "", -1, top[i]))) return 1;
+    int i, l;
+    if (!strcmp(name, "lm_head.weight") && a != ATTN__HF_BERT) return 1;
+    for (i = 0; i < r->ntop; i++)
+        if (!strcmp(name, attn__hf_name(buf, sizeof buf, prefix, "", -1, r->top[i]))) return 1;
     for (l = 0; l < layers; l++)
-        for (i = 0; i < nparts; i++)
-            if (!strcmp(name, attn__hf_name(buf, sizeof buf, prefix, llama ? "layers." : "h.", l, parts[i])))
-                return 1;
+        for (i = 0; i < r->nparts; i++)
+            if (!strcmp(name, attn__hf_name(buf, sizeof buf, prefix, r->blocks, l, r->parts[i]))) return 1;
     return 0;
 }
 
@@ -13662,6 +13777,34 @@ static attn_status attn__llama_fill(attn_transformer *m, const attn_safetensors 
         ATTN__TRY(attn__hf_get(st, prefix, b, l, "mlp.gate_proj.weight", W.W3, mlp, d));
         ATTN__TRY(attn__hf_get(st, prefix, b, l, "mlp.up_proj.weight", W.W1, mlp, d));
         ATTN__TRY(attn__hf_get(st, prefix, b, l, "mlp.down_proj.weight", W.W2, d, mlp));
+    }
+    return ATTN_OK;
+}
+
+/* Fills a BERT-shaped m from st (names with prefix); tmp [types, d] is scratch. Every token is of
+   type 0: its type embedding is added to the position table. */
+static attn_status attn__bert_fill(attn_transformer *m, const attn_safetensors *st, const char *prefix,
+                                   attn_float *tmp, int types)
+{
+    const attn_transformer_config *c = &m->cfg;
+    attn_transformer_tensors M = attn_transformer_named(m, 0);
+    int64_t d = c->d, mlp = c->mlp;
+    const char *b = "encoder.layer.";
+    int l, t, k;
+    ATTN__TRY(attn__hf_get(st, prefix, b, -1, "embeddings.word_embeddings.weight", M.E, c->vocab, d));
+    ATTN__TRY(attn__hf_get(st, prefix, b, -1, "embeddings.position_embeddings.weight", M.P, c->max_T, d));
+    ATTN__TRY(attn__hf_get(st, prefix, b, -1, "embeddings.token_type_embeddings.weight", tmp, types, d));
+    for (t = 0; t < c->max_T; t++) attn_axpy((size_t)d, 1, tmp, M.P + (size_t)t * d); /* type 0 */
+    ATTN__TRY(attn__hf_get(st, prefix, b, -1, "embeddings.LayerNorm.weight", M.neg, d, 0));
+    ATTN__TRY(attn__hf_get(st, prefix, b, -1, "embeddings.LayerNorm.bias", M.neb, d, 0));
+    for (l = 0; l < c->layers; l++) {
+        attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
+        attn_float *dst[16] = {W.Wq, W.bq, W.Wk, W.bk, W.Wv, W.bv, W.Wo, W.bo,
+                               W.n1g, W.n1b, W.W1, W.b1, W.W2, W.b2, W.n2g, W.n2b};
+        int64_t rows[16] = {d, d, d, d, d, d, d, d, d, d, mlp, mlp, d, d, d, d};
+        int64_t cols[16] = {d, 0, d, 0, d, 0, d, 0, 0, 0, d, 0, mlp, 0, 0, 0};
+        for (k = 0; k < 16; k++) /* in attn__bert_parts' order; [out, in] as attn.h's */
+            ATTN__TRY(attn__hf_get(st, prefix, b, l, attn__bert_parts[k], dst[k], rows[k], cols[k]));
     }
     return ATTN_OK;
 }
@@ -13783,6 +13926,38 @@ static attn_status attn__llama_config(const attn__config *cj, const char *path, 
     return ATTN_OK;
 }
 
+/* BERT's configuration from config.json: a post-norm encoder with learned positions, a normed
+   embedding, GELU (erf; gelu_new: tanh) and a padding mask; *types the token types. */
+static attn_status attn__bert_config(const attn__config *cj, const char *path, attn_transformer_config *c,
+                                     int *types)
+{
+    const char *act = attn__config_str(cj, "hidden_act"),
+               *pe = attn__config_str(cj, "position_embedding_type");
+    const double *eps = attn__config_num(cj, "layer_norm_eps"), *pad = attn__config_num(cj, "pad_token_id");
+    *types = 2;
+    if (!attn__hf_int(cj, path, "vocab_size", 1, &c->vocab) ||
+        !attn__hf_int(cj, path, "hidden_size", 1, &c->d) ||
+        !attn__hf_int(cj, path, "num_hidden_layers", 1, &c->layers) ||
+        !attn__hf_int(cj, path, "num_attention_heads", 1, &c->heads) ||
+        !attn__hf_int(cj, path, "intermediate_size", 1, &c->mlp) ||
+        !attn__hf_int(cj, path, "max_position_embeddings", 1, &c->max_T) ||
+        !attn__hf_int(cj, path, "type_vocab_size", 0, types))
+        return attn_last_status();
+    if (c->d % c->heads || (act && strcmp(act, "gelu") && strcmp(act, "gelu_new")) ||
+        (pe && strcmp(pe, "absolute")))
+        return attn__fail(ATTN_ERR_FORMAT,
+                          "attn_transformer_load_hf: %s: attn.h reads BERT with hidden_size a "
+                          "multiple of num_attention_heads, hidden_act gelu and absolute positions",
+                          path);
+    c->dk = c->dv = c->d / c->heads;
+    c->eps = eps ? (attn_float)*eps : (attn_float)1e-12;
+    c->act = act && !strcmp(act, "gelu_new") ? ATTN_ACT_GELU_TANH : ATTN_ACT_GELU_ERF;
+    c->pad = pad && *pad >= 0 && *pad < c->vocab ? (int)*pad : 0;
+    c->pos = ATTN_POS_LEARNED; c->norm = ATTN_NORM_LAYER; c->glu = 0; c->bias = 1; c->causal = 0;
+    c->post_norm = c->emb_norm = c->pad_mask = 1;
+    return ATTN_OK;
+}
+
 #endif
 
 ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *dir)
@@ -13797,7 +13972,7 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
     char path[4096], *text;
     const char *type, *prefix;
     size_t len, KH;
-    int i, l, llama;
+    int i, l, a, types = 0;
     attn_float *tmp;
     ATTN__NEED(m); ATTN__NEED(dir);
     snprintf(path, sizeof path, "%s/config.json", dir);
@@ -13806,24 +13981,29 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
     ATTN_FREE(text);
     if (!i) return attn__fail(ATTN_ERR_FORMAT, "%s: %s is not a JSON object", __func__, path);
     type = attn__config_str(&cj, "model_type");
-    llama = type && !strcmp(type, "llama");
-    if (!type || (!llama && strcmp(type, "gpt2")))
-        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: model_type %s; attn.h reads gpt2 and llama", __func__,
-                          path, type ? type : "(none)");
-    ATTN__TRY(llama ? attn__llama_config(&cj, path, &c) : attn__gpt2_config(&cj, path, &c));
+    for (a = 0; type && a < 3 && strcmp(type, attn__hf_archs[a].type); a++) continue;
+    if (!type || a == 3)
+        return attn__fail(ATTN_ERR_FORMAT, "%s: %s: model_type %s; attn.h reads gpt2, llama and bert",
+                          __func__, path, type ? type : "(none)");
+    c.causal = 1; c.scale = 0; c.readout = 0; c.in_dim = 0;
+    ATTN__TRY(a == ATTN__HF_LLAMA  ? attn__llama_config(&cj, path, &c)
+              : a == ATTN__HF_BERT ? attn__bert_config(&cj, path, &c, &types)
+                                   : attn__gpt2_config(&cj, path, &c));
     if (c.layers > ATTN_MAX_LAYERS)
         return attn__fail(ATTN_ERR_FORMAT, "%s: %s: %d layers (at most %d)", __func__, path, c.layers,
                           ATTN_MAX_LAYERS);
-    c.out = c.vocab; c.causal = 1; c.scale = 0; c.readout = 0; c.in_dim = 0;
+    c.out = a == ATTN__HF_BERT ? 0 : c.vocab; /* BERT: the hidden states, no head */
     for (l = 0; l < c.layers; l++) c.kinds[l] = ATTN_SOFTMAX;
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
     ATTN__TRY(attn_safetensors_load(&st, path));
-    prefix = llama ? (attn_safetensors_find(&st, "model.embed_tokens.weight") ? "model." : "")
-                   : (attn_safetensors_find(&st, "transformer.wte.weight") ? "transformer." : "");
+    prefix = a == ATTN__HF_LLAMA ? (attn_safetensors_find(&st, "model.embed_tokens.weight") ? "model." : "")
+             : a == ATTN__HF_BERT
+                 ? (attn_safetensors_find(&st, "bert.embeddings.word_embeddings.weight") ? "bert." : "")
+                 : (attn_safetensors_find(&st, "transformer.wte.weight") ? "transformer." : "");
     for (i = 0; i < st.count; i++)
-        if (!attn__hf_known(st.tensors[i].name, prefix, c.layers, llama)) {
+        if (!attn__hf_known(st.tensors[i].name, prefix, c.layers, a)) {
             attn__fail(ATTN_ERR_FORMAT, "%s: %s holds %s, which is not %s's", __func__, path,
-                       st.tensors[i].name, llama ? "Llama" : "GPT-2");
+                       st.tensors[i].name, attn__hf_archs[a].type);
             attn_safetensors_free(&st);
             return ATTN_ERR_FORMAT;
         }
@@ -13834,9 +14014,13 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
     }
     KH = (size_t)ATTN__MAX(c.heads, c.kv_heads);
     if (!(tmp = (attn_float *)ATTN_MALLOC(
-              sizeof(attn_float) * ATTN__MAX(3 * (size_t)c.d * ATTN__MAX(c.d, c.mlp), KH * c.dk * c.d))))
+              sizeof(attn_float) *
+              ATTN__MAX(3 * (size_t)c.d * ATTN__MAX(c.d, c.mlp), KH * c.dk * c.d + (size_t)types * c.d))))
         s = attn__fail(ATTN_ERR_NOMEM, "%s: no memory", __func__);
-    else s = llama ? attn__llama_fill(&t, &st, prefix, tmp) : attn__gpt2_fill(&t, &st, prefix, tmp);
+    else
+        s = a == ATTN__HF_LLAMA  ? attn__llama_fill(&t, &st, prefix, tmp)
+            : a == ATTN__HF_BERT ? attn__bert_fill(&t, &st, prefix, tmp, types)
+                                 : attn__gpt2_fill(&t, &st, prefix, tmp);
     ATTN_FREE(tmp);
     attn_safetensors_free(&st);
     if (s != ATTN_OK) {

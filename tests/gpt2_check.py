@@ -17,8 +17,9 @@ import subprocess
 import sys
 import tempfile
 
+import hf_fixture
 import numpy as np
-from safetensors.numpy import load_file, save_file
+from safetensors.numpy import load_file
 
 CFG = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": 61, "n_embd": 24, "n_layer": 2,
        "n_head": 3, "n_positions": 20, "n_ctx": 20, "n_inner": None, "layer_norm_epsilon": 1e-05,
@@ -71,15 +72,7 @@ def forward(w, tokens):
 
 
 def write_fixture(d):
-    os.makedirs(d, exist_ok=True)
-    w = weights()
-    save_file(w, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
-    json.dump(CFG, open(os.path.join(d, "config.json"), "w"), indent=2)
-    with open(os.path.join(d, "logits.txt"), "w") as f:
-        f.write(" ".join(map(str, TOKENS)) + "\n")
-        for row in forward(w, TOKENS):
-            f.write(" ".join("%.9g" % v for v in row) + "\n")
-    return w
+    return hf_fixture.write(d, CFG, weights(), TOKENS, forward)
 
 
 def main():

@@ -1,18 +1,42 @@
-/* hf_tool: attn_transformer_load_hf / _save_hf for tests/gpt2_check.py.
+/* hf_tool: attn_transformer_load_hf / _save_hf for tests/gpt2_check.py, llama_check.py, bert_check.py.
      hf_tool forward DIR TOKEN...     prints the logits [T, vocab] (%.9g) of the model in DIR
-     hf_tool export DIR OUT           loads DIR and writes it again to OUT (an existing directory) */
+     hf_tool export DIR OUT           loads DIR and writes it again to OUT (an existing directory)
+     hf_tool embed DIR T TOKEN...     a padded batch of sentences of T tokens each: prints their
+                                      mean-pooled, L2-normalised embeddings [B, d] */
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The embeddings of n tokens a[] in sentences of T, as sentence-transformers pools them. */
+static int embed(attn_transformer *m, int T, int n, char **a)
+{
+    int B = T > 0 ? n / T : 0, i, d = m->cfg.d;
+    int *tok = (int *)malloc(sizeof(int) * (size_t)(n ? n : 1));
+    unsigned char *mask = (unsigned char *)malloc((size_t)(n ? n : 1));
+    attn_float *h = (attn_float *)malloc(sizeof(attn_float) * (size_t)(n ? n : 1) * d), *e, *cache;
+    size_t wb = B > 0 ? attn_transformer_work_bytes(m, B, T) : 0;
+    void *work = malloc(wb ? wb : 1);
+    if (B < 1 || B * T != n || !tok || !mask || !h || !work) return fprintf(stderr, "hf_tool embed: bad batch\n"), 2;
+    for (i = 0; i < n; i++) tok[i] = atoi(a[i]), mask[i] = tok[i] != m->cfg.pad;
+    e = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * d);
+    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(m, B, T));
+    if (!e || !cache || attn_transformer_forward(m, h, cache, tok, NULL, B, T, work, wb) != ATTN_OK ||
+        attn_mean_pool(e, h, mask, B, T, d, 1) != ATTN_OK)
+        return fprintf(stderr, "hf_tool: %s\n", attn_last_error()), 1;
+    for (i = 0; i < B * d; i++) printf("%.9g%c", (double)e[i], (i + 1) % d ? ' ' : '\n');
+    free(tok); free(mask); free(h); free(e); free(cache); free(work);
+    attn_transformer_free(m);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     attn_transformer m;
     int i, v, T = argc - 3, tok[256];
-    if (argc < 4 || (strcmp(argv[1], "forward") && strcmp(argv[1], "export")) || T > 256) {
-        fprintf(stderr, "usage: hf_tool forward DIR TOKEN... | hf_tool export DIR OUT\n");
+    if (argc < 4 || (strcmp(argv[1], "forward") && strcmp(argv[1], "export") && strcmp(argv[1], "embed"))) {
+        fprintf(stderr, "usage: hf_tool forward DIR TOKEN... | hf_tool export DIR OUT | hf_tool embed DIR T TOKEN...\n");
         return 2;
     }
     if (attn_transformer_load_hf(&m, argv[2]) != ATTN_OK) {
@@ -25,6 +49,8 @@ int main(int argc, char **argv)
         attn_transformer_free(&m);
         return rc;
     }
+    if (!strcmp(argv[1], "embed")) return embed(&m, atoi(argv[3]), argc - 4, argv + 4);
+    if (T > 256) return 2;
     for (i = 0; i < T; i++) tok[i] = atoi(argv[3 + i]);
     {
         attn_float *y = (attn_float *)malloc(sizeof(attn_float) * (size_t)T * m.cfg.out);

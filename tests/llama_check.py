@@ -11,14 +11,13 @@
 The numpy model follows transformers' LlamaForCausalLM: RMSNorm (x / sqrt(mean x^2 + eps) g), RoPE on
 the pairs (i, i + head_dim / 2) (rotate_half), key and value heads repeated over their query heads,
 down(silu(gate x) * up x). Needs numpy and safetensors (no torch)."""
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
+import hf_fixture
 import numpy as np
-from safetensors.numpy import save_file
 
 CFG = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 53, "hidden_size": 24,
        "intermediate_size": 40, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
@@ -74,15 +73,7 @@ def forward(w, tokens):
 
 
 def write_fixture(d):
-    os.makedirs(d, exist_ok=True)
-    w = weights()
-    save_file(w, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
-    json.dump(CFG, open(os.path.join(d, "config.json"), "w"), indent=2)
-    with open(os.path.join(d, "logits.txt"), "w") as f:
-        f.write(" ".join(map(str, TOKENS)) + "\n")
-        for row in forward(w, TOKENS):
-            f.write(" ".join("%.9g" % v for v in row) + "\n")
-    return w
+    return hf_fixture.write(d, CFG, weights(), TOKENS, forward)
 
 
 def main():

@@ -265,7 +265,9 @@ else
             sh -c "$CC -O2 -Wall -Wextra tests/hf_tool.c -o $tmp/hf_tool -lm && python3 tests/gpt2_check.py check $tmp/hf_tool"
         try "Llama in Hugging Face's layout: attn.h's logits against a numpy Llama (tests/llama_check.py)" \
             sh -c "$CC -O2 -Wall -Wextra tests/hf_tool.c -o $tmp/hf_tool -lm && python3 tests/llama_check.py check $tmp/hf_tool"
-    else echo "skip: python3 with safetensors and numpy not installed (the safetensors, GPT-2 and Llama cross-checks)"; fi
+        try "BERT in Hugging Face's layout: attn.h's sentence embeddings against a numpy BERT (tests/bert_check.py)" \
+            sh -c "$CC -O2 -Wall -Wextra tests/hf_tool.c -o $tmp/hf_tool -lm && python3 tests/bert_check.py check $tmp/hf_tool"
+    else echo "skip: python3 with safetensors and numpy not installed (the safetensors, GPT-2, Llama and BERT cross-checks)"; fi
     # the fuzz targets' committed corpora (seeds and every input a fuzzing run found), replayed
     for t in checkpoint loaders kinds kv safetensors; do
         try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY tests/fuzz/fuzz_$t.c -o $tmp/replay_$t -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"

@@ -136,6 +136,9 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     BAD(attn_softmax_forward(F(0), in, 2, 0));
     BAD(attn_softmax_forward(NULL, in, 2, 3));
     BAD(attn_softmax_backward(F(0), in, NULL, 2, 3));
+    BAD(attn_mean_pool(NULL, in, NULL, 1, 4, 4, 1));
+    BAD(attn_mean_pool(F(0), in, NULL, 0, 4, 4, 1));
+    BAD(attn_mean_pool(F(0), in, NULL, 1, 4, -1, 1));
     BAD(attn_embedding_forward(F(0), bad_ids, in, 4, 3, 2));
     BAD(attn_embedding_forward(F(0), ids, in, 4, 0, 2));
     BAD(attn_embedding_backward(F(0), in, bad_ids, 4, 3, 2));

@@ -2009,45 +2009,118 @@ static void test_named_tensors(void)
 }
 
 
+/* BERT in Hugging Face's layout (tests/data/bert_tiny, written by tests/bert_check.py: a random
+   2-layer BERT with the position_ids buffer, and a padded batch's mean-pooled, L2-normalised
+   embeddings from an independent numpy model): the encoder options (post-norm blocks, the
+   embeddings' norm, the padding mask, no head) and attn_mean_pool against it, each sentence alone
+   as in the batch; the options survive a checkpoint; backward and decoding refuse them. */
+static void test_bert_hf(void)
+{
+    attn_transformer m, back;
+    FILE *f = fopen("tests/data/bert_tiny/embeddings.txt", "r");
+    int tok[64], B = 0, T = 0, i, ok, d;
+    double want, worst = 0, worst1 = 0;
+    attn_float *h = NULL, *e = NULL, *e1 = NULL, *cache = NULL;
+    unsigned char mask[64];
+    void *work = NULL;
+    size_t wb;
+    if (!f || fscanf(f, "%d %d", &B, &T) != 2 || B * T > 64) {
+        CHECK(0, "bert: tests/data/bert_tiny/embeddings.txt missing or bad");
+        if (f) fclose(f);
+        return;
+    }
+    for (i = 0; i < B * T; i++) ok = fscanf(f, "%d", &tok[i]);
+    ok = attn_transformer_load_hf(&m, "tests/data/bert_tiny") == ATTN_OK;
+    CHECK(ok && m.cfg.post_norm && m.cfg.emb_norm && m.cfg.pad_mask && !m.cfg.out && !m.cfg.causal &&
+              m.cfg.act == ATTN_ACT_GELU_ERF,
+          "bert: the fixture loads: %s", attn_last_error());
+    if (!ok) {
+        fclose(f);
+        return;
+    }
+    d = m.cfg.d;
+    for (i = 0; i < B * T; i++) mask[i] = tok[i] != m.cfg.pad;
+    wb = attn_transformer_work_bytes(&m, B, T);
+    h = t_alloc((size_t)B * T * d); e = t_alloc((size_t)B * d); e1 = t_alloc((size_t)d);
+    cache = t_alloc(attn_transformer_cache_floats(&m, B, T));
+    work = malloc(wb);
+    ok = attn_transformer_forward(&m, h, cache, tok, NULL, B, T, work, wb) == ATTN_OK &&
+         attn_mean_pool(e, h, mask, B, T, d, 1) == ATTN_OK;
+    for (i = 0; ok && i < B * d; i++) {
+        if (fscanf(f, "%lf", &want) != 1) ok = 0;
+        else if (fabs(want - e[i]) > worst) worst = fabs(want - e[i]);
+    }
+    fclose(f);
+    CHECK(ok && worst < 1e3 * T_EPS + 2e-8, "bert: embeddings against the numpy model (to 9 digits): worst %.3g", worst);
+    for (i = 0; ok && i < B; i++) { /* each sentence alone, without its padding */
+        int n = 0, j;
+        while (n < T && tok[i * T + n] != m.cfg.pad) n++;
+        ok = attn_transformer_forward(&m, h, cache, tok + i * T, NULL, 1, n, work, wb) == ATTN_OK &&
+             attn_mean_pool(e1, h, NULL, 1, n, d, 1) == ATTN_OK;
+        for (j = 0; ok && j < d; j++) worst1 = fmax(worst1, fabs((double)e1[j] - e[(size_t)i * d + j]));
+    }
+    CHECK(ok && worst1 < 64 * T_EPS, "bert: a sentence alone embeds as in the padded batch: %.3g", worst1);
+    ok = attn_transformer_save(&m, "build/bert.ckpt") == ATTN_OK && attn_transformer_load(&back, "build/bert.ckpt") == ATTN_OK;
+    CHECK(ok && !memcmp(&back.cfg, &m.cfg, sizeof m.cfg) && t_params_equal(&back.p, &m.p),
+          "bert: a checkpoint keeps the encoder options: %s", attn_last_error());
+    if (ok) attn_transformer_free(&back);
+    remove("build/bert.ckpt");
+    CHECK(attn_transformer_backward(&m, h, cache, tok, NULL, B, T, work, wb) == ATTN_ERR_ARG &&
+              strstr(attn_last_error(), "encoder options"),
+          "bert: backward refuses the encoder options (not written yet)");
+    CHECK(attn_transformer_kv_bytes(&m, 8) == 0, "bert: decoding refuses a non-causal encoder");
+    free(h); free(e); free(e1); free(cache); free(work);
+    attn_transformer_free(&m);
+}
+
 /* Llama in Hugging Face's layout (tests/data/llama_tiny, written by tests/llama_check.py: a random
    2-layer Llama with grouped-query heads, rope_theta 500, an untied head, the "model." prefix and
    an old rotary_emb.inv_freq buffer, and its logits from an independent numpy model with
    rotate_half's pairs): loaded, its logits against numpy's, decoded with the cache as the full
    pass, a checkpoint keeping rope_theta; rope_scaling and another activation refused. */
+/* A Hugging Face fixture of tests/data (DIR/logits.txt: the token ids, then numpy's logits to 9
+   digits): loads DIR into *m, runs the tokens, and returns the largest difference of the logits
+   from numpy's (-1 when something fails: the model then is not loaded); the tokens in tok [64]
+   and *T, the logits in *y (malloc'd) when it does not fail. */
+static double hf_fixture(const char *dir, attn_transformer *m, int *tok, int *T, attn_float **y)
+{
+    char path[256];
+    FILE *f;
+    attn_float *cache;
+    void *work;
+    size_t wb;
+    double want, worst = 0;
+    int i, ok;
+    snprintf(path, sizeof path, "%s/logits.txt", dir);
+    if (!(f = fopen(path, "r"))) return -1;
+    for (*T = 0; *T < 64 && fscanf(f, "%d", &tok[*T]) == 1 && fgetc(f) == ' ';) ++*T;
+    ++*T;
+    if (attn_transformer_load_hf(m, dir) != ATTN_OK) return fclose(f), -1;
+    wb = attn_transformer_work_bytes(m, 1, *T);
+    *y = (attn_float *)malloc(sizeof(attn_float) * (size_t)*T * m->cfg.out);
+    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(m, 1, *T));
+    work = malloc(wb);
+    ok = *y && cache && work && attn_transformer_forward(m, *y, cache, tok, NULL, 1, *T, work, wb) == ATTN_OK;
+    for (i = 0; ok && i < *T * m->cfg.out; i++) {
+        if (fscanf(f, "%lf", &want) != 1) ok = 0;
+        else if (fabs(want - (*y)[i]) > worst) worst = fabs(want - (*y)[i]);
+    }
+    fclose(f); free(cache); free(work);
+    if (!ok) free(*y), attn_transformer_free(m);
+    return ok ? worst : -1;
+}
+
 static void test_llama_hf(void)
 {
     attn_transformer m, back;
-    FILE *f = fopen("tests/data/llama_tiny/logits.txt", "r");
-    int tok[64], T = 0, i, ok;
-    double want, worst = 0;
-    attn_float *y = NULL, *cache = NULL;
-    void *work = NULL;
-    size_t wb;
-    if (!f) {
-        CHECK(0, "llama: tests/data/llama_tiny/logits.txt missing");
-        return;
-    }
-    while (T < 64 && fscanf(f, "%d", &tok[T]) == 1 && fgetc(f) == ' ') T++;
-    T++;
-    ok = attn_transformer_load_hf(&m, "tests/data/llama_tiny") == ATTN_OK;
-    CHECK(ok && m.cfg.layers == 2 && m.cfg.heads == 4 && m.cfg.kv_heads == 2 && m.cfg.rope_theta == 500 &&
+    attn_float *y;
+    int tok[64], T, i, ok;
+    double worst = hf_fixture("tests/data/llama_tiny", &m, tok, &T, &y);
+    CHECK(worst >= 0 && m.cfg.layers == 2 && m.cfg.heads == 4 && m.cfg.kv_heads == 2 && m.cfg.rope_theta == 500 &&
               m.cfg.norm == ATTN_NORM_RMS && m.cfg.glu && !m.cfg.bias,
-          "llama: the fixture loads: %s", attn_last_error());
-    if (!ok) {
-        fclose(f);
-        return;
-    }
-    wb = attn_transformer_work_bytes(&m, 1, T);
-    y = (attn_float *)malloc(sizeof(attn_float) * (size_t)T * m.cfg.out);
-    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, 1, T));
-    work = malloc(wb);
-    ok = y && cache && work && attn_transformer_forward(&m, y, cache, tok, NULL, 1, T, work, wb) == ATTN_OK;
-    for (i = 0; ok && i < T * m.cfg.out; i++) {
-        if (fscanf(f, "%lf", &want) != 1) ok = 0;
-        else if (fabs(want - y[i]) > worst) worst = fabs(want - y[i]);
-    }
-    fclose(f);
-    CHECK(ok && worst < 1e3 * T_EPS + 2e-8, "llama: logits against the numpy model (to 9 digits): worst %.3g", worst);
+          "llama: the fixture loads and runs: %s", attn_last_error());
+    if (worst < 0) return;
+    CHECK(worst < 1e3 * T_EPS + 2e-8, "llama: logits against the numpy model (to 9 digits): worst %.3g", worst);
     {
         static const int calls[] = {5, 1};
         double diff = t_decode_diff(&m, NULL, tok, T, calls, 2, y, m.cfg.out);
@@ -2074,7 +2147,7 @@ static void test_llama_hf(void)
         }
         remove("build/config.json");
     }
-    free(y); free(cache); free(work);
+    free(y);
     attn_transformer_free(&m);
 }
 
@@ -2086,45 +2159,22 @@ static void test_llama_hf(void)
 static void test_gpt2_hf(void) /* the logits file holds 9 digits: 2e-8 at these sizes */
 {
     attn_transformer m, back;
-    FILE *f = fopen("tests/data/gpt2_tiny/logits.txt", "r");
-    int tok[64], T = 0, i, ok;
-    double want, worst = 0;
-    attn_float *y = NULL, *cache = NULL;
-    void *work = NULL;
-    size_t wb;
-    if (!f) {
-        CHECK(0, "gpt2: tests/data/gpt2_tiny/logits.txt missing");
-        return;
-    }
-    while (T < 64 && fscanf(f, "%d", &tok[T]) == 1 && fgetc(f) == ' ') T++;
-    T++;
-    ok = attn_transformer_load_hf(&m, "tests/data/gpt2_tiny") == ATTN_OK;
-    CHECK(ok && m.cfg.layers == 2 && m.cfg.heads == 3 && m.cfg.d == 24 && m.cfg.act == ATTN_ACT_GELU_TANH,
-          "gpt2: the fixture loads: %s", attn_last_error());
-    if (!ok) {
-        fclose(f);
-        return;
-    }
-    wb = attn_transformer_work_bytes(&m, 1, T);
-    y = (attn_float *)malloc(sizeof(attn_float) * (size_t)T * m.cfg.out);
-    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, 1, T));
-    work = malloc(wb);
-    ok = y && cache && work && attn_transformer_forward(&m, y, cache, tok, NULL, 1, T, work, wb) == ATTN_OK;
-    for (i = 0; ok && i < T * m.cfg.out; i++) {
-        if (fscanf(f, "%lf", &want) != 1) ok = 0;
-        else if (fabs(want - y[i]) > worst) worst = fabs(want - y[i]);
-    }
-    fclose(f);
-    CHECK(ok && worst < 1e3 * T_EPS + 2e-8, "gpt2: logits against the numpy model (to 9 digits): worst %.3g", worst);
+    attn_float *y;
+    int tok[64], T, i, ok;
+    double worst = hf_fixture("tests/data/gpt2_tiny", &m, tok, &T, &y);
+    CHECK(worst >= 0 && m.cfg.layers == 2 && m.cfg.heads == 3 && m.cfg.d == 24 && m.cfg.act == ATTN_ACT_GELU_TANH,
+          "gpt2: the fixture loads and runs: %s", attn_last_error());
+    if (worst < 0) return;
+    CHECK(worst < 1e3 * T_EPS + 2e-8, "gpt2: logits against the numpy model (to 9 digits): worst %.3g", worst);
     ok = attn_transformer_save_hf(&m, "build") == ATTN_OK && attn_transformer_load_hf(&back, "build") == ATTN_OK;
     CHECK(ok && t_params_equal(&back.p, &m.p) && !memcmp(&back.cfg, &m.cfg, sizeof m.cfg),
           "gpt2: saved and loaded again bit for bit: %s", attn_last_error());
     if (ok) attn_transformer_free(&back);
     {
-        static const char *bad[2] = {"{\"model_type\": \"bert\", \"vocab_size\": 61}",
+        static const char *bad[2] = {"{\"model_type\": \"t5\", \"vocab_size\": 61}",
                                      "{\"model_type\": \"gpt2\", \"vocab_size\": 61, \"n_embd\": 24, \"n_layer\": 2, "
                                      "\"n_head\": 5, \"n_positions\": 20}"};
-        static const char *why[2] = {"bert", "heads"};
+        static const char *why[2] = {"t5", "heads"};
         for (i = 0; i < 2; i++) {
             FILE *c = fopen("build/config.json", "w");
             if (c) fputs(bad[i], c), fclose(c);
@@ -2146,7 +2196,7 @@ static void test_gpt2_hf(void) /* the logits file holds 9 digits: 2e-8 at these 
         CHECK(ok && attn_transformer_load_hf(&back, "build") == ATTN_ERR_SHAPE && strstr(attn_last_error(), "wpe.weight"),
               "gpt2: a misshapen tensor is named: %s", attn_last_error());
     }
-    free(y); free(cache); free(work);
+    free(y);
     attn_transformer_free(&m);
 }
 
@@ -2176,6 +2226,7 @@ void test_models(void)
     test_transformer_gqa();
     test_transformer_qk_norm();
     test_llama_hf();
+    test_bert_hf();
     test_plot_svg();
     test_transformer_weights();
     test_transformer_pruned();
