@@ -1150,7 +1150,8 @@ typedef struct attn_transformer_config {
        the blocks x = Norm(x + Attn(x)), x = Norm(x + MLP(x)) without a final norm; emb_norm adds a
        norm (gain neg, bias neb) after the embeddings and positions; pad_mask makes every token equal
        to pad a key no query sees (a padded batch); out 0 leaves the head out, y being the last
-       block's rows [B, R, d]. The forward pass only: backward, weights and decoding refuse them. */
+       block's rows [B, R, d]. Decoding refuses them (an encoder is not causal), and the attention
+   weights pad_mask (their tokens are not given). */
     int post_norm, emb_norm, pad_mask, pad;
 } attn_transformer_config;
 
@@ -1232,7 +1233,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
    forward, loss and backward over the batch up to the order of the sums (the dropout masks do not
    depend on the batch index); it accumulates into m->p's gradient block (zero it first). chunk:
    sequences per chunk, 0 for ATTN_CHUNK_TOKENS / T (at least 1). loss(ctx, b0, nb, y, dy) gets the
-   outputs y [nb, R, out] of sequences b0 .. b0 + nb - 1, writes dL/dy [nb, R, out] to dy and
+   outputs y [nb, R, out] (out 0: d) of sequences b0 .. b0 + nb - 1, writes dL/dy (the same shape) to dy and
    returns their part of the loss; *total (may be NULL) is the sum of the parts. work:
    attn_transformer_grad_work_bytes(m, B, T, chunk) bytes (the cache of one chunk among them). */
 #ifndef ATTN_CHUNK_TOKENS
@@ -9784,7 +9785,7 @@ static int attn__tf_q(const attn_transformer *m, int l, int T)
 typedef struct {
     attn_float *x, *a, *m1, *r1, *h, *bn, *m2, *r2, *u, *g, *u2, *bias, *aq, *att, *pn,
         *next;                                                                /* layer l < layers */
-    attn_float *xr, *f, *mf, *rf;                                             /* l = layers: x is x_L */
+    attn_float *xr, *f, *mf, *rf, *e0, *em, *er; /* l = layers: x is x_L; e0 the embeddings before emb_norm */
 } attn__tf_cache;
 
 /* The T5 bias of a layer, [H, Tq, Tk] (0 without t5). */
@@ -9850,6 +9851,7 @@ static void attn__tf_cache_map(const attn_transformer *m, int l, int B, int T, a
     c->x = base;
     c->xr = c->x + (Tq == R ? 0 : (size_t)B * Tq * m->cfg.d);
     c->f = c->xr + Rd; c->mf = c->f + Rd; c->rf = c->mf + Rd / m->cfg.d;
+    c->e0 = c->rf + Rd / m->cfg.d; c->em = c->e0 + (size_t)B * T * m->cfg.d; c->er = c->em + (size_t)B * T;
 }
 
 ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, int T)
@@ -9859,7 +9861,8 @@ ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, i
     if (!attn__sizes_ok(__func__, m, B, T, m ? m->cfg.max_T : 0)) return 0;
     for (l = 0; l < m->cfg.layers; l++) n += attn__tf_lcache_map(m, l, B, T, NULL, NULL);
     R = (size_t)B * attn__tf_rows(m, T); Tq = (size_t)B * attn__tf_q(m, m->cfg.layers - 1, T);
-    return n + (Tq + (Tq == R ? 0 : R) + R) * m->cfg.d + 2 * R;
+    return n + (Tq + (Tq == R ? 0 : R) + R) * m->cfg.d + 2 * R +
+           (m->cfg.emb_norm ? (size_t)B * T * (m->cfg.d + 2) : 0);
 }
 
 /* The largest attention layer's work. */
@@ -9965,6 +9968,13 @@ static const int *attn__tf_segments(const attn_transformer *m, const int *tokens
     return seg;
 }
 
+/* With pad_mask, the keys a padded batch's tokens [N] leave visible (tokens other than pad). */
+static void attn__tf_pad_mask(const attn_transformer *m, const int *tokens, size_t N, unsigned char *kmask)
+{
+    size_t i;
+    for (i = 0; m->cfg.pad_mask && i < N; i++) kmask[i] = tokens[i] != m->cfg.pad;
+}
+
 static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache,
                                  const int *tokens, const attn_float *x, int B, int T, const void *work,
                                  size_t work_bytes)
@@ -10022,7 +10032,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
 {
     const attn_transformer_config *cf;
     attn_transformer_tensors M;
-    attn__tf_cache c;
+    attn__tf_cache c, f;
     attn_float *bases[ATTN_MAX_LAYERS + 1];
     attn__tf_work w;
     attn_layer L;
@@ -10043,8 +10053,12 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         attn_linear_forward(c.x, x, M.Win, M.bin, (int)N, cf->in_dim, cf->d);
     if (cf->pos == ATTN_POS_LEARNED)
         attn_pos_learned_forward(c.x, c.x, M.P, B, T, cf->d, cf->max_T);
-    if (cf->emb_norm) attn__tf_norm(m, c.x, NULL, NULL, c.x, M.neg, M.neb, N);
-    for (l = 0; cf->pad_mask && l < (int)N; l++) w.kmask[l] = tokens[l] != cf->pad;
+    if (cf->emb_norm) { /* x_0 = Norm(e0), e0 kept for backward */
+        attn__tf_cache_map(m, cf->layers, B, T, bases, &f);
+        memcpy(f.e0, c.x, sizeof(attn_float) * N * cf->d);
+        attn__tf_norm(m, c.x, f.em, f.er, f.e0, M.neg, M.neb, N);
+    }
+    attn__tf_pad_mask(m, tokens, N, w.kmask);
     for (l = 0; l < cf->layers; l++) {
         const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
         int Tq = attn__tf_q(m, l, T);
@@ -10096,27 +10110,30 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     attn_transformer_tensors M, MG;
     attn__tf_work w;
     attn_float *dX, *dH, *dA, *dG, *dU, *dB, *dAq;
+    const attn_float *mi;
     const int *seg;
     size_t N, Nd, Rd;
     int l, R, TqL;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
-    if (m->cfg.post_norm || m->cfg.emb_norm || m->cfg.pad_mask || !m->cfg.out)
-        return attn__fail(ATTN_ERR_ARG, "%s: the encoder options (post_norm, emb_norm, pad_mask, out 0) have "
-                          "no backward pass yet", __func__);
     M = attn_transformer_named(m, 0); MG = attn_transformer_named(m, 1);
     attn__tf_work_map(m, B, T, work, &w);
     seg = attn__tf_segments(m, tokens, B, T, w.seg);
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
     TqL = attn__tf_q(m, cf->layers - 1, T);
     dX = w.dX; dH = w.dH; dA = w.dA; dG = w.dG; dU = w.dU; dB = w.dB; dAq = w.dAq;
+    attn__tf_pad_mask(m, tokens, N, w.kmask);
     /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L [B TqL d] in dX
        */
     attn__tf_cache_bases(m, B, T, attn__unconst(cache), bases);
     attn__tf_cache_map(m, cf->layers, B, T, bases, &c);
-    attn__linear_back(dA, MG.Wout, MG.bout, dy, c.f, M.Wout, B * R, cf->d, cf->out, 0);
-    memset(dH, 0, sizeof(attn_float) * Rd);
-    attn__tf_norm_back(m, dH, MG.nfg, MG.nfb, dA, c.xr, M.nfg, c.mf, c.rf, (size_t)B * R);
+    if (cf->out) attn__linear_back(dA, MG.Wout, MG.bout, dy, c.f, M.Wout, B * R, cf->d, cf->out, 0);
+    else memcpy(dA, dy, sizeof(attn_float) * Rd); /* no head */
+    if (cf->post_norm) memcpy(dH, dA, sizeof(attn_float) * Rd); /* no final norm */
+    else {
+        memset(dH, 0, sizeof(attn_float) * Rd);
+        attn__tf_norm_back(m, dH, MG.nfg, MG.nfb, dA, c.xr, M.nfg, c.mf, c.rf, (size_t)B * R);
+    }
     memset(dX, 0, sizeof(attn_float) * B * TqL * cf->d);
     attn__tf_lastrows(dH, dX, B, TqL, R, cf->d, ATTN__ROWS_ADD_PUT);
     for (l = cf->layers - 1; l >= 0; l--) {
@@ -10128,20 +10145,32 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         attn__tf_layer(m, l, c.bias, &L);
         attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
+        L.att.key_mask = cf->pad_mask ? w.kmask : NULL;
         /* x' = h + W2 g + b2, g = act(u) or u act(u2), u = W1 bn + b1, u2 = W3 bn + b3, bn = Norm(h),
-           over the layer's n rows: dx' in dX, dh in dH */
-        memcpy(dH, dX, sizeof(attn_float) * n * cf->d);
-        attn__linear_back(dG, G.W2, G.b2, dX, c.g, W.W2, (int)n, cf->mlp, cf->d, 0);
+           over the layer's n rows: dx' in dX, dh in dH. post_norm: x' = Norm2(bn), bn = pn + MLP(pn):
+           dbn in dH, and the MLP reads pn */
+        if (cf->post_norm) {
+            memset(dH, 0, sizeof(attn_float) * Nd);
+            attn__tf_norm_back(m, dH, G.n2g, G.n2b, dX, c.bn, W.n2g, c.m2, c.r2, N);
+        } else
+            memcpy(dH, dX, sizeof(attn_float) * n * cf->d);
+        mi = cf->post_norm ? c.pn : c.bn;
+        attn__linear_back(dG, G.W2, G.b2, dH, c.g, W.W2, (int)n, cf->mlp, cf->d, 0);
         /* glu: g = u act(u2): du = dg act(u2) (dU) and du2 = dg u act'(u2) (dG), in one pass */
         if (cf->glu) {
             attn__glu_backward(dU, dG, dG, c.u, c.u2, n * cf->mlp, cf->act, 0);
-            attn__linear_back(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp, 0);
-            attn_linear_backward(dA, G.W3, G.b3, dG, c.bn, W.W3, (int)n, cf->d, cf->mlp);
+            attn__linear_back(dA, G.W1, G.b1, dU, mi, W.W1, (int)n, cf->d, cf->mlp, 0);
+            attn_linear_backward(dA, G.W3, G.b3, dG, mi, W.W3, (int)n, cf->d, cf->mlp);
         } else {
             attn__act_back(dU, dG, c.u, n * cf->mlp, cf->act, 0);
-            attn__linear_back(dA, G.W1, G.b1, dU, c.bn, W.W1, (int)n, cf->d, cf->mlp, 0);
+            attn__linear_back(dA, G.W1, G.b1, dU, mi, W.W1, (int)n, cf->d, cf->mlp, 0);
         }
-        attn__tf_norm_back(m, dH, G.n2g, G.n2b, dA, c.h, W.n2g, c.m2, c.r2, n);
+        if (cf->post_norm) { /* pn = Norm1(h): dpn = dbn + MLP'(dbn) into dh */
+            attn_axpy(Nd, 1, dH, dA);
+            memset(dH, 0, sizeof(attn_float) * Nd);
+            attn__tf_norm_back(m, dH, G.n1g, G.n1b, dA, c.h, W.n1g, c.m1, c.r1, N);
+        } else
+            attn__tf_norm_back(m, dH, G.n2g, G.n2b, dA, c.h, W.n2g, c.m2, c.r2, n);
         /* h = x + Attn(a), a = Norm(x), h on the last Tq rows: dx in dX */
         if (Tq < T) {
             memset(dX, 0, sizeof(attn_float) * Nd);
@@ -10164,7 +10193,14 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
             attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d,
                               ATTN__ROWS_ADD_PUT); /* the queries' da joins the keys' and values' */
         if (cf->t5) attn_t5_bias_backward(G.t5, dB, cf->heads, Tq, T, cf->max_T);
-        attn__tf_norm_back(m, dX, G.n1g, G.n1b, dA, c.x, W.n1g, c.m1, c.r1, N);
+        if (cf->post_norm) attn_axpy(Nd, 1, dA, dX); /* post_norm: a = x */
+        else attn__tf_norm_back(m, dX, G.n1g, G.n1b, dA, c.x, W.n1g, c.m1, c.r1, N);
+    }
+    if (cf->emb_norm) { /* x_0 = Norm(e0): de0 in dH, then dX */
+        attn__tf_cache_map(m, cf->layers, B, T, bases, &c);
+        memset(dH, 0, sizeof(attn_float) * Nd);
+        attn__tf_norm_back(m, dH, MG.neg, MG.neb, dX, c.e0, M.neg, c.em, c.er, N);
+        memcpy(dX, dH, sizeof(attn_float) * Nd);
     }
     /* x_0 = E[tok] or Win x + bin (+ P[t]) */
     if (cf->pos == ATTN_POS_LEARNED)
@@ -10184,7 +10220,7 @@ static size_t attn__tf_grad_map(const attn_transformer *m, int nb, int T, void *
                                 attn_float **y, attn_float **dy, void **pass, size_t *np)
 {
     attn_arena ar;
-    size_t ny = (size_t)nb * attn__tf_rows(m, T) * m->cfg.out;
+    size_t ny = (size_t)nb * attn__tf_rows(m, T) * (m->cfg.out ? m->cfg.out : m->cfg.d); /* no head: d */
     *np = attn_transformer_work_bytes(m, nb, T);
     attn__arena_plan(&ar, work);
     *cache = attn__arena_floats(&ar, attn_transformer_cache_floats(m, nb, T));

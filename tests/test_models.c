@@ -2009,11 +2009,50 @@ static void test_named_tensors(void)
 }
 
 
+/* The encoder options in other company: post-norm blocks with RMSNorm, a gated MLP, an embedding
+   norm, a padding mask and a head, against finite differences (float64) and with a padded position
+   changing nothing the others compute. */
+static void test_transformer_encoder_options(void)
+{
+    attn_transformer_config cf = tf_small();
+    attn_transformer m;
+    attn_rng r;
+    attn_float y[2 * 6 * 4], y2[2 * 6 * 4], *cache;
+    int tok[12] = {1, 3, 4, 2, 0, 0, 2, 2, 1, 4, 3, 0}, i;
+    size_t wb;
+    void *work;
+    cf.causal = 0; cf.post_norm = 1; cf.emb_norm = 1; cf.pad_mask = 1; cf.pad = 0; cf.norm = ATTN_NORM_RMS;
+    cf.glu = 1; cf.act = ATTN_ACT_SILU; cf.pos = ATTN_POS_LEARNED;
+    attn_rng_seed(&r, 77, 0);
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
+    for (i = 0; i < (int)m.p.total; i++) m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
+    cache = t_alloc(attn_transformer_cache_floats(&m, 2, 6));
+    work = malloc(wb = attn_transformer_work_bytes(&m, 2, 6));
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    tok[5] = 0; tok[4] = 0; /* already pad; a third pad changes nothing the first four rows compute */
+    tok[3] = 0;
+    CHECK(attn_transformer_forward(&m, y2, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(memcmp(y + 6 * 4, y2 + 6 * 4, sizeof(attn_float) * 6 * 4) == 0, "a padded row leaves the other sequence alone");
+    tok[3] = 2;
+    if (T_DOUBLE) {
+        tf_ctx g;
+        t_var tv[1];
+        memset(&g, 0, sizeof g);
+        g.m = m; g.B = 2; g.T = 6; g.tok = tok; g.y = y; g.cache = cache; g.work = work; g.wb = wb;
+        tv[0].name = "params"; tv[0].x = m.p.data; tv[0].g = m.p.gdata; tv[0].n = m.p.total;
+        t_gradcheck("transformer: post-norm RMSNorm blocks, SwiGLU, embedding norm, padding mask", tf_f, tf_b, &g, g.y,
+                    (size_t)2 * 6 * 4, tv, 1);
+    }
+    free(cache); free(work);
+    attn_transformer_free(&m);
+}
+
 /* BERT in Hugging Face's layout (tests/data/bert_tiny, written by tests/bert_check.py: a random
    2-layer BERT with the position_ids buffer, and a padded batch's mean-pooled, L2-normalised
    embeddings from an independent numpy model): the encoder options (post-norm blocks, the
    embeddings' norm, the padding mask, no head) and attn_mean_pool against it, each sentence alone
-   as in the batch; the options survive a checkpoint; backward and decoding refuse them. */
+   as in the batch; the options survive a checkpoint; finite differences through all of them
+   (float64); decoding refuses the encoder. */
 static void test_bert_hf(void)
 {
     attn_transformer m, back;
@@ -2065,9 +2104,15 @@ static void test_bert_hf(void)
           "bert: a checkpoint keeps the encoder options: %s", attn_last_error());
     if (ok) attn_transformer_free(&back);
     remove("build/bert.ckpt");
-    CHECK(attn_transformer_backward(&m, h, cache, tok, NULL, B, T, work, wb) == ATTN_ERR_ARG &&
-              strstr(attn_last_error(), "encoder options"),
-          "bert: backward refuses the encoder options (not written yet)");
+    if (T_DOUBLE) { /* finite differences through the encoder options, the padding mask included */
+        tf_ctx g;
+        t_var tv[1];
+        memset(&g, 0, sizeof g);
+        g.m = m; g.B = B; g.T = T; g.tok = tok; g.y = h; g.cache = cache; g.work = work; g.wb = wb;
+        tv[0].name = "params"; tv[0].x = m.p.data; tv[0].g = m.p.gdata; tv[0].n = m.p.total;
+        t_gradcheck("bert: post-norm encoder, embedding norm, padding mask, no head", tf_f, tf_b, &g, g.y,
+                    (size_t)B * T * d, tv, 1);
+    }
     CHECK(attn_transformer_kv_bytes(&m, 8) == 0, "bert: decoding refuses a non-causal encoder");
     free(h); free(e); free(e1); free(cache); free(work);
     attn_transformer_free(&m);
@@ -2227,6 +2272,7 @@ void test_models(void)
     test_transformer_qk_norm();
     test_llama_hf();
     test_bert_hf();
+    test_transformer_encoder_options();
     test_plot_svg();
     test_transformer_weights();
     test_transformer_pruned();
