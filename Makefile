@@ -51,7 +51,7 @@ ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
 
-PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode \
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode $(BUILD)/bench_minilm \
            $(BUILD)/bench_fused
 
 .PHONY: help api-doc doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-minilm test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
@@ -152,6 +152,8 @@ ab: bench/ab_step.c bench/ab_side.c bench/train_step.h bench/bench.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) bench/ab_step.c $(BUILD)/ab_[abcd].o -o $(BUILD)/ab_step $(LIBS)
 	$(BUILD)/ab_step --preset $(PRESET) --kind $(KIND) --steps $(STEPS)
 $(BUILD)/bench_decode: bench/bench_decode.c bench/bench.h attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
+$(BUILD)/bench_minilm: bench/bench_minilm.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 
 $(BUILD)/test_float: $(TEST_DEP) | $(BUILD)

@@ -4586,10 +4586,10 @@ static double attn__act_f(attn_act a, double x, double *dfdx)
         s = attn__sigmoid(t);
         *dfdx = s + 2 * x * s * attn__sigmoid(-t) * k * (1 + 3 * c * x * x);
         return x * s;
-    case ATTN_ACT_GELU_ERF:
-        t = erf(x * 0.7071067811865476);
-        *dfdx = 0.5 * (1 + t) + x * exp(-0.5 * x * x) * 0.3989422804014327;
-        return 0.5 * x * (1 + t);
+    case ATTN_ACT_GELU_ERF: /* 1 + erf(x / sqrt 2) as erfc(-x / sqrt 2): no cancellation in the left tail */
+        t = erfc(-x * 0.7071067811865476);
+        *dfdx = 0.5 * t + x * exp(-0.5 * x * x) * 0.3989422804014327;
+        return 0.5 * x * t;
     case ATTN_ACT_TANH: t = tanh(x); *dfdx = 1 - t * t; return t;
     case ATTN_ACT_SILU: s = attn__sigmoid(x); *dfdx = s * (1 + x * (1 - s)); return x * s;
     case ATTN_ACT_SIGMOID: s = attn__sigmoid(x); *dfdx = s * (1 - s); return s;
@@ -4597,15 +4597,46 @@ static double attn__act_f(attn_act a, double x, double *dfdx)
     }
 }
 
+/* GELU's erf form, f = x Phi / 2 with Phi = 1 + erf(x / sqrt 2) = erfc(-x / sqrt 2), from erfc(z) at
+   z = |x| / sqrt 2 >= 0 by Press et al.'s Chebyshev fit (Numerical Recipes, erfcc: fractional error
+   below 1.2e-7), so that Phi = e in the left tail keeps that accuracy (no 1 - (1 - e)) and Phi =
+   2 - e on the right; f' = Phi / 2 + x exp(-x^2 / 2) / sqrt(2 pi). */
+ATTN__INLINE void attn__gelu_erf_vec(attn__v v, attn__v *f, attn__v *df)
+{
+    static const attn_float c[10] = {
+        (attn_float)-1.26551223, (attn_float)1.00002368, (attn_float)0.37409196,  (attn_float)0.09678418,
+        (attn_float)-0.18628806, (attn_float)0.27886807, (attn_float)-1.13520398, (attn_float)1.48851587,
+        (attn_float)-0.82215223, (attn_float)0.17087277};
+    const attn__v one = attn__vset1(1), half = attn__vset1((attn_float)0.5);
+    attn__v z = attn__vmul(attn__vmax(v, attn__vsub(attn__vset1(0), v)),
+                           attn__vset1((attn_float)0.7071067811865476)),
+            t = attn__vdiv(one, attn__vfma(z, half, one)), p = attn__vset1(c[9]), e, phi, right;
+    int k;
+    for (k = 8; k >= 0; k--) p = attn__vfma(p, t, attn__vset1(c[k]));
+    e = attn__vmul(t, attn__vexp(attn__vsub(p, attn__vmul(z, z)))); /* erfc(z) */
+    /* right = 1 for x > 0 (x 2^100 >= 1 from x >= 2^-100, where 1 - e ~ 0 anyway), 0 for x <= 0 and NaN */
+    right = attn__vmin(
+        attn__vmax(attn__vmul(v, attn__vset1((attn_float)1.2676506002282294e30)), attn__vset1(0)), one);
+    phi = attn__vfma(right, attn__vmul(attn__vset1(2), attn__vsub(one, e)), e);
+    if (f) *f = attn__vmul(attn__vmul(half, v), phi);
+    if (df)
+        *df = attn__vfma(attn__vmul(v, attn__vset1((attn_float)0.3989422804014327)),
+                         attn__vexp(attn__vmul(attn__vmul(z, z), attn__vset1(-1))), attn__vmul(half, phi));
+}
+
 /* f(x) into *f and f'(x) into *df for a vector x, for the activations with a vector form (tanh,
-   GELU-tanh, SiLU, sigmoid); either pointer may be NULL (inlined with a constant NULL, its work is
-   dropped). */
+   GELU-tanh, GELU-erf in float builds, SiLU, sigmoid); either pointer may be NULL (inlined with a
+   constant NULL, its work is dropped). */
 ATTN__INLINE void attn__act_vec(attn_act a, attn__v v, attn__v *f, attn__v *df)
 {
     const attn__v one = attn__vset1(1), neg = attn__vset1(-1), two = attn__vset1(2), four = attn__vset1(4);
     const attn__v k2 = attn__vset1((attn_float)(2 * 0.7978845608028654)),
                   kc2 = attn__vset1((attn_float)(2 * 0.7978845608028654 * 0.044715));
     attn__v e, s, u;
+    if (a == ATTN_ACT_GELU_ERF) {
+        attn__gelu_erf_vec(v, f, df);
+        return;
+    }
     if (a == ATTN_ACT_TANH) {
         if (f) *f = attn__vtanh(v);
         if (df) { /* f' = 1 - tanh^2 x = 4e / (1 + e)^2 with e = exp(-2|x|), exact in the tails */
@@ -4635,9 +4666,11 @@ ATTN__INLINE void attn__act_vec(attn_act a, attn__v v, attn__v *f, attn__v *df)
     }
 }
 
+/* GELU-erf's vector form is float's (its fit's 1.2e-7 would show in double, which keeps libm's erf). */
 static int attn__act_has_vec(attn_act a)
 {
-    return a == ATTN_ACT_TANH || a == ATTN_ACT_GELU_TANH || a == ATTN_ACT_SILU || a == ATTN_ACT_SIGMOID;
+    return a == ATTN_ACT_TANH || a == ATTN_ACT_GELU_TANH || a == ATTN_ACT_SILU || a == ATTN_ACT_SIGMOID ||
+           (a == ATTN_ACT_GELU_ERF && sizeof(attn_float) == 4);
 }
 
 /* Over the whole vectors of x [n], for the activations with a vector form: out = f(x) when out is not
@@ -4646,9 +4679,23 @@ static int attn__act_has_vec(attn_act a)
 static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_float *out,
                              const attn_float *dout, attn_float *dinp, int acc)
 {
+    size_t total = n;
     size_t i = 0;
     attn__v f, df;
     if (!attn__act_has_vec(a)) return 0;
+    if (a == ATTN_ACT_GELU_ERF && n % ATTN__VW) { /* its tail too, which libm's erf would give otherwise */
+        attn_float xt[ATTN__VW] = {0}, ot[ATTN__VW], dt[ATTN__VW] = {0}, it[ATTN__VW] = {0};
+        size_t r = n % ATTN__VW, j = n - r;
+        memcpy(xt, x + j, sizeof(attn_float) * r);
+        if (!out) {
+            memcpy(dt, dout + j, sizeof(attn_float) * r);
+            if (acc) memcpy(it, dinp + j, sizeof(attn_float) * r);
+        }
+        attn__act_simd(a, ATTN__VW, xt, out ? ot : NULL, dt, it, acc);
+        if (out) memcpy(out + j, ot, sizeof(attn_float) * r);
+        else memcpy(dinp + j, it, sizeof(attn_float) * r);
+        n = j;
+    }
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
         if (out) {
             attn__act_vec(a, attn__vload(x + i), &f, NULL);
@@ -4659,7 +4706,7 @@ static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_flo
                          attn__vfma(df, attn__vload(dout + i), acc ? attn__vload(dinp + i) : attn__vset1(0)));
         }
     }
-    return i;
+    return a == ATTN_ACT_GELU_ERF ? i + (total - n) : i;
 }
 
 ATTNDEF const char *attn_act_name(attn_act a)
@@ -9968,11 +10015,15 @@ static const int *attn__tf_segments(const attn_transformer *m, const int *tokens
     return seg;
 }
 
-/* With pad_mask, the keys a padded batch's tokens [N] leave visible (tokens other than pad). */
-static void attn__tf_pad_mask(const attn_transformer *m, const int *tokens, size_t N, unsigned char *kmask)
+/* With pad_mask, the keys a padded batch's tokens [N] leave visible (tokens other than pad) in
+   kmask, returned; NULL when every key is visible (the attention then takes its fastest path). */
+static const unsigned char *attn__tf_pad_mask(const attn_transformer *m, const int *tokens, size_t N,
+                                              unsigned char *kmask)
 {
     size_t i;
-    for (i = 0; m->cfg.pad_mask && i < N; i++) kmask[i] = tokens[i] != m->cfg.pad;
+    int any = 0;
+    for (i = 0; m->cfg.pad_mask && i < N; i++) any |= !(kmask[i] = tokens[i] != m->cfg.pad);
+    return any ? kmask : NULL;
 }
 
 static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache,
@@ -10037,6 +10088,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     attn__tf_work w;
     attn_layer L;
     const int *seg;
+    const unsigned char *kmask;
     size_t N;
     int l, R;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
@@ -10058,7 +10110,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         memcpy(f.e0, c.x, sizeof(attn_float) * N * cf->d);
         attn__tf_norm(m, c.x, f.em, f.er, f.e0, M.neg, M.neb, N);
     }
-    attn__tf_pad_mask(m, tokens, N, w.kmask);
+    kmask = attn__tf_pad_mask(m, tokens, N, w.kmask);
     for (l = 0; l < cf->layers; l++) {
         const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
         int Tq = attn__tf_q(m, l, T);
@@ -10067,7 +10119,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         attn__tf_layer(m, l, c.bias, &L);
         attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
-        L.att.key_mask = cf->pad_mask ? w.kmask : NULL;
+        L.att.key_mask = kmask;
         if (cf->post_norm) { /* x' = Norm2(pn + MLP(pn)), pn = Norm1(x + Attn(x)) */
             memcpy(c.a, c.x, sizeof(attn_float) * N * cf->d);
             ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.a, NULL, B, T, T, w.layer, w.lw));
@@ -10111,6 +10163,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     attn__tf_work w;
     attn_float *dX, *dH, *dA, *dG, *dU, *dB, *dAq;
     const attn_float *mi;
+    const unsigned char *kmask;
     const int *seg;
     size_t N, Nd, Rd;
     int l, R, TqL;
@@ -10122,7 +10175,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     cf = &m->cfg; N = (size_t)B * T; Nd = N * cf->d; R = attn__tf_rows(m, T); Rd = (size_t)B * R * cf->d;
     TqL = attn__tf_q(m, cf->layers - 1, T);
     dX = w.dX; dH = w.dH; dA = w.dA; dG = w.dG; dU = w.dU; dB = w.dB; dAq = w.dAq;
-    attn__tf_pad_mask(m, tokens, N, w.kmask);
+    kmask = attn__tf_pad_mask(m, tokens, N, w.kmask);
     /* y = Wout f + bout, f = Norm(xr), xr = read-out rows of x_L: df in dA, dxr in dH, dx_L [B TqL d] in dX
        */
     attn__tf_cache_bases(m, B, T, attn__unconst(cache), bases);
@@ -10145,7 +10198,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         attn__tf_layer(m, l, c.bias, &L);
         attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
-        L.att.key_mask = cf->pad_mask ? w.kmask : NULL;
+        L.att.key_mask = kmask;
         /* x' = h + W2 g + b2, g = act(u) or u act(u2), u = W1 bn + b1, u2 = W3 bn + b3, bn = Norm(h),
            over the layer's n rows: dx' in dX, dh in dH. post_norm: x' = Norm2(bn), bn = pn + MLP(pn):
            dbn in dH, and the MLP reads pn */

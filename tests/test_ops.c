@@ -358,9 +358,41 @@ static void test_rope_long(void)
     CHECK(worst_b < 8e-7, "rope backward adds R^T dy over 3 x 350 pairs: worst error %.3g", worst_b);
 }
 
+/* GELU's erf form against erfc in double over [-8, 8]: in float, relative error within 4e-6 from
+   x = -5 on (the fit's 1.2e-7, and float's rounding of the exponent -x^2/2, a few ulp of up to 12.5,
+   which moves e^-12.5 by a few 1e-6 of itself) and absolute within 1e-11 below it; float64 (libm's
+   erfc) within 1e-13 relative everywhere; the derivative within 1e-6 (absolute); an entry gives the
+   same value at every position of the array (the tail runs through the vector code). A broken fit
+   is off by 1e-3 or more. */
+static void test_gelu_erf(void)
+{
+    enum { N = 3203 };
+    static attn_float x[N], y[N], d[N], g[N], z[7];
+    double worst = 0, wd = 0, wa = 0, tol = T_DOUBLE ? 1e-13 : 4e-6;
+    int i, same = 1;
+    for (i = 0; i < N; i++) x[i] = (attn_float)(-8 + 16.0 * i / (N - 1)), g[i] = 1, d[i] = 0;
+    attn_act_forward(y, x, N, ATTN_ACT_GELU_ERF);
+    attn_act_backward(d, g, x, N, ATTN_ACT_GELU_ERF);
+    for (i = 0; i < N; i++) {
+        double v = x[i], f = 0.5 * v * erfc(-v / sqrt(2.0)), df = 0.5 * erfc(-v / sqrt(2.0)) + v * exp(-0.5 * v * v) / sqrt(2 * 3.141592653589793);
+        if (v >= -5 || T_DOUBLE) worst = fmax(worst, fabs(y[i] - f) / fabs(f ? f : 1));
+        else wa = fmax(wa, fabs(y[i] - f));
+        wd = fmax(wd, fabs(d[i] - df));
+    }
+    for (i = 0; i < 7; i++) { /* x[N - 1 - i] alone, last in a short array */
+        attn_act_forward(z, x + N - 7, (size_t)(7 - i), ATTN_ACT_GELU_ERF);
+        same &= z[6 - i] == y[N - 1 - i];
+    }
+    CHECK(worst < tol && wa < 1e-11 && wd < 1e-6 && same,
+          "GELU (erf): relative error %.3g, left tail %.3g, derivative %.3g, the same at every position %d", worst, wa,
+          wd, same);
+    printf("  GELU (erf) over [-8, 8]: worst relative error %.2g, derivative %.2g\n", worst, wd);
+}
+
 void test_ops(void)
 {
     test_gradients();
     test_values();
     test_rope_long();
+    test_gelu_erf();
 }
