@@ -9684,7 +9684,8 @@ ATTNDEF size_t attn_transformer_bytes(const attn_transformer_config *cfg)
     return n ? attn_params_bytes(p, n) + (pb ? pb + ATTN_ALIGN : 0) : 0;
 }
 
-/* attn_transformer_init, in mem [bytes] when mem is not NULL: the parameters, then the pattern. */
+/* attn_transformer_init, in mem [bytes] when mem is not NULL: the parameters (drawn from rng, or
+   zeros with rng NULL, for the loaders), then the pattern. */
 static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_config *cfg, attn_rng *rng,
                                  void *mem, size_t bytes)
 {
@@ -9692,7 +9693,7 @@ static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_con
     attn_transformer t; /* built here, copied to *m only when complete */
     int n;
     size_t cnt, floats, pb;
-    ATTN__NEED(m); ATTN__NEED(rng);
+    ATTN__NEED(m);
     memset(&t, 0, sizeof t);
     memset(p, 0, sizeof p); /* gcc 12 -O2 takes it for uninitialized where ATTN_STATIC inlines the layout */
     n = attn__tf_layout("attn_transformer_init", cfg, p, t.at, &floats, &cnt);
@@ -9703,7 +9704,8 @@ static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_con
                           (unsigned long)bytes, (unsigned long)attn_transformer_bytes(cfg));
     ATTN__TRY(attn__params_place(&t.p, p, n, mem, pb));
     t.cfg = *cfg;
-    attn_params_draw(&t.p, p, n, rng); /* by the table's rules (attn__tf_descs) */
+    if (rng) attn_params_draw(&t.p, p, n, rng); /* by the table's rules (attn__tf_descs) */
+    else memset(t.p.data, 0, sizeof(attn_float) * t.p.total); /* a loader fills them */
     if (attn__tf_pattern(&t, mem ? (unsigned char *)mem + pb : NULL) != ATTN_OK) {
         attn_params_free(&t.p);
         return attn_last_status();
@@ -9715,13 +9717,14 @@ static attn_status attn__tf_make(attn_transformer *m, const attn_transformer_con
 ATTNDEF attn_status attn_transformer_init(attn_transformer *m, const attn_transformer_config *cfg,
                                           attn_rng *rng)
 {
+    ATTN__NEED(rng);
     return attn__tf_make(m, cfg, rng, NULL, 0);
 }
 
 ATTNDEF attn_status attn_transformer_init_in(attn_transformer *m, const attn_transformer_config *cfg,
                                              attn_rng *rng, void *mem, size_t bytes)
 {
-    ATTN__NEED(mem);
+    ATTN__NEED(mem); ATTN__NEED(rng);
     return attn__tf_make(m, cfg, rng, mem, bytes);
 }
 
@@ -12853,7 +12856,6 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     attn_transformer_config c;
     attn_transformer t;
     attn_param_desc pd[ATTN__TF_MAX_DESCS];
-    attn_rng r;
     const int32_t *w = h.config;
     void *buf = NULL;
     size_t n = 0, floats = 0, count = 0;
@@ -12916,8 +12918,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     else if (!known || !(l = attn__tf_layout(__func__, &c, pd, t.at, &floats, &count))) floats = 0;
     else floats = attn__block_floats(pd, l, (size_t)h.float_bytes); /* in the record's float width */
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
-    attn_rng_seed(&r, 0, 0);
-    made = (s = attn_transformer_init(&t, &c, &r)) == ATTN_OK;
+    made = (s = attn__tf_make(&t, &c, NULL, NULL, 0)) == ATTN_OK; /* zeros: the file fills them */
     if ((s = attn__ckpt_fill(s, &t.p, &h, buf, n)) != ATTN_OK && made) attn_transformer_free(&t);
     if (s == ATTN_OK) *m = t;
     return s;
@@ -14056,7 +14057,6 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
     attn_transformer_config c = attn_transformer_config_default();
     attn_transformer t;
     attn_safetensors st;
-    attn_rng r;
     attn_status s;
     char path[4096], *text;
     const char *type, *prefix;
@@ -14096,8 +14096,7 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
             attn_safetensors_free(&st);
             return ATTN_ERR_FORMAT;
         }
-    attn_rng_seed(&r, 0, 0);
-    if ((s = attn_transformer_init(&t, &c, &r)) != ATTN_OK) {
+    if ((s = attn__tf_make(&t, &c, NULL, NULL, 0)) != ATTN_OK) { /* zeros: the file fills them */
         attn_safetensors_free(&st);
         return s;
     }
