@@ -151,9 +151,9 @@
 /* ============================================================================================== */
 
 #define ATTN_VERSION_MAJOR 0
-#define ATTN_VERSION_MINOR 1
+#define ATTN_VERSION_MINOR 2
 #define ATTN_VERSION_PATCH 0
-#define ATTN_VERSION_STRING "0.1.0"
+#define ATTN_VERSION_STRING "0.2.0"
 
 #ifndef ATTNDEF
 #ifdef ATTN_STATIC

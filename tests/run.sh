@@ -57,7 +57,7 @@ else
     if command -v cmake >/dev/null 2>&1; then
         try "CMake: add_subdirectory(attn.h)" sh -c "cmake -S tests/package -B $tmp/cm1 -DATTN_FROM=subdirectory \
             -DATTN_SOURCE=$PWD && cmake --build $tmp/cm1 && $tmp/cm1/consumer"
-        try "CMake: find_package(attn 0.1) after make install" sh -c "cmake -S tests/package -B $tmp/cm2 \
+        try "CMake: find_package(attn 0.2) after make install" sh -c "cmake -S tests/package -B $tmp/cm2 \
             -DCMAKE_PREFIX_PATH=$tmp/prefix && cmake --build $tmp/cm2 && $tmp/cm2/consumer"
     else echo "skip: cmake not installed (the packaging checks through it)"; fi
     try "nothing allocates after warm-up (training steps and decoding with a refusing allocator)" sh -c \

@@ -328,7 +328,7 @@ DEMO_API const float *lm_weights(lm_run *r, const char *text, int layer, int hea
     return w;
 }
 
-/* attn.h's version and the kernels this build runs, e.g. "attn.h 0.1.0, SIMD wasm128". */
+/* attn.h's version and the kernels this build runs, e.g. "attn.h 0.2.0, SIMD wasm128". */
 DEMO_API const char *demo_build(void)
 {
     static char s[128];
