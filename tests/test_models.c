@@ -618,6 +618,19 @@ static void tf_b(void *p, const attn_float *dy)
     if (st != ATTN_OK) CHECK(0, "transformer backward: %s", attn_last_error());
 }
 
+/* Finite differences through every parameter of m on tokens [B, T] (y [B, R, width], the cache and
+   work sized for them). */
+static void tf_gradcheck(const char *what, attn_transformer *m, int *tok, int B, int T, attn_float *y,
+                         attn_float *cache, void *work, size_t wb, size_t ny)
+{
+    tf_ctx g;
+    t_var tv[1];
+    memset(&g, 0, sizeof g);
+    g.m = *m; g.B = B; g.T = T; g.tok = tok; g.y = y; g.cache = cache; g.work = work; g.wb = wb;
+    tv[0].name = "params"; tv[0].x = m->p.data; tv[0].g = m->p.gdata; tv[0].n = m->p.total;
+    t_gradcheck(what, tf_f, tf_b, &g, g.y, ny, tv, 1);
+}
+
 /* A small configuration: vocab 5, d 6, 2 heads of dk 4, dv 3, mlp 7, max_T 6, out 4. */
 static attn_transformer_config tf_small(void)
 {
@@ -693,14 +706,7 @@ static void test_transformer_qk_norm(void)
         if (e > worst) worst = e;
     }
     CHECK(worst <= 1e3 * T_EPS, "QK-norm against the naive reference: %.3g", worst);
-    if (T_DOUBLE) {
-        tf_ctx g;
-        t_var tv[1];
-        memset(&g, 0, sizeof g);
-        g.m = m; g.B = 2; g.T = 6; g.tok = tok; g.y = y; g.cache = cache; g.work = work; g.wb = wb;
-        tv[0].name = "params"; tv[0].x = m.p.data; tv[0].g = m.p.gdata; tv[0].n = m.p.total;
-        t_gradcheck("transformer with QK-norm", tf_f, tf_b, &g, g.y, (size_t)2 * 6 * 4, tv, 1);
-    }
+    if (T_DOUBLE) tf_gradcheck("transformer with QK-norm", &m, tok, 2, 6, y, cache, work, wb, (size_t)2 * 6 * 4);
     attn_transformer_free(&m);
     cf.pos = ATTN_POS_ROPE; cf.kinds[1] = ATTN_EXPRESSIVE; cf.kv_heads = 1;
     CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
@@ -2037,15 +2043,9 @@ static void test_transformer_encoder_options(void)
     CHECK(attn_transformer_forward(&m, y2, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
     CHECK(memcmp(y + 6 * 4, y2 + 6 * 4, sizeof(attn_float) * 6 * 4) == 0, "a padded row leaves the other sequence alone");
     tok[3] = 2;
-    if (T_DOUBLE) {
-        tf_ctx g;
-        t_var tv[1];
-        memset(&g, 0, sizeof g);
-        g.m = m; g.B = 2; g.T = 6; g.tok = tok; g.y = y; g.cache = cache; g.work = work; g.wb = wb;
-        tv[0].name = "params"; tv[0].x = m.p.data; tv[0].g = m.p.gdata; tv[0].n = m.p.total;
-        t_gradcheck("transformer: post-norm RMSNorm blocks, SwiGLU, embedding norm, padding mask", tf_f, tf_b, &g, g.y,
-                    (size_t)2 * 6 * 4, tv, 1);
-    }
+    if (T_DOUBLE)
+        tf_gradcheck("transformer: post-norm RMSNorm blocks, SwiGLU, embedding norm, padding mask", &m, tok, 2, 6, y,
+                     cache, work, wb, (size_t)2 * 6 * 4);
     free(cache); free(work);
     attn_transformer_free(&m);
 }
@@ -2107,15 +2107,9 @@ static void test_bert_hf(void)
           "bert: a checkpoint keeps the encoder options: %s", attn_last_error());
     if (ok) attn_transformer_free(&back);
     remove("build/bert.ckpt");
-    if (T_DOUBLE) { /* finite differences through the encoder options, the padding mask included */
-        tf_ctx g;
-        t_var tv[1];
-        memset(&g, 0, sizeof g);
-        g.m = m; g.B = B; g.T = T; g.tok = tok; g.y = h; g.cache = cache; g.work = work; g.wb = wb;
-        tv[0].name = "params"; tv[0].x = m.p.data; tv[0].g = m.p.gdata; tv[0].n = m.p.total;
-        t_gradcheck("bert: post-norm encoder, embedding norm, padding mask, no head", tf_f, tf_b, &g, g.y,
-                    (size_t)B * T * d, tv, 1);
-    }
+    if (T_DOUBLE) /* finite differences through the encoder options, the padding mask included */
+        tf_gradcheck("bert: post-norm encoder, embedding norm, padding mask, no head", &m, tok, B, T, h, cache, work,
+                     wb, (size_t)B * T * d);
     CHECK(attn_transformer_kv_bytes(&m, 8) == 0, "bert: decoding refuses a non-causal encoder");
     free(h); free(e); free(e1); free(cache); free(work);
     attn_transformer_free(&m);
