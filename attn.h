@@ -8611,7 +8611,7 @@ static attn_status attn__step_begin(const char *fn, const attn_layer *L, const a
         (!add && kv->held < 1) || !kv->k || !kv->v)
         return attn__fail(ATTN_ERR_SHAPE, "%s: %d rows at position %d%s a cache holding %d of %d rows", fn, n,
                           pos, add ? " added to" : " over", kv->held, kv->rows);
-    if ((need = attn_layer_step_work_bytes(L, n, kv->rows)) > work_bytes)
+    if ((need = attn__step_map(L, n, kv->rows, NULL, w)) > work_bytes) /* checked above: sized once */
         return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_layer_step_work_bytes() asks for %lu",
                           fn, (unsigned long)work_bytes, (unsigned long)need);
     attn__step_map(L, n, kv->rows, work, w);
