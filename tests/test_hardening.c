@@ -359,6 +359,78 @@ static void hardening_safetensors(void)
     }
 }
 
+/* WordPiece on a small vocabulary: every step of BERT's tokenizer, cut, special tokens, bad input. */
+static void hardening_wordpiece(void)
+{
+    static const char vocab[] = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\nworld\n,\n!\ncafe\nun\n##aff\n##able\n"
+                                "\xe4\xb8\xad\n\xe1\x84\x80\n##\xe1\x85\xa1\n##\xe1\x86\xa8\na\n;\n##a\r\n##b";
+    static const struct { const char *text; int lower, want[8]; } cases[] = {
+        {"Hello, WORLD!", 1, {2, 5, 7, 6, 8, 3}},
+        {"Caf\xc3\xa9", 1, {2, 9, 3}},                           /* precomposed: NFD, mark dropped */
+        {"CAFE\xcc\x81", 1, {2, 9, 3}},                          /* a combining acute */
+        {"unaffable", 1, {2, 10, 11, 12, 3}},                      /* the longest piece first */
+        {"\xe4\xb8\xad\xe4\xb8\xad", 1, {2, 13, 13, 3}},          /* CJK ideographs are words */
+        {"\xea\xb0\x81", 1, {2, 14, 15, 16, 3}},                  /* a Hangul syllable into its jamo */
+        {"hello[MASK]world", 1, {2, 5, 4, 6, 3}},                  /* a special token read as itself */
+        {"hello[mask]", 1, {2, 5, 1, 1, 1, 3}},                    /* only as written */
+        {"hellox world", 1, {2, 1, 6, 3}},                         /* no split: the word is [UNK] */
+        {"hel\x07lo\xe2\x80\x8b hel\xfflo", 1, {2, 5, 5, 3}},    /* BEL, ZWSP, invalid UTF-8 dropped */
+        {"a\xcd\xbe" "a", 1, {2, 17, 18, 17, 3}},                 /* Greek question mark: NFD ';' */
+        {"a\xe2\x80\xa8" "a\xc2\xa0" "a", 1, {2, 17, 17, 17, 3}},  /* line separator, no-break space */
+        {"Hello", 0, {2, 1, 3}},                                   /* cased: no lower case */
+        {"cafe\xcc\x81", 0, {2, 1, 3}},                           /* cased: the mark stays */
+        {"ab", 1, {2, 17, 20, 3}},                                 /* "##b": "\r\n" line ends read */
+        {"", 1, {2, 3}}};
+    attn_wordpiece w, keep;
+    int ids[128], n, k, i, pieces, ok;
+    char text[128];
+    for (k = 0; k < (int)(sizeof cases / sizeof *cases); k++) {
+        int want = 0;
+        while (want < 8 && (cases[k].want[want] || !want)) want++;
+        if (attn_wordpiece_parse(&w, vocab, sizeof vocab - 1, cases[k].lower) != ATTN_OK) {
+            CHECK(0, "wordpiece: parse: %s", attn_last_error());
+            return;
+        }
+        n = attn_wordpiece_encode(&w, cases[k].text, strlen(cases[k].text), ids, 128, NULL);
+        ok = n == want;
+        for (i = 0; ok && i < n; i++) ok = ids[i] == cases[k].want[i];
+        CHECK(ok, "wordpiece: case %d (\"%s\"): %d ids, the first %d", k, cases[k].text, n, n > 0 ? ids[1] : -1);
+        attn_wordpiece_free(&w);
+    }
+    ok = attn_wordpiece_parse(&w, vocab, sizeof vocab - 1, 1) == ATTN_OK;
+    n = attn_wordpiece_encode(&w, "hel\0lo", 6, ids, 128, NULL); /* a NUL inside the text: dropped */
+    CHECK(ok && n == 3 && ids[1] == 5, "wordpiece: a NUL byte is dropped");
+    memset(text, 'a', 101);
+    n = attn_wordpiece_encode(&w, text, 100, ids, 128, &pieces); /* 100 characters: a ##a ... */
+    CHECK(n == 102 && pieces == 100 && ids[1] == 17 && ids[100] == 19 && ids[101] == 3, "wordpiece: a 100-character word");
+    n = attn_wordpiece_encode(&w, text, 101, ids, 128, NULL);
+    CHECK(n == 3 && ids[1] == 1, "wordpiece: a 101-character word is [UNK]");
+    n = attn_wordpiece_encode(&w, "hello world hello", 17, ids, 4, &pieces);
+    CHECK(n == 4 && ids[1] == 5 && ids[2] == 6 && ids[3] == 3 && pieces == 3, "wordpiece: cut at max, [SEP] last");
+    CHECK(attn_wordpiece_encode(&w, "x", 1, ids, 1, NULL) == -1 && attn_last_status() == ATTN_ERR_ARG,
+          "wordpiece: max < 2 refused");
+    CHECK(attn_wordpiece_id(&w, "hello", 5) == 5 && attn_wordpiece_id(&w, "hell", 4) == -1 &&
+          !strcmp(attn_wordpiece_token(&w, 9), "cafe") && !attn_wordpiece_token(&w, 21) && !attn_wordpiece_token(&w, -1),
+          "wordpiece: id and token lookups");
+    attn_wordpiece_free(&w);
+    ok = attn_wordpiece_parse(&w, "[UNK]\n[CLS]\n[SEP]\nx\nx", 22, 1) == ATTN_OK && attn_wordpiece_id(&w, "x", 1) == 4;
+    CHECK(ok, "wordpiece: a token listed twice has the later id");
+    attn_wordpiece_free(&w);
+    { /* bad vocabularies: refused with the line, w untouched */
+        static char big[1100];
+        const char *bad[3] = {"[UNK]\n[CLS]\nx", "[UNK]\n[CLS]\n[SEP]\n\xc3\x28", big};
+        memcpy(big, "[UNK]\n[CLS]\n[SEP]\n", 18);
+        memset(big + 18, 'x', 1030);
+        for (k = 0; k < 3; k++) {
+            memset(&w, 0x5a, sizeof w);
+            keep = w;
+            CHECK(attn_wordpiece_parse(&w, bad[k], strlen(bad[k]), 1) == ATTN_ERR_FORMAT && !memcmp(&w, &keep, sizeof w) &&
+                      strstr(attn_last_error(), k ? "line 4" : "[SEP]"),
+                  "wordpiece: bad vocabulary %d refused: %s", k, attn_last_error());
+        }
+    }
+}
+
 void test_hardening(void)
 {
     hardening_fail_message_quotes_itself();
@@ -367,4 +439,5 @@ void test_hardening(void)
     hardening_kv_cache();
     hardening_gradcheck_params();
     hardening_safetensors();
+    hardening_wordpiece();
 }
