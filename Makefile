@@ -228,8 +228,9 @@ WEB_FLAGS = $(WARN) -sMODULARIZE=1 -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web,wor
 DEMO_FLAGS = $(WEB_FLAGS) -sEXPORT_NAME=createDemo -sEXPORTED_RUNTIME_METHODS=cwrap,UTF8ToString,HEAPU8
 SEARCH_FLAGS = $(WEB_FLAGS) -sEXPORT_NAME=createSearch -sFORCE_FILESYSTEM=1 \
     -sEXPORTED_RUNTIME_METHODS=cwrap,ccall,UTF8ToString,HEAPU8,FS
+## web: the browser demo and the search page into build/web
 web: $(BUILD)/web/demo.js $(BUILD)/web/demo_relaxed.js $(BUILD)/web/search.js $(BUILD)/web/search_relaxed.js \
-    $(WEB_FILES) $(WEB_MODEL) ## the browser demo and the search page into build/web
+    $(WEB_FILES) $(WEB_MODEL)
 $(BUILD)/web/demo.js $(BUILD)/web/search.js: $(BUILD)/web/%.js: attn.h examples/web/%.c
 	mkdir -p $(BUILD)/web
 	NODE_PATH=/usr/share/nodejs emcc -O2 -msimd128 $(if $(findstring search,$*),$(SEARCH_FLAGS),$(DEMO_FLAGS)) \
@@ -299,7 +300,8 @@ test-minilm: $(BUILD)/hf_tool $(BUILD)/attnlab ## all-MiniLM-L6-v2's tokens and 
 	    echo "skip: python3 with numpy and safetensors not installed (test-minilm)"; \
 	else python3 tests/bert_check.py model "$(MINILM)" $(BUILD)/hf_tool && \
 	    python3 tests/tokenizer_check.py "$(MINILM)" $(BUILD)/hf_tool && \
-	    python3 tests/bert_check.py text "$(MINILM)" $(BUILD)/attnlab; fi
+	    python3 tests/bert_check.py text "$(MINILM)" $(BUILD)/attnlab && \
+	    python3 tests/bert_check.py torch "$(MINILM)" $(BUILD)/attnlab; fi
 
 # AArch64 (NEON kernels), cross-compiled and run under qemu-user (gcc-aarch64-linux-gnu, qemu-user).
 $(BUILD)/test_neon: $(TEST_DEP) | $(BUILD)

@@ -1685,9 +1685,11 @@ ATTNDEF attn_status attn_safetensors_save(const char *path, const char *const *n
    an encoder without a head (post_norm, emb_norm, pad_mask on pad_token_id, out 0; GELU's erf form;
    every token of type 0, whose embedding joins the position table): y is the last block's hidden
    states [B, T, d], and attn_mean_pool gives the sentence embeddings. Save writes GPT-2's names
-   (and lm_head.weight with "tie_word_embeddings": false when the head is no longer the embedding)
-   for a configuration of GPT-2's shape (softmax, every position read out), so PyTorch loads it
-   back with GPT2LMHeadModel.from_pretrained(dir). */
+   for a configuration of GPT-2's shape, or Llama's (q and k rows back in rotate_half's order;
+   rope_theta, num_key_value_heads) for Llama's (RoPE, RMSNorm, SwiGLU, no biases), with
+   lm_head.weight and "tie_word_embeddings": false when the head is no longer the embedding; softmax
+   and every position read out in both. PyTorch loads it back with GPT2LMHeadModel or
+   LlamaForCausalLM's from_pretrained(dir). */
 ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *dir);
 ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const char *dir);
 
@@ -3980,16 +3982,20 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
         attn_gemm_reference(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-/* A product of one or two vectors of rows (M = VW or 2 VW) and many columns, whose B is not small
+/* A product of a few rows (below) and many columns, whose B is not small
    enough to be read in place: every packed element of B would serve only M / MR_S row tiles, so
    packing B costs about as much as the products. Computed transposed instead, C^T = op(B)^T op(A)^T,
    in chunks of columns: op(B) becomes the A of a product read in place and op(A) its narrow B; each
    chunk of C^T (on the stack) is transposed into C: the weight gradients of narrow heads (the HYLA
-   paper's fuzzy model: eight heads of 2). On AVX-512, M = 8 (half a vector) gains nothing and is
-   left to the general path; small products (up to ATTN__SHORT_MACS) keep their whole tiles. */
+   paper's fuzzy model: eight heads of 2) and the linear layers of a short sentence (a transposed B
+   of 384 x 384 packed for 15 rows). With 16-float vectors it takes one or two whole vectors of rows,
+   or more than half of one (M = 8 gains nothing); with 4 and 8 floats any M up to 32. Small
+   products (up to ATTN__SHORT_MACS) keep their whole tiles. */
 static int attn__gemm_is_few_rows(int transB, int M, int N, int K, int ldb)
 {
-    return ATTN__VW >= 8 && M % ATTN__VW == 0 && M <= 2 * ATTN__VW && N >= 4 * ATTN__VW &&
+    int rows = ATTN__VW >= 16 ? (M % ATTN__VW == 0 && M <= 2 * ATTN__VW) || (2 * M > ATTN__VW && M < ATTN__VW)
+                              : M <= 32;
+    return rows && N >= 4 * ATTN__VW &&
            (size_t)M * N * K > ATTN__SHORT_MACS &&
            (transB || ldb > 8 * ATTN__NV * ATTN__VW || (size_t)K * ldb > ATTN__B_INPLACE);
 }
@@ -13865,15 +13871,18 @@ static attn_status attn__hf_head(const attn_safetensors *st, attn_float *Wout, c
 
 /* Hugging Face's RoPE pairs each head's dimensions i and i + hd/2 (rotate_half); attn.h pairs 2i and
    2i + 1 at the same frequency. dst [heads hd, cols] = src's rows in that order per head: row 2i from
-   row i, row 2i + 1 from row i + hd/2. q . k is unchanged, as q and k move alike. */
-static void attn__hf_rope_rows(attn_float *dst, const attn_float *src, int heads, int hd, int cols)
+   row i, row 2i + 1 from row i + hd/2 (back: the other way, for a save). q . k is unchanged, as q and
+   k move alike. */
+static void attn__hf_rope_rows(attn_float *dst, const attn_float *src, int heads, int hd, int cols, int back)
 {
     int h, i, k;
     for (h = 0; h < heads; h++)
         for (i = 0; i < hd / 2; i++)
-            for (k = 0; k < 2; k++)
-                memcpy(dst + ((size_t)h * hd + 2 * i + k) * cols,
-                       src + ((size_t)h * hd + i + k * (hd / 2)) * cols, sizeof(attn_float) * (size_t)cols);
+            for (k = 0; k < 2; k++) {
+                size_t ours = (size_t)h * hd + 2 * i + k, theirs = (size_t)h * hd + i + k * (hd / 2);
+                memcpy(dst + (back ? theirs : ours) * cols, src + (back ? ours : theirs) * cols,
+                       sizeof(attn_float) * (size_t)cols);
+            }
 }
 
 /* Fills a Llama-shaped m from st (names with prefix); tmp [max(H, KH) hd, d] is scratch. The
@@ -13895,9 +13904,9 @@ static attn_status attn__llama_fill(attn_transformer *m, const attn_safetensors 
         attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
         ATTN__TRY(attn__hf_get(st, prefix, b, l, "input_layernorm.weight", W.n1g, d, 0));
         ATTN__TRY(attn__hf_get(st, prefix, b, l, "self_attn.q_proj.weight", tmp, H * hd, d));
-        attn__hf_rope_rows(W.Wq, tmp, (int)H, (int)hd, (int)d);
+        attn__hf_rope_rows(W.Wq, tmp, (int)H, (int)hd, (int)d, 0);
         ATTN__TRY(attn__hf_get(st, prefix, b, l, "self_attn.k_proj.weight", tmp, KH * hd, d));
-        attn__hf_rope_rows(W.Wk, tmp, (int)KH, (int)hd, (int)d);
+        attn__hf_rope_rows(W.Wk, tmp, (int)KH, (int)hd, (int)d, 0);
         ATTN__TRY(attn__hf_get(st, prefix, b, l, "self_attn.v_proj.weight", W.Wv, KH * hd, d));
         ATTN__TRY(attn__hf_get(st, prefix, b, l, "self_attn.o_proj.weight", W.Wo, d, H * hd));
         ATTN__TRY(attn__hf_get(st, prefix, b, l, "post_attention_layernorm.weight", W.n2g, d, 0));
@@ -14160,51 +14169,55 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
 #endif
 }
 
-ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const char *dir)
+/* Whether a transformer has Llama's shape (what attn_transformer_save_hf writes as "llama"); why not. */
+static const char *attn__llama_shape(const attn_transformer_config *c)
 {
-#ifndef ATTN_NO_STDIO
-    enum { PER = 12 }; /* the tensors of a block (attn__gpt2_parts) */
-    const attn_transformer_config *c;
-    attn_transformer_tensors M;
+    int l;
+    if (c->vocab < 1 || c->in_dim || c->out != c->vocab || c->dv != c->dk || c->dk % 2 || c->readout ||
+        !c->causal || c->scale != 0 || c->pos != ATTN_POS_ROPE || c->norm != ATTN_NORM_RMS || !c->glu ||
+        c->act != ATTN_ACT_SILU || c->bias || c->t5 || c->window || c->bigbird_block || c->linformer_k ||
+        c->doc_mask || c->qk_norm || c->post_norm || c->emb_norm || c->pad_mask)
+        return "Llama's shape (token inputs and outputs, dk = dv even, causal, RoPE, RMSNorm, SwiGLU, no "
+               "biases, every position read out)";
+    for (l = 0; l < c->layers; l++)
+        if (c->kinds[l] != ATTN_SOFTMAX) return "softmax in every layer";
+    return NULL;
+}
+
+/* The tensors a save writes: names [48], views, in the file's order. */
+typedef struct {
+    int n;
     attn_tensor *ts;
-    char (*names)[48], path[4096];
-    const char **np, *why, *meta[2] = {"format", "pt"};
-    attn_float *mem, *at;
-    attn__save sv;
-    size_t d, mlp, need;
-    int n = 0, l, k, tied, ok;
-    attn_status s;
-    ATTN__NEED(m); ATTN__NEED(dir);
-    c = &m->cfg;
-    if ((why = attn__gpt2_shape(c)) != NULL)
-        return attn__fail(ATTN_ERR_ARG, "%s: the model does not have %s", __func__, why);
-    M = attn_transformer_named(m, 0);
-    d = (size_t)c->d; mlp = (size_t)c->mlp;
-    tied = !memcmp(M.Wout, M.E, sizeof(attn_float) * (size_t)c->vocab * d);
-    need = (size_t)c->layers * (4 * d * d + 3 * d + 2 * d * mlp); /* the transposed or joined tensors */
-    mem = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * need + 1);
-    ts = (attn_tensor *)ATTN_MALLOC(sizeof(attn_tensor) * (size_t)(5 + PER * c->layers));
-    names = (char (*)[48])ATTN_MALLOC(48 * (size_t)(5 + PER * c->layers));
-    np = (const char **)ATTN_MALLOC(sizeof(char *) * (size_t)(5 + PER * c->layers));
-    if (!mem || !ts || !names || !np) {
-        ATTN_FREE(mem); ATTN_FREE(ts); ATTN_FREE(names); ATTN_FREE(np);
-        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory", __func__);
-    }
-#define ATTN__HF_T(nm, ptr, r, cl)                                                                         \
-    do {                                                                                                   \
-        snprintf(names[n], 48, "%s", nm);                                                                 \
-        ts[n].data = (ptr); ts[n].ndim = (cl) != 0 ? 2 : 1; ts[n].shape[0] = (int)(r);                      \
-        ts[n].shape[1] = (int)(cl);                                                                        \
-        np[n] = names[n];                                                                                  \
-        n++;                                                                                               \
-    } while (0)
-    ATTN__HF_T("wte.weight", M.E, c->vocab, d);
-    ATTN__HF_T("wpe.weight", M.P, c->max_T, d);
-    for (at = mem, l = 0; l < c->layers; l++) {
+    char (*names)[48];
+    const char **np;
+} attn__hf_list;
+
+static void attn__hf_add(attn__hf_list *o, const char *name, attn_float *data, size_t rows, size_t cols)
+{
+    attn_tensor *t = &o->ts[o->n];
+    snprintf(o->names[o->n], 48, "%s", name);
+    t->data = data;
+    t->ndim = cols ? 2 : 1;
+    t->shape[0] = (int)rows;
+    t->shape[1] = (int)cols;
+    o->np[o->n] = o->names[o->n];
+    o->n++;
+}
+
+/* GPT-2's tensors into o (mem: room for the transposed and joined ones). */
+static void attn__gpt2_list(const attn_transformer *m, attn__hf_list *o, attn_float *mem, int tied)
+{
+    const attn_transformer_config *c = &m->cfg;
+    attn_transformer_tensors M = attn_transformer_named(m, 0);
+    size_t d = (size_t)c->d, mlp = (size_t)c->mlp;
+    int l, k;
+    attn__hf_add(o, "wte.weight", M.E, (size_t)c->vocab, d);
+    attn__hf_add(o, "wpe.weight", M.P, (size_t)c->max_T, d);
+    for (l = 0; l < c->layers; l++) {
         attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
         const attn_float *wq[3] = {W.Wq, W.Wk, W.Wv}, *bq[3] = {W.bq, W.bk, W.bv};
         char b[48];
-        attn_float *ca = at, *cb = ca + 3 * d * d, *cp = cb + 3 * d, *fc = cp + d * d, *fp = fc + d * mlp;
+        attn_float *ca = mem, *cb = ca + 3 * d * d, *cp = cb + 3 * d, *fc = cp + d * d, *fp = fc + d * mlp;
         for (k = 0; k < 3; k++) { /* c_attn [d, 3d] = [Wq^T | Wk^T | Wv^T], its bias [bq | bk | bv] */
             size_t r, q;
             for (r = 0; r < d; r++)
@@ -14214,34 +14227,128 @@ ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const ch
         attn__st_transpose(cp, W.Wo, (int)d, (int)d, d);
         attn__st_transpose(fc, W.W1, (int)mlp, (int)d, d);
         attn__st_transpose(fp, W.W2, (int)d, (int)mlp, mlp);
-        at = fp + mlp * d;
+        mem = fp + mlp * d;
         {
-            attn_float *p[PER] = {W.n1g, W.n1b, ca, cb, cp, W.bo, W.n2g, W.n2b, fc, W.b1, fp, W.b2};
-            size_t r[PER] = {d, d, d, 3 * d, d, d, d, d, d, mlp, mlp, d},
-                   q[PER] = {0, 0, 3 * d, 0, d, 0, 0, 0, mlp, 0, d, 0};
-            for (k = 0; k < PER; k++)
-                ATTN__HF_T(attn__gpt2_name(b, sizeof b, "", l, attn__gpt2_parts[k]), p[k], r[k], q[k]);
+            attn_float *p[12] = {W.n1g, W.n1b, ca, cb, cp, W.bo, W.n2g, W.n2b, fc, W.b1, fp, W.b2};
+            size_t r[12] = {d, d, d, 3 * d, d, d, d, d, d, mlp, mlp, d},
+                   q[12] = {0, 0, 3 * d, 0, d, 0, 0, 0, mlp, 0, d, 0};
+            for (k = 0; k < 12; k++)
+                attn__hf_add(o, attn__gpt2_name(b, sizeof b, "", l, attn__gpt2_parts[k]), p[k], r[k], q[k]);
         }
     }
-    ATTN__HF_T("ln_f.weight", M.nfg, d, 0);
-    ATTN__HF_T("ln_f.bias", M.nfb, d, 0);
-    if (!tied) ATTN__HF_T("lm_head.weight", M.Wout, c->vocab, d);
-#undef ATTN__HF_T
+    attn__hf_add(o, "ln_f.weight", M.nfg, d, 0);
+    attn__hf_add(o, "ln_f.bias", M.nfb, d, 0);
+    if (!tied) attn__hf_add(o, "lm_head.weight", M.Wout, (size_t)c->vocab, d);
+}
+
+/* Llama's tensors into o (mem: room for the reordered q and k projections). */
+static void attn__llama_list(const attn_transformer *m, attn__hf_list *o, attn_float *mem, int tied)
+{
+    const attn_transformer_config *c = &m->cfg;
+    attn_transformer_tensors M = attn_transformer_named(m, 0);
+    size_t d = (size_t)c->d, mlp = (size_t)c->mlp, hd = (size_t)c->dk, H = (size_t)c->heads,
+           KH = (size_t)(c->kv_heads ? c->kv_heads : c->heads);
+    int l, k;
+    attn__hf_add(o, "model.embed_tokens.weight", M.E, (size_t)c->vocab, d);
+    for (l = 0; l < c->layers; l++) {
+        attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
+        attn_float *q = mem, *kk = q + H * hd * d;
+        attn_float *p[9] = {W.n1g, q, kk, W.Wv, W.Wo, W.n2g, W.W3, W.W1, W.W2};
+        size_t r[9] = {d, H * hd, KH * hd, KH * hd, d, d, mlp, mlp, d},
+               cl[9] = {0, d, d, d, H * hd, 0, d, d, mlp};
+        char b[ATTN_ST_NAME_LEN];
+        attn__hf_rope_rows(q, W.Wq, (int)H, (int)hd, (int)d, 1);
+        attn__hf_rope_rows(kk, W.Wk, (int)KH, (int)hd, (int)d, 1);
+        mem = kk + KH * hd * d;
+        for (k = 0; k < 9; k++) { /* attn__llama_parts' order */
+            attn__hf_name(b, sizeof b, "model.", "layers.", l, attn__llama_parts[k]);
+            attn__hf_add(o, b, p[k], r[k], cl[k]);
+        }
+    }
+    attn__hf_add(o, "model.norm.weight", M.nfg, d, 0);
+    if (!tied) attn__hf_add(o, "lm_head.weight", M.Wout, (size_t)c->vocab, d);
+}
+
+#ifndef ATTN_NO_STDIO
+/* v in the fewest significant digits that read back as v (a config.json's 1e-06, not 9.99999997e-07). */
+static const char *attn__num_text(char *buf, size_t n, attn_float v)
+{
+    int p;
+    for (p = 6; p < 17; p++)
+        if (snprintf(buf, n, "%.*g", p, (double)v) > 0 && (attn_float)strtod(buf, NULL) == v) break;
+    return buf;
+}
+#endif
+
+ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const char *dir)
+{
+#ifndef ATTN_NO_STDIO
+    const attn_transformer_config *c;
+    attn_transformer_tensors M;
+    attn__hf_list o;
+    char path[4096], eps[32], theta[32];
+    const char *meta[2] = {"format", "pt"}, *why_gpt2, *why_llama;
+    attn_float *mem;
+    attn__save sv;
+    size_t d, mlp, need, most;
+    int tied, ok, llama, kh;
+    attn_status s;
+    ATTN__NEED(m); ATTN__NEED(dir);
+    c = &m->cfg;
+    why_gpt2 = attn__gpt2_shape(c);
+    why_llama = attn__llama_shape(c);
+    if (why_gpt2 && why_llama)
+        return attn__fail(ATTN_ERR_ARG, "%s: the model has neither %s nor %s", __func__, why_gpt2, why_llama);
+    llama = !why_llama;
+    M = attn_transformer_named(m, 0);
+    d = (size_t)c->d; mlp = (size_t)c->mlp;
+    tied = !memcmp(M.Wout, M.E, sizeof(attn_float) * (size_t)c->vocab * d);
+    kh = c->kv_heads ? c->kv_heads : c->heads;
+    need = (size_t)c->layers * (llama ? (size_t)(c->heads + kh) * c->dk * d
+                                      : 4 * d * d + 3 * d + 2 * d * mlp); /* reordered, transposed, joined */
+    most = (size_t)(5 + 12 * c->layers);
+    mem = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * need + 1);
+    o.n = 0;
+    o.ts = (attn_tensor *)ATTN_MALLOC(sizeof(attn_tensor) * most);
+    o.names = (char (*)[48])ATTN_MALLOC(48 * most);
+    o.np = (const char **)ATTN_MALLOC(sizeof(char *) * most);
+    if (!mem || !o.ts || !o.names || !o.np) {
+        ATTN_FREE(mem); ATTN_FREE(o.ts); ATTN_FREE(o.names); ATTN_FREE(o.np);
+        return attn__fail(ATTN_ERR_NOMEM, "%s: no memory", __func__);
+    }
+    if (llama) attn__llama_list(m, &o, mem, tied);
+    else attn__gpt2_list(m, &o, mem, tied);
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
-    s = attn_safetensors_save(path, np, ts, n, meta, 1);
-    ATTN_FREE(mem); ATTN_FREE(ts); ATTN_FREE(names); ATTN_FREE(np);
+    s = attn_safetensors_save(path, o.np, o.ts, o.n, meta, 1);
+    ATTN_FREE(mem); ATTN_FREE(o.ts); ATTN_FREE(o.names); ATTN_FREE(o.np);
     ATTN__TRY(s);
     snprintf(path, sizeof path, "%s/config.json", dir);
     if (!attn__save_open(&sv, __func__, path, "w")) return attn_last_status();
-    ok = fprintf(
-             sv.f,
-             "{\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"model_type\": \"gpt2\",\n"
-             "  \"vocab_size\": %d,\n  \"n_embd\": %d,\n  \"n_layer\": %d,\n  \"n_head\": %d,\n"
-             "  \"n_positions\": %d,\n  \"n_ctx\": %d,\n  \"n_inner\": %d,\n  \"layer_norm_epsilon\": %.9g,\n"
-             "  \"activation_function\": \"%s\",\n  \"tie_word_embeddings\": %s,\n"
-             "  \"resid_pdrop\": 0.0,\n  \"embd_pdrop\": 0.0,\n  \"attn_pdrop\": 0.0\n}\n",
-             c->vocab, c->d, c->layers, c->heads, c->max_T, c->max_T, c->mlp, (double)c->eps,
-             c->act == ATTN_ACT_GELU_ERF ? "gelu" : "gelu_new", tied ? "true" : "false") > 0;
+    if (llama)
+        ok = fprintf(sv.f,
+                     "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"model_type\": \"llama\",\n"
+                     "  \"vocab_size\": %d,\n  \"hidden_size\": %d,\n  \"intermediate_size\": %d,\n"
+                     "  \"num_hidden_layers\": %d,\n  \"num_attention_heads\": %d,\n"
+                     "  \"num_key_value_heads\": %d,\n"
+                     "  \"head_dim\": %d,\n  \"max_position_embeddings\": %d,\n  \"rms_norm_eps\": %s,\n"
+                     "  \"rope_theta\": %s,\n  \"hidden_act\": \"silu\",\n  \"attention_bias\": false,\n"
+                     "  \"mlp_bias\": false,\n  \"tie_word_embeddings\": %s,\n"
+                     "  \"torch_dtype\": \"float32\"\n}\n",
+                     c->vocab, c->d, c->mlp, c->layers, c->heads, kh, c->dk,
+                     c->max_T, attn__num_text(eps, sizeof eps, c->eps),
+                     attn__num_text(theta, sizeof theta, c->rope_theta != 0 ? c->rope_theta : 10000),
+                     tied ? "true" : "false") > 0;
+    else
+        ok = fprintf(sv.f,
+                     "{\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"model_type\": \"gpt2\",\n"
+                     "  \"vocab_size\": %d,\n  \"n_embd\": %d,\n  \"n_layer\": %d,\n  \"n_head\": %d,\n"
+                     "  \"n_positions\": %d,\n  \"n_ctx\": %d,\n  \"n_inner\": %d,\n"
+                     "  \"layer_norm_epsilon\": %s,\n"
+                     "  \"activation_function\": \"%s\",\n  \"tie_word_embeddings\": %s,\n"
+                     "  \"resid_pdrop\": 0.0,\n  \"embd_pdrop\": 0.0,\n  \"attn_pdrop\": 0.0\n}\n",
+                     c->vocab, c->d, c->layers, c->heads, c->max_T, c->max_T, c->mlp,
+                     attn__num_text(eps, sizeof eps, c->eps),
+                     c->act == ATTN_ACT_GELU_ERF ? "gelu" : "gelu_new", tied ? "true" : "false") > 0;
     return attn__save_close(&sv, __func__, path, ok);
 #else
     (void)m; (void)dir;

@@ -90,12 +90,19 @@ int main(int argc, char **argv)
            (unsigned long)m.p.total, attn_simd_name(), threads, cpu_model(), peak);
     run_torch(dir, threads, repeats, torch);
     if (!torch[0]) printf("PyTorch not found (apt-get install python3-torch): its column stays empty\n");
-    printf("\n| batch | tokens | attn.h, sentences/s | PyTorch, sentences/s | ratio |\n|---:|---:|---:|---:|---:|\n");
+    printf("\n| batch | tokens | attn.h, sentences/s | PyTorch, sentences/s | ratio | attn.h, PyTorch: of the "
+           "peak |\n|---:|---:|---:|---:|---:|---:|\n");
     for (i = 0; i < 4; i++) {
-        double s = run(&m, shapes[i][0], shapes[i][1], repeats);
+        int T = shapes[i][1], d = m.cfg.d;
+        /* a sentence's multiply-adds: the layers' products (d 4d for q, k, v, o; 2 d mlp for the MLP)
+           and the scores and weighted sums (2 T d per token) */
+        double flops = 2.0 * m.cfg.layers * T * ((4.0 * d + 2.0 * m.cfg.mlp) * d + 2.0 * T * d);
+        double s = run(&m, shapes[i][0], T, repeats);
+        printf("| %d | %d | %.1f | ", shapes[i][0], T, s);
         if (torch[i] > 0)
-            printf("| %d | %d | %.1f | %.1f | %.2fx |\n", shapes[i][0], shapes[i][1], s, torch[i], s / torch[i]);
-        else printf("| %d | %d | %.1f | - | - |\n", shapes[i][0], shapes[i][1], s);
+            printf("%.1f | %.2fx | %.0f%%, %.0f%% |\n", torch[i], s / torch[i], 100 * s * flops / 1e9 / peak,
+                   100 * torch[i] * flops / 1e9 / peak);
+        else printf("- | - | %.0f%%, - |\n", 100 * s * flops / 1e9 / peak);
         fflush(stdout);
     }
     attn_transformer_free(&m);

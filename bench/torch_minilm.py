@@ -4,11 +4,14 @@ same weights (model.safetensors, read here) as a BertModel-shaped forward writte
 token type 0, LayerNorm; post-LN blocks with GELU's erf form; mean pooling and L2 normalisation), in
 inference mode. Batches of 1 and 32 sentences of 16 and 128 tokens; prints "B T sentences_per_second"
 (the median of the repeats after a warm-up). Run with /usr/bin/python3 (Debian's python3-torch).
-Usage: torch_minilm.py --model DIR [--threads 1] [--repeats 5]"""
+With --embed it is a reference instead (tests/bert_check.py torch): each line of standard input is
+a sentence's token ids, and each output line its embedding (%.9g, space-separated).
+Usage: torch_minilm.py --model DIR [--threads 1] [--repeats 5] [--embed]"""
 import argparse
 import json
 import os
 import statistics
+import sys
 import time
 
 import struct
@@ -32,6 +35,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--model", required=True)
 p.add_argument("--threads", type=int, default=1)
 p.add_argument("--repeats", type=int, default=5)
+p.add_argument("--embed", action="store_true")
 a = p.parse_args()
 torch.set_num_threads(a.threads)
 cfg = json.load(open(os.path.join(a.model, "config.json")))
@@ -57,6 +61,12 @@ def embed(ids):
     return F.normalize(x.mean(1), dim=-1)
 
 
+if a.embed:
+    with torch.inference_mode():
+        for line in sys.stdin:
+            e = embed(torch.tensor([[int(t) for t in line.split()]]))[0]
+            print(" ".join("%.9g" % v for v in e.tolist()), flush=True)
+    sys.exit(0)
 g = torch.Generator().manual_seed(3)
 with torch.inference_mode():
     for B, T in ((1, 16), (1, 128), (32, 16), (32, 128)):

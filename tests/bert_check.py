@@ -9,6 +9,9 @@ independent numpy implementation of the model.
                                                   embeddings (HF_TOOL embed) against numpy's
     python3 tests/bert_check.py model DIR HF_TOOL the same on a real model directory (all-MiniLM-L6-v2:
                                                   model.safetensors, config.json) for fixed token ids
+    python3 tests/bert_check.py torch DIR ATTNLAB the same lines against PyTorch's float32 forward
+                                                  (bench/torch_minilm.py --embed, run by TORCH_PYTHON,
+                                                  default /usr/bin/python3: Debian's python3-torch)
     python3 tests/bert_check.py text DIR ATTNLAB  end to end: `ATTNLAB embed DIR` (batches of 8, padded)
                                                   on the lines of tests/data/wordpiece_corpus.txt against
                                                   numpy's embeddings of each line alone, from Hugging
@@ -114,11 +117,15 @@ def write_fixture(d):
     return w
 
 
-def text_check(d, attnlab, w, cfg):
+def text_check(d, attnlab, w, cfg, torch=False):
     try:
         from tokenizers import Tokenizer
     except ImportError:
         print("skip: Hugging Face's tokenizers not installed (pip install tokenizers): the end-to-end check")
+        return 0
+    py = os.environ.get("TORCH_PYTHON", "/usr/bin/python3")
+    if torch and subprocess.run([py, "-c", "import torch"], capture_output=True).returncode:
+        print("skip: %s has no torch (Debian's python3-torch): the PyTorch check" % py)
         return 0
     tok = Tokenizer.from_file(os.path.join(d, "tokenizer.json"))
     tok.no_padding()
@@ -130,14 +137,35 @@ def text_check(d, attnlab, w, cfg):
     out = subprocess.run([attnlab, "embed", d, "-", "--batch", "8"], input="\n".join(lines), check=True,
                          capture_output=True, text=True).stdout.split()
     got = np.array([[float(v) for v in row.split(",")] for row in out])
+    ids = "".join(" ".join(map(str, tok.encode(x).ids)) + "\n" for x in lines)
+    if torch:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "torch_minilm.py")
+        out = subprocess.run([py, script, "--model", d, "--embed"], input=ids, check=True, capture_output=True,
+                             text=True).stdout.strip().split("\n")
+        want = np.array([[float(v) for v in row.split()] for row in out])
+        return compare(got, want, "attnlab embed against PyTorch's float32 on %d lines of text" % len(lines))
     w = {k: np.asarray(v, dtype=np.float64) for k, v in w.items()}
-    want = np.concatenate([embed(w, cfg, [tok.encode(x).ids]) for x in lines])
-    return compare(got, want, "attnlab embed on %d lines of text, none with a written [PAD]" % len(lines))
+    want = np.concatenate([embed(w, cfg, [[int(t) for t in row.split()]]) for row in ids.strip().split("\n")])
+    rc = compare(got, want, "attnlab embed on %d lines of text, none with a written [PAD]" % len(lines))
+    # the orderings sentence-transformers' own examples show: each sentence nearer the first than the last
+    pairs = [["A man is eating food.", "A man is eating a piece of bread.", "A man is riding a horse."],
+             ["The new movie is awesome.", "The new movie is so great.", "The cat sits outside."],
+             ["A man is playing guitar.", "A woman is playing violin.", "Do you like pizza?"]]
+    out = subprocess.run([attnlab, "embed", d], input="\n".join(sum(pairs, [])), check=True, capture_output=True,
+                         text=True).stdout.split()
+    e = np.array([[float(v) for v in row.split(",")] for row in out])
+    for i, (a, near, far) in enumerate(pairs):
+        sn, sf = e[3 * i] @ e[3 * i + 1], e[3 * i] @ e[3 * i + 2]
+        ok = sn > sf + 0.1
+        rc |= not ok
+        print("bert_check: %s %r is nearer %r (%.3f) than %r (%.3f)" % ("ok" if ok else "FAILED", a, near, sn, far, sf))
+    return rc
 
 
 def main():
     a = sys.argv[1:]
-    if not a or a[0] not in ("fixture", "check", "model", "text") or len(a) != (3 if a[0] in ("model", "text") else 2):
+    if not a or a[0] not in ("fixture", "check", "model", "text", "torch") or \
+            len(a) != (3 if a[0] in ("model", "text", "torch") else 2):
         print(__doc__)
         return 0 if a and a[0] in ("-h", "--help") else 2
     if a[0] == "fixture":
@@ -150,8 +178,8 @@ def main():
             return compare(run_tool(a[1], d, BATCH), embed(w, CFG, BATCH), "a random BERT")
     cfg = json.load(open(os.path.join(a[1], "config.json")))
     w = load_file(os.path.join(a[1], "model.safetensors"))
-    if a[0] == "text":
-        return text_check(a[1], a[2], w, cfg)
+    if a[0] in ("text", "torch"):
+        return text_check(a[1], a[2], w, cfg, a[0] == "torch")
     r = np.random.default_rng(1)
     batch = [[101] + list(r.integers(1000, cfg["vocab_size"], n)) + [102] + [0] * (30 - n) for n in (5, 12, 30)]
     return compare(run_tool(a[2], a[1], batch), embed(w, cfg, batch), os.path.basename(os.path.normpath(a[1])))

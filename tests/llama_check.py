@@ -6,11 +6,13 @@
                                                  of older exports) and logits.txt, its logits for
                                                  TOKENS
     python3 tests/llama_check.py check HF_TOOL   the fixture again in a temporary directory: attn.h's logits
-                                                 (HF_TOOL forward) against numpy's
+                                                 (HF_TOOL forward) against numpy's; then HF_TOOL export: the
+                                                 same tensors, configuration and logits read back
 
 The numpy model follows transformers' LlamaForCausalLM: RMSNorm (x / sqrt(mean x^2 + eps) g), RoPE on
 the pairs (i, i + head_dim / 2) (rotate_half), key and value heads repeated over their query heads,
 down(silu(gate x) * up x). Needs numpy and safetensors (no torch)."""
+import json
 import os
 import subprocess
 import sys
@@ -18,6 +20,7 @@ import tempfile
 
 import hf_fixture
 import numpy as np
+from safetensors.numpy import load_file
 
 CFG = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 53, "hidden_size": 24,
        "intermediate_size": 40, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
@@ -84,16 +87,38 @@ def main():
         write_fixture(sys.argv[2])
         print("wrote", sys.argv[2])
         return 0
+    bad = 0
     with tempfile.TemporaryDirectory() as d:
         w = write_fixture(os.path.join(d, "in"))
         want = forward(w, TOKENS)
-        out = subprocess.run([sys.argv[2], "forward", os.path.join(d, "in")] + [str(t) for t in TOKENS], check=True,
-                             capture_output=True, text=True).stdout.split()
-        got = np.array([float(v) for v in out]).reshape(want.shape)
-        err = np.abs(got - want).max() / max(1.0, np.abs(want).max())
-    ok = err < 1e-5
-    print("llama_check:", ("ok (logits within %.1g of numpy's)" if ok else "attn.h's logits differ from numpy's by %.3g") % err)
-    return 0 if ok else 1
+        run = lambda *a: subprocess.run([sys.argv[2]] + list(a), check=True, capture_output=True, text=True).stdout
+        got = np.array([float(v) for v in run("forward", os.path.join(d, "in"), *map(str, TOKENS)).split()])
+        err = np.abs(got.reshape(want.shape) - want).max() / max(1.0, np.abs(want).max())
+        if not err < 1e-5:
+            print("attn.h's logits differ from numpy's: worst relative error %.3g" % err)
+            bad += 1
+        # export: the same tensors under the same names (q and k rows back in rotate_half's order), the
+        # same configuration, and the same logits when attn.h and numpy read the export
+        os.makedirs(os.path.join(d, "out"))
+        run("export", os.path.join(d, "in"), os.path.join(d, "out"))
+        back = load_file(os.path.join(d, "out", "model.safetensors"))
+        cfg = json.load(open(os.path.join(d, "out", "config.json")))
+        for k, v in w.items():
+            if not k.endswith("inv_freq") and (k not in back or not np.array_equal(back[k], v)):
+                print("export: %s differs or is missing" % k)
+                bad += 1
+        for k in ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+                  "num_key_value_heads", "max_position_embeddings", "rope_theta", "rms_norm_eps", "tie_word_embeddings"):
+            if cfg.get(k) != CFG.get(k, cfg.get(k)) or k not in cfg:
+                print("export: config %s is %s, wanted %s" % (k, cfg.get(k), CFG.get(k)))
+                bad += 1
+        again = np.array([float(v) for v in run("forward", os.path.join(d, "out"), *map(str, TOKENS)).split()])
+        if not np.array_equal(again, got) or not np.allclose(forward(back, TOKENS), want, rtol=0, atol=1e-9):
+            print("export: the exported model's logits differ")
+            bad += 1
+    print("llama_check:", "ok (logits within %.1g of numpy's; the export reads back bit for bit)" % err if not bad
+          else "%d mismatches" % bad)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -421,6 +421,15 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
         BAD(attn_safetensors_get(&none, "x", F(0), 0, NULL));
         BAD(attn_safetensors_get(&none, "x", F(0), ATTN_MAX_DIMS + 1, NULL));
     }
+    BAD(attn_wordpiece_parse((attn_wordpiece *)U(0), (const char *)record, sizeof record, 1)); /* no [UNK] */
+    BAD(attn_wordpiece_parse((attn_wordpiece *)U(0), NULL, 16, 1));
+    BAD(attn_wordpiece_load_hf((attn_wordpiece *)U(0), "/nonexistent"));
+    BAD(attn_wordpiece_load_hf((attn_wordpiece *)U(0), "tests")); /* no vocab.txt */
+    {
+        attn_wordpiece none;
+        memset(&none, 0, sizeof none);
+        NEG(attn_wordpiece_encode(&none, "x", 1, (int *)U(0), 8, NULL));
+    }
     BAD(attn_transformer_load_hf((attn_transformer *)U(0), "/nonexistent"));
     BAD(attn_transformer_load_hf((attn_transformer *)U(0), "tests"));
     BAD(attn_transformer_save_hf(tf, "/nonexistent/dir"));
@@ -518,9 +527,10 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
      attn_nt_name attn_diff_lambda_init
    - lookups, where "not there" is an answer (NULL or -1), not an error: attn_kind_get
      attn_kind_from_name attn_nt_from_name attn_params_find attn_safetensors_find attn_safetensors_meta
+     attn_wordpiece_id attn_wordpiece_token
    - frees and resets, for which NULL or a zeroed struct does nothing: attn_cisformer_free
      attn_transformer_free attn_seq2seq_free attn_fuzzy_free attn_sraven_free attn_optim_free
-     attn_params_free attn_arena_release attn_arena_reset attn_safetensors_free
+     attn_params_free attn_arena_release attn_arena_reset attn_safetensors_free attn_wordpiece_free
    - the unchecked vector kernels, random streams and counts of the inner loops (their sizes and
      pointers are the caller's, as for memcpy): attn_axpy attn_dot attn_scale attn_exp attn_tanh
      attn_max attn_sum attn_row_max attn_row_sum attn_gemm_reference attn_tensor_numel attn_rng_seed

@@ -2174,6 +2174,16 @@ static void test_llama_hf(void)
           attn_last_error());
     if (ok) attn_transformer_free(&back);
     remove("build/llama.ckpt");
+    ok = attn_transformer_save_hf(&m, "build") == ATTN_OK && attn_transformer_load_hf(&back, "build") == ATTN_OK;
+    CHECK(ok && t_params_equal(&back.p, &m.p) && !memcmp(&back.cfg, &m.cfg, sizeof m.cfg),
+          "llama: saved in Hugging Face's layout and loaded again bit for bit: %s", attn_last_error());
+    if (ok) attn_transformer_free(&back);
+    m.cfg.causal = 0; /* neither GPT-2's shape nor Llama's: refused, nothing written */
+    remove("build/model.safetensors");
+    CHECK(attn_transformer_save_hf(&m, "build") == ATTN_ERR_ARG && strstr(attn_last_error(), "Llama's shape") &&
+              !fopen("build/model.safetensors", "rb"),
+          "llama: a model of neither layout's shape is refused: %s", attn_last_error());
+    m.cfg.causal = 1;
     {
         static const char *bad[2] = {"{\"model_type\": \"llama\", \"vocab_size\": 53, \"hidden_size\": 24, \"intermediate_size\": 40, "
                                      "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"max_position_embeddings\": 32, "
