@@ -47,8 +47,9 @@ static void run_torch(const char *dir, int threads, int repeats, double out[4])
     char cmd[1024];
     FILE *f;
     int i;
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 bench/torch_minilm.py --model '%s' --threads %d --repeats %d 2>/dev/null",
-             dir, threads, repeats);
+    /* its BLAS (Debian's torch calls libblas.so.3: OpenBLAS when installed) on the same threads */
+    snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=%d OMP_NUM_THREADS=%d /usr/bin/python3 bench/torch_minilm.py "
+             "--model '%s' --threads %d --repeats %d 2>/dev/null", threads, threads, dir, threads, repeats);
     for (i = 0; i < 4; i++) out[i] = 0;
     if (!(f = popen(cmd, "r"))) return;
     for (i = 0; i < 4 && fscanf(f, "%*d %*d %lf", &out[i]) == 1; i++) continue;
@@ -90,6 +91,8 @@ int main(int argc, char **argv)
            (unsigned long)m.p.total, attn_simd_name(), threads, cpu_model(), peak);
     run_torch(dir, threads, repeats, torch);
     if (!torch[0]) printf("PyTorch not found (apt-get install python3-torch): its column stays empty\n");
+    else printf("PyTorch 1.13 (/usr/bin/python3) with its BLAS on %d thread(s): install libopenblas-dev first, or\n"
+                "Debian's torch calls the reference BLAS (10x slower)\n", threads);
     printf("\n| batch | tokens | attn.h, sentences/s | PyTorch, sentences/s | ratio | attn.h, PyTorch: of the "
            "peak |\n|---:|---:|---:|---:|---:|---:|\n");
     for (i = 0; i < 4; i++) {
