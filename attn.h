@@ -14169,6 +14169,7 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
 #endif
 }
 
+#ifndef ATTN_NO_STDIO /* the writer's helpers */
 /* Whether a transformer has Llama's shape (what attn_transformer_save_hf writes as "llama"); why not. */
 static const char *attn__llama_shape(const attn_transformer_config *c)
 {
@@ -14269,7 +14270,6 @@ static void attn__llama_list(const attn_transformer *m, attn__hf_list *o, attn_f
     if (!tied) attn__hf_add(o, "lm_head.weight", M.Wout, (size_t)c->vocab, d);
 }
 
-#ifndef ATTN_NO_STDIO
 /* v in the fewest significant digits that read back as v (a config.json's 1e-06, not 9.99999997e-07). */
 static const char *attn__num_text(char *buf, size_t n, attn_float v)
 {
