@@ -14855,7 +14855,7 @@ static uint32_t attn__uc_lower_of(uint32_t c)
    into out [3]; returns how many (0 for a mark). */
 static int attn__uc_fold(uint32_t c, uint32_t *out)
 {
-    size_t lo = 0, hi = ATTN__COUNT(attn__uc_decomp1), i3;
+    size_t lo = 0, hi = ATTN__COUNT(attn__uc_decomp1), i3 = ATTN__COUNT(attn__uc_decomp3);
     int n = 1, i;
     out[0] = c;
     if (c >= 0xAC00 && c <= 0xD7A3) { /* a Hangul syllable: leading, vowel and trailing jamo */
@@ -14872,7 +14872,8 @@ static int attn__uc_fold(uint32_t c, uint32_t *out)
         }
         if (lo < ATTN__COUNT(attn__uc_decomp1) && attn__uc_decomp1[lo][0] == c)
             out[0] = attn__uc_decomp1[lo][1];
-        for (i3 = 0; i3 < ATTN__COUNT(attn__uc_decomp3) && attn__uc_decomp3[i3][0] != c; i3++) continue;
+        else /* the few of two or three characters */
+            for (i3 = 0; i3 < ATTN__COUNT(attn__uc_decomp3) && attn__uc_decomp3[i3][0] != c; i3++) continue;
         if (i3 < ATTN__COUNT(attn__uc_decomp3))
             for (n = 0; n < 3 && attn__uc_decomp3[i3][n + 1]; n++) out[n] = attn__uc_decomp3[i3][n + 1];
     }
@@ -14943,13 +14944,14 @@ ATTNDEF attn_status attn_wordpiece_parse(attn_wordpiece *w, const char *vocab, s
         const char *e = (const char *)memchr(vocab + i, '\n', bytes - i);
         size_t at;
         uint32_t c;
+        size_t step;
         len = (e ? (size_t)(e - vocab) : bytes) - i;
         if (len > 1024 || line >= 1u << 24)
             return attn__fail(ATTN_ERR_FORMAT, "attn_wordpiece_parse: %s at line %lu",
                               len > 1024 ? "a token longer than 1024 bytes" : "more than 2^24 tokens",
                               (unsigned long)line + 1);
-        for (at = 0; at < len; at += attn__utf8_next((const unsigned char *)vocab + i + at, len - at, &c))
-            if (attn__utf8_next((const unsigned char *)vocab + i + at, len - at, &c) == 1 &&
+        for (at = 0; at < len; at += step) /* a one-byte step past a byte >= 0x80: not UTF-8 */
+            if ((step = attn__utf8_next((const unsigned char *)vocab + i + at, len - at, &c)) == 1 &&
                 (unsigned char)vocab[i + at] >= 0x80)
                 return attn__fail(ATTN_ERR_FORMAT, "attn_wordpiece_parse: line %lu is not UTF-8",
                                   (unsigned long)line + 1);
