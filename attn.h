@@ -2801,6 +2801,19 @@ ATTN__INLINE attn__v attn__vabs(attn__v x) { return vabsq_f32(x); }
 #if defined(ATTN__AVX512)
 ATTN__INLINE float attn__vhsum(attn__v v) { return _mm512_reduce_add_ps(v); }
 ATTN__INLINE float attn__vhmax(attn__v v) { return _mm512_reduce_max_ps(v); }
+#elif defined(ATTN__AVX2)
+ATTN__INLINE float attn__vhsum(attn__v v)
+{
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    return _mm_cvtss_f32(_mm_add_ss(h, _mm_shuffle_ps(h, h, 1)));
+}
+ATTN__INLINE float attn__vhmax(attn__v v)
+{
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    return _mm_cvtss_f32(_mm_max_ss(h, _mm_shuffle_ps(h, h, 1)));
+}
 #elif !defined(ATTN__SCALAR)
 /* Horizontal reductions through memory: short, portable, and off the hot loops. */
 ATTN__INLINE float attn__vhsum(attn__v v)
@@ -6189,43 +6202,58 @@ static void attn__tiled_rows(const attn__head *t, int i0, int br, attn_float *Op
     }
 }
 
-#if defined(ATTN__AVX512) && !defined(ATTN_USE_CBLAS)
-/* The fused forward of softmax and Cog (FlashAttention's loop, Dao et al. 2022, arXiv:2205.14135,
-   with its tiles in vector registers): ATTN__FR query rows at a time against one panel of K^T
-   (ATTN__PANEL keys, from the head's panels). The scores S [FR, PANEL], their running maximum m and
-   exponentials stay in registers, as does O [FR, dv] over all the keys; P leaves them only to be
-   broadcast against V's rows. Rows past the query tile repeat its last row and are not stored.
-   Taken (attn__fusable) where nothing else acts on a tile: no bias, dropout, mask but the causal one,
-   centering or non-finite input, dk <= ATTN__FDK and dv a whole number of vectors up to ATTN__FNV. */
+#if !defined(ATTN_USE_CBLAS) && !defined(ATTN__SCALAR)
+/* The fused forward of softmax, Cog and EA (FlashAttention's loop, Dao et al. 2022,
+   arXiv:2205.14135, with its tiles in vector registers): ATTN__FR query rows at a time against one
+   panel of K^T (ATTN__PANEL keys, from the head's panels). The scores S [FR, PANEL], their running
+   maximum m and weights stay in registers; P leaves them only to be broadcast against V's rows.
+   O [FR, dv] stays in registers over all the keys where the register file holds it (ATTN__FKEEP:
+   32 registers of 16 floats), else it is a buffer in L1 that each panel updates through the GEMM's
+   micro-kernels (FR is their height; compiled inline, their accumulators spilled). Rows past the query
+   tile repeat its last row and are not stored. Taken (attn__fusable) where nothing else acts on a
+   tile: no bias, dropout, mask but the causal one, centering or non-finite input, dk <= ATTN__FDK
+   and dv a whole number of vectors up to ATTN__FDV. */
 #define ATTN__FUSED 1
-#if defined(__GNUC__) /* a vector loaded once into a register, not again as each FMA's memory operand */
-#define ATTN__IN_REG(x) __asm__("" : "+v"(x))
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) /* a vector loaded once into */
+#define ATTN__IN_REG(x) __asm__("" : "+v"(x)) /* a register, not again as each FMA's memory operand */
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define ATTN__IN_REG(x) __asm__("" : "+w"(x))
 #else
 #define ATTN__IN_REG(x) (void)0
 #endif
+#if defined(ATTN__AVX512) /* FR x NV scores; O's rows in FKEEP vectors each, or (0) in a buffer */
 #define ATTN__FR 4
-#define ATTN__FNV 4
+#define ATTN__FKEEP 4
+#else /* the rows of the GEMM's in-place micro-kernels, which update the buffer */
+#define ATTN__FR ATTN__MR_S
+#define ATTN__FKEEP 0
+#endif
+#define ATTN__FCH ATTN__MAX(ATTN__FKEEP, 1) /* vectors of O in registers, per row */
 #define ATTN__FDK 256
+#define ATTN__FDV (ATTN__FKEEP ? ATTN__FKEEP * ATTN__VW : 256)
+#define ATTN__FKEYS (ATTN__MAX(1, 64 / ATTN__PANEL) * ATTN__PANEL) /* keys per product P V: whole panels */
+#define ATTN__FRV ((ATTN__FR + ATTN__VW - 1) / ATTN__VW * ATTN__VW) /* FR in whole vectors */
 /* The running maximum m of a row is raised only when an exponent passes it by more than this, since
    softmax does not depend on the shift: the weights e^(x - m) stay below e^16 = 8.9e6, far from
    overflow, and after the first tile a row's maximum seldom moves that far, so the branch is
    predicted (a mispredicted branch throws away the work issued past it). */
 #define ATTN__FSLACK 16
 #define ATTN__FOR_FR(r) ATTN__UNROLL for (r = 0; r < ATTN__FR; r++)
-#define ATTN__FOR_NV(c) ATTN__UNROLL for (c = 0; c < ATTN__FNV; c++) if (c < nv)
+#define ATTN__FOR_CH(c, nc) ATTN__UNROLL for (c = 0; c < ATTN__FCH; c++) if (c < (nc))
 #define ATTN__ONES8 1, 1, 1, 1, 1, 1, 1, 1
-static const attn_float attn__ones_zeros[2 * ATTN__PANEL] = {ATTN__ONES8, ATTN__ONES8, ATTN__ONES8,
-                                                              ATTN__ONES8}; /* 32 ones (a panel), 32 zeros */
+static const attn_float attn__ones_zeros[128] = {ATTN__ONES8, ATTN__ONES8, ATTN__ONES8, ATTN__ONES8,
+                                                 ATTN__ONES8, ATTN__ONES8, ATTN__ONES8, ATTN__ONES8};
 
 static int attn__fusable(const attn__head *t)
 {
     const attn_attention_desc *d = t->d;
     const attn_score_row *k = t->k;
+    int lse = k->stat == ATTN_STAT_LSE && !k->offset &&
+              (k->exponent == attn__exponent_s || k->exponent == attn__exponent_abs);
     return t->w.kpan && !t->guard && !t->centered && !d->bias && !d->mod && d->dropout <= 0 && !d->key_mask &&
-           !d->segment && d->window <= 0 && d->block <= 0 && k->stat == ATTN_STAT_LSE && !k->offset &&
-           (k->exponent == attn__exponent_s || k->exponent == attn__exponent_abs) && d->dk <= ATTN__FDK &&
-           attn__depth_blocks(d->dk, ATTN__KC) == d->dk && d->dv % ATTN__VW == 0 &&
-           d->dv <= ATTN__FNV * ATTN__VW;
+           !d->segment && d->window <= 0 && d->block <= 0 && (lse || k->map == attn__ea_map) &&
+           d->dk <= ATTN__FDK && attn__depth_blocks(d->dk, ATTN__KC) == d->dk && d->dv % ATTN__VW == 0 &&
+           d->dv <= ATTN__FDV;
 }
 
 /* The exponent of a score vector: s or (Cog) |s|, -3e38 where vis is 0 (edge tiles only). */
@@ -6247,104 +6275,163 @@ ATTN__INLINE attn__v attn__fused_max(const attn__v *s, int cog, const attn_float
     return x;
 }
 
+/* acc [FR, nc vectors] += P [FR, kb] V [kb, nc vectors] (P's rows FKEYS apart, V's dv). */
+ATTN__INLINE void attn__fused_pv(attn__v acc[ATTN__FR][ATTN__FCH], const attn_float *pb, const attn_float *V,
+                                 int dv, int kb, int nc)
+{
+    attn__v vv[ATTN__FCH];
+    int j, r, c;
+    for (j = 0; j < kb; j++) {
+        ATTN__FOR_CH(c, nc) {
+            vv[c] = attn__vload(V + (size_t)j * dv + c * ATTN__VW);
+            ATTN__IN_REG(vv[c]);
+        }
+        ATTN__FOR_FR(r) {
+            attn__v p = attn__vset1(pb[r * ATTN__FKEYS + j]);
+            ATTN__FOR_CH(c, nc) acc[r][c] = attn__vfma(p, vv[c], acc[r][c]);
+        }
+    }
+}
+
+/* The same on O's buffer ob [FR, nv vectors] (rows dv apart), by the GEMM's micro-kernels. */
+static void attn__fused_pv_buffer(attn_float *ob, const attn_float *pb, const attn_float *V, int dv, int kb,
+                                  int nv)
+{
+    size_t ld = (size_t)dv;
+    int c = 0;
+    for (; c + ATTN__NV <= nv; c += ATTN__NV)
+        attn__micro_wide_sb(kb, pb, ATTN__FKEYS, 1, V + c * ATTN__VW, ld, ob + c * ATTN__VW, ld, 1, 1, 0);
+    for (; c < nv; c++)
+        attn__micro_narrow_sb(kb, pb, ATTN__FKEYS, 1, V + c * ATTN__VW, ld, ob + c * ATTN__VW, ld, 1, 1, 0);
+}
+
+/* One panel's weights from its scores S: for softmax and Cog (form 0, 1) the rows' maxima m raised
+   where an exponent passed them by more than the slack (l, O and the group's weights so far, the g
+   entries of each pb row, times e^(m_old - m_new)), then P = e^(x - m) (Cog: times sign s) or (EA,
+   form 2) s^2 / (1 + s^2), into pb's rows and its sums into l. vis: each row's visibility (edge
+   panels only: a constant 0 otherwise); form and edge are constants where inlined. */
+ATTN__INLINE void attn__fused_panel(attn__v S[ATTN__FR][ATTN__NV], const attn_float *const *vis, int form,
+                                    int edge, attn_float *m, attn__v *l, attn__v acc[ATTN__FR][ATTN__FCH],
+                                    int nv, attn_float *ob, int dv, attn_float *pb, int g)
+{
+    attn_float a[ATTN__FRV] = {0};
+    attn__v up = attn__vset1(0);
+    int r, c, v, cog = form == 1;
+    ATTN__FOR_FR(r) /* the rows' largest exponents above their maxima */
+        if (form != 2) up = attn__vmax(up, attn__vsub(attn__fused_max(S[r], cog, edge ? vis[r] : NULL),
+                                                      attn__vset1(m[r])));
+    if (form != 2 && attn__vhmax(up) > ATTN__FSLACK) { /* past the slack (one test for all rows) */
+        ATTN__FOR_FR(r) { /* a[r] = m_old - m_new */
+            attn_float top = attn__vhmax(attn__fused_max(S[r], cog, edge ? vis[r] : NULL));
+            top = top > m[r] ? top : m[r];
+            a[r] = m[r] - top;
+            m[r] = top;
+        }
+        for (r = 0; r < ATTN__FRV; r += ATTN__VW) attn__vstore(a + r, attn__vexp(attn__vload(a + r)));
+        ATTN__FOR_FR(r) {
+            attn__v f = attn__vset1(a[r]);
+            l[r] = attn__vmul(l[r], f);
+            ATTN__FOR_CH(c, nv) acc[r][c] = attn__vmul(acc[r][c], f);
+            if (!ATTN__FKEEP) attn_scale((size_t)dv, a[r], ob + r * dv);
+            attn_scale((size_t)g, a[r], pb + r * ATTN__FKEYS);
+        }
+    }
+    ATTN__FOR_FR(r)
+        ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
+            const attn_float *w = edge && vis[r] ? vis[r] + v * ATTN__VW : NULL;
+            attn__v p;
+            if (form == 2) { /* attn__ea_map's g */
+                attn__v zz = attn__vmin(attn__vset1((attn_float)1e30), attn__vmul(S[r][v], S[r][v]));
+                p = attn__vdiv(zz, attn__vadd(attn__vset1(1), zz));
+            } else
+                p = attn__vexp_shifted(attn__fused_exponent(S[r][v], cog, w), attn__vset1(m[r]));
+            if (w) p = attn__vmul(p, attn__vload(w));
+            l[r] = attn__vadd(l[r], p);
+            if (cog) { /* p sign s: s 2^126 clamped to [-p, p] (exact for |s| >= 2^-102: p < 2^24) */
+                attn__v sg = attn__vmul(S[r][v], attn__vset1((attn_float)8.50705917e37f));
+                p = attn__vmin(p, attn__vmax(attn__vsub(attn__vset1(0), p), sg));
+            }
+            attn__vstore(pb + r * ATTN__FKEYS + g + v * ATTN__VW, p);
+        }
+}
+
 /* Rows [i, i + nr) of O and their stats, nr <= FR, with nv = dv / VW (a constant where inlined). */
 ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_float *O, attn_float *st,
-                                      int nv)
+                                      int nv, int form)
 {
     const attn_attention_desc *d = t->d;
-    int dk = d->dk, dv = d->dv, cog = t->k->exponent == attn__exponent_abs, jend = attn__key_end(d, i, nr);
-    int r, c, v, j, j0;
-    attn_float qs[ATTN__FR * ATTN__FDK], pb[ATTN__FR * ATTN__PANEL], m[ATTN__FR], a[ATTN__VW] = {0};
-    attn__v S[ATTN__FR][ATTN__NV], acc[ATTN__FR][ATTN__FNV], l[ATTN__FR], kv[ATTN__NV], vv[ATTN__FNV];
-    attn__v up;
+    int dk = d->dk, dv = d->dv, jend = attn__key_end(d, i, nr), r, c, v, j0, g, kg;
+    attn_float qs[ATTN__FR * ATTN__FDK], pb[ATTN__FR * ATTN__FKEYS], m[ATTN__FR];
+    attn_float ob[ATTN__FKEEP ? 1 : ATTN__FR * ATTN__FDV];
+    attn__v S[ATTN__FR][ATTN__NV], acc[ATTN__FR][ATTN__FCH], l[ATTN__FR], kv[ATTN__NV];
     ATTN__FOR_FR(r) { /* q scaled once; empty accumulators */
         const attn_float *q = t->Qp + (size_t)(i + ATTN__MIN(r, nr - 1)) * t->ld;
         attn__scale_copy((size_t)dk, t->scale, q, qs + r * dk);
         m[r] = (attn_float)-3e38;
         l[r] = attn__vset1(0);
-        ATTN__FOR_NV(c) acc[r][c] = attn__vset1(0);
+        ATTN__FOR_CH(c, nv) acc[r][c] = attn__vset1(0);
     }
-    for (j0 = 0; j0 < jend; j0 += ATTN__PANEL) {
-        const attn_float *kt = t->w.kpan + (size_t)j0 * dk, *vis[ATTN__FR];
-        int kb = ATTN__MIN(ATTN__PANEL, jend - j0), see = d->causal ? i + d->Tk - d->Tq + 1 - j0 : kb;
-        ATTN__FOR_FR(r) /* the keys row r sees: an edge tile's 0/1 visibility, else NULL */
-            vis[r] = ATTN__MIN(see + r, kb) >= ATTN__PANEL
-                         ? NULL
-                         : attn__ones_zeros + ATTN__PANEL - ATTN__MAX(0, ATTN__MIN(see + r, kb));
-        ATTN__FOR_FR(r)
-            ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vset1(0);
-        for (c = 0; c < dk; c++) { /* S = q K^T over the panel */
-            ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
-                kv[v] = attn__vload(kt + c * ATTN__PANEL + v * ATTN__VW);
-                ATTN__IN_REG(kv[v]);
-            }
-            ATTN__FOR_FR(r) {
-                attn__v q = attn__vset1(qs[r * dk + c]);
-                ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vfma(q, kv[v], S[r][v]);
-            }
-        }
-        up = attn__vset1(0);
-        ATTN__FOR_FR(r) /* the rows' largest exponents above their maxima */
-            up = attn__vmax(up, attn__vsub(attn__fused_max(S[r], cog, vis[r]), attn__vset1(m[r])));
-        if (attn__vhmax(up) > ATTN__FSLACK) { /* a row's maximum grew past the slack (one test for all):
-                                                the sums so far times e^(m_old - m_new) */
-            ATTN__FOR_FR(r) { /* a[r] = m_old - m_new (lanes from FR on unused) */
-                attn_float top = attn__vhmax(attn__fused_max(S[r], cog, vis[r]));
-                top = top > m[r] ? top : m[r];
-                a[r] = m[r] - top;
-                m[r] = top;
-            }
-            attn__vstore(a, attn__vexp(attn__vload(a)));
-            ATTN__FOR_FR(r) {
-                attn__v f = attn__vset1(a[r]);
-                l[r] = attn__vmul(l[r], f);
-                ATTN__FOR_NV(c) acc[r][c] = attn__vmul(acc[r][c], f);
-            }
-        }
-        ATTN__FOR_FR(r) /* P = e^(x - m) (Cog: times sign s), its sum into l */
-            ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
-                const attn_float *w = vis[r] ? vis[r] + v * ATTN__VW : NULL;
-                attn__v p = attn__vexp_shifted(attn__fused_exponent(S[r][v], cog, w), attn__vset1(m[r]));
-                if (w) p = attn__vmul(p, attn__vload(w));
-                l[r] = attn__vadd(l[r], p);
-                if (cog) { /* p sign s as s 2^126 clamped to [-p, p] (exact for |s| >= 2^-102: p < 2^24) */
-                    attn__v sg = attn__vmul(S[r][v], attn__vset1((attn_float)8.50705917e37f));
-                    p = attn__vmin(p, attn__vmax(attn__vsub(attn__vset1(0), p), sg));
+    if (!ATTN__FKEEP) attn__fill((size_t)ATTN__FR * dv, 0, ob);
+    for (j0 = 0; j0 < jend; j0 += kg) { /* a group of kg keys: P [FR, kg] panel by panel, then O += P V */
+        kg = ATTN__MIN(ATTN__FKEYS, jend - j0);
+        for (g = 0; g < kg; g += ATTN__PANEL) {
+            const attn_float *kt = t->w.kpan + (size_t)(j0 + g) * dk, *vis[ATTN__FR];
+            int kb = ATTN__MIN(ATTN__PANEL, kg - g), see = d->causal ? i + d->Tk - d->Tq + 1 - j0 - g : kb;
+            ATTN__FOR_FR(r) /* the keys row r sees: an edge tile's 0/1 visibility, else NULL */
+                vis[r] = ATTN__MIN(see + r, kb) >= ATTN__PANEL
+                             ? NULL
+                             : attn__ones_zeros + 64 - ATTN__MAX(0, ATTN__MIN(see + r, kb));
+            ATTN__FOR_FR(r)
+                ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vset1(0);
+            for (c = 0; c < dk; c++) { /* S = q K^T over the panel */
+                ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
+                    kv[v] = attn__vload(kt + c * ATTN__PANEL + v * ATTN__VW);
+                    ATTN__IN_REG(kv[v]);
                 }
-                attn__vstore(pb + r * ATTN__PANEL + v * ATTN__VW, p);
+                ATTN__FOR_FR(r) {
+                    attn__v q = attn__vset1(qs[r * dk + c]);
+                    ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vfma(q, kv[v], S[r][v]);
+                }
             }
-        for (j = 0; j < kb; j++) { /* O += P V */
-            const attn_float *vr = t->Vp + (size_t)(j0 + j) * dv;
-            ATTN__FOR_NV(c) {
-                vv[c] = attn__vload(vr + c * ATTN__VW);
-                ATTN__IN_REG(vv[c]);
-            }
-            ATTN__FOR_FR(r) {
-                attn__v p = attn__vset1(pb[r * ATTN__PANEL + j]);
-                ATTN__FOR_NV(c) acc[r][c] = attn__vfma(p, vv[c], acc[r][c]);
-            }
+            if (vis[0]) /* edge panels (the causal diagonal, the last keys) apart: vis a constant 0 */
+                attn__fused_panel(S, vis, form, 1, m, l, acc, nv, ob, dv, pb, g);
+            else
+                attn__fused_panel(S, vis, form, 0, m, l, acc, nv, ob, dv, pb, g);
         }
+        if (ATTN__FKEEP) attn__fused_pv(acc, pb, t->Vp + (size_t)j0 * dv, dv, kg, nv); /* O += P V */
+        else attn__fused_pv_buffer(ob, pb, t->Vp + (size_t)j0 * dv, dv, kg, nv);
     }
-    ATTN__FOR_FR(r) if (r < nr) { /* O = acc / l; stats m + log l (0: the row sees nothing) */
+    ATTN__FOR_FR(r) if (r < nr) { /* O = acc / l; stats m + log l or (EA) l (0: the row sees nothing) */
         attn_float sum = attn__vhsum(l[r]), *o = O + (size_t)(i + r) * dv;
-        attn__v f = attn__vset1(sum > 0 ? 1 / sum : 0);
-        ATTN__FOR_NV(c) attn__vstore(o + c * ATTN__VW, attn__vmul(acc[r][c], f));
-        st[i + r] = sum > 0 ? m[r] + ATTN__LOG(sum) : 0;
+        int empty = form == 2 ? sum < ATTN__TINY : !(sum > 0);
+        attn__v f = attn__vset1(empty ? 0 : 1 / sum);
+        if (ATTN__FKEEP) {
+            ATTN__FOR_CH(c, nv) attn__vstore(o + c * ATTN__VW, attn__vmul(acc[r][c], f));
+        } else
+            attn__scale_copy((size_t)dv, empty ? 0 : 1 / sum, ob + r * dv, o);
+        st[i + r] = form == 2 ? sum : empty ? 0 : m[r] + ATTN__LOG(sum);
     }
 }
 
-/* Query rows [i0, i0 + br) fused, FR at a time (the value vectors a constant per call). */
+/* Query rows [i0, i0 + br) fused, FR at a time (with O in registers, its vectors a constant; with O in a
+   buffer, the kind's form). */
 static void attn__fused_rows(const attn__head *t, int i0, int br, attn_float *O, attn_float *st)
 {
-    int i, nr;
+    int i, nr, nv = t->d->dv / ATTN__VW;
+    int form = t->k->stat == ATTN_STAT_SUM ? 2 : t->k->exponent == attn__exponent_abs;
     for (i = i0; i < i0 + br; i += nr) {
         nr = ATTN__MIN(ATTN__FR, i0 + br - i);
-        switch (t->d->dv / ATTN__VW) {
-        case 1: attn__fused_rows_nv(t, i, nr, O, st, 1); break;
-        case 2: attn__fused_rows_nv(t, i, nr, O, st, 2); break;
-        case 3: attn__fused_rows_nv(t, i, nr, O, st, 3); break;
-        default: attn__fused_rows_nv(t, i, nr, O, st, 4); break;
-        }
+        if (!ATTN__FKEEP) {
+            if (form == 0) attn__fused_rows_nv(t, i, nr, O, st, nv, 0);
+            else if (form == 1) attn__fused_rows_nv(t, i, nr, O, st, nv, 1);
+            else attn__fused_rows_nv(t, i, nr, O, st, nv, 2);
+        } else
+            switch (nv) {
+            case 1: attn__fused_rows_nv(t, i, nr, O, st, 1, form); break;
+            case 2: attn__fused_rows_nv(t, i, nr, O, st, 2, form); break;
+            case 3: attn__fused_rows_nv(t, i, nr, O, st, 3, form); break;
+            default: attn__fused_rows_nv(t, i, nr, O, st, 4, form); break;
+            }
     }
 }
 #endif

@@ -359,46 +359,55 @@ static void test_against_reference(void)
                 }
 }
 
-/* Softmax and Cog at the shapes of the fused forward (query tiles of more than 64 rows, values of
-   1-4 vectors, any key depth, key counts off the 32-key panels, Tq above and below Tk, where causal
-   rows see nothing, rows of 300-500 keys): O against the naive reference, and the
-   stats, max s + log sum e^(x - max s) (x = s or, Cog, |s|), against it in double. */
+/* Softmax, Cog and EA at the shapes of the fused forward (query tiles of more than 64 rows, values of
+   1-4 vectors (O in registers on AVX-512) and of up to 256 values in chunks with a tail (elsewhere),
+   any key depth, key counts off the panels, Tq above and below Tk, where causal rows see nothing,
+   rows of 300-500 keys, and queries 20 times larger, whose maxima grow past the kernel's slack):
+   O against the naive reference, and the stats (max x + log sum e^(x - max x) with x = s or, Cog,
+   |s|; EA: sum s^2 / (1 + s^2)) against it in double. */
 static void test_fused_forward(void)
 {
-    static const int shapes[][6] = {{1, 1, 100, 70, 16, 32}, {1, 2, 67, 150, 64, 64}, {2, 1, 90, 90, 20, 48},
-                                    {1, 1, 129, 129, 7, 16}, {1, 1, 300, 300, 16, 32}, {1, 1, 80, 500, 8, 16}};
-    attn_kind kinds[2] = {ATTN_SOFTMAX, ATTN_COG};
+    static const int shapes[][6] = {{1, 1, 100, 70, 16, 32},  {1, 2, 67, 150, 64, 64}, {2, 1, 90, 90, 20, 48},
+                                    {1, 1, 129, 129, 7, 16},  {1, 1, 300, 300, 16, 32}, {1, 1, 80, 500, 8, 16},
+                                    {1, 1, 100, 260, 16, 200}, {1, 1, 70, 90, 24, 40}, {1, 1, 70, 90, 12, 256}};
+    attn_kind kinds[3] = {ATTN_SOFTMAX, ATTN_COG, ATTN_EXPRESSIVE};
     attn_rng r;
-    int k, sh, causal, b, h, i, j;
+    int k, sh, causal, loud, b, h, i, j;
+    size_t q;
     attn_rng_seed(&r, 35, 0);
-    for (k = 0; k < 2; k++)
+    for (k = 0; k < 3; k++)
         for (sh = 0; sh < (int)(sizeof shapes / sizeof shapes[0]); sh++)
-            for (causal = 0; causal < 2; causal++) {
-                att_ctx c;
-                double err, worst = 0, scale;
-                const int *p = shapes[sh];
-                att_setup(&c, kinds[k], p[0], p[1], p[2], p[3], p[4], p[5], causal, 0, 0, &r);
-                err = att_forward_error(&c);
-                scale = 1 / sqrt((double)c.d.dk);
-                for (b = 0; b < c.d.B; b++)
-                    for (h = 0; h < c.d.H; h++)
-                        for (i = 0; i < c.d.Tq; i++) {
-                            double s[NT], top = -1e300, sum = 0, lse;
-                            int vis[NT];
-                            naive_scores(&c.d, c.Q, c.K, b, h, i, 0, c.d.dk, scale, s, vis);
-                            for (j = 0; j < c.d.Tk; j++)
-                                if (vis[j]) top = fmax(top, kinds[k] == ATTN_COG ? fabs(s[j]) : s[j]);
-                            for (j = 0; j < c.d.Tk; j++)
-                                if (vis[j]) sum += exp((kinds[k] == ATTN_COG ? fabs(s[j]) : s[j]) - top);
-                            lse = sum > 0 ? top + log(sum) : 0;
-                            worst = fmax(worst, fabs(lse - c.stats[((size_t)b * c.d.H + h) * c.d.Tq + i]) /
-                                                    fmax(1, fabs(lse)));
-                        }
-                CHECK(err <= 1e3 * T_EPS && worst <= 1e2 * T_EPS,
-                      "%s Tq%d Tk%d dk%d dv%d causal %d: O error %.3g, stats error %.3g vs the naive reference",
-                      attn_kind_get(kinds[k])->name, p[2], p[3], p[4], p[5], causal, err, worst);
-                att_free(&c);
-            }
+            for (causal = 0; causal < 2; causal++)
+                for (loud = 0; loud < 2; loud++) {
+                    att_ctx c;
+                    double err, worst = 0, scale;
+                    const int *p = shapes[sh];
+                    att_setup(&c, kinds[k], p[0], p[1], p[2], p[3], p[4], p[5], causal, 0, 0, &r);
+                    for (q = 0; loud && q < c.nq; q++) c.Q[q] *= 20;
+                    err = att_forward_error(&c);
+                    scale = 1 / sqrt((double)c.d.dk);
+                    for (b = 0; b < c.d.B; b++)
+                        for (h = 0; h < c.d.H; h++)
+                            for (i = 0; i < c.d.Tq; i++) {
+                                double s[NT], x, top = -1e300, sum = 0, want;
+                                int vis[NT];
+                                naive_scores(&c.d, c.Q, c.K, b, h, i, 0, c.d.dk, scale, s, vis);
+                                for (j = 0; j < c.d.Tk; j++)
+                                    if (vis[j]) top = fmax(top, kinds[k] == ATTN_COG ? fabs(s[j]) : s[j]);
+                                for (j = 0; j < c.d.Tk; j++) {
+                                    x = kinds[k] == ATTN_COG ? fabs(s[j]) : s[j];
+                                    if (vis[j]) sum += kinds[k] == ATTN_EXPRESSIVE ? x * x / (1 + x * x) : exp(x - top);
+                                }
+                                want = kinds[k] == ATTN_EXPRESSIVE ? sum : sum > 0 ? top + log(sum) : 0;
+                                worst = fmax(worst, fabs(want - c.stats[((size_t)b * c.d.H + h) * c.d.Tq + i]) /
+                                                        fmax(1, fabs(want)));
+                            }
+                    CHECK(err <= 1e3 * T_EPS && worst <= 1e2 * T_EPS,
+                          "%s Tq%d Tk%d dk%d dv%d causal %d loud %d: O error %.3g, stats error %.3g vs the naive "
+                          "reference", attn_kind_get(kinds[k])->name, p[2], p[3], p[4], p[5], causal, loud, err,
+                          worst);
+                    att_free(&c);
+                }
 }
 
 static void test_gradients(void)
