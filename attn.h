@@ -6472,6 +6472,29 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     }
 }
 
+/* Softmax's and Cog's dS for the key j whose weight a_j has |a_j| > 1/2 (a row has at most one):
+   |a_j| dA_j - a_j D = |a_j| dO . (v_j - sign(a_j) o), the difference of the vectors taken first. As
+   a row nears one-hot, o nears sign(a_j) v_j and dA_j - D cancels; computed from the two dot
+   products it keeps their rounding errors, eps |dO| |v|, against a value (1 - |a_j|) times smaller.
+   Query row i, keys [j0, j0 + bc), the row's weights a and its dS [bc] (updated in place). */
+static void attn__sharp_dscore(const attn__head *t, int i, int j0, int bc, const attn_float *a,
+                               attn_float *ds)
+{
+    const attn_float *dO = t->dOp + (size_t)i * t->d->dv, *o = t->Op + (size_t)i * t->d->dv, *v;
+    attn__v vtop = attn__vset1(0);
+    attn_float top;
+    double u = 0, sg;
+    int j = 0, c;
+    for (; j + ATTN__VW <= bc; j += ATTN__VW) vtop = attn__vmax(vtop, attn__vabs(attn__vload(a + j)));
+    for (top = attn__vhmax(vtop); j < bc; j++) top = ATTN__MAX(top, (attn_float)fabs(a[j]));
+    if (top <= (attn_float)0.5) return; /* the common case: no dominant key in this tile */
+    for (j = 0; (attn_float)fabs(a[j]) <= (attn_float)0.5; j++) {}
+    v = t->Vp + (size_t)(j0 + j) * t->d->dv;
+    sg = a[j] < 0 ? -1 : 1;
+    for (c = 0; c < t->d->dv; c++) u += (double)dO[c] * ((double)v[c] - sg * (double)o[c]);
+    ds[j] = (attn_float)(fabs((double)a[j]) * u);
+}
+
 /* The backward pass over one key tile [j0, j0 + bc) for query rows [i0, i0 + br), with D and
    (centered) the shifts n [br] of these rows (see attn__scored_backward_bh). */
 static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int bc, const attn_float *D,
@@ -6486,6 +6509,8 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
     attn_float *dVj = t->dVp + (size_t)j0 * d->dv, *dQi = t->dQp + (size_t)i0 * t->ld,
                *dKj = t->dKp + (size_t)j0 * t->ld;
     int r, dv = d->dv, dk = d->dk, ld = t->ld;
+    int sharp = (k->vjp == attn__softmax_vjp || k->vjp == attn__cog_vjp) && !t->centered && !t->guard &&
+                d->dropout <= 0;
     int full = attn__tile_scores(d, t->b, t->h, i0, br, j0, bc, t->Qp, t->Kp, ld, t->w.kpan, scale, S, vis,
                                  t->guard, 0, t->w.raw);
     memcpy(P, vis, sizeof(attn_float) * (size_t)br * bc);
@@ -6504,6 +6529,7 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
         if (t->centered) attn_axpy((size_t)bc, n[r], vis + r * bc, ar); /* the score map's A = a + c vis */
         k->vjp((size_t)bc, S + r * bc, ar, vis + r * bc, ds, D[r],
                k->stat == ATTN_STAT_SUM && N >= ATTN__TINY ? 1 / N : 0);
+        if (sharp) attn__sharp_dscore(t, i0 + r, j0, bc, ar, ds);
         if (d->mod && d->mod->vjp) /* dS through the modifier, at the unchanged scores */
             d->mod->vjp(d->mod->ctx, t->b, t->h, i0 + r + d->Tk - d->Tq, j0, bc, t->w.raw + r * bc, ds);
         if (t->guard || (d->mod && d->mod->vjp)) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);

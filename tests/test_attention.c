@@ -410,6 +410,70 @@ static void test_fused_forward(void)
                 }
 }
 
+/* The backward pass on near-one-hot rows (softmax and Cog, causal with a window of 3, q and k 16 and
+   32 times larger than unit normals: most rows put all but 1e-6 of their weight on one key), where
+   dA - D cancels for the dominant key: dK against the same formula in double (D = sum A dA), element
+   by element (|error| / (|dK| + 1e-6 max |dK|), the maximum over the tensor). The limits are 10 times
+   PyTorch 1.13's float32 error on these inputs (softmax 0.0071 and 0.0061, Cog 0.064), but for Cog at
+   32 (PyTorch 0.00084; attn.h 0.0099: the stored O's rounding, which PyTorch's D = sum A dA does not
+   see, is what remains). With dS from the two dot products (dO . v_j - dO . o) the float builds gave
+   0.47, 0.82, 1.3 and 3.8e3. */
+static void test_sharp_rows(void)
+{
+    enum { B = 2, H = 3, T = 13, DK = 8, DV = 5 };
+    static attn_float Q[B * H * T * DK], K[B * H * T * DK], V[B * H * T * DV], dO[B * H * T * DV];
+    static attn_float O[B * H * T * DV], st[B * H * T], dQ[B * H * T * DK], dK[B * H * T * DK], dV[B * H * T * DV];
+    static const struct { attn_kind kind; double gain, limit; } cases[4] = {
+        {ATTN_SOFTMAX, 16, 0.071}, {ATTN_SOFTMAX, 32, 0.061}, {ATTN_COG, 16, 0.64}, {ATTN_COG, 32, 0.02}};
+    int k, b, h, i, j, c;
+    for (k = 0; k < 4; k++) {
+        attn_attention_desc d;
+        attn_attention_grads g = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        static double ref[B * H * T * DK];
+        double worst = 0, top = 0, scale = 1 / sqrt((double)DK), gain = cases[k].gain;
+        attn_rng r;
+        size_t wb;
+        void *work;
+        memset(&d, 0, sizeof d);
+        d.kind = cases[k].kind; d.B = B; d.H = H; d.Tq = d.Tk = T; d.dk = DK; d.dv = DV; d.causal = 1;
+        d.window = 3;
+        attn_rng_seed(&r, 7, 7);
+        t_randn(Q, sizeof Q / sizeof Q[0], &r, gain); t_randn(K, sizeof K / sizeof K[0], &r, gain);
+        t_randn(V, sizeof V / sizeof V[0], &r, 1); t_randn(dO, sizeof dO / sizeof dO[0], &r, 1);
+        wb = attn_attention_workspace(&d);
+        work = malloc(wb);
+        g.dQ = dQ; g.dK = dK; g.dV = dV; /* the backward pass adds to them */
+        memset(dQ, 0, sizeof dQ); memset(dK, 0, sizeof dK); memset(dV, 0, sizeof dV);
+        CHECK(work && !attn_attention_forward(&d, O, st, NULL, Q, K, V, work, wb) &&
+              !attn_attention_backward(&d, &g, dO, Q, K, V, O, st, work, wb), "sharp rows: %s", attn_last_error());
+        memset(ref, 0, sizeof ref);
+        for (b = 0; b < B; b++)
+            for (h = 0; h < H; h++) {
+                size_t bh = (size_t)b * H + h;
+                for (i = 0; i < T; i++) { /* dK_j += scale dS_ij q_i, dS from A and dA in double */
+                    double s[NT], a[NT], dA[NT], D = 0;
+                    int vis[NT];
+                    naive_scores(&d, Q, K, b, h, i, 0, DK, scale, s, vis);
+                    naive_row(cases[k].kind, s, vis, T, a);
+                    for (j = 0; j < T; j++) {
+                        for (dA[j] = 0, c = 0; c < DV; c++)
+                            dA[j] += (double)dO[(bh * T + i) * DV + c] * V[(bh * T + j) * DV + c];
+                        D += a[j] * dA[j];
+                    }
+                    for (j = 0; j < T; j++) {
+                        double ds = fabs(a[j]) * dA[j] - a[j] * D; /* softmax: a (dA - D) */
+                        for (c = 0; c < DK; c++) ref[(bh * T + j) * DK + c] += scale * ds * Q[(bh * T + i) * DK + c];
+                    }
+                }
+            }
+        for (j = 0; j < B * H * T * DK; j++) top = fmax(top, fabs(ref[j]));
+        for (j = 0; j < B * H * T * DK; j++) worst = fmax(worst, fabs(dK[j] - ref[j]) / (fabs(ref[j]) + 1e-6 * top));
+        CHECK(worst <= cases[k].limit, "%s, q and k x %g: dK's worst element error %.3g against double (limit %g)",
+              attn_kind_get(cases[k].kind)->name, gain, worst, cases[k].limit);
+        free(work);
+    }
+}
+
 static void test_gradients(void)
 {
     static const int shapes[][6] = {{1, 1, 1, 1, 1, 1}, {1, 3, 5, 5, 3, 3}, {1, 1, 17, 5, 8, 3}, {2, 1, 5, 17, 3, 8}, {1, 2, 17, 17, 1, 2}};
@@ -1308,6 +1372,7 @@ void test_attention(void)
     test_layer_fused();
     test_against_reference();
     test_fused_forward();
+    test_sharp_rows();
     test_gradients();
     test_single_query_rows();
     test_softmax_exponent_range();
