@@ -13856,20 +13856,41 @@ static void attn__st_transpose(attn_float *dst, const attn_float *src, int rows,
         for (c = 0; c < cols; c++) dst[(size_t)c * rows + r] = src[(size_t)r * lds + c];
 }
 
+/* What a transformer has that a Hugging Face layout has not: the first of a layout's misfits whose
+   condition holds (NULL: none; its shape fits), after those the two layouts share. */
+typedef struct {
+    int bad;
+    const char *what;
+} attn__misfit;
+static const char *attn__hf_misfit(const attn_transformer_config *c, const attn__misfit *own, int n)
+{
+    attn__misfit common[] = {
+        {c->vocab < 1 || c->in_dim || c->out != c->vocab, "no token inputs and outputs"},
+        {c->dv != c->dk, "dv != dk"}, {c->readout != 0, "a readout of some positions"},
+        {!c->causal, "bidirectional attention"}, {c->scale != 0, "a scale of its own"},
+        {c->t5 != 0, "T5 biases"}, {c->window || c->bigbird_block || c->linformer_k, "a sparse pattern"},
+        {c->doc_mask != 0, "document masking"}, {c->qk_norm != 0, "QK-norm"},
+        {c->post_norm || c->emb_norm || c->pad_mask, "BERT's norms or padding mask"}};
+    int i, l;
+    for (i = 0; i < (int)ATTN__COUNT(common); i++)
+        if (common[i].bad) return common[i].what;
+    for (i = 0; i < n; i++)
+        if (own[i].bad) return own[i].what;
+    for (l = 0; l < c->layers; l++)
+        if (c->kinds[l] != ATTN_SOFTMAX) return "a kind other than softmax";
+    return NULL;
+}
+
 /* Whether a transformer has GPT-2's shape (what attn_transformer_save_hf writes); why not. */
 static const char *attn__gpt2_shape(const attn_transformer_config *c)
 {
-    int l;
-    if (c->vocab < 1 || c->in_dim || c->out != c->vocab || c->dk * c->heads != c->d || c->dv != c->dk ||
-        (c->kv_heads && c->kv_heads != c->heads) || c->readout || !c->causal || c->scale != 0 ||
-        c->pos != ATTN_POS_LEARNED || c->norm != ATTN_NORM_LAYER || c->glu || !c->bias || c->t5 ||
-        c->window || c->bigbird_block || c->linformer_k || c->doc_mask || c->qk_norm ||
-        (c->act != ATTN_ACT_GELU_TANH && c->act != ATTN_ACT_GELU_ERF))
-        return "GPT-2's shape (token inputs and outputs, d = heads dk = heads dv, causal, learned positions, "
-               "LayerNorm, biases, a GELU MLP, every position read out)";
-    for (l = 0; l < c->layers; l++)
-        if (c->kinds[l] != ATTN_SOFTMAX) return "softmax in every layer";
-    return NULL;
+    attn__misfit own[] = {
+        {c->dk * c->heads != c->d, "d != heads dk"},
+        {c->kv_heads && c->kv_heads != c->heads, "grouped-query heads"},
+        {c->pos != ATTN_POS_LEARNED, "positions other than learned ones"},
+        {c->norm != ATTN_NORM_LAYER, "a norm other than LayerNorm"}, {c->glu != 0, "a gated MLP"},
+        {!c->bias, "no biases"}, {c->act != ATTN_ACT_GELU_TANH && c->act != ATTN_ACT_GELU_ERF, "no GELU"}};
+    return attn__hf_misfit(c, own, (int)ATTN__COUNT(own));
 }
 
 /* A whole small file (at most max bytes) into ATTN_MALLOC memory, NUL-terminated; NULL (error set). */
@@ -14286,16 +14307,12 @@ ATTNDEF attn_status attn_transformer_load_hf(attn_transformer *m, const char *di
 /* Whether a transformer has Llama's shape (what attn_transformer_save_hf writes as "llama"); why not. */
 static const char *attn__llama_shape(const attn_transformer_config *c)
 {
-    int l;
-    if (c->vocab < 1 || c->in_dim || c->out != c->vocab || c->dv != c->dk || c->dk % 2 || c->readout ||
-        !c->causal || c->scale != 0 || c->pos != ATTN_POS_ROPE || c->norm != ATTN_NORM_RMS || !c->glu ||
-        c->act != ATTN_ACT_SILU || c->bias || c->t5 || c->window || c->bigbird_block || c->linformer_k ||
-        c->doc_mask || c->qk_norm || c->post_norm || c->emb_norm || c->pad_mask)
-        return "Llama's shape (token inputs and outputs, dk = dv even, causal, RoPE, RMSNorm, SwiGLU, no "
-               "biases, every position read out)";
-    for (l = 0; l < c->layers; l++)
-        if (c->kinds[l] != ATTN_SOFTMAX) return "softmax in every layer";
-    return NULL;
+    attn__misfit own[] = {{c->dk % 2 != 0, "an odd dk"},
+                          {c->pos != ATTN_POS_ROPE, "positions other than RoPE"},
+                          {c->norm != ATTN_NORM_RMS, "a norm other than RMSNorm"},
+                          {!c->glu || c->act != ATTN_ACT_SILU, "an MLP other than SwiGLU"},
+                          {c->bias != 0, "biases"}};
+    return attn__hf_misfit(c, own, (int)ATTN__COUNT(own));
 }
 
 /* The tensors a save writes: names [48], views, in the file's order. */
@@ -14411,7 +14428,8 @@ ATTNDEF attn_status attn_transformer_save_hf(const attn_transformer *m, const ch
     why_gpt2 = attn__gpt2_shape(c);
     why_llama = attn__llama_shape(c);
     if (why_gpt2 && why_llama)
-        return attn__fail(ATTN_ERR_ARG, "%s: the model has neither %s nor %s", __func__, why_gpt2, why_llama);
+        return attn__fail(ATTN_ERR_ARG, "%s: the model fits neither GPT-2's layout (it has %s) nor Llama's "
+                          "(%s)", __func__, why_gpt2, why_llama);
     llama = !why_llama;
     M = attn_transformer_named(m, 0);
     d = (size_t)c->d; mlp = (size_t)c->mlp;

@@ -133,6 +133,7 @@ static void usage(FILE *f, int full)
             "  census   print the cycle census of a task's state map (Gros 2024)\n"
             "  params   print the model's parameter count\n"
             "  sample   text from a model attnlab lm --save wrote (attnlab sample --help)\n"
+            "  convert  an attn.h checkpoint to Hugging Face's GPT-2 or Llama layout, or back\n"
             "  embed    sentence embeddings of a BERT in Hugging Face's layout (all-MiniLM-L6-v2),\n"
             "           one line of a file per sentence (attnlab embed --help)\n"
             "  search   rank a file's lines by similarity to a query (attnlab search --help)\n"
@@ -1723,6 +1724,7 @@ static int attnlab_run(int argc, char **argv)
         return 1;
     }
     if (!strcmp(argv[1], "sample")) return lm_sample(argc, argv);
+    if (!strcmp(argv[1], "convert")) return lm_convert(argc, argv);
     if (!strcmp(argv[1], "embed") || !strcmp(argv[1], "search")) return embed_main(argc, argv);
     if (!strcmp(argv[1], "plot")) return cmd_plot(argc, argv);
     if (s2s) return s2s_main(argc, argv);

@@ -201,6 +201,7 @@ int hyla_main(int argc, char **argv);
 /* attnlab lm: the Cog paper's language models in miniature (lm.c). */
 int lm_main(int argc, char **argv);
 int lm_sample(int argc, char **argv);
+int lm_convert(int argc, char **argv);
 /* attnlab embed and search (examples/embed.c): sentence embeddings of a BERT in HF layout. */
 int embed_main(int argc, char **argv);
 /* attnlab seq2seq and its presets: the thesis' encoder-decoder (seq2seq.c). */

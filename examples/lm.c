@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define LM_BOS 256
 #define LM_VOCAB 257
@@ -713,7 +714,68 @@ int lm_main(int argc, char **argv)
     return rc;
 }
 
-/* attnlab sample: text from a byte-level model that attnlab lm --save wrote, a token at a time
+/* A transformer from path: a Hugging Face directory (config.json and model.safetensors, GPT-2's or
+   Llama's layout) or an attn.h checkpoint file. */
+static attn_status lm_load_any(attn_transformer *m, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return attn_transformer_load_hf(m, path);
+    return attn_transformer_load(m, path);
+}
+
+/* attnlab convert [--no-doc-mask] IN OUT: an attn.h checkpoint into a Hugging Face directory, or back. */
+int lm_convert(int argc, char **argv)
+{
+    attn_transformer m;
+    struct stat st;
+    const char *in, *out;
+    int to_hf, made = 0, nodoc = argc == 5 && !strcmp(argv[2], "--no-doc-mask");
+    if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+        printf("usage: attnlab convert [--no-doc-mask] IN OUT\n"
+               "IN an attn.h checkpoint (attnlab lm --save writes one): OUT a Hugging Face directory, made if\n"
+               "missing, with config.json and model.safetensors in GPT-2's or Llama's layout (whichever the\n"
+               "model's shape is: RoPE, RMSNorm and SwiGLU without biases is Llama's), which PyTorch's\n"
+               "transformers load with from_pretrained(OUT). IN such a directory: OUT the attn.h checkpoint.\n"
+               "A model of neither shape is refused with what it has that they have not; nothing is written.\n"
+               "--no-doc-mask: write a model with document masking (attnlab lm's) without it. Neither layout\n"
+               "has it; the model computes the same for an input that is one document (BOS only first), as\n"
+               "in attnlab sample, and differently where a BOS inside the input opens a second document.\n");
+        return 0;
+    }
+    if (argc != 4 && !nodoc) {
+        fprintf(stderr, "attnlab convert: [--no-doc-mask] IN OUT, nothing else (see attnlab convert --help)\n");
+        return 1;
+    }
+    in = argv[argc - 2];
+    out = argv[argc - 1];
+    to_hf = !(stat(in, &st) == 0 && S_ISDIR(st.st_mode));
+    if (lm_load_any(&m, in) != ATTN_OK) {
+        fprintf(stderr, "attnlab convert: %s\n", attn_last_error());
+        return 1;
+    }
+    if (nodoc) m.cfg.doc_mask = 0;
+    if (to_hf && !(stat(out, &st) == 0 && S_ISDIR(st.st_mode))) {
+        if (mkdir(out, 0777) != 0) {
+            fprintf(stderr, "attnlab convert: cannot make the directory %s: %s\n", out, strerror(errno));
+            attn_transformer_free(&m);
+            return 1;
+        }
+        made = 1;
+    }
+    if ((to_hf ? attn_transformer_save_hf(&m, out) : attn_transformer_save(&m, out)) != ATTN_OK) {
+        fprintf(stderr, "attnlab convert: %s\n", attn_last_error());
+        if (made) rmdir(out); /* nothing written in it */
+        attn_transformer_free(&m);
+        return 1;
+    }
+    printf("%s -> %s (%s, %lu parameters)\n", in, out, to_hf ? "Hugging Face layout" : "attn.h checkpoint",
+           (unsigned long)attn_transformer_param_count(&m.cfg));
+    attn_transformer_free(&m);
+    return 0;
+}
+
+/* attnlab sample: text from a byte-level model that attnlab lm --save wrote (or its conversion by
+   attnlab convert), a token at a time
    through the key-value cache: BOS, the prompt's bytes, then up to --tokens drawn bytes (a BOS
    ends the document; so does a full context). The bytes go to stdout, the rate to stderr. */
 int lm_sample(int argc, char **argv)
@@ -734,7 +796,8 @@ int lm_sample(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: attnlab sample --load F [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K]\n"
                    "                      [--top-p P] [--seed S]\n"
-                   "Generates bytes from a model saved by attnlab lm --save, one token per step with a\n"
+                   "Generates bytes from a model saved by attnlab lm --save (F a checkpoint) or converted to\n"
+                   "Hugging Face's layout by attnlab convert (F the directory), one token per step with a\n"
                    "key-value cache: temperature 0 is greedy, top-k keeps the K likeliest bytes (0: all),\n"
                    "top-p the likeliest whose mass reaches P. Defaults: 200 tokens, temperature 1, top-k 0,\n"
                    "top-p 1, seed 0. The same seed gives the same text. --tokens is the most it draws: it\n"
@@ -756,7 +819,7 @@ int lm_sample(int argc, char **argv)
         i++;
     }
     if (!load) { fprintf(stderr, "attnlab sample: --load F names the model (attnlab lm --save F writes one)\n"); return 1; }
-    if (attn_transformer_load(&m, load) != ATTN_OK) { fprintf(stderr, "attnlab sample: %s\n", attn_last_error()); return 1; }
+    if (lm_load_any(&m, load) != ATTN_OK) { fprintf(stderr, "attnlab sample: %s\n", attn_last_error()); return 1; }
     n = 1 + (int)strlen(prompt);
     if (m.cfg.vocab != LM_VOCAB || m.cfg.out != LM_VOCAB || n > m.cfg.max_T) {
         fprintf(stderr, "attnlab sample: %s is not a byte-level model of attnlab lm, or the prompt (%d bytes) does not fit its "

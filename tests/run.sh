@@ -146,6 +146,16 @@ else
              ./build/attnlab sample --load $tmp/lm.ckpt --prompt 'The ' --tokens 20 --top-k 5 --seed 3 >$tmp/s2 2>/dev/null && \
              cmp -s $tmp/s1 $tmp/s2 && [ \$(wc -c <$tmp/s1) -gt 4 ]"
         refuse "sampling without a model" ./build/attnlab sample --prompt x
+        try "attnlab convert: the checkpoint to Llama's layout and back, the same text sampled from all three" sh -c \
+            "./build/attnlab convert --no-doc-mask $tmp/lm.ckpt $tmp/lm_hf >/dev/null && \
+             ./build/attnlab convert $tmp/lm_hf $tmp/lm_back.ckpt >/dev/null && \
+             ./build/attnlab sample --load $tmp/lm_hf --prompt 'The ' --tokens 20 --top-k 5 --seed 3 >$tmp/s3 2>/dev/null && \
+             ./build/attnlab sample --load $tmp/lm_back.ckpt --prompt 'The ' --tokens 20 --top-k 5 --seed 3 >$tmp/s4 \
+                 2>/dev/null && cmp -s $tmp/s1 $tmp/s3 && cmp -s $tmp/s1 $tmp/s4"
+        try "attnlab convert refuses document masking by name and leaves no directory" sh -c \
+            "! ./build/attnlab convert $tmp/lm.ckpt $tmp/lm_hf2 2>$tmp/cv_err && grep -q 'document masking' $tmp/cv_err && \
+             [ ! -e $tmp/lm_hf2 ]"
+        refuse "attnlab convert without OUT" ./build/attnlab convert $tmp/lm.ckpt
         try "attnlab --version and attnlab help COMMAND" sh -c \
             "./build/attnlab --version | grep -q 'attn.h' && ./build/attnlab help lm | grep -q 'usage: attnlab lm'"
         try "every preset takes --out DIR (checked by --dry-run)" sh -c "for p in hyla-fuzzy hyla-sraven cog-lm cog-probes \
