@@ -1148,8 +1148,10 @@ typedef struct attn_transformer_config {
     attn_float rope_theta;   /* RoPE's base (ATTN_POS_ROPE); 0: 10000 */
     /* Encoders (BERT, Devlin et al. 2019; sentence-transformers' all-MiniLM-L6-v2): post_norm makes
        the blocks x = Norm(x + Attn(x)), x = Norm(x + MLP(x)) without a final norm; emb_norm adds a
-       norm (gain neg, bias neb) after the embeddings and positions; pad_mask makes every token equal
-       to pad a key no query sees (a padded batch); out 0 leaves the head out, y being the last
+       norm (gain neg, bias neb) after the embeddings and positions; pad_mask 1 makes every token equal
+       to pad a key no query sees (a padded batch), pad_mask 2 every token -1 (embedded as pad), pad
+       then being a token like any other (Hugging Face's attention_mask: a "[PAD]" written in the text
+       is seen); out 0 leaves the head out, y being the last
        block's rows [B, R, d]. Decoding refuses them (an encoder is not causal), and the attention
    weights pad_mask (their tokens are not given). */
     int post_norm, emb_norm, pad_mask, pad;
@@ -9612,9 +9614,10 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         return attn__fail(ATTN_ERR_ARG,
                           "%s: eps = %g must be finite and > 0, rope_theta = %g finite and >= 0", fn,
                           (double)c->eps, (double)c->rope_theta);
-    if (c->pad_mask && (!c->vocab || c->pad < 0 || c->pad >= c->vocab))
-        return attn__fail(ATTN_ERR_ARG, "%s: pad_mask needs token inputs and pad (%d) in 0 .. vocab-1", fn,
-                          c->pad);
+    if (c->pad_mask < 0 || c->pad_mask > 2 ||
+        (c->pad_mask && (!c->vocab || c->pad < 0 || c->pad >= c->vocab)))
+        return attn__fail(ATTN_ERR_ARG, "%s: pad_mask (%d) is 0, 1 or 2, and needs token inputs and pad (%d) "
+                          "in 0 .. vocab-1", fn, c->pad_mask, c->pad);
     if (c->doc_mask && (!c->vocab || c->bos < 0 || c->bos >= c->vocab))
         return attn__fail(ATTN_ERR_ARG,
                           "%s: document masking needs token inputs and bos (%d) in 0 .. vocab-1", fn, c->bos);
@@ -10087,13 +10090,14 @@ static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
 
 /* Work: the layers' work [lw bytes], then dX, dH, dA [N d], dG, dU [N mlp], the T5 bias' gradient
    [H T T], with a pruned last layer its queries' da [B Tq d], the segment ids [N] (ints, with
-   doc_mask), BigBird's layout for T (attn__tf_layout_T) and the keys pad_mask leaves visible [N];
+   doc_mask), BigBird's layout for T (attn__tf_layout_T), the keys pad_mask leaves visible [N] and (pad_mask
+   2) the embedding's rows [N] (ints);
    its bytes, and with work the blocks in *w. */
 typedef struct {
     void *layer;
     size_t lw;
     attn_float *dX, *dH, *dA, *dG, *dU, *dB, *dAq;
-    int *seg;
+    int *seg, *ids;
     unsigned char *layout, *kmask;
 } attn__tf_work;
 
@@ -10115,6 +10119,7 @@ static size_t attn__tf_work_map(const attn_transformer *m, int B, int T, void *w
     w->seg = (int *)attn__arena_take(&ar, m->cfg.doc_mask ? sizeof(int) * N : 0);
     w->kmask = (unsigned char *)attn__arena_take(&ar, m->cfg.pad_mask ? N : 0);
     w->layout = (unsigned char *)attn__arena_take(&ar, attn__tf_layout_bytes(m, T));
+    w->ids = (int *)attn__arena_take(&ar, m->cfg.pad_mask == 2 ? sizeof(int) * N : 0);
     return ar.used + ATTN_ALIGN;
 }
 
@@ -10174,15 +10179,25 @@ static const int *attn__tf_segments(const attn_transformer *m, const int *tokens
     return seg;
 }
 
-/* With pad_mask, the keys a padded batch's tokens [N] leave visible (tokens other than pad) in
-   kmask, returned; NULL when every key is visible (the attention then takes its fastest path). */
+/* With pad_mask, the keys a padded batch's tokens [N] leave visible (tokens other than pad, or with
+   pad_mask 2 other than -1) in kmask, returned; NULL when every key is visible (the attention then
+   takes its fastest path). */
 static const unsigned char *attn__tf_pad_mask(const attn_transformer *m, const int *tokens, size_t N,
                                               unsigned char *kmask)
 {
     size_t i;
-    int any = 0;
-    for (i = 0; m->cfg.pad_mask && i < N; i++) any |= !(kmask[i] = tokens[i] != m->cfg.pad);
+    int any = 0, padding = m->cfg.pad_mask == 2 ? -1 : m->cfg.pad;
+    for (i = 0; m->cfg.pad_mask && i < N; i++) any |= !(kmask[i] = tokens[i] != padding);
     return any ? kmask : NULL;
+}
+
+/* The embedding's rows for tokens [N]: the tokens, or with pad_mask 2 a copy in ids with -1 as pad. */
+static const int *attn__tf_ids(const attn_transformer *m, const int *tokens, size_t N, int *ids)
+{
+    size_t i;
+    if (m->cfg.pad_mask != 2 || !tokens) return tokens;
+    for (i = 0; i < N; i++) ids[i] = tokens[i] == -1 ? m->cfg.pad : tokens[i];
+    return ids;
 }
 
 static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache,
@@ -10259,7 +10274,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     attn__tf_cache_bases(m, B, T, cache, bases);
     attn__tf_cache_map(m, 0, B, T, bases, &c);
     if (tokens)
-        ATTN__TRY(attn_embedding_forward(c.x, tokens, M.E, (int)N, cf->vocab, cf->d));
+        ATTN__TRY(
+            attn_embedding_forward(c.x, attn__tf_ids(m, tokens, N, w.ids), M.E, (int)N, cf->vocab, cf->d));
     else
         attn_linear_forward(c.x, x, M.Win, M.bin, (int)N, cf->in_dim, cf->d);
     if (cf->pos == ATTN_POS_LEARNED)
@@ -10419,7 +10435,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         attn_pos_learned_backward(NULL, MG.P, dX, B, T, cf->d, cf->max_T);
     if (x)
         return attn_linear_backward(NULL, MG.Win, MG.bin, dX, x, M.Win, (int)N, cf->in_dim, cf->d);
-    return attn_embedding_backward(MG.E, dX, tokens, (int)N, cf->vocab, cf->d);
+    return attn_embedding_backward(MG.E, dX, attn__tf_ids(m, tokens, N, w.ids), (int)N, cf->vocab, cf->d);
 }
 
 /* attn_transformer_grad's sequences per chunk, and its work: the chunk's cache, outputs, their
@@ -10472,9 +10488,9 @@ ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_
     attn__tf_grad_map(m, nc, T, work, &cache, &y, &dy, &pass, &np);
     in = m->cfg.vocab ? 1 : m->cfg.in_dim;
     for (i = 0; tokens && m->cfg.vocab && i < (size_t)B * T; i++) /* all of them, before any gradient */
-        if (tokens[i] < 0 || tokens[i] >= m->cfg.vocab)
-            return attn__fail(ATTN_ERR_ARG, "%s: tokens[%lu] = %d is outside [0, %d)", fn, (unsigned long)i,
-                              tokens[i], m->cfg.vocab);
+        if (tokens[i] < (m->cfg.pad_mask == 2 ? -1 : 0) || tokens[i] >= m->cfg.vocab)
+            return attn__fail(ATTN_ERR_ARG, "%s: tokens[%lu] = %d is outside [%d, %d)", fn, (unsigned long)i,
+                              tokens[i], m->cfg.pad_mask == 2 ? -1 : 0, m->cfg.vocab);
     for (b0 = 0; b0 < B; b0 += nc) {
         int nb = ATTN__MIN(nc, B - b0);
         const int *tok = tokens ? tokens + (size_t)b0 * T : NULL;

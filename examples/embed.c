@@ -84,7 +84,7 @@ static int embed_all(embedder *E, char **text, int n, attn_float *e, int progres
         for (i = 0; i < B; i++)
             for (j = 0; j < Tb; j++) {
                 int in = j < len[order[b + i]];
-                tok[i * Tb + j] = in ? ids[(size_t)order[b + i] * T + j] : E->m.cfg.pad;
+                tok[i * Tb + j] = in ? ids[(size_t)order[b + i] * T + j] : -1; /* pad_mask 2's padding */
                 mask[i * Tb + j] = (unsigned char)in;
             }
         if (attn_transformer_forward(&E->m, h, cache, tok, NULL, B, Tb, work, wb) != ATTN_OK ||
@@ -164,6 +164,7 @@ int embed_main(int argc, char **argv)
         attn_transformer_free(&E.m);
         return 1;
     }
+    if (E.m.cfg.pad_mask) E.m.cfg.pad_mask = 2; /* padding -1: a "[PAD]" in a sentence is seen, as in PyTorch */
     if (E.m.cfg.out != 0 || !E.m.cfg.pad_mask || E.wp.max_len > E.m.cfg.max_T) {
         fprintf(stderr, "attnlab %s: %s is not a sentence encoder (a BERT without a head) for %d tokens\n", cmd, dir,
                 E.wp.max_len);

@@ -60,14 +60,15 @@ def weights(seed=9):
     return w
 
 
-def embed(w, cfg, ids):
-    """Mean-pooled, L2-normalised embeddings [B, d] of the padded batch ids [B, T] (0 = [PAD])."""
+def embed(w, cfg, ids, keep=None):
+    """Mean-pooled, L2-normalised embeddings [B, d] of the padded batch ids [B, T]: keep [B, T] the
+    tokens that are not padding (None: those other than [PAD] = 0)."""
     g = lambda k: np.asarray(w[k], dtype=np.float64)
     ids = np.array(ids)
     B, T = ids.shape
     d, H, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
     hd = d // H
-    keep = ids != 0
+    keep = ids != 0 if keep is None else np.array(keep, dtype=bool)
     ln = lambda x, p: ((x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps)) * g(p + "weight") + g(p + "bias")
     erf = lambda z: np.array([math.erf(v) for v in z.ravel().tolist()]).reshape(z.shape)
     gelu = lambda z: 0.5 * z * (1 + erf(z / math.sqrt(2)))
@@ -131,9 +132,10 @@ def text_check(d, attnlab, w, cfg, torch=False):
     tok.no_padding()
     tok.enable_truncation(json.load(open(os.path.join(d, "sentence_bert_config.json")))["max_seq_length"])
     corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "wordpiece_corpus.txt")
-    # a [PAD] written in the text is left out: attn.h's encoder masks the pad id wherever it stands
-    # (pad_mask), where sentence-transformers attends to a [PAD] the tokenizer read from the text
-    lines = [x for x in open(corpus, "rb").read().decode("utf-8").split("\n") if x and "[PAD]" not in x]
+    # every line, a [PAD] written in the text included: attnlab embed pads with -1 (pad_mask 2), so
+    # that, as in sentence-transformers, such a token is attended to
+    lines = [x for x in open(corpus, "rb").read().decode("utf-8").split("\n") if x]
+    npad = sum("[PAD]" in x for x in lines)
     out = subprocess.run([attnlab, "embed", d, "-", "--batch", "8"], input="\n".join(lines), check=True,
                          capture_output=True, text=True).stdout.split()
     got = np.array([[float(v) for v in row.split(",")] for row in out])
@@ -143,10 +145,12 @@ def text_check(d, attnlab, w, cfg, torch=False):
         out = subprocess.run([py, script, "--model", d, "--embed"], input=ids, check=True, capture_output=True,
                              text=True).stdout.strip().split("\n")
         want = np.array([[float(v) for v in row.split()] for row in out])
-        return compare(got, want, "attnlab embed against PyTorch's float32 on %d lines of text" % len(lines))
+        return compare(got, want, "attnlab embed against PyTorch's float32 on %d lines of text, %d with a written "
+                       "[PAD]" % (len(lines), npad))
     w = {k: np.asarray(v, dtype=np.float64) for k, v in w.items()}
-    want = np.concatenate([embed(w, cfg, [[int(t) for t in row.split()]]) for row in ids.strip().split("\n")])
-    rc = compare(got, want, "attnlab embed on %d lines of text, none with a written [PAD]" % len(lines))
+    rows = [[int(t) for t in row.split()] for row in ids.strip().split("\n")]
+    want = np.concatenate([embed(w, cfg, [r], [[1] * len(r)]) for r in rows])
+    rc = compare(got, want, "attnlab embed on %d lines of text, %d with a written [PAD]" % (len(lines), npad))
     # the orderings sentence-transformers' own examples show: each sentence nearer the first than the last
     pairs = [["A man is eating food.", "A man is eating a piece of bread.", "A man is riding a horse."],
              ["The new movie is awesome.", "The new movie is so great.", "The cat sits outside."],

@@ -2046,6 +2046,42 @@ static void test_transformer_encoder_options(void)
     if (T_DOUBLE)
         tf_gradcheck("transformer: post-norm RMSNorm blocks, SwiGLU, embedding norm, padding mask", &m, tok, 2, 6, y,
                      cache, work, wb, (size_t)2 * 6 * 4);
+    { /* pad_mask 2: padding is -1 (embedded as pad), and a pad token in the text is a key like any other */
+        int tok2[12] = {1, 3, 4, 2, -1, -1, 2, 2, 1, 4, 3, -1}, lit1[12] = {1, 0, 4, 2, 0, 0, 2, 2, 1, 4, 3, 0};
+        int lit2[12] = {1, 0, 4, 2, -1, -1, 2, 2, 1, 4, 3, -1};
+        attn_float y3[2 * 6 * 4];
+        void *work2;
+        size_t wb2;
+        CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s",
+              attn_last_error());
+        CHECK(attn_transformer_forward(&m, y3, cache, lit1, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s",
+              attn_last_error());
+        tok[3] = -1;
+        CHECK(attn_transformer_forward(&m, y2, cache, tok, NULL, 2, 6, work, wb) == ATTN_ERR_ARG,
+              "pad_mask 1 refuses token -1");
+        tok[3] = 2;
+        m.cfg.pad_mask = 2;
+        work2 = malloc(wb2 = attn_transformer_work_bytes(&m, 2, 6));
+        CHECK(wb2 > wb && attn_transformer_forward(&m, y2, cache, tok2, NULL, 2, 6, work2, wb2) == ATTN_OK &&
+                  memcmp(y, y2, sizeof y) == 0,
+              "pad_mask 2: padding given as -1 computes what pad_mask 1 computes with pad: %s", attn_last_error());
+        CHECK(attn_transformer_forward(&m, y2, cache, lit2, NULL, 2, 6, work2, wb2) == ATTN_OK &&
+                  memcmp(y2, y3, sizeof(attn_float) * 4) != 0 && memcmp(y2 + 24, y3 + 24, sizeof(attn_float) * 24) == 0,
+              "pad_mask 2: a pad token in the text is seen (pad_mask 1 hides it), the other sequence unchanged");
+        tok2[0] = -2;
+        CHECK(attn_transformer_forward(&m, y2, cache, tok2, NULL, 2, 6, work2, wb2) == ATTN_ERR_ARG,
+              "pad_mask 2 refuses token -2");
+        tok2[0] = 1;
+        if (T_DOUBLE)
+            tf_gradcheck("transformer: the padding mask with padding -1 (pad_mask 2)", &m, tok2, 2, 6, y, cache, work2,
+                         wb2, (size_t)2 * 6 * 4);
+        m.cfg.pad_mask = 3;
+        CHECK(attn_transformer_work_bytes(&m, 2, 6) == 0 || attn_transformer_forward(&m, y2, cache, tok, NULL, 2, 6,
+                                                                                    work2, wb2) == ATTN_ERR_ARG,
+              "pad_mask 3 is refused");
+        m.cfg.pad_mask = 1;
+        free(work2);
+    }
     free(cache); free(work);
     attn_transformer_free(&m);
 }
@@ -2180,7 +2216,8 @@ static void test_llama_hf(void)
     if (ok) attn_transformer_free(&back);
     m.cfg.causal = 0; /* neither GPT-2's shape nor Llama's: refused, nothing written */
     remove("build/model.safetensors");
-    CHECK(attn_transformer_save_hf(&m, "build") == ATTN_ERR_ARG && strstr(attn_last_error(), "Llama's shape") &&
+    CHECK(attn_transformer_save_hf(&m, "build") == ATTN_ERR_ARG &&
+              strstr(attn_last_error(), "nor Llama's (bidirectional attention)") &&
               !fopen("build/model.safetensors", "rb"),
           "llama: a model of neither layout's shape is refused: %s", attn_last_error());
     m.cfg.causal = 1;

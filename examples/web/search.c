@@ -50,6 +50,7 @@ SEARCH_API int search_load(const char *dir)
     if (attn_transformer_load_hf(&model, dir) != ATTN_OK) return fail("search_load");
     if (attn_wordpiece_load_hf(&vocab, dir) != ATTN_OK) return attn_transformer_free(&model), fail("search_load");
     T = vocab.max_len;
+    model.cfg.pad_mask = 2; /* padding would be -1: a "[PAD]" written in the text is a token the model sees */
     if (model.cfg.out != 0 || T > model.cfg.max_T) {
         snprintf(message, sizeof message, "search_load: %s is not a sentence encoder for %d tokens", dir, T);
         return 0;
