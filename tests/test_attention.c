@@ -77,7 +77,7 @@ static void naive_row(attn_kind kind, const double *s, const int *vis, int Tk, d
 #define NT 512 /* the reference's largest Tk */
 #define NH 8   /* its largest H (head-mixing kinds) */
 #define ND 16  /* its largest dv (head-mixing kinds) */
-#define NDV 64 /* the per-head kinds' largest dv */
+#define NDV 256 /* the per-head kinds' largest dv */
 
 /* The head-mixing kinds for query i of batch b: a_h (into A), then the value network. */
 static void naive_mixing(const attn_attention_desc *d, const attn_float *Q, const attn_float *K, const attn_float *V, int b,
