@@ -5819,17 +5819,21 @@ static attn_float attn__ea_g(attn_float z)
     attn_float zz = z * z > (attn_float)1e30 ? (attn_float)1e30 : z * z;
     return zz / (1 + zz);
 }
+/* The same for every lane (vmin passes a NaN z^2 through). */
+ATTN__INLINE attn__v attn__ea_vg(attn__v z)
+{
+    attn__v zz = attn__vmin(attn__vset1((attn_float)1e30), attn__vmul(z, z));
+    return attn__vdiv(zz, attn__vadd(attn__vset1(1), zz));
+}
 
 /* p[i] *= g(s[i]) scale for a row (p holds 0/1 visibility or weights); returns sum_i p[i]. */
 static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
 {
-    attn__v acc = attn__vset1(0), big = attn__vset1((attn_float)1e30), one = attn__vset1(1),
-            vs = attn__vset1(scale);
+    attn__v acc = attn__vset1(0), vs = attn__vset1(scale);
     attn_float sum;
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) {
-        attn__v z = attn__vload(s + i), zz = attn__vmin(big, attn__vmul(z, z)); /* NaN passes */
-        attn__v w = attn__vmul(attn__vload(p + i), attn__vmul(vs, attn__vdiv(zz, attn__vadd(one, zz))));
+        attn__v w = attn__vmul(attn__vload(p + i), attn__vmul(vs, attn__ea_vg(attn__vload(s + i))));
         attn__vstore(p + i, w);
         acc = attn__vadd(acc, w);
     }
@@ -6210,8 +6214,9 @@ static void attn__tiled_rows(const attn__head *t, int i0, int br, attn_float *Op
    panel of K^T (ATTN__PANEL keys, from the head's panels). The scores S [FR, PANEL], their running
    maximum m and weights stay in registers; P leaves them only to be broadcast against V's rows.
    O [FR, dv] stays in registers over all the keys where the register file holds it (ATTN__FKEEP:
-   32 registers of 16 floats), else it is a buffer in L1 that each panel updates through the GEMM's
-   micro-kernels (FR is their height; compiled inline, their accumulators spilled). Rows past the query
+   32 registers of 16 floats), else it is a buffer in L1 that each group of panels updates through
+   the GEMM's micro-kernels (FR is their height), called rather than inlined so that their 12
+   accumulators keep the 16 registers. Rows past the query
    tile repeat its last row and are not stored. Taken (attn__fusable) where nothing else acts on a
    tile: no bias, dropout, mask but the causal one, centering or non-finite input, dk <= ATTN__FDK
    and dv a whole number of vectors up to ATTN__FDV. */
@@ -6342,11 +6347,8 @@ ATTN__INLINE void attn__fused_panel(attn__v S[ATTN__FR][ATTN__NV], const attn_fl
         ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
             const attn_float *w = edge && vis[r] ? vis[r] + v * ATTN__VW : NULL;
             attn__v p;
-            if (form == 2) { /* attn__ea_map's g */
-                attn__v zz = attn__vmin(attn__vset1((attn_float)1e30), attn__vmul(S[r][v], S[r][v]));
-                p = attn__vdiv(zz, attn__vadd(attn__vset1(1), zz));
-            } else
-                p = attn__vexp_shifted(attn__fused_exponent(S[r][v], cog, w), attn__vset1(m[r]));
+            p = form == 2 ? attn__ea_vg(S[r][v])
+                          : attn__vexp_shifted(attn__fused_exponent(S[r][v], cog, w), attn__vset1(m[r]));
             if (w) p = attn__vmul(p, attn__vload(w));
             l[r] = attn__vadd(l[r], p);
             if (cog) { /* p sign s: s 2^126 clamped to [-p, p] (exact for |s| >= 2^-102: p < 2^24) */
