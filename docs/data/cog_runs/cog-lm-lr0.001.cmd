@@ -1,0 +1,1 @@
+attnlab lm --corpus /usr/share/vim/vim90/doc --variants softmax,cog,cog-first,cog-all,ea,diff,centered --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 5 --lr 0.001
