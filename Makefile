@@ -40,12 +40,16 @@ TEST_SRC = tests/run_tests.c tests/test_core.c tests/test_gemm.c tests/test_ops.
 TEST_DEP = attn.h tests/test.h tests/sq_row.h $(TEST_SRC)
 
 # Test flavours: the default build, float64 (tight finite-difference checks), the portable scalar
-# kernels, -ffast-math, the AVX2+FMA kernels in float, double and -ffast-math and the SSE2 kernels
-# (x86 only: an AVX-512 machine checks what an AVX2 machine runs), and (with OpenBLAS) attn_gemm
-# routed through CBLAS.
+# kernels, -ffast-math, the AVX2+FMA kernels in float, double and -ffast-math, the SSE2 kernels alone
+# and a build for x86-64's baseline that chooses its kernels at run time, run with each ISA the
+# machine has (x86 only: an AVX-512 machine checks what an AVX2 machine runs), and (with OpenBLAS)
+# attn_gemm routed through CBLAS.
 FLAVOURS = $(BUILD)/test_float $(BUILD)/test_double $(BUILD)/test_scalar $(BUILD)/test_fastmath
 ifeq ($(shell uname -m),x86_64)
-FLAVOURS += $(BUILD)/test_avx2 $(BUILD)/test_avx2_double $(BUILD)/test_avx2_fastmath $(BUILD)/test_sse2
+FLAVOURS += $(BUILD)/test_avx2 $(BUILD)/test_avx2_double $(BUILD)/test_avx2_fastmath $(BUILD)/test_sse2 \
+            $(BUILD)/test_dispatch
+# the run-time build once more with each narrower ISA (run.sh runs these words as commands)
+DISPATCH_RUNS = "env ATTN_SIMD=avx2 $(BUILD)/test_dispatch" "env ATTN_SIMD=sse2 $(BUILD)/test_dispatch"
 endif
 ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
@@ -171,7 +175,9 @@ $(BUILD)/test_avx2_double: $(TEST_DEP) | $(BUILD)
 $(BUILD)/test_avx2_fastmath: $(TEST_DEP) | $(BUILD)
 	$(CC) $(CFLAGS) -mavx2 -mfma -mno-avx512f $(OPENMP) $(WARN) -ffast-math $(TEST_SRC) -o $@ $(LIBS)
 $(BUILD)/test_sse2: $(TEST_DEP) | $(BUILD)
-	$(CC) $(CFLAGS) -msse2 $(WARN) $(TEST_SRC) -o $@ $(LIBS)
+	$(CC) $(CFLAGS) -msse2 -DATTN_NO_DISPATCH $(WARN) $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/test_dispatch: $(TEST_DEP) | $(BUILD)
+	$(CC) $(CFLAGS) $(OPENMP) $(WARN) $(TEST_SRC) -o $@ $(LIBS)
 $(BUILD)/test_cblas: $(TEST_DEP) | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) -DATTN_USE_CBLAS $(TEST_SRC) -o $@ -lopenblas $(LIBS)
 $(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)
@@ -181,7 +187,7 @@ $(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)
 # ATTN_STATIC; options), the quickstart example, then every flavour. Ends with "N passed, N failed".
 ## test: the whole suite: every flavour, the examples, the driver, the packaging
 test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab
-	@CC="$(CC)" ARCH="$(ARCH)" sh tests/run.sh $(FLAVOURS)
+	@CC="$(CC)" ARCH="$(ARCH)" sh tests/run.sh $(FLAVOURS) $(DISPATCH_RUNS)
 
 test-sanitize: $(BUILD)/test_sanitize ## the suite under ASan and UBSan
 	@sh tests/run.sh --no-compile $(BUILD)/test_sanitize
@@ -284,7 +290,7 @@ bench-web: ## the WebAssembly benchmark in Chromium
 # Windows: the suite cross-compiled with MinGW-w64 (gcc-mingw-w64-x86-64; the AVX2 + FMA kernels) and
 # run under wine (wine64).
 $(BUILD)/test_mingw.exe: $(TEST_DEP) | $(BUILD)
-	x86_64-w64-mingw32-gcc -O2 -mavx2 -mfma $(WARN) $(TEST_SRC) -o $@ -lm
+	x86_64-w64-mingw32-gcc -O2 $(WARN) $(TEST_SRC) -o $@ -lm
 test-mingw: ## the suite built by mingw-w64, run under wine
 	@if ! command -v x86_64-w64-mingw32-gcc >/dev/null || ! command -v wine >/dev/null; then \
 	    echo "skip: test-mingw needs x86_64-w64-mingw32-gcc (gcc-mingw-w64-x86-64) and wine"; \

@@ -104,6 +104,10 @@
        ATTN_ASSERT(x)       implementation file: checks of the library's own invariants (default
                             assert()); user mistakes never reach it, they return a status.
        ATTN_NO_SIMD         implementation file: use the portable scalar kernels only.
+       ATTN_NO_DISPATCH     implementation file: on x86-64 without -m flags, the SSE2 kernels only
+                            (no AVX2 and AVX-512 kernels chosen at run time; see below).
+       ATTN_SELF            implementation file: this header's file name if it is not "attn.h" (the
+                            run-time build includes itself once per ISA).
        ATTN_NO_OPENMP       implementation file: ignore OpenMP even when compiled with -fopenmp.
        ATTN_USE_CBLAS       implementation file: attn_gemm calls cblas_sgemm (cblas_dgemm under
                             ATTN_DOUBLE); include <cblas.h> is done for you, link your BLAS.
@@ -130,9 +134,11 @@
 
    SIMD is chosen at compile time from the compiler's macros, first match wins: ATTN_NO_SIMD or
    ATTN_DOUBLE (scalar), WASM SIMD128 (-msimd128), AVX-512F, AVX2 (with FMA, or a multiply and an
-   add under -mavx2 alone), SSE2, NEON (AArch64), scalar. attn_simd_name() says which one a build
-   uses. Threads come from OpenMP (-fopenmp); the
-   results never depend on the number of threads.
+   add under -mavx2 alone), SSE2, NEON (AArch64), scalar. On x86-64 with GCC or Clang and no -m
+   flag (SSE2, the baseline) attn_gemm's AVX2 + FMA and AVX-512F kernels are built as well and the
+   best the CPU runs is chosen at start-up (attn_simd_set; ATTN_SIMD in the environment); the other
+   kernels are still SSE2 there. attn_simd_name() says which one runs. Threads come from OpenMP
+   (-fopenmp); the results never depend on the number of threads.
 */
 
 #ifndef ATTN_H_INCLUDED
@@ -182,6 +188,13 @@ extern "C" {
 
 ATTNDEF const char *attn_simd_name(void); /* "avx512", "avx2", "sse2", "neon", "wasm128",
                                                    "wasm128-relaxed", "scalar" */
+/* The kernels' ISA, by name (NULL: the best this machine runs). A build for x86-64's baseline (no
+   -mavx2 or -march: `cc -O2`) carries SSE2, AVX2 + FMA and AVX-512F kernels and starts with the best
+   the CPU has, or with ATTN_SIMD from the environment when that names one it runs; other builds
+   carry one. Not while another thread computes. Returns 0, or ATTN_ERR_ARG (the error message says
+   what this build and machine run). Each ISA gives the bits of a build for that ISA alone; ISAs may
+   differ from each other in the last bits. */
+ATTNDEF int attn_simd_set(const char *name);
 /* Threads used by attn_gemm and the other parallel kernels. n <= 0 restores the OpenMP default.
    Builds without OpenMP always use one thread. */
 ATTNDEF void attn_set_threads(int n);
@@ -1854,6 +1867,7 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 /* ============================================================================================== */
 
 #ifdef ATTN_IMPLEMENTATION
+#ifndef ATTN__PASS /* shared code: compiled once (see "Run-time dispatch" in section 1) */
 
 #include <math.h>
 #include <string.h>
@@ -1909,14 +1923,42 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 #elif defined(__AVX2__) /* without __FMA__ (-mavx2 alone) a multiply and an add stand in for it */
 #define ATTN__AVX2 1
 #include <immintrin.h>
+#if defined(__FMA__) || defined(_MSC_VER) /* MSVC's /arch:AVX2 has FMA and does not say so */
+#define ATTN__FMA 1
+#endif
 #elif defined(__SSE2__) || defined(_M_X64)
 #define ATTN__SSE2 1
 #include <emmintrin.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(ATTN_NO_DISPATCH)
+#define ATTN__DISPATCH 1 /* the baseline: AVX2 and AVX-512 kernels are chosen at run time as well */
+#include <immintrin.h>
+#endif
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #define ATTN__NEON 1
 #include <arm_neon.h>
 #else
 #define ATTN__SCALAR 1
+#endif
+
+/* Run-time dispatch (ATTN__DISPATCH: x86-64 built for its baseline, SSE2, by GCC or Clang, without
+   ATTN_NO_DISPATCH). The per-ISA code, between the "per-ISA code" markers (the SIMD vocabulary and
+   the kernels written in it), is compiled once more for AVX2 + FMA and once for AVX-512F: at its end
+   the file includes itself with ATTN__PASS set, that ISA's macros and a target pragma, and skips all
+   but the per-ISA code. A pass's functions carry its suffix (each per-ISA name is a macro of
+   ATTN__SFX: see "Per-ISA names" in section 4); the shared code calls them through ATTN__ISA's
+   pointers, which are set when the program starts (attn_simd_set). A build for one ISA (-mavx2,
+   -march=native, ATTN_NO_DISPATCH, any other compiler or machine) has no pointers: ATTN__ISA(f)
+   is the function. */
+#define ATTN__CAT2(a, b) a##b
+#define ATTN__CAT(a, b) ATTN__CAT2(a, b)
+#define ATTN__K(name) ATTN__CAT(name, ATTN__SFX)
+#define ATTN__SFX /* the main pass's functions keep their names */
+#ifdef ATTN__DISPATCH
+#define ATTN__ISA(f) attn__isa_##f
+#define ATTN__ISA_POINTER(f) static __typeof__(attn__##f) *attn__isa_##f = attn__##f;
+#else
+#define ATTN__ISA(f) attn__##f
+#define ATTN__ISA_POINTER(f)
 #endif
 
 #if defined(__cplusplus) && __cplusplus >= 201103L
@@ -1966,9 +2008,15 @@ static int attn__finite(double v)
 
 static int attn__nthreads_set = 0; /* 0: the OpenMP default */
 
+#ifdef ATTN__DISPATCH
+static const char *attn__isa_name = "sse2"; /* the kernels' ISA (attn_simd_set) */
+#endif
+
 ATTNDEF const char *attn_simd_name(void)
 {
-#if defined(ATTN__WASM) && defined(__wasm_relaxed_simd__)
+#if defined(ATTN__DISPATCH)
+    return attn__isa_name;
+#elif defined(ATTN__WASM) && defined(__wasm_relaxed_simd__)
     return "wasm128-relaxed";
 #elif defined(ATTN__WASM)
     return "wasm128";
@@ -2653,6 +2701,102 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 
 /* ---- 4. kernels ------------------------------------------------------------------------------- */
 
+/* Per-ISA names: the functions and types of the per-ISA code, each a macro that gives it its pass's
+   suffix (attn__vexp is attn__vexp_avx2 in the AVX2 pass, itself in the main one). */
+#define attn__v ATTN__K(attn__v)
+#define attn__vload ATTN__K(attn__vload)
+#define attn__vstore ATTN__K(attn__vstore)
+#define attn__vset1 ATTN__K(attn__vset1)
+#define attn__vmul ATTN__K(attn__vmul)
+#define attn__vadd ATTN__K(attn__vadd)
+#define attn__vsub ATTN__K(attn__vsub)
+#define attn__vmax ATTN__K(attn__vmax)
+#define attn__vmin ATTN__K(attn__vmin)
+#define attn__vdiv ATTN__K(attn__vdiv)
+#define attn__vsqrt ATTN__K(attn__vsqrt)
+#define attn__vfma ATTN__K(attn__vfma)
+#define attn__vabs ATTN__K(attn__vabs)
+#define attn__vround ATTN__K(attn__vround)
+#define attn__vpow2 ATTN__K(attn__vpow2)
+#define attn__vswap2 ATTN__K(attn__vswap2)
+#define attn__vspread4 ATTN__K(attn__vspread4)
+#define attn__vsum4 ATTN__K(attn__vsum4)
+#define attn__vbcast4 ATTN__K(attn__vbcast4)
+#define attn__vtr4 ATTN__K(attn__vtr4)
+#define attn__vload4x4 ATTN__K(attn__vload4x4)
+#define attn__vstore4x4 ATTN__K(attn__vstore4x4)
+#define attn__vhsum ATTN__K(attn__vhsum)
+#define attn__vhmax ATTN__K(attn__vhmax)
+#define attn__vstream ATTN__K(attn__vstream)
+#define attn__vhsum4 ATTN__K(attn__vhsum4)
+#define attn__vexp ATTN__K(attn__vexp)
+#define attn__vexp_shifted ATTN__K(attn__vexp_shifted)
+#define attn__isa_use ATTN__K(attn__isa_use)
+#define attn__micro ATTN__K(attn__micro)
+#define attn__tile_store ATTN__K(attn__tile_store)
+#define attn__prefetch_tile ATTN__K(attn__prefetch_tile)
+#define attn__transpose8 ATTN__K(attn__transpose8)
+#define attn__transpose ATTN__K(attn__transpose)
+#define attn__pack_a ATTN__K(attn__pack_a)
+#define attn__pack_b ATTN__K(attn__pack_b)
+#define attn__gemm_barrier ATTN__K(attn__gemm_barrier)
+#define attn__div ATTN__K(attn__div)
+#define attn__tile_micro ATTN__K(attn__tile_micro)
+#define attn__gemm_tiles ATTN__K(attn__gemm_tiles)
+#define attn__gemm_item ATTN__K(attn__gemm_item)
+#define attn__gemm_thread ATTN__K(attn__gemm_thread)
+#define attn__gemm_is_small ATTN__K(attn__gemm_is_small)
+#define attn__small_ger ATTN__K(attn__small_ger)
+#define attn__small_col ATTN__K(attn__small_col)
+#define attn__small_row ATTN__K(attn__small_row)
+#define attn__small_dots ATTN__K(attn__small_dots)
+#define attn__gemm_small ATTN__K(attn__gemm_small)
+#define attn__small_n4 ATTN__K(attn__small_n4)
+#define attn__small_t4 ATTN__K(attn__small_t4)
+#define attn__gemm_is_short ATTN__K(attn__gemm_is_short)
+#define attn__store3 ATTN__K(attn__store3)
+#define attn__small_k4 ATTN__K(attn__small_k4)
+#define attn__small_ct4 ATTN__K(attn__small_ct4)
+#define attn__gemm_opb_rows ATTN__K(attn__gemm_opb_rows)
+#define attn__gemm_short ATTN__K(attn__gemm_short)
+#define attn__gemm_need ATTN__K(attn__gemm_need)
+#define attn__gemm_whole_tiles ATTN__K(attn__gemm_whole_tiles)
+#define attn__depth_blocks ATTN__K(attn__depth_blocks)
+#define attn__gemm_run ATTN__K(attn__gemm_run)
+#define attn__gemm_threads ATTN__K(attn__gemm_threads)
+#define attn__gemm_packed ATTN__K(attn__gemm_packed)
+#define attn__gemm_is_few_rows ATTN__K(attn__gemm_is_few_rows)
+#define attn__gemm_core ATTN__K(attn__gemm_core)
+#define attn__gemm_few_rows ATTN__K(attn__gemm_few_rows)
+#define attn__gemm_body ATTN__K(attn__gemm_body)
+#define attn__micro_wide ATTN__K(attn__micro_wide)
+#define attn__micro_wide_s ATTN__K(attn__micro_wide_s)
+#define attn__micro_narrow_s ATTN__K(attn__micro_narrow_s)
+#define attn__micro_narrow_t ATTN__K(attn__micro_narrow_t)
+#define attn__micro_wide_t ATTN__K(attn__micro_wide_t)
+#define attn__micro_wide_sb ATTN__K(attn__micro_wide_sb)
+#define attn__micro_narrow_sb ATTN__K(attn__micro_narrow_sb)
+#define attn__micro_narrow_p ATTN__K(attn__micro_narrow_p)
+#endif /* shared code */
+
+/* ---- per-ISA code ---- */
+#ifdef ATTN__PASS /* the previous pass's constants make way for this one's */
+#undef ATTN__VW
+#undef ATTN__SPREAD4
+#undef ATTN__STREAMS
+#undef ATTN__SFENCE
+#undef ATTN__VREGS
+#undef ATTN__MR
+#undef ATTN__NV
+#undef ATTN__MR_S
+#undef ATTN__KC
+#undef ATTN__MC
+#undef ATTN__NC
+#undef ATTN__RKC
+#undef ATTN__RNC
+#undef ATTN__BPF
+#endif
+
 /* A small SIMD vocabulary: every vector kernel below is written once in these terms. attn__v holds
    ATTN__VW floats; the scalar "vector" is one attn_float, which makes the same kernels the portable
    fallback. fma(a, b, c) = a * b + c (fused where the ISA has it). */
@@ -2729,7 +2873,7 @@ ATTN__INLINE void attn__vstore4x4(float *c, size_t ld, attn__v v)
 #define ATTN__VW 8
 ATTN__VOCAB(__m256, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
             _mm256_sub_ps, _mm256_max_ps, _mm256_min_ps, _mm256_div_ps, _mm256_sqrt_ps)
-#if defined(__FMA__) || defined(_MSC_VER) /* MSVC's /arch:AVX2 has FMA and does not say so */
+#if defined(ATTN__FMA)
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c) { return _mm256_fmadd_ps(a, b, c); }
 #else
 ATTN__INLINE attn__v attn__vfma(attn__v a, attn__v b, attn__v c)
@@ -2953,6 +3097,9 @@ ATTN__INLINE attn__v attn__vexp_shifted(attn__v x, attn__v c)
 }
 #endif
 
+/* ---- end of per-ISA code ---- */
+#ifndef ATTN__PASS
+
 static int attn__gemm_bad_args(int transA, int transB, int M, int N, int K, const attn_float *A,
                                int lda, const attn_float *B, int ldb, const attn_float *C, int ldc)
 {
@@ -3000,6 +3147,55 @@ ATTNDEF void attn_gemm_reference(int transA, int transB, int M, int N, int K, at
             *c = (attn_float)(beta == 0 ? alpha * s : alpha * s + (double)beta * *c);
         }
 }
+
+#if !defined(ATTN_USE_CBLAS)
+typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
+                               size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
+                               int stream);
+
+/* One product, cut into blocks: what every thread needs to know. */
+typedef struct {
+    int transA, transB, M, N, K, lda, ldb, ldc;
+    const attn_float *A, *B;
+    attn_float *C, alpha, beta;
+    int mr, nr, direct, bdirect, KC, MC, NC, n_ic, nsplit; /* direct: A in place; bdirect: B */
+    int tiles;          /* row tiles of mr rows */
+    size_t rs, cs;      /* element (i, p) of op(A) is A[i rs + p cs] */
+    attn__micro_fn micro, micro_b; /* micro_b: for the full B panels read in place */
+    attn_float *bpack;  /* KC x NC, shared */
+    attn_float *apack;  /* MC x KC per thread */
+    const attn_float *panels; /* B packed before the call (attn__panels_pack), or NULL */
+    size_t npad;        /* its floats per depth row */
+    int pj0;            /* and the column op(B)'s first column is in it */
+    int stream;         /* whole tiles of C stored past the caches (see attn__gemm_run) */
+    int resident;       /* C's blocks kept in L2 over the depth blocks (see attn__gemm_run) */
+} attn__gemm_job;
+
+/* The calling thread's packing buffer, at least `bytes` long (ATTN_ALIGN-aligned), or NULL; *owned
+   is set when it was allocated for this call only (the caller frees it). */
+#ifndef ATTN__NO_TLS
+static ATTN__TLS void *attn__gemm_scratch = NULL;
+static ATTN__TLS size_t attn__gemm_scratch_bytes = 0; /* usable bytes after alignment */
+static ATTN__TLS int attn__gemm_scratch_lent = 0;     /* 1: the caller's (attn_gemm_scratch) */
+#endif
+static attn_float *attn__gemm_buffer(size_t bytes, void **owned)
+{
+    *owned = NULL;
+#ifndef ATTN__NO_TLS
+    if (bytes <= attn__gemm_scratch_bytes) return attn__align_ptr(attn__gemm_scratch, 0);
+    if (!attn__gemm_scratch_lent) {
+        if (attn__gemm_scratch) ATTN_FREE(attn__gemm_scratch);
+        attn__gemm_scratch_bytes = (attn__gemm_scratch = ATTN_MALLOC(bytes + ATTN_ALIGN)) ? bytes : 0;
+        return attn__gemm_scratch ? attn__align_ptr(attn__gemm_scratch, 0) : NULL;
+    }
+#endif
+    *owned = ATTN_MALLOC(bytes + ATTN_ALIGN);
+    return *owned ? attn__align_ptr(*owned, 0) : NULL;
+}
+#endif
+#endif /* shared code */
+
+/* ---- per-ISA code ---- */
 
 #if !defined(ATTN_USE_CBLAS) /* the hand-written GEMM */
 
@@ -3142,9 +3338,6 @@ ATTN__INLINE void attn__micro(int mr, int nv, int kc, const attn_float *a, size_
    asks for B's row ATTN__BPF depth steps ahead into L1: a panel 1024 deep is 128 KB, four times the
    L1, and every row tile reads it again (A's panel is not asked for: that cost more than it
    gave). */
-typedef void (*attn__micro_fn)(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,
-                               size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,
-                               int stream);
 #define ATTN__MICRO_DEF(name, MR_, NV_, RS, CS, BS, PF, BPF)                                      \
     static void name(int kc, const attn_float *a, size_t rs, size_t cs, const attn_float *b,      \
                      size_t bs, attn_float *C, size_t ldc, attn_float alpha, attn_float beta,    \
@@ -3308,24 +3501,6 @@ static void attn__pack_b(int trans, const attn_float *B, int ldb, int p0, int kc
         attn__transpose(cols, kc, B + (size_t)(j0 + jp) * ldb + p0, (size_t)ldb, dst, (size_t)nr);
     }
 }
-
-/* One product, cut into blocks: what every thread needs to know. */
-typedef struct {
-    int transA, transB, M, N, K, lda, ldb, ldc;
-    const attn_float *A, *B;
-    attn_float *C, alpha, beta;
-    int mr, nr, direct, bdirect, KC, MC, NC, n_ic, nsplit; /* direct: A in place; bdirect: B */
-    int tiles;          /* row tiles of mr rows */
-    size_t rs, cs;      /* element (i, p) of op(A) is A[i rs + p cs] */
-    attn__micro_fn micro, micro_b; /* micro_b: for the full B panels read in place */
-    attn_float *bpack;  /* KC x NC, shared */
-    attn_float *apack;  /* MC x KC per thread */
-    const attn_float *panels; /* B packed before the call (attn__panels_pack), or NULL */
-    size_t npad;        /* its floats per depth row */
-    int pj0;            /* and the column op(B)'s first column is in it */
-    int stream;         /* whole tiles of C stored past the caches (see attn__gemm_run) */
-    int resident;       /* C's blocks kept in L2 over the depth blocks (see attn__gemm_run) */
-} attn__gemm_job;
 
 /* A barrier of attn_gemm's own team. With one thread there is no team, and no barrier: attn_gemm
    may be called from inside somebody else's parallel region, whose threads must not be waited for. */
@@ -3828,62 +4003,6 @@ static size_t attn__gemm_need(int nth)
     return sizeof(attn_float) * ATTN__KC * ((size_t)ATTN__NC + mc * (size_t)nth) + ATTN_ALIGN;
 }
 
-/* The calling thread's packing buffer, at least `bytes` long (ATTN_ALIGN-aligned), or NULL; *owned
-   is set when it was allocated for this call only (the caller frees it). */
-#ifndef ATTN__NO_TLS
-static ATTN__TLS void *attn__gemm_scratch = NULL;
-static ATTN__TLS size_t attn__gemm_scratch_bytes = 0; /* usable bytes after alignment */
-static ATTN__TLS int attn__gemm_scratch_lent = 0;     /* 1: the caller's (attn_gemm_scratch) */
-#endif
-static attn_float *attn__gemm_buffer(size_t bytes, void **owned)
-{
-    *owned = NULL;
-#ifndef ATTN__NO_TLS
-    if (bytes <= attn__gemm_scratch_bytes) return attn__align_ptr(attn__gemm_scratch, 0);
-    if (!attn__gemm_scratch_lent) {
-        if (attn__gemm_scratch) ATTN_FREE(attn__gemm_scratch);
-        attn__gemm_scratch_bytes = (attn__gemm_scratch = ATTN_MALLOC(bytes + ATTN_ALIGN)) ? bytes : 0;
-        return attn__gemm_scratch ? attn__align_ptr(attn__gemm_scratch, 0) : NULL;
-    }
-#endif
-    *owned = ATTN_MALLOC(bytes + ATTN_ALIGN);
-    return *owned ? attn__align_ptr(*owned, 0) : NULL;
-}
-
-ATTNDEF void attn_gemm_release(void)
-{
-#ifndef ATTN__NO_TLS
-    if (attn__gemm_scratch && !attn__gemm_scratch_lent) ATTN_FREE(attn__gemm_scratch);
-    attn__gemm_scratch = NULL;
-    attn__gemm_scratch_bytes = 0;
-    attn__gemm_scratch_lent = 0;
-#endif
-}
-
-ATTNDEF size_t attn_gemm_scratch_bytes(int threads)
-{
-    return attn__gemm_need(threads > 1 ? threads : 1) + ATTN_ALIGN;
-}
-
-ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes)
-{
-#ifndef ATTN__NO_TLS
-    if (mem && bytes < attn_gemm_scratch_bytes(1))
-        return attn__fail(ATTN_ERR_ARG, "attn_gemm_scratch: %lu bytes, at least %lu needed",
-                          (unsigned long)bytes, (unsigned long)attn_gemm_scratch_bytes(1));
-    attn_gemm_release();
-    if (mem) {
-        attn__gemm_scratch = mem;
-        attn__gemm_scratch_bytes = bytes - ATTN_ALIGN;
-        attn__gemm_scratch_lent = 1;
-    }
-    return ATTN_OK;
-#else
-    (void)mem; (void)bytes;
-    return attn__fail(ATTN_ERR_ARG, "attn_gemm_scratch: this compiler has no thread-local storage");
-#endif
-}
-
 /* A small product (up to ATTN__SHORT_MACS) of whole tiles with A read in place, on one thread: the
    tiles one after the other over the whole depth, B in place or packed into a scratch on the stack;
    no blocking and no buffer. Returns 0, having done nothing, for any other product. */
@@ -4043,12 +4162,12 @@ static void attn__gemm_few_rows(int transA, int transB, int M, int N, int K, att
     }
 }
 
+#ifndef ATTN__PASS /* the attention engines' (not per-ISA yet: the main pass's only) */
 /* op(B) [K, N] packed once for products that all read it (a head's keys and values, read by every
    query tile): the panels attn_gemm packs on each call, for one depth block after the other (npad =
    N rounded up to whole panels floats per depth row; the last panel zero-padded). */
 #define ATTN__PANEL (ATTN__NV * ATTN__VW) /* columns per panel */
 static size_t attn__panels_npad(int N) { return (size_t)(N + ATTN__PANEL - 1) / ATTN__PANEL * ATTN__PANEL; }
-static size_t attn__panels_floats(int K, int N) { return (size_t)K * attn__panels_npad(N); }
 static void attn__panels_pack(int transB, const attn_float *B, int ldb, int K, int N, attn_float *dst)
 {
     int KC = attn__depth_blocks(K, ATTN__KC), pc;
@@ -4079,6 +4198,71 @@ static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_f
     g.pj0 = j0;
     return attn__gemm_run(&g, attn__gemm_threads(M, n, K));
 }
+
+#endif
+
+/* The product attn_gemm runs once its arguments are checked and C is not only scaled. */
+static void attn__gemm_body(int transA, int transB, int M, int N, int K, attn_float alpha,
+                            const attn_float *A, int lda, const attn_float *B, int ldb, attn_float beta,
+                            attn_float *C, int ldc)
+{
+    if (!attn__gemm_is_small(transA, transB, M, N, K) && !attn__gemm_is_short(transA, transB, M, N, K) &&
+        attn__gemm_is_few_rows(transB, M, N, K, ldb))
+        attn__gemm_few_rows(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else attn__gemm_core(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+#endif
+/* ---- end of per-ISA code ---- */
+#ifndef ATTN__PASS
+
+#if !defined(ATTN_USE_CBLAS)
+/* The hand-written GEMM's entries from the shared code (the attention engines, not per-ISA yet, call
+   the main pass's panel functions, whose layout their kernels read). */
+#define ATTN__GEMM_KERNELS(X) X(gemm_body) X(gemm_need)
+ATTN__GEMM_KERNELS(ATTN__ISA_POINTER)
+
+/* The floats attn__panels_pack writes for op(B) [K, N]: K rows of N rounded up to whole panels;
+   under run-time dispatch to AVX-512's 32 columns, which every x86 ISA's panels divide, so that a
+   workspace sized under one ISA holds another's. */
+#ifdef ATTN__DISPATCH
+static size_t attn__panels_floats(int K, int N) { return (size_t)K * (size_t)((N + 31) / 32 * 32); }
+#else
+static size_t attn__panels_floats(int K, int N) { return (size_t)K * attn__panels_npad(N); }
+#endif
+
+ATTNDEF void attn_gemm_release(void)
+{
+#ifndef ATTN__NO_TLS
+    if (attn__gemm_scratch && !attn__gemm_scratch_lent) ATTN_FREE(attn__gemm_scratch);
+    attn__gemm_scratch = NULL;
+    attn__gemm_scratch_bytes = 0;
+    attn__gemm_scratch_lent = 0;
+#endif
+}
+
+ATTNDEF size_t attn_gemm_scratch_bytes(int threads)
+{
+    return ATTN__ISA(gemm_need)(threads > 1 ? threads : 1) + ATTN_ALIGN;
+}
+
+ATTNDEF attn_status attn_gemm_scratch(void *mem, size_t bytes)
+{
+#ifndef ATTN__NO_TLS
+    if (mem && bytes < attn_gemm_scratch_bytes(1))
+        return attn__fail(ATTN_ERR_ARG, "attn_gemm_scratch: %lu bytes, at least %lu needed",
+                          (unsigned long)bytes, (unsigned long)attn_gemm_scratch_bytes(1));
+    attn_gemm_release();
+    if (mem) {
+        attn__gemm_scratch = mem;
+        attn__gemm_scratch_bytes = bytes - ATTN_ALIGN;
+        attn__gemm_scratch_lent = 1;
+    }
+    return ATTN_OK;
+#else
+    (void)mem; (void)bytes;
+    return attn__fail(ATTN_ERR_ARG, "attn_gemm_scratch: this compiler has no thread-local storage");
+#endif
+}
 #else /* CBLAS: no packing buffer of ours; the "panels" are op(B) itself, row-major */
 ATTNDEF void attn_gemm_release(void) {}
 ATTNDEF size_t attn_gemm_scratch_bytes(int threads) { (void)threads; return 0; }
@@ -4097,6 +4281,7 @@ static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_f
     attn_gemm(0, 0, M, n, K, alpha, A, lda, panels + j0, N, beta, C, ldc);
     return 1;
 }
+#define ATTN__GEMM_KERNELS(X)
 #endif
 
 ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -4113,10 +4298,7 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N,
                 K, alpha, A, lda, B, ldb, beta, C, ldc);
 #else
-    if (!attn__gemm_is_small(transA, transB, M, N, K) && !attn__gemm_is_short(transA, transB, M, N, K) &&
-        attn__gemm_is_few_rows(transB, M, N, K, ldb))
-        attn__gemm_few_rows(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    else attn__gemm_core(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    ATTN__ISA(gemm_body)(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
 }
 
@@ -15952,6 +16134,102 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
     return st;
 }
 
+/* ---- 11. run-time dispatch -------------------------------------------------------------------- */
+#endif /* shared code */
+
+/* ---- per-ISA code ---- */
+#ifdef ATTN__DISPATCH
+#define ATTN__ISA_SET(f) attn__isa_##f = attn__##f;
+/* The shared code's pointers to this pass's kernels. */
+static void attn__isa_use(void) { ATTN__GEMM_KERNELS(ATTN__ISA_SET) }
+#endif
+/* ---- end of per-ISA code ---- */
+
+#ifndef ATTN__PASS
+#ifdef ATTN__DISPATCH
+/* The passes (see "Run-time dispatch" in section 1): the per-ISA code for AVX2 + FMA, then for
+   AVX-512F, each function under a target attribute. The file includes itself by its name, "attn.h"
+   (found first in its own directory); a copy under another name sets ATTN_SELF to that name. */
+#define ATTN__PRAGMA(...) _Pragma(#__VA_ARGS__)
+#if defined(__clang__)
+#define ATTN__TARGET_PUSH(t)                                                                          \
+    ATTN__PRAGMA(clang attribute push(__attribute__((target(t))), apply_to = function))
+#define ATTN__TARGET_POP() ATTN__PRAGMA(clang attribute pop)
+#else /* (g++ 12 takes its own AVX-512 headers' _mm512_undefined_ps for an uninitialised read) */
+#define ATTN__TARGET_PUSH(t)                                                                          \
+    ATTN__PRAGMA(GCC push_options) ATTN__PRAGMA(GCC target(t)) ATTN__PRAGMA(GCC diagnostic push)      \
+    ATTN__PRAGMA(GCC diagnostic ignored "-Wmaybe-uninitialized")
+#define ATTN__TARGET_POP() ATTN__PRAGMA(GCC diagnostic pop) ATTN__PRAGMA(GCC pop_options)
+#endif
+#ifndef ATTN_SELF
+#define ATTN_SELF "attn.h"
+#endif
+#define ATTN__PASS 1
+#undef ATTN__SSE2
+#undef ATTN__SFX
+#define ATTN__AVX2 1
+#define ATTN__FMA 1
+#define ATTN__SFX _avx2
+ATTN__TARGET_PUSH("avx2,fma")
+#include ATTN_SELF
+ATTN__TARGET_POP()
+#undef ATTN__AVX2
+#undef ATTN__SFX
+#define ATTN__AVX512 1
+#define ATTN__SFX _avx512
+ATTN__TARGET_PUSH("avx512f,avx2,fma")
+#include ATTN_SELF
+ATTN__TARGET_POP()
+#undef ATTN__PASS
+#undef ATTN__AVX512
+#undef ATTN__FMA
+#undef ATTN__SFX
+#define ATTN__SSE2 1
+#define ATTN__SFX
+
+/* Whether the CPU and the OS run ISA i (0 SSE2, 1 AVX2 + FMA, 2 AVX-512F): libgcc's and
+   compiler-rt's CPUID checks include the OS's saving of the wider registers. */
+static int attn__isa_runs(int i)
+{
+    __builtin_cpu_init();
+    if (i == 2) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+    if (i == 1) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return 1;
+}
+#endif
+
+ATTNDEF int attn_simd_set(const char *name)
+{
+#ifdef ATTN__DISPATCH
+    static const char *const names[3] = {"sse2", "avx2", "avx512"};
+    static void (*const use[3])(void) = {attn__isa_use, attn__isa_use_avx2, attn__isa_use_avx512};
+    int i;
+    for (i = 2; i >= 0; i--)
+        if (attn__isa_runs(i) && (!name || !strcmp(name, names[i]))) break;
+    if (i < 0)
+        return attn__fail(ATTN_ERR_ARG, "attn_simd_set: \"%s\" is not sse2, avx2 or avx512, or this CPU "
+                          "lacks it (it runs %s)", name, attn__isa_runs(2)   ? "all three"
+                                                   : attn__isa_runs(1) ? "sse2 and avx2"
+                                                                       : "sse2");
+    use[i]();
+    attn__isa_name = names[i];
+    return 0;
+#else
+    if (!name || !strcmp(name, attn_simd_name())) return 0;
+    return attn__fail(ATTN_ERR_ARG, "attn_simd_set: \"%s\": this build runs %s only", name, attn_simd_name());
+#endif
+}
+
+#ifdef ATTN__DISPATCH
+/* At start-up: the best ISA, or ATTN_SIMD's when the machine runs it. */
+__attribute__((constructor)) static void attn__isa_start(void)
+{
+    const char *env = getenv("ATTN_SIMD");
+    if (!env || !*env || attn_simd_set(env)) attn_simd_set(NULL);
+    attn_clear_error();
+}
+#endif
+#endif /* shared code */
 #endif /* ATTN_IMPLEMENTATION */
 
 /*

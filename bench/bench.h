@@ -32,40 +32,59 @@ static inline double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The machine's FP32 FMA peak on one core, GFLOP/s: 12 independent chains of vector FMAs (GCC and
-   clang vector extensions at the build's widest vector), the best of 5 runs of about 50 ms; 0
-   without vector extensions. Every benchmark prints its figures beside it. */
+/* The machine's FP32 FMA peak on one core, GFLOP/s: 12 independent chains of W-float vector FMAs
+   (GCC and clang vector extensions; on AVX2 12 chains and their two constants fit 16 registers), the
+   best of 5 runs of about 50 ms; 0 without vector extensions. Every benchmark prints its figures
+   beside the peak of the ISA attn.h's kernels run (attn_simd_name, chosen at run time by a build for
+   x86-64's baseline), or without attn.h of the build's widest vectors. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BENCH_PEAK_FN(NAME, W, ATTR)                                                                  \
+    ATTR __attribute__((unused)) static double NAME(void)                                             \
+    {                                                                                                 \
+        typedef float vf __attribute__((vector_size(4 * W)));                                        \
+        vf m, a, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11;                                    \
+        double best = 0;                                                                              \
+        long it, n = 2000000;                                                                         \
+        int r, j;                                                                                     \
+        for (j = 0; j < W; j++) m[j] = 0.999999f, a[j] = 1e-7f;                                       \
+        for (r = 0; r < 5; r++) {                                                                     \
+            double t0 = now(), t;                                                                     \
+            c0 = a; c1 = a * 2; c2 = a * 3; c3 = a * 4; c4 = a * 5; c5 = a * 6; /* 12 real chains */  \
+            c6 = a * 7; c7 = a * 8; c8 = a * 9; c9 = a * 10; c10 = a * 11; c11 = a * 12;              \
+            for (it = 0; it < n; it++) { /* 12 independent chains hide the FMA latency */            \
+                c0 = c0 * m + a; c1 = c1 * m + a; c2 = c2 * m + a; c3 = c3 * m + a;                  \
+                c4 = c4 * m + a; c5 = c5 * m + a; c6 = c6 * m + a; c7 = c7 * m + a;                  \
+                c8 = c8 * m + a; c9 = c9 * m + a; c10 = c10 * m + a; c11 = c11 * m + a;              \
+            }                                                                                         \
+            t = now() - t0;                                                                           \
+            c0 = c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7 + c8 + c9 + c10 + c11;                         \
+            if (c0[0] == 12345.f) printf(" "); /* keeps the loop */                                   \
+            if (2.0 * W * 12 * n / t / 1e9 > best) best = 2.0 * W * 12 * n / t / 1e9;                \
+        }                                                                                             \
+        return best;                                                                                  \
+    }
+#if defined(__x86_64__)
+BENCH_PEAK_FN(bench_peak16, 16, __attribute__((target("avx512f,fma"))))
+BENCH_PEAK_FN(bench_peak8, 8, __attribute__((target("avx2,fma"))))
+#endif
+BENCH_PEAK_FN(bench_peak4, 4, )
+#endif
+
 static inline double fma_peak_gflops(void)
 {
 #if defined(__GNUC__) || defined(__clang__)
-#if defined(__AVX512F__)
-    enum { W = 16 };
+#if defined(ATTN_H_INCLUDED) && defined(__x86_64__)
+    const char *isa = attn_simd_name();
+    if (!strcmp(isa, "avx512")) return bench_peak16();
+    if (!strcmp(isa, "avx2")) return bench_peak8();
+    return bench_peak4();
+#elif defined(__AVX512F__)
+    return bench_peak16();
 #elif defined(__AVX__)
-    enum { W = 8 };
+    return bench_peak8();
 #else
-    enum { W = 4 };
+    return bench_peak4();
 #endif
-    typedef float vf __attribute__((vector_size(4 * W)));
-    vf m, a, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11;
-    double best = 0;
-    long it, n = 2000000;
-    int r, j;
-    for (j = 0; j < W; j++) m[j] = 0.999999f, a[j] = 1e-7f;
-    for (r = 0; r < 5; r++) {
-        double t0 = now(), t;
-        c0 = a; c1 = a * 2; c2 = a * 3; c3 = a * 4; c4 = a * 5; c5 = a * 6; /* distinct: 12 real chains */
-        c6 = a * 7; c7 = a * 8; c8 = a * 9; c9 = a * 10; c10 = a * 11; c11 = a * 12;
-        for (it = 0; it < n; it++) { /* 12 independent chains hide the FMA latency */
-            c0 = c0 * m + a; c1 = c1 * m + a; c2 = c2 * m + a; c3 = c3 * m + a;
-            c4 = c4 * m + a; c5 = c5 * m + a; c6 = c6 * m + a; c7 = c7 * m + a;
-            c8 = c8 * m + a; c9 = c9 * m + a; c10 = c10 * m + a; c11 = c11 * m + a;
-        }
-        t = now() - t0;
-        c0 = c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7 + c8 + c9 + c10 + c11;
-        if (c0[0] == 12345.f) printf(" "); /* keeps the loop */
-        if (2.0 * W * 12 * n / t / 1e9 > best) best = 2.0 * W * 12 * n / t / 1e9;
-    }
-    return best;
 #else
     return 0;
 #endif

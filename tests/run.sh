@@ -39,6 +39,23 @@ else
                 >"$tmp/simd.c"
             try "$cc -mavx2 without -mfma: the AVX2 kernels" sh -c \
                 "$cc -std=c99 $W -mavx2 -I. $tmp/simd.c -o $tmp/simd -lm && $tmp/simd | grep -qx avx2"
+            # kernels chosen at run time: the best the CPU has, and each ISA's bits those of a build for it
+            best=sse2
+            grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && best=avx2
+            grep -qw avx512f /proc/cpuinfo && best=avx512
+            try "$cc -O2 with no -m flag: the $best kernels, chosen at run time" sh -c \
+                "$cc -std=c99 $W -O2 -I. $tmp/simd.c -o $tmp/simd -lm && $tmp/simd | grep -qx $best"
+            $cc -O2 -I. tests/isa_bits.c -o "$tmp/bits" -lm
+            for isa in sse2:-DATTN_NO_DISPATCH avx2:"-mavx2 -mfma" avx512:"-mavx512f -mfma"; do
+                name=${isa%%:*}
+                if ! ATTN_SIMD=$name "$tmp/bits" | grep -q "^$name "; then
+                    echo "skip: $cc's $name bits (this CPU lacks $name)"
+                    continue
+                fi
+                try "$cc: attn_gemm's $name kernels chosen at run time give the bits of a build for $name alone" \
+                    sh -c "$cc -O2 ${isa#*:} -I. tests/isa_bits.c -o $tmp/bits1 -lm && \
+                           test \"\$(ATTN_SIMD=$name $tmp/bits)\" = \"\$($tmp/bits1)\""
+            done
         fi
     done
     for cxx in g++ clang++; do

@@ -517,6 +517,8 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     VOID(attn_cisformer_named(NULL, 0));
     VOID(attn_seq2seq_named(NULL, 0));
     VOID(attn_seq2seq_sublayer_named(s2s, 9999, 0));
+    BAD((attn_status)attn_simd_set("avx1024"));
+    BAD((attn_status)attn_simd_set(""));
 }
 
 /* No bad input: the public functions without a row above, and why (tests/run.sh fails on a public

@@ -110,6 +110,23 @@ static void test_arena_params(void)
     attn_params_free(&p);
 }
 
+/* attn_simd_set: the build's ISA by name or NULL, each ISA this machine runs, and back. */
+static void test_simd_set(void)
+{
+    static const char *const names[] = {"sse2", "avx2", "avx512"};
+    char start[32];
+    int k;
+    snprintf(start, sizeof start, "%s", attn_simd_name());
+    CHECK(attn_simd_set(start) == 0 && !strcmp(attn_simd_name(), start), "attn_simd_set(\"%s\"), its own ISA", start);
+    CHECK(attn_simd_set(NULL) == 0, "attn_simd_set(NULL)");
+    for (k = 0; k < 3; k++)
+        if (attn_simd_set(names[k]) == 0) CHECK(!strcmp(attn_simd_name(), names[k]), "attn_simd_set(\"%s\")", names[k]);
+        else CHECK(attn_last_status() == ATTN_ERR_ARG && strstr(attn_last_error(), "attn_simd_set"), "%s refused: %s",
+                   names[k], attn_last_error());
+    attn_clear_error();
+    CHECK(attn_simd_set(start) == 0 && !strcmp(attn_simd_name(), start), "back to %s", start);
+}
+
 static void test_vector_primitives(void)
 {
     attn_float x[37], y[37], y2[37], rows[3];
@@ -241,5 +258,6 @@ void test_core(void)
     test_tanh();
     test_rng();
     test_arena_params();
+    test_simd_set();
     test_vector_primitives();
 }

@@ -1,0 +1,49 @@
+/* Prints the kernels' ISA and a hash of attn_gemm's results over shapes that take each of its paths
+   (small, short, few rows, packed, C-resident; every transpose; alpha and beta), so that two builds
+   can be compared bit for bit: tests/run.sh checks that a build for x86-64's baseline, its ISA
+   chosen at run time (ATTN_SIMD), gives the bits of a build for that ISA alone.
+     cc -O2 -I. tests/isa_bits.c -lm && ATTN_SIMD=avx2 ./a.out      prints "avx2 <hash>" */
+#define ATTN_IMPLEMENTATION
+#include "attn.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static uint64_t hash_floats(uint64_t h, const float *x, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)x;
+    size_t i;
+    for (i = 0; i < n * sizeof(float); i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+int main(int argc, char **argv)
+{
+    static const int shapes[][3] = {{16, 16, 16}, {36, 4, 36}, {36, 36, 4}, {7, 300, 64}, {64, 64, 64},
+                                    {100, 130, 70}, {8, 1024, 64},  {256, 256, 256}, {130, 64, 1100},
+                                    {600, 520, 2100}, {2, 3000, 5}};
+    uint64_t h = 14695981039346656037ull;
+    attn_rng r;
+    int s, t;
+    if (argc > 1) {
+        printf("usage: %s\n  prints the kernels' ISA and a hash of attn_gemm's results (see the source)\n", argv[0]);
+        return 0;
+    }
+    attn_rng_seed(&r, 7, 0);
+    for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++)
+        for (t = 0; t < 4; t++) {
+            int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2], ta = t & 1, tb = t >> 1;
+            size_t i, na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+            float *A = malloc(na * 4), *B = malloc(nb * 4), *C = malloc(nc * 4);
+            if (!A || !B || !C) return 1;
+            for (i = 0; i < na; i++) A[i] = (float)attn_rng_normal(&r, 0, 1);
+            for (i = 0; i < nb; i++) B[i] = (float)attn_rng_normal(&r, 0, 1);
+            for (i = 0; i < nc; i++) C[i] = (float)attn_rng_normal(&r, 0, 1);
+            attn_gemm(ta, tb, M, N, K, 1, A, ta ? M : K, B, tb ? K : N, 0, C, N);
+            h = hash_floats(h, C, nc);
+            attn_gemm(ta, tb, M, N, K, 0.5f, A, ta ? M : K, B, tb ? K : N, -1.25f, C, N);
+            h = hash_floats(h, C, nc);
+            free(A); free(B); free(C);
+        }
+    printf("%s %016llx\n", attn_simd_name(), (unsigned long long)h);
+    return 0;
+}
