@@ -58,7 +58,7 @@ endif
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode $(BUILD)/bench_minilm \
            $(BUILD)/bench_fused
 
-.PHONY: help api-doc doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-minilm test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-web clean install uninstall
+.PHONY: help api-doc doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-minilm test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-isa bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS) ## build every program and test flavour into build/
 
@@ -353,6 +353,27 @@ bench: $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(B
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_cisformer
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_transformer
 	env -u OPENBLAS_CORETYPE $(BUILD)/bench_decode
+
+# One build per ISA this machine runs, each into build/isa-NAME (x86-64: AVX-512, AVX2 + FMA, SSE2;
+# elsewhere the native one), every table against its own ISA's peak.
+ifeq ($(shell uname -m),x86_64)
+ISAS = $(shell grep -qw avx512f /proc/cpuinfo && echo avx512) \
+       $(shell grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && echo avx2) sse2
+else
+ISAS = native
+endif
+## bench-isa: the GEMM, attention and training-step tables once per ISA this machine runs
+bench-isa:
+	@for isa in $(ISAS); do \
+	    case $$isa in avx512) a="-mavx512f -mfma";; avx2) a="-mavx2 -mfma -mno-avx512f";; \
+	                  sse2) a="-DATTN_NO_DISPATCH";; *) a="$(ARCH)";; esac; \
+	    b=$(BUILD)/isa-$$isa; \
+	    $(MAKE) --no-print-directory BUILD=$$b ARCH="$$a" $$b/bench_gemm $$b/bench_attention \
+	        $$b/bench_transformer >/dev/null || exit 1; \
+	    echo "==== $$isa: $(CC) $(CFLAGS) $$a"; \
+	    env -u OPENBLAS_CORETYPE $$b/bench_gemm --threads 1 && $$b/bench_attention && \
+	        $$b/bench_transformer --threads 1 || exit 1; \
+	done
 
 clean: ## remove build/
 	rm -rf $(BUILD)
