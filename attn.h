@@ -135,10 +135,11 @@
    SIMD is chosen at compile time from the compiler's macros, first match wins: ATTN_NO_SIMD or
    ATTN_DOUBLE (scalar), WASM SIMD128 (-msimd128), AVX-512F, AVX2 (with FMA, or a multiply and an
    add under -mavx2 alone), SSE2, NEON (AArch64), scalar. On x86-64 with GCC or Clang and no -m
-   flag (SSE2, the baseline) attn_gemm's AVX2 + FMA and AVX-512F kernels are built as well and the
-   best the CPU runs is chosen at start-up (attn_simd_set; ATTN_SIMD in the environment); the other
-   kernels are still SSE2 there. attn_simd_name() says which one runs. Threads come from OpenMP
-   (-fopenmp); the results never depend on the number of threads.
+   flag (SSE2, the baseline) the AVX2 + FMA and AVX-512F kernels of attn_gemm and the vector
+   primitives are built as well and the best the CPU runs is chosen at start-up (attn_simd_set;
+   ATTN_SIMD in the environment); the other kernels are still SSE2 there. attn_simd_name() says
+   which one runs. Threads come from OpenMP (-fopenmp); the results never depend on the number of
+   threads.
 */
 
 #ifndef ATTN_H_INCLUDED
@@ -189,11 +190,12 @@ extern "C" {
 ATTNDEF const char *attn_simd_name(void); /* "avx512", "avx2", "sse2", "neon", "wasm128",
                                                    "wasm128-relaxed", "scalar" */
 /* The kernels' ISA, by name (NULL: the best this machine runs). A build for x86-64's baseline (no
-   -mavx2 or -march: `cc -O2`) carries SSE2, AVX2 + FMA and AVX-512F kernels and starts with the best
-   the CPU has, or with ATTN_SIMD from the environment when that names one it runs; other builds
-   carry one. Not while another thread computes. Returns 0, or ATTN_ERR_ARG (the error message says
-   what this build and machine run). Each ISA gives the bits of a build for that ISA alone; ISAs may
-   differ from each other in the last bits. */
+   -mavx2 or -march: `cc -O2`) carries SSE2, AVX2 + FMA and AVX-512F kernels (attn_gemm's and the
+   vector primitives' so far) and starts with the best the CPU has, or with ATTN_SIMD from the
+   environment when that names one it runs; other builds carry one. Not while another thread
+   computes. Returns 0, or ATTN_ERR_ARG (the error message says what this build and machine run).
+   Each ISA gives the bits of a build for that ISA alone; ISAs may differ from each other in the
+   last bits. */
 ATTNDEF int attn_simd_set(const char *name);
 /* Threads used by attn_gemm and the other parallel kernels. n <= 0 restores the OpenMP default.
    Builds without OpenMP always use one thread. */
@@ -2732,6 +2734,27 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 #define attn__vexp ATTN__K(attn__vexp)
 #define attn__vexp_shifted ATTN__K(attn__vexp_shifted)
 #define attn__isa_use ATTN__K(attn__isa_use)
+#define attn__sgd_row ATTN__K(attn__sgd_row)
+#define attn__sgd_apply ATTN__K(attn__sgd_apply)
+#define attn__sgd_outer ATTN__K(attn__sgd_outer)
+#define attn__dot ATTN__K(attn__dot)
+#define attn__axpy ATTN__K(attn__axpy)
+#define attn__scale ATTN__K(attn__scale)
+#define attn__mul ATTN__K(attn__mul)
+#define attn__rows_op ATTN__K(attn__rows_op)
+#define attn__max ATTN__K(attn__max)
+#define attn__vmap_tail ATTN__K(attn__vmap_tail)
+#define attn__exp ATTN__K(attn__exp)
+#define attn__vtanh ATTN__K(attn__vtanh)
+#define attn__tanh ATTN__K(attn__tanh)
+#define attn__sum ATTN__K(attn__sum)
+#define attn__exp_weighted ATTN__K(attn__exp_weighted)
+#define attn__shift_copy ATTN__K(attn__shift_copy)
+#define attn__mul_add ATTN__K(attn__mul_add)
+#define attn__scale_copy ATTN__K(attn__scale_copy)
+#define attn__fill ATTN__K(attn__fill)
+#define attn__exp_row ATTN__K(attn__exp_row)
+#define attn__mul_tanh_grad ATTN__K(attn__mul_tanh_grad)
 #define attn__micro ATTN__K(attn__micro)
 #define attn__tile_store ATTN__K(attn__tile_store)
 #define attn__prefetch_tile ATTN__K(attn__prefetch_tile)
@@ -4302,6 +4325,10 @@ ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float a
 #endif
 }
 
+#endif /* shared code */
+
+/* ---- per-ISA code ---- */
+
 /* One step of SGD with momentum over n floats with gradient x g: b = mu b + x g (b = x g when
    mu = 0, whatever b held); w -= lr b. */
 ATTN__INLINE void attn__sgd_row(attn_float *w, attn_float *b, const attn_float *g, attn_float x, size_t n,
@@ -4335,8 +4362,8 @@ static void attn__sgd_outer(attn_float *w, attn_float *b, const attn_float *a, c
     for (i = 0; i < m; i++) attn__sgd_row(w + (size_t)i * n, b + (size_t)i * n, g, a[i], (size_t)n, lr, mu);
 }
 
-/* Vector primitives: a SIMD body over whole vectors, then a scalar tail. */
-ATTNDEF attn_float attn_dot(size_t n, const attn_float *x, const attn_float *y)
+/* The vector primitives (attn_dot ...): a SIMD body over whole vectors, then a scalar tail. */
+static attn_float attn__dot(size_t n, const attn_float *x, const attn_float *y)
 {
     attn__v s0 = attn__vset1(0), s1 = attn__vset1(0);
     attn_float s;
@@ -4350,7 +4377,7 @@ ATTNDEF attn_float attn_dot(size_t n, const attn_float *x, const attn_float *y)
     return s;
 }
 
-ATTNDEF void attn_axpy(size_t n, attn_float a, const attn_float *x, attn_float *y)
+static void attn__axpy(size_t n, attn_float a, const attn_float *x, attn_float *y)
 {
     attn__v va = attn__vset1(a);
     size_t i = 0;
@@ -4359,7 +4386,7 @@ ATTNDEF void attn_axpy(size_t n, attn_float a, const attn_float *x, attn_float *
     for (; i < n; i++) y[i] += a * x[i];
 }
 
-ATTNDEF void attn_scale(size_t n, attn_float a, attn_float *x)
+static void attn__scale(size_t n, attn_float a, attn_float *x)
 {
     attn__v va = attn__vset1(a);
     size_t i = 0;
@@ -4388,10 +4415,10 @@ static void attn__rows_op(int mul, size_t rows, size_t cols, const attn_float *x
     }
     for (r = 0; r < rows; r++)
         if (mul) attn__mul(cols, x + r * ldx, y + r * ldy, y + r * ldy);
-        else attn_axpy(cols, 1, x + r * ldx, y + r * ldy);
+        else attn__axpy(cols, 1, x + r * ldx, y + r * ldy);
 }
 
-ATTNDEF attn_float attn_max(size_t n, const attn_float *x)
+static attn_float attn__max(size_t n, const attn_float *x)
 {
     attn_float m = -INFINITY;
     size_t i = 0;
@@ -4417,7 +4444,7 @@ static void attn__vmap_tail(attn__v (*f)(attn__v), const attn_float *x, attn_flo
     memcpy(out + i, t, (n - i) * sizeof *t);
 }
 
-ATTNDEF void attn_exp(size_t n, const attn_float *x, attn_float *out)
+static void attn__exp(size_t n, const attn_float *x, attn_float *out)
 {
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(out + i, attn__vexp(attn__vload(x + i)));
@@ -4452,14 +4479,14 @@ ATTN__INLINE attn__v attn__vtanh(attn__v x)
 }
 #endif
 
-ATTNDEF void attn_tanh(size_t n, const attn_float *x, attn_float *out)
+static void attn__tanh(size_t n, const attn_float *x, attn_float *out)
 {
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(out + i, attn__vtanh(attn__vload(x + i)));
     attn__vmap_tail(attn__vtanh, x, out, i, n);
 }
 
-ATTNDEF attn_float attn_sum(size_t n, const attn_float *x)
+static attn_float attn__sum(size_t n, const attn_float *x)
 {
     attn__v s0 = attn__vset1(0);
     attn_float s;
@@ -4467,18 +4494,6 @@ ATTNDEF attn_float attn_sum(size_t n, const attn_float *x)
     for (; i + ATTN__VW <= n; i += ATTN__VW) s0 = attn__vadd(s0, attn__vload(x + i));
     for (s = attn__vhsum(s0); i < n; i++) s += x[i];
     return s;
-}
-
-ATTNDEF void attn_row_max(attn_float *out, const attn_float *x, int rows, int cols)
-{
-    int r;
-    for (r = 0; r < rows; r++) out[r] = attn_max((size_t)cols, x + (size_t)r * cols);
-}
-
-ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int cols)
-{
-    int r;
-    for (r = 0; r < rows; r++) out[r] = attn_sum((size_t)cols, x + (size_t)r * cols);
 }
 
 /* w[i] = w[i] exp(x[i] - shift) for a 0/1 (or any) weight w; returns sum_i w[i]. The masked
@@ -4505,7 +4520,8 @@ static attn_float attn__exp_weighted(size_t n, const attn_float *x, attn_float s
         attn__vstore(t, last);
         for (; i < n; i++) sum += (w[i] = t[i - (n - ATTN__VW)]);
     }
-    for (; i < n; i++) sum += (w[i] *= (attn_float)exp(x[i] - shift)); /* rows shorter than a vector */
+    for (; i < n; i++) /* rows shorter than a vector */
+        sum += (w[i] = (ones ? 1 : w[i]) * (attn_float)exp(x[i] - shift));
     return sum;
 }
 
@@ -4564,6 +4580,42 @@ static void attn__mul_tanh_grad(size_t n, const attn_float *t, attn_float *y)
                                        attn__vfma(v, attn__vsub(attn__vset1(0), v), attn__vset1(1))));
     }
     for (; i < n; i++) y[i] *= 1 - t[i] * t[i];
+}
+
+/* ---- end of per-ISA code ---- */
+#ifndef ATTN__PASS
+
+/* The vector kernels' entries from the shared code, and the public ones (attn_dot ...) through them. */
+#define ATTN__VEC_KERNELS(X)                                                                              \
+    X(dot) X(axpy) X(scale) X(max) X(exp) X(tanh) X(sum) X(mul) X(rows_op) X(sgd_apply) X(sgd_outer)      \
+    X(exp_weighted) X(exp_row) X(shift_copy) X(mul_add) X(scale_copy) X(fill) X(mul_tanh_grad)
+ATTN__VEC_KERNELS(ATTN__ISA_POINTER)
+
+/* The public vector primitives: the chosen ISA's kernels. */
+ATTNDEF attn_float attn_dot(size_t n, const attn_float *x, const attn_float *y)
+{
+    return ATTN__ISA(dot)(n, x, y);
+}
+ATTNDEF void attn_axpy(size_t n, attn_float a, const attn_float *x, attn_float *y)
+{
+    ATTN__ISA(axpy)(n, a, x, y);
+}
+ATTNDEF void attn_scale(size_t n, attn_float a, attn_float *x) { ATTN__ISA(scale)(n, a, x); }
+ATTNDEF attn_float attn_max(size_t n, const attn_float *x) { return ATTN__ISA(max)(n, x); }
+ATTNDEF void attn_exp(size_t n, const attn_float *x, attn_float *out) { ATTN__ISA(exp)(n, x, out); }
+ATTNDEF void attn_tanh(size_t n, const attn_float *x, attn_float *out) { ATTN__ISA(tanh)(n, x, out); }
+ATTNDEF attn_float attn_sum(size_t n, const attn_float *x) { return ATTN__ISA(sum)(n, x); }
+
+ATTNDEF void attn_row_max(attn_float *out, const attn_float *x, int rows, int cols)
+{
+    int r;
+    for (r = 0; r < rows; r++) out[r] = attn_max((size_t)cols, x + (size_t)r * cols);
+}
+
+ATTNDEF void attn_row_sum(attn_float *out, const attn_float *x, int rows, int cols)
+{
+    int r;
+    for (r = 0; r < rows; r++) out[r] = attn_sum((size_t)cols, x + (size_t)r * cols);
 }
 
 /* ---- 5. ops ----------------------------------------------------------------------------------- */
@@ -5062,7 +5114,7 @@ ATTNDEF attn_status attn_softmax_forward(attn_float *out, const attn_float *inp,
             memset(y, 0, sizeof(attn_float) * (size_t)C);
             continue;
         }
-        s = attn__exp_row((size_t)C, x, m, y);
+        s = ATTN__ISA(exp_row)((size_t)C, x, m, y);
         attn_scale((size_t)C, 1 / s, y);
     }
     return ATTN_OK;
@@ -5423,7 +5475,7 @@ ATTNDEF attn_status attn_cross_entropy_forward(attn_float *losses, attn_float *p
     for (n = 0; n < N; n++) { /* loss = logsumexp(x) - x[target], exact where -log(prob) underflows */
         const attn_float *x = logits + (size_t)n * V;
         attn_float *p = probs + (size_t)n * V, m = attn_max((size_t)V, x), s;
-        s = attn__exp_row((size_t)V, x, m, p);
+        s = ATTN__ISA(exp_row)((size_t)V, x, m, p);
         attn_scale((size_t)V, 1 / s, p);
         losses[n] = targets[n] < 0 ? 0 : (attn_float)(m + log((double)s) - x[targets[n]]);
     }
@@ -5515,7 +5567,7 @@ static void attn__tile_dropout(const attn_attention_desc *d, int i0, int br, int
     int r, c;
     if (d->dropout_mask) { /* the multipliers, computed once per call */
         const attn_float *mk = d->dropout_mask + (size_t)i0 * d->Tk + j0;
-        attn__rows_op(1, (size_t)br, (size_t)bc, mk, (size_t)d->Tk, X, (size_t)bc);
+        ATTN__ISA(rows_op)(1, (size_t)br, (size_t)bc, mk, (size_t)d->Tk, X, (size_t)bc);
         return;
     }
     for (r = 0; r < br; r++)
@@ -5906,16 +5958,16 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
     int common = !d->key_mask && !d->segment && d->window <= 0 && d->block <= 0 && !(d->mod && d->mod->mask);
     attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
     if (d->bias) /* S += the bias's tile */
-        attn__rows_op(0, (size_t)br, (size_t)bc, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
+        ATTN__ISA(rows_op)(0, (size_t)br, (size_t)bc, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
                       (size_t)d->Tk, S, (size_t)bc);
-    if (common && !d->causal && !lazy) attn__fill((size_t)br * bc, 1, vis); /* all visible: one pass */
+    if (common && !d->causal && !lazy) ATTN__ISA(fill)((size_t)br * bc, 1, vis); /* all visible: one pass */
     for (r = 0; r < br; r++) {
         int last = d->causal ? ATTN__MIN(bc, i0 + r + shift - j0 + 1) : bc; /* columns [0, last) */
         attn_float *v = vis + r * bc;
         if (common && d->causal && !(lazy && last == bc)) {
             last = ATTN__MAX(last, 0);
-            attn__fill((size_t)last, 1, v);
-            attn__fill((size_t)(bc - last), 0, v + last);
+            ATTN__ISA(fill)((size_t)last, 1, v);
+            ATTN__ISA(fill)((size_t)(bc - last), 0, v + last);
         } else if (!common)
             for (c = 0; c < bc; c++) v[c] = (attn_float)attn__sees(d, b, h, i0 + r, j0 + c);
         if (d->mod && d->mod->score) { /* the modifier, on scale q.k + bias; raw keeps them for its vjp */
@@ -6155,14 +6207,14 @@ static attn_float attn__linear_map(size_t n, const attn_float *s, attn_float *p,
                                    attn_float scale)
 {
     (void)x; (void)scale;
-    attn__mul(n, s, p, p);
+    ATTN__ISA(mul)(n, s, p, p);
     return 0;
 }
 static void attn__linear_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
                              attn_float *ds, attn_float D, attn_float inv)
 {
     (void)s; (void)a; (void)D; (void)inv;
-    attn__mul(n, vis, ds, ds);
+    ATTN__ISA(mul)(n, vis, ds, ds);
 }
 
 /* The score rows of the built-in scored kinds. */
@@ -6207,14 +6259,14 @@ static void attn__tile_weights(const attn_score_row *k, const attn_float *S, att
         }
         x = attn__row_exponents(k, r >= full, (size_t)bc, s, p, X + r * bc);
         if (flat) {
-            attn__shift_copy((size_t)bc, x, stat[r], X + r * bc);
+            ATTN__ISA(shift_copy)((size_t)bc, x, stat[r], X + r * bc);
             continue;
         }
-        attn__exp_weighted((size_t)bc, x, stat[r], p, r >= full);
+        ATTN__ISA(exp_weighted)((size_t)bc, x, stat[r], p, r >= full);
         if (k->sign) k->sign((size_t)bc, s, p);
     }
     if (flat) {
-        attn__exp_weighted((size_t)br * bc, X, 0, P, full == 0);
+        ATTN__ISA(exp_weighted)((size_t)br * bc, X, 0, P, full == 0);
         if (k->sign) k->sign((size_t)br * bc, S, P);
     }
 }
@@ -6334,18 +6386,18 @@ static void attn__forward_tile(const attn__head *t, int i0, int br, int j0, int 
         if (tmax < (attn_float)-1e38 && t->guard && attn__lost_row((size_t)bc, x)) /* NaN from here on */
             shift[r] = tmax = (attn_float)NAN;
         if (tmax < (attn_float)-1e38) { /* nothing visible in this tile row: p is 0 */
-            if (flat) attn__shift_copy((size_t)bc, x, 0, X + r * bc);
+            if (flat) ATTN__ISA(shift_copy)((size_t)bc, x, 0, X + r * bc);
             continue;
         }
         if (l[r] > 0 && m[r] > tmax) shift[r] = tmax = m[r];
-        if (flat) attn__shift_copy((size_t)bc, x, tmax, X + r * bc);
-        else sums[r] = attn__exp_weighted((size_t)bc, x, tmax, p, r >= full);
+        if (flat) ATTN__ISA(shift_copy)((size_t)bc, x, tmax, X + r * bc);
+        else sums[r] = ATTN__ISA(exp_weighted)((size_t)bc, x, tmax, p, r >= full);
     }
-    if (flat) attn__exp_weighted((size_t)br * bc, X, 0, P, full == 0);
+    if (flat) ATTN__ISA(exp_weighted)((size_t)br * bc, X, 0, P, full == 0);
     for (r = 0; r < br && k->stat == ATTN_STAT_LSE; r++) {
         attn_float *p = P + r * bc, alpha;
         if (shift[r] < (attn_float)-1e38) { /* its weights 0, not the visibility P held */
-            attn__fill((size_t)bc, 0, p);
+            ATTN__ISA(fill)((size_t)bc, 0, p);
             continue;
         }
         alpha = l[r] > 0 ? (attn_float)exp(m[r] - shift[r]) : 0;
@@ -6383,7 +6435,7 @@ static void attn__tiled_rows(const attn__head *t, int i0, int br, attn_float *Op
             st[i0 + r] = 0;
             continue;
         }
-        attn__scale_copy((size_t)dv, empty ? 0 : 1 / l[r], acc + (size_t)r * dv, o); /* 0 acc if empty */
+        ATTN__ISA(scale_copy)((size_t)dv, empty ? 0 : 1 / l[r], acc + (size_t)r * dv, o); /* 0 acc if empty */
         n[r] = attn__center_shift(d, i0 + r, n[r]); /* from here on n holds the shift c */
         if (t->centered && !empty) attn_axpy((size_t)dv, -n[r], vsum + (size_t)r * dv, o); /* -c_i sum v */
         st[i0 + r] = k->stat == ATTN_STAT_SUM ? l[r] : empty ? 0 : m[r] + ATTN__LOG(l[r]);
@@ -6552,12 +6604,12 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
     attn__v S[ATTN__FR][ATTN__NV], acc[ATTN__FR][ATTN__FCH], l[ATTN__FR], kv[ATTN__NV];
     ATTN__FOR_FR(r) { /* q scaled once; empty accumulators */
         const attn_float *q = t->Qp + (size_t)(i + ATTN__MIN(r, nr - 1)) * t->ld;
-        attn__scale_copy((size_t)dk, t->scale, q, qs + r * dk);
+        ATTN__ISA(scale_copy)((size_t)dk, t->scale, q, qs + r * dk);
         m[r] = (attn_float)-3e38;
         l[r] = attn__vset1(0);
         ATTN__FOR_CH(c, nv) acc[r][c] = attn__vset1(0);
     }
-    if (!ATTN__FKEEP) attn__fill((size_t)ATTN__FR * dv, 0, ob);
+    if (!ATTN__FKEEP) ATTN__ISA(fill)((size_t)ATTN__FR * dv, 0, ob);
     for (j0 = 0; j0 < jend; j0 += kg) { /* a group of kg keys: P [FR, kg] panel by panel, then O += P V */
         kg = ATTN__MIN(ATTN__FKEYS, jend - j0);
         for (g = 0; g < kg; g += ATTN__PANEL) {
@@ -6594,7 +6646,7 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
         if (ATTN__FKEEP) {
             ATTN__FOR_CH(c, nv) attn__vstore(o + c * ATTN__VW, attn__vmul(acc[r][c], f));
         } else
-            attn__scale_copy((size_t)dv, empty ? 0 : 1 / sum, ob + r * dv, o);
+            ATTN__ISA(scale_copy)((size_t)dv, empty ? 0 : 1 / sum, ob + r * dv, o);
         st[i + r] = form == 2 ? sum : empty ? 0 : m[r] + ATTN__LOG(sum);
     }
 }
@@ -6721,7 +6773,7 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
         if (t->guard || (d->mod && d->mod->vjp)) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
     }
     if (dbias) /* dbias += dS */
-        attn__rows_op(0, (size_t)br, (size_t)bc, dA, (size_t)bc,
+        ATTN__ISA(rows_op)(0, (size_t)br, (size_t)bc, dA, (size_t)bc,
                       dbias + ((size_t)t->h * d->Tq + i0) * d->Tk + j0, (size_t)d->Tk);
     if (t->guard) {
         attn__guarded_product(0, br, bc, dk, scale, dA, vis, Kj, ld, dQi, ld);
@@ -7246,14 +7298,14 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
                           d->dk, NULL, scale, S + h * ts, vis + h * ts, guard, 0, NULL);
         if (mx.norm != ATTN_MIX_NORM_SOFTMAX) { /* A = S vis */
             memcpy(A + h * ts, S + h * ts, sizeof(attn_float) * n);
-            attn__mul(n, vis + h * ts, A + h * ts, A + h * ts);
+            ATTN__ISA(mul)(n, vis + h * ts, A + h * ts, A + h * ts);
         }
     }
     if (mx.norm == ATTN_MIX_NORM_RMSHEAD) {
         memset(irms, 0, sizeof(attn_float) * n);
-        for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, A + h * ts, irms);
+        for (h = 0; h < d->H; h++) ATTN__ISA(mul_add)(n, A + h * ts, A + h * ts, irms);
         for (x = 0; x < n; x++) irms[x] = (attn_float)(1 / sqrt((double)irms[x] / d->H + 1e-6));
-        for (h = 0; h < d->H; h++) attn__mul(n, irms, A + h * ts, A + h * ts); /* A_h irms: H products */
+        for (h = 0; h < d->H; h++) ATTN__ISA(mul)(n, irms, A + h * ts, A + h * ts); /* A_h irms: H products */
     }
     for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
         for (r = 0; r < br; r++) { /* irms as scratch for the masked scores */
@@ -7261,7 +7313,7 @@ static void attn__mix_code(const attn__args *a, attn_mix_row mx, int b, int i0, 
             attn__exponent_s((size_t)d->Tk, S + h * ts + (size_t)r * d->Tk, vis + h * ts + (size_t)r * d->Tk,
                              xs);
             memcpy(p, vis + h * ts + (size_t)r * d->Tk, sizeof(attn_float) * d->Tk);
-            sum = attn__exp_weighted((size_t)d->Tk, xs, attn_max((size_t)d->Tk, xs), p, 0);
+            sum = ATTN__ISA(exp_weighted)((size_t)d->Tk, xs, attn_max((size_t)d->Tk, xs), p, 0);
             if (sum > 0) attn_scale((size_t)d->Tk, 1 / sum, p);
         }
 }
@@ -7359,14 +7411,15 @@ static attn_float *attn__hyper_layers(const attn_attention_desc *d, attn_mix_row
     memset(U1, 0, sizeof(attn_float) * kd);
     for (h = 0; h < d->H; h++)
         for (f = 0; f < d->dv; f++)
-            attn__mul_add((size_t)d->Tk, A + h * ts, Vt + h * kd + (size_t)f * d->Tk, U1 + (size_t)f * d->Tk);
+            ATTN__ISA(mul_add)((size_t)d->Tk, A + h * ts, Vt + h * kd + (size_t)f * d->Tk,
+                               U1 + (size_t)f * d->Tk);
     attn__relu_if(mx.relu, kd, U1);
     if (mx.value != ATTN_MIX_VALUE_DEEP) return U1;
     memset(U2, 0, sizeof(attn_float) * kd);
     for (h = 0; h < d->H; h++) {
         attn__deep_layer(d->w2 + (size_t)h * d->dv * d->dv, U1, T, d->dv, d->Tk);
         for (f = 0; f < d->dv; f++)
-            attn__mul_add((size_t)d->Tk, A + h * ts, T + (size_t)f * d->Tk, U2 + (size_t)f * d->Tk);
+            ATTN__ISA(mul_add)((size_t)d->Tk, A + h * ts, T + (size_t)f * d->Tk, U2 + (size_t)f * d->Tk);
     }
     attn__relu_if(1, kd, U2);
     return U2;
@@ -7401,9 +7454,9 @@ static void attn__hyper_backward_row(const attn_attention_desc *d, attn_mix_row 
             const attn_float *W = d->w2 + (size_t)h * dv * dv;
             attn__deep_layer(W, U1, T, dv, d->Tk);
             for (f = 0; f < dv; f++) {
-                attn__mul_add(Tk, dR + f * Tk, T + f * Tk, dA + h * ts);
+                ATTN__ISA(mul_add)(Tk, dR + f * Tk, T + f * Tk, dA + h * ts);
                 memset(G, 0, sizeof(attn_float) * Tk);
-                attn__mul_add(Tk, A + h * ts, dR + f * Tk, G); /* G = a_h dP2[f] */
+                ATTN__ISA(mul_add)(Tk, A + h * ts, dR + f * Tk, G); /* G = a_h dP2[f] */
                 for (e = 0; e < dv; e++) {
                     if (dW2) dW2[((size_t)h * dv + f) * dv + e] += attn_dot(Tk, G, U1 + e * Tk);
                     attn_axpy(Tk, W[(size_t)f * dv + e], G, dU1 + e * Tk);
@@ -7414,8 +7467,8 @@ static void attn__hyper_backward_row(const attn_attention_desc *d, attn_mix_row 
     }
     for (h = 0; h < d->H; h++)
         for (e = 0; e < dv; e++) {
-            attn__mul_add(Tk, dR + e * Tk, Vt + h * kd + e * Tk, dA + h * ts);
-            attn__mul_add(Tk, A + h * ts, dR + e * Tk, dVt + h * kd + e * Tk);
+            ATTN__ISA(mul_add)(Tk, dR + e * Tk, Vt + h * kd + e * Tk, dA + h * ts);
+            ATTN__ISA(mul_add)(Tk, A + h * ts, dR + e * Tk, dVt + h * kd + e * Tk);
         }
 }
 
@@ -7507,15 +7560,15 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
                 a->dO + ((size_t)b * d->H * d->Tq + i0 + r) * dv, os, dA + (size_t)r * Tk, dVt, dW2, row);
         for (h = 0; h < d->H && d->dropout > 0; h++) attn__tile_dropout(d, i0, br, 0, Tk, dA + h * ts);
         if (guard) attn__zero_hidden(dA, vis, d->H * ts);
-        if (mx.norm == ATTN_MIX_NORM_NONE) attn__mul(d->H * ts, vis, dA, dA);
+        if (mx.norm == ATTN_MIX_NORM_NONE) ATTN__ISA(mul)(d->H * ts, vis, dA, dA);
         if (mx.norm == ATTN_MIX_NORM_RMSHEAD) { /* S (no longer needed) holds -mean_h a_h dA_h */
             memset(S, 0, sizeof(attn_float) * n);
-            for (h = 0; h < d->H; h++) attn__mul_add(n, A + h * ts, dA + h * ts, S);
+            for (h = 0; h < d->H; h++) ATTN__ISA(mul_add)(n, A + h * ts, dA + h * ts, S);
             attn_scale(n, -1 / (attn_float)d->H, S);
             for (h = 0; h < d->H; h++) { /* dA_h = (dA_h - a_h mean) irms vis_h */
-                attn__mul_add(n, A + h * ts, S, dA + h * ts);
-                attn__mul(n, irms, dA + h * ts, dA + h * ts);
-                attn__mul(n, vis + h * ts, dA + h * ts, dA + h * ts);
+                ATTN__ISA(mul_add)(n, A + h * ts, S, dA + h * ts);
+                ATTN__ISA(mul)(n, irms, dA + h * ts, dA + h * ts);
+                ATTN__ISA(mul)(n, vis + h * ts, dA + h * ts, dA + h * ts);
             }
         }
         for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
@@ -9055,7 +9108,7 @@ ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_flo
         return attn__fail(ATTN_ERR_ARG,
                           "attn_sgd_step: lr = %g and momentum = %g must be finite and >= 0, step = %ld >= 0",
                           (double)lr, (double)momentum, step);
-    attn__sgd_apply(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
+    ATTN__ISA(sgd_apply)(p->data, velocity, p->gdata, p->total, lr, step == 0 ? 0 : momentum);
     return ATTN_OK;
 }
 
@@ -9517,7 +9570,7 @@ static attn_float *attn__cis_grad(attn_cisformer *m, const attn__cis_sgd *o, int
 static void attn__cis_apply(attn_cisformer *m, const attn__cis_sgd *o, int k, size_t off, size_t n)
 {
     size_t at = m->p.offset[k] + off;
-    if (o) attn__sgd_apply(m->p.data + at, o->vel + at, attn__cis_grad(m, o, k, off), n, o->lr, o->mu);
+    if (o) ATTN__ISA(sgd_apply)(m->p.data + at, o->vel + at, attn__cis_grad(m, o, k, off), n, o->lr, o->mu);
 }
 
 /* Backward through Y[:, c, :] = X[:, c, :] W[c]^T for each of the n positions c of tensor k (n = ncon;
@@ -9535,7 +9588,7 @@ static void attn__cis_linear_backward(attn_cisformer *m, const attn__cis_sgd *o,
     for (c = 0; c < n; c++) {
         const attn_float *dy = dY + (size_t)c * kout, *x = X + (size_t)c * kin;
         size_t at = m->p.offset[k] + c * sz;
-        if (o && nb == 1) attn__sgd_outer(m->p.data + at, o->vel + at, dy, x, kout, kin, o->lr, o->mu);
+        if (o && nb == 1) ATTN__ISA(sgd_outer)(m->p.data + at, o->vel + at, dy, x, kout, kin, o->lr, o->mu);
         else {
             attn_gemm(1, 0, kout, kin, nb, 1, dy, n * kout, x, n * kin, o ? 0 : 1,
                       attn__cis_grad(m, o, k, c * sz), kin);
@@ -9646,7 +9699,7 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     for (i = 0; i < nb && cf->vec == ATTN_CIS_FFN_BIAS; i++)
         attn_axpy((size_t)n * d, 1, dF + (size_t)i * n * d, gv);
     attn__cis_linear_backward(m, o, ATTN__CIS_W2, n, nb, 4 * d, d, dF, c.t, dT, 0);
-    attn__mul_tanh_grad(4 * w, c.t, dT);
+    ATTN__ISA(mul_tanh_grad)(4 * w, c.t, dT);
     attn__cis_linear_backward(m, o, ATTN__CIS_W1, n, nb, d, 4 * d, dT, c.nt, dN, 0);
     for (i = 0; i < nb && cf->vec == ATTN_CIS_LN_GAINS; i++) /* nt = g2_c nh */
         for (p = 0; p < n; p++) {
@@ -16141,7 +16194,7 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 #ifdef ATTN__DISPATCH
 #define ATTN__ISA_SET(f) attn__isa_##f = attn__##f;
 /* The shared code's pointers to this pass's kernels. */
-static void attn__isa_use(void) { ATTN__GEMM_KERNELS(ATTN__ISA_SET) }
+static void attn__isa_use(void) { ATTN__GEMM_KERNELS(ATTN__ISA_SET) ATTN__VEC_KERNELS(ATTN__ISA_SET) }
 #endif
 /* ---- end of per-ISA code ---- */
 
@@ -16155,10 +16208,11 @@ static void attn__isa_use(void) { ATTN__GEMM_KERNELS(ATTN__ISA_SET) }
 #define ATTN__TARGET_PUSH(t)                                                                          \
     ATTN__PRAGMA(clang attribute push(__attribute__((target(t))), apply_to = function))
 #define ATTN__TARGET_POP() ATTN__PRAGMA(clang attribute pop)
-#else /* (g++ 12 takes its own AVX-512 headers' _mm512_undefined_ps for an uninitialised read) */
+#else /* (g++ 12 takes its own AVX headers' _mm*_undefined_* for uninitialised reads) */
 #define ATTN__TARGET_PUSH(t)                                                                          \
     ATTN__PRAGMA(GCC push_options) ATTN__PRAGMA(GCC target(t)) ATTN__PRAGMA(GCC diagnostic push)      \
-    ATTN__PRAGMA(GCC diagnostic ignored "-Wmaybe-uninitialized")
+    ATTN__PRAGMA(GCC diagnostic ignored "-Wmaybe-uninitialized")                                     \
+    ATTN__PRAGMA(GCC diagnostic ignored "-Wuninitialized")
 #define ATTN__TARGET_POP() ATTN__PRAGMA(GCC diagnostic pop) ATTN__PRAGMA(GCC pop_options)
 #endif
 #ifndef ATTN_SELF

@@ -1,7 +1,8 @@
 /* Prints the kernels' ISA and a hash of attn_gemm's results over shapes that take each of its paths
-   (small, short, few rows, packed, C-resident; every transpose; alpha and beta), so that two builds
-   can be compared bit for bit: tests/run.sh checks that a build for x86-64's baseline, its ISA
-   chosen at run time (ATTN_SIMD), gives the bits of a build for that ISA alone.
+   (small, short, few rows, packed, C-resident; every transpose; alpha and beta) and of the vector
+   primitives' (attn_dot, _axpy, _scale, _max, _exp, _tanh, _sum, every length to 70), so that two
+   builds can be compared bit for bit: tests/run.sh checks that a build for x86-64's baseline, its
+   ISA chosen at run time (ATTN_SIMD), gives the bits of a build for that ISA alone.
      cc -O2 -I. tests/isa_bits.c -lm && ATTN_SIMD=avx2 ./a.out      prints "avx2 <hash>" */
 #define ATTN_IMPLEMENTATION
 #include "attn.h"
@@ -25,7 +26,7 @@ int main(int argc, char **argv)
     attn_rng r;
     int s, t;
     if (argc > 1) {
-        printf("usage: %s\n  prints the kernels' ISA and a hash of attn_gemm's results (see the source)\n", argv[0]);
+        printf("usage: %s\n  prints the kernels' ISA and a hash of their results (see the source)\n", argv[0]);
         return 0;
     }
     attn_rng_seed(&r, 7, 0);
@@ -44,6 +45,23 @@ int main(int argc, char **argv)
             h = hash_floats(h, C, nc);
             free(A); free(B); free(C);
         }
+    for (s = 0; s <= 70; s++) {
+        float x[70], y[70], o[72];
+        for (t = 0; t < s; t++) {
+            x[t] = (float)attn_rng_normal(&r, 0, 3);
+            y[t] = (float)attn_rng_normal(&r, 0, 1);
+        }
+        o[0] = attn_dot((size_t)s, x, y);
+        o[1] = attn_max((size_t)s, x);
+        h = hash_floats(h, o, 2);
+        o[0] = attn_sum((size_t)s, x);
+        attn_axpy((size_t)s, 0.75f, x, y);
+        attn_scale((size_t)s, -1.5f, y);
+        attn_exp((size_t)s, y, o + 1);
+        h = hash_floats(h, o, (size_t)s + 1);
+        attn_tanh((size_t)s, x, o);
+        h = hash_floats(h, o, (size_t)s);
+    }
     printf("%s %016llx\n", attn_simd_name(), (unsigned long long)h);
     return 0;
 }

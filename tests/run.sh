@@ -52,7 +52,7 @@ else
                     echo "skip: $cc's $name bits (this CPU lacks $name)"
                     continue
                 fi
-                try "$cc: attn_gemm's $name kernels chosen at run time give the bits of a build for $name alone" \
+                try "$cc: $name chosen at run time gives a $name build's bits (attn_gemm, vector primitives)" \
                     sh -c "$cc -O2 ${isa#*:} -I. tests/isa_bits.c -o $tmp/bits1 -lm && \
                            test \"\$(ATTN_SIMD=$name $tmp/bits)\" = \"\$($tmp/bits1)\""
             done
