@@ -55,7 +55,7 @@ ifeq ($(HAVE_OPENBLAS),1)
 FLAVOURS += $(BUILD)/test_cblas
 endif
 
-PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode $(BUILD)/bench_minilm \
+PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/alibi $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode $(BUILD)/bench_minilm \
            $(BUILD)/bench_fused
 
 .PHONY: help api-doc doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-minilm test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-isa bench-web clean install uninstall
@@ -97,6 +97,10 @@ $(BUILD)/quickstart: examples/quickstart.c attn.h | $(BUILD)
 
 # A new attention variant as one row outside the header (docs/adding-a-variant.md walks through it).
 $(BUILD)/custom_kind: examples/custom_kind.c attn.h | $(BUILD)
+	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
+
+# Train short, test long: ALiBi against RoPE and learned positions (docs/variants.md shows a run).
+$(BUILD)/alibi: examples/alibi.c attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) $< -o $@ $(LIBS)
 
 # The experiment driver: runs in parallel over (attention, seed) pairs with OpenMP.
@@ -186,7 +190,7 @@ $(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)
 # The whole suite: compile matrix (C99, C11, C++11; gcc and clang; -Werror; two translation units;
 # ATTN_STATIC; options), the quickstart example, then every flavour. Ends with "N passed, N failed".
 ## test: the whole suite: every flavour, the examples, the driver, the packaging
-test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/attnlab
+test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/alibi $(BUILD)/attnlab
 	@CC="$(CC)" ARCH="$(ARCH)" sh tests/run.sh $(FLAVOURS) $(DISPATCH_RUNS)
 
 test-sanitize: $(BUILD)/test_sanitize ## the suite under ASan and UBSan

@@ -617,7 +617,57 @@ typedef struct attn_score_mod {
     /* Whether query p sees key j, on top of the descriptor's masks; NULL: every key. */
     int (*mask)(void *ctx, int b, int h, int p, int j);
     void *ctx;
+    /* The gradient of the modifier's own parameters: accumulates dL/d(head h's parameters) given
+       ds [n] = dL/d(the changed s), 0 where not visible, and the unchanged s [n]; NULL: none. With
+       grad set, backward runs one head at a time: a call writes only head h's gradient, in a fixed
+       order of b, p and j0 (the same bits for any thread count). */
+    void (*grad)(void *ctx, int b, int h, int p, int j0, int n, const attn_float *s, const attn_float *ds);
 } attn_score_mod;
+
+/* Provided score modifiers (attn_mod_init makes one; a descriptor takes it as d.mod = &m.fn):
+     ATTN_MOD_ALIBI        s -= m_h (p - j), the slopes m_h = 2^(-8 (h + 1) / H) for H a power of
+                           two, else those of the power n below H, then every other one of 2n's
+                                                                          (Press et al. 2022)
+     ATTN_MOD_RELBIAS      s += w[h, bucket(j - p)], w [H, buckets] learned: T5's buckets (Raffel et
+                           al. 2020), exact up to buckets / 2 (a quarter each way when
+                           bidirectional), logarithmic up to max_distance, one bucket beyond
+     ATTN_MOD_SOFTCAP      s = cap tanh(s / cap), cap > 0                     (Gemma Team 2024)
+     ATTN_MOD_TEMPERATURE  s *= w[h], w [H] learned per-head temperatures (1: none)
+   w is the caller's (attn_mod_params floats; NULL for ALiBi and the cap) and dw, when not NULL, gets
+   dL/dw accumulated by backward. With buckets = max_distance = nb and bidirectional 0, RELBIAS is
+   attn_t5_bias_forward's table as a modifier (nothing [H, T, T] materialised). */
+typedef enum attn_mod_kind {
+    ATTN_MOD_NONE = 0,
+    ATTN_MOD_ALIBI,
+    ATTN_MOD_RELBIAS,
+    ATTN_MOD_SOFTCAP,
+    ATTN_MOD_TEMPERATURE,
+    ATTN_MOD_COUNT
+} attn_mod_kind;
+#define ATTN_MOD_MAX_DISTANCE 4096
+typedef struct attn_mod_config {
+    attn_mod_kind kind;
+    int H;                                    /* heads, >= 1 */
+    attn_float cap;                           /* SOFTCAP */
+    int buckets, max_distance, bidirectional; /* RELBIAS: buckets >= 2 (4 when bidirectional),
+                                                 buckets / 2 <= max_distance <= ATTN_MOD_MAX_DISTANCE */
+} attn_mod_config;
+typedef struct attn_mod {
+    attn_score_mod fn; /* its functions, ctx = this struct */
+    attn_mod_config cfg;
+    const attn_float *w;
+    attn_float *dw;
+    unsigned short bucket[ATTN_MOD_MAX_DISTANCE + 1]; /* private: RELBIAS's bucket of each distance */
+} attn_mod;
+/* The floats of w a configuration needs (RELBIAS: H buckets, TEMPERATURE: H, else 0); 0 and the
+   error set for an invalid one. */
+ATTNDEF size_t attn_mod_params(const attn_mod_config *c);
+/* Fills m (nothing allocated: m holds all it needs and must outlive the calls that use it);
+   ATTN_ERR_ARG or _SHAPE for an invalid configuration or a missing w. */
+ATTNDEF attn_status attn_mod_init(attn_mod *m, const attn_mod_config *c, const attn_float *w, attn_float *dw);
+/* "alibi", "relbias", "softcap", "temperature" ("none" for ATTN_MOD_NONE), and back (-1: unknown). */
+ATTNDEF const char *attn_mod_name(attn_mod_kind kind);
+ATTNDEF int attn_mod_from_name(const char *name);
 
 typedef struct attn_attention_desc {
     attn_kind kind;
@@ -1109,7 +1159,7 @@ ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_fl
    every gradient are those of the full computation (dropout masks and T5 buckets follow the
    query's position). */
 #define ATTN_MAX_LAYERS 64
-#define ATTN__TF_MAX_SLOTS 26 /* private: parameter tensors per layer, at most */
+#define ATTN__TF_MAX_SLOTS 28 /* private: parameter tensors per layer, at most */
 typedef enum attn_pos_kind {
     ATTN_POS_NONE = 0,
     ATTN_POS_LEARNED,
@@ -1170,6 +1220,12 @@ typedef struct attn_transformer_config {
        block's rows [B, R, d]. Decoding refuses them (an encoder is not causal), and the attention
    weights pad_mask (their tokens are not given). */
     int post_norm, emb_norm, pad_mask, pad;
+    /* Score modifiers (attn_mod_init): mods[l] is layer l's provided modifier (ATTN_MOD_NONE: none;
+       for the tiled engine's kinds), every one with the settings in mod (cap; buckets,
+       max_distance, bidirectional; its kind and H are mods[l] and heads). A RELBIAS layer learns
+       its table relbias [H, buckets] (from 0), a TEMPERATURE layer temperature [H] (from 1). */
+    attn_mod_kind mods[ATTN_MAX_LAYERS];
+    attn_mod_config mod;
 } attn_transformer_config;
 
 /* params: E [vocab, d] or Win [d, in_dim] and bin [d], P [max_T, d] (learned positions); per layer
@@ -1206,6 +1262,7 @@ typedef struct attn_transformer_layer_tensors {
     attn_float *n2g, *n2b;                             /* the norm before the MLP */
     attn_float *W1, *b1, *W3, *b3, *W2, *b2;           /* the MLP (W3, b3: glu) */
     attn_float *qnorm, *knorm;                         /* QK-norm's gains (qk_norm) */
+    attn_float *relbias, *temperature;                 /* the score modifier's (mods[l]) */
 } attn_transformer_layer_tensors;
 ATTNDEF attn_transformer_tensors attn_transformer_named(const attn_transformer *m, int grad);
 /* Layer 0 .. layers-1 (out of range: every field NULL, the error set). */
@@ -5343,13 +5400,20 @@ ATTNDEF attn_status attn_rope_backward(attn_float *dinp, const attn_float *dout,
     return ATTN_OK;
 }
 
+/* T5's bucket of a distance n >= 0 among nb buckets, logarithmic from nb / 2 up to md > nb / 2;
+   lmd = log(md / (nb / 2)). */
+static int attn__t5_bucket_of(int n, int nb, double lmd)
+{
+    int me = nb / 2, b;
+    if (n < me) return n;
+    b = me + (int)(log((double)n / me + 1.1920928955078125e-7) / lmd * (nb - me));
+    return b < nb - 1 ? b : nb - 1;
+}
+
 ATTNDEF int attn_t5_bucket(int i, int j, int nb)
 {
-    int n = i > j ? i - j : 0, me = nb / 2, b;
     if (nb < 2) return attn__fail(ATTN_ERR_ARG, "%s: nb = %d buckets, at least 2", __func__, nb), -1;
-    if (n < me) return n;
-    b = me + (int)(log((double)n / me + 1.1920928955078125e-7) / log((double)nb / me) * (nb - me));
-    return b < nb - 1 ? b : nb - 1;
+    return attn__t5_bucket_of(i > j ? i - j : 0, nb, log((double)nb / (nb / 2)));
 }
 
 static attn_status attn__t5_check(const char *fn, int H, int Tq, int Tk, int nb)
@@ -5542,7 +5606,8 @@ static size_t attn__scored_ws_map(const attn_attention_desc *d, attn_float *ws, 
     w->l = attn__arena_floats(&ar, ATTN__BR);
     w->n = attn__arena_floats(&ar, ATTN__BR);
     w->drop = attn__arena_floats(&ar, d->dropout > 0 ? tile : 0);
-    w->raw = d->mod && d->mod->vjp ? attn__arena_floats(&ar, tile) : NULL; /* the scores before score() */
+    /* the scores before the modifier's score() */
+    w->raw = d->mod && (d->mod->vjp || d->mod->grad) ? attn__arena_floats(&ar, tile) : NULL;
     w->kpan = w->vpan = NULL;
     if (d->Tq > ATTN__BR) { /* several query tiles: the keys and values are packed once */
         w->kpan = attn__arena_floats(&ar, attn__panels_floats(d->dk, d->Tk));
@@ -6043,6 +6108,177 @@ ATTNDEF attn_status attn_bigbird_tokens(unsigned char *layout, int H, int T, int
             attn__draw_set(row, cand, n, r, rng);
         }
     ATTN_FREE(cand);
+    return ATTN_OK;
+}
+
+/* ALiBi's slope of head h of H (Press et al. 2022): 2^(-8 (h + 1) / n) with n the power of two up to H,
+   then 2^(-8 (2 (h - n) + 1) / 2n) for the heads beyond it. */
+static attn_float attn__alibi_slope(int h, int H)
+{
+    int n = 1;
+    while (2 * n <= H) n *= 2;
+    return (attn_float)(h < n ? exp2(-8.0 * (h + 1) / n) : exp2(-8.0 * (2 * (h - n) + 1) / (2 * n)));
+}
+
+static void attn__alibi_score(void *ctx, int b, int h, int p, int j0, int n, attn_float *s)
+{
+    attn_float m = attn__alibi_slope(h, ((const attn_mod *)ctx)->cfg.H);
+    int k;
+    (void)b;
+    for (k = 0; k < n; k++) s[k] -= m * (attn_float)(p - j0 - k);
+}
+
+/* RELBIAS's bucket of key j0 + k seen from key position p: its column in w [H, buckets]. */
+static int attn__relbias_bucket(const attn_mod *m, int rel)
+{
+    int half = m->cfg.bidirectional ? m->cfg.buckets / 2 : 0, n = half ? abs(rel) : ATTN__MAX(-rel, 0);
+    return (half && rel > 0 ? half : 0) + m->bucket[ATTN__MIN(n, m->cfg.max_distance)];
+}
+
+static void attn__relbias_score(void *ctx, int b, int h, int p, int j0, int n, attn_float *s)
+{
+    const attn_mod *m = (const attn_mod *)ctx;
+    const attn_float *w = m->w + (size_t)h * m->cfg.buckets;
+    int k;
+    (void)b;
+    for (k = 0; k < n; k++) s[k] += w[attn__relbias_bucket(m, j0 + k - p)];
+}
+
+static void attn__relbias_grad(void *ctx, int b, int h, int p, int j0, int n, const attn_float *s,
+                               const attn_float *ds)
+{
+    const attn_mod *m = (const attn_mod *)ctx;
+    attn_float *dw = m->dw + (size_t)h * m->cfg.buckets;
+    int k;
+    (void)b; (void)s;
+    for (k = 0; k < n; k++) dw[attn__relbias_bucket(m, j0 + k - p)] += ds[k];
+}
+
+static void attn__softcap_score(void *ctx, int b, int h, int p, int j0, int n, attn_float *s)
+{
+    attn_float cap = ((const attn_mod *)ctx)->cfg.cap;
+    (void)b; (void)h; (void)p; (void)j0;
+    ATTN__ISA(scale)((size_t)n, 1 / cap, s);
+    ATTN__ISA(tanh)((size_t)n, s, s);
+    ATTN__ISA(scale)((size_t)n, cap, s);
+}
+
+/* d(cap tanh(s / cap)) / ds = 1 - tanh(s / cap)^2, the tanh recomputed 256 scores at a time. */
+static void attn__softcap_vjp(void *ctx, int b, int h, int p, int j0, int n, const attn_float *s,
+                              attn_float *ds)
+{
+    attn_float cap = ((const attn_mod *)ctx)->cfg.cap, t[256];
+    int k, c;
+    (void)b; (void)h; (void)p; (void)j0;
+    for (k = 0; k < n; k += c) {
+        c = ATTN__MIN(n - k, 256);
+        ATTN__ISA(scale_copy)((size_t)c, 1 / cap, s + k, t);
+        ATTN__ISA(tanh)((size_t)c, t, t);
+        ATTN__ISA(mul_tanh_grad)((size_t)c, t, ds + k);
+    }
+}
+
+static void attn__temperature_score(void *ctx, int b, int h, int p, int j0, int n, attn_float *s)
+{
+    (void)b; (void)p; (void)j0;
+    ATTN__ISA(scale)((size_t)n, ((const attn_mod *)ctx)->w[h], s);
+}
+
+static void attn__temperature_vjp(void *ctx, int b, int h, int p, int j0, int n, const attn_float *s,
+                                  attn_float *ds)
+{
+    (void)b; (void)p; (void)j0; (void)s;
+    ATTN__ISA(scale)((size_t)n, ((const attn_mod *)ctx)->w[h], ds);
+}
+
+static void attn__temperature_grad(void *ctx, int b, int h, int p, int j0, int n, const attn_float *s,
+                                   const attn_float *ds)
+{
+    (void)b; (void)p; (void)j0;
+    ((const attn_mod *)ctx)->dw[h] += ATTN__ISA(dot)((size_t)n, s, ds);
+}
+
+/* The provided modifiers' functions and names, by attn_mod_kind. */
+static const attn_score_mod attn__mod_rows[ATTN_MOD_COUNT] = {
+    {NULL, NULL, NULL, NULL, NULL},
+    {attn__alibi_score, NULL, NULL, NULL, NULL},
+    {attn__relbias_score, NULL, NULL, NULL, attn__relbias_grad},
+    {attn__softcap_score, attn__softcap_vjp, NULL, NULL, NULL},
+    {attn__temperature_score, attn__temperature_vjp, NULL, NULL, attn__temperature_grad}};
+static const char *const attn__mod_names[ATTN_MOD_COUNT] = {"none", "alibi", "relbias", "softcap",
+                                                            "temperature"};
+
+ATTNDEF const char *attn_mod_name(attn_mod_kind kind)
+{
+    return (int)kind >= 0 && kind < ATTN_MOD_COUNT ? attn__mod_names[kind] : NULL;
+}
+
+ATTNDEF int attn_mod_from_name(const char *name)
+{
+    int k;
+    for (k = 0; name && k < ATTN_MOD_COUNT; k++)
+        if (!strcmp(name, attn__mod_names[k])) return k;
+    return -1;
+}
+
+/* RELBIAS's buckets in one direction: all of them, or half when bidirectional. */
+static int attn__relbias_side(const attn_mod_config *c)
+{
+    return c->bidirectional ? c->buckets / 2 : c->buckets;
+}
+
+/* Checks c for fn and gives the floats of its w in *np. */
+static attn_status attn__mod_check(const char *fn, const attn_mod_config *c, size_t *np)
+{
+    int side;
+    ATTN__NEED(c);
+    side = attn__relbias_side(c);
+    if ((int)c->kind < 0 || c->kind >= ATTN_MOD_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "%s: kind %d is not a provided modifier", fn, (int)c->kind);
+    if (c->H < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: H = %d must be >= 1", fn, c->H);
+    if (c->kind == ATTN_MOD_SOFTCAP && !(c->cap > 0 && attn__finite((double)c->cap)))
+        return attn__fail(ATTN_ERR_ARG, "%s: softcap's cap = %g must be finite and > 0", fn, (double)c->cap);
+    if (c->kind == ATTN_MOD_RELBIAS &&
+        (side < 2 || c->max_distance <= side / 2 || c->max_distance > ATTN_MOD_MAX_DISTANCE ||
+         c->buckets > 65535 / c->H))
+        return attn__fail(ATTN_ERR_SHAPE,
+                          "%s: relbias needs buckets >= 2 (4 bidirectional; got %d) and buckets / 2 < "
+                          "max_distance = %d <= %d (per direction)", fn, c->buckets, c->max_distance,
+                          ATTN_MOD_MAX_DISTANCE);
+    *np = c->kind == ATTN_MOD_RELBIAS       ? (size_t)c->H * c->buckets
+          : c->kind == ATTN_MOD_TEMPERATURE ? (size_t)c->H
+                                            : 0;
+    return ATTN_OK;
+}
+
+ATTNDEF size_t attn_mod_params(const attn_mod_config *c)
+{
+    size_t np = 0;
+    return attn__mod_check(__func__, c, &np) == ATTN_OK ? np : 0;
+}
+
+ATTNDEF attn_status attn_mod_init(attn_mod *m, const attn_mod_config *c, const attn_float *w, attn_float *dw)
+{
+    attn_mod_config cfg;
+    size_t np = 0;
+    double lmd;
+    int n, side;
+    ATTN__NEED(m);
+    ATTN__TRY(attn__mod_check(__func__, c, &np));
+    if (np && !w)
+        return attn__fail(ATTN_ERR_ARG, "attn_mod_init: %s needs its parameters", attn__mod_names[c->kind]);
+    cfg = *c; /* c may be m's own */
+    side = attn__relbias_side(&cfg);
+    lmd = cfg.kind == ATTN_MOD_RELBIAS ? log((double)cfg.max_distance / (side / 2)) : 0;
+    memset(m, 0, sizeof *m);
+    m->cfg = cfg;
+    m->w = w;
+    m->dw = np ? dw : NULL;
+    m->fn = attn__mod_rows[cfg.kind];
+    m->fn.ctx = m;
+    if (!m->dw) m->fn.grad = NULL;
+    for (n = 0; cfg.kind == ATTN_MOD_RELBIAS && n <= cfg.max_distance; n++)
+        m->bucket[n] = (unsigned short)attn__t5_bucket_of(n, side, lmd);
     return ATTN_OK;
 }
 
@@ -6733,6 +6969,18 @@ static void attn__sharp_dscore(const attn__head *t, int i, int j0, int bc, const
     ds[j] = (attn_float)(fabs((double)a[j]) * u);
 }
 
+/* A row's dS = ds [n] back through the modifier md at the unchanged scores s: its parameters' gradient
+   from ds (made 0 where not visible), then ds through its vjp (0 there again). */
+static void attn__mod_backward(const attn_score_mod *md, int b, int h, int p, int j0, int n,
+                               const attn_float *s, attn_float *ds, const attn_float *vis)
+{
+    attn__zero_hidden(ds, vis, (size_t)n);
+    if (md->grad) md->grad(md->ctx, b, h, p, j0, n, s, ds);
+    if (!md->vjp) return;
+    md->vjp(md->ctx, b, h, p, j0, n, s, ds);
+    attn__zero_hidden(ds, vis, (size_t)n);
+}
+
 /* The backward pass over one key tile [j0, j0 + bc) for query rows [i0, i0 + br), with D and
    (centered) the shifts n [br] of these rows (see attn__scored_backward_bh). */
 static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int bc, const attn_float *D,
@@ -6768,9 +7016,10 @@ static void attn__backward_tile(const attn__head *t, int i0, int br, int j0, int
         k->vjp((size_t)bc, S + r * bc, ar, vis + r * bc, ds, D[r],
                k->stat == ATTN_STAT_SUM && N >= ATTN__TINY ? 1 / N : 0);
         if (sharp) attn__sharp_dscore(t, i0 + r, j0, bc, ar, ds);
-        if (d->mod && d->mod->vjp) /* dS through the modifier, at the unchanged scores */
-            d->mod->vjp(d->mod->ctx, t->b, t->h, i0 + r + d->Tk - d->Tq, j0, bc, t->w.raw + r * bc, ds);
-        if (t->guard || (d->mod && d->mod->vjp)) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
+        if (t->w.raw) /* dS through the modifier (its parameters' gradient first), at the unchanged s */
+            attn__mod_backward(d->mod, t->b, t->h, i0 + r + d->Tk - d->Tq, j0, bc, t->w.raw + r * bc, ds,
+                               vis + r * bc);
+        else if (t->guard) attn__zero_hidden(ds, vis + r * bc, (size_t)bc);
     }
     if (dbias) /* dbias += dS */
         ATTN__ISA(rows_op)(0, (size_t)br, (size_t)bc, dA, (size_t)bc,
@@ -6839,8 +7088,8 @@ static attn_status attn__scored_backward(const attn_attention_desc *d, const att
 {
     attn__args a;
     ATTN__TRY(attn__backward_args(&a, d, g, dO, Q, K, V, O, stats, work, work_bytes));
-    attn__run_heads(&a, attn__scored_backward_bh, work, attn__scored_floats(d), a.dbias != NULL,
-                    d->kv_heads ? d->H / d->kv_heads : 1);
+    attn__run_heads(&a, attn__scored_backward_bh, work, attn__scored_floats(d),
+                    a.dbias != NULL || (d->mod && d->mod->grad), d->kv_heads ? d->H / d->kv_heads : 1);
     return ATTN_OK;
 }
 
@@ -9767,12 +10016,14 @@ enum { /* when */
     ATTN__TW_ALWAYS, ATTN__TW_LN, ATTN__TW_BIAS, ATTN__TW_SUB, ATTN__TW_DEEP, ATTN__TW_T5, ATTN__TW_LIN,
     ATTN__TW_GLU, ATTN__TW_GLU_BIAS, ATTN__TW_QK, ATTN__TW_VOCAB, ATTN__TW_IN, ATTN__TW_IN_BIAS,
     ATTN__TW_EMB, ATTN__TW_EMB_LN, ATTN__TW_PRE, ATTN__TW_PRE_LN, ATTN__TW_HEAD, ATTN__TW_HEAD_BIAS,
-    ATTN__TW_LEARNED
+    ATTN__TW_LEARNED, ATTN__TW_RELBIAS, ATTN__TW_TEMPERATURE
 };
-/* sizes: d, H dk, KH dk, KH dv, H dv, mlp, dk, dk / 2, dv, H, max_T, linformer_k, 4, vocab, in_dim, out */
+/* sizes: d, H dk, KH dk, KH dv, H dv, mlp, dk, dk / 2, dv, H, max_T, linformer_k, 4, vocab, in_dim,
+   the modifiers' buckets, out */
 enum {
     ATTN__TD_D, ATTN__TD_HK, ATTN__TD_KK, ATTN__TD_KV, ATTN__TD_HV, ATTN__TD_MLP, ATTN__TD_DK, ATTN__TD_DK2,
-    ATTN__TD_DV, ATTN__TD_H, ATTN__TD_T, ATTN__TD_LK, ATTN__TD_4, ATTN__TD_V, ATTN__TD_IN, ATTN__TD_OUT
+    ATTN__TD_DV, ATTN__TD_H, ATTN__TD_T, ATTN__TD_LK, ATTN__TD_4, ATTN__TD_V, ATTN__TD_IN, ATTN__TD_NB,
+    ATTN__TD_OUT
 };
 enum { /* init: the configuration's fan-in rule, 1, 0, N(0, 1), N(0, 1 / max_T), N(0, 0.01) */
     ATTN__TI_FAN, ATTN__TI_ONE, ATTN__TI_ZERO, ATTN__TI_N1, ATTN__TI_NT5, ATTN__TI_N01
@@ -9790,6 +10041,7 @@ static const attn__slot attn__tf_lslot[] = {
     ATTN__TF_L(Wo, ALWAYS, FAN, 2, D, HV, D),      ATTN__TF_L(bo, BIAS, ZERO, 1, D, D, D),
     ATTN__TF_L(lambda, SUB, N01, 2, 4, DK2, D),    ATTN__TF_L(gain, SUB, ONE, 1, DV, D, D),
     ATTN__TF_L(w2, DEEP, FAN, 3, H, DV, DV),       ATTN__TF_L(t5, T5, NT5, 2, H, T, D),
+    ATTN__TF_L(relbias, RELBIAS, ZERO, 2, H, NB, D), ATTN__TF_L(temperature, TEMPERATURE, ONE, 1, H, D, D),
     ATTN__TF_L(Elin, LIN, FAN, 2, LK, T, D),       ATTN__TF_L(Flin, LIN, FAN, 2, LK, T, D),
     ATTN__TF_L(n2g, ALWAYS, ONE, 1, D, D, D),      ATTN__TF_L(n2b, LN, ZERO, 1, D, D, D),
     ATTN__TF_L(W1, ALWAYS, FAN, 2, MLP, D, D),     ATTN__TF_L(b1, BIAS, ZERO, 1, MLP, D, D),
@@ -9807,9 +10059,24 @@ typedef char attn__tf_slots_fit[ATTN__TF_SLOTS <= ATTN__TF_MAX_SLOTS ? 1 : -1]; 
 #define ATTN__TF_NFG 6 /* the model's tensors from nfg on follow the layers */
 #define ATTN__TF_G ATTN_MAX_LAYERS /* the row of at[] with the model's own tensors */
 
+/* Layer l's modifier settings in *mc, checked. */
+static attn_status attn__tf_mod_config(const char *fn, const attn_transformer_config *c, int l,
+                                       attn_mod_config *mc)
+{
+    size_t np;
+    *mc = c->mod;
+    mc->kind = c->mods[l];
+    mc->H = c->heads;
+    if (attn__mod_check(fn, mc, &np) != ATTN_OK)
+        return attn__fail(attn_last_status(), "%s (layer %d)", attn_last_error(), l);
+    if (c->linformer_k) return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes no score modifier", fn);
+    return ATTN_OK;
+}
+
 static attn_status attn__tf_check(const char *fn, const attn_transformer_config *c)
 {
     attn_attention_desc a;
+    attn_mod_config mc;
     int l;
     if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
     if ((c->vocab > 0) == (c->in_dim > 0) || c->vocab < 0 || c->in_dim < 0)
@@ -9872,7 +10139,9 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         if (c->kv_heads) a.H = c->heads; /* kv_heads divides it */
         a.layout = (const unsigned char *)c; /* any layout: the checks below look at the kind */
         if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads; /* just the checks below */
+        a.mod = c->mods[l] ? &attn__mod_rows[ATTN_MOD_ALIBI] : NULL; /* any: the checks look at the kind */
         ATTN__TRY(attn__attention_check(fn, &a, (size_t)-1));
+        if (c->mods[l]) ATTN__TRY(attn__tf_mod_config(fn, c, l, &mc));
         if (c->linformer_k && !attn_kind_get(a.kind)->score)
             return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes scored kinds, not %s (layer %d)", fn,
                               attn_kind_get(a.kind)->name, l);
@@ -9904,6 +10173,7 @@ static int attn__tf_dim(const attn_transformer_config *c, int sym)
     case ATTN__TD_4: return 4;
     case ATTN__TD_V: return c->vocab;
     case ATTN__TD_IN: return c->in_dim;
+    case ATTN__TD_NB: return c->mod.buckets;
     default: return c->out;
     }
 }
@@ -9919,6 +10189,8 @@ static int attn__tf_has(const attn_transformer_config *c, int l, int when)
     case ATTN__TW_SUB: return kr && (kr->flags & ATTN_KF_SUBHEADS);
     case ATTN__TW_DEEP: return kr && kr->mix && kr->mix->value == ATTN_MIX_VALUE_DEEP;
     case ATTN__TW_T5: return c->t5 != 0;
+    case ATTN__TW_RELBIAS: return kr && c->mods[l] == ATTN_MOD_RELBIAS;
+    case ATTN__TW_TEMPERATURE: return kr && c->mods[l] == ATTN_MOD_TEMPERATURE;
     case ATTN__TW_LIN: return c->linformer_k > 0;
     case ATTN__TW_GLU: return c->glu != 0;
     case ATTN__TW_GLU_BIAS: return c->glu && c->bias;
@@ -10154,11 +10426,13 @@ ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_named(const attn_t
 
 /* Layer l as an attn_layer over the model's parameters, with the T5 bias [H, T, T] (NULL without;
    the size queries pass any non-NULL pointer, as the bias' gradient needs work). */
-static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *bias, attn_layer *L)
+static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *bias, attn_layer *L,
+                           attn_mod *mod)
 {
     const attn_transformer_config *c = &m->cfg;
     const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
     attn__tf_pat p;
+    attn_mod_config mc;
     attn__tf_pattern_map(c, m->pattern, &p);
     memset(L, 0, sizeof *L);
     L->att.kind = c->kinds[l];
@@ -10185,6 +10459,12 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->kproj = c->linformer_k; L->n_max = c->max_T; L->E = W.Elin; L->F = W.Flin;
     L->qnorm = W.qnorm; L->knorm = W.knorm;
     L->rope_theta = c->rope_theta;
+    if (c->mods[l] && !mod) L->att.mod = &attn__mod_rows[c->mods[l]]; /* the sizes: its functions */
+    else if (c->mods[l] && attn__tf_mod_config(__func__, c, l, &mc) == ATTN_OK) { /* checked: it is */
+        const attn_transformer_layer_tensors G = attn_transformer_layer_named(m, l, 1);
+        attn_mod_init(mod, &mc, W.relbias ? W.relbias : W.temperature, G.relbias ? G.relbias : G.temperature);
+        L->att.mod = &mod->fn;
+    }
 }
 
 /* With BigBird blocks, the layout for sequences of T tokens, [H, n, n] with n = ceil(T / b): the
@@ -10250,7 +10530,7 @@ static size_t attn__tf_lcache_map(const attn_transformer *m, int l, int B, int T
     int Tq = attn__tf_q(m, l, T);
     size_t N = (size_t)B * T, n = (size_t)B * Tq, d = (size_t)m->cfg.d, mlp = (size_t)m->cfg.mlp,
            glu = m->cfg.glu != 0;
-    attn__tf_layer(m, l, m->p.data, &L);
+    attn__tf_layer(m, l, m->p.data, &L, NULL);
     attn_arena_measure(&ar); /* carved from base as it is: the layers' caches follow each other */
     ar.base = c ? (unsigned char *)base : NULL;
     if (!c) c = &t;
@@ -10318,7 +10598,7 @@ static size_t attn__tf_layer_work(const attn_transformer *m, int B, int T)
     size_t w = 0;
     int l;
     for (l = 0; l < m->cfg.layers; l++) {
-        attn__tf_layer(m, l, m->p.data, &L);
+        attn__tf_layer(m, l, m->p.data, &L, NULL);
         L.att.dropout = m->cfg.dropout; /* sized for training, whatever m->training says now */
         w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, attn__tf_q(m, l, T), T));
     }
@@ -10498,6 +10778,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     attn_float *bases[ATTN_MAX_LAYERS + 1];
     attn__tf_work w;
     attn_layer L;
+    attn_mod md; /* the layer's modifier, if any */
     const int *seg;
     const unsigned char *kmask;
     size_t N;
@@ -10528,7 +10809,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, bases, &c);
-        attn__tf_layer(m, l, c.bias, &L);
+        attn__tf_layer(m, l, c.bias, &L, &md);
         attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
         L.att.key_mask = kmask;
@@ -10570,6 +10851,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     attn__tf_cache c;
     attn_float *bases[ATTN_MAX_LAYERS + 1];
     attn_layer L;
+    attn_mod md; /* the layer's modifier, if any */
     attn_layer_grads lg;
     attn_transformer_tensors M, MG;
     attn__tf_work w;
@@ -10607,7 +10889,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         int Tq = attn__tf_q(m, l, T);
         size_t n = (size_t)B * Tq;
         attn__tf_cache_map(m, l, B, T, bases, &c);
-        attn__tf_layer(m, l, c.bias, &L);
+        attn__tf_layer(m, l, c.bias, &L, &md);
         attn__tf_layout_T(m, T, &L, w.layout);
         L.att.segment = seg;
         L.att.key_mask = kmask;
@@ -10789,7 +11071,7 @@ static size_t attn__tf_weights_map(const attn_transformer *m, int l, int B, int 
     int full = attn__tf_q(m, l, T) < T;
     attn_layer L;
     attn_arena ar;
-    attn__tf_layer(m, l, m->p.data, &L);
+    attn__tf_layer(m, l, m->p.data, &L, NULL);
     attn__arena_plan(&ar, work);
     w->layout = (unsigned char *)attn__arena_take(&ar, attn__tf_layout_bytes(m, T));
     w->lc = attn__arena_floats(&ar, full ? attn_layer_cache_floats(&L, B, T, T) : 0);
@@ -10820,6 +11102,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
     attn_float *bases[ATTN_MAX_LAYERS + 1];
     attn__tf_weights_work w;
     attn_layer L;
+    attn_mod md; /* the layer's modifier, if any */
     ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
     ATTN__TRY(attn__tf_check(__func__, &m->cfg));
     if (layer < 0 || layer >= m->cfg.layers || B < 1 || T < 1 || T > m->cfg.max_T)
@@ -10837,7 +11120,7 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                           __func__, m->cfg.linformer_k);
     attn__tf_cache_bases(m, B, T, attn__unconst(cache), bases);
     attn__tf_cache_map(m, layer, B, T, bases, &c);
-    attn__tf_layer(m, layer, c.bias, &L);
+    attn__tf_layer(m, layer, c.bias, &L, &md);
     attn__tf_weights_map(m, layer, B, T, work, &w);
     attn__tf_layout_T(m, T, &L, w.layout);
     if (attn__tf_q(m, layer, T) < T) { /* every query again, from the layer's cached input a */
@@ -10860,7 +11143,7 @@ static int attn__tf_kv_sizes(const attn_transformer *m, int l, int rows, size_t 
 {
     attn_layer L;
     int recur = (attn__flags(m->cfg.kinds[l]) & ATTN_KF_LINEAR_TIME) != 0;
-    attn__tf_layer(m, l, NULL, &L);
+    attn__tf_layer(m, l, NULL, &L, NULL);
     *nk = attn_layer_kv_floats(&L, recur ? 0 : rows, nv);
     return recur;
 }
@@ -10883,7 +11166,7 @@ static size_t attn__tf_decode_map(const attn_transformer *m, int n, int cap, voi
     int l, rows;
     for (l = 0; l < c->layers; l++) {
         rows = attn__tf_kv_sizes(m, l, cap, &nk, &nv) ? 0 : cap; /* a recurrent state: 0 */
-        attn__tf_layer(m, l, c->t5 ? m->p.data : NULL, &L); /* any bias pointer: the sizes */
+        attn__tf_layer(m, l, c->t5 ? m->p.data : NULL, &L, NULL); /* any bias pointer: the sizes */
         step = ATTN__MAX(step, attn_layer_step_work_bytes(&L, n, rows));
     }
     attn__arena_plan(&ar, work);
@@ -11050,6 +11333,7 @@ static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transfor
     const attn_transformer_config *c = &m->cfg;
     attn__tf_decode_work w = *wp;
     attn_layer L;
+    attn_mod md; /* the layer's modifier, if any */
     attn_layer_kv lk;
     attn_transformer_tensors M;
     size_t nk, nv;
@@ -11065,7 +11349,7 @@ static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transfor
         const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
         lk.rows = attn__tf_kv_sizes(m, l, kv->rows, &nk, &nv) ? 0 : kv->rows; /* 0: a recurrent state */
         lk.held = lk.rows ? held : kv->len;
-        attn__tf_layer(m, l, w.bias, &L);
+        attn__tf_layer(m, l, w.bias, &L, &md);
         L.att.segment = c->doc_mask ? kv->seg : NULL;
         if (c->t5) attn_t5_bias_forward(w.bias, W.t5, c->heads, n, Tk, c->max_T);
         for (h = 0; c->t5 && kv->first > g && h < c->heads; h++) /* the global rows' true distances */
@@ -12748,19 +13032,40 @@ static int attn__ckpt_kind(const attn_checkpoint_header *h, int32_t word)
     return k;
 }
 
+/* Appends name (shorter than ATTN_CKPT_NAME_LEN) to names [*n] unless it is there; its index. */
+static int attn__ckpt_add(char names[][ATTN_CKPT_NAME_LEN], int *n, const char *name)
+{
+    int i;
+    for (i = 0; i < *n; i++)
+        if (!strcmp(names[i], name)) return i;
+    memset(names[*n], 0, ATTN_CKPT_NAME_LEN);
+    strcpy(names[*n], name);
+    return (*n)++;
+}
+
 /* Appends kind's name to names [*n] unless it is there; its index, or -1 (error set). */
 static int attn__ckpt_name(char names[][ATTN_CKPT_NAME_LEN], int *n, attn_kind kind)
 {
     const attn_kind_info *r = attn_kind_get(kind);
-    int i;
     if (!r || strlen(r->name) >= ATTN_CKPT_NAME_LEN)
         return attn__fail(ATTN_ERR_ARG, "a kind %d without a name of at most %d characters", (int)kind,
                           ATTN_CKPT_NAME_LEN - 1), -1;
-    for (i = 0; i < *n; i++)
-        if (!strcmp(names[i], r->name)) return i;
-    memset(names[*n], 0, ATTN_CKPT_NAME_LEN);
-    strcpy(names[*n], r->name);
-    return (*n)++;
+    return attn__ckpt_add(names, n, r->name);
+}
+
+/* The modifier a configuration word names in record h: -1 for none, else an index into h->names;
+   -1 (error set) if out of range or not known here, with *kind unchanged. */
+static int attn__ckpt_mod(const attn_checkpoint_header *h, int32_t word, attn_mod_kind *kind)
+{
+    int k;
+    if (word == -1) return *kind = ATTN_MOD_NONE, 0;
+    if (word < 0 || word >= h->nnames)
+        return attn__fail(ATTN_ERR_FORMAT, "a modifier word %ld out of -1 .. %d", (long)word, h->nnames - 1),
+               -1;
+    if ((k = attn_mod_from_name(h->names[word])) <= 0)
+        return attn__fail(ATTN_ERR_FORMAT, "the score modifier '%s' is not known here", h->names[word]), -1;
+    *kind = (attn_mod_kind)k;
+    return 0;
 }
 
 #ifndef ATTN_NO_STDIO
@@ -13201,16 +13506,20 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 #define ATTN__TF_WORDS 30    /* format 2: window, dilation and global after bos */
 #define ATTN__TF_WORDS_V1 27 /* format 1 */
 /* format 2 since 0.2, last: bigbird_block, _random, _seed, linformer_k, kv_heads (5 words), then
-   qk_norm, rope_theta (2 words), post_norm, emb_norm, pad_mask, pad */
+   qk_norm, rope_theta (2 words), post_norm, emb_norm, pad_mask, pad; then, with score modifiers,
+   mod.buckets, .max_distance, .bidirectional, .cap (2 words) and mods[0 .. layers-1] (-1: none,
+   else the index of its name) */
 #define ATTN__TF_TAIL 12
+#define ATTN__TF_TAIL_MOD 17
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
     const attn_transformer_config *c;
-    int32_t w[ATTN__TF_WORDS + ATTN_MAX_LAYERS + ATTN__TF_TAIL];
-    char names[ATTN_MAX_LAYERS][ATTN_CKPT_NAME_LEN];
-    const char *np[ATTN_MAX_LAYERS];
-    int l, nn = 0;
+    int32_t w[ATTN__TF_WORDS + 2 * ATTN_MAX_LAYERS + ATTN__TF_TAIL_MOD];
+    char names[ATTN_MAX_LAYERS + ATTN_MOD_COUNT][ATTN_CKPT_NAME_LEN];
+    const char *np[ATTN_MAX_LAYERS + ATTN_MOD_COUNT];
+    int32_t *t;
+    int l, nn = 0, tail = ATTN__TF_TAIL;
     ATTN__NEED(m);
     c = &m->cfg;
     w[0] = c->vocab;
@@ -13243,6 +13552,16 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     for (l = 0; l < c->layers; l++)
         if ((w[ATTN__TF_WORDS + l] = attn__ckpt_name(names, &nn, c->kinds[l])) < 0)
             return attn__fail(ATTN_ERR_ARG, "%s: layer %d: %s", __func__, l, attn_last_error());
+    for (l = 0; l < c->layers; l++) tail = c->mods[l] ? ATTN__TF_TAIL_MOD + c->layers : tail;
+    t = w + ATTN__TF_WORDS + c->layers; /* the tail */
+    for (l = 0; tail > ATTN__TF_TAIL && l < c->layers; l++)
+        t[ATTN__TF_TAIL_MOD + l] = c->mods[l] && attn_mod_name(c->mods[l])
+                                       ? attn__ckpt_add(names, &nn, attn_mod_name(c->mods[l]))
+                                       : -1;
+    t[12] = c->mod.buckets;
+    t[13] = c->mod.max_distance;
+    t[14] = c->mod.bidirectional;
+    attn__f64_words(c->mod.cap, t + 15);
     for (l = 0; l < nn; l++) np[l] = names[l];
     w[ATTN__TF_WORDS + c->layers] = c->bigbird_block;
     w[ATTN__TF_WORDS + c->layers + 1] = c->bigbird_random;
@@ -13255,7 +13574,7 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     w[ATTN__TF_WORDS + c->layers + 9] = c->emb_norm;
     w[ATTN__TF_WORDS + c->layers + 10] = c->pad_mask;
     w[ATTN__TF_WORDS + c->layers + 11] = c->pad;
-    return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers + ATTN__TF_TAIL, np, nn,
+    return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers + tail, np, nn,
                                 &m->p);
 }
 
@@ -13304,7 +13623,8 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.global = w[29];
     }
     tail = h.version > 1 && c.layers >= 0 && c.layers <= ATTN_MAX_LAYERS ? h.nconfig - words - c.layers : 0;
-    if (tail != 5 && tail != ATTN__TF_TAIL) tail = 0; /* 5: before qk_norm and what follows it */
+    if (tail != 5 && tail != ATTN__TF_TAIL && tail != ATTN__TF_TAIL_MOD + c.layers)
+        tail = 0; /* 5: before qk_norm and what follows it */
     if (tail) {
         c.bigbird_block = w[words + c.layers];
         c.bigbird_random = w[words + c.layers + 1];
@@ -13312,7 +13632,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.linformer_k = w[words + c.layers + 3];
         c.kv_heads = w[words + c.layers + 4];
     }
-    if (tail == ATTN__TF_TAIL) {
+    if (tail >= ATTN__TF_TAIL) {
         c.qk_norm = w[words + c.layers + 5];
         c.rope_theta = (attn_float)attn__words_f64(w + words + c.layers + 6);
         c.post_norm = w[words + c.layers + 8];
@@ -13320,8 +13640,17 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.pad_mask = w[words + c.layers + 10];
         c.pad = w[words + c.layers + 11];
     }
+    if (tail > ATTN__TF_TAIL) {
+        const int32_t *mw = w + words + c.layers;
+        c.mod.buckets = mw[12];
+        c.mod.max_distance = mw[13];
+        c.mod.bidirectional = mw[14];
+        c.mod.cap = (attn_float)attn__words_f64(mw + 15);
+    }
     for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - words && known; l++)
-        known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l])) >= 0;
+        known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l])) >= 0 &&
+                (tail <= ATTN__TF_TAIL || attn__ckpt_mod(&h, w[words + c.layers + ATTN__TF_TAIL_MOD + l],
+                                                         &c.mods[l]) == 0);
     if (h.nconfig - words - tail != c.layers)
         attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
     else if (!known || !(l = attn__tf_layout(__func__, &c, pd, t.at, &floats, &count))) floats = 0;
@@ -14131,6 +14460,8 @@ static const char *attn__hf_misfit(const attn_transformer_config *c, const attn_
         if (own[i].bad) return own[i].what;
     for (l = 0; l < c->layers; l++)
         if (c->kinds[l] != ATTN_SOFTMAX) return "a kind other than softmax";
+    for (l = 0; l < c->layers; l++)
+        if (c->mods[l]) return "a score modifier";
     return NULL;
 }
 

@@ -95,6 +95,12 @@ else
     try "tiny_lm's backward pass against central differences (float64)" sh -c \
         "$CC -O2 -DATTN_DOUBLE examples/tiny_lm.c -o $tmp/tiny_d -lm && $tmp/tiny_d --gradcheck --steps 2 >/dev/null"
     try "custom kind example: gradient check passes and the loss falls" ./build/custom_kind
+    if [ -x ./build/alibi ]; then
+        try "alibi example: trains the three schemes briefly and decodes over the KV cache" sh -c \
+            "./build/alibi --seeds 1 --steps 20 --test-T 40 2>/dev/null | grep -q 'within .* of the full pass'"
+        try "alibi example refuses --seeds 0 with a message" sh -c "! ./build/alibi --seeds 0 2>$tmp/err && \
+            grep -q 'bad value' $tmp/err"
+    fi
     # the README's 30-second example: its first ```c block, compiled as C99 with -Werror and run
     awk '/^```c$/ {f = 1; next} /^```$/ {if (f) exit} f' README.md >"$tmp/readme.c"
     try "README example compiles and trains" sh -c "$CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I. $tmp/readme.c -o $tmp/readme -lm && $tmp/readme"

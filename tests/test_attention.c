@@ -1169,8 +1169,8 @@ static void test_modifiers(void)
     static attn_float O1[MD_N], O2[MD_N], a1[MD_N], a2[MD_N], b1[MD_N], b2[MD_N], c1[MD_N], c2[MD_N];
     static attn_float bias[MD_H * MD_T * MD_T];
     static int seg[MD_B * MD_T];
-    attn_score_mod alibi = {md_alibi, NULL, NULL, NULL}, docs = {NULL, NULL, md_docs, NULL};
-    attn_score_mod cap = {md_cap, md_cap_vjp, NULL, NULL}, prefix = {NULL, NULL, md_prefix, NULL};
+    attn_score_mod alibi = {md_alibi, NULL, NULL, NULL, NULL}, docs = {NULL, NULL, md_docs, NULL, NULL};
+    attn_score_mod cap = {md_cap, md_cap_vjp, NULL, NULL, NULL}, prefix = {NULL, NULL, md_prefix, NULL, NULL};
     md_ctx c = {{(attn_float)0.5, (attn_float)0.25, (attn_float)0.125, 0}, 2, seg, MD_T, 5};
     attn_attention_desc d, e;
     int k, causal, h, i, j, same = 1, ran = 0;
@@ -1261,6 +1261,221 @@ static void test_modifiers(void)
         d.kind = ATTN_SOFTMAX;
         CHECK(attn_linformer_forward(&d, 4, 9, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0) == ATTN_ERR_ARG &&
                   strstr(attn_last_error(), "modifiers"), "Linformer with a modifier is refused: %s", attn_last_error());
+    }
+}
+
+/* The documented T5 bucket of rel = j - p among nb buckets up to md (bidirectional: half each way),
+   in double, as the test's own reading of the formula. */
+static int pm_bucket(int rel, int nb, int md, int bidir)
+{
+    int off = 0, n, me, b;
+    if (bidir) {
+        nb /= 2;
+        off = rel > 0 ? nb : 0;
+        n = rel < 0 ? -rel : rel;
+    } else
+        n = rel < 0 ? -rel : 0;
+    me = nb / 2;
+    if (n < me) return off + n;
+    b = me + (int)(log((double)n / me + 1.1920928955078125e-7) / log((double)md / me) * (nb - me));
+    return off + (b < nb - 1 ? b : nb - 1);
+}
+
+/* L = sum wo . O and its gradient w.r.t. a modifier's parameters w [n] by central differences (h) and by
+   backward (dw), for d with d->mod = &m->fn; returns the worst |fd - dw| / max(1, |fd| + |dw|). */
+static double pm_param_check(attn_attention_desc *d, attn_mod *m, attn_float *w, int n, double h)
+{
+    static attn_float Q[MD_N], K[MD_N], V[MD_N], O[MD_N], wo[MD_N], dQ[MD_N], dK[MD_N], dV[MD_N];
+    static attn_float st[MD_B * MD_H * MD_T], dw[64];
+    size_t no = (size_t)d->B * d->H * d->Tq * d->dv, wb, e;
+    void *work;
+    attn_attention_grads g;
+    attn_rng r;
+    double worst = 0;
+    int i, s;
+    attn_rng_seed(&r, 9, 2);
+    t_randn(Q, MD_N, &r, 1); t_randn(K, MD_N, &r, 1); t_randn(V, MD_N, &r, 1); t_randn(wo, MD_N, &r, 1);
+    memset(&g, 0, sizeof g);
+    g.dQ = dQ; g.dK = dK; g.dV = dV;
+    memset(dw, 0, sizeof dw);
+    attn_mod_init(m, &m->cfg, w, dw); /* with dw the workspace holds the unchanged scores */
+    work = malloc(wb = attn_attention_workspace(d));
+    if (!work || n > 64 || attn_attention_forward(d, O, st, NULL, Q, K, V, work, wb) != ATTN_OK ||
+        attn_attention_backward(d, &g, wo, Q, K, V, O, st, work, wb) != ATTN_OK)
+        return free(work), 1e9;
+    for (i = 0; i < n; i++) {
+        attn_float keep = w[i];
+        double L[2] = {0, 0}, fd;
+        for (s = 0; s < 2; s++) {
+            w[i] = keep + (attn_float)(s ? -h : h);
+            attn_attention_forward(d, O, st, NULL, Q, K, V, work, wb);
+            for (e = 0; e < no; e++) L[s] += (double)wo[e] * O[e];
+        }
+        w[i] = keep;
+        fd = (L[0] - L[1]) / (2 * h);
+        worst = fmax(worst, fabs(fd - dw[i]) / fmax(1, fabs(fd) + fabs((double)dw[i])));
+    }
+    free(work);
+    return worst;
+}
+
+/* The provided modifiers: ALiBi (H 3, the slopes' rule off a power of two; H 2) and RELBIAS
+   (unidirectional as attn_t5_bias_forward's table, and bidirectional) equal the same terms added as a
+   materialised bias, bit for bit, forward and backward, in softmax, ea and cog; RELBIAS's dw equals
+   attn_t5_bias_backward of dbias; the soft cap against the test's formula; RELBIAS's and the
+   temperatures' dw against finite differences, the same bits with 1 and 2 threads; names; refusals. */
+static void test_provided_mods(void)
+{
+    static attn_float O1[MD_N], O2[MD_N], a1[MD_N], a2[MD_N], b1[MD_N], b2[MD_N], c1[MD_N], c2[MD_N];
+    static attn_float bias[MD_H * MD_T * MD_T], dbias[MD_H * MD_T * MD_T], table[MD_H * MD_T], dt[MD_H * MD_T],
+        dw[MD_H * MD_T];
+    static const attn_kind kinds[3] = {ATTN_SOFTMAX, ATTN_EXPRESSIVE, ATTN_COG};
+    static const double slopes3[3] = {0.0625, 0.00390625, 0.25};
+    attn_mod m;
+    attn_mod_config c;
+    attn_attention_desc d, e;
+    attn_rng r;
+    int v, k, h, i, j, same = 1, ran = 0;
+    double err, dwerr = 0;
+    attn_rng_seed(&r, 77, 0);
+    t_randn(table, MD_H * MD_T, &r, 0.5);
+    for (v = 0; v < 4; v++) { /* ALiBi H 3, ALiBi H 2, RELBIAS as T5's table (H 3), RELBIAS bidirectional */
+        int H = v == 1 ? 2 : 3, nb = v == 2 ? MD_T : 8, md = v == 2 ? MD_T : 20;
+        memset(&c, 0, sizeof c);
+        c.kind = v < 2 ? ATTN_MOD_ALIBI : ATTN_MOD_RELBIAS; c.H = H;
+        c.buckets = nb; c.max_distance = md; c.bidirectional = v == 3;
+        CHECK(attn_mod_init(&m, &c, table, dw) == ATTN_OK, "attn_mod_init %d: %s", v, attn_last_error());
+        for (h = 0; h < H; h++)
+            for (i = 0; i < MD_T; i++)
+                for (j = 0; j < MD_T; j++)
+                    bias[(h * MD_T + i) * MD_T + j] =
+                        v == 0   ? -(attn_float)slopes3[h] * (attn_float)(i - j)
+                        : v == 1 ? -(attn_float)pow(2, -4.0 * (h + 1)) * (attn_float)(i - j)
+                                 : table[h * nb + pm_bucket(j - i, nb, md, v == 3)];
+        if (v == 2) { /* the library's own T5 table gives the same bias */
+            attn_t5_bias_forward(dbias, table, H, MD_T, MD_T, MD_T);
+            same &= !memcmp(dbias, bias, sizeof(attn_float) * H * MD_T * MD_T);
+        }
+        for (k = 0; k < 3; k++) {
+            attn_attention_grads g;
+            static attn_float Q[MD_N], K[MD_N], V[MD_N], dO[MD_N], st[MD_B * MD_H * MD_T];
+            size_t wb;
+            void *work;
+            memset(&d, 0, sizeof d);
+            d.kind = kinds[k]; d.B = MD_B; d.H = H; d.Tq = d.Tk = MD_T; d.dk = d.dv = MD_D; d.causal = v < 3;
+            e = d;
+            d.mod = &m.fn;
+            e.bias = bias;
+            if (!md_run(&e, O2, a2, b2, c2)) { CHECK(0, "provided modifiers: %s", attn_last_error()); continue; }
+            /* md_run's inputs again, with dw and dbias */
+            wb = attn_attention_workspace(&d);
+            work = malloc(wb);
+            attn_rng_seed(&r, 5, 1);
+            t_randn(Q, MD_N, &r, 1); t_randn(K, MD_N, &r, 1); t_randn(V, MD_N, &r, 1); t_randn(dO, MD_N, &r, 1);
+            memset(&g, 0, sizeof g);
+            memset(a1, 0, sizeof a1); memset(b1, 0, sizeof b1); memset(c1, 0, sizeof c1);
+            memset(dw, 0, sizeof dw);
+            g.dQ = a1; g.dK = b1; g.dV = c1;
+            same &= work && attn_attention_forward(&d, O1, st, NULL, Q, K, V, work, wb) == ATTN_OK &&
+                    attn_attention_backward(&d, &g, dO, Q, K, V, O1, st, work, wb) == ATTN_OK;
+            same &= !memcmp(O1, O2, sizeof O1) && !memcmp(a1, a2, sizeof a1) && !memcmp(b1, b2, sizeof b1) &&
+                    !memcmp(c1, c2, sizeof c1);
+            if (v >= 2) { /* dw against the materialised path's dbias, gathered */
+                memset(dbias, 0, sizeof dbias);
+                memset(dt, 0, sizeof dt);
+                g.dbias = dbias;
+                attn_attention_backward(&e, &g, dO, Q, K, V, O2, st, work, wb);
+                for (h = 0; h < H; h++)
+                    for (i = 0; i < MD_T; i++)
+                        for (j = 0; j < MD_T; j++)
+                            dt[h * nb + pm_bucket(j - i, nb, md, v == 3)] += dbias[(h * MD_T + i) * MD_T + j];
+                for (i = 0; i < H * nb; i++)
+                    dwerr = fmax(dwerr, fabs((double)dt[i] - dw[i]) / fmax(1, fabs((double)dt[i])));
+            }
+            free(work);
+            ran++;
+        }
+    }
+    CHECK(same && ran == 12, "provided ALiBi and RELBIAS = the same bias materialised, bit for bit (%d kinds x variants)",
+          ran);
+    CHECK(dwerr < 1e2 * T_EPS, "RELBIAS's dw = its materialised bias's gradient gathered by bucket: %.3g", dwerr);
+    /* soft cap: the provided one against the test's (libm tanh), and its backward */
+    memset(&c, 0, sizeof c);
+    c.kind = ATTN_MOD_SOFTCAP; c.H = MD_H; c.cap = 2;
+    CHECK(attn_mod_init(&m, &c, NULL, NULL) == ATTN_OK, "softcap: %s", attn_last_error());
+    {
+        md_ctx mc;
+        attn_score_mod cap = {md_cap, md_cap_vjp, NULL, NULL, NULL};
+        double worst = 0;
+        memset(&mc, 0, sizeof mc);
+        mc.cap = 2;
+        cap.ctx = &mc;
+        memset(&d, 0, sizeof d);
+        d.kind = ATTN_SOFTMAX; d.B = MD_B; d.H = MD_H; d.Tq = d.Tk = MD_T; d.dk = d.dv = MD_D; d.causal = 1; d.scale = 2;
+        e = d;
+        d.mod = &m.fn; e.mod = &cap;
+        md_run(&d, O1, a1, b1, c1);
+        md_run(&e, O2, a2, b2, c2);
+        for (i = 0; i < MD_N; i++) {
+            worst = fmax(worst, fabs((double)O1[i] - O2[i]));
+            worst = fmax(worst, fabs((double)a1[i] - a2[i]) / fmax(1, fabs((double)a2[i])));
+        }
+        CHECK(worst < 1e2 * T_EPS, "provided soft cap = the formula's, forward and dQ: %.3g", worst);
+        d.B = 1; d.Tq = d.Tk = 9; d.dk = d.dv = 4;
+        CHECK(attn_gradcheck_attention(&d, 3, 0, 0, 0, &err) == 1, "provided soft cap: backward against finite "
+              "differences (worst %.3g)", err);
+    }
+    /* the learned ones' dw against finite differences; the same bits on 1 and 2 threads */
+    for (v = 0; v < 2; v++) {
+        static attn_float w[64], dws[2][64];
+        double hh = sizeof(attn_float) == 4 ? 1e-2 : 1e-6, tol = sizeof(attn_float) == 4 ? 1e-2 : 1e-6;
+        int np, t;
+        memset(&c, 0, sizeof c);
+        c.kind = v ? ATTN_MOD_TEMPERATURE : ATTN_MOD_RELBIAS; c.H = 2; c.buckets = 8; c.max_distance = 12;
+        c.bidirectional = 1;
+        np = (int)attn_mod_params(&c);
+        t_randn(w, np, &r, 0.5);
+        for (i = 0; v && i < np; i++) w[i] += 1; /* temperatures near 1 */
+        attn_mod_init(&m, &c, w, NULL);
+        memset(&d, 0, sizeof d);
+        d.kind = v ? ATTN_SOFTMAX : ATTN_EXPRESSIVE; d.B = 2; d.H = 2; d.Tq = 11; d.Tk = 13; d.dk = d.dv = 4;
+        d.mod = &m.fn;
+        err = pm_param_check(&d, &m, w, np, hh);
+        CHECK(err <= tol, "%s: dw against finite differences (worst %.3g)", attn_mod_name(c.kind), err);
+        printf("  %s: dw against finite differences, worst %.3g (RELBIAS's dw against its bias's: %.3g)\n",
+               attn_mod_name(c.kind), err, dwerr);
+        for (t = 0; t < 2; t++) {
+            attn_set_threads(t + 1);
+            pm_param_check(&d, &m, w, 0, hh);
+            memcpy(dws[t], m.dw, sizeof(attn_float) * np);
+        }
+        attn_set_threads(0);
+        CHECK(!memcmp(dws[0], dws[1], sizeof(attn_float) * np), "%s: dw the same on 1 and 2 threads",
+              attn_mod_name(c.kind));
+    }
+    /* names and refusals */
+    for (same = 1, k = 0; k < ATTN_MOD_COUNT; k++)
+        same &= attn_mod_from_name(attn_mod_name((attn_mod_kind)k)) == k;
+    CHECK(same && attn_mod_from_name("rope") == -1 && attn_mod_name(ATTN_MOD_COUNT) == NULL, "modifier names");
+    {
+        static const struct { attn_mod_kind kind; int H; double cap; int nb, md, bidir; const char *what; } bad[] = {
+            {ATTN_MOD_COUNT, 2, 0, 0, 0, 0, "not a provided"}, {ATTN_MOD_ALIBI, 0, 0, 0, 0, 0, "H = 0"},
+            {ATTN_MOD_SOFTCAP, 2, 0, 0, 0, 0, "cap = 0"}, {ATTN_MOD_SOFTCAP, 2, -1, 0, 0, 0, "cap = -1"},
+            {ATTN_MOD_RELBIAS, 2, 0, 1, 4, 0, "buckets"}, {ATTN_MOD_RELBIAS, 2, 0, 3, 4, 1, "buckets"},
+            {ATTN_MOD_RELBIAS, 2, 0, 8, 4, 0, "max_distance = 4"},
+            {ATTN_MOD_RELBIAS, 2, 0, 8, ATTN_MOD_MAX_DISTANCE + 1, 0, "max_distance"}};
+        int refused = 0;
+        for (k = 0; k < (int)(sizeof bad / sizeof *bad); k++) {
+            memset(&c, 0, sizeof c);
+            c.kind = bad[k].kind; c.H = bad[k].H; c.cap = (attn_float)bad[k].cap; c.buckets = bad[k].nb;
+            c.max_distance = bad[k].md; c.bidirectional = bad[k].bidir;
+            refused += attn_mod_init(&m, &c, table, NULL) != ATTN_OK && strstr(attn_last_error(), bad[k].what);
+        }
+        memset(&c, 0, sizeof c);
+        c.kind = ATTN_MOD_TEMPERATURE; c.H = 2;
+        refused += attn_mod_init(&m, &c, NULL, NULL) == ATTN_ERR_ARG && strstr(attn_last_error(), "parameters");
+        refused += attn_mod_init(NULL, &c, table, NULL) == ATTN_ERR_ARG;
+        CHECK(refused == (int)(sizeof bad / sizeof *bad) + 2, "bad modifier configurations refused (%d)", refused);
     }
 }
 
@@ -1383,6 +1598,7 @@ void test_attention(void)
     test_stability();
     test_bad_input();
     test_modifiers();
+    test_provided_mods();
     test_kv_rows();
     test_layer_step();
 }

@@ -519,6 +519,28 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     VOID(attn_seq2seq_sublayer_named(s2s, 9999, 0));
     BAD((attn_status)attn_simd_set("avx1024"));
     BAD((attn_status)attn_simd_set(""));
+    { /* score modifiers: nothing of the attn_mod written on a refusal */
+        attn_mod_config mc;
+        memset(&mc, 0, sizeof mc);
+        BAD(attn_mod_init((attn_mod *)U(0), NULL, in, NULL));
+        mc.kind = ATTN_MOD_SOFTCAP; mc.H = 2; /* cap 0 */
+        BAD(attn_mod_init((attn_mod *)U(0), &mc, NULL, NULL));
+        ZERO(attn_mod_params(&mc));
+        mc.kind = ATTN_MOD_RELBIAS; mc.buckets = 8; mc.max_distance = 16;
+        BAD(attn_mod_init((attn_mod *)U(0), &mc, NULL, F(1))); /* no table */
+        mc.max_distance = ATTN_MOD_MAX_DISTANCE + 1;
+        BAD(attn_mod_init((attn_mod *)U(0), &mc, in, F(1)));
+        mc.kind = (attn_mod_kind)-1;
+        ZERO(attn_mod_params(&mc));
+        ZERO(attn_mod_params(NULL));
+    }
+    {
+        attn_transformer_config bc = tc;
+        bc.mods[1] = ATTN_MOD_COUNT;
+        ZERO(attn_transformer_param_count(&bc));
+        bc.mods[1] = ATTN_MOD_RELBIAS; /* buckets 0 */
+        BAD(attn_transformer_init((attn_transformer *)U(0), &bc, &r));
+    }
 }
 
 /* No bad input: the public functions without a row above, and why (tests/run.sh fails on a public
@@ -529,7 +551,7 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
      attn_nt_name attn_diff_lambda_init
    - lookups, where "not there" is an answer (NULL or -1), not an error: attn_kind_get
      attn_kind_from_name attn_nt_from_name attn_params_find attn_safetensors_find attn_safetensors_meta
-     attn_wordpiece_id attn_wordpiece_token
+     attn_wordpiece_id attn_wordpiece_token attn_mod_name attn_mod_from_name
    - frees and resets, for which NULL or a zeroed struct does nothing: attn_cisformer_free
      attn_transformer_free attn_seq2seq_free attn_fuzzy_free attn_sraven_free attn_optim_free
      attn_params_free attn_arena_release attn_arena_reset attn_safetensors_free attn_wordpiece_free

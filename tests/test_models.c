@@ -726,6 +726,92 @@ static void test_transformer_qk_norm(void)
     remove(path);
 }
 
+/* Score modifiers in the transformer's configuration: one layer each of ALiBi, RELBIAS (its table,
+   bidirectional buckets), the soft cap and temperatures (theirs), causal: the tables where their
+   layers have them, ALiBi acting on the logits, finite differences through every parameter, the
+   tables included (float64), decoding in calls of 3 and 1 equal to the full pass, a checkpoint that
+   keeps the modifiers, their settings and tables and gives the same logits bit for bit, and
+   refusals (a modifier on the kernel kind, bad settings, an unknown modifier). The modifiers
+   themselves are tested against their formulas in test_attention's test_provided_mods. */
+static void test_transformer_modifiers(void)
+{
+    const char *path = "build/test_mods.ckpt";
+    attn_transformer_config cf = tf_small();
+    attn_transformer m, back;
+    attn_rng r;
+    attn_float y[2 * 6 * 4], y2[2 * 6 * 4], *cache;
+    int tok[12], i, ok;
+    size_t wb;
+    void *work;
+    double worst;
+    attn_rng_seed(&r, 72, 0);
+    cf.layers = 4;
+    cf.kinds[2] = ATTN_EXPRESSIVE; cf.kinds[3] = ATTN_COG;
+    cf.mods[0] = ATTN_MOD_ALIBI; cf.mods[1] = ATTN_MOD_RELBIAS; cf.mods[2] = ATTN_MOD_SOFTCAP;
+    cf.mods[3] = ATTN_MOD_TEMPERATURE;
+    cf.mod.cap = 3; cf.mod.buckets = 6; cf.mod.max_distance = 5; cf.mod.bidirectional = 1;
+    CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "modifiers: init: %s", attn_last_error());
+    CHECK(attn_transformer_layer_named(&m, 1, 0).relbias && attn_transformer_layer_named(&m, 1, 0).relbias[11] == 0 &&
+              attn_transformer_layer_named(&m, 3, 0).temperature[1] == 1 && !attn_transformer_layer_named(&m, 0, 0).relbias &&
+              !attn_transformer_layer_named(&m, 1, 0).temperature,
+          "relbias [H, buckets] from 0 and temperature [H] from 1 where their layers have them");
+    for (i = 0; i < (int)m.p.total; i++) m.p.data[i] += (attn_float)(0.3 * attn_rng_normal(&r, 0, 1));
+    for (i = 0; i < 12; i++) tok[i] = (int)attn_rng_int(&r, 5);
+    cache = t_alloc(attn_transformer_cache_floats(&m, 2, 6));
+    work = malloc(wb = attn_transformer_work_bytes(&m, 2, 6));
+    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    { /* the modifiers act: ALiBi's layer without it gives other logits */
+        attn_transformer plain = m;
+        plain.cfg.mods[0] = ATTN_MOD_NONE;
+        tf_run(&plain, y2, tok, 2, 6);
+        CHECK(t_max_diff(y, y2, 2 * 6 * 4) > 1e-3, "modifiers: ALiBi changes the logits");
+    }
+    if (T_DOUBLE) tf_gradcheck("transformer with score modifiers", &m, tok, 2, 6, y, cache, work, wb, (size_t)2 * 6 * 4);
+    {
+        static const int calls[] = {3, 1};
+        CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+        worst = t_decode_diff(&m, NULL, tok, 6, calls, 2, y, 4);
+        CHECK(worst >= 0 && worst < (T_DOUBLE ? 1e-12 : 1e-5), "decoding with score modifiers: %.3g (%s)", worst,
+              attn_last_error());
+    }
+    ok = attn_transformer_save(&m, path) == ATTN_OK && attn_transformer_load(&back, path) == ATTN_OK;
+    CHECK(ok && !memcmp(back.cfg.mods, cf.mods, sizeof cf.mods) && back.cfg.mod.cap == 3 && back.cfg.mod.buckets == 6 &&
+              back.cfg.mod.max_distance == 5 && back.cfg.mod.bidirectional == 1 && t_params_equal(&back.p, &m.p),
+          "a checkpoint with score modifiers: %s", attn_last_error());
+    if (ok) {
+        tf_run(&back, y2, tok, 1, 6);
+        CHECK(!memcmp(y, y2, sizeof(attn_float) * 6 * 4), "the reloaded model's logits, bit for bit");
+        attn_transformer_free(&back);
+    }
+    attn_transformer_free(&m);
+    { /* GPT-2's shape but for ALiBi: neither layout has a modifier */
+        attn_transformer_config g = tf_small();
+        g.out = g.vocab; g.dk = g.dv = 3; g.pos = ATTN_POS_LEARNED; g.mods[1] = ATTN_MOD_ALIBI;
+        CHECK(attn_transformer_init(&m, &g, &r) == ATTN_OK, "init: %s", attn_last_error());
+        CHECK(attn_transformer_save_hf(&m, "build/no_such_hf_dir") == ATTN_ERR_ARG &&
+                  strstr(attn_last_error(), "GPT-2's layout (it has a score modifier)"),
+              "the Hugging Face layouts refuse score modifiers: %s", attn_last_error());
+        attn_transformer_free(&m);
+    }
+    /* refusals */
+    cf.kinds[0] = ATTN_KERNEL;
+    CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "modifiers"), "a modifier on kernel refused: %s",
+          attn_last_error());
+    cf.kinds[0] = ATTN_SOFTMAX; cf.mod.max_distance = 1;
+    CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "layer 1"), "relbias's bad settings refused: %s",
+          attn_last_error());
+    cf.mod.max_distance = 5; cf.mod.cap = 0;
+    CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "cap"), "a soft cap of 0 refused: %s",
+          attn_last_error());
+    cf.mod.cap = 3; cf.mods[4] = (attn_mod_kind)9;
+    CHECK(attn_transformer_param_count(&cf) != 0, "mods beyond the layers are not read");
+    cf.mods[3] = (attn_mod_kind)9;
+    CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "provided"), "an unknown modifier refused: %s",
+          attn_last_error());
+    free(cache); free(work);
+    remove(path);
+}
+
 /* Grouped-query attention in the transformer: a model with kv_heads 2 of 4 heads equals the model
    with 4 key and value heads whose Wk, Wv rows repeat each group's (parameters copied by name);
    decoding it with its smaller cache gives the full pass' rows; its checkpoint keeps kv_heads. */
@@ -2314,6 +2400,7 @@ void test_models(void)
     test_transformer_sparse();
     test_transformer_gqa();
     test_transformer_qk_norm();
+    test_transformer_modifiers();
     test_llama_hf();
     test_bert_hf();
     test_transformer_encoder_options();
