@@ -645,6 +645,7 @@ typedef enum attn_mod_kind {
     ATTN_MOD_COUNT
 } attn_mod_kind;
 #define ATTN_MOD_MAX_DISTANCE 4096
+#define ATTN_MOD_MAX_HEADS 1024 /* ALiBi's */
 typedef struct attn_mod_config {
     attn_mod_kind kind;
     int H;                                    /* heads, >= 1 */
@@ -657,7 +658,10 @@ typedef struct attn_mod {
     attn_mod_config cfg;
     const attn_float *w;
     attn_float *dw;
-    unsigned short bucket[ATTN_MOD_MAX_DISTANCE + 1]; /* private: RELBIAS's bucket of each distance */
+    union { /* private: RELBIAS's bucket of each distance, ALiBi's slope of each head */
+        unsigned short bucket[ATTN_MOD_MAX_DISTANCE + 1];
+        attn_float slope[ATTN_MOD_MAX_HEADS];
+    } own;
 } attn_mod;
 /* The floats of w a configuration needs (RELBIAS: H buckets, TEMPERATURE: H, else 0); 0 and the
    error set for an invalid one. */
@@ -2812,6 +2816,7 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 #define attn__fill ATTN__K(attn__fill)
 #define attn__exp_row ATTN__K(attn__exp_row)
 #define attn__mul_tanh_grad ATTN__K(attn__mul_tanh_grad)
+#define attn__ramp_sub ATTN__K(attn__ramp_sub)
 #define attn__micro ATTN__K(attn__micro)
 #define attn__tile_store ATTN__K(attn__tile_store)
 #define attn__prefetch_tile ATTN__K(attn__prefetch_tile)
@@ -2857,6 +2862,9 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 #define attn__micro_wide_sb ATTN__K(attn__micro_wide_sb)
 #define attn__micro_narrow_sb ATTN__K(attn__micro_narrow_sb)
 #define attn__micro_narrow_p ATTN__K(attn__micro_narrow_p)
+
+/* 0, 1, 2, ...: each lane's index (a vector's worth at most) */
+static const attn_float attn__lanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 #endif /* shared code */
 
 /* ---- per-ISA code ---- */
@@ -4639,13 +4647,28 @@ static void attn__mul_tanh_grad(size_t n, const attn_float *t, attn_float *y)
     for (; i < n; i++) y[i] *= 1 - t[i] * t[i];
 }
 
+/* s[i] -= m (d - i) for i < n, d - i exact (a distance): ALiBi's term, rounded as m (d - i) itself. */
+static void attn__ramp_sub(size_t n, attn_float m, attn_float d, attn_float *s)
+{
+    attn__v vm = attn__vset1(m), lane = attn__vload(attn__lanes);
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v x = attn__vsub(attn__vset1(d - (attn_float)i), lane);
+        attn__vstore(s + i, attn__vsub(attn__vload(s + i), attn__vmul(vm, x)));
+    }
+    for (; i < n; i++) {
+        attn_float x = m * (d - (attn_float)i);
+        s[i] -= x;
+    }
+}
+
 /* ---- end of per-ISA code ---- */
 #ifndef ATTN__PASS
 
 /* The vector kernels' entries from the shared code, and the public ones (attn_dot ...) through them. */
 #define ATTN__VEC_KERNELS(X)                                                                              \
     X(dot) X(axpy) X(scale) X(max) X(exp) X(tanh) X(sum) X(mul) X(rows_op) X(sgd_apply) X(sgd_outer)      \
-    X(exp_weighted) X(exp_row) X(shift_copy) X(mul_add) X(scale_copy) X(fill) X(mul_tanh_grad)
+    X(exp_weighted) X(exp_row) X(shift_copy) X(mul_add) X(scale_copy) X(fill) X(mul_tanh_grad) X(ramp_sub)
 ATTN__VEC_KERNELS(ATTN__ISA_POINTER)
 
 /* The public vector primitives: the chosen ISA's kernels. */
@@ -6122,17 +6145,15 @@ static attn_float attn__alibi_slope(int h, int H)
 
 static void attn__alibi_score(void *ctx, int b, int h, int p, int j0, int n, attn_float *s)
 {
-    attn_float m = attn__alibi_slope(h, ((const attn_mod *)ctx)->cfg.H);
-    int k;
     (void)b;
-    for (k = 0; k < n; k++) s[k] -= m * (attn_float)(p - j0 - k);
+    ATTN__ISA(ramp_sub)((size_t)n, ((const attn_mod *)ctx)->own.slope[h], (attn_float)(p - j0), s);
 }
 
 /* RELBIAS's bucket of key j0 + k seen from key position p: its column in w [H, buckets]. */
 static int attn__relbias_bucket(const attn_mod *m, int rel)
 {
     int half = m->cfg.bidirectional ? m->cfg.buckets / 2 : 0, n = half ? abs(rel) : ATTN__MAX(-rel, 0);
-    return (half && rel > 0 ? half : 0) + m->bucket[ATTN__MIN(n, m->cfg.max_distance)];
+    return (half && rel > 0 ? half : 0) + m->own.bucket[ATTN__MIN(n, m->cfg.max_distance)];
 }
 
 static void attn__relbias_score(void *ctx, int b, int h, int p, int j0, int n, attn_float *s)
@@ -6235,7 +6256,9 @@ static attn_status attn__mod_check(const char *fn, const attn_mod_config *c, siz
     side = attn__relbias_side(c);
     if ((int)c->kind < 0 || c->kind >= ATTN_MOD_COUNT)
         return attn__fail(ATTN_ERR_ARG, "%s: kind %d is not a provided modifier", fn, (int)c->kind);
-    if (c->H < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: H = %d must be >= 1", fn, c->H);
+    if (c->H < 1 || (c->kind == ATTN_MOD_ALIBI && c->H > ATTN_MOD_MAX_HEADS))
+        return attn__fail(ATTN_ERR_SHAPE, "%s: H = %d must be >= 1 (ALiBi: <= %d)", fn, c->H,
+                          ATTN_MOD_MAX_HEADS);
     if (c->kind == ATTN_MOD_SOFTCAP && !(c->cap > 0 && attn__finite((double)c->cap)))
         return attn__fail(ATTN_ERR_ARG, "%s: softcap's cap = %g must be finite and > 0", fn, (double)c->cap);
     if (c->kind == ATTN_MOD_RELBIAS &&
@@ -6278,7 +6301,8 @@ ATTNDEF attn_status attn_mod_init(attn_mod *m, const attn_mod_config *c, const a
     m->fn.ctx = m;
     if (!m->dw) m->fn.grad = NULL;
     for (n = 0; cfg.kind == ATTN_MOD_RELBIAS && n <= cfg.max_distance; n++)
-        m->bucket[n] = (unsigned short)attn__t5_bucket_of(n, side, lmd);
+        m->own.bucket[n] = (unsigned short)attn__t5_bucket_of(n, side, lmd);
+    for (n = 0; cfg.kind == ATTN_MOD_ALIBI && n < cfg.H; n++) m->own.slope[n] = attn__alibi_slope(n, cfg.H);
     return ATTN_OK;
 }
 
@@ -6727,10 +6751,10 @@ static int attn__fusable(const attn__head *t)
     const attn_score_row *k = t->k;
     int lse = k->stat == ATTN_STAT_LSE && !k->offset &&
               (k->exponent == attn__exponent_s || k->exponent == attn__exponent_abs);
-    return t->w.kpan && !t->guard && !t->centered && !d->bias && !d->mod && d->dropout <= 0 && !d->key_mask &&
-           !d->segment && d->window <= 0 && d->block <= 0 && (lse || k->map == attn__ea_map) &&
-           d->dk <= ATTN__FDK && attn__depth_blocks(d->dk, ATTN__KC) == d->dk && d->dv % ATTN__VW == 0 &&
-           d->dv <= ATTN__FDV;
+    int masked = d->key_mask || d->segment || d->window > 0 || d->block > 0 || (d->mod && d->mod->mask);
+    return t->w.kpan && !t->guard && !t->centered && !d->bias && !masked && d->dropout <= 0 &&
+           (lse || k->map == attn__ea_map) && d->dk <= ATTN__FDK &&
+           attn__depth_blocks(d->dk, ATTN__KC) == d->dk && d->dv % ATTN__VW == 0 && d->dv <= ATTN__FDV;
 }
 
 /* The exponent of a score vector: s or (Cog) |s|, -3e38 where vis is 0 (edge tiles only). */
@@ -6829,15 +6853,37 @@ ATTN__INLINE void attn__fused_panel(attn__v S[ATTN__FR][ATTN__NV], const attn_fl
         }
 }
 
-/* Rows [i, i + nr) of O and their stats, nr <= FR, with nv = dv / VW (a constant where inlined). */
+/* S = q K^T over one panel: FR rows of scaled queries qs [FR, dk], the panel's keys kt [dk, PANEL]. */
+ATTN__INLINE void attn__fused_qk(attn__v S[ATTN__FR][ATTN__NV], const attn_float *qs, const attn_float *kt,
+                                 int dk)
+{
+    attn__v kv[ATTN__NV];
+    int r, c, v;
+    ATTN__FOR_FR(r)
+        ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vset1(0);
+    for (c = 0; c < dk; c++) {
+        ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
+            kv[v] = attn__vload(kt + c * ATTN__PANEL + v * ATTN__VW);
+            ATTN__IN_REG(kv[v]);
+        }
+        ATTN__FOR_FR(r) {
+            attn__v q = attn__vset1(qs[r * dk + c]);
+            ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vfma(q, kv[v], S[r][v]);
+        }
+    }
+}
+
+/* Rows [i, i + nr) of O and their stats, nr <= FR, with nv = dv / VW (a constant where inlined). A score
+   modifier takes a group's scores in memory (sm), row by row, before its weights. */
 ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_float *O, attn_float *st,
                                       int nv, int form)
 {
     const attn_attention_desc *d = t->d;
+    const attn_score_mod *md = d->mod && d->mod->score ? d->mod : NULL;
     int dk = d->dk, dv = d->dv, jend = attn__key_end(d, i, nr), r, c, v, j0, g, kg;
     attn_float qs[ATTN__FR * ATTN__FDK], pb[ATTN__FR * ATTN__FKEYS], m[ATTN__FR];
-    attn_float ob[ATTN__FKEEP ? 1 : ATTN__FR * ATTN__FDV];
-    attn__v S[ATTN__FR][ATTN__NV], acc[ATTN__FR][ATTN__FCH], l[ATTN__FR], kv[ATTN__NV];
+    attn_float ob[ATTN__FKEEP ? 1 : ATTN__FR * ATTN__FDV], sm[ATTN__FR * ATTN__FKEYS];
+    attn__v S[ATTN__FR][ATTN__NV], acc[ATTN__FR][ATTN__FCH], l[ATTN__FR];
     ATTN__FOR_FR(r) { /* q scaled once; empty accumulators */
         const attn_float *q = t->Qp + (size_t)(i + ATTN__MIN(r, nr - 1)) * t->ld;
         ATTN__ISA(scale_copy)((size_t)dk, t->scale, q, qs + r * dk);
@@ -6848,6 +6894,14 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
     if (!ATTN__FKEEP) ATTN__ISA(fill)((size_t)ATTN__FR * dv, 0, ob);
     for (j0 = 0; j0 < jend; j0 += kg) { /* a group of kg keys: P [FR, kg] panel by panel, then O += P V */
         kg = ATTN__MIN(ATTN__FKEYS, jend - j0);
+        for (g = 0; md && g < kg; g += ATTN__PANEL) { /* the group's scores into sm, changed row by row */
+            attn__fused_qk(S, qs, t->w.kpan + (size_t)(j0 + g) * dk, dk);
+            ATTN__FOR_FR(r)
+                ATTN__UNROLL for (v = 0; v < ATTN__NV; v++)
+                    attn__vstore(sm + r * ATTN__FKEYS + g + v * ATTN__VW, S[r][v]);
+        }
+        for (r = 0; md && r < nr; r++)
+            md->score(md->ctx, t->b, t->h, i + r + d->Tk - d->Tq, j0, kg, sm + r * ATTN__FKEYS);
         for (g = 0; g < kg; g += ATTN__PANEL) {
             const attn_float *kt = t->w.kpan + (size_t)(j0 + g) * dk, *vis[ATTN__FR];
             int kb = ATTN__MIN(ATTN__PANEL, kg - g), see = d->causal ? i + d->Tk - d->Tq + 1 - j0 - g : kb;
@@ -6855,18 +6909,11 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
                 vis[r] = ATTN__MIN(see + r, kb) >= ATTN__PANEL
                              ? NULL
                              : attn__ones_zeros + 64 - ATTN__MAX(0, ATTN__MIN(see + r, kb));
-            ATTN__FOR_FR(r)
-                ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vset1(0);
-            for (c = 0; c < dk; c++) { /* S = q K^T over the panel */
-                ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
-                    kv[v] = attn__vload(kt + c * ATTN__PANEL + v * ATTN__VW);
-                    ATTN__IN_REG(kv[v]);
-                }
-                ATTN__FOR_FR(r) {
-                    attn__v q = attn__vset1(qs[r * dk + c]);
-                    ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) S[r][v] = attn__vfma(q, kv[v], S[r][v]);
-                }
-            }
+            if (!md) attn__fused_qk(S, qs, kt, dk);
+            else
+                ATTN__FOR_FR(r)
+                    ATTN__UNROLL for (v = 0; v < ATTN__NV; v++)
+                        S[r][v] = attn__vload(sm + r * ATTN__FKEYS + g + v * ATTN__VW);
             if (vis[0]) /* edge panels (the causal diagonal, the last keys) apart: vis a constant 0 */
                 attn__fused_panel(S, vis, form, 1, m, l, acc, nv, ob, dv, pb, g);
             else

@@ -73,9 +73,10 @@ static double peak_forward_mib(int kind, size_t *io_bytes)
 }
 
 /* Median ms of a causal forward + backward of `kind` at B = 1, H = 8, T, dh = 64 (after a warm-up),
-   on buffers [8 T 64] (st: 8 T (2 64 + 3), differential's stats being the largest); *bytes gets the
-   workspace plus the stats, *fwd_ms (when not NULL) the median of the forward passes alone. */
-static double fwd_bwd_ms(int kind, int T, const attn_float *Q, const attn_float *K, const attn_float *V, attn_float *O, attn_float *st,
+   on buffers [8 T 64] (st: 8 T (2 64 + 3), differential's stats being the largest), with the score
+   modifier mod (NULL: none); *bytes gets the workspace plus the stats, *fwd_ms (when not NULL) the
+   median of the forward passes alone. */
+static double fwd_bwd_ms(int kind, const attn_score_mod *mod, int T, const attn_float *Q, const attn_float *K, const attn_float *V, attn_float *O, attn_float *st,
                          const attn_float *dO, attn_float *dQ, attn_float *dK, attn_float *dV, int repeats, size_t *bytes,
                          double *fwd_ms)
 {
@@ -86,7 +87,7 @@ static double fwd_bwd_ms(int kind, int T, const attn_float *Q, const attn_float 
     void *work;
     int rep;
     memset(&d, 0, sizeof d);
-    d.kind = (attn_kind)kind; d.B = 1; d.H = 8; d.Tq = d.Tk = T; d.dk = d.dv = 64; d.causal = 1;
+    d.kind = (attn_kind)kind; d.B = 1; d.H = 8; d.Tq = d.Tk = T; d.dk = d.dv = 64; d.causal = 1; d.mod = mod;
     wb = attn_attention_workspace(&d);
     if (!(work = malloc(wb))) return 0;
     g.dQ = dQ; g.dK = dK; g.dV = dV;
@@ -118,8 +119,8 @@ static void bench_kernel_ratio(int repeats)
     attn_rng_seed(&r, 3, 3);
     for (i = 0; i < 8 * n; i++) buf[i] = (attn_float)attn_rng_normal(&r, 0, 1);
     attn_set_threads(1);
-    a = fwd_bwd_ms(ATTN_KERNEL, 1024, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
-    b = fwd_bwd_ms(ATTN_KERNEL, 4096, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
+    a = fwd_bwd_ms(ATTN_KERNEL, NULL, 1024, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
+    b = fwd_bwd_ms(ATTN_KERNEL, NULL, 4096, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
     printf("\nKernel attention, causal fwd+bwd, one thread, median of %d: T = 1024 %.1f ms, T = 4096 %.1f ms, ratio %.2f\n", repeats, a, b, b / a);
     free(buf);
 }
@@ -173,28 +174,77 @@ static void bench_mixing(int repeats)
     free(buf);
 }
 
+/* The provided score modifiers on causal softmax at T 1024 and 2048 (B 1, H 8, dh 64), one thread:
+   medians of the forward and of forward + backward, and their speed against no modifier. */
+static void bench_mods(int repeats)
+{
+    static const int Ts[2] = {1024, 2048};
+    size_t n = (size_t)8 * 2048 * 64, i, bytes;
+    attn_float *buf = (attn_float *)malloc(sizeof(attn_float) * (8 * n + (size_t)8 * 2048 * (2 * 64 + 3))), w[8];
+    attn_float *Q = buf, *K = Q + n, *V = K + n, *O = V + n, *dO = O + n, *dQ = dO + n, *dK = dQ + n, *dV = dK + n, *st = dV + n;
+    attn_rng r;
+    int ti, k;
+    if (!buf) { fprintf(stderr, "out of memory\n"); return; }
+    attn_rng_seed(&r, 3, 4);
+    for (i = 0; i < 8 * n; i++) buf[i] = (attn_float)attn_rng_normal(&r, 0, 1);
+    for (k = 0; k < 8; k++) w[k] = (attn_float)(1 + 0.1 * k);
+    attn_set_threads(1);
+    printf("attn.h %s (%s kernels); causal softmax with a score modifier, B = 1, H = 8, dh = 64, one thread,\n"
+           "median of %d (relbias: 32 buckets up to distance 128; softcap: cap 30; temperature: 1 + 0.1 h;\n"
+           "relbias and temperature with their parameters' gradient, as in training)\n\n"
+           "%-12s %5s %10s %10s %10s %12s\n", ATTN_VERSION_STRING, attn_simd_name(), repeats, "modifier", "T",
+           "fwd ms", "fwd+bwd ms", "fwd speed", "fwd+bwd speed");
+    for (ti = 0; ti < 2; ti++) {
+        double f0 = 0, b0 = 0;
+        for (k = 0; k < ATTN_MOD_COUNT; k++) {
+            attn_mod_config c = {(attn_mod_kind)k, 8, 30, 32, 128, 0};
+            attn_mod m;
+            attn_float *tab = (attn_float *)calloc(2 * 8 * 32, sizeof(attn_float));
+            double f, b;
+            if (!tab || (k && attn_mod_init(&m, &c, k == ATTN_MOD_RELBIAS ? tab : w, tab + 8 * 32) != ATTN_OK)) {
+                fprintf(stderr, "bench_attention: %s\n", attn_last_error());
+                free(tab);
+                continue;
+            }
+            b = fwd_bwd_ms(ATTN_SOFTMAX, k ? &m.fn : NULL, Ts[ti], Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f);
+            if (!k) f0 = f, b0 = b;
+            printf("%-12s %5d %10.2f %10.2f %10.2f %12.2f\n", attn_mod_name((attn_mod_kind)k), Ts[ti], f, b, f0 / f,
+                   b0 / b);
+            fflush(stdout);
+            free(tab);
+        }
+    }
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     static const int Ts[2] = {1024, 2048};
-    int ti, th, k, repeats = 5, have_torch, i, memory_only = 0, only = -1;
+    int ti, th, k, repeats = 5, have_torch, i, memory_only = 0, only = -1, mods_only = 0;
     char kinds[256] = "";
     double peak = 0;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
         else if (!strcmp(argv[i], "--memory")) memory_only = 1;
+        else if (!strcmp(argv[i], "--mods")) mods_only = 1;
         else if (!strcmp(argv[i], "--kind") && i + 1 < argc && (only = attn_kind_from_name(argv[++i])) >= 0 &&
                  only <= LAST_PER_HEAD)
             continue;
         else {
-            printf("usage: bench_attention [--repeats N] [--memory] [--kind NAME]\n  causal fwd+bwd of the per-head attention kinds beside PyTorch, the head-mixing kinds\n"
+            printf("usage: bench_attention [--repeats N] [--memory] [--kind NAME] [--mods]\n  causal fwd+bwd of the per-head attention kinds beside PyTorch, the head-mixing kinds\n"
                    "  at the SRAVEN shape, kernel attention's time ratio T = 4096 : 1024, then the peak memory\n"
                    "  at T = 8192; --memory: only the memory table; --kind NAME: only that kind's rows, without\n"
-                   "  PyTorch or the other tables (to profile it, e.g. under perf record).\n"
+                   "  PyTorch or the other tables (to profile it, e.g. under perf record); --mods: only the\n"
+                   "  provided score modifiers' table (softmax with each, against none).\n"
                    "  Run from the repository root.\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
         }
     }
     if (repeats < 1 || repeats > 64) repeats = 5;
+    if (mods_only) {
+        bench_mods(repeats);
+        return 0;
+    }
     for (k = 0; k <= LAST_PER_HEAD; k++) {
         if (k) strcat(kinds, ",");
         strcat(kinds, attn_kind_get((attn_kind)k)->name);
@@ -233,7 +283,7 @@ int main(int argc, char **argv)
                 size_t bytes;
                 double fms, ms, tm = torch_ms[k][ti][th - 1], gf, gff;
                 if (only >= 0 && k != only) continue;
-                ms = fwd_bwd_ms(k, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &fms);
+                ms = fwd_bwd_ms(k, NULL, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &fms);
                 gf = 7.0 * T * T * 64 * 8 / (ms * 1e-3) / 1e9;  /* the products' rate, GFLOP/s */
                 gff = 2.0 * T * T * 64 * 8 / (fms * 1e-3) / 1e9; /* the forward's */
                 int linear = (attn_kind_get((attn_kind)k)->flags & ATTN_KF_LINEAR_TIME) != 0;

@@ -1136,8 +1136,10 @@ static int md_prefix(void *c, int b, int h, int p, int j)
     return j <= p || j < ((const md_ctx *)c)->prefix;
 }
 
-/* One forward and backward call of d on fixed inputs (B 2, H 3, T 37, dk = dv = 8) into O, dQ, dK, dV. */
-enum { MD_B = 2, MD_H = 3, MD_T = 37, MD_D = 8, MD_N = MD_B * MD_H * MD_T * MD_D };
+/* One forward and backward call of d on fixed inputs (B 2, H 3, T 37, dk = dv = 6, a width the fused
+   forward does not take: bit-for-bit comparisons with a bias, which it does not take either) into O,
+   dQ, dK, dV. */
+enum { MD_B = 2, MD_H = 3, MD_T = 37, MD_D = 6, MD_N = MD_B * MD_H * MD_T * MD_D }; /* dv 6: the tiled engine */
 static int md_run(const attn_attention_desc *d, attn_float *O, attn_float *dQ, attn_float *dK, attn_float *dV)
 {
     static attn_float Q[MD_N], K[MD_N], V[MD_N], dO[MD_N], st[MD_B * MD_H * MD_T];
@@ -1479,6 +1481,56 @@ static void test_provided_mods(void)
     }
 }
 
+/* The fused forward with a score modifier, at shapes every SIMD ISA fuses (dk = dv = 32), against the
+   tiled engine's (the same call with a zero bias, which the fused kernel does not take): O and the
+   stats within rounding, for the four provided modifiers in softmax, Cog and EA, causal or not. */
+static void test_fused_mods(void)
+{
+    enum { B = 1, H = 2, T = 70, D = 32, N = B * H * T * D };
+    static const attn_kind kinds[3] = {ATTN_SOFTMAX, ATTN_COG, ATTN_EXPRESSIVE};
+    static attn_float Q[N], K[N], V[N], O1[N], O2[N], s1[B * H * T], s2[B * H * T], zero[H * T * T], w[64];
+    attn_attention_desc d, e;
+    attn_mod_config c;
+    attn_mod m;
+    attn_rng r;
+    double worst = 0;
+    int k, v, causal, i, calls = 0;
+    attn_rng_seed(&r, 31, 0);
+    t_randn(Q, N, &r, 1); t_randn(K, N, &r, 1); t_randn(V, N, &r, 1); t_randn(w, 64, &r, 0.5);
+    for (i = 0; i < H; i++) w[i] += 1; /* temperatures near 1 */
+    for (k = 0; k < 3; k++)
+        for (v = ATTN_MOD_ALIBI; v < ATTN_MOD_COUNT; v++)
+            for (causal = 0; causal < 2; causal++) {
+                size_t wb, wb2;
+                void *work;
+                memset(&c, 0, sizeof c);
+                c.kind = (attn_mod_kind)v; c.H = H; c.cap = 2; c.buckets = 16; c.max_distance = 40;
+                attn_mod_init(&m, &c, w, NULL);
+                memset(&d, 0, sizeof d);
+                d.kind = kinds[k]; d.B = B; d.H = H; d.Tq = d.Tk = T; d.dk = d.dv = D; d.causal = causal;
+                d.mod = &m.fn;
+                e = d;
+                e.bias = zero;
+                wb = attn_attention_workspace(&d);
+                wb2 = attn_attention_workspace(&e);
+                wb = wb > wb2 ? wb : wb2;
+                work = malloc(wb);
+                if (!work || attn_attention_forward(&d, O1, s1, NULL, Q, K, V, work, wb) != ATTN_OK ||
+                    attn_attention_forward(&e, O2, s2, NULL, Q, K, V, work, wb) != ATTN_OK) {
+                    CHECK(0, "fused modifiers: %s", attn_last_error());
+                    free(work);
+                    continue;
+                }
+                for (i = 0; i < N; i++) worst = fmax(worst, fabs((double)O1[i] - O2[i]) / fmax(1, fabs((double)O2[i])));
+                for (i = 0; i < B * H * T; i++)
+                    worst = fmax(worst, fabs((double)s1[i] - s2[i]) / fmax(1, fabs((double)s2[i])));
+                free(work);
+                calls++;
+            }
+    CHECK(calls == 24 && worst < 1e2 * T_EPS, "score modifiers in the fused forward = in the tiled one: %.3g (%d calls)",
+          worst, calls);
+}
+
 /* The layer's step over a cache against its full pass, for every kind the step takes: causal
    self-attention in calls of 3, 1 and 2 rows gives the full pass' rows, with RoPE (variant 0), a
    window with a different dilation per head, a global token and ALiBi slopes per head (variant 1,
@@ -1599,6 +1651,7 @@ void test_attention(void)
     test_bad_input();
     test_modifiers();
     test_provided_mods();
+    test_fused_mods();
     test_kv_rows();
     test_layer_step();
 }
