@@ -223,6 +223,9 @@ ATTNDEF const char *attn_status_string(attn_status s);
 ATTNDEF const char *attn_last_error(void);
 ATTNDEF attn_status attn_last_status(void);
 ATTNDEF void attn_clear_error(void);
+/* Raises an error of your own (an engine, a modifier or a callback of yours): sets this thread's
+   message (printf's format) and status, tells the log, and returns s. */
+ATTNDEF attn_status attn_set_error(attn_status s, const char *fmt, ...);
 /* Called with every error message as it is raised (from any thread); NULL turns it off. */
 typedef void (*attn_log_fn)(void *user, attn_status s, const char *message);
 ATTNDEF void attn_set_log(attn_log_fn fn, void *user);
@@ -345,11 +348,18 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name);
    *max_err, may be NULL) is at most tol, 0 when not, -1 (error set) for a loss that is not finite
    (at p's values or at a moved entry: the check cannot be made), a negative or non-finite h or tol,
    max_entries < 0, or no memory.
+   Kinks (ReLU at 0, |x| at 0): where the central difference misses by more than tol but the
+   one-sided difference on one side, (L(x + h) - L(x)) / h or (L(x) - L(x - h)) / h, is within tol,
+   the entry's error is that side's and it counts as a kink; attn_gradcheck_kinks() gives the count
+   of the last check in this thread. A wrong gradient misses on both sides.
    p->data is left as it was, bit for bit; p->gdata holds the analytic gradient. Allocates
    (ATTN_MALLOC) a copy of the gradient for the call. */
 typedef double (*attn_loss_fn)(void *ctx, int backward);
 ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, uint64_t seed, double h,
                                   double tol, int max_entries, double *max_err);
+/* The entries the last gradient check in this thread (attn_gradcheck_params or _attention) judged
+   by a one-sided difference, at a kink. */
+ATTNDEF int attn_gradcheck_kinks(void);
 
 /* ============================================================================================== */
 /* 4. kernels                                                                                      */
@@ -876,11 +886,11 @@ ATTNDEF attn_status attn_attention_backward(const attn_attention_desc *d, const 
    from seed (Q, K, V normal, scale 1) in the descriptor's shapes and settings: with the loss
    L = sum w . O for fixed random w, every entry of Q, K and V (the first max_entries of each, 0: all)
    is moved by +-h, and the error is |fd - analytic| / max(1, |fd| + |analytic|). h and tol 0 take
-   this build's defaults: 1e-2 and 1e-2 in float (what float can promise), 1e-6 and 1e-6 in double.
-   Returns 1 when the largest error (in *max_err, may be NULL) is at most tol, 0 when not, -1 (error
-   set) when the calls fail or h, tol or max_entries is negative or not finite. A kind whose weights
-   jump (Cog's sign at s = 0) needs inputs away from the jump, or double. Allocates (ATTN_MALLOC) its
-   buffers for the call. */
+   this build's defaults: 1e-2 and 1e-2 in float (what float can promise), 1e-6 and 1e-6 in double;
+   kinks as in attn_gradcheck_params. Returns 1 when the largest error (in *max_err, may be NULL) is
+   at most tol, 0 when not, -1 (error set) when the calls fail or h, tol or max_entries is negative
+   or not finite. A kind whose weights jump (Cog's sign at s = 0) needs inputs away from the jump, or
+   double. Allocates (ATTN_MALLOC) its buffers for the call. */
 ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed, double h, double tol,
                                      int max_entries, double *max_err);
 
@@ -2135,21 +2145,37 @@ ATTNDEF void attn_set_log(attn_log_fn fn, void *user) { attn__logfn = fn; attn__
 
 /* Records a failure ("function: what went wrong") and returns its status. The message is formatted
    aside first, so an argument may be attn_last_error() itself (a caller adding its name). */
-static attn_status attn__fail(attn_status s, const char *fmt, ...)
+static attn_status attn__vfail(attn_status s, const char *fmt, va_list ap)
 {
     char msg[sizeof attn__errmsg];
-    va_list ap;
-    va_start(ap, fmt);
 #ifndef ATTN_NO_STDIO
     vsnprintf(msg, sizeof msg, fmt, ap);
 #else
+    (void)ap;
     strncpy(msg, fmt, sizeof msg - 1);
     msg[sizeof msg - 1] = 0;
 #endif
-    va_end(ap);
     memcpy(attn__errmsg, msg, sizeof msg);
     attn__errstat = s;
     if (attn__logfn) attn__logfn(attn__loguser, s, attn__errmsg);
+    return s;
+}
+
+static attn_status attn__fail(attn_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    s = attn__vfail(s, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+ATTNDEF attn_status attn_set_error(attn_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    s = attn__vfail(s, fmt ? fmt : "", ap);
+    va_end(ap);
     return s;
 }
 
@@ -2674,6 +2700,25 @@ ATTNDEF int attn_params_find(const attn_params *p, const char *name)
     return -1;
 }
 
+static ATTN__TLS int attn__gc_kinks;
+ATTNDEF int attn_gradcheck_kinks(void) { return attn__gc_kinks; }
+
+/* The error of an analytic derivative g against the loss at x - h, x, x + h (down, mid, up):
+   |fd - g| / max(1, |fd| + |g|) for the central difference fd, or at a kink (it misses by more than
+   tol, a one-sided difference is within tol) the better side's, counted in attn__gc_kinks. */
+static double attn__gc_error(double down, double mid, double up, double h, double g, double tol)
+{
+    double fd = (up - down) / (2 * h), e = fabs(fd - g) / ATTN__MAX(1, fabs(fd) + fabs(g)), r, l;
+    if (!(e > tol)) return e;
+    r = (up - mid) / h;
+    l = (mid - down) / h;
+    r = fabs(r - g) / ATTN__MAX(1, fabs(r) + fabs(g));
+    l = fabs(l - g) / ATTN__MAX(1, fabs(l) + fabs(g));
+    if (!(ATTN__MIN(r, l) <= tol)) return e;
+    attn__gc_kinks++;
+    return ATTN__MIN(r, l);
+}
+
 /* The gradient checkers' step, tolerance and count: finite and >= 0 (0: the defaults); 0 (error set)
    if not. */
 static int attn__gc_args(const char *fn, double h, double tol, int max_entries)
@@ -2699,6 +2744,7 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
     if (!attn__gc_args(__func__, h, tol, max_entries)) return -1;
     h = h > 0 ? h : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
     tol = tol > 0 ? tol : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
+    attn__gc_kinks = 0;
     if (!(an = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * (p->total ? p->total : 1)))) {
         attn__fail(ATTN_ERR_NOMEM, "attn_gradcheck_params: no memory for %lu floats",
                    (unsigned long)p->total);
@@ -2712,7 +2758,7 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
         n = attn_tensor_numel(&p->value[t]);
         for (k = 0; k < (max_entries > 0 && (size_t)max_entries < n ? (size_t)max_entries : n); k++) {
             attn_float *x = p->data + p->offset[t], keep;
-            double up, down, fd, g, e;
+            double up, down, e;
             i = max_entries > 0 && (size_t)max_entries < n ? (size_t)attn_rng_int(&r, (uint32_t)n) : k;
             keep = x[i];
             x[i] = (attn_float)(keep + h); up = loss(ctx, 0);
@@ -2722,9 +2768,7 @@ ATTNDEF int attn_gradcheck_params(attn_params *p, attn_loss_fn loss, void *ctx, 
                 L = up + down; /* not finite: the check stops */
                 break;
             }
-            fd = (up - down) / (2 * h);
-            g = an[p->offset[t] + i];
-            e = fabs(fd - g) / ATTN__MAX(1, fabs(fd) + fabs(g));
+            e = attn__gc_error(down, L, up, h, an[p->offset[t] + i], tol);
             worst = e > worst || !attn__finite(e) ? e : worst;
         }
     }
@@ -8552,13 +8596,14 @@ ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed
     void *work;
     size_t wb, i, total, lim;
     attn_rng r;
-    double worst = 0, fd, an, Lp, Lm;
+    double worst = 0, e, L0, Lp, Lm;
     int v, st = 1;
     if (attn__attention_check(__func__, d, (size_t)-1) != ATTN_OK ||
         !attn__gc_args(__func__, h, tol, max_entries))
         return -1;
     h = h > 0 ? h : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
     tol = tol > 0 ? tol : sizeof(attn_float) == 8 ? 1e-6 : 1e-2;
+    attn__gc_kinks = 0;
     b.n[0] = (size_t)d->B * d->H * d->Tq * d->dk;
     b.n[1] = (size_t)d->B * d->H * d->Tk * d->dk;
     b.n[2] = (size_t)d->B * d->H * d->Tk * d->dv;
@@ -8585,7 +8630,7 @@ ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed
     memset(b.g[0], 0, sizeof(attn_float) * (b.n[0] + b.n[1] + b.n[2]));
     memset(&gr, 0, sizeof gr);
     gr.dQ = b.g[0]; gr.dK = b.g[1]; gr.dV = b.g[2];
-    if (attn__gc_loss(d, &b, work, wb) != attn__gc_loss(d, &b, work, wb) || /* NaN: the forward call failed */
+    if ((L0 = attn__gc_loss(d, &b, work, wb)) != attn__gc_loss(d, &b, work, wb) || /* NaN: it failed */
         attn_attention_backward(d, &gr, b.w, b.x[0], b.x[1], b.x[2], b.O, b.st, work, wb) != ATTN_OK)
         st = -1;
     for (v = 0; v < 3 && st >= 0; v++) {
@@ -8597,10 +8642,8 @@ ATTNDEF int attn_gradcheck_attention(const attn_attention_desc *d, uint64_t seed
             b.x[v][i] = (attn_float)(x - h);
             Lm = attn__gc_loss(d, &b, work, wb);
             b.x[v][i] = x;
-            fd = (Lp - Lm) / (2 * h);
-            an = b.g[v][i];
-            fd = fabs(fd - an) / ATTN__MAX(1, fabs(fd) + fabs(an));
-            worst = fd > worst || fd != fd ? fd : worst;
+            e = attn__gc_error(Lm, L0, Lp, h, b.g[v][i], tol);
+            worst = e > worst || e != e ? e : worst;
         }
     }
     ATTN_FREE(mem);

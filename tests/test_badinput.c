@@ -548,7 +548,7 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
    - no argument that can be wrong: attn_clear_error attn_last_error attn_get_threads attn_set_threads
      attn_simd_name attn_gemm_release attn_gemm_scratch_bytes attn_set_log attn_cisformer_config_default
      attn_transformer_config_default attn_seq2seq_config_default attn_status_string attn_act_name
-     attn_nt_name attn_diff_lambda_init
+     attn_nt_name attn_diff_lambda_init attn_set_error attn_gradcheck_kinks
    - lookups, where "not there" is an answer (NULL or -1), not an error: attn_kind_get
      attn_kind_from_name attn_nt_from_name attn_params_find attn_safetensors_find attn_safetensors_meta
      attn_wordpiece_id attn_wordpiece_token attn_mod_name attn_mod_from_name

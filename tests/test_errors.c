@@ -90,8 +90,12 @@ void test_errors(void)
     /* the log callback sees every error */
     attn_set_log(count_log, NULL);
     attn_softmax_forward(out, in, 0, 0);
+    /* an error of the caller's own (a user engine's): message, status, the log, the return value */
+    CHECK(attn_set_error(ATTN_ERR_SHAPE, "my engine: dk = %d is odd", 7) == ATTN_ERR_SHAPE &&
+              !strcmp(attn_last_error(), "my engine: dk = 7 is odd") && attn_last_status() == ATTN_ERR_SHAPE,
+          "attn_set_error: \"%s\"", attn_last_error());
     attn_set_log(NULL, NULL);
-    CHECK(logged == 1, "log callback called %d times, expected 1", logged);
+    CHECK(logged == 2, "log callback called %d times, expected 2", logged);
     CHECK(strcmp(attn_status_string(ATTN_ERR_NOMEM), "out of memory") == 0, "status strings");
     attn_clear_error();
     CHECK(attn_last_error()[0] == 0 && attn_last_status() == ATTN_OK, "attn_clear_error");

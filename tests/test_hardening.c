@@ -152,15 +152,16 @@ static void hardening_kv_cache(void)
    not a failed check; a NaN or negative step or tolerance and a negative count are refused instead
    of taking the defaults. */
 static attn_params gc_p;
-static int gc_calls, gc_nan_after;
+static int gc_calls, gc_nan_after, gc_abs; /* gc_abs: L = sum |x| with gradient gc_abs sign(x) */
 static double gc_loss(void *ctx, int backward)
 {
     double L = 0;
     int i;
     (void)ctx;
     for (i = 0; i < 3; i++) {
-        L += (double)gc_p.data[i] * gc_p.data[i];
-        if (backward) gc_p.gdata[i] += 2 * gc_p.data[i];
+        double x = gc_p.data[i];
+        L += gc_abs ? fabs(x) : x * x;
+        if (backward) gc_p.gdata[i] += (attn_float)(gc_abs ? gc_abs * (x < 0 ? -1 : 1) : 2 * x);
     }
     return ++gc_calls > gc_nan_after ? NAN : L;
 }
@@ -189,6 +190,18 @@ static void hardening_gradcheck_params(void)
         res = attn_gradcheck_params(&gc_p, gc_loss, NULL, 1, h, tol, i < 4 ? bad[i].max : 0, &err);
         CHECK(res == -1 && attn_last_status() == ATTN_ERR_ARG, "gradcheck_params: bad argument %d gives %d", i, res);
     }
+    /* a kink: |x| at x = 0.003 with h = 0.01 (the central difference 0.3, the right one 1): counted as
+       one, not as an error; a wrong gradient (2 sign x) still fails */
+    gc_p.data[0] = 0.003f;
+    gc_abs = 1;
+    res = attn_gradcheck_params(&gc_p, gc_loss, NULL, 1, 1e-2, 1e-3, 0, &err);
+    CHECK(res == 1 && attn_gradcheck_kinks() == 1, "gradcheck_params: |x| near its kink passes (%d, error %.3g) "
+          "with one kink counted (%d)", res, err, attn_gradcheck_kinks());
+    gc_abs = 2;
+    res = attn_gradcheck_params(&gc_p, gc_loss, NULL, 1, 1e-2, 1e-3, 0, &err);
+    CHECK(res == 0 && attn_gradcheck_kinks() == 0, "gradcheck_params: a wrong gradient at the kink fails (%d, %d kinks)",
+          res, attn_gradcheck_kinks());
+    gc_abs = 0;
     attn_params_free(&gc_p);
 }
 
