@@ -658,10 +658,11 @@ typedef enum attn_mod_kind {
 #define ATTN_MOD_MAX_HEADS 1024 /* ALiBi's */
 typedef struct attn_mod_config {
     attn_mod_kind kind;
-    int H;                                    /* heads, >= 1 */
+    int H;                                    /* heads, >= 1 (ALiBi: <= ATTN_MOD_MAX_HEADS) */
     attn_float cap;                           /* SOFTCAP */
-    int buckets, max_distance, bidirectional; /* RELBIAS: buckets >= 2 (4 when bidirectional),
-                                                 buckets / 2 <= max_distance <= ATTN_MOD_MAX_DISTANCE */
+    int buckets, max_distance, bidirectional; /* RELBIAS: buckets >= 2 (4 when bidirectional), and
+                                                 half a direction's buckets < max_distance <=
+                                                 ATTN_MOD_MAX_DISTANCE */
 } attn_mod_config;
 typedef struct attn_mod {
     attn_score_mod fn; /* its functions, ctx = this struct */

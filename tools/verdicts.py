@@ -31,6 +31,7 @@ FAMILIES = [
     ("The settings that favoured softmax in the 4-seed screen, at 16 seeds", r"(lr0\.05|mom0\.9|scale4|lnbias)-n(32|52)$"),
     ("E3 and its shortcut control (N_con 55, 56, 57; evaluated every 5 epochs)", r"E3-n\d+-every5$"),
     ("E5 with q, k from the raw input, and E10 (evaluated every 5 epochs)", r"(E5-qkraw|E10)-every5$"),
+    ("E11 at N_con 128, the paper's 20,000 epochs (evaluated every 200 epochs)", r"E11-n128-curves$"),
 ]
 
 
@@ -149,7 +150,7 @@ def main():
         lines.append("")
     rest = [n for n in names if n not in used]
     if rest:
-        lines += ["Grids in the data that no family takes: " + ", ".join(rest), ""]
+        lines += ["Grids in the data that no family takes (one kind only: no comparison): " + ", ".join(rest), ""]
     open(OUT, "w").write("\n".join(lines))
     print("wrote %s (%d grids)" % (OUT, len(used)))
 
