@@ -100,4 +100,15 @@ run "E7-curves" train --task nt --N 16 --tau 5 --attn softmax --ncon 256 --seeds
     --eval-every 100 --final-test 10000 --snapshot-every 1000
 run "E11-n128-curves" train --task ntr --N 16 --tau 2 --attn softmax,ea --ncon 128 --seeds 16 --epochs 20000 \
     --eval-every 200 --final-test 4096 --snapshot-every 1000
+# 8. The paper's own experiments at 16 seeds with every run's curve kept, so that their verdicts
+#    follow the rule (times censored, counts by Fisher) from the CSVs: the presets' protocols.
+run "E2-rule" $NT --ncon 52 --epochs 2000 --eval-every 50
+run "E4-rule" $NT --ncon 16 --epochs 5000 --eval-every 50
+run "E9-rule" train --task mix --N 16 --tau 2 --attn softmax,ea --ncon 32 --seeds 16 --epochs 5000 \
+    --lr-drop 2500 --eval-every 50 --final-test 2000
+run "E1-rule" $NT --ncon 32 --epochs 10000 --eval-every 100 --snapshot-every 1000
+run "E6-rule" train --task nt --N 16 --tau 5 --attn softmax,ea --ncon 128 --seeds 16 --epochs 10000 \
+    --eval-every 100 --final-test 10000 --snapshot-every 1000
+run "E11-n64-rule" train --task ntr --N 16 --tau 2 --attn softmax,ea --ncon 64 --seeds 16 --epochs 20000 \
+    --eval-every 200 --final-test 4096 --snapshot-every 1000
 echo "papers_runs: stopped or finished; rerun to go on"
