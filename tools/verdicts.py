@@ -32,6 +32,13 @@ FAMILIES = [
     ("E3 and its shortcut control (N_con 55, 56, 57; evaluated every 5 epochs)", r"E3-n\d+-every5$"),
     ("E5 with q, k from the raw input, and E10 (evaluated every 5 epochs)", r"(E5-qkraw|E10)-every5$"),
     ("E11 at N_con 128, the paper's 20,000 epochs (evaluated every 200 epochs)", r"E11-n128-curves$"),
+    # the paper's own experiments at 16 seeds, each its own family (a headline claim)
+    ("E1: N16T2, N_con 32, 10,000 epochs", r"^E1-rule$"),
+    ("E2: N16T2, N_con 52, 2,000 epochs", r"^E2-rule$"),
+    ("E4: N16T2, N_con 16, 5,000 epochs", r"^E4-rule$"),
+    ("E6: N16T5, N_con 128, 10,000 epochs", r"^E6-rule$"),
+    ("E9: NT + NT-S, N_con 32, 5,000 epochs (lr / 4 after 2,500)", r"^E9-rule$"),
+    ("E11: NT-R, N_con 64, 20,000 epochs", r"^E11-n64-rule$"),
 ]
 
 
