@@ -13714,8 +13714,8 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.global = w[29];
     }
     tail = h.version > 1 && c.layers >= 0 && c.layers <= ATTN_MAX_LAYERS ? h.nconfig - words - c.layers : 0;
-    if (tail != 5 && tail != ATTN__TF_TAIL && tail != ATTN__TF_TAIL_MOD + c.layers)
-        tail = 0; /* 5: before qk_norm and what follows it */
+    if (tail != 5 && tail != ATTN__TF_TAIL && (!tail || tail != ATTN__TF_TAIL_MOD + c.layers))
+        tail = 0; /* 5: before qk_norm and what follows it; tail is 0 for an out-of-range layer count */
     if (tail) {
         c.bigbird_block = w[words + c.layers];
         c.bigbird_random = w[words + c.layers + 1];

@@ -223,6 +223,15 @@ static unsigned char *st_file(const char *h, size_t nd, size_t *n)
    name, metadata) read value for value; a save read back bit for bit; 33 hostile headers, every
    truncation and every header bit flip refused (or read) without a crash, st untouched; get and
    save refuse with the tensor's name. */
+/* A transformer checkpoint of format 1 whose layer count is INT_MAX (the fuzzer's find): refused,
+   without the tail's word count overflowing int (UBSan in test-sanitize). */
+static void hardening_layers_intmax(void)
+{
+    attn_transformer m;
+    attn_status s = attn_transformer_load(&m, "tests/fuzz/corpus/loaders/found-layers-intmax");
+    CHECK(s != ATTN_OK, "a checkpoint with INT_MAX layers is refused: %s", attn_last_error());
+}
+
 static void hardening_safetensors(void)
 {
     static const char *bad[] = {
@@ -451,6 +460,7 @@ void test_hardening(void)
     hardening_vector_tail();
     hardening_kv_cache();
     hardening_gradcheck_params();
+    hardening_layers_intmax();
     hardening_safetensors();
     hardening_wordpiece();
 }
