@@ -58,7 +58,7 @@ endif
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/alibi $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode $(BUILD)/bench_minilm \
            $(BUILD)/bench_fused
 
-.PHONY: help api-doc doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-minilm test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-isa bench-web clean install uninstall
+.PHONY: help api-doc python test-python doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-minilm test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-isa bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS) ## build every program and test flavour into build/
 
@@ -192,6 +192,25 @@ $(BUILD)/test_sanitize: $(TEST_DEP) | $(BUILD)
 ## test: the whole suite: every flavour, the examples, the driver, the packaging
 test: $(FLAVOURS) $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/alibi $(BUILD)/attnlab
 	@CC="$(CC)" ARCH="$(ARCH)" sh tests/run.sh $(FLAVOURS) $(DISPATCH_RUNS)
+
+# The Python package's shared libraries (python/attn/_libattn.so, float; _libattn64.so, float64),
+# loaded by python/attn with ctypes: `make python`, then PYTHONPATH=python (or pip install ./python).
+PY_LIB_FLAGS = $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) -fPIC -shared -I.
+python: python/attn/_libattn.so python/attn/_libattn64.so ## the Python package's libraries (ctypes)
+python/attn/_libattn.so: attn.h python/attn_py.c
+	$(CC) $(PY_LIB_FLAGS) python/attn_py.c -o $@ $(LIBS)
+python/attn/_libattn64.so: attn.h python/attn_py.c
+	$(CC) $(PY_LIB_FLAGS) -DATTN_DOUBLE python/attn_py.c -o $@ $(LIBS)
+
+PYTHON ?= python3
+test-python: python ## the Python package against PyTorch, and pip install ./python offline
+	@$(PYTHON) tests/python_check.py
+	@if ! $(PYTHON) -m pip --version >/dev/null 2>&1; then echo "skip: no pip for $(PYTHON) (pip install ./python)"; \
+	else tmp=$$(mktemp -d) && PIP_ROOT_USER_ACTION=ignore $(PYTHON) -m pip install --quiet --no-index \
+	    --no-build-isolation --disable-pip-version-check --target $$tmp ./python && \
+	    (cd / && PYTHONPATH=$$tmp $(PYTHON) -c "import attn; assert attn._lib.lib().path.startswith('$$tmp'); \
+	    print('pip install ./python (offline):', attn.simd(), len(attn.kinds()), 'kinds')"); \
+	    s=$$?; rm -rf $$tmp python/build python/*.egg-info; exit $$s; fi
 
 test-sanitize: $(BUILD)/test_sanitize ## the suite under ASan and UBSan
 	@sh tests/run.sh --no-compile $(BUILD)/test_sanitize
@@ -379,8 +398,8 @@ bench-isa:
 	        $$b/bench_transformer --threads 1 || exit 1; \
 	done
 
-clean: ## remove build/
-	rm -rf $(BUILD)
+clean: ## remove build/ and the Python package's libraries
+	rm -rf $(BUILD) python/attn/*.so
 
 install: ## the header, attn.pc and the CMake package under PREFIX
 	mkdir -p $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pkgconfig $(DESTDIR)$(PREFIX)/share/cmake/attn

@@ -395,4 +395,5 @@ def main2(names):
     print("%d files and index.txt in %s" % (len(names), out_dir))
 
 
-main2(main())
+if __name__ == "__main__":
+    main2(main())

@@ -1,0 +1,181 @@
+"""One attention call, forward and backward, over arrays of either framework (numpy or torch): the
+descriptor from the arrays' shapes and the options, every shape checked before attn.h reads a
+pointer, the outputs and the workspace allocated by the framework."""
+import ctypes
+
+from ._lib import ArgumentError, lib
+
+
+def options(*, kind="softmax", causal=False, scale=None, key_mask=None, segment=None, bias=None, window=0,
+            dilation=None, global_tokens=None, block=0, layout=None, centered_literal=False, dropout=0.0,
+            dropout_seed=0, lambda_=None, gain=None, w2=None, lambda_init=None, mod=None, mod_weight=None):
+    """The keyword arguments every attention function takes (see docs/python.md)."""
+    return dict(locals())
+
+
+# The options that are float arrays (and can have gradients), and the integer / boolean ones.
+FLOAT_OPTIONS = ("bias", "lambda_", "gain", "w2", "mod_weight")
+INT_OPTIONS = {"key_mask": "u8", "segment": "i32", "dilation": "i32", "global_tokens": "u8", "layout": "u8"}
+GRAD_NAMES = {"bias": "dbias", "lambda_": "dlambda", "gain": "dgain", "w2": "dw2"}
+
+
+class Mod:
+    """A provided score modifier: Mod("alibi", heads=H), Mod("softcap", cap=30.0), Mod("relbias",
+    heads=H, buckets=32, max_distance=128, bidirectional=False) with mod_weight [H * buckets], or
+    Mod("temperature", heads=H) with mod_weight [H]. Pass it as mod=...; its learned weights, when it
+    has some, go as mod_weight (they get a gradient)."""
+
+    def __init__(self, kind, heads=1, cap=0.0, buckets=32, max_distance=128, bidirectional=False):
+        self.kind, self.heads, self.cap = kind, heads, cap
+        self.buckets, self.max_distance, self.bidirectional = buckets, max_distance, bidirectional
+        self.params(lib())  # refuses an unknown kind or an invalid configuration now
+
+    def config(self, L):
+        k = L.c.attn_mod_from_name(self.kind.encode())
+        if k < 0:
+            raise ArgumentError(f"unknown score modifier {self.kind!r}", 1)
+        return L.ModConfig(k, self.heads, self.cap, self.buckets, self.max_distance, int(self.bidirectional))
+
+    def params(self, L):
+        """The number of weights (mod_weight's length) the modifier takes."""
+        cfg = self.config(L)
+        L.c.attn_clear_error()
+        n = L.c.attn_mod_params(ctypes.byref(cfg))
+        if n == 0 and L.c.attn_last_status() != 0:
+            raise L.error()
+        return n
+
+    def __repr__(self):
+        return f"Mod({self.kind!r}, heads={self.heads})"
+
+
+def kind_id(L, kind):
+    if isinstance(kind, int):
+        return kind
+    k = L.c.attn_kind_from_name(str(kind).encode())
+    if k < 0:
+        raise ArgumentError(f"unknown attention kind {kind!r} (attn.kinds() lists them)", 1)
+    return k
+
+
+def _need(name, x, shape):
+    if x is not None and tuple(x.shape) != tuple(shape):
+        raise ArgumentError(f"{name} has shape {tuple(x.shape)}, expected {tuple(shape)}", 2)
+
+
+class Call:
+    """The descriptor of one call. fw: the framework adapter (ptr, empty, zeros, floats, ints);
+    q, k, v: float arrays of one dtype, contiguous; o: the options."""
+
+    def __init__(self, fw, q, k, v, o):
+        self.fw, self.o = fw, o
+        for name, x in (("q", q), ("k", k), ("v", v)):
+            if len(x.shape) != 4:
+                raise ArgumentError(f"{name} must be [B, H, T, d], has shape {tuple(x.shape)}", 2)
+        B, H, Tq, dk = q.shape
+        KB, KH, Tk, kdk = k.shape
+        if KB != B or kdk != dk or tuple(v.shape[:3]) != (B, KH, Tk):
+            raise ArgumentError(f"q {tuple(q.shape)}, k {tuple(k.shape)} and v {tuple(v.shape)} do not fit "
+                                f"([B, H, Tq, dk], [B, KH, Tk, dk], [B, KH, Tk, dv])", 2)
+        dv = v.shape[3]
+        self.double = fw.is_double(q)
+        L = self.L = lib(self.double)
+        self.shape = (B, H, Tq, Tk, dk, dv)
+        self.q, self.k, self.v = q, k, v
+        d = self.d = L.Desc()
+        d.kind, d.B, d.H, d.Tq, d.Tk, d.dk, d.dv = kind_id(L, o["kind"]), B, H, Tq, Tk, dk, dv
+        d.causal, d.scale, d.kv_heads = int(bool(o["causal"])), o["scale"] or 0.0, KH
+        d.window, d.block, d.centered_literal = o["window"], o["block"], int(bool(o["centered_literal"]))
+        d.dropout, d.dropout_seed = o["dropout"], o["dropout_seed"]
+        info = L.c.attn_kind_get(d.kind)
+        if not info:
+            raise ArgumentError(f"no attention kind {d.kind}", 1)
+        self.kind_name = info.contents.name.decode()
+        lam0 = o["lambda_init"]
+        d.lambda_init = L.c.attn_diff_lambda_init(0) if lam0 is None else lam0
+        nb = o["block"] if o["block"] > 0 else 1
+        expect = {"key_mask": (B, Tk), "segment": (B, Tk), "bias": (H, Tq, Tk), "dilation": (H,),
+                  "global_tokens": (Tk,), "layout": (H, -(-Tq // nb), -(-Tk // nb)), "lambda_": (4, dk // 2),
+                  "gain": (dv,), "w2": (H, dv, dv)}
+        self.keep = {}  # the converted option arrays, alive as long as the call
+        for name, kind in INT_OPTIONS.items():
+            if o[name] is not None:
+                self.keep[name] = fw.ints(o[name], kind)
+        for name in FLOAT_OPTIONS:
+            if o[name] is not None:
+                self.keep[name] = fw.floats(o[name], self.double)
+        mod = o["mod"]
+        if mod is not None:
+            if mod.heads != H and mod.kind in ("alibi", "relbias", "temperature"):
+                raise ArgumentError(f"the modifier has {mod.heads} heads, the call {H}", 2)
+            expect["mod_weight"] = (mod.params(L),)
+            if expect["mod_weight"][0] and o["mod_weight"] is None:
+                raise ArgumentError(f"the {mod.kind} modifier needs mod_weight [{expect['mod_weight'][0]}]", 1)
+        elif o["mod_weight"] is not None:
+            raise ArgumentError("mod_weight without mod", 1)
+        for name, x in self.keep.items():
+            _need(name, x, expect[name])
+        p = fw.ptr
+        g = self.keep.get
+        d.key_mask, d.segment, d.bias = p(g("key_mask")), p(g("segment")), p(g("bias"))
+        d.dilation, d.global_, d.layout = p(g("dilation")), p(g("global_tokens")), p(g("layout"))
+        d.lambda_, d.gain, d.w2 = p(g("lambda_")), p(g("gain")), p(g("w2"))
+
+    def _mod(self, dw=None):
+        """Points the descriptor at a fresh attn_mod for this call (dw: its gradient, backward)."""
+        mod = self.o["mod"]
+        if mod is None:
+            self.d.mod = None
+            return
+        L = self.L
+        self.mod_mem = ctypes.create_string_buffer(L.mod_bytes)
+        cfg = mod.config(L)
+        L.check(L.c.attn_mod_init(self.mod_mem, ctypes.byref(cfg), self.fw.ptr(self.keep.get("mod_weight")),
+                                  self.fw.ptr(dw)))
+        self.d.mod = ctypes.addressof(self.mod_mem)
+
+    def _work(self):
+        L, dref = self.L, ctypes.byref(self.d)
+        L.c.attn_clear_error()
+        n = L.c.attn_attention_workspace(dref)
+        if n == 0 and L.c.attn_last_status() != 0:
+            raise L.error()
+        return self.fw.empty((max(n, 1),), "u8"), n
+
+    def forward(self, weights=False):
+        """(O [B, H, Tq, dv], stats, weights [B, H, Tq, Tk] or None)."""
+        L, fw, (B, H, Tq, Tk, dk, dv) = self.L, self.fw, self.shape
+        self._mod()
+        dref = ctypes.byref(self.d)
+        L.c.attn_clear_error()
+        ns = L.c.attn_attention_stats_floats(dref)
+        if L.c.attn_last_status() != 0:
+            raise L.error()
+        work, nw = self._work()
+        O = fw.empty((B, H, Tq, dv), self.double)
+        stats = fw.empty((max(ns, 1),), self.double)
+        W = fw.empty((B, H, Tq, Tk), self.double) if weights else None
+        L.check(L.c.attn_attention_forward(dref, fw.ptr(O), fw.ptr(stats), fw.ptr(W), fw.ptr(self.q),
+                                           fw.ptr(self.k), fw.ptr(self.v), fw.ptr(work), nw))
+        return O, stats, W
+
+    def backward(self, dO, O, stats, want=None):
+        """The gradients by option name ("q", "k", "v", and each of bias, lambda_, gain, w2, mod_weight
+        given), zero-initialised and accumulated by attn.h; want: the names to compute (None: all)."""
+        L, fw = self.L, self.fw
+        _need("dO", dO, O.shape)
+        out = {"q": fw.zeros(self.q.shape, self.double), "k": fw.zeros(self.k.shape, self.double),
+               "v": fw.zeros(self.v.shape, self.double)}
+        for name in FLOAT_OPTIONS:
+            if name in self.keep and (want is None or name in want):
+                out[name] = fw.zeros(self.keep[name].shape, self.double)
+        g = L.Grads(fw.ptr(out["q"]), fw.ptr(out["k"]), fw.ptr(out["v"]))
+        for name, field in GRAD_NAMES.items():
+            setattr(g, field, fw.ptr(out.get(name)))
+        self._mod(out.get("mod_weight"))
+        work, nw = self._work()
+        L.check(L.c.attn_attention_backward(ctypes.byref(self.d), ctypes.byref(g), fw.ptr(dO), fw.ptr(self.q),
+                                            fw.ptr(self.k), fw.ptr(self.v), fw.ptr(O), fw.ptr(stats),
+                                            fw.ptr(work), nw))
+        return out
+
