@@ -227,15 +227,19 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
         else if (!strcmp(argv[i], "--memory")) memory_only = 1;
         else if (!strcmp(argv[i], "--mods")) mods_only = 1;
-        else if (!strcmp(argv[i], "--kind") && i + 1 < argc && (only = attn_kind_from_name(argv[++i])) >= 0 &&
+        else if (!strcmp(argv[i], "--peak")) {
+            printf("%.1f\n", fma_peak_gflops());
+            return 0;
+        } else if (!strcmp(argv[i], "--kind") && i + 1 < argc && (only = attn_kind_from_name(argv[++i])) >= 0 &&
                  only <= LAST_PER_HEAD)
             continue;
         else {
-            printf("usage: bench_attention [--repeats N] [--memory] [--kind NAME] [--mods]\n  causal fwd+bwd of the per-head attention kinds beside PyTorch, the head-mixing kinds\n"
+            printf("usage: bench_attention [--repeats N] [--memory] [--kind NAME] [--mods] [--peak]\n  causal fwd+bwd of the per-head attention kinds beside PyTorch, the head-mixing kinds\n"
                    "  at the SRAVEN shape, kernel attention's time ratio T = 4096 : 1024, then the peak memory\n"
                    "  at T = 8192; --memory: only the memory table; --kind NAME: only that kind's rows, without\n"
                    "  PyTorch or the other tables (to profile it, e.g. under perf record); --mods: only the\n"
-                   "  provided score modifiers' table (softmax with each, against none).\n"
+                   "  provided score modifiers' table (softmax with each, against none); --peak: only the\n"
+                   "  FMA peak of one core in GFLOP/s (for bench/python_attention.py).\n"
                    "  Run from the repository root.\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
         }

@@ -61,6 +61,51 @@ ATTNPY_EXPORT size_t attnpy_layout(int i)
     return i == 0 ? n : i > 0 && (size_t)i <= n ? t[i - 1] : 0;
 }
 
+/* attn_attention_stats_floats(d), or (size_t)-1 with the error set when d is invalid. */
+ATTNPY_EXPORT size_t attnpy_attention_stats(const attn_attention_desc *d)
+{
+    size_t n;
+    attn_clear_error();
+    n = attn_attention_stats_floats(d);
+    return attn_last_status() == ATTN_OK ? n : (size_t)-1;
+}
+
+/* The workspace of d from malloc (at least one byte); NULL with the error set. */
+static void *attnpy_workspace(const attn_attention_desc *d, size_t *bytes)
+{
+    void *w;
+    attn_clear_error();
+    *bytes = attn_attention_workspace(d);
+    if (attn_last_status() != ATTN_OK) return NULL;
+    if (!(w = malloc(*bytes ? *bytes : 1))) attn_set_error(ATTN_ERR_NOMEM, "attention: out of memory for %zu "
+                                                            "bytes of workspace", *bytes);
+    return w;
+}
+
+/* attn_attention_forward and _backward with their workspace allocated here, one call each. */
+ATTNPY_EXPORT attn_status attnpy_attention_forward(const attn_attention_desc *d, attn_float *O,
+                                                   attn_float *stats, attn_float *weights, const attn_float *Q,
+                                                   const attn_float *K, const attn_float *V)
+{
+    size_t bytes;
+    void *w = attnpy_workspace(d, &bytes);
+    attn_status s = w ? attn_attention_forward(d, O, stats, weights, Q, K, V, w, bytes) : attn_last_status();
+    free(w);
+    return s;
+}
+
+ATTNPY_EXPORT attn_status attnpy_attention_backward(const attn_attention_desc *d,
+                                                    const attn_attention_grads *g, const attn_float *dO,
+                                                    const attn_float *Q, const attn_float *K, const attn_float *V,
+                                                    const attn_float *O, const attn_float *stats)
+{
+    size_t bytes;
+    void *w = attnpy_workspace(d, &bytes);
+    attn_status s = w ? attn_attention_backward(d, g, dO, Q, K, V, O, stats, w, bytes) : attn_last_status();
+    free(w);
+    return s;
+}
+
 /* A transformer loaded from an attn.h checkpoint or a Hugging Face directory (GPT-2, Llama, BERT:
    config.json and model.safetensors), with the key-value cache of its last generate call. */
 typedef struct attnpy_model {

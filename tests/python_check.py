@@ -359,7 +359,8 @@ def llama_weights(c, seed):
         w.update({p + "input_layernorm.weight": 1 + r(d), p + "self_attn.q_proj.weight": r(H * hd, d, sd=0.2),
                   p + "self_attn.k_proj.weight": r(KH * hd, d, sd=0.2), p + "self_attn.v_proj.weight": r(KH * hd, d),
                   p + "self_attn.o_proj.weight": r(d, H * hd), p + "post_attention_layernorm.weight": 1 + r(d),
-                  p + "mlp.gate_proj.weight": r(F, d), p + "mlp.up_proj.weight": r(F, d), p + "mlp.down_proj.weight": r(d, F)})
+                  p + "mlp.gate_proj.weight": r(F, d), p + "mlp.up_proj.weight": r(F, d),
+                  p + "mlp.down_proj.weight": r(d, F)})
     return w
 
 
@@ -436,7 +437,8 @@ def test_model(name, cfg, weights, forward, tmp):
         check(f"{name}: its export read back by PyTorch, the same logits", e2 < 1e-12, f"rel {e2:.2e}")
         m.save(os.path.join(tmp, name + ".ckpt"))
     with attn.Transformer(os.path.join(tmp, name + ".ckpt")) as m2:
-        check(f"{name}: its attn.h checkpoint reloaded, the same bits", np.array_equal(m2.forward(np.array(prompt))[0], y))
+        same = np.array_equal(m2.forward(np.array(prompt))[0], y)
+        check(f"{name}: its attn.h checkpoint reloaded, the same bits", same)
         try:
             m2.forward(np.array([cfg["vocab_size"]]))
             check(f"{name}: a token outside the vocabulary refused", False)
@@ -449,7 +451,8 @@ def test_plain():
     check("17 kinds listed", attn.kinds()[:3] == ["softmax", "ea", "cog"] and len(attn.kinds()) == 17)
     for name, f, want in (("an unknown ISA", lambda: attn.set_simd("avx1024"), attn.ArgumentError),
                           ("an unknown modifier", lambda: attn.Mod("nope"), attn.ArgumentError),
-                          ("a relbias of one bucket", lambda: attn.Mod("relbias", heads=2, buckets=1), attn.ArgumentError),
+                          ("a relbias of one bucket", lambda: attn.Mod("relbias", heads=2, buckets=1),
+                           attn.ArgumentError),
                           ("a missing model", lambda: attn.Transformer("/nonexistent/model.ckpt"), attn.FileError)):
         try:
             f()

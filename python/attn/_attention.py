@@ -16,6 +16,9 @@ def options(*, kind="softmax", causal=False, scale=None, key_mask=None, segment=
 # The options that are float arrays (and can have gradients), and the integer / boolean ones.
 FLOAT_OPTIONS = ("bias", "lambda_", "gain", "w2", "mod_weight")
 INT_OPTIONS = {"key_mask": "u8", "segment": "i32", "dilation": "i32", "global_tokens": "u8", "layout": "u8"}
+SIZE_ERROR = ctypes.c_size_t(-1).value  # attnpy_attention_stats' failure
+DESC_FIELDS = {"key_mask": "key_mask", "segment": "segment", "bias": "bias", "dilation": "dilation",
+               "global_tokens": "global_", "layout": "layout", "lambda_": "lambda_", "gain": "gain", "w2": "w2"}
 GRAD_NAMES = {"bias": "dbias", "lambda_": "dlambda", "gain": "dgain", "w2": "dw2"}
 
 
@@ -50,12 +53,15 @@ class Mod:
 
 
 def kind_id(L, kind):
-    if isinstance(kind, int):
-        return kind
-    k = L.c.attn_kind_from_name(str(kind).encode())
-    if k < 0:
+    """(the kind's number, its name) for a name or number; ArgumentError for an unknown one."""
+    if kind in L.kinds:
+        return L.kinds[kind]
+    k = kind if isinstance(kind, int) else L.c.attn_kind_from_name(str(kind).encode())
+    info = L.c.attn_kind_get(k) if k >= 0 else None
+    if not info:
         raise ArgumentError(f"unknown attention kind {kind!r} (attn.kinds() lists them)", 1)
-    return k
+    L.kinds[kind] = k, info.contents.name.decode()
+    return L.kinds[kind]
 
 
 def _need(name, x, shape):
@@ -82,44 +88,36 @@ class Call:
         L = self.L = lib(self.double)
         self.shape = (B, H, Tq, Tk, dk, dv)
         self.q, self.k, self.v = q, k, v
-        d = self.d = L.Desc()
-        d.kind, d.B, d.H, d.Tq, d.Tk, d.dk, d.dv = kind_id(L, o["kind"]), B, H, Tq, Tk, dk, dv
-        d.causal, d.scale, d.kv_heads = int(bool(o["causal"])), o["scale"] or 0.0, KH
-        d.window, d.block, d.centered_literal = o["window"], o["block"], int(bool(o["centered_literal"]))
-        d.dropout, d.dropout_seed = o["dropout"], o["dropout_seed"]
-        info = L.c.attn_kind_get(d.kind)
-        if not info:
-            raise ArgumentError(f"no attention kind {d.kind}", 1)
-        self.kind_name = info.contents.name.decode()
-        lam0 = o["lambda_init"]
-        d.lambda_init = L.c.attn_diff_lambda_init(0) if lam0 is None else lam0
-        nb = o["block"] if o["block"] > 0 else 1
-        expect = {"key_mask": (B, Tk), "segment": (B, Tk), "bias": (H, Tq, Tk), "dilation": (H,),
-                  "global_tokens": (Tk,), "layout": (H, -(-Tq // nb), -(-Tk // nb)), "lambda_": (4, dk // 2),
-                  "gain": (dv,), "w2": (H, dv, dv)}
+        kind, self.kind_name = kind_id(L, o["kind"])
+        d = self.d = L.Desc(kind, B, H, Tq, Tk, dk, dv, int(bool(o["causal"])), o["scale"] or 0.0)
+        d.kv_heads, d.lambda_init = KH, L.lambda_init0 if o["lambda_init"] is None else o["lambda_init"]
+        if o["window"] or o["block"] or o["centered_literal"] or o["dropout"]:
+            d.window, d.block, d.centered_literal = o["window"], o["block"], int(bool(o["centered_literal"]))
+            d.dropout, d.dropout_seed = o["dropout"], o["dropout_seed"]
         self.keep = {}  # the converted option arrays, alive as long as the call
-        for name, kind in INT_OPTIONS.items():
+        for name, ikind in INT_OPTIONS.items():
             if o[name] is not None:
-                self.keep[name] = fw.ints(o[name], kind)
+                self.keep[name] = fw.ints(o[name], ikind)
         for name in FLOAT_OPTIONS:
             if o[name] is not None:
                 self.keep[name] = fw.floats(o[name], self.double)
         mod = o["mod"]
-        if mod is not None:
-            if mod.heads != H and mod.kind in ("alibi", "relbias", "temperature"):
-                raise ArgumentError(f"the modifier has {mod.heads} heads, the call {H}", 2)
-            expect["mod_weight"] = (mod.params(L),)
-            if expect["mod_weight"][0] and o["mod_weight"] is None:
-                raise ArgumentError(f"the {mod.kind} modifier needs mod_weight [{expect['mod_weight'][0]}]", 1)
-        elif o["mod_weight"] is not None:
+        if mod is None and o["mod_weight"] is not None:
             raise ArgumentError("mod_weight without mod", 1)
-        for name, x in self.keep.items():
-            _need(name, x, expect[name])
-        p = fw.ptr
-        g = self.keep.get
-        d.key_mask, d.segment, d.bias = p(g("key_mask")), p(g("segment")), p(g("bias"))
-        d.dilation, d.global_, d.layout = p(g("dilation")), p(g("global_tokens")), p(g("layout"))
-        d.lambda_, d.gain, d.w2 = p(g("lambda_")), p(g("gain")), p(g("w2"))
+        if mod is not None and mod.heads != H and mod.kind in ("alibi", "relbias", "temperature"):
+            raise ArgumentError(f"the modifier has {mod.heads} heads, the call {H}", 2)
+        nw = mod.params(L) if mod is not None else 0
+        if nw and o["mod_weight"] is None:
+            raise ArgumentError(f"the {mod.kind} modifier needs mod_weight [{nw}]", 1)
+        if self.keep:
+            nb = o["block"] if o["block"] > 0 else 1
+            expect = {"key_mask": (B, Tk), "segment": (B, Tk), "bias": (H, Tq, Tk), "dilation": (H,),
+                      "global_tokens": (Tk,), "layout": (H, -(-Tq // nb), -(-Tk // nb)), "lambda_": (4, dk // 2),
+                      "gain": (dv,), "w2": (H, dv, dv), "mod_weight": (nw,)}
+            for name, x in self.keep.items():
+                _need(name, x, expect[name])
+                if name in DESC_FIELDS:
+                    setattr(d, DESC_FIELDS[name], fw.ptr(x))
 
     def _mod(self, dw=None):
         """Points the descriptor at a fresh attn_mod for this call (dw: its gradient, backward)."""
@@ -134,29 +132,19 @@ class Call:
                                   self.fw.ptr(dw)))
         self.d.mod = ctypes.addressof(self.mod_mem)
 
-    def _work(self):
-        L, dref = self.L, ctypes.byref(self.d)
-        L.c.attn_clear_error()
-        n = L.c.attn_attention_workspace(dref)
-        if n == 0 and L.c.attn_last_status() != 0:
-            raise L.error()
-        return self.fw.empty((max(n, 1),), "u8"), n
-
     def forward(self, weights=False):
         """(O [B, H, Tq, dv], stats, weights [B, H, Tq, Tk] or None)."""
         L, fw, (B, H, Tq, Tk, dk, dv) = self.L, self.fw, self.shape
         self._mod()
         dref = ctypes.byref(self.d)
-        L.c.attn_clear_error()
-        ns = L.c.attn_attention_stats_floats(dref)
-        if L.c.attn_last_status() != 0:
+        ns = L.c.attnpy_attention_stats(dref)
+        if ns == SIZE_ERROR:
             raise L.error()
-        work, nw = self._work()
         O = fw.empty((B, H, Tq, dv), self.double)
         stats = fw.empty((max(ns, 1),), self.double)
         W = fw.empty((B, H, Tq, Tk), self.double) if weights else None
-        L.check(L.c.attn_attention_forward(dref, fw.ptr(O), fw.ptr(stats), fw.ptr(W), fw.ptr(self.q),
-                                           fw.ptr(self.k), fw.ptr(self.v), fw.ptr(work), nw))
+        L.check(L.c.attnpy_attention_forward(dref, fw.ptr(O), fw.ptr(stats), fw.ptr(W), fw.ptr(self.q),
+                                             fw.ptr(self.k), fw.ptr(self.v)))
         return O, stats, W
 
     def backward(self, dO, O, stats, want=None):
@@ -173,9 +161,7 @@ class Call:
         for name, field in GRAD_NAMES.items():
             setattr(g, field, fw.ptr(out.get(name)))
         self._mod(out.get("mod_weight"))
-        work, nw = self._work()
-        L.check(L.c.attn_attention_backward(ctypes.byref(self.d), ctypes.byref(g), fw.ptr(dO), fw.ptr(self.q),
-                                            fw.ptr(self.k), fw.ptr(self.v), fw.ptr(O), fw.ptr(stats),
-                                            fw.ptr(work), nw))
+        L.check(L.c.attnpy_attention_backward(ctypes.byref(self.d), ctypes.byref(g), fw.ptr(dO), fw.ptr(self.q),
+                                              fw.ptr(self.k), fw.ptr(self.v), fw.ptr(O), fw.ptr(stats)))
         return out
 

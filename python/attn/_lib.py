@@ -6,7 +6,8 @@ import glob
 import importlib.machinery
 import os
 
-c_int, c_size_t, c_void_p, c_char_p, c_uint64 = ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64
+c_int, c_size_t, c_void_p, c_char_p = ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
+c_uint64 = ctypes.c_uint64
 
 STATUS = ("ok", "invalid argument", "bad shape", "size overflow", "out of memory", "i/o error", "bad format")
 
@@ -55,6 +56,8 @@ class Lib:
         self._declare_structs(F)
         self._check_layout()
         self._declare_functions(F)
+        self.kinds = {}  # name -> (id, name as the library spells it), filled as kinds are asked for
+        self.lambda_init0 = self.c.attn_diff_lambda_init(0)
 
     def _declare_structs(self, F):
         P = c_void_p
@@ -103,9 +106,8 @@ class Lib:
             "attn_set_threads": (None, [c_int]), "attn_get_threads": (c_int, []),
             "attn_kind_get": (ctypes.POINTER(self.KindInfo), [c_int]), "attn_kind_from_name": (c_int, [c_char_p]),
             "attn_diff_lambda_init": (F, [c_int]),
-            "attn_attention_stats_floats": (c_size_t, [P]), "attn_attention_workspace": (c_size_t, [P]),
-            "attn_attention_forward": (c_int, [P, P, P, P, P, P, P, P, c_size_t]),
-            "attn_attention_backward": (c_int, [P, P, P, P, P, P, P, P, P, c_size_t]),
+            "attnpy_attention_stats": (c_size_t, [P]), "attnpy_attention_forward": (c_int, [P] * 7),
+            "attnpy_attention_backward": (c_int, [P] * 8),
             "attn_mod_params": (c_size_t, [P]), "attn_mod_init": (c_int, [P, P, P, P]),
             "attn_mod_from_name": (c_int, [c_char_p]),
             "attnpy_model_load": (P, [c_char_p]), "attnpy_model_free": (None, [P]),

@@ -19,6 +19,9 @@ class _Torch:
         return {True: torch.float64, False: torch.float32, "u8": torch.uint8, "i32": torch.int32}[kind]
 
     def floats(self, x, double):
+        dt = torch.float64 if double else torch.float32
+        if type(x) is torch.Tensor and x.dtype == dt and x.device.type == "cpu" and x.is_contiguous():
+            return x
         x = torch.as_tensor(x)
         if x.device.type != "cpu":
             raise ArgumentError(f"attn runs on the CPU: a tensor is on {x.device}", 1)
