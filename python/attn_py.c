@@ -204,11 +204,11 @@ ATTNPY_EXPORT attn_status attnpy_model_generate(attnpy_model *h, int *out, const
     attn_float *logits;
     size_t kvb, work, lb;
     char *mem;
-    int cap = n + steps, V = h->m.cfg.out, i, tok;
+    int cap = n + (steps > 0 ? steps - 1 : 0), V = h->m.cfg.out, i, tok; /* the last token is not fed */
     attn_status s;
-    if (n < 1 || steps < 0 || cap > h->m.cfg.max_T)
+    if (n < 1 || steps < 0 || n > h->m.cfg.max_T || steps > h->m.cfg.max_T || cap > h->m.cfg.max_T)
         return attn_set_error(ATTN_ERR_SHAPE, "generate: %d prompt tokens + %d steps (prompt >= 1, "
-                              "total <= max_T %d)", n, steps, h->m.cfg.max_T);
+                              "prompt + steps - 1 <= max_T %d)", n, steps, h->m.cfg.max_T);
     kvb = attn_transformer_kv_bytes(&h->m, cap);
     work = attn_transformer_decode_work_bytes(&h->m, n, cap);
     if (!kvb || !work) return attn_last_status();

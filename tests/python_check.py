@@ -446,6 +446,18 @@ def test_model(name, cfg, weights, forward, tmp):
             check(f"{name}: a token outside the vocabulary refused", True)
 
 
+def test_docs_example(model_dir):
+    """docs/python.md's 20-line example runs (its model: model_dir, its token ids small ones)."""
+    text = open(os.path.join(HERE, "..", "docs", "python.md")).read()
+    code = text.split("## In 20 lines", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    code = code.replace('"gpt2-dir"', repr(model_dir)).replace("[464, 3290, 318]", "[4, 29, 31]")
+    try:
+        exec(compile(code, "docs/python.md", "exec"), {})
+        check("docs/python.md's example runs", len(code.splitlines()) <= 20)
+    except Exception as e:  # any failure of the example is the check's
+        check("docs/python.md's example runs", False, repr(e))
+
+
 def test_plain():
     """What needs neither numpy nor torch: the kinds, the kernels, errors, generation's list API."""
     check("17 kinds listed", attn.kinds()[:3] == ["softmax", "ea", "cog"] and len(attn.kinds()) == 17)
@@ -482,6 +494,7 @@ def main():
             test_model("llama", LLAMA, llama_weights, llama_forward, tmp)
             gpt2 = dict(GPT2_SMALL, vocab_size=1000) if QUICK else GPT2_SMALL
             test_model("gpt2-small", gpt2, gpt2_weights, gpt2_forward, tmp)
+            test_docs_example(os.path.join(tmp, "gpt2-small"))
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -288,6 +288,8 @@ else
     fi
     try "every public function has a bad-input row or a stated reason it has none (tests/public_coverage.sh)" \
         sh tests/public_coverage.sh
+    try "docs/interop.md's C example decodes tests/data/gpt2_tiny and saves it (tests/interop_example.sh)" \
+        sh tests/interop_example.sh "$CC" "$tmp"
     if command -v python3 >/dev/null 2>&1; then
         try "the papers' statistics (tools/stats.py) against values worked by hand" python3 tools/stats.py --self-test
     else echo "skip: python3 not installed (the check of tools/stats.py)"; fi
