@@ -135,9 +135,10 @@
    SIMD is chosen at compile time from the compiler's macros, first match wins: ATTN_NO_SIMD or
    ATTN_DOUBLE (scalar), WASM SIMD128 (-msimd128), AVX-512F, AVX2 (with FMA, or a multiply and an
    add under -mavx2 alone), SSE2, NEON (AArch64), scalar. On x86-64 with GCC or Clang and no -m
-   flag (SSE2, the baseline) the AVX2 + FMA and AVX-512F kernels of attn_gemm and the vector
-   primitives are built as well and the best the CPU runs is chosen at start-up (attn_simd_set;
-   ATTN_SIMD in the environment); the other kernels are still SSE2 there. attn_simd_name() says
+   flag (SSE2, the baseline) the AVX2 + FMA and AVX-512F kernels of attn_gemm, the vector
+   primitives and attention's fused forward and panel products are built as well and the best the
+   CPU runs is chosen at start-up (attn_simd_set; ATTN_SIMD in the environment); the other kernels
+   are still SSE2 there. attn_simd_name() says
    which one runs. Threads come from OpenMP (-fopenmp); the results never depend on the number of
    threads.
 */
@@ -190,12 +191,12 @@ extern "C" {
 ATTNDEF const char *attn_simd_name(void); /* "avx512", "avx2", "sse2", "neon", "wasm128",
                                                    "wasm128-relaxed", "scalar" */
 /* The kernels' ISA, by name (NULL: the best this machine runs). A build for x86-64's baseline (no
-   -mavx2 or -march: `cc -O2`) carries SSE2, AVX2 + FMA and AVX-512F kernels (attn_gemm's and the
-   vector primitives' so far) and starts with the best the CPU has, or with ATTN_SIMD from the
-   environment when that names one it runs; other builds carry one. Not while another thread
-   computes. Returns 0, or ATTN_ERR_ARG (the error message says what this build and machine run).
-   Each ISA gives the bits of a build for that ISA alone; ISAs may differ from each other in the
-   last bits. */
+   -mavx2 or -march: `cc -O2`) carries SSE2, AVX2 + FMA and AVX-512F kernels (attn_gemm's, the
+   vector primitives' and attention's fused forward so far) and starts with the best the CPU has, or
+   with ATTN_SIMD from the environment when that names one it runs; other builds carry one. Not
+   while another thread computes. Returns 0, or ATTN_ERR_ARG (the error message says what this build
+   and machine run). Those kernels give the bits of a build for that ISA alone; ISAs may differ from
+   each other in the last bits. */
 ATTNDEF int attn_simd_set(const char *name);
 /* Threads used by attn_gemm and the other parallel kernels. n <= 0 restores the OpenMP default.
    Builds without OpenMP always use one thread. */
@@ -2907,6 +2908,19 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 #define attn__micro_wide_sb ATTN__K(attn__micro_wide_sb)
 #define attn__micro_narrow_sb ATTN__K(attn__micro_narrow_sb)
 #define attn__micro_narrow_p ATTN__K(attn__micro_narrow_p)
+#define attn__panels_npad ATTN__K(attn__panels_npad)
+#define attn__panels_pack ATTN__K(attn__panels_pack)
+#define attn__gemm_panels ATTN__K(attn__gemm_panels)
+#define attn__ea_vg ATTN__K(attn__ea_vg)
+#define attn__fusable ATTN__K(attn__fusable)
+#define attn__fused_exponent ATTN__K(attn__fused_exponent)
+#define attn__fused_max ATTN__K(attn__fused_max)
+#define attn__fused_pv ATTN__K(attn__fused_pv)
+#define attn__fused_pv_buffer ATTN__K(attn__fused_pv_buffer)
+#define attn__fused_panel ATTN__K(attn__fused_panel)
+#define attn__fused_qk ATTN__K(attn__fused_qk)
+#define attn__fused_rows_nv ATTN__K(attn__fused_rows_nv)
+#define attn__fused_rows ATTN__K(attn__fused_rows)
 
 /* 0, 1, 2, ...: each lane's index (a vector's worth at most) */
 static const attn_float attn__lanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
@@ -2928,6 +2942,7 @@ static const attn_float attn__lanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
 #undef ATTN__RKC
 #undef ATTN__RNC
 #undef ATTN__BPF
+#undef ATTN__PANEL
 #endif
 
 /* A small SIMD vocabulary: every vector kernel below is written once in these terms. attn__v holds
@@ -4295,7 +4310,6 @@ static void attn__gemm_few_rows(int transA, int transB, int M, int N, int K, att
     }
 }
 
-#ifndef ATTN__PASS /* the attention engines' (not per-ISA yet: the main pass's only) */
 /* op(B) [K, N] packed once for products that all read it (a head's keys and values, read by every
    query tile): the panels attn_gemm packs on each call, for one depth block after the other (npad =
    N rounded up to whole panels floats per depth row; the last panel zero-padded). */
@@ -4332,8 +4346,6 @@ static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_f
     return attn__gemm_run(&g, attn__gemm_threads(M, n, K));
 }
 
-#endif
-
 /* The product attn_gemm runs once its arguments are checked and C is not only scaled. */
 static void attn__gemm_body(int transA, int transB, int M, int N, int K, attn_float alpha,
                             const attn_float *A, int lda, const attn_float *B, int ldb, attn_float beta,
@@ -4349,9 +4361,9 @@ static void attn__gemm_body(int transA, int transB, int M, int N, int K, attn_fl
 #ifndef ATTN__PASS
 
 #if !defined(ATTN_USE_CBLAS)
-/* The hand-written GEMM's entries from the shared code (the attention engines, not per-ISA yet, call
-   the main pass's panel functions, whose layout their kernels read). */
-#define ATTN__GEMM_KERNELS(X) X(gemm_body) X(gemm_need)
+/* The hand-written GEMM's entries from the shared code, and the panels of the attention engines
+   (packed and read by the same ISA's kernels). */
+#define ATTN__GEMM_KERNELS(X) X(gemm_body) X(gemm_need) X(panels_pack) X(gemm_panels)
 ATTN__GEMM_KERNELS(ATTN__ISA_POINTER)
 
 /* The floats attn__panels_pack writes for op(B) [K, N]: K rows of N rounded up to whole panels;
@@ -4415,6 +4427,10 @@ static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_f
     return 1;
 }
 #define ATTN__GEMM_KERNELS(X)
+#ifdef ATTN__DISPATCH /* one version of each: the entries are the functions */
+#define attn__isa_panels_pack attn__panels_pack
+#define attn__isa_gemm_panels attn__gemm_panels
+#endif
 #endif
 
 ATTNDEF void attn_gemm(int transA, int transB, int M, int N, int K, attn_float alpha,
@@ -4705,6 +4721,14 @@ static void attn__ramp_sub(size_t n, attn_float m, attn_float d, attn_float *s)
         attn_float x = m * (d - (attn_float)i);
         s[i] -= x;
     }
+}
+
+/* Expressive attention's g(z) = z^2 / (1 + z^2) for every lane (z^2 capped at 1e30 as attn__ea_g
+   does; vmin passes a NaN z^2 through). */
+ATTN__INLINE attn__v attn__ea_vg(attn__v z)
+{
+    attn__v zz = attn__vmin(attn__vset1((attn_float)1e30), attn__vmul(z, z));
+    return attn__vdiv(zz, attn__vadd(attn__vset1(1), zz));
 }
 
 /* ---- end of per-ISA code ---- */
@@ -6069,7 +6093,7 @@ static void attn__tile_product(int br, int bc, int n, attn_float alpha, const at
                                const attn_float *Y, int ld, const attn_float *Yt, int Tk, int i0, int j0,
                                attn_float beta, attn_float *C)
 {
-    if (!Yt || !attn__gemm_panels(br, bc, n, alpha, X + (size_t)i0 * ld, ld, Yt, Tk, j0, beta, C, bc))
+    if (!Yt || !ATTN__ISA(gemm_panels)(br, bc, n, alpha, X + (size_t)i0 * ld, ld, Yt, Tk, j0, beta, C, bc))
         attn_gemm(0, 1, br, bc, n, alpha, X + (size_t)i0 * ld, ld, Y + (size_t)j0 * ld, ld, beta, C, bc);
 }
 
@@ -6358,12 +6382,6 @@ static attn_float attn__ea_g(attn_float z)
     attn_float zz = z * z > (attn_float)1e30 ? (attn_float)1e30 : z * z;
     return zz / (1 + zz);
 }
-/* The same for every lane (vmin passes a NaN z^2 through). */
-ATTN__INLINE attn__v attn__ea_vg(attn__v z)
-{
-    attn__v zz = attn__vmin(attn__vset1((attn_float)1e30), attn__vmul(z, z));
-    return attn__vdiv(zz, attn__vadd(attn__vset1(1), zz));
-}
 
 /* p[i] *= g(s[i]) scale for a row (p holds 0/1 visibility or weights); returns sum_i p[i]. */
 static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
@@ -6628,8 +6646,9 @@ static void attn__head_init(attn__head *t, const attn__args *a, int b, int h, at
     }
     if (t->guard) attn__report_guard(a);
     attn__scored_ws_map(d, ws, &t->w);
-    if (t->w.kpan) attn__panels_pack(1, t->Kp, t->ld, d->dk, d->Tk, t->w.kpan); /* K^T, for all query tiles */
-    if (t->w.kpan && backward) attn__panels_pack(1, t->Vp, d->dv, d->dv, d->Tk, t->w.vpan); /* V^T */
+    if (t->w.kpan) /* K^T, for all query tiles, and in backward V^T */
+        ATTN__ISA(panels_pack)(1, t->Kp, t->ld, d->dk, d->Tk, t->w.kpan);
+    if (t->w.kpan && backward) ATTN__ISA(panels_pack)(1, t->Vp, d->dv, d->dv, d->Tk, t->w.vpan);
 }
 
 /* Causal tiles in row bands: rows [i0, i0 + br) over keys [j0, j0 + bc) give the band from row i0
@@ -6747,6 +6766,28 @@ static void attn__tiled_rows(const attn__head *t, int i0, int br, attn_float *Op
     }
 }
 
+#if !defined(ATTN_USE_CBLAS) && !defined(ATTN__SCALAR) /* the fused forward's edge panels' visibility */
+#define ATTN__ONES8 1, 1, 1, 1, 1, 1, 1, 1
+static const attn_float attn__ones_zeros[128] = {ATTN__ONES8, ATTN__ONES8, ATTN__ONES8, ATTN__ONES8,
+                                                 ATTN__ONES8, ATTN__ONES8, ATTN__ONES8, ATTN__ONES8};
+#endif
+#endif /* shared code */
+
+/* ---- per-ISA code ---- */
+#ifdef ATTN__PASS /* the previous pass's constants make way for this one's */
+#undef ATTN__FUSED
+#undef ATTN__IN_REG
+#undef ATTN__FR
+#undef ATTN__FKEEP
+#undef ATTN__FCH
+#undef ATTN__FDK
+#undef ATTN__FDV
+#undef ATTN__FKEYS
+#undef ATTN__FRV
+#undef ATTN__FSLACK
+#undef ATTN__FOR_FR
+#undef ATTN__FOR_CH
+#endif
 #if !defined(ATTN_USE_CBLAS) && !defined(ATTN__SCALAR)
 /* The fused forward of softmax, Cog and EA (FlashAttention's loop, Dao et al. 2022,
    arXiv:2205.14135, with its tiles in vector registers): ATTN__FR query rows at a time against one
@@ -6786,9 +6827,6 @@ static void attn__tiled_rows(const attn__head *t, int i0, int br, attn_float *Op
 #define ATTN__FSLACK 16
 #define ATTN__FOR_FR(r) ATTN__UNROLL for (r = 0; r < ATTN__FR; r++)
 #define ATTN__FOR_CH(c, nc) ATTN__UNROLL for (c = 0; c < ATTN__FCH; c++) if (c < (nc))
-#define ATTN__ONES8 1, 1, 1, 1, 1, 1, 1, 1
-static const attn_float attn__ones_zeros[128] = {ATTN__ONES8, ATTN__ONES8, ATTN__ONES8, ATTN__ONES8,
-                                                 ATTN__ONES8, ATTN__ONES8, ATTN__ONES8, ATTN__ONES8};
 
 static int attn__fusable(const attn__head *t)
 {
@@ -7001,6 +7039,14 @@ static void attn__fused_rows(const attn__head *t, int i0, int br, attn_float *O,
     }
 }
 #endif
+/* ---- end of per-ISA code ---- */
+#ifndef ATTN__PASS
+#ifdef ATTN__FUSED /* the fused forward's entries from the shared code */
+#define ATTN__FUSED_KERNELS(X) X(fusable) X(fused_rows)
+ATTN__FUSED_KERNELS(ATTN__ISA_POINTER)
+#else
+#define ATTN__FUSED_KERNELS(X)
+#endif
 
 /* Forward of one (b, h): streams key tiles per query tile. Softmax and Cog keep a running max m and
    sum l of exp(x - m) with x = s (or |s|), rescaling the accumulator when m grows; EA needs no max
@@ -7018,7 +7064,7 @@ static void attn__scored_forward_bh(const attn__args *a, int b, int h, attn_floa
     for (i0 = 0; i0 < d->Tq; i0 += ATTN__BR) {
         int br = ATTN__MIN(ATTN__BR, d->Tq - i0);
 #ifdef ATTN__FUSED
-        if (attn__fusable(&t)) attn__fused_rows(&t, i0, br, Op, st);
+        if (ATTN__ISA(fusable)(&t)) ATTN__ISA(fused_rows)(&t, i0, br, Op, st);
         else
 #endif
             attn__tiled_rows(&t, i0, br, Op, st);
@@ -16616,7 +16662,10 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 #ifdef ATTN__DISPATCH
 #define ATTN__ISA_SET(f) attn__isa_##f = attn__##f;
 /* The shared code's pointers to this pass's kernels. */
-static void attn__isa_use(void) { ATTN__GEMM_KERNELS(ATTN__ISA_SET) ATTN__VEC_KERNELS(ATTN__ISA_SET) }
+static void attn__isa_use(void)
+{
+    ATTN__GEMM_KERNELS(ATTN__ISA_SET) ATTN__VEC_KERNELS(ATTN__ISA_SET) ATTN__FUSED_KERNELS(ATTN__ISA_SET)
+}
 #endif
 /* ---- end of per-ISA code ---- */
 

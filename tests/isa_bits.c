@@ -1,6 +1,7 @@
 /* Prints the kernels' ISA and a hash of attn_gemm's results over shapes that take each of its paths
    (small, short, few rows, packed, C-resident; every transpose; alpha and beta) and of the vector
-   primitives' (attn_dot, _axpy, _scale, _max, _exp, _tanh, _sum, every length to 70), so that two
+   primitives' (attn_dot, _axpy, _scale, _max, _exp, _tanh, _sum, every length to 70) and of the
+   fused attention forward (softmax, Cog and EA, causal and cross: O and the stats), so that two
    builds can be compared bit for bit: tests/run.sh checks that a build for x86-64's baseline, its
    ISA chosen at run time (ATTN_SIMD), gives the bits of a build for that ISA alone.
      cc -O2 -I. tests/isa_bits.c -lm && ATTN_SIMD=avx2 ./a.out      prints "avx2 <hash>" */
@@ -61,6 +62,27 @@ int main(int argc, char **argv)
         h = hash_floats(h, o, (size_t)s + 1);
         attn_tanh((size_t)s, x, o);
         h = hash_floats(h, o, (size_t)s);
+    }
+    for (s = 0; s < 3 * 2; s++) { /* the tiled engine and the backward pass are not per-ISA yet */
+        static const attn_kind kinds[3] = {ATTN_SOFTMAX, ATTN_COG, ATTN_EXPRESSIVE};
+        attn_attention_desc d = {0};
+        size_t nq, nk, nv, no, i, wb;
+        float *Q, *K, *V, *O, *st;
+        void *w;
+        d.kind = kinds[s % 3];
+        d.B = 1, d.H = 2, d.Tq = s < 3 ? 200 : 70, d.Tk = s < 3 ? 200 : 300, d.dk = 64, d.dv = 64;
+        d.causal = s < 3;
+        nq = (size_t)2 * d.Tq * 64, nk = (size_t)2 * d.Tk * 64, nv = nk, no = nq;
+        Q = malloc(nq * 4), K = malloc(nk * 4), V = malloc(nv * 4), O = malloc(no * 4);
+        st = malloc(attn_attention_stats_floats(&d) * 4);
+        w = malloc(wb = attn_attention_workspace(&d));
+        if (!Q || !K || !V || !O || !st || !w) return 1;
+        for (i = 0; i < nq; i++) Q[i] = (float)attn_rng_normal(&r, 0, 1);
+        for (i = 0; i < nk; i++) K[i] = (float)attn_rng_normal(&r, 0, 1);
+        for (i = 0; i < nv; i++) V[i] = (float)attn_rng_normal(&r, 0, 1);
+        if (attn_attention_forward(&d, O, st, NULL, Q, K, V, w, wb) != ATTN_OK) return puts(attn_last_error()), 1;
+        h = hash_floats(hash_floats(h, O, no), st, attn_attention_stats_floats(&d));
+        free(Q); free(K); free(V); free(O); free(st); free(w);
     }
     printf("%s %016llx\n", attn_simd_name(), (unsigned long long)h);
     return 0;
