@@ -122,6 +122,16 @@ def test_kinds_against_torch():
             check(f"{kind}: dlambda float32 vs torch float64", e < 2e-5, f"rel {e:.2e}")
 
 
+def gradcheck(name, f, args):
+    """torch.autograd.gradcheck of f at args (float64), a failure's report printed."""
+    try:
+        ok = torch.autograd.gradcheck(f, args, eps=1e-6, atol=1e-6, rtol=1e-4)
+    except RuntimeError as e:
+        ok = False
+        print(str(e)[:600])
+    check(name, ok)
+
+
 def test_gradcheck():
     """torch.autograd.gradcheck through the float64 build for every kind, with its parameters."""
     for kind in attn.kinds():
@@ -141,12 +151,7 @@ def test_gradcheck():
             kw = dict(zip(names, a))
             q, k, v = kw.pop("q"), kw.pop("k"), kw.pop("v")
             return at.attention(q, k, v, kind, causal=True, scale=0.7, key_mask=mask, lambda_init=li, **kw)
-        try:
-            ok = torch.autograd.gradcheck(f, args, eps=1e-6, atol=1e-6, rtol=1e-4)
-        except RuntimeError as e:
-            ok = False
-            print(str(e)[:600])
-        check(f"{kind}: gradcheck (float64)", ok)
+        gradcheck(f"{kind}: gradcheck (float64)", f, args)
 
 
 def alibi_bias(H, Tq, Tk):
@@ -172,12 +177,7 @@ def test_modifiers():
         qq, kk, vv = (t.clone().requires_grad_() for t in (q, k, v))
         args = (qq, kk, vv) + ((w,) if n else ())
         f = lambda qq, kk, vv, *w: at.attention(qq, kk, vv, causal=True, mod=mod, mod_weight=w[0] if w else None)
-        try:
-            ok = torch.autograd.gradcheck(f, args, eps=1e-6, atol=1e-6, rtol=1e-4)
-        except RuntimeError as e:
-            ok = False
-            print(str(e)[:600])
-        check(f"{mod.kind}: gradcheck with its weights", ok)
+        gradcheck(f"{mod.kind}: gradcheck with its weights", f, args)
     try:
         at.attention(q, k, v, mod=attn.Mod("relbias", heads=H, buckets=8, max_distance=16),
                      mod_weight=torch.zeros(5, dtype=torch.float64))
