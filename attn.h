@@ -693,7 +693,8 @@ typedef struct attn_attention_desc {
     const unsigned char *key_mask; /* [B, Tk], nonzero = visible; NULL: all visible */
     /* [B, Tk] segment ids (documents packed in one sequence, split at BOS tokens): query i sees
        key j only when segment[b, i + Tk - Tq] == segment[b, j]. NULL: one segment. Not for kernel
-       and taylor. */
+       and taylor. Key tiles whose ids' range misses the query tile's are skipped (documents packed
+       in order cost their own T^2 each, not the row's). */
     const int *segment;
     const attn_float *bias;   /* [H, Tq, Tk] added to the scores before normalising; NULL: none */
     /* A sparse pattern (Beltagy et al. 2020), for every kind but kernel and taylor: with window
@@ -6052,12 +6053,30 @@ static int attn__sees(const attn_attention_desc *d, int b, int h, int i, int j)
            (!d->mod || !d->mod->mask || d->mod->mask(d->mod->ctx, b, h, p, j));
 }
 
-/* Whether a key tile [j0, j0 + bc) can hold anything the query tile [i0, i0 + br) sees: some block
-   of the layout set, and through the window pattern its reach, a global key in the tile, or a
-   global query row. */
-static int attn__tile_live(const attn_attention_desc *d, int h, int i0, int br, int j0, int bc)
+/* The smallest and largest segment id of positions [p0, p1] of batch row b (clipped to the keys). */
+static void attn__segment_range(const attn_attention_desc *d, int b, int p0, int p1, int *lo, int *hi)
 {
-    int shift = d->Tk - d->Tq, reach, c, any = 0, qb, kb;
+    const int *s = d->segment + (size_t)b * d->Tk;
+    int p;
+    *lo = INT_MAX, *hi = INT_MIN;
+    for (p = ATTN__MAX(p0, 0); p <= ATTN__MIN(p1, d->Tk - 1); p++) {
+        *lo = ATTN__MIN(*lo, s[p]);
+        *hi = ATTN__MAX(*hi, s[p]);
+    }
+}
+
+/* Whether a key tile [j0, j0 + bc) can hold anything the query tile [i0, i0 + br) of batch row b
+   sees: segment ids whose ranges meet (documents packed in order skip each other's tiles), some
+   block of the layout set, and through the window pattern its reach, a global key in the tile, or a
+   global query row. */
+static int attn__tile_live(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc)
+{
+    int shift = d->Tk - d->Tq, reach, c, any = 0, qb, kb, qlo, qhi, klo, khi;
+    if (d->segment) {
+        attn__segment_range(d, b, i0 + shift, i0 + br - 1 + shift, &qlo, &qhi);
+        attn__segment_range(d, b, j0, j0 + bc - 1, &klo, &khi);
+        if (qhi < klo || khi < qlo) return 0;
+    }
     for (qb = i0 / ATTN__MAX(d->block, 1); d->block > 0 && !any && qb <= (i0 + br - 1) / d->block; qb++)
         for (kb = j0 / d->block; !any && kb <= (j0 + bc - 1) / d->block; kb++)
             any = attn__in_layout(d, h, qb * d->block, kb * d->block);
@@ -6076,12 +6095,13 @@ static int attn__tile_live(const attn_attention_desc *d, int h, int i0, int br, 
    of ATTN__BK keys it may see (attn__tile_live), up to ATTN__BC of them in a row, those it cannot
    see skipped; j0 = jend when none is left. Where nothing is skipped the tiles are the same with or
    without a pattern, and so are the results, bit for bit. */
-static int attn__next_keys(const attn_attention_desc *d, int h, int i0, int br, int from, int jend, int *bc)
+static int attn__next_keys(const attn_attention_desc *d, int b, int h, int i0, int br, int from, int jend,
+                           int *bc)
 {
     int j0 = from, j1;
-    while (j0 < jend && !attn__tile_live(d, h, i0, br, j0, ATTN__MIN(ATTN__BK, jend - j0))) j0 += ATTN__BK;
+    while (j0 < jend && !attn__tile_live(d, b, h, i0, br, j0, ATTN__MIN(ATTN__BK, jend - j0))) j0 += ATTN__BK;
     for (j1 = j0; j1 < jend && j1 - j0 < ATTN__BC; j1 += ATTN__BK)
-        if (!attn__tile_live(d, h, i0, br, j1, ATTN__MIN(ATTN__BK, jend - j1))) break;
+        if (!attn__tile_live(d, b, h, i0, br, j1, ATTN__MIN(ATTN__BK, jend - j1))) break;
     *bc = ATTN__MIN(j1, jend) - j0;
     return ATTN__MIN(j0, jend);
 }
@@ -6108,11 +6128,16 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
                              attn_float scale, attn_float *S, attn_float *vis, int guard, int lazy,
                              attn_float *raw)
 {
-    int r, c, shift = d->Tk - d->Tq;
+    int r, c, shift = d->Tk - d->Tq, qlo = 0, qhi = 0, klo = 0, khi = 1, common;
     const attn_score_row *k = attn__row(d)->score;
     attn_float off = k && k->offset ? k->offset(d->Tk) : 0; /* the kind's constant shift (sigmoid: -ln Tk) */
+    if (d->segment) { /* a tile inside one segment is not masked by the segments */
+        attn__segment_range(d, b, i0 + shift, i0 + br - 1 + shift, &qlo, &qhi);
+        attn__segment_range(d, b, j0, j0 + bc - 1, &klo, &khi);
+    }
     /* common: ones up to the causal limit */
-    int common = !d->key_mask && !d->segment && d->window <= 0 && d->block <= 0 && !(d->mod && d->mod->mask);
+    common = !d->key_mask && (!d->segment || (qlo == qhi && klo == khi && qlo == klo)) && d->window <= 0 &&
+             d->block <= 0 && !(d->mod && d->mod->mask);
     attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
     if (d->bias) /* S += the bias's tile */
         ATTN__ISA(rows_op)(0, (size_t)br, (size_t)bc, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
@@ -6746,7 +6771,7 @@ static void attn__tiled_rows(const attn__head *t, int i0, int br, attn_float *Op
     memset(acc, 0, sizeof(attn_float) * (size_t)br * dv);
     memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
     for (r = 0; r < br; r++) m[r] = l[r] = n[r] = 0;
-    for (j0 = 0; (j0 = attn__next_keys(d, t->h, i0, br, j0, jend, &bc)) < jend; j0 += bc)
+    for (j0 = 0; (j0 = attn__next_keys(d, t->b, t->h, i0, br, j0, jend, &bc)) < jend; j0 += bc)
         for (r0 = 0; r0 < br; r0 += rb)
             if ((kb = attn__band(d, i0 + r0, br - r0, j0, bc, &rb)) > 0)
                 attn__forward_tile(t, i0 + r0, rb, j0, kb, acc + (size_t)r0 * dv, vsum + (size_t)r0 * dv,
@@ -7192,7 +7217,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
         if (t.centered) { /* D_i = dO_i . (O_i + sum v / n): a pre-pass for the sums */
             memset(vsum, 0, sizeof(attn_float) * (size_t)br * dv);
             for (r = 0; r < br; r++) n[r] = 0;
-            for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
+            for (j0 = 0; (j0 = attn__next_keys(d, b, h, i0, br, j0, jend, &bc)) < jend; j0 += bc) {
                 attn__tile_scores(d, b, h, i0, br, j0, bc, t.Qp, t.Kp, t.ld, t.w.kpan, t.scale, t.w.S,
                                   t.w.vis, t.guard, 0, NULL);
                 attn__visible_sums(t.w.vis, t.Vp + (size_t)j0 * dv, br, bc, dv, vsum, n, t.guard);
@@ -7202,7 +7227,7 @@ static void attn__scored_backward_bh(const attn__args *a, int b, int h, attn_flo
                 D[r] += n[r] * attn_dot((size_t)dv, t.dOp + (size_t)(i0 + r) * dv, vsum + (size_t)r * dv);
             }
         }
-        for (j0 = 0; (j0 = attn__next_keys(d, h, i0, br, j0, jend, &bc)) < jend; j0 += bc)
+        for (j0 = 0; (j0 = attn__next_keys(d, b, h, i0, br, j0, jend, &bc)) < jend; j0 += bc)
             for (r0 = 0; r0 < br; r0 += rb)
                 if ((kb = attn__band(d, i0 + r0, br - r0, j0, bc, &rb)) > 0)
                     attn__backward_tile(&t, i0 + r0, rb, j0, kb, D + r0, n + r0);

@@ -76,7 +76,8 @@ static double peak_forward_mib(int kind, size_t *io_bytes)
    on buffers [8 T 64] (st: 8 T (2 64 + 3), differential's stats being the largest), with the score
    modifier mod (NULL: none); *bytes gets the workspace plus the stats, *fwd_ms (when not NULL) the
    median of the forward passes alone. */
-static double fwd_bwd_ms(int kind, const attn_score_mod *mod, int T, const attn_float *Q, const attn_float *K, const attn_float *V, attn_float *O, attn_float *st,
+static double fwd_bwd_ms(int kind, const attn_score_mod *mod, const int *segment, int T, const attn_float *Q,
+                         const attn_float *K, const attn_float *V, attn_float *O, attn_float *st,
                          const attn_float *dO, attn_float *dQ, attn_float *dK, attn_float *dV, int repeats, size_t *bytes,
                          double *fwd_ms)
 {
@@ -88,6 +89,7 @@ static double fwd_bwd_ms(int kind, const attn_score_mod *mod, int T, const attn_
     int rep;
     memset(&d, 0, sizeof d);
     d.kind = (attn_kind)kind; d.B = 1; d.H = 8; d.Tq = d.Tk = T; d.dk = d.dv = 64; d.causal = 1; d.mod = mod;
+    d.segment = segment;
     wb = attn_attention_workspace(&d);
     if (!(work = malloc(wb))) return 0;
     g.dQ = dQ; g.dK = dK; g.dV = dV;
@@ -119,8 +121,8 @@ static void bench_kernel_ratio(int repeats)
     attn_rng_seed(&r, 3, 3);
     for (i = 0; i < 8 * n; i++) buf[i] = (attn_float)attn_rng_normal(&r, 0, 1);
     attn_set_threads(1);
-    a = fwd_bwd_ms(ATTN_KERNEL, NULL, 1024, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
-    b = fwd_bwd_ms(ATTN_KERNEL, NULL, 4096, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
+    a = fwd_bwd_ms(ATTN_KERNEL, NULL, NULL, 1024, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
+    b = fwd_bwd_ms(ATTN_KERNEL, NULL, NULL, 4096, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, NULL);
     printf("\nKernel attention, causal fwd+bwd, one thread, median of %d: T = 1024 %.1f ms, T = 4096 %.1f ms, ratio %.2f\n", repeats, a, b, b / a);
     free(buf);
 }
@@ -176,6 +178,42 @@ static void bench_mixing(int repeats)
 
 /* The provided score modifiers on causal softmax at T 1024 and 2048 (B 1, H 8, dh 64), one thread:
    medians of the forward and of forward + backward, and their speed against no modifier. */
+/* Whether query p and key j are in the same document (the ctx: each position's document). */
+static int same_doc(void *ctx, int b, int h, int p, int j)
+{
+    const int *doc = (const int *)ctx;
+    (void)b; (void)h;
+    return doc[p] == doc[j];
+}
+
+/* Eight documents of 512 packed in T = 4096, causal softmax: through the descriptor's segments (whose
+   tiles across documents are skipped) and through a mask modifier (tested key by key), against the
+   causal pass over all keys. */
+static void bench_docs(int repeats)
+{
+    enum { T = 4096 };
+    size_t n = (size_t)8 * T * 64, i, bytes;
+    attn_float *buf = (attn_float *)malloc(sizeof(attn_float) * (8 * n + (size_t)8 * T * (2 * 64 + 3)));
+    attn_float *Q = buf, *K = Q + n, *V = K + n, *O = V + n, *dO = O + n, *dQ = dO + n, *dK = dQ + n, *dV = dK + n, *st = dV + n;
+    static int seg[T];
+    attn_score_mod mask = {NULL, NULL, same_doc, seg, NULL};
+    double f0, b0, f, b;
+    attn_rng r;
+    if (!buf) { fprintf(stderr, "out of memory\n"); return; }
+    attn_rng_seed(&r, 3, 5);
+    for (i = 0; i < 8 * n; i++) buf[i] = (attn_float)attn_rng_normal(&r, 0, 1);
+    for (i = 0; i < T; i++) seg[i] = (int)(i / 512);
+    printf("\n8 documents of 512 tokens in T = %d, causal softmax, H = 8, dh = 64, one thread, median of %d\n\n"
+           "%-28s %10s %10s %10s %12s\n", T, repeats, "", "fwd ms", "fwd+bwd ms", "fwd speed", "fwd+bwd speed");
+    b0 = fwd_bwd_ms(ATTN_SOFTMAX, NULL, NULL, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f0);
+    printf("%-28s %10.1f %10.1f %10.2f %12.2f\n", "causal, all keys", f0, b0, 1.0, 1.0);
+    b = fwd_bwd_ms(ATTN_SOFTMAX, NULL, seg, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f);
+    printf("%-28s %10.1f %10.1f %10.2f %12.2f\n", "documents (segments)", f, b, f0 / f, b0 / b);
+    b = fwd_bwd_ms(ATTN_SOFTMAX, &mask, NULL, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f);
+    printf("%-28s %10.1f %10.1f %10.2f %12.2f\n", "documents (a mask modifier)", f, b, f0 / f, b0 / b);
+    free(buf);
+}
+
 static void bench_mods(int repeats)
 {
     static const int Ts[2] = {1024, 2048};
@@ -206,7 +244,7 @@ static void bench_mods(int repeats)
                 free(tab);
                 continue;
             }
-            b = fwd_bwd_ms(ATTN_SOFTMAX, k ? &m.fn : NULL, Ts[ti], Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f);
+            b = fwd_bwd_ms(ATTN_SOFTMAX, k ? &m.fn : NULL, NULL, Ts[ti], Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f);
             if (!k) f0 = f, b0 = b;
             printf("%-12s %5d %10.2f %10.2f %10.2f %12.2f\n", attn_mod_name((attn_mod_kind)k), Ts[ti], f, b, f0 / f,
                    b0 / b);
@@ -215,6 +253,7 @@ static void bench_mods(int repeats)
         }
     }
     free(buf);
+    bench_docs(repeats);
 }
 
 int main(int argc, char **argv)
@@ -238,7 +277,8 @@ int main(int argc, char **argv)
                    "  at the SRAVEN shape, kernel attention's time ratio T = 4096 : 1024, then the peak memory\n"
                    "  at T = 8192; --memory: only the memory table; --kind NAME: only that kind's rows, without\n"
                    "  PyTorch or the other tables (to profile it, e.g. under perf record); --mods: only the\n"
-                   "  provided score modifiers' table (softmax with each, against none); --peak: only the\n"
+                   "  provided score modifiers' table (softmax with each, against none) and 8 packed documents\n"
+                   "  at T = 4096 (segments, a mask modifier, against none); --peak: only the\n"
                    "  FMA peak of one core in GFLOP/s (for bench/python_attention.py).\n"
                    "  Run from the repository root.\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
@@ -287,7 +327,7 @@ int main(int argc, char **argv)
                 size_t bytes;
                 double fms, ms, tm = torch_ms[k][ti][th - 1], gf, gff;
                 if (only >= 0 && k != only) continue;
-                ms = fwd_bwd_ms(k, NULL, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &fms);
+                ms = fwd_bwd_ms(k, NULL, NULL, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &fms);
                 gf = 7.0 * T * T * 64 * 8 / (ms * 1e-3) / 1e9;  /* the products' rate, GFLOP/s */
                 gff = 2.0 * T * T * 64 * 8 / (fms * 1e-3) / 1e9; /* the forward's */
                 int linear = (attn_kind_get((attn_kind)k)->flags & ATTN_KF_LINEAR_TIME) != 0;

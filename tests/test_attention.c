@@ -836,6 +836,92 @@ static void test_segments(void)
     }
 }
 
+/* Documents packed in one row skip each other's key tiles (segment ranges that do not meet), and a
+   tile inside one document drops the per-key test: documents of 100, 120 and 100 tokens packed in
+   T = 320 give what each gives alone, forward and backward, in the tiled engine's kinds (sigmoid's
+   shift depends on Tk: not this test), causal or not. */
+#define SG_T 320
+#define SG_H 2
+#define SG_D 16
+static int sg_run(attn_kind kind, int causal, int T, const int *seg, const attn_float *Q, const attn_float *K,
+                  const attn_float *V, const attn_float *dO, attn_float *O, attn_float *dQ, attn_float *dK,
+                  attn_float *dV)
+{
+    attn_attention_desc d;
+    attn_attention_grads g;
+    attn_float *st;
+    size_t n = (size_t)SG_H * T * SG_D, wb;
+    void *w;
+    attn_status s;
+    memset(&d, 0, sizeof d);
+    memset(&g, 0, sizeof g);
+    d.kind = kind; d.B = 1; d.H = SG_H; d.Tq = d.Tk = T; d.dk = d.dv = SG_D; d.causal = causal; d.segment = seg;
+    g.dQ = dQ; g.dK = dK; g.dV = dV;
+    memset(dQ, 0, n * sizeof *dQ); memset(dK, 0, n * sizeof *dK); memset(dV, 0, n * sizeof *dV);
+    st = (attn_float *)malloc(attn_attention_stats_floats(&d) * sizeof *st);
+    w = malloc(wb = attn_attention_workspace(&d));
+    s = st && w ? attn_attention_forward(&d, O, st, NULL, Q, K, V, w, wb) : ATTN_ERR_NOMEM;
+    if (s == ATTN_OK) s = attn_attention_backward(&d, &g, dO, Q, K, V, O, st, w, wb);
+    free(st); free(w);
+    return s == ATTN_OK;
+}
+
+static void test_segment_tiles(void)
+{
+    static const int start[4] = {0, 100, 220, SG_T};
+    static const attn_kind kinds[5] = {ATTN_SOFTMAX, ATTN_EXPRESSIVE, ATTN_COG, ATTN_CENTERED, ATTN_LINEAR_RAW};
+    enum { N = SG_H * SG_T * SG_D };
+    static attn_float X[4][N], Y[4][N], Z[4][N];
+    static int seg[SG_T];
+    attn_rng r;
+    int k, causal, doc, h, i, c, ok = 1;
+    double worst = 0;
+    attn_rng_seed(&r, 77, 0);
+    for (i = 0; i < 4; i++) t_randn(X[i], N, &r, 1); /* Q, K, V, dO */
+    for (doc = 0; doc < 3; doc++)
+        for (i = start[doc]; i < start[doc + 1]; i++) seg[i] = 10 * doc + 3;
+    for (k = 0; k < 5; k++)
+        for (causal = 0; causal < 2; causal++) {
+            ok &= sg_run(kinds[k], causal, SG_T, seg, X[0], X[1], X[2], X[3], Y[0], Y[1], Y[2], Y[3]);
+            for (doc = 0; doc < 3; doc++) { /* each document alone: its rows, head by head, at offset 0 */
+                int n = start[doc + 1] - start[doc];
+                double big = 0, diff = 0;
+                static attn_float in[4][N];
+                for (i = 0; i < 4; i++)
+                    for (h = 0; h < SG_H; h++)
+                        memcpy(in[i] + (size_t)h * n * SG_D, X[i] + ((size_t)h * SG_T + start[doc]) * SG_D,
+                               sizeof(attn_float) * (size_t)n * SG_D);
+                ok &= sg_run(kinds[k], causal, n, seg + start[doc], in[0], in[1], in[2], in[3], Z[0], Z[1], Z[2],
+                             Z[3]);
+                for (i = 0; i < 4; i++)
+                    for (h = 0; h < SG_H; h++)
+                        for (c = 0; c < n * SG_D; c++) {
+                            double a = Y[i][((size_t)h * SG_T + start[doc]) * SG_D + c], b = Z[i][(size_t)h * n * SG_D + c];
+                            if (fabs(b) > big) big = fabs(b); /* (no fmax: aarch64 gcc 12's vectoriser) */
+                            if (fabs(a - b) > diff) diff = fabs(a - b);
+                        }
+                if (diff / (1 + big) > worst) worst = diff / (1 + big);
+            }
+        }
+    CHECK(ok && worst <= 64 * T_EPS, "packed documents skip each other's tiles: each as alone (worst %.3g)", worst);
+    { /* the weights, which the forward recomputes tile by tile over all keys: 0 across documents */
+        static attn_float W[SG_H * SG_T * SG_T], st[SG_H * SG_T];
+        attn_attention_desc d;
+        size_t wb;
+        void *w;
+        int j, zero = 1;
+        memset(&d, 0, sizeof d);
+        d.kind = ATTN_SOFTMAX; d.B = 1; d.H = SG_H; d.Tq = d.Tk = SG_T; d.dk = d.dv = SG_D; d.segment = seg;
+        w = malloc(wb = attn_attention_workspace(&d));
+        ok = w && attn_attention_forward(&d, Y[0], st, W, X[0], X[1], X[2], w, wb) == ATTN_OK;
+        for (h = 0; h < SG_H; h++)
+            for (i = 0; i < SG_T; i++)
+                for (j = 0; j < SG_T; j++) zero &= seg[i] == seg[j] || W[((size_t)h * SG_T + i) * SG_T + j] == 0;
+        CHECK(ok && zero, "packed documents: no weight across documents");
+        free(w);
+    }
+}
+
 /* BigBird (Zaheer et al. 2020): the builders' layouts, then attention through them against the reference
    and finite differences, and an all-ones layout equal to plain attention bit for bit. */
 static void test_bigbird(void)
@@ -1642,6 +1728,7 @@ void test_attention(void)
     test_linformer();
     test_patterns();
     test_segments();
+    test_segment_tiles();
     test_layer();
     test_layer_fused();
     test_against_reference();
