@@ -633,7 +633,14 @@ typedef struct attn_score_mod {
        grad set, backward runs one head at a time: a call writes only head h's gradient, in a fixed
        order of b, p and j0 (the same bits for any thread count). */
     void (*grad)(void *ctx, int b, int h, int p, int j0, int n, const attn_float *s, const attn_float *ds);
+    /* With mask, optional: what mask says of a block, queries at key positions p0 .. p1 and keys
+       j0 .. j1 (both inclusive): ATTN_BLOCK_EMPTY (no pair visible: the tile is skipped),
+       ATTN_BLOCK_FULL (every pair visible: mask is not asked) or ATTN_BLOCK_PARTIAL (mask is asked
+       key by key), as FlexAttention's block masks. It must agree with mask; NULL: every block
+       partial. A document mask answers from the block's first and last documents. */
+    int (*block)(void *ctx, int b, int h, int p0, int p1, int j0, int j1);
 } attn_score_mod;
+enum { ATTN_BLOCK_EMPTY = 0, ATTN_BLOCK_PARTIAL = 1, ATTN_BLOCK_FULL = 2 };
 
 /* Provided score modifiers (attn_mod_init makes one; a descriptor takes it as d.mod = &m.fn):
      ATTN_MOD_ALIBI        s -= m_h (p - j), the slopes m_h = 2^(-8 (h + 1) / H) for H a power of
@@ -6053,6 +6060,14 @@ static int attn__sees(const attn_attention_desc *d, int b, int h, int i, int j)
            (!d->mod || !d->mod->mask || d->mod->mask(d->mod->ctx, b, h, p, j));
 }
 
+/* What the mask modifier's block function says of the tile (ATTN_BLOCK_PARTIAL without one). */
+static int attn__mod_block(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc)
+{
+    int shift = d->Tk - d->Tq;
+    if (!d->mod || !d->mod->mask || !d->mod->block) return ATTN_BLOCK_PARTIAL;
+    return d->mod->block(d->mod->ctx, b, h, i0 + shift, i0 + br - 1 + shift, j0, j0 + bc - 1);
+}
+
 /* The smallest and largest segment id of positions [p0, p1] of batch row b (clipped to the keys). */
 static void attn__segment_range(const attn_attention_desc *d, int b, int p0, int p1, int *lo, int *hi)
 {
@@ -6072,6 +6087,7 @@ static void attn__segment_range(const attn_attention_desc *d, int b, int p0, int
 static int attn__tile_live(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc)
 {
     int shift = d->Tk - d->Tq, reach, c, any = 0, qb, kb, qlo, qhi, klo, khi;
+    if (attn__mod_block(d, b, h, i0, br, j0, bc) == ATTN_BLOCK_EMPTY) return 0;
     if (d->segment) {
         attn__segment_range(d, b, i0 + shift, i0 + br - 1 + shift, &qlo, &qhi);
         attn__segment_range(d, b, j0, j0 + bc - 1, &klo, &khi);
@@ -6137,7 +6153,8 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
     }
     /* common: ones up to the causal limit */
     common = !d->key_mask && (!d->segment || (qlo == qhi && klo == khi && qlo == klo)) && d->window <= 0 &&
-             d->block <= 0 && !(d->mod && d->mod->mask);
+             d->block <= 0 &&
+             (!d->mod || !d->mod->mask || attn__mod_block(d, b, h, i0, br, j0, bc) == ATTN_BLOCK_FULL);
     attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
     if (d->bias) /* S += the bias's tile */
         ATTN__ISA(rows_op)(0, (size_t)br, (size_t)bc, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
@@ -6315,11 +6332,11 @@ static void attn__temperature_grad(void *ctx, int b, int h, int p, int j0, int n
 
 /* The provided modifiers' functions and names, by attn_mod_kind. */
 static const attn_score_mod attn__mod_rows[ATTN_MOD_COUNT] = {
-    {NULL, NULL, NULL, NULL, NULL},
-    {attn__alibi_score, NULL, NULL, NULL, NULL},
-    {attn__relbias_score, NULL, NULL, NULL, attn__relbias_grad},
-    {attn__softcap_score, attn__softcap_vjp, NULL, NULL, NULL},
-    {attn__temperature_score, attn__temperature_vjp, NULL, NULL, attn__temperature_grad}};
+    {NULL, NULL, NULL, NULL, NULL, NULL},
+    {attn__alibi_score, NULL, NULL, NULL, NULL, NULL},
+    {attn__relbias_score, NULL, NULL, NULL, attn__relbias_grad, NULL},
+    {attn__softcap_score, attn__softcap_vjp, NULL, NULL, NULL, NULL},
+    {attn__temperature_score, attn__temperature_vjp, NULL, NULL, attn__temperature_grad, NULL}};
 static const char *const attn__mod_names[ATTN_MOD_COUNT] = {"none", "alibi", "relbias", "softcap",
                                                             "temperature"};
 

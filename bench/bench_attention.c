@@ -186,9 +186,18 @@ static int same_doc(void *ctx, int b, int h, int p, int j)
     return doc[p] == doc[j];
 }
 
+/* What same_doc says of a block (documents in order: a range's first and last are its ends). */
+static int same_doc_block(void *ctx, int b, int h, int p0, int p1, int j0, int j1)
+{
+    const int *doc = (const int *)ctx;
+    (void)b; (void)h;
+    if (doc[p1] < doc[j0] || doc[j1] < doc[p0]) return ATTN_BLOCK_EMPTY;
+    return doc[p0] == doc[p1] && doc[j0] == doc[j1] && doc[p0] == doc[j0] ? ATTN_BLOCK_FULL : ATTN_BLOCK_PARTIAL;
+}
+
 /* Eight documents of 512 packed in T = 4096, causal softmax: through the descriptor's segments (whose
-   tiles across documents are skipped) and through a mask modifier (tested key by key), against the
-   causal pass over all keys. */
+   tiles across documents are skipped), through a mask modifier with its block function and without
+   (tested key by key), against the causal pass over all keys. */
 static void bench_docs(int repeats)
 {
     enum { T = 4096 };
@@ -196,7 +205,8 @@ static void bench_docs(int repeats)
     attn_float *buf = (attn_float *)malloc(sizeof(attn_float) * (8 * n + (size_t)8 * T * (2 * 64 + 3)));
     attn_float *Q = buf, *K = Q + n, *V = K + n, *O = V + n, *dO = O + n, *dQ = dO + n, *dK = dQ + n, *dV = dK + n, *st = dV + n;
     static int seg[T];
-    attn_score_mod mask = {NULL, NULL, same_doc, seg, NULL};
+    attn_score_mod mask = {NULL, NULL, same_doc, seg, NULL, NULL};
+    attn_score_mod blocks = {NULL, NULL, same_doc, seg, NULL, same_doc_block};
     double f0, b0, f, b;
     attn_rng r;
     if (!buf) { fprintf(stderr, "out of memory\n"); return; }
@@ -209,8 +219,10 @@ static void bench_docs(int repeats)
     printf("%-28s %10.1f %10.1f %10.2f %12.2f\n", "causal, all keys", f0, b0, 1.0, 1.0);
     b = fwd_bwd_ms(ATTN_SOFTMAX, NULL, seg, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f);
     printf("%-28s %10.1f %10.1f %10.2f %12.2f\n", "documents (segments)", f, b, f0 / f, b0 / b);
+    b = fwd_bwd_ms(ATTN_SOFTMAX, &blocks, NULL, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f);
+    printf("%-28s %10.1f %10.1f %10.2f %12.2f\n", "documents (mask and block)", f, b, f0 / f, b0 / b);
     b = fwd_bwd_ms(ATTN_SOFTMAX, &mask, NULL, T, Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f);
-    printf("%-28s %10.1f %10.1f %10.2f %12.2f\n", "documents (a mask modifier)", f, b, f0 / f, b0 / b);
+    printf("%-28s %10.1f %10.1f %10.2f %12.2f\n", "documents (mask alone)", f, b, f0 / f, b0 / b);
     free(buf);
 }
 
@@ -278,8 +290,8 @@ int main(int argc, char **argv)
                    "  at T = 8192; --memory: only the memory table; --kind NAME: only that kind's rows, without\n"
                    "  PyTorch or the other tables (to profile it, e.g. under perf record); --mods: only the\n"
                    "  provided score modifiers' table (softmax with each, against none) and 8 packed documents\n"
-                   "  at T = 4096 (segments, a mask modifier, against none); --peak: only the\n"
-                   "  FMA peak of one core in GFLOP/s (for bench/python_attention.py).\n"
+                   "  at T = 4096 (segments, a mask modifier with and without its block function, against\n"
+                   "  none); --peak: only the FMA peak of one core in GFLOP/s (for bench/python_attention.py).\n"
                    "  Run from the repository root.\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
         }

@@ -843,9 +843,9 @@ static void test_segments(void)
 #define SG_T 320
 #define SG_H 2
 #define SG_D 16
-static int sg_run(attn_kind kind, int causal, int T, const int *seg, const attn_float *Q, const attn_float *K,
-                  const attn_float *V, const attn_float *dO, attn_float *O, attn_float *dQ, attn_float *dK,
-                  attn_float *dV)
+static int sg_run(attn_kind kind, int causal, int T, const int *seg, const attn_score_mod *mod,
+                  const attn_float *Q, const attn_float *K, const attn_float *V, const attn_float *dO, attn_float *O,
+                  attn_float *dQ, attn_float *dK, attn_float *dV)
 {
     attn_attention_desc d;
     attn_attention_grads g;
@@ -855,7 +855,9 @@ static int sg_run(attn_kind kind, int causal, int T, const int *seg, const attn_
     attn_status s;
     memset(&d, 0, sizeof d);
     memset(&g, 0, sizeof g);
-    d.kind = kind; d.B = 1; d.H = SG_H; d.Tq = d.Tk = T; d.dk = d.dv = SG_D; d.causal = causal; d.segment = seg;
+    d.kind = kind; d.B = 1; d.H = SG_H; d.Tq = d.Tk = T; d.dk = d.dv = SG_D; d.causal = causal;
+    if (mod) d.mod = mod;
+    else d.segment = seg;
     g.dQ = dQ; g.dK = dK; g.dV = dV;
     memset(dQ, 0, n * sizeof *dQ); memset(dK, 0, n * sizeof *dK); memset(dV, 0, n * sizeof *dV);
     st = (attn_float *)malloc(attn_attention_stats_floats(&d) * sizeof *st);
@@ -866,6 +868,22 @@ static int sg_run(attn_kind kind, int causal, int T, const int *seg, const attn_
     return s == ATTN_OK;
 }
 
+/* The same documents as a mask modifier (ctx: each position's document) and its block function,
+   which answers from the ranges of the block's documents as the segments' skipping does. */
+static int sg_mask(void *ctx, int b, int h, int p, int j)
+{
+    const int *seg = (const int *)ctx;
+    (void)b; (void)h;
+    return seg[p] == seg[j];
+}
+static int sg_block(void *ctx, int b, int h, int p0, int p1, int j0, int j1)
+{
+    const int *seg = (const int *)ctx; /* documents in order: a range's first and last are its ends */
+    (void)b; (void)h;
+    if (seg[p1] < seg[j0] || seg[j1] < seg[p0]) return ATTN_BLOCK_EMPTY;
+    return seg[p0] == seg[p1] && seg[j0] == seg[j1] && seg[p0] == seg[j0] ? ATTN_BLOCK_FULL : ATTN_BLOCK_PARTIAL;
+}
+
 static void test_segment_tiles(void)
 {
     static const int start[4] = {0, 100, 220, SG_T};
@@ -873,8 +891,9 @@ static void test_segment_tiles(void)
     enum { N = SG_H * SG_T * SG_D };
     static attn_float X[4][N], Y[4][N], Z[4][N];
     static int seg[SG_T];
+    attn_score_mod docs = {NULL, NULL, sg_mask, seg, NULL, sg_block};
     attn_rng r;
-    int k, causal, doc, h, i, c, ok = 1;
+    int k, causal, doc, h, i, c, ok = 1, same = 1;
     double worst = 0;
     attn_rng_seed(&r, 77, 0);
     for (i = 0; i < 4; i++) t_randn(X[i], N, &r, 1); /* Q, K, V, dO */
@@ -882,7 +901,9 @@ static void test_segment_tiles(void)
         for (i = start[doc]; i < start[doc + 1]; i++) seg[i] = 10 * doc + 3;
     for (k = 0; k < 5; k++)
         for (causal = 0; causal < 2; causal++) {
-            ok &= sg_run(kinds[k], causal, SG_T, seg, X[0], X[1], X[2], X[3], Y[0], Y[1], Y[2], Y[3]);
+            ok &= sg_run(kinds[k], causal, SG_T, seg, NULL, X[0], X[1], X[2], X[3], Y[0], Y[1], Y[2], Y[3]);
+            ok &= sg_run(kinds[k], causal, SG_T, NULL, &docs, X[0], X[1], X[2], X[3], Z[0], Z[1], Z[2], Z[3]);
+            for (i = 0; i < 4; i++) same &= !memcmp(Y[i], Z[i], sizeof Y[i]);
             for (doc = 0; doc < 3; doc++) { /* each document alone: its rows, head by head, at offset 0 */
                 int n = start[doc + 1] - start[doc];
                 double big = 0, diff = 0;
@@ -891,8 +912,8 @@ static void test_segment_tiles(void)
                     for (h = 0; h < SG_H; h++)
                         memcpy(in[i] + (size_t)h * n * SG_D, X[i] + ((size_t)h * SG_T + start[doc]) * SG_D,
                                sizeof(attn_float) * (size_t)n * SG_D);
-                ok &= sg_run(kinds[k], causal, n, seg + start[doc], in[0], in[1], in[2], in[3], Z[0], Z[1], Z[2],
-                             Z[3]);
+                ok &= sg_run(kinds[k], causal, n, seg + start[doc], NULL, in[0], in[1], in[2], in[3], Z[0], Z[1],
+                             Z[2], Z[3]);
                 for (i = 0; i < 4; i++)
                     for (h = 0; h < SG_H; h++)
                         for (c = 0; c < n * SG_D; c++) {
@@ -904,6 +925,7 @@ static void test_segment_tiles(void)
             }
         }
     CHECK(ok && worst <= 64 * T_EPS, "packed documents skip each other's tiles: each as alone (worst %.3g)", worst);
+    CHECK(ok && same, "packed documents: a mask modifier with its block function = the segments, bit for bit");
     { /* the weights, which the forward recomputes tile by tile over all keys: 0 across documents */
         static attn_float W[SG_H * SG_T * SG_T], st[SG_H * SG_T];
         attn_attention_desc d;
@@ -1257,8 +1279,9 @@ static void test_modifiers(void)
     static attn_float O1[MD_N], O2[MD_N], a1[MD_N], a2[MD_N], b1[MD_N], b2[MD_N], c1[MD_N], c2[MD_N];
     static attn_float bias[MD_H * MD_T * MD_T];
     static int seg[MD_B * MD_T];
-    attn_score_mod alibi = {md_alibi, NULL, NULL, NULL, NULL}, docs = {NULL, NULL, md_docs, NULL, NULL};
-    attn_score_mod cap = {md_cap, md_cap_vjp, NULL, NULL, NULL}, prefix = {NULL, NULL, md_prefix, NULL, NULL};
+    attn_score_mod alibi = {md_alibi, NULL, NULL, NULL, NULL, NULL}, docs = {NULL, NULL, md_docs, NULL, NULL, NULL};
+    attn_score_mod cap = {md_cap, md_cap_vjp, NULL, NULL, NULL, NULL};
+    attn_score_mod prefix = {NULL, NULL, md_prefix, NULL, NULL, NULL};
     md_ctx c = {{(attn_float)0.5, (attn_float)0.25, (attn_float)0.125, 0}, 2, seg, MD_T, 5};
     attn_attention_desc d, e;
     int k, causal, h, i, j, same = 1, ran = 0;
@@ -1495,7 +1518,7 @@ static void test_provided_mods(void)
     CHECK(attn_mod_init(&m, &c, NULL, NULL) == ATTN_OK, "softcap: %s", attn_last_error());
     {
         md_ctx mc;
-        attn_score_mod cap = {md_cap, md_cap_vjp, NULL, NULL, NULL};
+        attn_score_mod cap = {md_cap, md_cap_vjp, NULL, NULL, NULL, NULL};
         double worst = 0;
         memset(&mc, 0, sizeof mc);
         mc.cap = 2;
