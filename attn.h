@@ -9016,9 +9016,9 @@ static attn__qkv attn__layer_qkv(const attn_layer *L)
 }
 
 /* Work: the attention's workspace, then six scratch buffers buf[0..5] (forward uses two), the three
-   projections side by side buf[6] [B max(Tq, Tk), nw] and their weights and biases stacked buf[7]
-   [nw, C + 1] (self-attention's, see attn__layer_qkv_forward; the size query does not know whether
-   m will be given, so they are always there); its size. */
+   projections side by side buf[6] [B max(Tq, Tk), nw] and their weights stacked buf[7] [nw, C] (self-
+   attention's, see attn__layer_qkv_forward; the size query does not know whether m will be given, so
+   they are always there); its size. */
 #define ATTN__LAYER_BUFS 8
 static size_t attn__layer_work_map(const attn_layer *L, const attn_attention_desc *d, void *work,
                                    attn_float **buf)
@@ -9030,7 +9030,7 @@ static size_t attn__layer_work_map(const attn_layer *L, const attn_attention_des
     attn__arena_take(&ar, attn__layer_att_work(L, d)); /* the start of work */
     for (i = 0; i < 6; i++) buf[i] = attn__arena_floats(&ar, attn__layer_buf_floats(L, d));
     buf[6] = attn__arena_floats(&ar, (size_t)d->B * ATTN__MAX(d->Tq, d->Tk) * nw);
-    buf[7] = attn__arena_floats(&ar, nw * ((size_t)L->C + 1));
+    buf[7] = attn__arena_floats(&ar, nw * (size_t)L->C);
     return ar.used + ATTN_ALIGN;
 }
 
@@ -9117,11 +9117,11 @@ static void attn__layer_rows(const unsigned char *global, attn_float *dst, const
         }
 }
 
-/* Self-attention's three projections as one: the weights stacked, Wc = [Wq; Wk; Wv] [nw, C] in wc
-   (and the biases, zeros for a NULL one, after it), their outputs side by side in G [B T, nw]:
-   forward G = x Wc^T + bc, split into q, k, v [B, H, T, d]; backward from dq, dk, dv, merged into G:
-   dx += G Wc, [dWq; dWk; dWv] += G^T x (through wc), db += the column sums of G. One product each
-   way instead of three: x is read once and dx read and written once. */
+/* Self-attention's three projections side by side in G [B T, nw]: forward G = x [Wq; Wk; Wv]^T +
+   [bq; bk; bv], one product per projection into its columns (the weights read in place), split into
+   q, k, v [B, H, T, d]; backward from dq, dk, dv, merged into G, as one product each way through the
+   weights stacked, Wc = [Wq; Wk; Wv] [nw, C] in wc: dx += G Wc, [dWq; dWk; dWv] += G^T x, db += the
+   column sums of G (x is read once and dx read and written once). */
 static void attn__layer_qkv_stack(const attn_layer *L, const attn__qkv *q, attn_float *wc)
 {
     const attn_float *W[3] = {L->Wq, L->Wk, L->Wv};
@@ -9130,19 +9130,15 @@ static void attn__layer_qkv_stack(const attn_layer *L, const attn__qkv *q, attn_
 }
 
 static void attn__layer_qkv_forward(const attn_layer *L, attn_float *const qkv[3], const attn_float *x,
-                                    attn_float *G, attn_float *wc, int B, int T)
+                                    attn_float *G, int B, int T)
 {
     attn__qkv q = attn__layer_qkv(L);
-    const attn_float *bias[3] = {L->bq, L->bk, L->bv};
-    attn_float *bc = wc + (size_t)q.nw * L->C;
-    int j, any = 0;
-    attn__layer_qkv_stack(L, &q, wc);
+    const attn_float *W[3] = {L->Wq, L->Wk, L->Wv}, *bias[3] = {L->bq, L->bk, L->bv};
+    int j, n, N = B * T;
     for (j = 0; j < 3; j++) {
-        if (bias[j]) memcpy(bc + q.off[j], bias[j], sizeof(attn_float) * q.w[j]);
-        else memset(bc + q.off[j], 0, sizeof(attn_float) * q.w[j]);
-        any |= bias[j] != NULL;
+        attn_gemm(0, 1, N, q.w[j], L->C, 1, x, L->C, W[j], L->C, 0, G + q.off[j], q.nw);
+        for (n = 0; bias[j] && n < N; n++) attn_axpy((size_t)q.w[j], 1, bias[j], G + (size_t)n * q.nw + q.off[j]);
     }
-    attn_linear_forward(G, x, wc, any ? bc : NULL, B * T, L->C, q.nw);
     for (j = 0; j < 3; j++)
         attn__heads_at(qkv[j], G + q.off[j], B, T, q.heads[j], q.dims[j], 1, (size_t)q.nw);
 }
@@ -9188,7 +9184,7 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
     if (!m) {
         attn_float *qkv[3];
         qkv[0] = c.Q; qkv[1] = c.K; qkv[2] = c.V;
-        attn__layer_qkv_forward(L, qkv, x, b[6], b[7], B, Tq);
+        attn__layer_qkv_forward(L, qkv, x, b[6], B, Tq);
     } else {
         attn_linear_forward(buf, x, L->Wq, L->bq, B * Tq, L->C, H * dk);
         attn__heads(c.Q, buf, B, Tq, H, dk, 1);

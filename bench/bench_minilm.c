@@ -1,8 +1,9 @@
 /* bench_minilm: sentence embeddings per second of all-MiniLM-L6-v2 (sentence-transformers' 6-layer,
    384-wide BERT, the published weights in Hugging Face's layout) with attn.h, beside
    bench/torch_minilm.py running the same weights as a PyTorch BertModel-shaped forward with the same
-   pooling, in the same run (Debian's /usr/bin/python3 with python3-torch; skipped with a message
-   without it). Batches of 1 and 32 sentences of 16 and 128 tokens (random ids between [CLS] and
+   pooling, and bench/ort_minilm.py running that forward exported to ONNX (build/minilm.onnx, written
+   once by torch_minilm.py --onnx) in ONNX Runtime, in the same run (Debian's /usr/bin/python3 with
+   python3-torch; python3 with onnxruntime from pip; each column skipped with a message without it). Batches of 1 and 32 sentences of 16 and 128 tokens (random ids between [CLS] and
    [SEP], no padding), one thread by default; each figure the median of the repeats after a warm-up.
    The FMA peak of one core is measured first.
    Usage: bench_minilm [--model DIR] [--repeats 5] [--threads 1]
@@ -41,19 +42,41 @@ static double run(const attn_transformer *m, int B, int T, int repeats)
     return rate;
 }
 
-/* PyTorch's sentences per second for each (B, T) of the table, or 0 where it did not run. */
-static void run_torch(const char *dir, int threads, int repeats, double out[4])
+/* The ids of the sentence whose embedding ONNX Runtime's and attn.h's are compared on. */
+static const int check_ids[8] = {101, 7592, 2088, 1010, 2023, 2003, 1037, 102};
+
+/* A competitor's sentences per second for each (B, T) of the table (0 where it did not run), from the
+   lines "B T rate" that cmd prints; the embedding after a line's "check" goes to check[d]. */
+static void run_competitor(const char *cmd, double out[4], float *check, int d)
 {
-    char cmd[1024];
     FILE *f;
     int i;
-    /* its BLAS (Debian's torch calls libblas.so.3: OpenBLAS when installed) on the same threads */
-    snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=%d OMP_NUM_THREADS=%d /usr/bin/python3 bench/torch_minilm.py "
-             "--model '%s' --threads %d --repeats %d 2>/dev/null", threads, threads, dir, threads, repeats);
     for (i = 0; i < 4; i++) out[i] = 0;
     if (!(f = popen(cmd, "r"))) return;
     for (i = 0; i < 4 && fscanf(f, "%*d %*d %lf", &out[i]) == 1; i++) continue;
+    if (check && fscanf(f, " check") != EOF)
+        for (i = 0; i < d && fscanf(f, "%f", &check[i]) == 1; i++) continue;
     pclose(f);
+}
+
+/* The cosine distance between attn.h's embedding of check_ids and e (ONNX Runtime's). */
+static double check_distance(const attn_transformer *m, const float *e)
+{
+    int T = (int)(sizeof check_ids / sizeof *check_ids), d = m->cfg.d, i;
+    size_t wb = attn_transformer_work_bytes(m, 1, T);
+    attn_float *h = (attn_float *)malloc(sizeof(attn_float) * (size_t)T * d),
+               *o = (attn_float *)malloc(sizeof(attn_float) * (size_t)d),
+               *cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(m, 1, T));
+    void *work = malloc(wb);
+    double dot = 0, n1 = 0, n2 = 0;
+    if (attn_transformer_forward(m, h, cache, check_ids, NULL, 1, T, work, wb) != ATTN_OK ||
+        attn_mean_pool(o, h, NULL, 1, T, d, 1) != ATTN_OK) {
+        fprintf(stderr, "bench_minilm: %s\n", attn_last_error());
+        exit(1);
+    }
+    for (i = 0; i < d; i++) dot += (double)o[i] * e[i], n1 += (double)o[i] * o[i], n2 += (double)e[i] * e[i];
+    free(h); free(o); free(cache); free(work);
+    return 1 - dot / sqrt(n1 * n2);
 }
 
 int main(int argc, char **argv)
@@ -61,7 +84,9 @@ int main(int argc, char **argv)
     static const int shapes[4][2] = {{1, 16}, {1, 128}, {32, 16}, {32, 128}};
     char dir[1024] = "";
     int repeats = 5, threads = 1, i;
-    double torch[4], peak;
+    double torch[4], onnx[4], peak;
+    char cmd[2048], ids[128] = "";
+    float *check;
     attn_transformer m;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = arg_int("--repeats", argv[++i], 1, 1000);
@@ -69,7 +94,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--model") && i + 1 < argc) snprintf(dir, sizeof dir, "%s", argv[++i]);
         else {
             printf("usage: bench_minilm [--model DIR] [--repeats R] [--threads T]\n"
-                   "  all-MiniLM-L6-v2 sentence embeddings per second, beside PyTorch on the same weights\n");
+                   "  all-MiniLM-L6-v2 sentence embeddings per second, beside PyTorch and ONNX Runtime on the "
+                   "same weights\n");
             return strcmp(argv[i], "--help") ? 1 : 0;
         }
     }
@@ -89,23 +115,45 @@ int main(int argc, char **argv)
     peak = fma_peak_gflops();
     printf("bench_minilm: all-MiniLM-L6-v2 (%lu parameters), %s, %d thread(s); %s, FMA peak of one core %.1f GFLOP/s\n",
            (unsigned long)m.p.total, attn_simd_name(), threads, cpu_model(), peak);
-    run_torch(dir, threads, repeats, torch);
+    /* PyTorch's BLAS (Debian's torch calls libblas.so.3: OpenBLAS when installed) on the same threads */
+    snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=%d OMP_NUM_THREADS=%d /usr/bin/python3 bench/torch_minilm.py "
+             "--model '%s' --threads %d --repeats %d 2>/dev/null", threads, threads, dir, threads, repeats);
+    run_competitor(cmd, torch, NULL, 0);
     if (!torch[0]) printf("PyTorch not found (apt-get install python3-torch): its column stays empty\n");
     else printf("PyTorch 1.13 (/usr/bin/python3) with its BLAS on %d thread(s): install libopenblas-dev first, or\n"
                 "Debian's torch calls the reference BLAS (10x slower)\n", threads);
-    printf("\n| batch | tokens | attn.h, sentences/s | PyTorch, sentences/s | ratio | attn.h, PyTorch: of the "
-           "peak |\n|---:|---:|---:|---:|---:|---:|\n");
+    for (i = 0; i < (int)(sizeof check_ids / sizeof *check_ids); i++)
+        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", i ? " " : "", check_ids[i]);
+    snprintf(cmd, sizeof cmd, "{ [ -s build/minilm.onnx ] || /usr/bin/python3 bench/torch_minilm.py --model '%s' "
+             "--onnx build/minilm.onnx; } >/dev/null 2>&1 && OMP_NUM_THREADS=%d python3 bench/ort_minilm.py "
+             "--onnx build/minilm.onnx --threads %d --repeats %d --check '%s' 2>/dev/null", dir, threads, threads,
+             repeats, ids);
+    check = (float *)calloc((size_t)m.cfg.d, sizeof *check);
+    run_competitor(cmd, onnx, check, m.cfg.d);
+    if (!onnx[0]) printf("ONNX Runtime not found (pip install onnxruntime; the export needs python3-torch): its "
+                         "column stays empty\n");
+    else printf("ONNX Runtime (python3) on %d thread(s), the graph exported from PyTorch; its embedding of a "
+                "sentence is %.1e from attn.h's (cosine distance)\n", threads, check_distance(&m, check));
+    free(check);
+    printf("\n| batch | tokens | attn.h, sentences/s | PyTorch | ratio | ONNX Runtime | ratio | attn.h, PyTorch, "
+           "ONNX Runtime: of the peak |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (i = 0; i < 4; i++) {
         int T = shapes[i][1], d = m.cfg.d;
         /* a sentence's multiply-adds: the layers' products (d 4d for q, k, v, o; 2 d mlp for the MLP)
            and the scores and weighted sums (2 T d per token) */
         double flops = 2.0 * m.cfg.layers * T * ((4.0 * d + 2.0 * m.cfg.mlp) * d + 2.0 * T * d);
         double s = run(&m, shapes[i][0], T, repeats);
+        const double *c[2] = {torch, onnx};
+        int j;
         printf("| %d | %d | %.1f | ", shapes[i][0], T, s);
-        if (torch[i] > 0)
-            printf("%.1f | %.2fx | %.0f%%, %.0f%% |\n", torch[i], s / torch[i], 100 * s * flops / 1e9 / peak,
-                   100 * torch[i] * flops / 1e9 / peak);
-        else printf("- | - | %.0f%%, - |\n", 100 * s * flops / 1e9 / peak);
+        for (j = 0; j < 2; j++)
+            if (c[j][i] > 0) printf("%.1f | %.2fx | ", c[j][i], s / c[j][i]);
+            else printf("- | - | ");
+        printf("%.0f%%", 100 * s * flops / 1e9 / peak);
+        for (j = 0; j < 2; j++)
+            if (c[j][i] > 0) printf(", %.0f%%", 100 * c[j][i] * flops / 1e9 / peak);
+            else printf(", -");
+        printf(" |\n");
         fflush(stdout);
     }
     attn_transformer_free(&m);

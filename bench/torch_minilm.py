@@ -6,7 +6,9 @@ inference mode. Batches of 1 and 32 sentences of 16 and 128 tokens; prints "B T 
 (the median of the repeats after a warm-up). Run with /usr/bin/python3 (Debian's python3-torch).
 With --embed it is a reference instead (tests/bert_check.py torch): each line of standard input is
 a sentence's token ids, and each output line its embedding (%.9g, space-separated).
-Usage: torch_minilm.py --model DIR [--threads 1] [--repeats 5] [--embed]"""
+With --onnx FILE it writes the same forward as an ONNX graph (input_ids [batch, tokens] int64 to
+embedding [batch, d]; opset 14), the model bench/ort_minilm.py and the browser benchmark give ONNX Runtime.
+Usage: torch_minilm.py --model DIR [--threads 1] [--repeats 5] [--embed | --onnx FILE]"""
 import argparse
 import json
 import os
@@ -36,6 +38,7 @@ p.add_argument("--model", required=True)
 p.add_argument("--threads", type=int, default=1)
 p.add_argument("--repeats", type=int, default=5)
 p.add_argument("--embed", action="store_true")
+p.add_argument("--onnx")
 a = p.parse_args()
 torch.set_num_threads(a.threads)
 cfg = json.load(open(os.path.join(a.model, "config.json")))
@@ -61,6 +64,14 @@ def embed(ids):
     return F.normalize(x.mean(1), dim=-1)
 
 
+if a.onnx:
+    class Embed(torch.nn.Module):
+        def forward(self, ids):
+            return embed(ids)
+    torch.onnx.export(Embed(), (torch.tensor([[101, 2000, 2001, 102]]),), a.onnx, input_names=["input_ids"],
+                      output_names=["embedding"], opset_version=14,
+                      dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "embedding": {0: "batch"}})
+    sys.exit(0)
 if a.embed:
     with torch.inference_mode():
         for line in sys.stdin:

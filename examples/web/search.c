@@ -83,6 +83,9 @@ SEARCH_API int search_embed(const char *text, int bytes, float *out)
     return n;
 }
 
+/* The token ids of the sentence search_embed read last (as many as it returned). */
+SEARCH_API const int *search_ids(void) { return ids; }
+
 #ifdef SEARCH_MAIN
 int main(int argc, char **argv)
 {
