@@ -951,6 +951,9 @@ typedef struct attn_layer {
     /* QK-norm (as in OLMo 2 and Gemma 3), optional: with qnorm and knorm [dk] set, each head's q and k
        rows are RMS-normalised (eps ATTN_QK_NORM_EPS) and scaled by them, before RoPE and the scores. */
     const attn_float *qnorm, *knorm;
+    /* Wq, Wk, Wv, Wo packed by attn_transformer_pack for the kernels running now, or NULL (set by the
+       transformer; the forward passes read them instead of the weights). */
+    const attn_float *Pq, *Pk, *Pv, *Po;
 } attn_layer;
 #define ATTN_QK_NORM_EPS ((attn_float)1e-6)
 
@@ -1267,6 +1270,7 @@ typedef struct attn_transformer {
     uint64_t seed;     /* the dropout masks' seed */
     short at[ATTN_MAX_LAYERS + 1][ATTN__TF_MAX_SLOTS];
     void *pattern;     /* private, with a window: the dilation of each head, the global tokens */
+    void *packed;      /* private: the weights' panels (attn_transformer_pack), or NULL */
 } attn_transformer;
 
 /* The model's tensors by name (the shapes above), pointing into m->p's value block (grad 0) or its
@@ -1311,6 +1315,13 @@ ATTNDEF size_t attn_transformer_bytes(const attn_transformer_config *cfg);
 ATTNDEF attn_status attn_transformer_init_in(attn_transformer *m, const attn_transformer_config *cfg,
                                              attn_rng *rng, void *mem, size_t bytes);
 ATTNDEF void attn_transformer_free(attn_transformer *m);
+/* For inference: packs each layer's Wq, Wk, Wv, Wo, W1, W3 and W2 once, in the layout the running
+   kernels read (which attn_gemm otherwise makes on every call), for the forward passes and the
+   decoder to read instead of the weights (memory: about the layers' weights again); on 0 frees
+   them, as attn_transformer_free does. The weights must not change while packed: backward refuses,
+   and a caller writing to m->p packs again. After attn_simd_set to other kernels the products read
+   the weights as before (under ATTN_USE_CBLAS the packed form is the weights transposed). */
+ATTNDEF attn_status attn_transformer_pack(attn_transformer *m, int on);
 /* Sizes for B sequences of T tokens: the cache forward fills for backward, the scratch of either. */
 ATTNDEF size_t attn_transformer_cache_floats(const attn_transformer *m, int B, int T);
 ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int T);
@@ -2919,6 +2930,7 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 #define attn__panels_npad ATTN__K(attn__panels_npad)
 #define attn__panels_pack ATTN__K(attn__panels_pack)
 #define attn__gemm_panels ATTN__K(attn__gemm_panels)
+#define attn__panels_pay ATTN__K(attn__panels_pay)
 #define attn__ea_vg ATTN__K(attn__ea_vg)
 #define attn__fusable ATTN__K(attn__fusable)
 #define attn__fused_exponent ATTN__K(attn__fused_exponent)
@@ -4354,6 +4366,14 @@ static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_f
     return attn__gemm_run(&g, attn__gemm_threads(M, n, K));
 }
 
+/* Whether a linear layer's M rows [M, K] times W^T [K, N] read W's panels (attn_transformer_pack)
+   rather than W in place: always with 16-float vectors; with 4 and 8 floats not where the few-rows
+   transposition runs (it reads W as its A, faster there: 16 rows in the WebAssembly build). */
+static int attn__panels_pay(int M, int N, int K)
+{
+    return ATTN__VW >= 16 || !attn__gemm_is_few_rows(1, M, N, K, K);
+}
+
 /* The product attn_gemm runs once its arguments are checked and C is not only scaled. */
 static void attn__gemm_body(int transA, int transB, int M, int N, int K, attn_float alpha,
                             const attn_float *A, int lda, const attn_float *B, int ldb, attn_float beta,
@@ -4371,7 +4391,7 @@ static void attn__gemm_body(int transA, int transB, int M, int N, int K, attn_fl
 #if !defined(ATTN_USE_CBLAS)
 /* The hand-written GEMM's entries from the shared code, and the panels of the attention engines
    (packed and read by the same ISA's kernels). */
-#define ATTN__GEMM_KERNELS(X) X(gemm_body) X(gemm_need) X(panels_pack) X(gemm_panels)
+#define ATTN__GEMM_KERNELS(X) X(gemm_body) X(gemm_need) X(panels_pack) X(gemm_panels) X(panels_pay)
 ATTN__GEMM_KERNELS(ATTN__ISA_POINTER)
 
 /* The floats attn__panels_pack writes for op(B) [K, N]: K rows of N rounded up to whole panels;
@@ -4434,10 +4454,12 @@ static int attn__gemm_panels(int M, int n, int K, attn_float alpha, const attn_f
     attn_gemm(0, 0, M, n, K, alpha, A, lda, panels + j0, N, beta, C, ldc);
     return 1;
 }
+static int attn__panels_pay(int M, int N, int K) { return (void)M, (void)N, (void)K, 1; }
 #define ATTN__GEMM_KERNELS(X)
 #ifdef ATTN__DISPATCH /* one version of each: the entries are the functions */
 #define attn__isa_panels_pack attn__panels_pack
 #define attn__isa_gemm_panels attn__gemm_panels
+#define attn__isa_panels_pay attn__panels_pay
 #endif
 #endif
 
@@ -4807,6 +4829,18 @@ ATTNDEF attn_status attn_linear_forward(attn_float *out, const attn_float *inp, 
     if (b)
         for (n = 0; n < N; n++) attn_axpy((size_t)OC, 1, b, out + (size_t)n * OC);
     return ATTN_OK;
+}
+
+/* out [N, OC] (row stride ldo) = inp [N, C] W^T + b (b may be NULL), from W's panels P when given
+   (attn_transformer_pack: packed by the kernels running now) where they pay, else reading W [OC, C];
+   one row reads W in place either way (a matrix-vector product). */
+static void attn__linear_p(attn_float *out, size_t ldo, const attn_float *inp, const attn_float *W,
+                           const attn_float *P, const attn_float *b, int N, int C, int OC)
+{
+    int n;
+    if (!P || N < 2 || !ATTN__ISA(panels_pay)(N, OC, C) || !ATTN__ISA(gemm_panels)(N, OC, C, 1, inp, C, P, OC, 0, 0, out, (int)ldo))
+        attn_gemm(0, 1, N, OC, C, 1, inp, C, W, C, 0, out, (int)ldo);
+    for (n = 0; b && n < N; n++) attn_axpy((size_t)OC, 1, b, out + (size_t)n * ldo);
 }
 
 /* attn_linear_backward's products, with dinp = beta dinp + dout W (beta 0: dinp need not be zeroed
@@ -9133,12 +9167,11 @@ static void attn__layer_qkv_forward(const attn_layer *L, attn_float *const qkv[3
                                     attn_float *G, int B, int T)
 {
     attn__qkv q = attn__layer_qkv(L);
-    const attn_float *W[3] = {L->Wq, L->Wk, L->Wv}, *bias[3] = {L->bq, L->bk, L->bv};
-    int j, n, N = B * T;
-    for (j = 0; j < 3; j++) {
-        attn_gemm(0, 1, N, q.w[j], L->C, 1, x, L->C, W[j], L->C, 0, G + q.off[j], q.nw);
-        for (n = 0; bias[j] && n < N; n++) attn_axpy((size_t)q.w[j], 1, bias[j], G + (size_t)n * q.nw + q.off[j]);
-    }
+    const attn_float *W[3] = {L->Wq, L->Wk, L->Wv}, *P[3] = {L->Pq, L->Pk, L->Pv};
+    const attn_float *bias[3] = {L->bq, L->bk, L->bv};
+    int j;
+    for (j = 0; j < 3; j++)
+        attn__linear_p(G + q.off[j], (size_t)q.nw, x, W[j], P[j], bias[j], B * T, L->C, q.w[j]);
     for (j = 0; j < 3; j++)
         attn__heads_at(qkv[j], G + q.off[j], B, T, q.heads[j], q.dims[j], 1, (size_t)q.nw);
 }
@@ -9186,11 +9219,11 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
         qkv[0] = c.Q; qkv[1] = c.K; qkv[2] = c.V;
         attn__layer_qkv_forward(L, qkv, x, b[6], B, Tq);
     } else {
-        attn_linear_forward(buf, x, L->Wq, L->bq, B * Tq, L->C, H * dk);
+        attn__linear_p(buf, (size_t)H * dk, x, L->Wq, L->Pq, L->bq, B * Tq, L->C, H * dk);
         attn__heads(c.Q, buf, B, Tq, H, dk, 1);
-        attn_linear_forward(buf, m, L->Wk, L->bk, B * Tk, L->C, KH * dk);
+        attn__linear_p(buf, (size_t)KH * dk, m, L->Wk, L->Pk, L->bk, B * Tk, L->C, KH * dk);
         attn__heads(c.K, buf, B, Tk, KH, dk, 1);
-        attn_linear_forward(buf, m, L->Wv, L->bv, B * Tk, L->C, KH * dv);
+        attn__linear_p(buf, (size_t)KH * dv, m, L->Wv, L->Pv, L->bv, B * Tk, L->C, KH * dv);
         attn__heads(c.V, buf, B, Tk, KH, dv, 1);
     }
     if (!m) m = x;
@@ -9226,7 +9259,8 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
         attn__layer_rows(L->att.global, c.O, c.Og, B * H, -Tq, g.Tq, dv, 0);
     }
     attn__heads(c.Ocat, c.O, B, Tq, H, dv, 0);
-    return attn_linear_forward(y, c.Ocat, L->Wo, L->bo, B * Tq, H * dv, L->Cout);
+    attn__linear_p(y, (size_t)L->Cout, c.Ocat, L->Wo, L->Po, L->bo, B * Tq, H * dv, L->Cout);
+    return ATTN_OK;
 }
 
 /* The attention's gradients for the layer's backward pass: dQ, dK, dV and dbias given, the kind's own
@@ -9444,9 +9478,9 @@ static void attn__step_keys(const attn_layer *L, const attn_layer_kv *kv, const 
                             const attn__step_work *w)
 {
     int KH = L->att.kv_heads ? L->att.kv_heads : L->att.H, dk = L->att.dk, dv = L->att.dv, h;
-    attn_linear_forward(w->q, m, L->Wk, L->bk, n, L->C, KH * dk);
+    attn__linear_p(w->q, (size_t)KH * dk, m, L->Wk, L->Pk, L->bk, n, L->C, KH * dk);
     attn__heads(w->kn, w->q, 1, n, KH, dk, 1);
-    attn_linear_forward(w->q, m, L->Wv, L->bv, n, L->C, KH * dv);
+    attn__linear_p(w->q, (size_t)KH * dv, m, L->Wv, L->Pv, L->bv, n, L->C, KH * dv);
     attn__heads(w->vn, w->q, 1, n, KH, dv, 1);
     if (L->knorm) attn_rmsnorm_forward(w->kn, w->rstd, w->kn, L->knorm, KH * n, dk, ATTN_QK_NORM_EPS);
     if (L->rope) attn_rope_forward(w->kn, w->kn, w->cosv, w->sinv, KH, n, dk);
@@ -9499,7 +9533,7 @@ ATTNDEF attn_status attn_layer_step(const attn_layer *L, attn_layer_kv *kv, attn
     int H = L ? L->att.H : 0, dk = L ? L->att.dk : 0, dv = L ? L->att.dv : 0;
     ATTN__NEED(y); ATTN__NEED(x);
     ATTN__TRY(attn__step_begin(__func__, L, kv, n, pos, add, work, work_bytes, &w));
-    attn_linear_forward(w.q, x, L->Wq, L->bq, n, L->C, H * dk); /* q [n, H dk] -> Q [H, n, dk] */
+    attn__linear_p(w.q, (size_t)H * dk, x, L->Wq, L->Pq, L->bq, n, L->C, H * dk); /* -> Q [H, n, dk] */
     attn__heads(w.Q, w.q, 1, n, H, dk, 1);
     if (L->qnorm) attn_rmsnorm_forward(w.Q, w.rstd, w.Q, L->qnorm, H * n, dk, ATTN_QK_NORM_EPS);
     if (L->rope) attn_rope_forward(w.Q, w.Q, w.cosv, w.sinv, H, n, dk);
@@ -9513,7 +9547,8 @@ ATTNDEF attn_status attn_layer_step(const attn_layer *L, attn_layer_kv *kv, attn
         attn__step_recur(L, kv, &w, n, add, 1);
     if (add) kv->held += n;
     attn__heads(w.ocat, w.O, 1, n, H, dv, 0);
-    return attn_linear_forward(y, w.ocat, L->Wo, L->bo, n, H * dv, L->Cout);
+    attn__linear_p(y, (size_t)L->Cout, w.ocat, L->Wo, L->Po, L->bo, n, H * dv, L->Cout);
+    return ATTN_OK;
 }
 
 /* ---- 7. optimizers ---------------------------------------------------------------------------- */
@@ -10574,6 +10609,7 @@ ATTNDEF attn_status attn_transformer_init_in(attn_transformer *m, const attn_tra
 ATTNDEF void attn_transformer_free(attn_transformer *m)
 {
     if (!m) return;
+    attn_transformer_pack(m, 0);
     if (m->pattern && m->p.owned) ATTN_FREE(m->pattern); /* in the caller's memory with the rest */
     attn_params_free(&m->p);
     m->pattern = NULL;
@@ -10597,6 +10633,69 @@ ATTNDEF attn_transformer_layer_tensors attn_transformer_layer_named(const attn_t
     attn__name_tensors(__func__, &t, sizeof t, attn__tf_lslot, ok ? m->at[layer] : NULL, ATTN__TF_SLOTS,
                        ok ? &m->p : NULL, grad);
     return t;
+}
+
+/* attn_transformer_pack's panels (m->packed): each layer's Wq, Wk, Wv, Wo, W1, W3, W2 (NULL where the
+   model has none) packed by the kernels named isa (attn_simd_name). */
+#define ATTN__TF_PACKED 7
+typedef struct {
+    const char *isa;
+    const attn_float *at[ATTN_MAX_LAYERS][ATTN__TF_PACKED];
+} attn__tf_packed;
+
+/* The matrices attn_transformer_pack packs, [OC, C] each (C: in, OC: out). */
+static void attn__tf_pack_list(const attn_transformer *m, int l, const attn_float **W, int *C, int *OC)
+{
+    const attn_transformer_config *c = &m->cfg;
+    const attn_transformer_layer_tensors T = attn_transformer_layer_named(m, l, 0);
+    int KH = c->kv_heads ? c->kv_heads : c->heads, j;
+    const attn_float *w[ATTN__TF_PACKED];
+    int in[ATTN__TF_PACKED], out[ATTN__TF_PACKED];
+    w[0] = T.Wq; in[0] = c->d; out[0] = c->heads * c->dk;
+    w[1] = T.Wk; in[1] = c->d; out[1] = KH * c->dk;
+    w[2] = T.Wv; in[2] = c->d; out[2] = KH * c->dv;
+    w[3] = T.Wo; in[3] = c->heads * c->dv; out[3] = c->d;
+    w[4] = T.W1; in[4] = c->d; out[4] = c->mlp;
+    w[5] = T.W3; in[5] = c->d; out[5] = c->mlp;
+    w[6] = T.W2; in[6] = c->mlp; out[6] = c->d;
+    for (j = 0; j < ATTN__TF_PACKED; j++) W[j] = w[j], C[j] = in[j], OC[j] = out[j];
+}
+
+/* Layer l's panels for the kernels running now, or NULL. */
+static const attn_float *const *attn__tf_panels(const attn_transformer *m, int l)
+{
+    const attn__tf_packed *k = (const attn__tf_packed *)m->packed;
+    return k && !strcmp(k->isa, attn_simd_name()) ? k->at[l] : NULL;
+}
+
+ATTNDEF attn_status attn_transformer_pack(attn_transformer *m, int on)
+{
+    const attn_float *W[ATTN__TF_PACKED];
+    int C[ATTN__TF_PACKED], OC[ATTN__TF_PACKED], l, j, pass;
+    size_t total = 0, n, line = ATTN_ALIGN / sizeof(attn_float);
+    attn__tf_packed *k = NULL;
+    ATTN__NEED(m);
+    if (m->packed) ATTN_FREE(m->packed);
+    m->packed = NULL;
+    if (!on) return ATTN_OK;
+    for (pass = 0; pass < 2; pass++) { /* the size, then the panels */
+        attn_float *dst = pass ? attn__align_ptr(k + 1, 0) : NULL;
+        for (l = 0; l < m->cfg.layers; l++) {
+            attn__tf_pack_list(m, l, W, C, OC);
+            for (j = 0; j < ATTN__TF_PACKED; j++) { /* each aligned */
+                n = W[j] ? (attn__panels_floats(C[j], OC[j]) + line - 1) / line * line : 0;
+                if (!pass) total += n;
+                else if ((k->at[l][j] = W[j] ? dst : NULL))
+                    ATTN__ISA(panels_pack)(1, W[j], C[j], C[j], OC[j], dst), dst += n;
+            }
+        }
+        n = sizeof *k + ATTN_ALIGN + sizeof(attn_float) * total;
+        if (!pass && !(k = (attn__tf_packed *)ATTN_MALLOC(n)))
+            return attn__fail(ATTN_ERR_NOMEM, "%s: no memory for %lu bytes", __func__, (unsigned long)n);
+    }
+    k->isa = attn_simd_name();
+    m->packed = k;
+    return ATTN_OK;
 }
 
 /* Layer l as an attn_layer over the model's parameters, with the T5 bias [H, T, T] (NULL without;
@@ -10633,6 +10732,10 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->Wv = W.Wv; L->bv = W.bv; L->Wo = W.Wo; L->bo = W.bo;
     L->kproj = c->linformer_k; L->n_max = c->max_T; L->E = W.Elin; L->F = W.Flin;
     L->qnorm = W.qnorm; L->knorm = W.knorm;
+    if (attn__tf_panels(m, l)) {
+        const attn_float *const *P = attn__tf_panels(m, l);
+        L->Pq = P[0]; L->Pk = P[1]; L->Pv = P[2]; L->Po = P[3];
+    }
     L->rope_theta = c->rope_theta;
     if (c->mods[l] && !mod) L->att.mod = &attn__mod_rows[c->mods[l]]; /* the sizes: its functions */
     else if (c->mods[l] && attn__tf_mod_config(__func__, c, l, &mc) == ATTN_OK) { /* checked: it is */
@@ -10914,32 +11017,34 @@ static attn_status attn__tf_args(const char *fn, const attn_transformer *m, cons
 
 /* The MLP half of a block over n rows: x' = h + W2 g + b2 with a = Norm(h) (its mean and rstd [n]),
    u = W1 a + b1 and g = act(u), or with glu u2 = W3 a + b3 and g = u act(u2) ([n mlp] each). */
-static void attn__tf_mlp_core(const attn_transformer *m, const attn_transformer_layer_tensors *W,
+static void attn__tf_mlp_core(const attn_transformer *m, int l, const attn_transformer_layer_tensors *W,
                               attn_float *next, const attn_float *h, const attn_float *a, attn_float *u,
                               attn_float *u2, attn_float *g, size_t n);
-static void attn__tf_mlp_forward(const attn_transformer *m, const attn_transformer_layer_tensors *W,
+static void attn__tf_mlp_forward(const attn_transformer *m, int l, const attn_transformer_layer_tensors *W,
                                  attn_float *next, const attn_float *h, attn_float *a, attn_float *mean,
                                  attn_float *rstd, attn_float *u, attn_float *u2, attn_float *g, size_t n)
 {
     attn__tf_norm(m, a, mean, rstd, h, W->n2g, W->n2b, n);
-    attn__tf_mlp_core(m, W, next, h, a, u, u2, g, n);
+    attn__tf_mlp_core(m, l, W, next, h, a, u, u2, g, n);
 }
 
-/* next = h + W2 g + b2 with g from a as above (post_norm: h = a, no norm before it). */
-static void attn__tf_mlp_core(const attn_transformer *m, const attn_transformer_layer_tensors *W,
+/* next = h + W2 g + b2 with g from a as above (post_norm: h = a, no norm before it); layer l. */
+static void attn__tf_mlp_core(const attn_transformer *m, int l, const attn_transformer_layer_tensors *W,
                               attn_float *next, const attn_float *h, const attn_float *a, attn_float *u,
                               attn_float *u2, attn_float *g, size_t n)
 {
     const attn_transformer_config *cf = &m->cfg;
+    const attn_float *const *P = attn__tf_panels(m, l), *none[ATTN__TF_PACKED] = {NULL};
     size_t nm = n * cf->mlp;
-    attn_linear_forward(u, a, W->W1, W->b1, (int)n, cf->d, cf->mlp);
+    if (!P) P = none;
+    attn__linear_p(u, (size_t)cf->mlp, a, W->W1, P[4], W->b1, (int)n, cf->d, cf->mlp);
     if (cf->glu) {
-        attn_linear_forward(u2, a, W->W3, W->b3, (int)n, cf->d, cf->mlp);
+        attn__linear_p(u2, (size_t)cf->mlp, a, W->W3, P[5], W->b3, (int)n, cf->d, cf->mlp);
         attn__glu_forward(g, u, u2, nm, cf->act);
     } else {
         attn_act_forward(g, u, nm, cf->act);
     }
-    attn_linear_forward(next, g, W->W2, W->b2, (int)n, cf->mlp, cf->d);
+    attn__linear_p(next, (size_t)cf->d, g, W->W2, P[6], W->b2, (int)n, cf->mlp, cf->d);
     attn_axpy(n * cf->d, 1, h, next);
 }
 
@@ -10993,7 +11098,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
             ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.a, NULL, B, T, T, w.layer, w.lw));
             attn_axpy(N * cf->d, 1, c.x, c.h);
             attn__tf_norm(m, c.pn, c.m1, c.r1, c.h, W.n1g, W.n1b, N);
-            attn__tf_mlp_core(m, &W, c.bn, c.pn, c.pn, c.u, c.u2, c.g, N);
+            attn__tf_mlp_core(m, l, &W, c.bn, c.pn, c.pn, c.u, c.u2, c.g, N);
             attn__tf_norm(m, c.next, c.m2, c.r2, c.bn, W.n2g, W.n2b, N);
             continue;
         }
@@ -11005,7 +11110,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         ATTN__TRY(attn_layer_forward(&L, c.h, c.att, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T,
                                      w.layer, w.lw));
         attn__tf_lastrows(c.h, c.x, B, T, Tq, cf->d, ATTN__ROWS_ADD_GET);
-        attn__tf_mlp_forward(m, &W, c.next, c.h, c.bn, c.m2, c.r2, c.u, c.u2, c.g, n);
+        attn__tf_mlp_forward(m, l, &W, c.next, c.h, c.bn, c.m2, c.r2, c.u, c.u2, c.g, n);
     }
     /* y = Wout Norm(xr) + bout, xr the read-out rows of x_L */
     attn__tf_cache_map(m, cf->layers, B, T, bases, &c);
@@ -11038,6 +11143,9 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     int l, R, TqL;
     ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
+    if (m->packed)
+        return attn__fail(ATTN_ERR_ARG, "%s: the weights are packed for inference (unpack them first: "
+                          "attn_transformer_pack(m, 0))", __func__);
     M = attn_transformer_named(m, 0); MG = attn_transformer_named(m, 1);
     attn__tf_work_map(m, B, T, work, &w);
     seg = attn__tf_segments(m, tokens, B, T, w.seg);
@@ -11536,7 +11644,7 @@ static attn_status attn__tf_decode_step(const attn_transformer *m, attn_transfor
         attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, W.n1g, W.n1b, (size_t)n);
         ATTN__TRY(attn_layer_step(&L, &lk, w.h, w.a, n, kv->len, 1, w.step, w.step_bytes));
         attn_axpy((size_t)n * c->d, 1, w.x, w.h);
-        attn__tf_mlp_forward(m, &W, w.x, w.h, w.a, w.mean, w.rstd, w.u, w.u2, w.g, (size_t)n);
+        attn__tf_mlp_forward(m, l, &W, w.x, w.h, w.a, w.mean, w.rstd, w.u, w.u2, w.g, (size_t)n);
     }
     kv->at = kv->len += n;
     attn__tf_norm(m, w.a, w.mean, w.rstd, w.x, M.nfg, M.nfb, (size_t)n);

@@ -174,6 +174,8 @@ int embed_main(int argc, char **argv)
         fprintf(stderr, "attnlab %s: cannot open %s\n", cmd, file);
         goto done;
     }
+    if (attn_transformer_pack(&E.m, 1) != ATTN_OK) /* the weights packed once: faster, else read as they are */
+        fprintf(stderr, "attnlab %s: note: %s\n", cmd, attn_last_error());
     if (out && !(of = fopen(out, "wb"))) { /* before the work: a bad path fails now */
         fprintf(stderr, "attnlab embed: cannot write %s\n", out);
         goto done;

@@ -827,6 +827,8 @@ int lm_sample(int argc, char **argv)
         attn_transformer_free(&m);
         return 1;
     }
+    if (attn_transformer_pack(&m, 1) != ATTN_OK) /* the weights packed once: faster, else read as they are */
+        fprintf(stderr, "attnlab sample: note: %s\n", attn_last_error());
     kb = attn_transformer_kv_bytes(&m, m.cfg.max_T);
     wb = attn_transformer_decode_work_bytes(&m, n, m.cfg.max_T);
     if (!kb || !wb || !(kvmem = malloc(kb)) || !(work = malloc(wb)) || !(in = (int *)malloc(sizeof(int) * (size_t)n)) ||

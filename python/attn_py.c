@@ -149,6 +149,8 @@ ATTNPY_EXPORT attn_status attnpy_model_save(const attnpy_model *h, const char *p
 
 /* The configuration's numbers the package shows: vocab, in_dim, d, layers, heads, dk, dv, mlp,
    kv_heads, max_T, out, readout, causal, then each layer's kind; returns how many were written. */
+ATTNPY_EXPORT attn_status attnpy_model_pack(attnpy_model *h, int on) { return attn_transformer_pack(&h->m, on); }
+
 ATTNPY_EXPORT int attnpy_model_info(const attnpy_model *h, int *v, int n)
 {
     const attn_transformer_config *c = &h->m.cfg;

@@ -411,7 +411,8 @@ def greedy(forward, w, c, prompt, steps):
 def test_model(name, cfg, weights, forward, tmp):
     """attn.Transformer on a Hugging Face directory written by PyTorch: logits within 1e-5 of
     PyTorch's (relative to the largest), the same 32 greedy tokens; then its export (save hf=True)
-    read back into the PyTorch model and its attn.h checkpoint reloaded: the same logits."""
+    read back into the PyTorch model and its attn.h checkpoint reloaded: the same logits (and, with
+    the weights not packed, the same to rounding)."""
     d = os.path.join(tmp, name)
     os.makedirs(d)
     w = weights(cfg, 1)
@@ -444,6 +445,10 @@ def test_model(name, cfg, weights, forward, tmp):
             check(f"{name}: a token outside the vocabulary refused", False)
         except attn.ArgumentError:
             check(f"{name}: a token outside the vocabulary refused", True)
+    with attn.Transformer(os.path.join(tmp, name + ".ckpt"), pack=False) as m3:
+        e3 = rel_err(torch.from_numpy(m3.forward(np.array(prompt))[0]), torch.from_numpy(y))
+        check(f"{name}: the weights read in place (pack=False), the packed logits to rounding", e3 < 1e-5,
+              f"rel {e3:.2e}")
 
 
 def test_docs_example(model_dir):

@@ -308,6 +308,7 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
     BAD(attn_transformer_forward(tf, F(0), F(4), ids, in, 1, 4, U(5), sizeof pool[5].b));
     BAD(attn_transformer_forward(tf, F(0), F(4), ids, NULL, 1, 4, U(5), 16));
     BAD(attn_transformer_backward(tf, NULL, in, ids, NULL, 1, 4, U(5), sizeof pool[5].b));
+    BAD(attn_transformer_pack(NULL, 1));
     BAD(attn_transformer_weights(tf, F(0), in, 1, 4, 99, U(5), sizeof pool[5].b));
     ZERO(attn_transformer_kv_bytes(tf, 0));
     ZERO(attn_transformer_kv_bytes(NULL, 4));

@@ -1503,6 +1503,102 @@ static void test_transformer_decode(void)
            worst_kind >= 0 ? attn_kind_get((attn_kind)(worst_kind / 4))->name : "-", worst_kind % 4);
 }
 
+/* attn_transformer_pack: the forward pass and the decoder read the packed weights and give the
+   unpacked results (to rounding: the panels' kernels sum in another order), for a decoder (LayerNorm,
+   biases, learned positions, edge panels: d 40) and a Llama-like model (RMSNorm, GLU, RoPE, one kv
+   head, QK-norm) and an encoder (post-norm); backward refused while packed; weights changed and
+   packed again are read; after attn_simd_set to other kernels the weights are read as before. */
+static double pack_err(const attn_float *a, const attn_float *b, size_t n)
+{
+    double scale = 1;
+    size_t i;
+    for (i = 0; i < n; i++) scale = fabs((double)b[i]) > scale ? fabs((double)b[i]) : scale;
+    return t_max_diff(a, b, n) / scale;
+}
+
+static void test_transformer_pack(void)
+{
+    enum { B = 2, T = 11, P = 4 };
+    static const char *const isas[] = {"sse2", "avx2", "avx512"};
+    int tok[B * T], variant, i, k;
+    double tol = sizeof(attn_float) == 4 ? 2e-5 : 1e-12;
+    for (i = 0; i < B * T; i++) tok[i] = (i * 7 + 3) % 50;
+    for (variant = 0; variant < 3; variant++) {
+        attn_transformer_config c = attn_transformer_config_default();
+        attn_transformer m;
+        attn_transformer_kv kv;
+        attn_rng r;
+        attn_float *ref, *got, *cache, *dy;
+        void *work, *kvmem, *dw;
+        size_t wb, kb, db, ny;
+        int t, R;
+        c.vocab = 50; c.d = 40; c.layers = 2; c.heads = 2; c.dk = 12; c.dv = 12; c.mlp = 72; c.max_T = 16;
+        if (variant == 1) {
+            c.norm = ATTN_NORM_RMS; c.glu = 1; c.pos = ATTN_POS_ROPE; c.kv_heads = 1; c.qk_norm = 1; c.bias = 0;
+            c.out = 50;
+        }
+        if (variant == 2) c.post_norm = 1, c.causal = 0, c.out = 0;
+        c.readout = 0;
+        attn_rng_seed(&r, 61, (uint64_t)variant);
+        if (attn_transformer_init(&m, &c, &r) != ATTN_OK) {
+            CHECK(0, "pack: init variant %d: %s", variant, attn_last_error());
+            continue;
+        }
+        R = T;
+        ny = (size_t)B * R * (c.out ? c.out : c.d);
+        ref = t_alloc(ny); got = t_alloc(ny); dy = t_alloc(ny);
+        cache = t_alloc(attn_transformer_cache_floats(&m, B, T));
+        work = malloc(wb = attn_transformer_work_bytes(&m, B, T));
+        for (i = 0; i < (int)ny; i++) dy[i] = (attn_float)((i % 5) - 2);
+        CHECK(attn_transformer_forward(&m, ref, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "pack: %s", attn_last_error());
+        CHECK(attn_transformer_pack(&m, 1) == ATTN_OK && m.packed, "pack variant %d: %s", variant, attn_last_error());
+        CHECK(attn_transformer_forward(&m, got, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "pack: %s", attn_last_error());
+        CHECK(pack_err(got, ref, ny) <= tol, "pack variant %d: the forward pass %.3g from the unpacked one", variant,
+              pack_err(got, ref, ny));
+        CHECK(attn_transformer_backward(&m, dy, cache, tok, NULL, B, T, work, wb) == ATTN_ERR_ARG &&
+                  strstr(attn_last_error(), "packed"), "pack: backward refused while packed: %s", attn_last_error());
+        for (k = 0; k < 3; k++) { /* other kernels: the weights read as before */
+            char start[32];
+            snprintf(start, sizeof start, "%s", attn_simd_name());
+            if (!strcmp(isas[k], start) || attn_simd_set(isas[k]) != 0) continue;
+            CHECK(attn_transformer_forward(&m, got, cache, tok, NULL, B, T, work, wb) == ATTN_OK &&
+                      pack_err(got, ref, ny) <= tol, "pack variant %d under %s: %.3g", variant, isas[k],
+                  pack_err(got, ref, ny));
+            attn_simd_set(start);
+        }
+        attn_clear_error();
+        if (c.out) { /* the decoder over the packed weights: the full pass' rows */
+            kvmem = malloc(kb = attn_transformer_kv_bytes(&m, T));
+            dw = malloc(db = attn_transformer_decode_work_bytes(&m, P, T));
+            CHECK(attn_transformer_kv_init(&kv, &m, T, kvmem, kb) == ATTN_OK &&
+                      attn_transformer_decode(&m, &kv, got, tok, P, dw, db) == ATTN_OK, "pack: prefill: %s",
+                  attn_last_error());
+            for (t = P; t < T; t++)
+                CHECK(attn_transformer_decode(&m, &kv, got + (size_t)t * c.out, tok + t, 1, dw, db) == ATTN_OK,
+                      "pack: step: %s", attn_last_error());
+            CHECK(pack_err(got, ref, (size_t)T * c.out) <= tol, "pack variant %d: decoding %.3g from the full pass",
+                  variant, pack_err(got, ref, (size_t)T * c.out));
+            free(kvmem); free(dw);
+        }
+        m.p.data[m.p.total - 1] += 1; /* a weight changed (the last: the head's or the final norm's), packed again */
+        attn_transformer_layer_named(&m, 1, 0).W2[5] += (attn_float)0.5;
+        CHECK(attn_transformer_pack(&m, 1) == ATTN_OK, "pack again: %s", attn_last_error());
+        CHECK(attn_transformer_forward(&m, got, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "pack: %s", attn_last_error());
+        CHECK(attn_transformer_pack(&m, 0) == ATTN_OK && !m.packed, "unpack");
+        CHECK(attn_transformer_forward(&m, ref, cache, tok, NULL, B, T, work, wb) == ATTN_OK &&
+                  pack_err(got, ref, ny) <= tol, "pack variant %d: changed weights packed again %.3g", variant,
+              pack_err(got, ref, ny));
+        CHECK(attn_transformer_backward(&m, dy, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "backward unpacked: %s",
+              attn_last_error());
+        CHECK(attn_transformer_pack(&m, 1) == ATTN_OK, "pack: %s", attn_last_error());
+        attn_transformer_free(&m); /* frees the panels too (valgrind) */
+        CHECK(!m.packed, "free drops the panels");
+        free(ref); free(got); free(dy); free(cache); free(work);
+    }
+    CHECK(attn_transformer_pack(NULL, 1) == ATTN_ERR_ARG, "pack(NULL) refused");
+    attn_clear_error();
+}
+
 /* attn_sample: greedy is the argmax; temperature, top-k and top-p draw the renormalised
    distributions (frequencies over 40,000 draws within 4 standard errors of the exact values);
    tokens outside the top-k or the nucleus never come; a seed replays its draws; bad input is -1. */
@@ -2387,6 +2483,7 @@ void test_models(void)
     test_checkpoints();
     test_checkpoint_compat();
     test_transformer_decode();
+    test_transformer_pack();
     test_transformer_window();
     test_transformer_window_cache();
     test_sample();

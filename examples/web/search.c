@@ -55,6 +55,8 @@ SEARCH_API int search_load(const char *dir)
         snprintf(message, sizeof message, "search_load: %s is not a sentence encoder for %d tokens", dir, T);
         return 0;
     }
+    if (attn_transformer_pack(&model, 1) != ATTN_OK) /* the weights packed once for the kernels */
+        return attn_transformer_free(&model), fail("search_load");
     work_bytes = attn_transformer_work_bytes(&model, 1, T);
     ids = (int *)malloc(sizeof(int) * (size_t)T);
     hidden = (attn_float *)malloc(sizeof(attn_float) * (size_t)T * model.cfg.d);

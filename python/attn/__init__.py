@@ -127,16 +127,22 @@ def attention_backward(dO, q, k, v, O, stats, kind="softmax", **kw):
 
 class Transformer:
     """A transformer from an attn.h checkpoint file or a Hugging Face directory (config.json and
-    model.safetensors: GPT-2, Llama, BERT), run in float32. Use as a context manager or close()."""
+    model.safetensors: GPT-2, Llama, BERT), run in float32. Use as a context manager or close().
+    pack=True packs the layers' weights once for the kernels (attn_transformer_pack: faster at few
+    rows; memory about the layers' weights again); pack=False reads them in place."""
 
     INFO = ("vocab", "in_dim", "d", "layers", "heads", "dk", "dv", "mlp", "kv_heads", "max_T", "out", "readout",
             "causal")
 
-    def __init__(self, path):
+    def __init__(self, path, pack=True):
         self._L = lib()
         self._h = self._L.c.attnpy_model_load(str(path).encode())
         if not self._h:
             raise self._L.error()
+        if pack and self._L.c.attnpy_model_pack(self._h, 1):
+            err = self._L.error()
+            self.close()
+            raise err
         v = (ctypes.c_int * (len(self.INFO) + 256))()
         n = self._L.c.attnpy_model_info(self._h, v, len(v))
         self.config = dict(zip(self.INFO, v[:len(self.INFO)]))

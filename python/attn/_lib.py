@@ -112,6 +112,7 @@ class Lib:
             "attn_mod_from_name": (c_int, [c_char_p]),
             "attnpy_model_load": (P, [c_char_p]), "attnpy_model_free": (None, [P]),
             "attnpy_model_save": (c_int, [P, c_char_p, c_int]),
+            "attnpy_model_pack": (c_int, [P, c_int]),
             "attnpy_model_info": (c_int, [P, ctypes.POINTER(c_int), c_int]),
             "attnpy_model_forward": (c_int, [P, P, P, P, c_int, c_int]),
             "attnpy_model_generate": (c_int, [P, P, P, c_int, c_int, ctypes.c_double, c_int, ctypes.c_double,
