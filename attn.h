@@ -1673,7 +1673,7 @@ ATTNDEF double attn_digits_exact(const int *out, int To, const int *tgt_out, int
    width). Format 1 (0.1.0: no names or tensors, kinds as 0.1.0's enum values, the fixed fields
    around the configuration) is read too. */
 #define ATTN_CKPT_VERSION 2
-#define ATTN_CKPT_MAX_CONFIG 96
+#define ATTN_CKPT_MAX_CONFIG 256
 #define ATTN_CKPT_MAX_NAMES 64
 #define ATTN_CKPT_MAX_TENSORS 65536
 #define ATTN_CKPT_NAME_LEN 32 /* bytes of a stored name, its NUL included */
@@ -1712,7 +1712,10 @@ ATTNDEF attn_status attn_checkpoint_load_file(const char *path, void **buf, size
                                               attn_checkpoint_header *h);
 
 /* Configuration floats are stored as two words, the low and high halves of their float64 bits;
-   kinds as an index into the record's names.
+   kinds as an index into the record's names. The last words are each name's fingerprint (2 words:
+   for a kind, two sums of its output on a fixed probe as float32 bits, else 0): a kind registered
+   under a saved name with another formula is refused on load (files written before fingerprints
+   load as before).
    The cisformer's checkpoint: model "cisformer", config d, ncon, kind, vec, init_uniform, the
    score scale (2 words), qk_raw (not in format 1), then the parameter block (m->p.total floats, with the
    alignment padding between tensors). Load initialises *m (attn_cisformer_free releases it) with
@@ -4838,7 +4841,8 @@ static void attn__linear_p(attn_float *out, size_t ldo, const attn_float *inp, c
                            const attn_float *P, const attn_float *b, int N, int C, int OC)
 {
     int n;
-    if (!P || N < 2 || !ATTN__ISA(panels_pay)(N, OC, C) || !ATTN__ISA(gemm_panels)(N, OC, C, 1, inp, C, P, OC, 0, 0, out, (int)ldo))
+    if (!P || N < 2 || !ATTN__ISA(panels_pay)(N, OC, C) ||
+        !ATTN__ISA(gemm_panels)(N, OC, C, 1, inp, C, P, OC, 0, 0, out, (int)ldo))
         attn_gemm(0, 1, N, OC, C, 1, inp, C, W, C, 0, out, (int)ldo);
     for (n = 0; b && n < N; n++) attn_axpy((size_t)OC, 1, b, out + (size_t)n * ldo);
 }
@@ -13289,6 +13293,72 @@ static size_t attn__ckpt_size(int nconfig, int nnames, int ntensors, uint64_t co
     return head + (size_t)count * (size_t)fb;
 }
 
+/* A kind's fingerprint: two sums of its output on a fixed probe (B 1, H 2, T 5, dk = dv = 4, not
+   causal, inputs and parameters drawn from a fixed seed) as float32 bits in w[2]; 0, 0 when the
+   probe fails. A checkpoint keeps it beside the kind's name, so that a kind registered under that
+   name with another formula is refused on load. */
+static void attn__kind_fingerprint(attn_kind kind, int32_t w[2])
+{
+    enum { T = 5, H = 2, D = 4, N = H * T * D };
+    attn_attention_desc d;
+    attn_float x[4 * N + 3 * D + H * D * D], *o = x + 3 * N;
+    attn_rng r;
+    size_t wb, sb;
+    void *ws;
+    double sum[2] = {0, 0};
+    float f;
+    int i;
+    memset(&d, 0, sizeof d);
+    d.kind = kind; d.B = 1; d.H = H; d.Tq = d.Tk = T; d.dk = d.dv = D;
+    d.lambda = x + 4 * N; d.gain = x + 4 * N + 2 * D; d.w2 = x + 4 * N + 3 * D;
+    d.lambda_init = (attn_float)0.5;
+    attn_rng_seed(&r, 0xF1A9E5, 1);
+    for (i = 0; i < (int)(sizeof x / sizeof *x); i++) x[i] = (attn_float)attn_rng_normal(&r, 0, 0.5);
+    for (i = 0; i < D; i++) x[4 * N + 2 * D + i] += 1; /* gains near 1 */
+    w[0] = w[1] = 0;
+    if ((int)kind < 0) return;
+    wb = attn_attention_workspace(&d);
+    sb = attn_attention_stats_floats(&d);
+    if (wb && sb && (ws = ATTN_MALLOC(wb + sizeof(attn_float) * sb)) != NULL) {
+        attn_float *stats = (attn_float *)((char *)ws + wb);
+        if (attn_attention_forward(&d, o, stats, NULL, x, x + N, x + 2 * N, ws, wb) == ATTN_OK) {
+            for (i = 0; i < N; i++) sum[0] += (double)o[i] * (1 + i % 3), sum[1] += (double)o[i] * o[i];
+            f = (float)sum[0]; memcpy(&w[0], &f, 4);
+            f = (float)sum[1]; memcpy(&w[1], &f, 4);
+        }
+        ATTN_FREE(ws);
+    }
+    attn_clear_error();
+}
+
+/* The names' fingerprints after a record's n configuration words, 2 words per name (a kind's, else
+   0, 0); the record's new word count. */
+static int attn__ckpt_fingerprints(int32_t *w, int n, char names[][ATTN_CKPT_NAME_LEN], int nn)
+{
+    int i;
+    for (i = 0; i < nn; i++) attn__kind_fingerprint((attn_kind)attn_kind_from_name(names[i]), w + n + 2 * i);
+    return n + 2 * nn;
+}
+
+/* Whether the fingerprint w[2] read beside kind's name matches the kind registered here (to 1e-4
+   relative: builds and ISAs differ by rounding); 1 when either is unknown (0, 0), else 0 with the
+   error set. */
+static int attn__kind_fingerprint_ok(attn_kind kind, const int32_t w[2])
+{
+    int32_t here[2];
+    float a[2], b[2];
+    int i;
+    attn__kind_fingerprint(kind, here);
+    if ((!w[0] && !w[1]) || (!here[0] && !here[1])) return 1;
+    memcpy(a, w, 8); memcpy(b, here, 8);
+    for (i = 0; i < 2; i++)
+        if (!(fabs((double)a[i] - b[i]) <= 1e-4 * (1 + fabs((double)b[i]))))
+            return attn__fail(ATTN_ERR_FORMAT, "the kind '%s' registered here computes something else than "
+                              "the one saved under that name (fingerprint %.6g, %.6g; here %.6g, %.6g)",
+                              attn_kind_get(kind)->name, a[0], a[1], b[0], b[1]), 0;
+    return 1;
+}
+
 /* Kinds in format-1 configuration words: the enum values of 0.1.0, by name. */
 static const char *const attn__ckpt_v1_kinds[] = {"softmax",      "ea",
                                                   "cog",          "centered",
@@ -13301,8 +13371,9 @@ static const char *const attn__ckpt_v1_kinds[] = {"softmax",      "ea",
                                                   "hyla_plus"};
 
 /* The kind a configuration word names in record h: a format-1 enum value or an index into
-   h->names; -1 (error set) if it names none known here. */
-static int attn__ckpt_kind(const attn_checkpoint_header *h, int32_t word)
+   h->names, checked against the names' fingerprints fp (2 words per name; NULL in files without
+   them); -1 (error set) if it names none known here or one that computes something else. */
+static int attn__ckpt_kind(const attn_checkpoint_header *h, int32_t word, const int32_t *fp)
 {
     int v1 = h->version == 1,
         n = v1 ? (int)(sizeof attn__ckpt_v1_kinds / sizeof *attn__ckpt_v1_kinds) : h->nnames, k;
@@ -13312,6 +13383,8 @@ static int attn__ckpt_kind(const attn_checkpoint_header *h, int32_t word)
     name = v1 ? attn__ckpt_v1_kinds[word] : h->names[word];
     if ((k = attn_kind_from_name(name)) < 0)
         attn__fail(ATTN_ERR_FORMAT, "the kind '%s' is not known here (register it before loading)", name);
+    else if (fp && !v1 && !attn__kind_fingerprint_ok((attn_kind)k, fp + 2 * word))
+        return -1;
     return k;
 }
 
@@ -13741,7 +13814,7 @@ static attn_status attn__ckpt_fill(attn_status s, attn_params *p, attn_checkpoin
 
 ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *path)
 {
-    int32_t cfg[8];
+    int32_t cfg[10];
     char names[1][ATTN_CKPT_NAME_LEN];
     const char *np[1] = {names[0]};
     int nn = 0;
@@ -13753,7 +13826,8 @@ ATTNDEF attn_status attn_cisformer_save(const attn_cisformer *m, const char *pat
     cfg[4] = m->cfg.init_uniform; attn__f64_words(m->cfg.scale, cfg + 5);
     cfg[7] = m->cfg.qk_raw;
     if (cfg[2] < 0) return attn__fail(ATTN_ERR_ARG, "%s: %s", __func__, attn_last_error());
-    return attn_checkpoint_save(path, "cisformer", cfg, 8, np, nn, &m->p);
+    return attn_checkpoint_save(path, "cisformer", cfg, attn__ckpt_fingerprints(cfg, 8, names, nn), np, nn,
+                                &m->p);
 }
 
 ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
@@ -13763,6 +13837,7 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
     attn_cisformer t;
     attn_rng r;
     void *buf = NULL;
+    const int32_t *fp;
     size_t n = 0, floats;
     attn_status s;
     int made;
@@ -13772,9 +13847,11 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
     c.d = h.config[0]; c.ncon = h.config[1]; c.vec = (attn_cis_vec)h.config[3];
     c.init_uniform = h.config[4]; c.scale = attn__words_f64(h.config + 5);
     c.qk_raw = h.version == 1 ? 0 : h.config[7];
-    if (h.nconfig != (h.version == 1 ? 7 : 8)) floats = 0, attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
+    fp = h.nconfig > 8 ? h.config + 8 : NULL; /* the name's fingerprint */
+    if (h.nconfig != (h.version == 1 ? 7 : 8) && h.nconfig != 8 + 2 * h.nnames)
+        floats = 0, attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
     else
-        floats = (int)(c.kind = (attn_kind)attn__ckpt_kind(&h, h.config[2])) < 0
+        floats = (int)(c.kind = (attn_kind)attn__ckpt_kind(&h, h.config[2], fp)) < 0
                      ? 0
                      : attn__cis_block(__func__, &c, (size_t)h.float_bytes);
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
@@ -13791,18 +13868,18 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 /* format 2 since 0.2, last: bigbird_block, _random, _seed, linformer_k, kv_heads (5 words), then
    qk_norm, rope_theta (2 words), post_norm, emb_norm, pad_mask, pad; then, with score modifiers,
    mod.buckets, .max_distance, .bidirectional, .cap (2 words) and mods[0 .. layers-1] (-1: none,
-   else the index of its name) */
+   else the index of its name), now always, and then the names' fingerprints */
 #define ATTN__TF_TAIL 12
 #define ATTN__TF_TAIL_MOD 17
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
     const attn_transformer_config *c;
-    int32_t w[ATTN__TF_WORDS + 2 * ATTN_MAX_LAYERS + ATTN__TF_TAIL_MOD];
+    int32_t w[ATTN__TF_WORDS + 4 * ATTN_MAX_LAYERS + ATTN__TF_TAIL_MOD + 2 * ATTN_MOD_COUNT];
     char names[ATTN_MAX_LAYERS + ATTN_MOD_COUNT][ATTN_CKPT_NAME_LEN];
     const char *np[ATTN_MAX_LAYERS + ATTN_MOD_COUNT];
     int32_t *t;
-    int l, nn = 0, tail = ATTN__TF_TAIL;
+    int l, nn = 0;
     ATTN__NEED(m);
     c = &m->cfg;
     w[0] = c->vocab;
@@ -13835,12 +13912,12 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     for (l = 0; l < c->layers; l++)
         if ((w[ATTN__TF_WORDS + l] = attn__ckpt_name(names, &nn, c->kinds[l])) < 0)
             return attn__fail(ATTN_ERR_ARG, "%s: layer %d: %s", __func__, l, attn_last_error());
-    for (l = 0; l < c->layers; l++) tail = c->mods[l] ? ATTN__TF_TAIL_MOD + c->layers : tail;
-    t = w + ATTN__TF_WORDS + c->layers; /* the tail */
-    for (l = 0; tail > ATTN__TF_TAIL && l < c->layers; l++)
+    t = w + ATTN__TF_WORDS + c->layers; /* the tail: then each layer's modifier, each name's fingerprint */
+    for (l = 0; l < c->layers; l++)
         t[ATTN__TF_TAIL_MOD + l] = c->mods[l] && attn_mod_name(c->mods[l])
                                        ? attn__ckpt_add(names, &nn, attn_mod_name(c->mods[l]))
                                        : -1;
+
     t[12] = c->mod.buckets;
     t[13] = c->mod.max_distance;
     t[14] = c->mod.bidirectional;
@@ -13857,8 +13934,9 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     w[ATTN__TF_WORDS + c->layers + 9] = c->emb_norm;
     w[ATTN__TF_WORDS + c->layers + 10] = c->pad_mask;
     w[ATTN__TF_WORDS + c->layers + 11] = c->pad;
-    return attn_checkpoint_save(path, "transformer", w, ATTN__TF_WORDS + c->layers + tail, np, nn,
-                                &m->p);
+    return attn_checkpoint_save(path, "transformer", w,
+                                attn__ckpt_fingerprints(w, ATTN__TF_WORDS + 2 * c->layers + ATTN__TF_TAIL_MOD,
+                                                        names, nn), np, nn, &m->p);
 }
 
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
@@ -13870,8 +13948,9 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     const int32_t *w = h.config;
     void *buf = NULL;
     size_t n = 0, floats = 0, count = 0;
+    const int32_t *fpw;
     attn_status s;
-    int l, made, known, words, tail;
+    int l, made, known, words, tail, fp;
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "transformer", ATTN__TF_WORDS_V1, &buf, &n, &h));
     words = h.version == 1 ? ATTN__TF_WORDS_V1 : ATTN__TF_WORDS;
@@ -13906,8 +13985,10 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.global = w[29];
     }
     tail = h.version > 1 && c.layers >= 0 && c.layers <= ATTN_MAX_LAYERS ? h.nconfig - words - c.layers : 0;
-    if (tail != 5 && tail != ATTN__TF_TAIL && (!tail || tail != ATTN__TF_TAIL_MOD + c.layers))
-        tail = 0; /* 5: before qk_norm and what follows it; tail is 0 for an out-of-range layer count */
+    fp = ATTN__TF_TAIL_MOD + c.layers + 2 * h.nnames; /* with the names' fingerprints */
+    if (tail != 5 && tail != ATTN__TF_TAIL && (!tail || (tail != ATTN__TF_TAIL_MOD + c.layers && tail != fp)))
+        tail = 0; /* 5: before qk_norm and what follows it; then the modifiers, then the fingerprints; tail
+                     is 0 for an out-of-range layer count */
     if (tail) {
         c.bigbird_block = w[words + c.layers];
         c.bigbird_random = w[words + c.layers + 1];
@@ -13930,8 +14011,9 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.mod.bidirectional = mw[14];
         c.mod.cap = (attn_float)attn__words_f64(mw + 15);
     }
+    fpw = tail == fp ? w + words + 2 * c.layers + ATTN__TF_TAIL_MOD : NULL; /* the names' fingerprints */
     for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - words && known; l++)
-        known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l])) >= 0 &&
+        known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l], fpw)) >= 0 &&
                 (tail <= ATTN__TF_TAIL || attn__ckpt_mod(&h, w[words + c.layers + ATTN__TF_TAIL_MOD + l],
                                                          &c.mods[l]) == 0);
     if (h.nconfig - words - tail != c.layers)
@@ -13950,10 +14032,10 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
 ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path)
 {
     const attn_seq2seq_config *c;
-    int32_t w[ATTN__S2S_WORDS];
+    int32_t w[ATTN__S2S_WORDS + 2];
     char names[1][ATTN_CKPT_NAME_LEN];
     const char *np[1] = {names[0]};
-    int nn = 0;
+    int nn = 0, nw;
     ATTN__NEED(m);
     c = &m->cfg;
     w[0] = c->src_vocab;
@@ -13972,7 +14054,8 @@ ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path)
     w[13] = (int32_t)c->ln_eps;
     w[14] = (int32_t)c->init; attn__f64_words(c->eps, w + 15); attn__f64_words(c->dropout, w + 17);
     if (w[12] < 0) return attn__fail(ATTN_ERR_ARG, "%s: %s", __func__, attn_last_error());
-    return attn_checkpoint_save(path, "seq2seq", w, ATTN__S2S_WORDS, np, nn, &m->p);
+    nw = attn__ckpt_fingerprints(w, ATTN__S2S_WORDS, names, nn);
+    return attn_checkpoint_save(path, "seq2seq", w, nw, np, nn, &m->p);
 }
 
 ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
@@ -13981,7 +14064,7 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     attn_seq2seq_config c;
     attn_seq2seq t;
     attn_rng r;
-    const int32_t *w = h.config;
+    const int32_t *w = h.config, *fp;
     void *buf = NULL;
     size_t n = 0, floats = 0;
     attn_status s;
@@ -14003,8 +14086,10 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     c.max_tgt = w[11];
     c.ln_eps = (attn_ln_eps)w[13];
     c.init = (attn_init_kind)w[14]; c.eps = attn__words_f64(w + 15); c.dropout = attn__words_f64(w + 17);
-    if (h.nconfig != ATTN__S2S_WORDS) attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
-    else if ((int)(c.kind = (attn_kind)attn__ckpt_kind(&h, w[12])) < 0 ||
+    fp = h.nconfig > ATTN__S2S_WORDS ? w + ATTN__S2S_WORDS : NULL; /* the name's fingerprint */
+    if (h.nconfig != ATTN__S2S_WORDS && h.nconfig != ATTN__S2S_WORDS + 2 * h.nnames)
+        attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
+    else if ((int)(c.kind = (attn_kind)attn__ckpt_kind(&h, w[12], fp)) < 0 ||
              !attn__s2s_block(__func__, &c, &floats, (size_t)h.float_bytes))
         floats = 0;
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));

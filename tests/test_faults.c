@@ -98,8 +98,9 @@ static void test_loaders(void)
         void *buf;
         size_t bytes;
         attn_checkpoint_header h;
-        CHECK(attn_checkpoint_load_file(path, &buf, &bytes, &h) == ATTN_OK && h.nconfig == 32 + 12, "read back");
-        for (l = 0; l < 32; l++) w[l] = h.config[l]; /* without the 12 trailing words: an older format-2 record */
+        CHECK(attn_checkpoint_load_file(path, &buf, &bytes, &h) == ATTN_OK && h.nconfig == 32 + 17 + 2 + 2, "read back");
+        for (l = 0; l < 32; l++) w[l] = h.config[l]; /* without the tail (17 words, the 2 layers' modifiers and
+                                                        the name's fingerprint): an older format-2 record */
         free(buf);
     }
     w[0] = 1 << 20; w[1] = 1 << 16; /* vocab x d = 2^36 */

@@ -499,6 +499,41 @@ static void test_checkpoint_compat(void)
                       "an unknown kind name refused: %s", attn_last_error());
             }
         }
+        {   /* each name's fingerprint (its kind's output on a fixed probe) after the modifiers' words: a file
+               whose kind of that name computed something else (the probe's sum 1% off) is refused; one off
+               by another build's rounding (1e-6) loads */
+            void *buf;
+            size_t bytes;
+            attn_checkpoint_header h;
+            const char *names[2] = {"ckpt_test_softmax", "ea"};
+            static const double off[2] = {1e-6, 1e-2};
+            int fp = 30 + 2 * 3 + 17, k;
+            CHECK(attn_transformer_save(&t, path) == ATTN_OK, "save: %s", attn_last_error());
+            if (attn_checkpoint_load_file(path, &buf, &bytes, &h) == ATTN_OK) {
+                int32_t saved = h.config[fp];
+                free(buf);
+                CHECK(h.nconfig == fp + 4 && h.config[fp] && h.config[fp + 1] && h.config[fp + 2] && h.config[fp + 3],
+                      "two fingerprint words per name (%d words)", h.nconfig);
+                for (k = 0; k < 2; k++) {
+                    float f;
+                    memcpy(&f, &saved, 4);
+                    f *= (float)(1 + off[k]);
+                    memcpy(&h.config[fp], &f, 4);
+                    CHECK(attn_checkpoint_save(path, "transformer", h.config, h.nconfig, names, 2, &t.p) == ATTN_OK,
+                          "rewrite");
+                    memset(&t2, 0x5A, sizeof t2);
+                    if (k == 0) {
+                        CHECK((ok = attn_transformer_load(&t2, path) == ATTN_OK) && t2.cfg.kinds[0] == mine,
+                              "a fingerprint off by rounding loads: %s", attn_last_error());
+                        if (ok) attn_transformer_free(&t2);
+                    } else
+                        CHECK(attn_transformer_load(&t2, path) == ATTN_ERR_FORMAT &&
+                                  strstr(attn_last_error(), "computes something else") &&
+                                  strstr(attn_last_error(), "ckpt_test_softmax"),
+                              "a same-name kind with another formula refused: %s", attn_last_error());
+                }
+            }
+        }
         attn_transformer_free(&t);
     }
     remove(path);
