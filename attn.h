@@ -2944,6 +2944,18 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 #define attn__fused_qk ATTN__K(attn__fused_qk)
 #define attn__fused_rows_nv ATTN__K(attn__fused_rows_nv)
 #define attn__fused_rows ATTN__K(attn__fused_rows)
+#define attn__moments ATTN__K(attn__moments)
+#define attn__ln_forward_rows ATTN__K(attn__ln_forward_rows)
+#define attn__ln_backward_rows ATTN__K(attn__ln_backward_rows)
+#define attn__rms_forward_rows ATTN__K(attn__rms_forward_rows)
+#define attn__rms_backward_rows ATTN__K(attn__rms_backward_rows)
+#define attn__gelu_erf_vec ATTN__K(attn__gelu_erf_vec)
+#define attn__act_vec ATTN__K(attn__act_vec)
+#define attn__act_simd ATTN__K(attn__act_simd)
+#define attn__glu_forward ATTN__K(attn__glu_forward)
+#define attn__glu_backward ATTN__K(attn__glu_backward)
+#define attn__rope ATTN__K(attn__rope)
+#define attn__adamw_block ATTN__K(attn__adamw_block)
 
 /* 0, 1, 2, ...: each lane's index (a vector's worth at most) */
 static const attn_float attn__lanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
@@ -4876,20 +4888,6 @@ ATTNDEF attn_status attn_linear_backward(attn_float *dinp, attn_float *dW, attn_
 }
 
 /* mean and variance of one row, two passes (the variance never goes negative) */
-static void attn__moments(const attn_float *x, int C, attn_float *mu, attn_float *var)
-{
-    attn_float m = attn_sum((size_t)C, x) / C, v;
-    attn__v vm = attn__vset1(m), acc = attn__vset1(0);
-    int i = 0;
-    for (; i + ATTN__VW <= C; i += ATTN__VW) {
-        attn__v dx = attn__vsub(attn__vload(x + i), vm);
-        acc = attn__vfma(dx, dx, acc);
-    }
-    for (v = attn__vhsum(acc); i < C; i++) v += (x[i] - m) * (x[i] - m);
-    *mu = m;
-    *var = v / C;
-}
-
 /* A norm's r = 1 / sqrt(var + eps) (outside = 1: 1 / (sqrt(var) + eps); -1: RMSNorm's, with the
    mean square for var) and *mu (0 for RMSNorm) of a row whose moments under- or overflowed (|x|
    beyond 1e19 or below 1e-19 in float): the row is scaled by the power of two s that brings max |x|
@@ -4913,17 +4911,62 @@ static attn_float attn__rstd_scaled(const attn_float *x, int C, attn_float eps, 
     return (attn_float)(outside > 0 ? s / (sqrt(v) + eps * s) : s / sqrt(v + (double)eps * s * s));
 }
 
-ATTNDEF attn_status attn_layernorm_forward(attn_float *out, attn_float *mean, attn_float *rstd,
-                                           const attn_float *inp, const attn_float *gamma,
-                                           const attn_float *beta, int N, int C, attn_float eps,
-                                           attn_ln_eps mode)
+/* The activation table: f(x) and f'(x) side by side, computed in double. */
+static double attn__sigmoid(double x) { return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)); }
+
+static double attn__act_f(attn_act a, double x, double *dfdx)
+{
+    const double k = 0.7978845608028654, c = 0.044715; /* sqrt(2/pi), the GELU cubic */
+    double t, s;
+    switch (a) {
+    case ATTN_ACT_RELU: *dfdx = x > 0; return x > 0 || x != x ? x : 0; /* NaN stays (as PyTorch's) */
+    case ATTN_ACT_GELU_TANH: /* (1 + tanh u) / 2 = sigmoid(2u): no cancellation in the left tail */
+        t = 2 * k * (x + c * x * x * x);
+        s = attn__sigmoid(t);
+        *dfdx = s + 2 * x * s * attn__sigmoid(-t) * k * (1 + 3 * c * x * x);
+        return x * s;
+    case ATTN_ACT_GELU_ERF: /* 1 + erf(x / sqrt 2) as erfc(-x / sqrt 2): no cancellation in the left tail */
+        t = erfc(-x * 0.7071067811865476);
+        *dfdx = 0.5 * t + x * exp(-0.5 * x * x) * 0.3989422804014327;
+        return 0.5 * x * t;
+    case ATTN_ACT_TANH: t = tanh(x); *dfdx = 1 - t * t; return t;
+    case ATTN_ACT_SILU: s = attn__sigmoid(x); *dfdx = s * (1 + x * (1 - s)); return x * s;
+    case ATTN_ACT_SIGMOID: s = attn__sigmoid(x); *dfdx = s * (1 - s); return s;
+    default: *dfdx = 1; return x;
+    }
+}
+
+/* GELU-erf's vector form is float's (its fit's 1.2e-7 would show in double, which keeps libm's erf). */
+static int attn__act_has_vec(attn_act a)
+{
+    return a == ATTN_ACT_TANH || a == ATTN_ACT_GELU_TANH || a == ATTN_ACT_SILU || a == ATTN_ACT_SIGMOID ||
+           (a == ATTN_ACT_GELU_ERF && sizeof(attn_float) == 4);
+}
+
+#endif /* shared code */
+
+/* ---- per-ISA code ---- */
+/* The rows of the norms, activations (and gated ones) and RoPE, and AdamW's update. */
+static void attn__moments(const attn_float *x, int C, attn_float *mu, attn_float *var)
+{
+    attn_float m = attn__sum((size_t)C, x) / C, v;
+    attn__v vm = attn__vset1(m), acc = attn__vset1(0);
+    int i = 0;
+    for (; i + ATTN__VW <= C; i += ATTN__VW) {
+        attn__v dx = attn__vsub(attn__vload(x + i), vm);
+        acc = attn__vfma(dx, dx, acc);
+    }
+    for (v = attn__vhsum(acc); i < C; i++) v += (x[i] - m) * (x[i] - m);
+    *mu = m;
+    *var = v / C;
+}
+
+/* attn_layernorm_forward's rows, its arguments checked. */
+static void attn__ln_forward_rows(attn_float *out, attn_float *mean, attn_float *rstd,
+                                  const attn_float *inp, const attn_float *gamma, const attn_float *beta,
+                                  int N, int C, attn_float eps, attn_ln_eps mode)
 {
     int n, i;
-    ATTN__NEED(out); ATTN__NEED(inp);
-    ATTN__TRY(attn__rows(__func__, N, C));
-    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE)
-        return attn__fail(ATTN_ERR_ARG, "attn_layernorm_forward: unknown eps mode %d", (int)mode);
-    if (!(eps >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_layernorm_forward: eps must be >= 0");
     for (n = 0; n < N; n++) {
         const attn_float *x = inp + (size_t)n * C;
         attn_float *y = out + (size_t)n * C, mu, var, r;
@@ -4944,21 +4987,15 @@ ATTNDEF attn_status attn_layernorm_forward(attn_float *out, attn_float *mean, at
         if (mean) mean[n] = mu;
         if (rstd) rstd[n] = r;
     }
-    return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma, attn_float *dbeta,
-                                            const attn_float *dout, const attn_float *inp,
-                                            const attn_float *gamma, const attn_float *mean,
-                                            const attn_float *rstd, int N, int C, attn_float eps,
-                                            attn_ln_eps mode)
+/* attn_layernorm_backward's rows, its arguments checked. */
+static void attn__ln_backward_rows(attn_float *dinp, attn_float *dgamma, attn_float *dbeta,
+                                   const attn_float *dout, const attn_float *inp, const attn_float *gamma,
+                                   const attn_float *mean, const attn_float *rstd, int N, int C,
+                                   attn_ln_eps mode)
 {
-    (void)eps; /* kept for symmetry with the forward call: rstd already carries it */
     int n, i;
-    ATTN__NEED(dout); ATTN__NEED(inp); ATTN__NEED(mean); ATTN__NEED(rstd);
-    ATTN__TRY(attn__rows(__func__, N, C));
-    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE)
-        return attn__fail(ATTN_ERR_ARG, "attn_layernorm_backward: unknown eps mode %d", (int)mode);
     /* y = gamma xhat + beta, xhat = (x - mu) r(v). With g = dy gamma:
          inside  (r = (v + eps)^-1/2):   dx = r (g - mean(g) - xhat mean(g xhat))
          outside (r = 1 / (sqrt v + eps)): dx = r (g - mean(g)) - xhat mean(g xhat) / sqrt(v)  */
@@ -5002,19 +5039,16 @@ ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma
             else dinp[(size_t)n * C + i] += r * (g - mg) - (sd > 0 ? xh * mgx / sd : 0);
         }
     }
-    return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_rmsnorm_forward(attn_float *out, attn_float *rstd, const attn_float *inp,
-                                         const attn_float *g, int N, int C, attn_float eps)
+/* attn_rmsnorm_forward's rows, its arguments checked. */
+static void attn__rms_forward_rows(attn_float *out, attn_float *rstd, const attn_float *inp,
+                                   const attn_float *g, int N, int C, attn_float eps)
 {
     int n, i;
-    ATTN__NEED(out); ATTN__NEED(inp);
-    ATTN__TRY(attn__rows(__func__, N, C));
-    if (!(eps >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_rmsnorm_forward: eps must be >= 0");
     for (n = 0; n < N; n++) {
         const attn_float *x = inp + (size_t)n * C;
-        attn_float ms = attn_dot((size_t)C, x, x) / C, r = 1 / (attn_float)sqrt(ms + eps), mu;
+        attn_float ms = attn__dot((size_t)C, x, x) / C, r = 1 / (attn_float)sqrt(ms + eps), mu;
         if (!(ms >= ATTN__FLOAT_MIN) || !attn__finite(ms)) r = attn__rstd_scaled(x, C, eps, -1, &mu);
         for (i = 0; i + ATTN__VW <= C; i += ATTN__VW) { /* y = x r g */
             attn__v y = attn__vmul(attn__vload(x + i), attn__vset1(r));
@@ -5023,16 +5057,14 @@ ATTNDEF attn_status attn_rmsnorm_forward(attn_float *out, attn_float *rstd, cons
         for (; i < C; i++) out[(size_t)n * C + i] = x[i] * r * (g ? g[i] : 1);
         if (rstd) rstd[n] = r;
     }
-    return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_rmsnorm_backward(attn_float *dinp, attn_float *dg, const attn_float *dout,
-                                          const attn_float *inp, const attn_float *g,
-                                          const attn_float *rstd, int N, int C)
+/* attn_rmsnorm_backward's rows, its arguments checked. */
+static void attn__rms_backward_rows(attn_float *dinp, attn_float *dg, const attn_float *dout,
+                                    const attn_float *inp, const attn_float *g, const attn_float *rstd, int N,
+                                    int C)
 {
     int n, i;
-    ATTN__NEED(dout); ATTN__NEED(inp); ATTN__NEED(rstd);
-    ATTN__TRY(attn__rows(__func__, N, C));
     /* y = x r g, r = (mean(x^2) + eps)^-1/2  =>  dx = r (dy g) - x r^3 mean(dy g x),  dg += dy x r */
     for (n = 0; n < N; n++) {
         const attn_float *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
@@ -5055,32 +5087,6 @@ ATTNDEF attn_status attn_rmsnorm_backward(attn_float *dinp, attn_float *dg, cons
             attn__vstore(dx + i, attn__vfma(attn__vload(x + i), vc, attn__vfma(d, vr, attn__vload(dx + i))));
         }
         for (; dx && i < C; i++) dx[i] += r * dy[i] * (g ? g[i] : 1) - x[i] * c;
-    }
-    return ATTN_OK;
-}
-
-/* The activation table: f(x) and f'(x) side by side, computed in double. */
-static double attn__sigmoid(double x) { return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)); }
-
-static double attn__act_f(attn_act a, double x, double *dfdx)
-{
-    const double k = 0.7978845608028654, c = 0.044715; /* sqrt(2/pi), the GELU cubic */
-    double t, s;
-    switch (a) {
-    case ATTN_ACT_RELU: *dfdx = x > 0; return x > 0 || x != x ? x : 0; /* NaN stays (as PyTorch's) */
-    case ATTN_ACT_GELU_TANH: /* (1 + tanh u) / 2 = sigmoid(2u): no cancellation in the left tail */
-        t = 2 * k * (x + c * x * x * x);
-        s = attn__sigmoid(t);
-        *dfdx = s + 2 * x * s * attn__sigmoid(-t) * k * (1 + 3 * c * x * x);
-        return x * s;
-    case ATTN_ACT_GELU_ERF: /* 1 + erf(x / sqrt 2) as erfc(-x / sqrt 2): no cancellation in the left tail */
-        t = erfc(-x * 0.7071067811865476);
-        *dfdx = 0.5 * t + x * exp(-0.5 * x * x) * 0.3989422804014327;
-        return 0.5 * x * t;
-    case ATTN_ACT_TANH: t = tanh(x); *dfdx = 1 - t * t; return t;
-    case ATTN_ACT_SILU: s = attn__sigmoid(x); *dfdx = s * (1 + x * (1 - s)); return x * s;
-    case ATTN_ACT_SIGMOID: s = attn__sigmoid(x); *dfdx = s * (1 - s); return s;
-    default: *dfdx = 1; return x;
     }
 }
 
@@ -5153,13 +5159,6 @@ ATTN__INLINE void attn__act_vec(attn_act a, attn__v v, attn__v *f, attn__v *df)
     }
 }
 
-/* GELU-erf's vector form is float's (its fit's 1.2e-7 would show in double, which keeps libm's erf). */
-static int attn__act_has_vec(attn_act a)
-{
-    return a == ATTN_ACT_TANH || a == ATTN_ACT_GELU_TANH || a == ATTN_ACT_SILU || a == ATTN_ACT_SIGMOID ||
-           (a == ATTN_ACT_GELU_ERF && sizeof(attn_float) == 4);
-}
-
 /* Over the whole vectors of x [n], for the activations with a vector form: out = f(x) when out is not
    NULL, else dinp += f'(x) dout (acc 1) or dinp = f'(x) dout (acc 0). Returns how many leading
    elements it did (0 for the others, which the scalar loop does). */
@@ -5194,49 +5193,6 @@ static size_t attn__act_simd(attn_act a, size_t n, const attn_float *x, attn_flo
         }
     }
     return a == ATTN_ACT_GELU_ERF ? i + (total - n) : i;
-}
-
-ATTNDEF const char *attn_act_name(attn_act a)
-{
-    static const char *names[ATTN_ACT_COUNT] = {"identity", "relu", "gelu_tanh", "gelu_erf",
-                                                "tanh",     "silu", "sigmoid"};
-    return (int)a >= 0 && a < ATTN_ACT_COUNT ? names[a] : "unknown";
-}
-
-ATTNDEF attn_status attn_act_forward(attn_float *out, const attn_float *inp, size_t n, attn_act a)
-{
-    size_t i;
-    double d;
-    ATTN__NEED(out); ATTN__NEED(inp);
-    ATTN__TRY(attn__count(__func__, n));
-    if ((int)a < 0 || a >= ATTN_ACT_COUNT)
-        return attn__fail(ATTN_ERR_ARG, "attn_act_forward: unknown activation %d", (int)a);
-    for (i = attn__act_simd(a, n, inp, out, NULL, NULL, 0); i < n; i++)
-        out[i] = (attn_float)attn__act_f(a, inp[i], &d);
-    return ATTN_OK;
-}
-
-/* dinp = acc dinp + f'(inp) dout (acc 0: dinp need not be cleared first, which the models use). */
-static void attn__act_back(attn_float *dinp, const attn_float *dout, const attn_float *inp, size_t n,
-                           attn_act a, int acc)
-{
-    size_t i;
-    double d;
-    for (i = attn__act_simd(a, n, inp, NULL, dout, dinp, acc); i < n; i++) {
-        attn__act_f(a, inp[i], &d);
-        dinp[i] = (acc ? dinp[i] : 0) + (attn_float)d * dout[i];
-    }
-}
-
-ATTNDEF attn_status attn_act_backward(attn_float *dinp, const attn_float *dout, const attn_float *inp,
-                                      size_t n, attn_act a)
-{
-    ATTN__NEED(dinp); ATTN__NEED(dout); ATTN__NEED(inp);
-    ATTN__TRY(attn__count(__func__, n));
-    if ((int)a < 0 || a >= ATTN_ACT_COUNT)
-        return attn__fail(ATTN_ERR_ARG, "attn_act_backward: unknown activation %d", (int)a);
-    attn__act_back(dinp, dout, inp, n, a, 1);
-    return ATTN_OK;
 }
 
 /* A gated activation (GLU; SwiGLU with SiLU) over n elements in one pass: out = a f(b). */
@@ -5279,12 +5235,175 @@ static void attn__glu_backward(attn_float *da, attn_float *db, const attn_float 
     }
 }
 
+/* out = R(sign * angle) x for each pair (x0, x1): (x0 c - x1 sn, x1 c + x0 sn), sn = sign * s; the
+   forward rotates by +angle, the backward by -angle. Each of the N sequences is T dh / 2 pairs, pair
+   k turned by cosv[k], sinv[k] ([T, dh / 2] as attn_rope_tables lays them out); the tables are
+   spread over blocks of pairs, (c c) and (-sn sn) per pair, so that whole vectors of pairs take
+   y = x (c c) + swap2(x) (-sn sn) (gcc -O2 left the pair loop scalar). */
+#define ATTN__ROPE_BLOCK 256 /* pairs */
+static void attn__rope(attn_float *out, const attn_float *inp, const attn_float *cosv,
+                       const attn_float *sinv, int N, int T, int dh, attn_float sign, int accumulate)
+{
+    attn_float cc[2 * ATTN__ROPE_BLOCK], ss[2 * ATTN__ROPE_BLOCK];
+    size_t P = (size_t)T * (dh / 2), k0, k, i;
+    int n;
+    for (k0 = 0; k0 < P; k0 += ATTN__ROPE_BLOCK) {
+        size_t m = ATTN__MIN(ATTN__ROPE_BLOCK, P - k0);
+        for (k = 0; k < m; k++) {
+            cc[2 * k] = cc[2 * k + 1] = cosv[k0 + k];
+            ss[2 * k + 1] = sign * sinv[k0 + k];
+            ss[2 * k] = -ss[2 * k + 1];
+        }
+        for (n = 0; n < N; n++) {
+            const attn_float *x = inp + (size_t)n * 2 * P + 2 * k0;
+            attn_float *y = out + (size_t)n * 2 * P + 2 * k0;
+            for (i = 0; ATTN__VW > 1 && i + ATTN__VW <= 2 * m; i += ATTN__VW) {
+                attn__v v = attn__vload(x + i), r = attn__vmul(attn__vswap2(v), attn__vload(ss + i));
+                r = attn__vfma(v, attn__vload(cc + i), r);
+                attn__vstore(y + i, accumulate ? attn__vadd(attn__vload(y + i), r) : r);
+            }
+            for (; i < 2 * m; i += 2) {
+                attn_float y0 = x[i] * cc[i] + x[i + 1] * ss[i], y1 = x[i + 1] * cc[i] + x[i] * ss[i + 1];
+                if (accumulate) { y[i] += y0; y[i + 1] += y1; }
+                else { y[i] = y0; y[i + 1] = y1; }
+            }
+        }
+    }
+}
+
+/* AdamW on n parameters x with gradients g, moments m and v, ic1 = 1 / (1 - beta1^t), ic2 likewise
+   and decay d: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2, x -= lr (m ic1 / (sqrt(v ic2) + eps) + d x),
+   in attn_float (not a loop in double with a division and a square root per parameter). */
+static void attn__adamw_block(size_t n, attn_float *x, const attn_float *g, attn_float *m, attn_float *v,
+                              attn_float lr, attn_float b1, attn_float b2, attn_float ic1, attn_float ic2,
+                              attn_float eps, attn_float d)
+{
+    size_t i = 0;
+    for (; i + ATTN__VW <= n; i += ATTN__VW) {
+        attn__v vg = attn__vload(g + i), vx = attn__vload(x + i), u, vm, vv;
+        vm = attn__vfma(attn__vset1(b1), attn__vload(m + i), attn__vmul(attn__vset1(1 - b1), vg));
+        vv = attn__vfma(attn__vset1(b2), attn__vload(v + i),
+                        attn__vmul(attn__vset1(1 - b2), attn__vmul(vg, vg)));
+        u = attn__vdiv(attn__vmul(vm, attn__vset1(ic1)),
+                       attn__vadd(attn__vsqrt(attn__vmul(vv, attn__vset1(ic2))), attn__vset1(eps)));
+        attn__vstore(m + i, vm);
+        attn__vstore(v + i, vv);
+        attn__vstore(x + i, attn__vfma(attn__vset1(-lr), attn__vfma(attn__vset1(d), vx, u), vx));
+    }
+    for (; i < n; i++) {
+        m[i] = b1 * m[i] + (1 - b1) * g[i];
+        v[i] = b2 * v[i] + (1 - b2) * (g[i] * g[i]);
+        x[i] -= lr * (m[i] * ic1 / ((attn_float)sqrt(v[i] * ic2) + eps) + d * x[i]);
+    }
+}
+
+/* ---- end of per-ISA code ---- */
+#ifndef ATTN__PASS
+
+/* The row kernels' entries from the shared code. */
+#define ATTN__ROW_KERNELS(X)                                                                       \
+    X(ln_forward_rows) X(ln_backward_rows) X(rms_forward_rows) X(rms_backward_rows) X(act_simd)      \
+    X(glu_forward) X(glu_backward) X(rope) X(adamw_block)
+ATTN__ROW_KERNELS(ATTN__ISA_POINTER)
+
+ATTNDEF attn_status attn_layernorm_forward(attn_float *out, attn_float *mean, attn_float *rstd,
+                                           const attn_float *inp, const attn_float *gamma,
+                                           const attn_float *beta, int N, int C, attn_float eps,
+                                           attn_ln_eps mode)
+{
+    ATTN__NEED(out); ATTN__NEED(inp);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE)
+        return attn__fail(ATTN_ERR_ARG, "attn_layernorm_forward: unknown eps mode %d", (int)mode);
+    if (!(eps >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_layernorm_forward: eps must be >= 0");
+    ATTN__ISA(ln_forward_rows)(out, mean, rstd, inp, gamma, beta, N, C, eps, mode);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_layernorm_backward(attn_float *dinp, attn_float *dgamma, attn_float *dbeta,
+                                            const attn_float *dout, const attn_float *inp,
+                                            const attn_float *gamma, const attn_float *mean,
+                                            const attn_float *rstd, int N, int C, attn_float eps,
+                                            attn_ln_eps mode)
+{
+    (void)eps; /* kept for symmetry with the forward call: rstd already carries it */
+    ATTN__NEED(dout); ATTN__NEED(inp); ATTN__NEED(mean); ATTN__NEED(rstd);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    if (mode != ATTN_LN_EPS_INSIDE && mode != ATTN_LN_EPS_OUTSIDE)
+        return attn__fail(ATTN_ERR_ARG, "attn_layernorm_backward: unknown eps mode %d", (int)mode);
+    ATTN__ISA(ln_backward_rows)(dinp, dgamma, dbeta, dout, inp, gamma, mean, rstd, N, C, mode);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_rmsnorm_forward(attn_float *out, attn_float *rstd, const attn_float *inp,
+                                         const attn_float *g, int N, int C, attn_float eps)
+{
+    ATTN__NEED(out); ATTN__NEED(inp);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    if (!(eps >= 0)) return attn__fail(ATTN_ERR_ARG, "attn_rmsnorm_forward: eps must be >= 0");
+    ATTN__ISA(rms_forward_rows)(out, rstd, inp, g, N, C, eps);
+    return ATTN_OK;
+}
+
+ATTNDEF attn_status attn_rmsnorm_backward(attn_float *dinp, attn_float *dg, const attn_float *dout,
+                                          const attn_float *inp, const attn_float *g,
+                                          const attn_float *rstd, int N, int C)
+{
+    ATTN__NEED(dout); ATTN__NEED(inp); ATTN__NEED(rstd);
+    ATTN__TRY(attn__rows(__func__, N, C));
+    ATTN__ISA(rms_backward_rows)(dinp, dg, dout, inp, g, rstd, N, C);
+    return ATTN_OK;
+}
+
+ATTNDEF const char *attn_act_name(attn_act a)
+{
+    static const char *names[ATTN_ACT_COUNT] = {"identity", "relu", "gelu_tanh", "gelu_erf",
+                                                "tanh",     "silu", "sigmoid"};
+    return (int)a >= 0 && a < ATTN_ACT_COUNT ? names[a] : "unknown";
+}
+
+ATTNDEF attn_status attn_act_forward(attn_float *out, const attn_float *inp, size_t n, attn_act a)
+{
+    size_t i;
+    double d;
+    ATTN__NEED(out); ATTN__NEED(inp);
+    ATTN__TRY(attn__count(__func__, n));
+    if ((int)a < 0 || a >= ATTN_ACT_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "attn_act_forward: unknown activation %d", (int)a);
+    for (i = ATTN__ISA(act_simd)(a, n, inp, out, NULL, NULL, 0); i < n; i++)
+        out[i] = (attn_float)attn__act_f(a, inp[i], &d);
+    return ATTN_OK;
+}
+
+/* dinp = acc dinp + f'(inp) dout (acc 0: dinp need not be cleared first, which the models use). */
+static void attn__act_back(attn_float *dinp, const attn_float *dout, const attn_float *inp, size_t n,
+                           attn_act a, int acc)
+{
+    size_t i;
+    double d;
+    for (i = ATTN__ISA(act_simd)(a, n, inp, NULL, dout, dinp, acc); i < n; i++) {
+        attn__act_f(a, inp[i], &d);
+        dinp[i] = (acc ? dinp[i] : 0) + (attn_float)d * dout[i];
+    }
+}
+
+ATTNDEF attn_status attn_act_backward(attn_float *dinp, const attn_float *dout, const attn_float *inp,
+                                      size_t n, attn_act a)
+{
+    ATTN__NEED(dinp); ATTN__NEED(dout); ATTN__NEED(inp);
+    ATTN__TRY(attn__count(__func__, n));
+    if ((int)a < 0 || a >= ATTN_ACT_COUNT)
+        return attn__fail(ATTN_ERR_ARG, "attn_act_backward: unknown activation %d", (int)a);
+    attn__act_back(dinp, dout, inp, n, a, 1);
+    return ATTN_OK;
+}
+
 ATTNDEF attn_status attn_swiglu_forward(attn_float *out, const attn_float *a, const attn_float *b,
                                         size_t n)
 {
     ATTN__NEED(out); ATTN__NEED(a); ATTN__NEED(b);
     ATTN__TRY(attn__count(__func__, n));
-    attn__glu_forward(out, a, b, n, ATTN_ACT_SILU);
+    ATTN__ISA(glu_forward)(out, a, b, n, ATTN_ACT_SILU);
     return ATTN_OK;
 }
 
@@ -5293,7 +5412,7 @@ ATTNDEF attn_status attn_swiglu_backward(attn_float *da, attn_float *db, const a
 {
     ATTN__NEED(dout); ATTN__NEED(a); ATTN__NEED(b);
     ATTN__TRY(attn__count(__func__, n));
-    attn__glu_backward(da, db, dout, a, b, n, ATTN_ACT_SILU, 1); /* out = a silu(b) */
+    ATTN__ISA(glu_backward)(da, db, dout, a, b, n, ATTN_ACT_SILU, 1); /* out = a silu(b) */
     return ATTN_OK;
 }
 
@@ -5472,42 +5591,6 @@ ATTNDEF attn_status attn_rope_tables(attn_float *cosv, attn_float *sinv, int T, 
     return ATTN_OK;
 }
 
-/* out = R(sign * angle) x for each pair (x0, x1): (x0 c - x1 sn, x1 c + x0 sn), sn = sign * s; the
-   forward rotates by +angle, the backward by -angle. Each of the N sequences is T dh / 2 pairs, pair
-   k turned by cosv[k], sinv[k] ([T, dh / 2] as attn_rope_tables lays them out); the tables are
-   spread over blocks of pairs, (c c) and (-sn sn) per pair, so that whole vectors of pairs take
-   y = x (c c) + swap2(x) (-sn sn) (gcc -O2 left the pair loop scalar). */
-#define ATTN__ROPE_BLOCK 256 /* pairs */
-static void attn__rope(attn_float *out, const attn_float *inp, const attn_float *cosv,
-                       const attn_float *sinv, int N, int T, int dh, attn_float sign, int accumulate)
-{
-    attn_float cc[2 * ATTN__ROPE_BLOCK], ss[2 * ATTN__ROPE_BLOCK];
-    size_t P = (size_t)T * (dh / 2), k0, k, i;
-    int n;
-    for (k0 = 0; k0 < P; k0 += ATTN__ROPE_BLOCK) {
-        size_t m = ATTN__MIN(ATTN__ROPE_BLOCK, P - k0);
-        for (k = 0; k < m; k++) {
-            cc[2 * k] = cc[2 * k + 1] = cosv[k0 + k];
-            ss[2 * k + 1] = sign * sinv[k0 + k];
-            ss[2 * k] = -ss[2 * k + 1];
-        }
-        for (n = 0; n < N; n++) {
-            const attn_float *x = inp + (size_t)n * 2 * P + 2 * k0;
-            attn_float *y = out + (size_t)n * 2 * P + 2 * k0;
-            for (i = 0; ATTN__VW > 1 && i + ATTN__VW <= 2 * m; i += ATTN__VW) {
-                attn__v v = attn__vload(x + i), r = attn__vmul(attn__vswap2(v), attn__vload(ss + i));
-                r = attn__vfma(v, attn__vload(cc + i), r);
-                attn__vstore(y + i, accumulate ? attn__vadd(attn__vload(y + i), r) : r);
-            }
-            for (; i < 2 * m; i += 2) {
-                attn_float y0 = x[i] * cc[i] + x[i + 1] * ss[i], y1 = x[i + 1] * cc[i] + x[i] * ss[i + 1];
-                if (accumulate) { y[i] += y0; y[i + 1] += y1; }
-                else { y[i] = y0; y[i + 1] = y1; }
-            }
-        }
-    }
-}
-
 static attn_status attn__rope_check(const char *fn, const attn_float *a, const attn_float *b,
                                     const attn_float *c, const attn_float *s, int N, int T, int dh)
 {
@@ -5525,7 +5608,7 @@ ATTNDEF attn_status attn_rope_forward(attn_float *out, const attn_float *inp, co
                                       const attn_float *sinv, int N, int T, int dh)
 {
     ATTN__TRY(attn__rope_check(__func__, out, inp, cosv, sinv, N, T, dh));
-    attn__rope(out, inp, cosv, sinv, N, T, dh, 1, 0);
+    ATTN__ISA(rope)(out, inp, cosv, sinv, N, T, dh, 1, 0);
     return ATTN_OK;
 }
 
@@ -5534,7 +5617,7 @@ ATTNDEF attn_status attn_rope_backward(attn_float *dinp, const attn_float *dout,
                                        int dh)
 {
     ATTN__TRY(attn__rope_check(__func__, dinp, dout, cosv, sinv, N, T, dh));
-    attn__rope(dinp, dout, cosv, sinv, N, T, dh, -1, 1); /* y = R x  =>  dx += R^T dy */
+    ATTN__ISA(rope)(dinp, dout, cosv, sinv, N, T, dh, -1, 1); /* y = R x  =>  dx += R^T dy */
     return ATTN_OK;
 }
 
@@ -9335,8 +9418,8 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
         ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work,
                                           attn_attention_workspace(&d)));
     if (L->rope) { /* q = R q_lin  =>  dq_lin = R^T dq, in place (each pair is read before it is written) */
-        attn__rope(b0, b0, c.cosv, c.sinv, B * H, Tq, dk, -1, 0);
-        attn__rope(b2, b2, c.cosv, c.sinv, B * KH, Tk, dk, -1, 0);
+        ATTN__ISA(rope)(b0, b0, c.cosv, c.sinv, B * H, Tq, dk, -1, 0);
+        ATTN__ISA(rope)(b2, b2, c.cosv, c.sinv, B * KH, Tk, dk, -1, 0);
     }
     if (L->qnorm) { /* through QK-norm: dq (b1, then b0), dk (b4, then b2), the gains' gradients */
         memset(b1, 0, sizeof(attn_float) * nq);
@@ -9575,32 +9658,6 @@ ATTNDEF attn_status attn_sgd_step(attn_params *p, attn_float *velocity, attn_flo
     return ATTN_OK;
 }
 
-/* AdamW on n parameters x with gradients g, moments m and v, ic1 = 1 / (1 - beta1^t), ic2 likewise
-   and decay d: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2, x -= lr (m ic1 / (sqrt(v ic2) + eps) + d x),
-   in attn_float (not a loop in double with a division and a square root per parameter). */
-static void attn__adamw_block(size_t n, attn_float *x, const attn_float *g, attn_float *m, attn_float *v,
-                              attn_float lr, attn_float b1, attn_float b2, attn_float ic1, attn_float ic2,
-                              attn_float eps, attn_float d)
-{
-    size_t i = 0;
-    for (; i + ATTN__VW <= n; i += ATTN__VW) {
-        attn__v vg = attn__vload(g + i), vx = attn__vload(x + i), u, vm, vv;
-        vm = attn__vfma(attn__vset1(b1), attn__vload(m + i), attn__vmul(attn__vset1(1 - b1), vg));
-        vv = attn__vfma(attn__vset1(b2), attn__vload(v + i),
-                        attn__vmul(attn__vset1(1 - b2), attn__vmul(vg, vg)));
-        u = attn__vdiv(attn__vmul(vm, attn__vset1(ic1)),
-                       attn__vadd(attn__vsqrt(attn__vmul(vv, attn__vset1(ic2))), attn__vset1(eps)));
-        attn__vstore(m + i, vm);
-        attn__vstore(v + i, vv);
-        attn__vstore(x + i, attn__vfma(attn__vset1(-lr), attn__vfma(attn__vset1(d), vx, u), vx));
-    }
-    for (; i < n; i++) {
-        m[i] = b1 * m[i] + (1 - b1) * g[i];
-        v[i] = b2 * v[i] + (1 - b2) * (g[i] * g[i]);
-        x[i] -= lr * (m[i] * ic1 / ((attn_float)sqrt(v[i] * ic2) + eps) + d * x[i]);
-    }
-}
-
 ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v, long t, attn_float lr,
                                     attn_float beta1, attn_float beta2, attn_float eps, attn_float wd)
 {
@@ -9618,8 +9675,8 @@ ATTNDEF attn_status attn_adamw_step(attn_params *p, attn_float *m, attn_float *v
     c1 = 1 - pow((double)beta1, (double)t); c2 = 1 - pow((double)beta2, (double)t);
     for (k = 0; k < p->count; k++) {
         size_t o = p->offset[k];
-        attn__adamw_block(p->offset[k + 1] - o, p->data + o, p->gdata + o, m + o, v + o, lr, beta1, beta2,
-                          (attn_float)(1 / c1), (attn_float)(1 / c2), eps, p->decay[k] ? wd : 0);
+        ATTN__ISA(adamw_block)(p->offset[k + 1] - o, p->data + o, p->gdata + o, m + o, v + o, lr, beta1,
+                               beta2, (attn_float)(1 / c1), (attn_float)(1 / c2), eps, p->decay[k] ? wd : 0);
     }
     return ATTN_OK;
 }
@@ -11044,7 +11101,7 @@ static void attn__tf_mlp_core(const attn_transformer *m, int l, const attn_trans
     attn__linear_p(u, (size_t)cf->mlp, a, W->W1, P[4], W->b1, (int)n, cf->d, cf->mlp);
     if (cf->glu) {
         attn__linear_p(u2, (size_t)cf->mlp, a, W->W3, P[5], W->b3, (int)n, cf->d, cf->mlp);
-        attn__glu_forward(g, u, u2, nm, cf->act);
+        ATTN__ISA(glu_forward)(g, u, u2, nm, cf->act);
     } else {
         attn_act_forward(g, u, nm, cf->act);
     }
@@ -11192,7 +11249,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         attn__linear_back(dG, G.W2, G.b2, dH, c.g, W.W2, (int)n, cf->mlp, cf->d, 0);
         /* glu: g = u act(u2): du = dg act(u2) (dU) and du2 = dg u act'(u2) (dG), in one pass */
         if (cf->glu) {
-            attn__glu_backward(dU, dG, dG, c.u, c.u2, n * cf->mlp, cf->act, 0);
+            ATTN__ISA(glu_backward)(dU, dG, dG, c.u, c.u2, n * cf->mlp, cf->act, 0);
             attn__linear_back(dA, G.W1, G.b1, dU, mi, W.W1, (int)n, cf->d, cf->mlp, 0);
             attn_linear_backward(dA, G.W3, G.b3, dG, mi, W.W3, (int)n, cf->d, cf->mlp);
         } else {
@@ -16896,6 +16953,7 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 static void attn__isa_use(void)
 {
     ATTN__GEMM_KERNELS(ATTN__ISA_SET) ATTN__VEC_KERNELS(ATTN__ISA_SET) ATTN__FUSED_KERNELS(ATTN__ISA_SET)
+    ATTN__ROW_KERNELS(ATTN__ISA_SET)
 }
 #endif
 /* ---- end of per-ISA code ---- */

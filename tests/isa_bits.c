@@ -1,7 +1,8 @@
 /* Prints the kernels' ISA and a hash of attn_gemm's results over shapes that take each of its paths
    (small, short, few rows, packed, C-resident; every transpose; alpha and beta) and of the vector
    primitives' (attn_dot, _axpy, _scale, _max, _exp, _tanh, _sum, every length to 70) and of the
-   fused attention forward (softmax, Cog and EA, causal and cross: O and the stats), so that two
+   fused attention forward (softmax, Cog and EA, causal and cross: O and the stats), of the norms,
+   activations, RoPE and AdamW (forward and backward), so that two
    builds can be compared bit for bit: tests/run.sh checks that a build for x86-64's baseline, its
    ISA chosen at run time (ATTN_SIMD), gives the bits of a build for that ISA alone.
      cc -O2 -I. tests/isa_bits.c -lm && ATTN_SIMD=avx2 ./a.out      prints "avx2 <hash>" */
@@ -9,6 +10,7 @@
 #include "attn.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t hash_floats(uint64_t h, const float *x, size_t n)
 {
@@ -83,6 +85,50 @@ int main(int argc, char **argv)
         if (attn_attention_forward(&d, O, st, NULL, Q, K, V, w, wb) != ATTN_OK) return puts(attn_last_error()), 1;
         h = hash_floats(hash_floats(h, O, no), st, attn_attention_stats_floats(&d));
         free(Q); free(K); free(V); free(O); free(st); free(w);
+    }
+    { /* the norms (LayerNorm both ways of eps, RMSNorm), the activations and RoPE, forward and backward */
+        enum { N = 7, C = 100 };
+        static float x[N * C], dy[N * C], y[N * C], dx[N * C], g[C], b[C], dg[C], db[C], mu[N], rs[N], cs[N * C],
+            sn[N * C];
+        int a, mode;
+        for (t = 0; t < N * C; t++) x[t] = (float)attn_rng_normal(&r, 0.3, 2), dy[t] = (float)attn_rng_normal(&r, 0, 1);
+        for (t = 0; t < C; t++) g[t] = (float)attn_rng_normal(&r, 1, 0.2), b[t] = (float)attn_rng_normal(&r, 0, 0.2);
+        for (mode = 0; mode < 2; mode++) {
+            attn_ln_eps m = mode ? ATTN_LN_EPS_OUTSIDE : ATTN_LN_EPS_INSIDE;
+            memset(dx, 0, sizeof dx); memset(dg, 0, sizeof dg); memset(db, 0, sizeof db);
+            if (attn_layernorm_forward(y, mu, rs, x, g, b, N, C, 1e-5f, m) ||
+                attn_layernorm_backward(dx, dg, db, dy, x, g, mu, rs, N, C, 1e-5f, m))
+                return puts(attn_last_error()), 1;
+            h = hash_floats(hash_floats(hash_floats(hash_floats(h, y, N * C), dx, N * C), dg, C), db, C);
+        }
+        memset(dx, 0, sizeof dx); memset(dg, 0, sizeof dg);
+        if (attn_rmsnorm_forward(y, rs, x, g, N, C, 1e-6f) || attn_rmsnorm_backward(dx, dg, dy, x, g, rs, N, C))
+            return puts(attn_last_error()), 1;
+        h = hash_floats(hash_floats(hash_floats(h, y, N * C), dx, N * C), dg, C);
+        for (a = 0; a < ATTN_ACT_COUNT; a++) {
+            memset(dx, 0, sizeof dx);
+            if (attn_act_forward(y, x, N * C, (attn_act)a) || attn_act_backward(dx, dy, x, N * C, (attn_act)a))
+                return puts(attn_last_error()), 1;
+            h = hash_floats(hash_floats(h, y, N * C), dx, N * C);
+        }
+        memset(dx, 0, sizeof dx);
+        if (attn_rope_tables(cs, sn, N, C, 3, 10000) || attn_rope_forward(y, x, cs, sn, 1, N, C) ||
+            attn_rope_backward(dx, dy, cs, sn, 1, N, C))
+            return puts(attn_last_error()), 1;
+        h = hash_floats(hash_floats(h, y, N * C), dx, N * C);
+        { /* AdamW's update: x, m and v after two steps */
+            attn_param_desc pd = {"w", 1, {N * C}, 1, ATTN_PARAM_CONST, 0};
+            attn_params p;
+            static float m[N * C], v[N * C];
+            if (attn_params_init(&p, &pd, 1) != ATTN_OK) return puts(attn_last_error()), 1;
+            memcpy(p.data, x, sizeof x);
+            memcpy(p.gdata, dy, sizeof dy);
+            if (attn_adamw_step(&p, m, v, 1, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f) ||
+                attn_adamw_step(&p, m, v, 2, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f))
+                return puts(attn_last_error()), 1;
+            h = hash_floats(hash_floats(hash_floats(h, p.data, N * C), m, N * C), v, N * C);
+            attn_params_free(&p);
+        }
     }
     printf("%s %016llx\n", attn_simd_name(), (unsigned long long)h);
     return 0;
