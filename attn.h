@@ -2956,6 +2956,13 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 #define attn__glu_backward ATTN__K(attn__glu_backward)
 #define attn__rope ATTN__K(attn__rope)
 #define attn__adamw_block ATTN__K(attn__adamw_block)
+#define attn__ea_map_v ATTN__K(attn__ea_map_v)
+#define attn__ea_vjp_v ATTN__K(attn__ea_vjp_v)
+#define attn__masked_exponent ATTN__K(attn__masked_exponent)
+#define attn__softmax_dscores ATTN__K(attn__softmax_dscores)
+#define attn__cog_sign_v ATTN__K(attn__cog_sign_v)
+#define attn__sigmoid_map_v ATTN__K(attn__sigmoid_map_v)
+#define attn__sigmoid_vjp_v ATTN__K(attn__sigmoid_vjp_v)
 
 /* 0, 1, 2, ...: each lane's index (a vector's worth at most) */
 static const attn_float attn__lanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
@@ -6546,8 +6553,14 @@ static attn_float attn__ea_g(attn_float z)
     return zz / (1 + zz);
 }
 
+#endif /* shared code */
+
+/* ---- per-ISA code ---- */
+/* The score rows' kernels (the kind table's entries below call the chosen ISA's). */
+
 /* p[i] *= g(s[i]) scale for a row (p holds 0/1 visibility or weights); returns sum_i p[i]. */
-static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
+static attn_float attn__ea_map_v(size_t n, const attn_float *s, attn_float *p, attn_float *x,
+                                 attn_float scale)
 {
     attn__v acc = attn__vset1(0), vs = attn__vset1(scale);
     attn_float sum;
@@ -6564,8 +6577,8 @@ static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, att
 
 /* EA's score gradient for a row: ds = vis (dA - D) inv 2 s (1 - g)^2 with 1 - g = 1 / (1 + s^2),
    inv = 1 / N (0 for a row that sees nothing); ds holds dA on entry. */
-static void attn__ea_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
-                         attn_float *ds, attn_float D, attn_float inv)
+static void attn__ea_vjp_v(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                           attn_float *ds, attn_float D, attn_float inv)
 {
     attn__v big = attn__vset1((attn_float)1e30), one = attn__vset1(1), vD = attn__vset1(-D),
             k = attn__vset1(2 * inv);
@@ -6581,12 +6594,6 @@ static void attn__ea_vjp(size_t n, const attn_float *s, const attn_float *a, con
         attn_float q = 1 + (s[i] * s[i] > (attn_float)1e30 ? (attn_float)1e30 : s[i] * s[i]);
         ds[i] = vis[i] * (ds[i] - D) * 2 * inv * s[i] / (q * q);
     }
-}
-
-/* The keys any row of the tile [i0, i0 + br) can see end here (exclusive): causal tiles stop early. */
-static int attn__key_end(const attn_attention_desc *d, int i0, int br)
-{
-    return d->causal ? ATTN__MAX(0, ATTN__MIN(d->Tk, i0 + br + d->Tk - d->Tq)) : d->Tk;
 }
 
 /* x = s (abs: |s|) where visible, -3e38 elsewhere: the exponent of the masked entries is then
@@ -6606,15 +6613,6 @@ static void attn__masked_exponent(int abs, size_t n, const attn_float *s, const 
     for (; c < n; c++)
         x[c] = !vis || vis[c] != 0 ? (abs ? (attn_float)fabs(s[c]) : s[c]) : (attn_float)-3e38;
 }
-static void attn__exponent_s(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
-{
-    attn__masked_exponent(0, n, s, vis, x);
-}
-static void attn__exponent_abs(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
-{
-    attn__masked_exponent(1, n, s, vis, x);
-}
-
 /* The score gradients of the softmax family for a row, ds holding dA on entry:
    softmax (and centered, with a the softmax weights) ds = a (dA - D); Cog ds = |a| dA - a D. */
 static void attn__softmax_dscores(int cog, size_t n, const attn_float *a, attn_float *ds, attn_float D)
@@ -6628,24 +6626,11 @@ static void attn__softmax_dscores(int cog, size_t n, const attn_float *a, attn_f
     }
     for (; i < n; i++) ds[i] = cog ? (attn_float)fabs(a[i]) * ds[i] - a[i] * D : a[i] * (ds[i] - D);
 }
-static void attn__softmax_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
-                              attn_float *ds, attn_float D, attn_float inv)
-{
-    (void)s; (void)vis; (void)inv;
-    attn__softmax_dscores(0, n, a, ds, D);
-}
-static void attn__cog_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
-                          attn_float *ds, attn_float D, attn_float inv)
-{
-    (void)s; (void)vis; (void)inv;
-    attn__softmax_dscores(1, n, a, ds, D);
-}
-
 /* Cog's sign on the weights: p = sign(s) p, so s = 0 gets weight 0 (but stays in the sum). The
    vector form is s 2^126 clamped to [-1, 1]: sign(s) but for denormal s, which scales p by s 2^126
    (safe under -ffast-math, where such s are 0 anyway); a NaN s passes through. A multiply and two
    clamps give the values of s / max(|s|, 2^-126) without its division. */
-static void attn__cog_sign(size_t n, const attn_float *s, attn_float *p)
+static void attn__cog_sign_v(size_t n, const attn_float *s, attn_float *p)
 {
     attn__v big = attn__vset1((attn_float)8.50705917e37f), one = attn__vset1(1), neg = attn__vset1(-1);
     size_t c = 0;
@@ -6657,25 +6642,23 @@ static void attn__cog_sign(size_t n, const attn_float *s, attn_float *p)
 }
 
 /* p[i] *= sigmoid(s[i]) = 1 / (1 + exp(-s[i])) for a row, through the SIMD exp; x is scratch. */
-static attn_float attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p, attn_float *x,
-                                    attn_float scale)
+static attn_float attn__sigmoid_map_v(size_t n, const attn_float *s, attn_float *p, attn_float *x,
+                                      attn_float scale)
 {
     attn__v neg = attn__vset1(-1), one = attn__vset1(1);
     size_t i = 0;
     for (; i + ATTN__VW <= n; i += ATTN__VW) attn__vstore(x + i, attn__vmul(neg, attn__vload(s + i)));
     for (; i < n; i++) x[i] = -s[i];
-    attn_exp(n, x, x);
+    attn__exp(n, x, x);
     for (i = 0; i + ATTN__VW <= n; i += ATTN__VW)
         attn__vstore(p + i, attn__vdiv(attn__vload(p + i), attn__vadd(one, attn__vload(x + i))));
     for (; i < n; i++) p[i] /= 1 + x[i];
     (void)scale;
     return 0;
 }
-static attn_float attn__sigmoid_offset(int Tk) { return -(attn_float)log((double)Tk); }
-
 /* Sigmoid's score gradient for a row: ds *= a (1 - a), ds holding dA on entry. */
-static void attn__sigmoid_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
-                              attn_float *ds, attn_float D, attn_float inv)
+static void attn__sigmoid_vjp_v(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                                attn_float *ds, attn_float D, attn_float inv)
 {
     attn__v one = attn__vset1(1), neg = attn__vset1(-1);
     size_t i = 0;
@@ -6687,6 +6670,64 @@ static void attn__sigmoid_vjp(size_t n, const attn_float *s, const attn_float *a
     }
     for (; i < n; i++) ds[i] *= a[i] * (1 - a[i]);
 }
+
+/* ---- end of per-ISA code ---- */
+#ifndef ATTN__PASS
+#define ATTN__SCORE_KERNELS(X)                                                                     \
+    X(ea_map_v) X(ea_vjp_v) X(masked_exponent) X(softmax_dscores) X(cog_sign_v) X(sigmoid_map_v)      \
+    X(sigmoid_vjp_v)
+ATTN__SCORE_KERNELS(ATTN__ISA_POINTER)
+
+/* The built-in score rows' functions: the chosen ISA's kernels. */
+static attn_float attn__ea_map(size_t n, const attn_float *s, attn_float *p, attn_float *x, attn_float scale)
+{
+    return ATTN__ISA(ea_map_v)(n, s, p, x, scale);
+}
+static void attn__ea_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                         attn_float *ds, attn_float D, attn_float inv)
+{
+    ATTN__ISA(ea_vjp_v)(n, s, a, vis, ds, D, inv);
+}
+static void attn__cog_sign(size_t n, const attn_float *s, attn_float *p) { ATTN__ISA(cog_sign_v)(n, s, p); }
+static attn_float attn__sigmoid_map(size_t n, const attn_float *s, attn_float *p, attn_float *x,
+                                    attn_float scale)
+{
+    return ATTN__ISA(sigmoid_map_v)(n, s, p, x, scale);
+}
+static void attn__sigmoid_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                              attn_float *ds, attn_float D, attn_float inv)
+{
+    ATTN__ISA(sigmoid_vjp_v)(n, s, a, vis, ds, D, inv);
+}
+/* The keys any row of the tile [i0, i0 + br) can see end here (exclusive): causal tiles stop early. */
+static int attn__key_end(const attn_attention_desc *d, int i0, int br)
+{
+    return d->causal ? ATTN__MAX(0, ATTN__MIN(d->Tk, i0 + br + d->Tk - d->Tq)) : d->Tk;
+}
+
+static void attn__exponent_s(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
+{
+    ATTN__ISA(masked_exponent)(0, n, s, vis, x);
+}
+static void attn__exponent_abs(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
+{
+    ATTN__ISA(masked_exponent)(1, n, s, vis, x);
+}
+
+static void attn__softmax_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                              attn_float *ds, attn_float D, attn_float inv)
+{
+    (void)s; (void)vis; (void)inv;
+    ATTN__ISA(softmax_dscores)(0, n, a, ds, D);
+}
+static void attn__cog_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis,
+                          attn_float *ds, attn_float D, attn_float inv)
+{
+    (void)s; (void)vis; (void)inv;
+    ATTN__ISA(softmax_dscores)(1, n, a, ds, D);
+}
+
+static attn_float attn__sigmoid_offset(int Tk) { return -(attn_float)log((double)Tk); }
 
 /* linear_raw: A = s where visible, dS = dA where visible. */
 static attn_float attn__linear_map(size_t n, const attn_float *s, attn_float *p, attn_float *x,
@@ -8124,7 +8165,7 @@ static void attn__mix_backward_b(const attn__args *a, int b, attn_float *ws, att
         for (h = 0; h < d->H && mx.norm == ATTN_MIX_NORM_SOFTMAX; h++)
             for (r = 0; r < br; r++) {
                 attn_float *ar = A + h * ts + (size_t)r * Tk, *gr = dA + h * ts + (size_t)r * Tk;
-                attn__softmax_dscores(0, (size_t)Tk, ar, gr, attn_dot((size_t)Tk, ar, gr));
+                ATTN__ISA(softmax_dscores)(0, (size_t)Tk, ar, gr, attn_dot((size_t)Tk, ar, gr));
             }
         for (h = 0; h < d->H; h++) {
             size_t bh = (size_t)b * d->H + h;
@@ -16953,7 +16994,7 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
 static void attn__isa_use(void)
 {
     ATTN__GEMM_KERNELS(ATTN__ISA_SET) ATTN__VEC_KERNELS(ATTN__ISA_SET) ATTN__FUSED_KERNELS(ATTN__ISA_SET)
-    ATTN__ROW_KERNELS(ATTN__ISA_SET)
+    ATTN__ROW_KERNELS(ATTN__ISA_SET) ATTN__SCORE_KERNELS(ATTN__ISA_SET)
 }
 #endif
 /* ---- end of per-ISA code ---- */

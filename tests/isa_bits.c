@@ -1,8 +1,9 @@
 /* Prints the kernels' ISA and a hash of attn_gemm's results over shapes that take each of its paths
    (small, short, few rows, packed, C-resident; every transpose; alpha and beta) and of the vector
    primitives' (attn_dot, _axpy, _scale, _max, _exp, _tanh, _sum, every length to 70) and of the
-   fused attention forward (softmax, Cog and EA, causal and cross: O and the stats), of the norms,
-   activations, RoPE and AdamW (forward and backward), so that two
+   fused attention forward (softmax, Cog and EA, causal and cross: O and the stats), of the tiled
+   engine's forward and backward (softmax, Cog, EA, sigmoid), of the norms, activations, RoPE and
+   AdamW (forward and backward), so that two
    builds can be compared bit for bit: tests/run.sh checks that a build for x86-64's baseline, its
    ISA chosen at run time (ATTN_SIMD), gives the bits of a build for that ISA alone.
      cc -O2 -I. tests/isa_bits.c -lm && ATTN_SIMD=avx2 ./a.out      prints "avx2 <hash>" */
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
         attn_tanh((size_t)s, x, o);
         h = hash_floats(h, o, (size_t)s);
     }
-    for (s = 0; s < 3 * 2; s++) { /* the tiled engine and the backward pass are not per-ISA yet */
+    for (s = 0; s < 3 * 2; s++) { /* the fused forward */
         static const attn_kind kinds[3] = {ATTN_SOFTMAX, ATTN_COG, ATTN_EXPRESSIVE};
         attn_attention_desc d = {0};
         size_t nq, nk, nv, no, i, wb;
@@ -85,6 +86,33 @@ int main(int argc, char **argv)
         if (attn_attention_forward(&d, O, st, NULL, Q, K, V, w, wb) != ATTN_OK) return puts(attn_last_error()), 1;
         h = hash_floats(hash_floats(h, O, no), st, attn_attention_stats_floats(&d));
         free(Q); free(K); free(V); free(O); free(st); free(w);
+    }
+    for (s = 0; s < 4; s++) { /* the tiled engine (a key mask keeps the fused forward out) and the backward */
+        static const attn_kind kinds[4] = {ATTN_SOFTMAX, ATTN_COG, ATTN_EXPRESSIVE, ATTN_SIGMOID};
+        enum { T = 150, D = 32, N = 2 * T * D };
+        static float Q[N], K[N], V[N], O[N], dO[N], dQ[N], dK[N], dV[N];
+        static unsigned char mask[T];
+        attn_attention_desc d = {0};
+        attn_attention_grads g = {0};
+        size_t wb;
+        float *st;
+        void *w;
+        d.kind = kinds[s], d.B = 1, d.H = 2, d.Tq = d.Tk = T, d.dk = d.dv = D, d.causal = s % 2, d.key_mask = mask;
+        for (t = 0; t < T; t++) mask[t] = t % 7 != 3;
+        for (t = 0; t < N; t++) {
+            Q[t] = (float)attn_rng_normal(&r, 0, 1), K[t] = (float)attn_rng_normal(&r, 0, 1);
+            V[t] = (float)attn_rng_normal(&r, 0, 1), dO[t] = (float)attn_rng_normal(&r, 0, 1);
+        }
+        memset(dQ, 0, sizeof dQ); memset(dK, 0, sizeof dK); memset(dV, 0, sizeof dV);
+        g.dQ = dQ, g.dK = dK, g.dV = dV;
+        st = malloc(attn_attention_stats_floats(&d) * 4);
+        wb = attn_attention_workspace(&d);
+        w = malloc(wb);
+        if (!st || !w || attn_attention_forward(&d, O, st, NULL, Q, K, V, w, wb) != ATTN_OK ||
+            attn_attention_backward(&d, &g, dO, Q, K, V, O, st, w, wb) != ATTN_OK)
+            return puts(attn_last_error()), 1;
+        h = hash_floats(hash_floats(hash_floats(hash_floats(h, O, N), dQ, N), dK, N), dV, N);
+        free(st); free(w);
     }
     { /* the norms (LayerNorm both ways of eps, RMSNorm), the activations and RoPE, forward and backward */
         enum { N = 7, C = 100 };

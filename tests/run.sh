@@ -52,7 +52,7 @@ else
                     echo "skip: $cc's $name bits (this CPU lacks $name)"
                     continue
                 fi
-                try "$cc: $name chosen at run time gives a $name build's bits (attn_gemm, vector primitives, fused attention, norms, activations, RoPE, AdamW)" \
+                try "$cc: $name chosen at run time gives a $name build's bits (attn_gemm, vector primitives, attention forward and backward, norms, activations, RoPE, AdamW)" \
                     sh -c "$cc -O2 ${isa#*:} -I. tests/isa_bits.c -o $tmp/bits1 -lm && \
                            test \"\$(ATTN_SIMD=$name $tmp/bits)\" = \"\$($tmp/bits1)\""
             done
