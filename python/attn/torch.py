@@ -74,9 +74,8 @@ class AttentionFunction(torch.autograd.Function):
 def attention(q, k, v, kind="softmax", **kw):
     """O [B, H, Tq, dv] of attention `kind`, differentiable (see attn.attention for the options)."""
     o = options(kind=kind, **kw)
-    floats = [o.pop(n) for n in FLOAT_OPTIONS]
+    # the float options travel as the function's own inputs, so that autograd gives them gradients
     dtype = q.dtype if q.dtype in (torch.float32, torch.float64) else torch.float32
+    floats = [o.pop(n) for n in FLOAT_OPTIONS]
     floats = [None if x is None else torch.as_tensor(x, dtype=dtype) for x in floats]
-    for n in FLOAT_OPTIONS:
-        o[n] = None
     return AttentionFunction.apply(o, q, k, v, *floats)
