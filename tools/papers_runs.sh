@@ -13,11 +13,12 @@ ROOT=${1:-docs/data}
 LAB=${2:-build/attnlab}
 [ -x "$LAB" ] || { echo "papers_runs: $LAB is not built (make $LAB)" >&2; exit 1; }
 stop=0
-# section NAME: the following grids go to ROOT/NAME, with the build that runs them in BUILD
+# section NAME: the following grids go to ROOT/NAME, the builds that ran them listed in BUILD
 section() {
     [ "$stop" = 1 ] && return
     DIR=$ROOT/$1
-    mkdir -p "$DIR" && "$LAB" --version > "$DIR/BUILD" || exit 1
+    mkdir -p "$DIR" && v=$("$LAB" --version) || exit 1
+    grep -qxF "$v" "$DIR/BUILD" 2>/dev/null || echo "$v" >> "$DIR/BUILD"
 }
 
 trap 'stop=1' INT TERM
