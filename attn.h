@@ -14083,7 +14083,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.global = w[29];
     }
     tail = h.version > 1 && c.layers >= 0 && c.layers <= ATTN_MAX_LAYERS ? h.nconfig - words - c.layers : 0;
-    fp = ATTN__TF_TAIL_MOD + c.layers + 2 * h.nnames; /* with the names' fingerprints */
+    fp = tail ? ATTN__TF_TAIL_MOD + c.layers + 2 * h.nnames : -1; /* with the names' fingerprints */
     if (tail != 5 && tail != ATTN__TF_TAIL && (!tail || (tail != ATTN__TF_TAIL_MOD + c.layers && tail != fp)))
         tail = 0; /* 5: before qk_norm and what follows it; then the modifiers, then the fingerprints; tail
                      is 0 for an out-of-range layer count */
