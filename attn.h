@@ -10807,6 +10807,7 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
 {
     const attn_transformer_config *c = &m->cfg;
     const attn_transformer_layer_tensors W = attn_transformer_layer_named(m, l, 0);
+    const attn_float *const *P;
     attn__tf_pat p;
     attn_mod_config mc;
     attn__tf_pattern_map(c, m->pattern, &p);
@@ -10834,10 +10835,7 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->Wv = W.Wv; L->bv = W.bv; L->Wo = W.Wo; L->bo = W.bo;
     L->kproj = c->linformer_k; L->n_max = c->max_T; L->E = W.Elin; L->F = W.Flin;
     L->qnorm = W.qnorm; L->knorm = W.knorm;
-    if (attn__tf_panels(m, l)) {
-        const attn_float *const *P = attn__tf_panels(m, l);
-        L->Pq = P[0]; L->Pk = P[1]; L->Pv = P[2]; L->Po = P[3];
-    }
+    if ((P = attn__tf_panels(m, l)) != NULL) { L->Pq = P[0]; L->Pk = P[1]; L->Pv = P[2]; L->Po = P[3]; }
     L->rope_theta = c->rope_theta;
     if (c->mods[l] && !mod) L->att.mod = &attn__mod_rows[c->mods[l]]; /* the sizes: its functions */
     else if (c->mods[l] && attn__tf_mod_config(__func__, c, l, &mc) == ATTN_OK) { /* checked: it is */
