@@ -45,6 +45,7 @@ typedef struct {
     double final_valid, final_ood, final_feat; /* final_feat: SRAVEN's held-out per-feature accuracy */
     double probe[ATTN_MAX_LAYERS]; /* fuzzy: mean F1 over the terms of the latent-code probe, per layer */
     double chance;                 /* the mean F1 of guessing "present" with probability 1/2: p / (p + 1/2) */
+    double control;                /* the probe's F1 on the positive control (hprobe_control) */
     run_progress prog;             /* steps done and the latest held-out metric */
 } hrun;
 
@@ -363,6 +364,70 @@ static void hcodes(const hopts *o, attn_transformer *m, const htask *t, int ood,
     free(ww); free(w);
 }
 
+/* The terms of n fuzzy tasks' combinations which [n] of split sp, y [n, nterms]: 1 where term k is
+   in the task's function. */
+static void hterms(const hopts *o, const htask *t, int sp, const int *which, int n, int *y)
+{
+    int i, j, nt = t->fz.nterms;
+    memset(y, 0, sizeof(int) * (size_t)n * nt);
+    for (i = 0; i < n; i++)
+        for (j = 0; j < o->K; j++) y[(size_t)i * nt + t->fz.combos[sp][(size_t)which[i] * o->K + j]] = 1;
+}
+
+/* The latent-code probe on codes ztr, zho [n, H] with the terms ytr, yho [n, nterms]: per term, a
+   class-balanced logistic regression fit on the training tasks, its held-out F1; the mean over the
+   terms that vary in training and occur held out, and in *chance guessing "present" with probability
+   1/2 (F1 p / (p + 1/2)). lab [2n] is scratch. */
+static double hprobe(const attn_float *ztr, const attn_float *zho, const int *ytr, const int *yho, int n, int H, int nterms, int *lab,
+                     double *chance)
+{
+    double sum = 0, w[65], mu[64], sd[64];
+    int k, i, terms = 0;
+    *chance = 0;
+    for (k = 0; k < nterms && H <= 64; k++) {
+        int ptr = 0, pho = 0;
+        for (i = 0; i < n; i++) {
+            ptr += lab[i] = ytr[(size_t)i * nterms + k];
+            pho += lab[n + i] = yho[(size_t)i * nterms + k];
+        }
+        if (!ptr || ptr == n || !pho) continue;
+        attn_probe_fit(w, mu, sd, ztr, lab, n, H, 200, 0.5, 1e-3, 1); /* terms are rare: balanced */
+        sum += attn_probe_f1(w, mu, sd, zho, lab + n, n, H);
+        *chance += (double)pho / n / ((double)pho / n + 0.5);
+        terms++;
+    }
+    if (terms) *chance /= terms;
+    return terms ? sum / terms : 0;
+}
+
+/* The probe's positive control: codes known to carry the terms linearly, each task's terms y [n,
+   nterms] mixed into H features by one fixed N(0, 1) matrix, plus Gaussian noise with each feature's
+   variance over the tasks (signal-to-noise 1), written to z [2][n, H] (training, held out). If the
+   probe finds the terms here and not in a model's code, the code does not carry them linearly. */
+static void hprobe_control(const int *ytr, const int *yho, int n, int H, int nterms, attn_float *z, attn_rng *r)
+{
+    double *P = (double *)malloc(sizeof(double) * (size_t)H * nterms), sd[64];
+    int h, k, i, sp;
+    if (!P) { memset(z, 0, sizeof(attn_float) * 2 * (size_t)n * H); return; }
+    for (i = 0; i < H * nterms; i++) P[i] = attn_rng_normal(r, 0, 1);
+    for (sp = 0; sp < 2; sp++)
+        for (i = 0; i < n; i++)
+            for (h = 0; h < H; h++) {
+                double v = 0;
+                for (k = 0; k < nterms; k++) v += P[h * nterms + k] * (sp ? yho : ytr)[(size_t)i * nterms + k];
+                z[((size_t)sp * n + i) * H + h] = (attn_float)v;
+            }
+    for (h = 0; h < H && h < 64; h++) {
+        double m = 0, v = 0;
+        for (i = 0; i < n; i++) m += z[(size_t)i * H + h] / n;
+        for (i = 0; i < n; i++) v += (z[(size_t)i * H + h] - m) * (z[(size_t)i * H + h] - m) / n;
+        sd[h] = sqrt(v);
+    }
+    for (i = 0; i < 2 * n; i++)
+        for (h = 0; h < H && h < 64; h++) z[(size_t)i * H + h] += (attn_float)attn_rng_normal(r, 0, sd[h]);
+    free(P);
+}
+
 /* After training: the fuzzy probe (per layer, the mean over terms of the held-out F1 of a logistic
    regression from the code to "term k is in the function", fit on training tasks), and with
    --codes the codes of held-out tasks (and for SRAVEN the rule similarity of the last layer). */
@@ -370,38 +435,32 @@ static void hyla_analyse(const hopts *o, attn_transformer *m, htask *t, hrun *re
 {
     const attn_transformer_config *c = &m->cfg;
     int n = o->eval_tasks, H = c->heads, l, k, i, *wtr = (int *)malloc(sizeof(int) * (size_t)n), *who = (int *)malloc(sizeof(int) * (size_t)n);
-    int *qs = (int *)malloc(sizeof(int) * (size_t)n), *ytr = (int *)malloc(sizeof(int) * (size_t)n), *yho = (int *)malloc(sizeof(int) * (size_t)n);
+    int *qs = (int *)malloc(sizeof(int) * (size_t)n);
     attn_float *ctr = (attn_float *)malloc(sizeof(attn_float) * (size_t)c->layers * n * H), *cho = (attn_float *)malloc(sizeof(attn_float) * (size_t)c->layers * n * H);
     int write = o->codes && res->seed == o->seed0 && res->ilr == 0 && res->iwd == 0;
     attn_rng r;
-    if (!wtr || !who || !qs || !ytr || !yho || !ctr || !cho) goto done;
+    if (!wtr || !who || !qs || !ctr || !cho) goto done;
     for (i = 0; i < n; i++) qs[i] = o->sraven ? i % o->K : 0; /* SRAVEN: query token K-1-q, cycling */
     if (o->sraven) t->sr.permute = 0; /* unpermuted instances: query q asks for feature K-1-q's rule */
     attn_rng_seed(&r, (uint64_t)res->seed, 6);
     hcodes(o, m, t, 1, n, o->sraven ? qs : NULL, cho, who, b, &r);
     if (!o->sraven) {
+        int nt = t->fz.nterms, *ytr = (int *)malloc(sizeof(int) * (size_t)n * nt * 2), *yho = ytr + (size_t)n * nt;
+        int *lab = (int *)malloc(sizeof(int) * 2 * (size_t)n);
+        attn_float *zc = (attn_float *)malloc(sizeof(attn_float) * 2 * (size_t)n * H);
+        double ch;
         attn_rng_seed(&r, (uint64_t)res->seed, 5);
         hcodes(o, m, t, 0, n, NULL, ctr, wtr, b, &r);
-        for (l = 0; l < c->layers; l++) {
-            double sum = 0, chance = 0, w[64], mu[64], sd[64];
-            int terms = 0;
-            for (k = 0; k < t->fz.nterms && H < 64; k++) {
-                int ptr = 0, pho = 0, j;
-                for (i = 0; i < n; i++) {
-                    const int *ct = t->fz.combos[ATTN_FUZZY_TRAIN] + (size_t)wtr[i] * o->K, *ch = t->fz.combos[ATTN_FUZZY_HELDOUT] + (size_t)who[i] * o->K;
-                    ytr[i] = yho[i] = 0;
-                    for (j = 0; j < o->K; j++) { ytr[i] |= ct[j] == k; yho[i] |= ch[j] == k; }
-                    ptr += ytr[i]; pho += yho[i];
-                }
-                if (!ptr || ptr == n || !pho) continue; /* the term must vary in training and occur held out */
-                attn_probe_fit(w, mu, sd, ctr + (size_t)l * n * H, ytr, n, H, 200, 0.5, 1e-3, 1); /* terms are rare: balanced */
-                sum += attn_probe_f1(w, mu, sd, cho + (size_t)l * n * H, yho, n, H);
-                chance += (double)pho / n / ((double)pho / n + 0.5);
-                terms++;
-            }
-            res->probe[l] = terms ? sum / terms : 0;
-            res->chance = terms ? chance / terms : 0;
+        if (ytr && lab && zc) {
+            hterms(o, t, ATTN_FUZZY_TRAIN, wtr, n, ytr);
+            hterms(o, t, ATTN_FUZZY_HELDOUT, who, n, yho);
+            for (l = 0; l < c->layers; l++)
+                res->probe[l] = hprobe(ctr + (size_t)l * n * H, cho + (size_t)l * n * H, ytr, yho, n, H, nt, lab, &res->chance);
+            attn_rng_seed(&r, (uint64_t)res->seed, 8);
+            hprobe_control(ytr, yho, n, H, nt, zc, &r);
+            res->control = hprobe(zc, zc + (size_t)n * H, ytr, yho, n, H, nt, lab, &ch); /* ch: the same chance */
         }
+        free(ytr); free(lab); free(zc);
     }
     if (write) {
         char path[1024];
@@ -450,7 +509,7 @@ static void hyla_analyse(const hopts *o, attn_transformer *m, htask *t, hrun *re
     }
     if (o->sraven) t->sr.permute = 1;
 done:
-    free(wtr); free(who); free(qs); free(ytr); free(yho); free(ctr); free(cho);
+    free(wtr); free(who); free(qs); free(ctr); free(cho);
 }
 
 /* Where run res saves its model (--save). */
@@ -485,6 +544,7 @@ static int hrun_io(jobbuf *b, hrun *r, int nev)
     jb_io(b, &r->final_feat, sizeof r->final_feat);
     jb_io(b, r->probe, sizeof r->probe);
     jb_io(b, &r->chance, sizeof r->chance);
+    jb_io(b, &r->control, sizeof r->control);
     jb_io(b, &r->failed, sizeof r->failed);
     return !r->failed;
 }
@@ -679,16 +739,19 @@ static void hyla_report(const hopts *o, const hrun *res)
         int l, s;
         printf("\nlatent-code probe: held-out F1 of a class-balanced logistic regression from the query's\n"
                "self-attention code (one score per head) to each term, mean over the terms, per layer\n"
-               "(chance: guessing each term present with probability 1/2):\n");
+               "(chance: guessing each term present with probability 1/2; control: the same probe on codes\n"
+               "known to carry the terms, mixed linearly into as many features with noise at signal-to-noise 1):\n");
         for (k = 0; k < o->nkind; k++) {
             int g = hbest(o, res, k, 0), base = ((k * o->nlr + g / o->nwd) * o->nwd + g % o->nwd) * o->seeds;
+            double f;
             printf("%-24s", attn_kind_get(o->kind[k])->name);
             for (l = 0; l < o->layers; l++) {
-                double f = 0;
+                f = 0;
                 for (s = 0; s < o->seeds; s++) f += res[base + s].probe[l] / o->seeds;
                 printf(" layer %d %.3f", l, f);
             }
-            printf("   chance %.3f\n", res[base].chance);
+            for (f = 0, s = 0; s < o->seeds; s++) f += res[base + s].control / o->seeds;
+            printf("   chance %.3f   control %.3f\n", res[base].chance, f);
         }
     }
 }

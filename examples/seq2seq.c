@@ -26,9 +26,9 @@
 #define S2S_EVAL_EXACT 100 /* held-out strings decoded greedily at each evaluation */
 
 typedef struct {
-    const char *csv, *svg, *heatmap, *save, *load;
+    const char *csv, *svg, *heatmap, *save, *load, *analysis_csv;
     int task, min_len, max_len, layers, dmodel, heads, mlp, steps, batch, warmup, seeds, eval_every, test, beam, threads, nkind, analysis;
-    int analysis_len, candidates;
+    int analysis_len, candidates, sources;
     double lr, dropout, alpha;
     attn_kind kind[S2S_MAX_KINDS];
 } s2s_opts;
@@ -38,7 +38,7 @@ typedef struct {
     int *step;
     double *loss, *tok_acc, *exact;
     double greedy, beam, final_tok;
-    double table[2][64][6]; /* the analysis of seed 0: [table 16 / 17][head][|A|, band, S1, S2, S3, min] */
+    double *table; /* the analysis: [source][table 16 / 17][head][|A - 0|, band, S1, S2, S3, min] */
     run_progress prog;      /* steps done and the latest exact-match rate */
 } s2s_run;
 
@@ -66,10 +66,13 @@ static void s2s_usage(FILE *f)
             "  --save F              a checkpoint of seed 0 of the first kind\n"
             "  --load F              evaluate (and analyse) that checkpoint instead of training; the\n"
             "                        options must describe its model\n"
-            "  --analysis            the thesis' Tables 16 and 17 on seed 0's encoder self-attention\n"
-            "                        (layer 0) for one held-out source: per head |A - 0|, the distance to\n"
-            "                        the w-band, and the least |A - X| over random Sigma_1/2/3 candidates\n"
-            "  --analysis-len N      that source's digits (n = N + 1 with EOS)               [15: n = 16]\n"
+            "  --analysis            the thesis' Tables 16 and 17 on every model's encoder self-attention\n"
+            "                        (layer 0) for held-out sources: per head |A - 0|, the distance to\n"
+            "                        the w-band, and the least |A - X| over random Sigma_1/2/3 candidates;\n"
+            "                        the tables of seed 0's first source, a summary over all\n"
+            "  --analysis-len N      the sources' digits (n = N + 1 with EOS)                [15: n = 16]\n"
+            "  --sources N           held-out sources per model (the first is always the same) [1]\n"
+            "  --analysis-csv F      every (kind, seed, source, head, table)'s distances\n"
             "  --candidates C        candidates per family                                   [30]\n"
             "  --heatmap PREFIX      seed 0's maps for that source, heads side by side:\n"
             "                        PREFIX-KIND-enc.svg (encoder) and PREFIX-KIND-cross.svg\n");
@@ -81,7 +84,7 @@ static int s2s_parse(int argc, char **argv, s2s_opts *o)
     memset(o, 0, sizeof *o);
     o->min_len = 1; o->max_len = 15; o->layers = 1; o->dmodel = 64; o->heads = 8; o->steps = 2000; o->batch = 64; o->warmup = 100;
     o->seeds = 2; o->eval_every = 250; o->test = 500; o->beam = 4; o->alpha = 0.6; o->lr = 1e-3; o->dropout = 0.1; o->nkind = 1;
-    o->kind[0] = ATTN_SOFTMAX; o->analysis_len = 15; o->candidates = 30;
+    o->kind[0] = ATTN_SOFTMAX; o->analysis_len = 15; o->candidates = 30; o->sources = 1;
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1;
@@ -108,6 +111,8 @@ static int s2s_parse(int argc, char **argv, s2s_opts *o)
         else if (!strcmp(a, "--threads")) ok = parse_int(v, 0, &o->threads) && o->threads <= MAX_THREADS;
         else if (!strcmp(a, "--analysis-len")) ok = parse_int(v, 1, &o->analysis_len);
         else if (!strcmp(a, "--candidates")) ok = parse_int(v, 1, &o->candidates);
+        else if (!strcmp(a, "--sources")) ok = parse_int(v, 1, &o->sources) && o->sources <= 1000;
+        else if (!strcmp(a, "--analysis-csv")) o->analysis_csv = v;
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--heatmap")) o->heatmap = v;
@@ -134,6 +139,10 @@ static int s2s_parse(int argc, char **argv, s2s_opts *o)
     if ((o->analysis || o->heatmap) && o->analysis_len > o->max_len) {
         fprintf(stderr, "attnlab seq2seq: --analysis-len %d exceeds --max-len %d: the analysed matrix would be %d x %d, the model reads at most %d tokens\n",
                 o->analysis_len, o->max_len, o->analysis_len + 1, o->analysis_len + 1, o->max_len + 1);
+        return 0;
+    }
+    if (!o->analysis && (o->analysis_csv || o->sources > 1)) {
+        fprintf(stderr, "attnlab seq2seq: --sources and --analysis-csv need --analysis\n");
         return 0;
     }
     if (o->analysis && o->analysis_len + 1 < 11) {
@@ -195,77 +204,91 @@ static double s2s_exact(const attn_seq2seq *m, s2s_buf *b, int n, int T, int bea
     return attn_digits_exact(b->dec, T, b->tout, T, n);
 }
 
-/* The thesis' tables for one trained model: the encoder's layer-0 self-attention on one held-out
-   source of analysis_len digits (n = len + 1), per head; the heatmaps when asked. */
+/* The thesis' tables for one trained model: the encoder's layer-0 self-attention on o->sources
+   held-out sources of analysis_len digits (n = len + 1), per head; seed 0's heatmaps of the first
+   source when asked. The sources and the candidates are the same for every model. */
 static void s2s_analyse(const s2s_opts *o, const attn_seq2seq *m, s2s_buf *b, s2s_run *res)
 {
-    int n = o->analysis_len + 1, H = o->heads, h, t, i, j;
+    int n = o->analysis_len + 1, H = o->heads, h, t, i, j, s;
     attn_float *w = (attn_float *)malloc(sizeof(attn_float) * (size_t)H * (o->max_len + 1) * (o->max_len + 1));
     attn_float *tile = (attn_float *)malloc(sizeof(attn_float) * (size_t)(n + 1) * (n + 1) * (H + 4)); /* the grid */
     attn_rng r, cand;
     attn_seq2seq fm = *m;
     fm.training = 0;
+    if (!w || !tile) { fprintf(stderr, "\nattnlab seq2seq: analysis: out of memory\n"); res->failed = 1; }
     attn_rng_seed(&r, 2026, 7);
-    if (!w || !tile || attn_digits_batch((attn_digits_task)o->task, o->analysis_len, o->analysis_len, 1, 1, b->src, b->tin, b->tout, &r) != ATTN_OK ||
-        attn_seq2seq_forward(&fm, b->logits, b->cache, b->src, b->tin, 1, n, n, b->work, b->wb) != ATTN_OK) {
-        fprintf(stderr, "\nattnlab seq2seq: analysis: %s\n", attn_last_error());
-        free(w); free(tile);
-        return;
-    }
-    for (t = 0; t < 2; t++) {
-        int sub = t ? 2 * o->layers + 1 : 0; /* the encoder's first self-attention, the first cross-attention */
-        const char *which = t ? "cross" : "enc";
-        if (attn_seq2seq_weights(&fm, w, b->cache, 1, n, n, sub, b->work, b->wb) != ATTN_OK) { fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error()); break; }
-        for (h = 0; !t && o->analysis && h < H && h < 64; h++) { /* Table 16: w 3, num-pos 2; Table 17: w 10, num-pos 1 */
-            const attn_float *A = w + (size_t)h * n * n;
-            attn_float *P = tile;
-            double mn[3], me[3];
-            int k;
-            for (k = 0; k < 2; k++) {
-                int bw = k ? 10 : 3, np = k ? 1 : 2;
-                attn_rng_seed(&cand, 16 + k, (uint64_t)h);
-                res->table[k][h][0] = attn_l1_distance(A, NULL, n);
-                res->table[k][h][1] = attn_band_project(P, A, n, bw);
-                if (attn_sigma_distances(mn, me, A, n, bw, np, o->candidates, 0.2, 0.05, 0.05, &cand) != ATTN_OK) {
-                    fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
-                    continue;
-                }
-                res->table[k][h][2] = mn[0]; res->table[k][h][3] = mn[1]; res->table[k][h][4] = mn[2];
-                res->table[k][h][5] = fmin(mn[0], fmin(mn[1], mn[2]));
-            }
-        }
-        if (o->heatmap) { /* the heads in a grid, 4 to a row, one empty row and column between them */
-            char path[1024], title[200], (*lab)[4];
-            int gc = H < 4 ? H : 4, gr = (H + gc - 1) / gc, R = gr * (n + 1) - 1, C = gc * (n + 1) - 1, neg;
-            const char **rl = (const char **)malloc(sizeof(char *) * (size_t)(R + C)), **cl = rl + R;
-            if (!rl || !(lab = (char (*)[4])malloc(8 * (size_t)n))) { free(rl); fprintf(stderr, "\nattnlab seq2seq: out of memory\n"); break; }
-            for (i = 0; i < R * C; i++) tile[i] = 0;
-            for (h = 0; h < H; h++)
-                for (i = 0; i < n; i++)
-                    for (j = 0; j < n; j++)
-                        tile[(size_t)((h / gc) * (n + 1) + i) * C + (h % gc) * (n + 1) + j] = w[((size_t)h * n + i) * n + j];
-            for (i = 0; i < n; i++) /* the tokens: digits, BOS "<", EOS ">" */
-                for (j = 0; j < 2; j++) {
-                    int tk = j == 0 && t ? b->tin[i] : b->src[i];
-                    snprintf(lab[j * n + i], sizeof lab[0], "%c", tk >= ATTN_DIGITS_0 ? '0' + tk - ATTN_DIGITS_0 : tk == ATTN_DIGITS_BOS ? '<' : '>');
-                }
-            for (i = 0; i < R; i++) rl[i] = i % (n + 1) < n ? lab[i % (n + 1)] : "";
-            for (i = 0; i < C; i++) cl[i] = i % (n + 1) < n ? lab[n + i % (n + 1)] : "";
-            snprintf(path, sizeof path, "%s-%s-%s.svg", o->heatmap, attn_kind_get(o->kind[res->kind])->name, which);
-            snprintf(title, sizeof title, "%s: %s of heads 1-%d (rows of %d, left to right), one held-out %d-digit source", attn_kind_get(o->kind[res->kind])->name,
-                     t ? "cross-attention (rows: target, columns: source)" : "encoder self-attention", H, gc, o->analysis_len);
-            for (neg = 0, i = 0; i < R * C; i++) neg |= tile[i] < 0; /* Cog's negative weights: a signed scale */
-            if (attn_heatmap_svg(path, title, tile, R, C, rl, cl, neg ? ATTN_HEAT_SIGNED : ATTN_HEAT_LINEAR) != ATTN_OK) {
-                fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
+    for (s = 0; w && tile && s < (o->analysis ? o->sources : 1); s++)
+        for (t = 0; t < 2; t++) {
+            int sub = t ? 2 * o->layers + 1 : 0; /* the encoder's first self-attention, the first cross-attention */
+            const char *which = t ? "cross" : "enc";
+            int heat = o->heatmap && res->seed == 0 && s == 0;
+            if (t && !heat) break;
+            if ((!t && (attn_digits_batch((attn_digits_task)o->task, o->analysis_len, o->analysis_len, 1, 1, b->src, b->tin, b->tout, &r) != ATTN_OK ||
+                        attn_seq2seq_forward(&fm, b->logits, b->cache, b->src, b->tin, 1, n, n, b->work, b->wb) != ATTN_OK)) ||
+                attn_seq2seq_weights(&fm, w, b->cache, 1, n, n, sub, b->work, b->wb) != ATTN_OK) {
+                fprintf(stderr, "\nattnlab seq2seq: analysis: %s\n", attn_last_error());
                 res->failed = 1;
+                s = o->sources;
+                break;
             }
-            free(rl); free(lab);
+            for (h = 0; !t && o->analysis && h < H; h++) { /* Table 16: w 3, num-pos 2; Table 17: w 10, num-pos 1 */
+                const attn_float *A = w + (size_t)h * n * n;
+                attn_float *P = tile;
+                double mn[3], me[3];
+                int k;
+                for (k = 0; k < 2; k++) {
+                    int bw = k ? 10 : 3, np = k ? 1 : 2;
+                    double *d = res->table + (((size_t)s * 2 + k) * H + h) * 6;
+                    attn_rng_seed(&cand, 16 + k, (uint64_t)h);
+                    d[0] = attn_l1_distance(A, NULL, n);
+                    d[1] = attn_band_project(P, A, n, bw);
+                    if (attn_sigma_distances(mn, me, A, n, bw, np, o->candidates, 0.2, 0.05, 0.05, &cand) != ATTN_OK) {
+                        fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
+                        res->failed = 1;
+                        continue;
+                    }
+                    d[2] = mn[0]; d[3] = mn[1]; d[4] = mn[2];
+                    d[5] = fmin(mn[0], fmin(mn[1], mn[2]));
+                }
+            }
+            if (heat) { /* the heads in a grid, 4 to a row, one empty row and column between them */
+                char path[1024], title[200], (*lab)[4];
+                int gc = H < 4 ? H : 4, gr = (H + gc - 1) / gc, R = gr * (n + 1) - 1, C = gc * (n + 1) - 1, neg;
+                const char **rl = (const char **)malloc(sizeof(char *) * (size_t)(R + C)), **cl = rl + R;
+                if (!rl || !(lab = (char (*)[4])malloc(8 * (size_t)n))) { free(rl); fprintf(stderr, "\nattnlab seq2seq: out of memory\n"); break; }
+                for (i = 0; i < R * C; i++) tile[i] = 0;
+                for (h = 0; h < H; h++)
+                    for (i = 0; i < n; i++)
+                        for (j = 0; j < n; j++)
+                            tile[(size_t)((h / gc) * (n + 1) + i) * C + (h % gc) * (n + 1) + j] = w[((size_t)h * n + i) * n + j];
+                for (i = 0; i < n; i++) /* the tokens: digits, BOS "<", EOS ">" */
+                    for (j = 0; j < 2; j++) {
+                        int tk = j == 0 && t ? b->tin[i] : b->src[i];
+                        snprintf(lab[j * n + i], sizeof lab[0], "%c", tk >= ATTN_DIGITS_0 ? '0' + tk - ATTN_DIGITS_0 : tk == ATTN_DIGITS_BOS ? '<' : '>');
+                    }
+                for (i = 0; i < R; i++) rl[i] = i % (n + 1) < n ? lab[i % (n + 1)] : "";
+                for (i = 0; i < C; i++) cl[i] = i % (n + 1) < n ? lab[n + i % (n + 1)] : "";
+                snprintf(path, sizeof path, "%s-%s-%s.svg", o->heatmap, attn_kind_get(o->kind[res->kind])->name, which);
+                snprintf(title, sizeof title, "%s: %s of heads 1-%d (rows of %d, left to right), one held-out %d-digit source", attn_kind_get(o->kind[res->kind])->name,
+                         t ? "cross-attention (rows: target, columns: source)" : "encoder self-attention", H, gc, o->analysis_len);
+                for (neg = 0, i = 0; i < R * C; i++) neg |= tile[i] < 0; /* Cog's negative weights: a signed scale */
+                if (attn_heatmap_svg(path, title, tile, R, C, rl, cl, neg ? ATTN_HEAT_SIGNED : ATTN_HEAT_LINEAR) != ATTN_OK) {
+                    fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
+                    res->failed = 1;
+                }
+                free(rl); free(lab);
+            }
         }
-    }
     free(w); free(tile);
 }
 
 static csv_stream s2s_csv; /* the CSV, a line per evaluation as it happens */
+
+/* A run's analysis: sources x 2 tables x heads x 6 distances. */
+static size_t s2s_table_bytes(const s2s_opts *o)
+{
+    return sizeof(double) * (size_t)o->sources * 2 * o->heads * 6;
+}
 
 #define S2S_CSV_HEADER "kind,seed,step,train_loss,token_accuracy,greedy_exact"
 /* Evaluation q of a run as a CSV line (the training loss is empty before the first step). */
@@ -356,7 +379,7 @@ static void s2s_train_one(const s2s_opts *o, s2s_run *res)
         s2s_loss(&m, &b, o->test, T, 0, &res->final_tok);
         res->greedy = s2s_exact(&m, &b, o->test, T, 1, 0);
         res->beam = s2s_exact(&m, &b, o->test, T, o->beam, o->alpha);
-        if (res->seed == 0 && (o->analysis || o->heatmap)) s2s_analyse(o, &m, &b, res);
+        if (o->analysis || (o->heatmap && res->seed == 0)) s2s_analyse(o, &m, &b, res);
         if (o->save && res->kind == 0 && res->seed == 0 && attn_seq2seq_save(&m, o->save) != ATTN_OK) {
             fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
             res->failed = 1;
@@ -389,7 +412,7 @@ static int s2s_xfer(void *ctx, int j, jobbuf *b)
     jb_io(b, &r->greedy, sizeof r->greedy);
     jb_io(b, &r->beam, sizeof r->beam);
     jb_io(b, &r->final_tok, sizeof r->final_tok);
-    jb_io(b, r->table, sizeof r->table);
+    if (r->table) jb_io(b, r->table, s2s_table_bytes(t->o));
     jb_io(b, &r->failed, sizeof r->failed);
     return !r->failed;
 }
@@ -399,6 +422,51 @@ static int s2s_line(const void *ctx, int j, int k, char *line, size_t n)
     if (k >= t->res[j].nevals) return 0;
     s2s_row(line, n, t->o, &t->res[j], k);
     return 1;
+}
+
+/* The analysis over every model, source and head, per kind: mean Min_distance (over models of each
+   model's mean) with w 3 and w 10, their difference, and how many heads come closer with w 10 and
+   than the zero matrix; with --analysis-csv every distance. 0 if the file could not be written. */
+static int s2s_summary(const s2s_opts *o, const s2s_run *res)
+{
+    int k, s, src, h, q, H = o->heads, S = o->sources, closer, below[2];
+    double *m3 = (double *)malloc(sizeof(double) * 3 * (size_t)o->seeds), *m10 = m3 + o->seeds, *dd = m10 + o->seeds, a, sa, b, sb, c, sc;
+    csv_stream f;
+    char line[256];
+    if (!m3) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 0; }
+    printf("\nover %d model(s) x %d source(s) x %d heads, Min_distance per model (the mean over sources and heads),\n"
+           "mean +- sd over the models; the zero matrix is at |A - 0| (%d for rows that sum to 1):\n", o->seeds, S, H, o->analysis_len + 1);
+    printf("%-10s  %-17s  %-17s  %-18s  %-16s  %s\n", "kind", "w 3", "w 10", "w 10 - w 3", "closer with w 10", "closer than zero (w 3, w 10)");
+    for (k = 0; k < o->nkind; k++) {
+        closer = below[0] = below[1] = 0;
+        for (s = 0; s < o->seeds; s++) {
+            const double *t = res[k * o->seeds + s].table;
+            m3[s] = m10[s] = 0;
+            for (src = 0; src < S; src++)
+                for (h = 0; h < H; h++) {
+                    const double *d3 = t + ((size_t)src * 2 * H + h) * 6, *d10 = d3 + (size_t)H * 6;
+                    m3[s] += d3[5] / (S * H); m10[s] += d10[5] / (S * H);
+                    closer += d10[5] < d3[5]; below[0] += d3[5] < d3[0]; below[1] += d10[5] < d10[0];
+                }
+            dd[s] = m10[s] - m3[s];
+        }
+        a = mean_sd(m3, o->seeds, &sa); b = mean_sd(m10, o->seeds, &sb); c = mean_sd(dd, o->seeds, &sc);
+        printf("%-10s  %7.3f +- %-6.3f  %7.3f +- %-6.3f  %+7.3f +- %-6.3f  %6d / %-7d  %d, %d\n", attn_kind_get(o->kind[k])->name, a, sa, b, sb, c, sc,
+               closer, o->seeds * S * H, below[0], below[1]);
+    }
+    free(m3);
+    if (!o->analysis_csv) return 1;
+    if (!csv_begin(&f, o->analysis_csv, "kind,seed,source,head,w,num_pos,zero,band,sigma1,sigma2,sigma3,min_distance")) return 0;
+    for (k = 0; k < o->nkind * o->seeds; k++)
+        for (src = 0; src < S; src++)
+            for (q = 0; q < 2; q++)
+                for (h = 0; h < H; h++) {
+                    const double *d = res[k].table + (((size_t)src * 2 + q) * H + h) * 6;
+                    snprintf(line, sizeof line, "%s,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", attn_kind_get(o->kind[res[k].kind])->name, res[k].seed,
+                             src, h + 1, q ? 10 : 3, q ? 1 : 2, d[0], d[1], d[2], d[3], d[4], d[5]);
+                    csv_row(&f, line);
+                }
+    return csv_end(&f);
 }
 
 /* The tables and the files; 0 if a file could not be written. */
@@ -427,14 +495,15 @@ static int s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
         for (q = 0; q < 2; q++) {
             const s2s_run *r = &res[k * o->seeds];
             int n = o->analysis_len + 1;
-            printf("\n%s, Table %d (w = %d, num-pos = %d), encoder self-attention of layer 0, seed 0, n = %d, %d candidates per family:\n",
+            printf("\n%s, Table %d (w = %d, num-pos = %d), encoder self-attention of layer 0, seed 0, first source, n = %d, %d candidates per family:\n",
                    attn_kind_get(o->kind[k])->name, 16 + q, q ? 10 : 3, q ? 1 : 2, n, o->candidates);
             printf("%-5s %9s %9s %9s %9s %9s %13s %11s\n", "head", "|A - 0|", "band", "Sigma1", "Sigma2", "Sigma3", "Min_distance", "Mean Error");
             for (h = 0; h < o->heads && h < 64; h++) {
-                const double *t = r->table[q][h];
+                const double *t = r->table + ((size_t)q * o->heads + h) * 6;
                 printf("%-5d %9.4f %9.4f %9.4f %9.4f %9.4f %13.4f %11.6f\n", h + 1, t[0], t[1], t[2], t[3], t[4], t[5], t[5] / ((double)n * n));
             }
         }
+    if (o->analysis && !s2s_summary(o, res)) ok = 0;
     if (o->csv) {
         struct s2s_jobs t;
         t.o = o; t.res = (s2s_run *)res;
@@ -549,7 +618,7 @@ int s2s_main(int argc, char **argv)
         }
     }
     if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s-enc.svg", o.heatmap, attn_kind_get(o.kind[0])->name);
-    if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.save) || !output_ok(o.heatmap ? heat : NULL)) return 1;
+    if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.save) || !output_ok(o.heatmap ? heat : NULL) || !output_ok(o.analysis_csv)) return 1;
     if (dry_run) { printf("dry run: %d run(s) would start; the options, the models and the outputs are fine\n", o.nkind * o.seeds); return 0; }
     cf = s2s_config(&o, o.kind[0]);
     njobs = o.nkind * o.seeds;
@@ -561,7 +630,8 @@ int s2s_main(int argc, char **argv)
         res[j].loss = (double *)calloc((size_t)nev, sizeof(double));
         res[j].tok_acc = (double *)calloc((size_t)nev, sizeof(double));
         res[j].exact = (double *)calloc((size_t)nev, sizeof(double));
-        if (!res[j].step || !res[j].loss || !res[j].tok_acc || !res[j].exact) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 1; }
+        if (o.analysis) res[j].table = (double *)calloc(1, s2s_table_bytes(&o));
+        if (!res[j].step || !res[j].loss || !res[j].tok_acc || !res[j].exact || (o.analysis && !res[j].table)) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 1; }
     }
     if (!res) { fprintf(stderr, "attnlab seq2seq: out of memory\n"); return 1; }
     printf("attnlab seq2seq: %s %d-%d digits, %d + %d post-LN layers, d %d, %d heads, FFN %d, %lu parameters, %d kind(s) x %d seeds, %d steps of %d pairs\n",
@@ -577,7 +647,7 @@ int s2s_main(int argc, char **argv)
     csv_end(&s2s_csv);
     for (j = 0; j < njobs; j++) failed += res[j].failed;
     if (runs_end(lost, failed, njobs, "attnlab seq2seq", &rc) == 2 && !s2s_report(&o, res, njobs)) rc = 1;
-    for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].tok_acc); free(res[j].exact); }
+    for (j = 0; j < njobs; j++) { free(res[j].step); free(res[j].loss); free(res[j].tok_acc); free(res[j].exact); free(res[j].table); }
     free(res);
     return rc;
 }

@@ -116,4 +116,18 @@ run "E6-rule" train --task nt --N 16 --tau 5 --attn softmax,ea --ncon 128 --seed
     --eval-every 100 --final-test 10000 --snapshot-every 1000
 run "E11-n64-rule" train --task ntr --N 16 --tau 2 --attn softmax,ea --ncon 64 --seeds 16 --epochs 20000 \
     --eval-every 200 --final-test 4096 --snapshot-every 1000
+
+section thesis_runs
+# 9. The thesis' Tables 16 and 17 over 10 trained models (seeds) x 20 held-out sources, every
+#    distance kept (thesis-10x20.analysis.csv): the w-effect and the zero-matrix baseline with variance.
+run "thesis-10x20" preset thesis --seeds 10 --sources 20 --analysis-csv "$DIR/thesis-10x20.analysis.csv" \
+    --svg "$DIR/thesis-10x20.svg" --heatmap "$DIR/thesis-10x20"
+
+section hyla_runs
+# 10. Table A1's seven ablations at the 5,000-step budget of the reference kinds' grid
+#     (docs/data/hyla_fuzzy_grid_5000.csv: softmax, HYLA, linear at the same (lr, wd) and seeds),
+#     their curves kept for the ablation figure.
+run "fuzzy-ablations-5000" preset hyla-fuzzy --attn \
+    linear_rmshead,hyla_no_rmshead,hyla_linear,hyla_linear_no_rmshead,softmax_hyla,linear_rmshead_relu_v,hyla_plus \
+    --lr 0.001 --wd 0.1 --steps 5000 --seeds 3 --eval-every 500 --eval-tasks 2048
 echo "papers_runs: stopped or finished; rerun to go on"
