@@ -183,6 +183,16 @@ else
             "./build/attnlab --version | grep -q 'attn.h' && ./build/attnlab help lm | grep -q 'usage: attnlab lm'"
         try "every preset takes --out DIR (checked by --dry-run)" sh -c "for p in hyla-fuzzy hyla-sraven cog-lm cog-probes \
             seq2seq thesis E1; do ./build/attnlab preset \$p --quick --out $tmp/preset_out --dry-run >/dev/null 2>&1 || exit 1; done"
+        refuse "--sources without --analysis" ./build/attnlab seq2seq --sources 3
+        try "the thesis' analysis over 2 models x 2 sources: every distance kept, the first source's as alone" sh -c \
+            "S='seq2seq --steps 20 --dmodel 32 --heads 8 --test 20 --eval-every 20 --threads 1 --analysis --candidates 4' && \
+             ./build/attnlab \$S --seeds 2 --sources 2 --analysis-csv $tmp/an2.csv >/dev/null 2>&1 && \
+             ./build/attnlab \$S --seeds 1 --analysis-csv $tmp/an1.csv >/dev/null 2>&1 && \
+             test \$(wc -l < $tmp/an2.csv) = 65 && test \$(wc -l < $tmp/an1.csv) = 17 && \
+             grep '^softmax,0,0,' $tmp/an1.csv > $tmp/an1.rows && grep '^softmax,0,0,' $tmp/an2.csv | cmp -s - $tmp/an1.rows"
+        try "the latent-code probe finds the terms in its positive control (F1 above chance + 0.1)" sh -c \
+            "./build/attnlab train --task fuzzy --attn softmax --steps 5 --seeds 1 --eval-every 5 --eval-tasks 512 \
+             --threads 1 2>/dev/null | awk '/chance .* control/ { c = \$(NF - 2); k = \$NF; ok = k > c + 0.1 } END { exit !ok }'"
         try "the expressive-attention controls run: --qk-input raw --init-gain 0.5 --loss mean" sh -c \
             "./build/attnlab train --qk-input raw --init-gain 0.5 --loss mean --epochs 10 --seeds 1 --final-test 20 --threads 1 \
              >/dev/null 2>&1"
