@@ -302,6 +302,8 @@ else
         sh tests/interop_example.sh "$CC" "$tmp"
     if command -v python3 >/dev/null 2>&1; then
         try "the papers' statistics (tools/stats.py) against values worked by hand" python3 tools/stats.py --self-test
+        try "docs/verdicts.md is what make verdicts derives from docs/data" sh -c \
+            "python3 tools/verdicts.py docs/data $tmp/verdicts.md >/dev/null && cmp -s $tmp/verdicts.md docs/verdicts.md"
     else echo "skip: python3 not installed (the check of tools/stats.py)"; fi
     if python3 -c "import safetensors.numpy" >/dev/null 2>&1; then
         try "safetensors: Hugging Face's library and attn.h read each other's files (tests/safetensors_check.py)" sh -c \

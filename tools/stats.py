@@ -1,6 +1,7 @@
 """The statistics of the papers' verdicts (docs/methods.md states the rule), standard library only.
 
     welch(a, b)              difference of means b - a, its 95% interval, t, df, two-sided p
+    paired(d)                mean of paired differences d, its 95% interval, t, df, two-sided p
     fisher(ka, na, kb, nb)   two-sided exact test of the counts ka of na against kb of nb
     logrank(ta, ea, tb, eb)  times t with events e (1: reached, 0: censored at t); chi^2 (1 df), p
     km_median(t, e)          Kaplan-Meier median (None if the curve stays above 1/2)
@@ -78,6 +79,18 @@ def welch(a, b):
     df = (va + vb) ** 2 / ((va * va / (len(a) - 1) if len(a) > 1 else 0) + (vb * vb / (len(b) - 1) if len(b) > 1 else 0))
     q = t_quantile(0.975, df)
     return d, (d - q * se, d + q * se), d / se, df, t_two_sided(d / se, df)
+
+
+def paired(d):
+    """The one-sample t-test of paired differences d against 0: (mean, (low, high), t, df, p); t and p
+    are None when d does not vary."""
+    m, sd = mean_sd(d)
+    df = len(d) - 1
+    if sd == 0 or df < 1:
+        return m, (m, m), None, df, None
+    se = sd / math.sqrt(len(d))
+    q = t_quantile(0.975, df)
+    return m, (m - q * se, m + q * se), m / se, df, t_two_sided(m / se, df)
 
 
 def fisher(ka, na, kb, nb):
@@ -186,6 +199,10 @@ def self_test():
     check(p is not None and 0 < p < 1e-4, "Welch's small p from the tail (%.3g)" % p)
     p = t_two_sided(40.0, 30)
     check(0 < p < 1e-25, "t tail p at t = 40, df = 30 is %.3g, not floored at 2.2e-16" % p)
+    m, ci, t, df, p = paired([1.0, 2.0, 3.0, 4.0, 5.0])
+    # t = 3 / (sqrt(2.5) / sqrt(5)) = 3 sqrt(2), df 4; the 97.5% quantile at df 4 is 2.776445
+    check(abs(t - 3 * math.sqrt(2)) < 1e-12 and df == 4 and abs(ci[0] - (3 - 2.776445 / math.sqrt(2))) < 1e-5,
+          "paired t of 1..5: t %.4f (4.2426), interval [%.4f, %.4f]" % (t, ci[0], ci[1]))
     chi2, p = logrank([1, 2, 3, 4], [1, 1, 1, 1], [5, 6, 7, 8], [1, 1, 1, 1])
     # O - E = 1/2 + 4/7 + 2/3 + 4/5, V = 1/4 + 12/49 + 2/9 + 4/25 (the first sample's deaths at 1..4)
     oe, v = 0.5 + 4 / 7 + 2 / 3 + 0.8, 0.25 + 12 / 49 + 2 / 9 + 4 / 25

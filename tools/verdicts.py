@@ -1,5 +1,6 @@
-"""The verdicts of the expressive-attention controls, re-derived from the runs' CSVs by the rule of
-docs/methods.md, as the tables of docs/verdicts.md (`make verdicts`).
+"""The papers' verdicts, re-derived from the runs' CSVs by the rule of docs/methods.md, as the tables
+of docs/verdicts.md (`make verdicts`): the expressive-attention controls, then HYLA, Cog and the
+thesis.
 
     python3 tools/verdicts.py [DATA_DIR] [OUT]     (defaults: docs/data, docs/verdicts.md)
 
@@ -9,7 +10,13 @@ softmax. Per kind: runs at 100% (teacher-forced accuracy 1 at some evaluation) o
 diverged (a NaN loss), the Kaplan-Meier median and the restricted mean of the epochs to 100% (runs
 that do not reach it, diverged ones included, censored at the budget), and the last evaluation's
 accuracy. Tests: log-rank on the times, Fisher on the counts, Welch on the last
-accuracy; Holm within each family of grids, per outcome. Standard library only (tools/stats.py)."""
+accuracy; Holm within each family of grids, per outcome.
+
+HYLA (DATA_DIR/hyla_runs, hyla_fuzzy_50000) and Cog (DATA_DIR/cog_runs): the last evaluation's
+held-out metric per run, Welch's test against softmax, Holm within each table. The thesis
+(DATA_DIR/thesis_runs/*.analysis.csv): each model's mean Min_distance over sources and heads with
+w 10 and w 3, the paired t-test of their difference over the models. Standard library only
+(tools/stats.py)."""
 import csv
 import math
 import os
@@ -116,12 +123,131 @@ def cell(k):
     return "%d / %d / %s / %.0f ± %.0f / %.3f ± %.3f" % (k["reached"], k["diverged"], med, a, se, m, s)
 
 
+def finals(paths, kind_col, metric):
+    """{kind: [the metric at each run's last step, in seed order]} from CSVs with a seed and a step."""
+    last = {}
+    for path in paths:
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                key = (r[kind_col], int(r["seed"]))
+                if key not in last or int(r["step"]) >= last[key][0]:
+                    last[key] = (int(r["step"]), float(r[metric]))
+    out = {}
+    for (k, _), (_, v) in sorted(last.items()):
+        out.setdefault(k, []).append(v)
+    return out
+
+
+def ms(x):
+    m, sd = stats.mean_sd(x)
+    return "%.4f ± %.4f (n = %d)" % (m, sd, len(x))
+
+
+def welch_rows(title, cols, rows, lower_better, claim):
+    """A table of Welch tests of each (name, softmax sample, other sample, kind) row, Holm within it.
+    claim(difference sign, significant): the verdict text."""
+    tests = [stats.welch(a, b) for _, a, b, _ in rows]
+    adj = stats.holm([w[4] for w in tests])
+    lines = ["## " + title, "", "| " + " | ".join(cols) + " |", "|---|---|---|---|---|---|"]
+    for (name, a, b, kind), w, pa in zip(rows, tests, adj):
+        small = min(len(a), len(b)) < 3
+        sig = pa is not None and pa < ALPHA and not small
+        better = (w[0] < 0) == lower_better
+        verdict = "pilot (n < 3): no verdict" if small else claim(name, better, sig)
+        lines.append("| %s | %s | %s: %s | %+.4f [%+.4f, %+.4f] | %s (%s) | %s |" % (
+            name, ms(a), kind, ms(b), w[0], w[1][0], w[1][1], fmt_p(pa), fmt_p(w[4]), verdict))
+    return lines + [""]
+
+
+def hyla_cog(lines):
+    hd = os.path.join(DATA, "hyla_runs")
+    cols = ["grid", "softmax", "other kind", "other − softmax (95% CI, Welch)", "Holm p (raw p)", "verdict"]
+    rows = []
+    od = os.path.join(DATA, "hyla_fuzzy_50000")  # one CSV per kind and seed; HYLA's seed 0 rerun in hyla_runs
+    old = sorted(os.path.join(od, f) for f in os.listdir(od) if not f.startswith("linear")) if os.path.isdir(od) else []
+    if os.path.exists(os.path.join(hd, "fuzzy-50000-lr0.001-hyla-s0.done")):
+        old.append(os.path.join(hd, "fuzzy-50000-lr0.001-hyla-s0.csv"))
+    if old:
+        f = finals(old, "attention", "heldout")
+        rows.append(("fuzzy, 50,000 steps, (lr, wd) (1e-3, 0.1)", f["softmax"], f["hyla"], "HYLA"))
+    if os.path.exists(os.path.join(hd, "fuzzy-50000-lr0.003-wd0.1.done")):
+        f = finals([os.path.join(hd, "fuzzy-50000-lr0.003-wd0.1.csv")], "attention", "heldout")
+        rows.append(("fuzzy, 50,000 steps, (lr, wd) (3e-3, 0.1), picked by validation", f["softmax"], f["hyla"], "HYLA"))
+    if rows:
+        lines += welch_rows("HYLA (Schug et al.): held-out R² at the paper's 50,000 steps; the paper has HYLA ahead "
+                            "by 0.178 (81.13 against 63.28)", cols, rows, False,
+                            lambda n, better, sig: "**reproduced** (HYLA ahead)" if sig and better else
+                            "**reversed** (softmax ahead)" if sig else "inconclusive")
+    if os.path.exists(os.path.join(hd, "sraven-10000.done")):
+        f = finals([os.path.join(hd, "sraven-10000.csv")], "attention", "heldout")
+        lines += welch_rows("HYLA on SRAVEN: held-out accuracy at 10,000 of the paper's 156,250 steps", cols,
+                            [("SRAVEN, 10,000 steps, lr 1e-3", f["softmax"], f["hyla"], "HYLA")], False,
+                            lambda n, better, sig: "not run at the paper's budget (6.4%%); %s ahead%s" % (
+                                "HYLA" if better else "softmax", "" if sig else ", not significant"))
+    cd = os.path.join(DATA, "cog_runs")
+    if not os.path.isdir(cd):
+        return
+
+    def cog_claim(name, better, sig):
+        if not name.startswith("cog"):  # the baselines and EA: no claim of the paper
+            return ("ahead of softmax" if better else "behind softmax") if sig else "no difference"
+        return "**not reproduced** (behind softmax)" if sig and not better else \
+            "ahead of softmax" if sig else "inconclusive"
+    grids = sorted((f[:-5] for f in os.listdir(cd) if f.endswith(".done")), key=lambda g: ("5000" in g, g))
+    for g in grids:
+        f = finals([os.path.join(cd, g + ".csv")], "variant", "valid_loss")
+        rows = [(v, f["softmax"], f[v], v) for v in f if v != "softmax"]
+        cmd = open(os.path.join(cd, g + ".cmd")).read().strip()
+        lines += welch_rows("Cog (Lv et al.): validation loss, %s (`%s`); the paper has the Cogformer level with "
+                            "softmax" % (g, cmd), cols, rows, True, cog_claim)
+
+
+def thesis(lines):
+    td = os.path.join(DATA, "thesis_runs")
+    if not os.path.isdir(td):
+        return
+    for name in sorted(f[:-len(".analysis.csv")] for f in os.listdir(td) if f.endswith(".analysis.csv")):
+        if not os.path.exists(os.path.join(td, name + ".done")):
+            continue
+        per = {}  # (kind, seed) -> {w: [min_distance], "zero": [(min, zero)]}
+        with open(os.path.join(td, name + ".analysis.csv")) as f:
+            for r in csv.DictReader(f):
+                d = per.setdefault((r["kind"], int(r["seed"])), {3: [], 10: [], "below": {3: 0, 10: 0}, "closer": 0})
+                w, m = int(r["w"]), float(r["min_distance"])
+                d[w].append(m)
+                d["below"][w] += m < float(r["zero"])
+        lines += ["## The thesis (Conti 2024), Tables 16 and 17: %s" % name, "",
+                  "Per model (seed), the mean Min_distance over held-out sources and heads with w 3 (Table 16) "
+                  "and w 10 (Table 17); the thesis has 7 of its 8 heads further with w 10. Paired t-test over "
+                  "the models.", "",
+                  "| kind | models | sources x heads | w 3 | w 10 | w 10 − w 3 (95% CI), p | heads closer with w 10 | "
+                  "heads closer than the zero matrix (w 3, w 10) | verdict |",
+                  "|---|---:|---:|---|---|---|---|---|---|"]
+        for kind in sorted({k for k, _ in per}):
+            runs = [per[k] for k in sorted(per) if k[0] == kind]
+            m3 = [sum(r[3]) / len(r[3]) for r in runs]
+            m10 = [sum(r[10]) / len(r[10]) for r in runs]
+            diff = [b - a for a, b in zip(m3, m10)]
+            m, ci, t, df, p = stats.paired(diff)
+            closer = sum(sum(1 for a, b in zip(r[3], r[10]) if b < a) for r in runs)
+            total = sum(len(r[3]) for r in runs)
+            sig = p is not None and p < ALPHA and len(runs) >= 3
+            verdict = "pilot (n < 3): no verdict" if len(runs) < 3 else \
+                "**reproduced** (further with w 10)" if sig and m > 0 else \
+                "**reversed** (closer with w 10)" if sig else "inconclusive"
+            lines.append("| %s | %d | %d | %s | %s | %+.3f [%+.3f, %+.3f], %s | %d of %d | %d, %d of %d | %s |" % (
+                kind, len(runs), len(runs[0][3]), ms(m3), ms(m10), m, ci[0], ci[1], fmt_p(p), closer, total,
+                sum(r["below"][3] for r in runs), sum(r["below"][10] for r in runs), total, verdict))
+        lines.append("")
+
+
 def main():
     names = sorted(f[:-5] for f in os.listdir(RUNS) if f.endswith(".done"))
-    lines = ["# Verdicts of the expressive-attention controls",
+    lines = ["# Verdicts of the papers' experiments",
              "",
              "Generated by `make verdicts` (`python3 tools/verdicts.py`) from the runs in "
-             "`docs/data/ea_runs` by the rule of [methods.md](methods.md); do not edit by hand.",
+             "`docs/data` by the rule of [methods.md](methods.md); do not edit by hand. The expressive-attention "
+             "controls first, then HYLA, Cog and the thesis.",
              "",
              "Each cell per kind: runs at 100% / runs diverged / Kaplan-Meier median epochs to 100% / "
              "restricted mean epochs to 100% up to the budget ± its standard error / the last "
@@ -158,6 +284,8 @@ def main():
     rest = [n for n in names if n not in used]
     if rest:
         lines += ["Grids in the data that no family takes (one kind only: no comparison): " + ", ".join(rest), ""]
+    hyla_cog(lines)
+    thesis(lines)
     open(OUT, "w").write("\n".join(lines))
     print("wrote %s (%d grids)" % (OUT, len(used)))
 
