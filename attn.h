@@ -642,6 +642,26 @@ typedef struct attn_score_mod {
 } attn_score_mod;
 enum { ATTN_BLOCK_EMPTY = 0, ATTN_BLOCK_PARTIAL = 1, ATTN_BLOCK_FULL = 2 };
 
+/* A mask modifier's blocks computed once for a shape, as FlexAttention's create_block_mask: mask is
+   asked for every (b, h, query, key) of B x H x Tq x Tk and each size x size block recorded as
+   empty, full or partial, so that a mask without a block function still skips its empty tiles. B = 1
+   (H = 1): the mask does not depend on the batch element (the head); it is asked with b = 0 (h = 0)
+   and holds for every one. The descriptor takes d.mod = &bm.fn: the modifier's functions, with block
+   answered from the table; attention refuses it for another Tq or Tk, or B, H other than 1 or its
+   own. bm.fn points at bm, which must outlive the calls; the modifier's own block function, if
+   any, is not used. */
+typedef struct attn_block_mask {
+    attn_score_mod fn;          /* the modifier with the table's block function, ctx = this struct */
+    attn_score_mod mod;         /* the modifier's own functions */
+    int B, H, Tq, Tk, size, nq, nk;
+    unsigned char *state;       /* [B, H, nq, nk]: ATTN_BLOCK_EMPTY, _PARTIAL or _FULL */
+} attn_block_mask;
+/* Builds bm for mod (which needs a mask) and the shape; size >= 1 (16 matches the tiles' key
+   granules). ATTN_ERR_ARG, _SHAPE or _NOMEM, with bm zeroed. attn_block_mask_free frees the table. */
+ATTNDEF attn_status attn_block_mask_build(attn_block_mask *bm, const attn_score_mod *mod, int B, int H,
+                                          int Tq, int Tk, int size);
+ATTNDEF void attn_block_mask_free(attn_block_mask *bm);
+
 /* Provided score modifiers (attn_mod_init makes one; a descriptor takes it as d.mod = &m.fn):
      ATTN_MOD_ALIBI        s -= m_h (p - j), the slopes m_h = 2^(-8 (h + 1) / H) for H a power of
                            two, else those of the power n below H, then every other one of 2n's
@@ -5953,6 +5973,7 @@ static unsigned attn__flags(attn_kind kind)
 static attn_status attn__scored_forward(const attn_attention_desc *d, attn_float *O, attn_float *stats,
                                         attn_float *weights, const attn_float *Q, const attn_float *K,
                                         const attn_float *V, void *work, size_t work_bytes);
+static int attn__bm_block(void *ctx, int b, int h, int p0, int p1, int j0, int j1);
 
 static attn_status attn__attention_check(const char *fn, const attn_attention_desc *d, size_t work_bytes)
 {
@@ -5979,6 +6000,14 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
         return attn__fail(ATTN_ERR_ARG,
                           "%s: score and mask modifiers are for the tiled engine's kinds (softmax, ea, cog, "
                           "sigmoid, linear_raw, centered), not %s", fn, attn_kind_get(d->kind)->name);
+    if (d->mod && d->mod->block == attn__bm_block) {
+        const attn_block_mask *bm = (const attn_block_mask *)d->mod->ctx;
+        if (bm->Tq != d->Tq || bm->Tk != d->Tk || (bm->B != 1 && bm->B != d->B) ||
+            (bm->H != 1 && bm->H != d->H))
+            return attn__fail(ATTN_ERR_SHAPE, "%s: the block mask was built for B %d, H %d, Tq %d, Tk %d, "
+                              "not B %d, H %d, Tq %d, Tk %d", fn, bm->B, bm->H, bm->Tq, bm->Tk, d->B, d->H,
+                              d->Tq, d->Tk);
+    }
     if (d->segment && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no segments", fn);
     if (d->segment && d->Tq > d->Tk)
@@ -6543,6 +6572,99 @@ ATTNDEF attn_status attn_mod_init(attn_mod *m, const attn_mod_config *c, const a
         m->own.bucket[n] = (unsigned short)attn__t5_bucket_of(n, side, lmd);
     for (n = 0; cfg.kind == ATTN_MOD_ALIBI && n < cfg.H; n++) m->own.slope[n] = attn__alibi_slope(n, cfg.H);
     return ATTN_OK;
+}
+
+/* The block mask's functions: the modifier's, called with its own ctx, and block from the table. */
+static void attn__bm_score(void *ctx, int b, int h, int p, int j0, int n, attn_float *s)
+{
+    const attn_score_mod *m = &((const attn_block_mask *)ctx)->mod;
+    m->score(m->ctx, b, h, p, j0, n, s);
+}
+static void attn__bm_vjp(void *ctx, int b, int h, int p, int j0, int n, const attn_float *s,
+                         attn_float *ds)
+{
+    const attn_score_mod *m = &((const attn_block_mask *)ctx)->mod;
+    m->vjp(m->ctx, b, h, p, j0, n, s, ds);
+}
+static int attn__bm_mask(void *ctx, int b, int h, int p, int j)
+{
+    const attn_score_mod *m = &((const attn_block_mask *)ctx)->mod;
+    return m->mask(m->ctx, b, h, p, j);
+}
+static void attn__bm_grad(void *ctx, int b, int h, int p, int j0, int n, const attn_float *s,
+                          const attn_float *ds)
+{
+    const attn_score_mod *m = &((const attn_block_mask *)ctx)->mod;
+    m->grad(m->ctx, b, h, p, j0, n, s, ds);
+}
+
+/* The blocks that the query positions p0 .. p1 and keys j0 .. j1 meet: empty or full if all of them
+   are, else partial. */
+static int attn__bm_block(void *ctx, int b, int h, int p0, int p1, int j0, int j1)
+{
+    const attn_block_mask *m = (const attn_block_mask *)ctx;
+    size_t bh = (size_t)(m->B > 1 ? b : 0) * m->H + (m->H > 1 ? h : 0);
+    const unsigned char *st = m->state + bh * m->nq * m->nk;
+    int shift = m->Tk - m->Tq, i0 = ATTN__MAX(p0 - shift, 0), i1 = ATTN__MIN(p1 - shift, m->Tq - 1), qb, kb;
+    int seen = 0, mixed = (1 << ATTN_BLOCK_EMPTY) | (1 << ATTN_BLOCK_FULL);
+    j0 = ATTN__MAX(j0, 0), j1 = ATTN__MIN(j1, m->Tk - 1);
+    for (qb = i0 / m->size; qb <= i1 / m->size; qb++)
+        for (kb = j0 / m->size; kb <= j1 / m->size; kb++) {
+            seen |= 1 << st[(size_t)qb * m->nk + kb];
+            if (seen & (1 << ATTN_BLOCK_PARTIAL) || seen == mixed) return ATTN_BLOCK_PARTIAL;
+        }
+    return seen == 1 << ATTN_BLOCK_FULL ? ATTN_BLOCK_FULL : seen ? ATTN_BLOCK_EMPTY : ATTN_BLOCK_PARTIAL;
+}
+
+/* Block row qb of (b, h) = unit (b H + h) nq + qb: each block's visible and hidden pairs. */
+static void attn__bm_fill(void *ctx, int u, int tid)
+{
+    attn_block_mask *m = (attn_block_mask *)ctx;
+    int qb = u % m->nq, bh = u / m->nq, b = bh / m->H, h = bh % m->H, kb, i, j;
+    unsigned char *row = m->state + (size_t)u * m->nk;
+    (void)tid;
+    for (kb = 0; kb < m->nk; kb++) {
+        int seen = 0;
+        for (i = qb * m->size; i < ATTN__MIN((qb + 1) * m->size, m->Tq); i++)
+            for (j = kb * m->size; j < ATTN__MIN((kb + 1) * m->size, m->Tk); j++)
+                seen |= m->mod.mask(m->mod.ctx, b, h, i + m->Tk - m->Tq, j) ? 2 : 1;
+        row[kb] = (unsigned char)(seen == 2 ? ATTN_BLOCK_FULL : seen == 1 ? ATTN_BLOCK_EMPTY
+                                                                          : ATTN_BLOCK_PARTIAL);
+    }
+}
+
+ATTNDEF attn_status attn_block_mask_build(attn_block_mask *bm, const attn_score_mod *mod, int B, int H,
+                                          int Tq, int Tk, int size)
+{
+    size_t n, nq, nk;
+    ATTN__NEED(bm);
+    memset(bm, 0, sizeof *bm);
+    ATTN__NEED(mod);
+    if (!mod->mask) return attn__fail(ATTN_ERR_ARG, "attn_block_mask_build: the modifier has no mask");
+    if (B < 1 || H < 1 || Tq < 1 || Tk < 1 || size < 1)
+        return attn__fail(ATTN_ERR_SHAPE, "attn_block_mask_build: B = %d, H = %d, Tq = %d, Tk = %d, "
+                          "size = %d must all be >= 1", B, H, Tq, Tk, size);
+    nq = ((size_t)Tq + size - 1) / size, nk = ((size_t)Tk + size - 1) / size, n = (size_t)B * H * nq;
+    if (n > INT_MAX || n * nk / nk != n || !(bm->state = (unsigned char *)ATTN_MALLOC(n * nk)))
+        return attn__fail(ATTN_ERR_NOMEM, "attn_block_mask_build: no memory for %d x %d x %lu x %lu blocks",
+                          B, H, (unsigned long)nq, (unsigned long)nk);
+    bm->mod = *mod;
+    bm->B = B, bm->H = H, bm->Tq = Tq, bm->Tk = Tk, bm->size = size, bm->nq = (int)nq, bm->nk = (int)nk;
+    attn__par_for(B * H * bm->nq, attn__bm_fill, bm);
+    bm->fn.score = mod->score ? attn__bm_score : NULL;
+    bm->fn.vjp = mod->vjp ? attn__bm_vjp : NULL;
+    bm->fn.mask = attn__bm_mask;
+    bm->fn.grad = mod->grad ? attn__bm_grad : NULL;
+    bm->fn.block = attn__bm_block;
+    bm->fn.ctx = bm;
+    return ATTN_OK;
+}
+
+ATTNDEF void attn_block_mask_free(attn_block_mask *bm)
+{
+    if (!bm) return;
+    ATTN_FREE(bm->state);
+    memset(bm, 0, sizeof *bm);
 }
 
 /* EA's score map g(z) = z^2 / (1 + z^2): no cancellation at small z (no 1 - ...), and z^2 capped

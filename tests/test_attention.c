@@ -891,19 +891,23 @@ static void test_segment_tiles(void)
     enum { N = SG_H * SG_T * SG_D };
     static attn_float X[4][N], Y[4][N], Z[4][N];
     static int seg[SG_T];
-    attn_score_mod docs = {NULL, NULL, sg_mask, seg, NULL, sg_block};
+    attn_score_mod docs = {NULL, NULL, sg_mask, seg, NULL, sg_block}, pred = {NULL, NULL, sg_mask, seg, NULL, NULL};
+    attn_block_mask bm;
     attn_rng r;
-    int k, causal, doc, h, i, c, ok = 1, same = 1;
+    int k, causal, doc, h, i, c, ok = 1, same = 1, same_bm = 1;
     double worst = 0;
     attn_rng_seed(&r, 77, 0);
     for (i = 0; i < 4; i++) t_randn(X[i], N, &r, 1); /* Q, K, V, dO */
     for (doc = 0; doc < 3; doc++)
         for (i = start[doc]; i < start[doc + 1]; i++) seg[i] = 10 * doc + 3;
+    ok &= attn_block_mask_build(&bm, &pred, 1, 1, SG_T, SG_T, 16) == ATTN_OK;
     for (k = 0; k < 5; k++)
         for (causal = 0; causal < 2; causal++) {
             ok &= sg_run(kinds[k], causal, SG_T, seg, NULL, X[0], X[1], X[2], X[3], Y[0], Y[1], Y[2], Y[3]);
             ok &= sg_run(kinds[k], causal, SG_T, NULL, &docs, X[0], X[1], X[2], X[3], Z[0], Z[1], Z[2], Z[3]);
             for (i = 0; i < 4; i++) same &= !memcmp(Y[i], Z[i], sizeof Y[i]);
+            ok &= sg_run(kinds[k], causal, SG_T, NULL, &bm.fn, X[0], X[1], X[2], X[3], Z[0], Z[1], Z[2], Z[3]);
+            for (i = 0; i < 4; i++) same_bm &= !memcmp(Y[i], Z[i], sizeof Y[i]);
             for (doc = 0; doc < 3; doc++) { /* each document alone: its rows, head by head, at offset 0 */
                 int n = start[doc + 1] - start[doc];
                 double big = 0, diff = 0;
@@ -926,6 +930,8 @@ static void test_segment_tiles(void)
         }
     CHECK(ok && worst <= 64 * T_EPS, "packed documents skip each other's tiles: each as alone (worst %.3g)", worst);
     CHECK(ok && same, "packed documents: a mask modifier with its block function = the segments, bit for bit");
+    CHECK(ok && same_bm, "packed documents: the mask alone through attn_block_mask = the segments, bit for bit");
+    attn_block_mask_free(&bm);
     { /* the weights, which the forward recomputes tile by tile over all keys: 0 across documents */
         static attn_float W[SG_H * SG_T * SG_T], st[SG_H * SG_T];
         attn_attention_desc d;
@@ -942,6 +948,65 @@ static void test_segment_tiles(void)
         CHECK(ok && zero, "packed documents: no weight across documents");
         free(w);
     }
+}
+
+/* A head-dependent mask (head h sees keys within 24 (h + 1) of the query, and key 0) without a block
+   function: through attn_block_mask it skips tiles (fewer mask calls) and gives what the mask alone
+   gives; the table's states; a block mask built for another shape or without a mask is refused. */
+static long bmk_calls;
+static int bmk_mask(void *ctx, int b, int h, int p, int j)
+{
+    (void)ctx; (void)b;
+    bmk_calls++;
+    return j == 0 || abs(p - j) <= 24 * (h + 1);
+}
+
+static void test_block_mask(void)
+{
+    enum { N = SG_H * SG_T * SG_D };
+    static attn_float X[4][N], Y[4][N], Z[4][N];
+    attn_score_mod win = {NULL, NULL, bmk_mask, NULL, NULL, NULL};
+    attn_block_mask bm, one;
+    attn_attention_desc d;
+    attn_rng r;
+    long alone, tabled;
+    int i, c, ok, threads = attn_get_threads(), states = 1;
+    double diff = 0, big = 0;
+    attn_rng_seed(&r, 78, 0);
+    for (i = 0; i < 4; i++) t_randn(X[i], N, &r, 1);
+    attn_set_threads(1); /* the call counts */
+    ok = attn_block_mask_build(&bm, &win, 1, SG_H, SG_T, SG_T, 16) == ATTN_OK;
+    for (i = 0; ok && i < SG_T / 16; i++) /* head 0 (reach 24), block row i: the diagonal block full, */
+        for (c = 0; c < SG_T / 16; c++) { /* 1-2 blocks away partial, further empty but key 0's block */
+            int far = abs(i - c), want = !far ? ATTN_BLOCK_FULL : far <= 2 || c == 0 ? ATTN_BLOCK_PARTIAL
+                                                                                     : ATTN_BLOCK_EMPTY;
+            states &= bm.state[i * bm.nk + c] == want;
+        }
+    CHECK(ok && states, "attn_block_mask: empty, partial and full blocks of a window mask as they are");
+    bmk_calls = 0;
+    ok &= sg_run(ATTN_SOFTMAX, 0, SG_T, NULL, &win, X[0], X[1], X[2], X[3], Y[0], Y[1], Y[2], Y[3]);
+    alone = bmk_calls, bmk_calls = 0;
+    ok &= sg_run(ATTN_SOFTMAX, 0, SG_T, NULL, &bm.fn, X[0], X[1], X[2], X[3], Z[0], Z[1], Z[2], Z[3]);
+    tabled = bmk_calls;
+    attn_set_threads(threads);
+    for (i = 0; i < 4; i++)
+        for (c = 0; c < N; c++) {
+            if (fabs(Y[i][c]) > big) big = fabs(Y[i][c]);
+            if (fabs(Y[i][c] - Z[i][c]) > diff) diff = fabs(Y[i][c] - Z[i][c]);
+        }
+    CHECK(ok && diff / (1 + big) <= 64 * T_EPS && tabled < alone,
+          "a head-dependent mask through attn_block_mask: the mask's result (%.3g), %ld mask calls instead of %ld",
+          diff / (1 + big), tabled, alone);
+    ok = attn_block_mask_build(&one, &win, 1, 1, SG_T, SG_T - 1, 16) == ATTN_OK;
+    memset(&d, 0, sizeof d);
+    d.kind = ATTN_SOFTMAX; d.B = 1; d.H = SG_H; d.Tq = d.Tk = SG_T; d.dk = d.dv = SG_D; d.mod = &one.fn;
+    CHECK(ok && attn_attention_forward(&d, Z[0], NULL, NULL, X[0], X[1], X[2], NULL, 0) == ATTN_ERR_SHAPE &&
+          strstr(attn_last_error(), "block mask was built"), "a block mask built for another Tk is refused");
+    attn_block_mask_free(&one);
+    win.mask = NULL;
+    CHECK(attn_block_mask_build(&one, &win, 1, 1, 8, 8, 4) == ATTN_ERR_ARG && !one.state,
+          "attn_block_mask_build without a mask is refused, nothing allocated");
+    attn_block_mask_free(&bm);
 }
 
 /* BigBird (Zaheer et al. 2020): the builders' layouts, then attention through them against the reference
@@ -1752,6 +1817,7 @@ void test_attention(void)
     test_patterns();
     test_segments();
     test_segment_tiles();
+    test_block_mask();
     test_layer();
     test_layer_fused();
     test_against_reference();
