@@ -657,7 +657,8 @@ typedef struct attn_block_mask {
     unsigned char *state;       /* [B, H, nq, nk]: ATTN_BLOCK_EMPTY, _PARTIAL or _FULL */
 } attn_block_mask;
 /* Builds bm for mod (which needs a mask) and the shape; size >= 1 (16 matches the tiles' key
-   granules). ATTN_ERR_ARG, _SHAPE or _NOMEM, with bm zeroed. attn_block_mask_free frees the table. */
+   granules). ATTN_ERR_ARG, _SHAPE or _NOMEM with bm untouched. attn_block_mask_free frees the table
+   (a zeroed bm: nothing). */
 ATTNDEF attn_status attn_block_mask_build(attn_block_mask *bm, const attn_score_mod *mod, int B, int H,
                                           int Tq, int Tk, int size);
 ATTNDEF void attn_block_mask_free(attn_block_mask *bm);
@@ -6637,17 +6638,19 @@ ATTNDEF attn_status attn_block_mask_build(attn_block_mask *bm, const attn_score_
                                           int Tq, int Tk, int size)
 {
     size_t n, nq, nk;
+    unsigned char *state;
     ATTN__NEED(bm);
-    memset(bm, 0, sizeof *bm);
     ATTN__NEED(mod);
     if (!mod->mask) return attn__fail(ATTN_ERR_ARG, "attn_block_mask_build: the modifier has no mask");
     if (B < 1 || H < 1 || Tq < 1 || Tk < 1 || size < 1)
         return attn__fail(ATTN_ERR_SHAPE, "attn_block_mask_build: B = %d, H = %d, Tq = %d, Tk = %d, "
                           "size = %d must all be >= 1", B, H, Tq, Tk, size);
     nq = ((size_t)Tq + size - 1) / size, nk = ((size_t)Tk + size - 1) / size, n = (size_t)B * H * nq;
-    if (n > INT_MAX || n * nk / nk != n || !(bm->state = (unsigned char *)ATTN_MALLOC(n * nk)))
+    if (n > INT_MAX || n * nk / nk != n || !(state = (unsigned char *)ATTN_MALLOC(n * nk)))
         return attn__fail(ATTN_ERR_NOMEM, "attn_block_mask_build: no memory for %d x %d x %lu x %lu blocks",
                           B, H, (unsigned long)nq, (unsigned long)nk);
+    memset(bm, 0, sizeof *bm);
+    bm->state = state;
     bm->mod = *mod;
     bm->B = B, bm->H = H, bm->Tq = Tq, bm->Tk = Tk, bm->size = size, bm->nq = (int)nq, bm->nk = (int)nk;
     attn__par_for(B * H * bm->nq, attn__bm_fill, bm);

@@ -41,6 +41,13 @@ static void pools_fill(void)
     memcpy(pool_keep, pool, sizeof pool);
 }
 
+/* A mask modifier that sees everything (the block-mask rows). */
+static int bad_mask_all(void *ctx, int b, int h, int p, int j)
+{
+    (void)ctx; (void)b; (void)h; (void)p; (void)j;
+    return 1;
+}
+
 /* One row of the table: failed (the call's status or value said so), the call's text. */
 static void bad_row(int failed, const char *call, int line)
 {
@@ -535,6 +542,15 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
         ZERO(attn_mod_params(&mc));
         ZERO(attn_mod_params(NULL));
     }
+    { /* block masks: a modifier without a mask, sizes below 1, a table past memory; bm not written */
+        attn_score_mod nomask = {NULL, NULL, NULL, NULL, NULL, NULL}, yes = nomask;
+        yes.mask = bad_mask_all;
+        BAD(attn_block_mask_build((attn_block_mask *)U(0), NULL, 1, 1, 8, 8, 4));
+        BAD(attn_block_mask_build((attn_block_mask *)U(0), &nomask, 1, 1, 8, 8, 4));
+        BAD(attn_block_mask_build((attn_block_mask *)U(0), &yes, 1, 1, 8, 0, 4));
+        BAD(attn_block_mask_build((attn_block_mask *)U(0), &yes, 1, 1, 8, 8, 0));
+        BAD(attn_block_mask_build((attn_block_mask *)U(0), &yes, INT_MAX, INT_MAX, INT_MAX, INT_MAX, 1));
+    }
     {
         attn_transformer_config bc = tc;
         bc.mods[1] = ATTN_MOD_COUNT;
@@ -556,6 +572,7 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
    - frees and resets, for which NULL or a zeroed struct does nothing: attn_cisformer_free
      attn_transformer_free attn_seq2seq_free attn_fuzzy_free attn_sraven_free attn_optim_free
      attn_params_free attn_arena_release attn_arena_reset attn_safetensors_free attn_wordpiece_free
+     attn_block_mask_free
    - the unchecked vector kernels, random streams and counts of the inner loops (their sizes and
      pointers are the caller's, as for memcpy): attn_axpy attn_dot attn_scale attn_exp attn_tanh
      attn_max attn_sum attn_row_max attn_row_sum attn_gemm_reference attn_tensor_numel attn_rng_seed
