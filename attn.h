@@ -6265,6 +6265,37 @@ static int attn__tile_live(const attn_attention_desc *d, int b, int h, int i0, i
     return 0;
 }
 
+/* Whether anything but the causal limit hides keys: a key mask, segments, a sparse pattern, a block
+   layout or a mask modifier. */
+static int attn__masked(const attn_attention_desc *d)
+{
+    return d->key_mask || d->segment || d->window > 0 || d->block > 0 || (d->mod && d->mod->mask);
+}
+
+/* Whether every query of the tile [i0, i0 + br) of batch row b sees every key of [j0, j0 + bc) but
+   for the causal limit: no key mask, window or block layout, one segment for both, and a mask
+   modifier's block full. */
+static int attn__tile_common(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc)
+{
+    int shift = d->Tk - d->Tq, qlo = 0, qhi = 0, klo = 0, khi = 0;
+    if (!attn__masked(d)) return 1;
+    if (d->segment) {
+        attn__segment_range(d, b, i0 + shift, i0 + br - 1 + shift, &qlo, &qhi);
+        attn__segment_range(d, b, j0, j0 + bc - 1, &klo, &khi);
+    }
+    return !d->key_mask && qlo == qhi && klo == khi && qlo == klo && d->window <= 0 && d->block <= 0 &&
+           (!d->mod || !d->mod->mask || attn__mod_block(d, b, h, i0, br, j0, bc) == ATTN_BLOCK_FULL);
+}
+
+/* What the query tile [i0, i0 + br) sees of keys [j0, j0 + bc) but for the causal limit: nothing
+   (ATTN_BLOCK_EMPTY), all of them (_FULL) or some (_PARTIAL). */
+static int attn__keys_seen(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc)
+{
+    return !attn__tile_live(d, b, h, i0, br, j0, bc)    ? ATTN_BLOCK_EMPTY
+           : attn__tile_common(d, b, h, i0, br, j0, bc) ? ATTN_BLOCK_FULL
+                                                        : ATTN_BLOCK_PARTIAL;
+}
+
 /* The next keys [j0, j0 + *bc) from `from` on for the query tile [i0, i0 + br): whole granules
    of ATTN__BK keys it may see (attn__tile_live), up to ATTN__BC of them in a row, those it cannot
    see skipped; j0 = jend when none is left. Where nothing is skipped the tiles are the same with or
@@ -6302,17 +6333,10 @@ static int attn__tile_scores(const attn_attention_desc *d, int b, int h, int i0,
                              attn_float scale, attn_float *S, attn_float *vis, int guard, int lazy,
                              attn_float *raw)
 {
-    int r, c, shift = d->Tk - d->Tq, qlo = 0, qhi = 0, klo = 0, khi = 1, common;
+    int r, c, shift = d->Tk - d->Tq;
+    int common = attn__tile_common(d, b, h, i0, br, j0, bc); /* ones up to the causal limit */
     const attn_score_row *k = attn__row(d)->score;
     attn_float off = k && k->offset ? k->offset(d->Tk) : 0; /* the kind's constant shift (sigmoid: -ln Tk) */
-    if (d->segment) { /* a tile inside one segment is not masked by the segments */
-        attn__segment_range(d, b, i0 + shift, i0 + br - 1 + shift, &qlo, &qhi);
-        attn__segment_range(d, b, j0, j0 + bc - 1, &klo, &khi);
-    }
-    /* common: ones up to the causal limit */
-    common = !d->key_mask && (!d->segment || (qlo == qhi && klo == khi && qlo == klo)) && d->window <= 0 &&
-             d->block <= 0 &&
-             (!d->mod || !d->mod->mask || attn__mod_block(d, b, h, i0, br, j0, bc) == ATTN_BLOCK_FULL);
     attn__tile_product(br, bc, d->dk, scale, Qp, Kp, ld, Kt, d->Tk, i0, j0, 0, S);
     if (d->bias) /* S += the bias's tile */
         ATTN__ISA(rows_op)(0, (size_t)br, (size_t)bc, d->bias + ((size_t)h * d->Tq + i0) * d->Tk + j0,
@@ -7127,8 +7151,8 @@ static const attn_float attn__ones_zeros[128] = {ATTN__ONES8, ATTN__ONES8, ATTN_
    the GEMM's micro-kernels (FR is their height), called rather than inlined so that their 12
    accumulators keep the 16 registers. Rows past the query
    tile repeat its last row and are not stored. Taken (attn__fusable) where nothing else acts on a
-   tile: no bias, dropout, mask but the causal one, centering or non-finite input, dk <= ATTN__FDK
-   and dv a whole number of vectors up to ATTN__FDV. */
+   tile: no bias, dropout, centering, non-finite input or mask modifier without a block function,
+   dk <= ATTN__FDK and dv a whole number of vectors up to ATTN__FDV. */
 #define ATTN__FUSED 1
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) /* a vector loaded once into */
 #define ATTN__IN_REG(x) __asm__("" : "+v"(x)) /* a register, not again as each FMA's memory operand */
@@ -7149,6 +7173,7 @@ static const attn_float attn__ones_zeros[128] = {ATTN__ONES8, ATTN__ONES8, ATTN_
 #define ATTN__FDV (ATTN__FKEEP ? ATTN__FKEEP * ATTN__VW : 256)
 #define ATTN__FKEYS (ATTN__MAX(1, 64 / ATTN__PANEL) * ATTN__PANEL) /* keys per product P V: whole panels */
 #define ATTN__FRV ((ATTN__FR + ATTN__VW - 1) / ATTN__VW * ATTN__VW) /* FR in whole vectors */
+#define ATTN__FGROUPS 1024 /* a query tile's groups of keys whose mask state is kept (Tk <= 65536) */
 /* The running maximum m of a row is raised only when an exponent passes it by more than this, since
    softmax does not depend on the shift: the weights e^(x - m) stay below e^16 = 8.9e6, far from
    overflow, and after the first tile a row's maximum seldom moves that far, so the branch is
@@ -7163,8 +7188,8 @@ static int attn__fusable(const attn__head *t)
     const attn_score_row *k = t->k;
     int lse = k->stat == ATTN_STAT_LSE && !k->offset &&
               (k->exponent == attn__exponent_s || k->exponent == attn__exponent_abs);
-    int masked = d->key_mask || d->segment || d->window > 0 || d->block > 0 || (d->mod && d->mod->mask);
-    return t->w.kpan && !t->guard && !t->centered && !d->bias && !masked && d->dropout <= 0 &&
+    return t->w.kpan && !t->guard && !t->centered && !d->bias && d->dropout <= 0 &&
+           (!d->mod || !d->mod->mask || d->mod->block) && /* a mask alone: the tiled engine asks it faster */
            (lse || k->map == attn__ea_map) && d->dk <= ATTN__FDK &&
            attn__depth_blocks(d->dk, ATTN__KC) == d->dk && d->dv % ATTN__VW == 0 && d->dv <= ATTN__FDV;
 }
@@ -7286,16 +7311,22 @@ ATTN__INLINE void attn__fused_qk(attn__v S[ATTN__FR][ATTN__NV], const attn_float
 }
 
 /* Rows [i, i + nr) of O and their stats, nr <= FR, with nv = dv / VW (a constant where inlined). A score
-   modifier takes a group's scores in memory (sm), row by row, before its weights. */
+   modifier takes a group's scores in memory (sm), row by row, before its weights. Under masks (key
+   mask, segments, a sparse pattern, a mask modifier) gs holds what the query tile sees of each group
+   of keys (ATTN_BLOCK_EMPTY: skipped, _FULL, or _PARTIAL: asked again for these rows; NULL: all
+   partial): a group these rows do not see is skipped, and one not fully seen gets the rows' 0/1
+   visibility (vb) as its panels' edge. */
 ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_float *O, attn_float *st,
-                                      int nv, int form)
+                                      const unsigned char *gs, int nv, int form)
 {
     const attn_attention_desc *d = t->d;
     const attn_score_mod *md = d->mod && d->mod->score ? d->mod : NULL;
     int dk = d->dk, dv = d->dv, jend = attn__key_end(d, i, nr), r, c, v, j0, g, kg;
     attn_float qs[ATTN__FR * ATTN__FDK], pb[ATTN__FR * ATTN__FKEYS], m[ATTN__FR];
     attn_float ob[ATTN__FKEEP ? 1 : ATTN__FR * ATTN__FDV], sm[ATTN__FR * ATTN__FKEYS];
+    attn_float vb[ATTN__FR * ATTN__FKEYS];
     attn__v S[ATTN__FR][ATTN__NV], acc[ATTN__FR][ATTN__FCH], l[ATTN__FR];
+    int masked = attn__masked(d), part, seen;
     ATTN__FOR_FR(r) { /* q scaled once; empty accumulators */
         const attn_float *q = t->Qp + (size_t)(i + ATTN__MIN(r, nr - 1)) * t->ld;
         ATTN__ISA(scale_copy)((size_t)dk, t->scale, q, qs + r * dk);
@@ -7306,6 +7337,14 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
     if (!ATTN__FKEEP) ATTN__ISA(fill)((size_t)ATTN__FR * dv, 0, ob);
     for (j0 = 0; j0 < jend; j0 += kg) { /* a group of kg keys: P [FR, kg] panel by panel, then O += P V */
         kg = ATTN__MIN(ATTN__FKEYS, jend - j0);
+        seen = !masked ? ATTN_BLOCK_FULL : gs ? gs[j0 / ATTN__FKEYS] : ATTN_BLOCK_PARTIAL;
+        if (seen == ATTN_BLOCK_PARTIAL) seen = attn__keys_seen(d, t->b, t->h, i, nr, j0, kg); /* these rows */
+        if (seen == ATTN_BLOCK_EMPTY) continue;
+        part = seen == ATTN_BLOCK_PARTIAL;
+        ATTN__FOR_FR(r) /* rows past nr repeat row nr - 1; columns past kg are 0 to the panel's end */
+            for (c = 0; part && c < (kg + ATTN__PANEL - 1) / ATTN__PANEL * ATTN__PANEL; c++)
+                vb[r * ATTN__FKEYS + c] =
+                    (attn_float)(c < kg && attn__sees(d, t->b, t->h, i + ATTN__MIN(r, nr - 1), j0 + c));
         for (g = 0; md && g < kg; g += ATTN__PANEL) { /* the group's scores into sm, changed row by row */
             attn__fused_qk(S, qs, t->w.kpan + (size_t)(j0 + g) * dk, dk);
             ATTN__FOR_FR(r)
@@ -7318,7 +7357,8 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
             const attn_float *kt = t->w.kpan + (size_t)(j0 + g) * dk, *vis[ATTN__FR];
             int kb = ATTN__MIN(ATTN__PANEL, kg - g), see = d->causal ? i + d->Tk - d->Tq + 1 - j0 - g : kb;
             ATTN__FOR_FR(r) /* the keys row r sees: an edge tile's 0/1 visibility, else NULL */
-                vis[r] = ATTN__MIN(see + r, kb) >= ATTN__PANEL
+                vis[r] = part ? vb + r * ATTN__FKEYS + g
+                         : ATTN__MIN(see + r, kb) >= ATTN__PANEL
                              ? NULL
                              : attn__ones_zeros + 64 - ATTN__MAX(0, ATTN__MIN(see + r, kb));
             if (!md) attn__fused_qk(S, qs, kt, dk);
@@ -7350,20 +7390,25 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
    buffer, the kind's form). */
 static void attn__fused_rows(const attn__head *t, int i0, int br, attn_float *O, attn_float *st)
 {
-    int i, nr, nv = t->d->dv / ATTN__VW;
+    const attn_attention_desc *d = t->d;
+    int i, nr, nv = d->dv / ATTN__VW, j0, jend = attn__key_end(d, i0, br);
     int form = t->k->stat == ATTN_STAT_SUM ? 2 : t->k->exponent == attn__exponent_abs;
+    unsigned char gs[ATTN__FGROUPS], *g = attn__masked(d) && jend <= ATTN__FGROUPS * ATTN__FKEYS ? gs : NULL;
+    for (j0 = 0; g && j0 < jend; j0 += ATTN__FKEYS) /* what the whole tile sees of each group of keys */
+        g[j0 / ATTN__FKEYS] =
+            (unsigned char)attn__keys_seen(d, t->b, t->h, i0, br, j0, ATTN__MIN(ATTN__FKEYS, jend - j0));
     for (i = i0; i < i0 + br; i += nr) {
         nr = ATTN__MIN(ATTN__FR, i0 + br - i);
         if (!ATTN__FKEEP) {
-            if (form == 0) attn__fused_rows_nv(t, i, nr, O, st, nv, 0);
-            else if (form == 1) attn__fused_rows_nv(t, i, nr, O, st, nv, 1);
-            else attn__fused_rows_nv(t, i, nr, O, st, nv, 2);
+            if (form == 0) attn__fused_rows_nv(t, i, nr, O, st, g, nv, 0);
+            else if (form == 1) attn__fused_rows_nv(t, i, nr, O, st, g, nv, 1);
+            else attn__fused_rows_nv(t, i, nr, O, st, g, nv, 2);
         } else
             switch (nv) {
-            case 1: attn__fused_rows_nv(t, i, nr, O, st, 1, form); break;
-            case 2: attn__fused_rows_nv(t, i, nr, O, st, 2, form); break;
-            case 3: attn__fused_rows_nv(t, i, nr, O, st, 3, form); break;
-            default: attn__fused_rows_nv(t, i, nr, O, st, 4, form); break;
+            case 1: attn__fused_rows_nv(t, i, nr, O, st, g, 1, form); break;
+            case 2: attn__fused_rows_nv(t, i, nr, O, st, g, 2, form); break;
+            case 3: attn__fused_rows_nv(t, i, nr, O, st, g, 3, form); break;
+            default: attn__fused_rows_nv(t, i, nr, O, st, g, 4, form); break;
             }
     }
 }

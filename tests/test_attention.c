@@ -1709,6 +1709,82 @@ static void test_fused_mods(void)
           worst, calls);
 }
 
+/* The fused forward under masks, at shapes every SIMD ISA fuses (dk = dv = 32, T 200: groups of keys
+   skipped, partial and full), against the tiled engine's (the same call with a zero bias): O and the
+   stats within rounding, in softmax, Cog and EA, causal or not, for a key mask, segments, a dilated
+   window with global tokens, a block layout, a head-dependent mask modifier alone (the tiled path) and its
+   block table, and segments with a score modifier (ALiBi). */
+static int fm_mask(void *ctx, int b, int h, int p, int j)
+{
+    (void)ctx;
+    return (p + j + b) % 5 != 0 && abs(p - j) < 40 + 30 * h;
+}
+
+static void test_fused_masks(void)
+{
+    enum { B = 2, H = 2, T = 200, D = 32, N = B * H * T * D, M = 7 };
+    static const attn_kind kinds[3] = {ATTN_SOFTMAX, ATTN_COG, ATTN_EXPRESSIVE};
+    static attn_float Q[N], K[N], V[N], O1[N], O2[N], s1[B * H * T], s2[B * H * T], zero[H * T * T];
+    static unsigned char keys[B * T], glob[T], layout[H * 13 * 13];
+    static int seg[B * T], dil[H] = {1, 3};
+    attn_score_mod win = {NULL, NULL, fm_mask, NULL, NULL, NULL};
+    attn_block_mask bm;
+    attn_attention_desc d, e;
+    attn_mod alibi;
+    attn_mod_config ac;
+    attn_rng r;
+    double worst = 0;
+    int k, m, causal, i, calls = 0;
+    attn_rng_seed(&r, 32, 0);
+    t_randn(Q, N, &r, 1); t_randn(K, N, &r, 1); t_randn(V, N, &r, 1);
+    for (i = 0; i < B * T; i++) {
+        keys[i] = (unsigned char)(i % T < 150 || i % 7 == 0); /* keys past 150 mostly hidden */
+        seg[i] = i % T / 70;                                  /* three documents */
+    }
+    for (i = 0; i < T; i++) glob[i] = (unsigned char)(i == 3 || i == 120);
+    for (i = 0; i < H * 13 * 13; i++) layout[i] = (unsigned char)((i * 7) % 5 < 2 || i % 14 == 0);
+    memset(&ac, 0, sizeof ac);
+    ac.kind = ATTN_MOD_ALIBI; ac.H = H;
+    attn_mod_init(&alibi, &ac, NULL, NULL);
+    CHECK(attn_block_mask_build(&bm, &win, B, H, T, T, 16) == ATTN_OK, "fused masks: the block table");
+    for (k = 0; k < 3; k++)
+        for (m = 0; m < M; m++)
+            for (causal = 0; causal < 2; causal++) {
+                size_t wb, wb2;
+                void *work;
+                memset(&d, 0, sizeof d);
+                d.kind = kinds[k]; d.B = B; d.H = H; d.Tq = d.Tk = T; d.dk = d.dv = D; d.causal = causal;
+                if (m == 0) d.key_mask = keys;
+                if (m == 1) d.segment = seg;
+                if (m == 2) { d.window = 20; d.dilation = dil; d.global = glob; }
+                if (m == 3) { d.block = 16; d.layout = layout; }
+                if (m == 4) d.mod = &win;
+                if (m == 5) d.mod = &bm.fn;
+                if (m == 6) { d.mod = &alibi.fn; d.segment = seg; }
+                e = d;
+                e.bias = zero;
+                wb = attn_attention_workspace(&d);
+                wb2 = attn_attention_workspace(&e);
+                wb = wb > wb2 ? wb : wb2;
+                work = malloc(wb);
+                if (!work || attn_attention_forward(&d, O1, s1, NULL, Q, K, V, work, wb) != ATTN_OK ||
+                    attn_attention_forward(&e, O2, s2, NULL, Q, K, V, work, wb) != ATTN_OK) {
+                    CHECK(0, "fused masks %d: %s", m, attn_last_error());
+                    free(work);
+                    continue;
+                }
+                for (i = 0; i < N + B * H * T; i++) { /* O, then the stats */
+                    double x = i < N ? O1[i] : s1[i - N], y = i < N ? O2[i] : s2[i - N], e = fabs(x - y) / fmax(1, fabs(y));
+                    if (e > worst) worst = e;
+                }
+                free(work);
+                calls++;
+            }
+    CHECK(calls == 3 * M * 2 && worst < 1e2 * T_EPS, "masks in the fused forward = in the tiled one: %.3g (%d calls)",
+          worst, calls);
+    attn_block_mask_free(&bm);
+}
+
 /* The layer's step over a cache against its full pass, for every kind the step takes: causal
    self-attention in calls of 3, 1 and 2 rows gives the full pass' rows, with RoPE (variant 0), a
    window with a different dilation per head, a global token and ALiBi slopes per head (variant 1,
@@ -1818,6 +1894,7 @@ void test_attention(void)
     test_segments();
     test_segment_tiles();
     test_block_mask();
+    test_fused_masks();
     test_layer();
     test_layer_fused();
     test_against_reference();
