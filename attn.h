@@ -6289,7 +6289,7 @@ static int attn__tile_common(const attn_attention_desc *d, int b, int h, int i0,
 
 /* What the query tile [i0, i0 + br) sees of keys [j0, j0 + bc) but for the causal limit: nothing
    (ATTN_BLOCK_EMPTY), all of them (_FULL) or some (_PARTIAL). */
-static int attn__keys_seen(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc)
+ATTN__INLINE int attn__keys_seen(const attn_attention_desc *d, int b, int h, int i0, int br, int j0, int bc)
 {
     return !attn__tile_live(d, b, h, i0, br, j0, bc)    ? ATTN_BLOCK_EMPTY
            : attn__tile_common(d, b, h, i0, br, j0, bc) ? ATTN_BLOCK_FULL
@@ -7186,8 +7186,8 @@ static int attn__fusable(const attn__head *t)
 {
     const attn_attention_desc *d = t->d;
     const attn_score_row *k = t->k;
-    int lse = k->stat == ATTN_STAT_LSE && !k->offset &&
-              (k->exponent == attn__exponent_s || k->exponent == attn__exponent_abs);
+    int lse = k->stat == ATTN_STAT_LSE && !k->offset && k->exponent && /* Cog's sign, or a user's exponent */
+              (k->exponent == attn__exponent_abs ? k->sign == attn__cog_sign : !k->sign);
     return t->w.kpan && !t->guard && !t->centered && !d->bias && d->dropout <= 0 &&
            (!d->mod || !d->mod->mask || d->mod->block) && /* a mask alone: the tiled engine asks it faster */
            (lse || k->map == attn__ea_map) && d->dk <= ATTN__FDK &&
@@ -7311,7 +7311,9 @@ ATTN__INLINE void attn__fused_qk(attn__v S[ATTN__FR][ATTN__NV], const attn_float
 }
 
 /* Rows [i, i + nr) of O and their stats, nr <= FR, with nv = dv / VW (a constant where inlined). A score
-   modifier takes a group's scores in memory (sm), row by row, before its weights. Under masks (key
+   modifier takes a group's scores in memory (sm), row by row, before its weights, and so does a
+   registered kind's exponent (into sx, the rows' visibility given), whose x then takes softmax's
+   place. Under masks (key
    mask, segments, a sparse pattern, a mask modifier) gs holds what the query tile sees of each group
    of keys (ATTN_BLOCK_EMPTY: skipped, _FULL, or _PARTIAL: asked again for these rows; NULL: all
    partial): a group these rows do not see is skipped, and one not fully seen gets the rows' 0/1
@@ -7321,10 +7323,12 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
 {
     const attn_attention_desc *d = t->d;
     const attn_score_mod *md = d->mod && d->mod->score ? d->mod : NULL;
+    const attn_score_row *k = t->k;
+    int ux = form == 0 && k->exponent != attn__exponent_s; /* a registered kind's exponent */
     int dk = d->dk, dv = d->dv, jend = attn__key_end(d, i, nr), r, c, v, j0, g, kg;
     attn_float qs[ATTN__FR * ATTN__FDK], pb[ATTN__FR * ATTN__FKEYS], m[ATTN__FR];
     attn_float ob[ATTN__FKEEP ? 1 : ATTN__FR * ATTN__FDV], sm[ATTN__FR * ATTN__FKEYS];
-    attn_float vb[ATTN__FR * ATTN__FKEYS];
+    attn_float vb[ATTN__FR * ATTN__FKEYS], sx[ATTN__FR * ATTN__FKEYS];
     attn__v S[ATTN__FR][ATTN__NV], acc[ATTN__FR][ATTN__FCH], l[ATTN__FR];
     int masked = attn__masked(d), part, seen;
     ATTN__FOR_FR(r) { /* q scaled once; empty accumulators */
@@ -7345,7 +7349,7 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
             for (c = 0; part && c < (kg + ATTN__PANEL - 1) / ATTN__PANEL * ATTN__PANEL; c++)
                 vb[r * ATTN__FKEYS + c] =
                     (attn_float)(c < kg && attn__sees(d, t->b, t->h, i + ATTN__MIN(r, nr - 1), j0 + c));
-        for (g = 0; md && g < kg; g += ATTN__PANEL) { /* the group's scores into sm, changed row by row */
+        for (g = 0; (md || ux) && g < kg; g += ATTN__PANEL) { /* the group's scores into sm, row by row */
             attn__fused_qk(S, qs, t->w.kpan + (size_t)(j0 + g) * dk, dk);
             ATTN__FOR_FR(r)
                 ATTN__UNROLL for (v = 0; v < ATTN__NV; v++)
@@ -7353,6 +7357,12 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
         }
         for (r = 0; md && r < nr; r++)
             md->score(md->ctx, t->b, t->h, i + r + d->Tk - d->Tq, j0, kg, sm + r * ATTN__FKEYS);
+        ATTN__FOR_FR(r) if (ux) { /* x = the kind's exponent of s (-3e38 where hidden) */
+            int p = i + ATTN__MIN(r, nr - 1) + d->Tk - d->Tq;
+            int see = d->causal ? ATTN__MAX(0, ATTN__MIN(kg, p + 1 - j0)) : kg;
+            const attn_float *w = part ? vb + r * ATTN__FKEYS : see < kg ? attn__ones_zeros + 64 - see : NULL;
+            k->exponent((size_t)kg, sm + r * ATTN__FKEYS, w, sx + r * ATTN__FKEYS);
+        }
         for (g = 0; g < kg; g += ATTN__PANEL) {
             const attn_float *kt = t->w.kpan + (size_t)(j0 + g) * dk, *vis[ATTN__FR];
             int kb = ATTN__MIN(ATTN__PANEL, kg - g), see = d->causal ? i + d->Tk - d->Tq + 1 - j0 - g : kb;
@@ -7361,11 +7371,11 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
                          : ATTN__MIN(see + r, kb) >= ATTN__PANEL
                              ? NULL
                              : attn__ones_zeros + 64 - ATTN__MAX(0, ATTN__MIN(see + r, kb));
-            if (!md) attn__fused_qk(S, qs, kt, dk);
+            if (!md && !ux) attn__fused_qk(S, qs, kt, dk);
             else
                 ATTN__FOR_FR(r)
                     ATTN__UNROLL for (v = 0; v < ATTN__NV; v++)
-                        S[r][v] = attn__vload(sm + r * ATTN__FKEYS + g + v * ATTN__VW);
+                        S[r][v] = attn__vload((ux ? sx : sm) + r * ATTN__FKEYS + g + v * ATTN__VW);
             if (vis[0]) /* edge panels (the causal diagonal, the last keys) apart: vis a constant 0 */
                 attn__fused_panel(S, vis, form, 1, m, l, acc, nv, ob, dv, pb, g);
             else

@@ -233,17 +233,37 @@ static void bench_docs(int repeats)
     free(buf);
 }
 
+/* A registered kind that is softmax written as a user writes one: its exponent x = s and its vjp in
+   plain C (the compiler vectorises them as it can). */
+static void user_exponent(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
+{
+    size_t i;
+    for (i = 0; i < n; i++) x[i] = !vis || vis[i] != 0 ? s[i] : (attn_float)-3e38;
+}
+static void user_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
+                     attn_float D, attn_float inv)
+{
+    size_t i;
+    (void)s; (void)vis; (void)inv;
+    for (i = 0; i < n; i++) ds[i] = a[i] * (ds[i] - D);
+}
+
 /* The provided score modifiers on causal softmax at T 1024 and 2048 (B 1, H 8, dh 64), one thread:
-   medians of the forward and of forward + backward, and their speed against no modifier. */
+   medians of the forward and of forward + backward, and their speed against no modifier; then
+   softmax registered as a user's kind against the built-in one. */
 static void bench_mods(int repeats)
 {
     static const int Ts[2] = {1024, 2048};
     size_t n = (size_t)8 * 2048 * 64, i, bytes;
     attn_float *buf = (attn_float *)malloc(sizeof(attn_float) * (8 * n + (size_t)8 * 2048 * (2 * 64 + 3))), w[8];
     attn_float *Q = buf, *K = Q + n, *V = K + n, *O = V + n, *dO = O + n, *dQ = dO + n, *dK = dQ + n, *dV = dK + n, *st = dV + n;
+    static const attn_score_row user_row = {ATTN_STAT_LSE, NULL, NULL, user_exponent, NULL, user_vjp};
+    attn_kind_info info = {ATTN_SOFTMAX, "user_softmax", NULL, "softmax in plain C", NULL, NULL, NULL, 0, &user_row,
+                           NULL, NULL};
+    attn_kind user = attn_kind_register(&info);
     attn_rng r;
     int ti, k;
-    if (!buf) { fprintf(stderr, "out of memory\n"); return; }
+    if (!buf || (int)user < 0) { fprintf(stderr, "bench_attention: %s\n", buf ? attn_last_error() : "out of memory"); return; }
     attn_rng_seed(&r, 3, 4);
     for (i = 0; i < 8 * n; i++) buf[i] = (attn_float)attn_rng_normal(&r, 0, 1);
     for (k = 0; k < 8; k++) w[k] = (attn_float)(1 + 0.1 * k);
@@ -272,6 +292,16 @@ static void bench_mods(int repeats)
             fflush(stdout);
             free(tab);
         }
+    }
+    printf("\nsoftmax registered as a user's kind (exponent and vjp in plain C) against the built-in softmax\n\n"
+           "%-12s %5s %10s %10s %10s %12s\n", "kind", "T", "fwd ms", "fwd+bwd ms", "fwd speed", "fwd+bwd speed");
+    for (ti = 0; ti < 2; ti++) {
+        double f0, b0, f, b;
+        b0 = fwd_bwd_ms(ATTN_SOFTMAX, NULL, NULL, Ts[ti], Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f0);
+        b = fwd_bwd_ms(user, NULL, NULL, Ts[ti], Q, K, V, O, st, dO, dQ, dK, dV, repeats, &bytes, &f);
+        printf("%-12s %5d %10.2f %10.2f %10.2f %12.2f\n%-12s %5d %10.2f %10.2f %10.2f %12.2f\n", "softmax", Ts[ti], f0,
+               b0, 1.0, 1.0, "user", Ts[ti], f, b, f0 / f, b0 / b);
+        fflush(stdout);
     }
     free(buf);
     bench_docs(repeats);

@@ -1785,6 +1785,74 @@ static void test_fused_masks(void)
     attn_block_mask_free(&bm);
 }
 
+/* A registered kind with an exponent of its own (x = 2 s: softmax at twice the scale) takes the
+   fused forward: against the tiled engine's (a zero bias) and against built-in softmax at twice the
+   scale, causal or not, alone, under segments and with ALiBi (dk = dv = 32, T 200). */
+static void hot_exponent(size_t n, const attn_float *s, const attn_float *vis, attn_float *x)
+{
+    size_t i;
+    for (i = 0; i < n; i++) x[i] = !vis || vis[i] != 0 ? 2 * s[i] : (attn_float)-3e38;
+}
+static void hot_vjp(size_t n, const attn_float *s, const attn_float *a, const attn_float *vis, attn_float *ds,
+                    attn_float D, attn_float inv)
+{
+    size_t i;
+    (void)s; (void)vis; (void)inv;
+    for (i = 0; i < n; i++) ds[i] = 2 * a[i] * (ds[i] - D);
+}
+
+static void test_fused_user_kind(void)
+{
+    enum { B = 1, H = 2, T = 200, D = 32, N = B * H * T * D };
+    static const attn_score_row hot_row = {ATTN_STAT_LSE, NULL, NULL, hot_exponent, NULL, hot_vjp};
+    static attn_float Q[N], K[N], V[N], O[3][N], st[3][B * H * T], zero[H * T * T];
+    static int seg[T];
+    attn_kind_info info = {ATTN_SOFTMAX, "test_hot", NULL, "softmax(2 s)", NULL, NULL, NULL, 0, &hot_row, NULL, NULL};
+    attn_kind hot = attn_kind_from_name("test_hot") >= 0 ? (attn_kind)attn_kind_from_name("test_hot")
+                                                          : attn_kind_register(&info);
+    attn_mod alibi;
+    attn_mod_config ac;
+    attn_rng r;
+    double worst = 0;
+    int m, causal, i, c, calls = 0;
+    attn_rng_seed(&r, 33, 0);
+    t_randn(Q, N, &r, 1); t_randn(K, N, &r, 1); t_randn(V, N, &r, 1);
+    for (i = 0; i < T; i++) seg[i] = i / 70;
+    memset(&ac, 0, sizeof ac);
+    ac.kind = ATTN_MOD_ALIBI; ac.H = H;
+    attn_mod_init(&alibi, &ac, NULL, NULL);
+    for (m = 0; m < 3; m++)
+        for (causal = 0; causal < 2; causal++) {
+            attn_attention_desc d[3];
+            size_t wb = 0;
+            void *work;
+            memset(&d[0], 0, sizeof d[0]);
+            d[0].kind = hot; d[0].B = B; d[0].H = H; d[0].Tq = d[0].Tk = T; d[0].dk = d[0].dv = D;
+            d[0].causal = causal; d[0].scale = (attn_float)0.2;
+            if (m == 1) d[0].segment = seg;
+            if (m == 2) d[0].mod = &alibi.fn;
+            d[1] = d[0]; d[1].bias = zero;                                  /* the tiled engine */
+            d[2] = d[0]; d[2].kind = ATTN_SOFTMAX; d[2].scale = (attn_float)0.4; /* softmax at twice the */
+                                                                   /* scale (not with ALiBi: 2 (s + m)) */
+            for (c = 0; c < 3; c++) wb = attn_attention_workspace(&d[c]) > wb ? attn_attention_workspace(&d[c]) : wb;
+            work = malloc(wb);
+            for (c = 0; c < 3 - (m == 2); c++)
+                if (!work || attn_attention_forward(&d[c], O[c], st[c], NULL, Q, K, V, work, wb) != ATTN_OK) {
+                    CHECK(0, "a registered kind in the fused forward: %s", attn_last_error());
+                    break;
+                }
+            for (c = 1; c < 3 - (m == 2); c++)
+                for (i = 0; i < N + B * H * T; i++) {
+                    double x = i < N ? O[0][i] : st[0][i - N], y = i < N ? O[c][i] : st[c][i - N];
+                    if (fabs(x - y) / fmax(1, fabs(y)) > worst) worst = fabs(x - y) / fmax(1, fabs(y));
+                }
+            free(work);
+            calls++;
+        }
+    CHECK((int)hot >= ATTN_KIND_COUNT && calls == 6 && worst < 1e2 * T_EPS,
+          "a registered kind's exponent in the fused forward = the tiled engine's = softmax at twice the scale: %.3g", worst);
+}
+
 /* The layer's step over a cache against its full pass, for every kind the step takes: causal
    self-attention in calls of 3, 1 and 2 rows gives the full pass' rows, with RoPE (variant 0), a
    window with a different dilation per head, a global token and ALiBi slopes per head (variant 1,
@@ -1895,6 +1963,7 @@ void test_attention(void)
     test_segment_tiles();
     test_block_mask();
     test_fused_masks();
+    test_fused_user_kind();
     test_layer();
     test_layer_fused();
     test_against_reference();
