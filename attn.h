@@ -2962,6 +2962,7 @@ static void attn__name_tensors(const char *fn, void *out, size_t size, const att
 #define attn__fused_pv ATTN__K(attn__fused_pv)
 #define attn__fused_pv_buffer ATTN__K(attn__fused_pv_buffer)
 #define attn__fused_panel ATTN__K(attn__fused_panel)
+#define attn__fused_alibi ATTN__K(attn__fused_alibi)
 #define attn__fused_qk ATTN__K(attn__fused_qk)
 #define attn__fused_rows_nv ATTN__K(attn__fused_rows_nv)
 #define attn__fused_rows ATTN__K(attn__fused_rows)
@@ -7290,6 +7291,19 @@ ATTN__INLINE void attn__fused_panel(attn__v S[ATTN__FR][ATTN__NV], const attn_fl
         }
 }
 
+/* ALiBi on a panel's scores: S[r][c] -= m (d + r - c), d = the first row's distance to the panel's
+   first key (rows past nr repeat row nr - 1), rounded as ramp_sub rounds it. */
+ATTN__INLINE void attn__fused_alibi(attn__v S[ATTN__FR][ATTN__NV], attn_float m, int d, int nr)
+{
+    attn__v vm = attn__vset1(m), lane = attn__vload(attn__lanes);
+    int r, v;
+    ATTN__FOR_FR(r)
+        ATTN__UNROLL for (v = 0; v < ATTN__NV; v++) {
+            attn__v x = attn__vsub(attn__vset1((attn_float)(d + ATTN__MIN(r, nr - 1) - v * ATTN__VW)), lane);
+            S[r][v] = attn__vsub(S[r][v], attn__vmul(vm, x));
+        }
+}
+
 /* S = q K^T over one panel: FR rows of scaled queries qs [FR, dk], the panel's keys kt [dk, PANEL]. */
 ATTN__INLINE void attn__fused_qk(attn__v S[ATTN__FR][ATTN__NV], const attn_float *qs, const attn_float *kt,
                                  int dk)
@@ -7311,7 +7325,8 @@ ATTN__INLINE void attn__fused_qk(attn__v S[ATTN__FR][ATTN__NV], const attn_float
 }
 
 /* Rows [i, i + nr) of O and their stats, nr <= FR, with nv = dv / VW (a constant where inlined). A score
-   modifier takes a group's scores in memory (sm), row by row, before its weights, and so does a
+   modifier takes a group's scores in memory (sm), row by row, before its weights (ALiBi's ramp is
+   added in registers), and so does a
    registered kind's exponent (into sx, the rows' visibility given), whose x then takes softmax's
    place. Under masks (key
    mask, segments, a sparse pattern, a mask modifier) gs holds what the query tile sees of each group
@@ -7325,6 +7340,9 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
     const attn_score_mod *md = d->mod && d->mod->score ? d->mod : NULL;
     const attn_score_row *k = t->k;
     int ux = form == 0 && k->exponent != attn__exponent_s; /* a registered kind's exponent */
+    int alibi = md && md->score == attn__alibi_score && !ux; /* ALiBi's ramp added in registers */
+    attn_float slope = alibi ? ((const attn_mod *)md->ctx)->own.slope[t->h] : 0;
+    if (alibi) md = NULL;
     int dk = d->dk, dv = d->dv, jend = attn__key_end(d, i, nr), r, c, v, j0, g, kg;
     attn_float qs[ATTN__FR * ATTN__FDK], pb[ATTN__FR * ATTN__FKEYS], m[ATTN__FR];
     attn_float ob[ATTN__FKEEP ? 1 : ATTN__FR * ATTN__FDV], sm[ATTN__FR * ATTN__FKEYS];
@@ -7371,11 +7389,14 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
                          : ATTN__MIN(see + r, kb) >= ATTN__PANEL
                              ? NULL
                              : attn__ones_zeros + 64 - ATTN__MAX(0, ATTN__MIN(see + r, kb));
-            if (!md && !ux) attn__fused_qk(S, qs, kt, dk);
-            else
+            if (md || ux)
                 ATTN__FOR_FR(r)
                     ATTN__UNROLL for (v = 0; v < ATTN__NV; v++)
                         S[r][v] = attn__vload((ux ? sx : sm) + r * ATTN__FKEYS + g + v * ATTN__VW);
+            else {
+                attn__fused_qk(S, qs, kt, dk);
+                if (alibi) attn__fused_alibi(S, slope, i + d->Tk - d->Tq - j0 - g, nr);
+            }
             if (vis[0]) /* edge panels (the causal diagonal, the last keys) apart: vis a constant 0 */
                 attn__fused_panel(S, vis, form, 1, m, l, acc, nv, ob, dv, pb, g);
             else
