@@ -1658,6 +1658,43 @@ static void test_provided_mods(void)
     }
 }
 
+/* The worst relative difference between O [n] and stats [ns] and O2, s2 (the larger of 1 and |O2|). */
+static double fused_diff(const attn_float *O, const attn_float *st, const attn_float *O2, const attn_float *s2,
+                         size_t n, size_t ns)
+{
+    double worst = 0;
+    size_t i;
+    for (i = 0; i < n + ns; i++) { /* (an if, not fmax: see above) */
+        double x = i < n ? O[i] : st[i - n], y = i < n ? O2[i] : s2[i - n], e = fabs(x - y) / fmax(1, fabs(y));
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+/* d's forward (fused where it can) into O, st against the tiled engine's (the same call with the
+   zero bias [H, Tq, Tk], which the fused kernel does not take) into O2, s2: fused_diff, or -1 with a
+   failed check when a call fails. */
+static double fused_vs_tiled(const attn_attention_desc *d, const attn_float *zero, const attn_float *Q,
+                             const attn_float *K, const attn_float *V, attn_float *O, attn_float *st, attn_float *O2,
+                             attn_float *s2)
+{
+    attn_attention_desc e = *d;
+    size_t wb, wb2, ns = (size_t)d->B * d->H * d->Tq;
+    double worst = -1;
+    void *work;
+    e.bias = zero;
+    wb = attn_attention_workspace(d);
+    wb2 = attn_attention_workspace(&e);
+    work = malloc(wb > wb2 ? wb : wb2);
+    if (!work || attn_attention_forward(d, O, st, NULL, Q, K, V, work, wb > wb2 ? wb : wb2) != ATTN_OK ||
+        attn_attention_forward(&e, O2, s2, NULL, Q, K, V, work, wb > wb2 ? wb : wb2) != ATTN_OK)
+        CHECK(0, "%s against the tiled engine: %s", attn_kind_get(d->kind)->name, attn_last_error());
+    else
+        worst = fused_diff(O, st, O2, s2, ns * d->dv, ns);
+    free(work);
+    return worst;
+}
+
 /* The fused forward with a score modifier, at shapes every SIMD ISA fuses (dk = dv = 32), against the
    tiled engine's (the same call with a zero bias, which the fused kernel does not take): O and the
    stats within rounding, for the four provided modifiers in softmax, Cog and EA, causal or not. */
@@ -1666,11 +1703,11 @@ static void test_fused_mods(void)
     enum { B = 1, H = 2, T = 70, D = 32, N = B * H * T * D };
     static const attn_kind kinds[3] = {ATTN_SOFTMAX, ATTN_COG, ATTN_EXPRESSIVE};
     static attn_float Q[N], K[N], V[N], O1[N], O2[N], s1[B * H * T], s2[B * H * T], zero[H * T * T], w[64];
-    attn_attention_desc d, e;
+    attn_attention_desc d;
     attn_mod_config c;
     attn_mod m;
     attn_rng r;
-    double worst = 0;
+    double worst = 0, err;
     int k, v, causal, i, calls = 0;
     attn_rng_seed(&r, 31, 0);
     t_randn(Q, N, &r, 1); t_randn(K, N, &r, 1); t_randn(V, N, &r, 1); t_randn(w, 64, &r, 0.5);
@@ -1678,31 +1715,14 @@ static void test_fused_mods(void)
     for (k = 0; k < 3; k++)
         for (v = ATTN_MOD_ALIBI; v < ATTN_MOD_COUNT; v++)
             for (causal = 0; causal < 2; causal++) {
-                size_t wb, wb2;
-                void *work;
                 memset(&c, 0, sizeof c);
                 c.kind = (attn_mod_kind)v; c.H = H; c.cap = 2; c.buckets = 16; c.max_distance = 40;
                 attn_mod_init(&m, &c, w, NULL);
                 memset(&d, 0, sizeof d);
                 d.kind = kinds[k]; d.B = B; d.H = H; d.Tq = d.Tk = T; d.dk = d.dv = D; d.causal = causal;
                 d.mod = &m.fn;
-                e = d;
-                e.bias = zero;
-                wb = attn_attention_workspace(&d);
-                wb2 = attn_attention_workspace(&e);
-                wb = wb > wb2 ? wb : wb2;
-                work = malloc(wb);
-                if (!work || attn_attention_forward(&d, O1, s1, NULL, Q, K, V, work, wb) != ATTN_OK ||
-                    attn_attention_forward(&e, O2, s2, NULL, Q, K, V, work, wb) != ATTN_OK) {
-                    CHECK(0, "fused modifiers: %s", attn_last_error());
-                    free(work);
-                    continue;
-                }
-                for (i = 0; i < N + B * H * T; i++) { /* O, then the stats (no fmax reduction: see above) */
-                    double x = i < N ? O1[i] : s1[i - N], y = i < N ? O2[i] : s2[i - N], e = fabs(x - y) / fmax(1, fabs(y));
-                    if (e > worst) worst = e;
-                }
-                free(work);
+                if ((err = fused_vs_tiled(&d, zero, Q, K, V, O1, s1, O2, s2)) < 0) continue;
+                if (err > worst) worst = err;
                 calls++;
             }
     CHECK(calls == 24 && worst < 1e2 * T_EPS, "score modifiers in the fused forward = in the tiled one: %.3g (%d calls)",
@@ -1729,11 +1749,11 @@ static void test_fused_masks(void)
     static int seg[B * T], dil[H] = {1, 3};
     attn_score_mod win = {NULL, NULL, fm_mask, NULL, NULL, NULL};
     attn_block_mask bm;
-    attn_attention_desc d, e;
+    attn_attention_desc d;
     attn_mod alibi;
     attn_mod_config ac;
     attn_rng r;
-    double worst = 0;
+    double worst = 0, err;
     int k, m, causal, i, calls = 0;
     attn_rng_seed(&r, 32, 0);
     t_randn(Q, N, &r, 1); t_randn(K, N, &r, 1); t_randn(V, N, &r, 1);
@@ -1750,8 +1770,6 @@ static void test_fused_masks(void)
     for (k = 0; k < 3; k++)
         for (m = 0; m < M; m++)
             for (causal = 0; causal < 2; causal++) {
-                size_t wb, wb2;
-                void *work;
                 memset(&d, 0, sizeof d);
                 d.kind = kinds[k]; d.B = B; d.H = H; d.Tq = d.Tk = T; d.dk = d.dv = D; d.causal = causal;
                 if (m == 0) d.key_mask = keys;
@@ -1761,23 +1779,8 @@ static void test_fused_masks(void)
                 if (m == 4) d.mod = &win;
                 if (m == 5) d.mod = &bm.fn;
                 if (m == 6) { d.mod = &alibi.fn; d.segment = seg; }
-                e = d;
-                e.bias = zero;
-                wb = attn_attention_workspace(&d);
-                wb2 = attn_attention_workspace(&e);
-                wb = wb > wb2 ? wb : wb2;
-                work = malloc(wb);
-                if (!work || attn_attention_forward(&d, O1, s1, NULL, Q, K, V, work, wb) != ATTN_OK ||
-                    attn_attention_forward(&e, O2, s2, NULL, Q, K, V, work, wb) != ATTN_OK) {
-                    CHECK(0, "fused masks %d: %s", m, attn_last_error());
-                    free(work);
-                    continue;
-                }
-                for (i = 0; i < N + B * H * T; i++) { /* O, then the stats */
-                    double x = i < N ? O1[i] : s1[i - N], y = i < N ? O2[i] : s2[i - N], e = fabs(x - y) / fmax(1, fabs(y));
-                    if (e > worst) worst = e;
-                }
-                free(work);
+                if ((err = fused_vs_tiled(&d, zero, Q, K, V, O1, s1, O2, s2)) < 0) continue;
+                if (err > worst) worst = err;
                 calls++;
             }
     CHECK(calls == 3 * M * 2 && worst < 1e2 * T_EPS, "masks in the fused forward = in the tiled one: %.3g (%d calls)",
@@ -1806,6 +1809,7 @@ static void test_fused_user_kind(void)
     enum { B = 1, H = 2, T = 200, D = 32, N = B * H * T * D };
     static const attn_score_row hot_row = {ATTN_STAT_LSE, NULL, NULL, hot_exponent, NULL, hot_vjp};
     static attn_float Q[N], K[N], V[N], O[3][N], st[3][B * H * T], zero[H * T * T];
+    static unsigned char work[1 << 20];
     static int seg[T];
     attn_kind_info info = {ATTN_SOFTMAX, "test_hot", NULL, "softmax(2 s)", NULL, NULL, NULL, 0, &hot_row, NULL, NULL};
     attn_kind hot = attn_kind_from_name("test_hot") >= 0 ? (attn_kind)attn_kind_from_name("test_hot")
@@ -1813,8 +1817,8 @@ static void test_fused_user_kind(void)
     attn_mod alibi;
     attn_mod_config ac;
     attn_rng r;
-    double worst = 0;
-    int m, causal, i, c, calls = 0;
+    double worst = 0, err;
+    int m, causal, i, calls = 0;
     attn_rng_seed(&r, 33, 0);
     t_randn(Q, N, &r, 1); t_randn(K, N, &r, 1); t_randn(V, N, &r, 1);
     for (i = 0; i < T; i++) seg[i] = i / 70;
@@ -1823,30 +1827,22 @@ static void test_fused_user_kind(void)
     attn_mod_init(&alibi, &ac, NULL, NULL);
     for (m = 0; m < 3; m++)
         for (causal = 0; causal < 2; causal++) {
-            attn_attention_desc d[3];
-            size_t wb = 0;
-            void *work;
-            memset(&d[0], 0, sizeof d[0]);
-            d[0].kind = hot; d[0].B = B; d[0].H = H; d[0].Tq = d[0].Tk = T; d[0].dk = d[0].dv = D;
-            d[0].causal = causal; d[0].scale = (attn_float)0.2;
-            if (m == 1) d[0].segment = seg;
-            if (m == 2) d[0].mod = &alibi.fn;
-            d[1] = d[0]; d[1].bias = zero;                                  /* the tiled engine */
-            d[2] = d[0]; d[2].kind = ATTN_SOFTMAX; d[2].scale = (attn_float)0.4; /* softmax at twice the */
-                                                                   /* scale (not with ALiBi: 2 (s + m)) */
-            for (c = 0; c < 3; c++) wb = attn_attention_workspace(&d[c]) > wb ? attn_attention_workspace(&d[c]) : wb;
-            work = malloc(wb);
-            for (c = 0; c < 3 - (m == 2); c++)
-                if (!work || attn_attention_forward(&d[c], O[c], st[c], NULL, Q, K, V, work, wb) != ATTN_OK) {
-                    CHECK(0, "a registered kind in the fused forward: %s", attn_last_error());
-                    break;
-                }
-            for (c = 1; c < 3 - (m == 2); c++)
-                for (i = 0; i < N + B * H * T; i++) {
-                    double x = i < N ? O[0][i] : st[0][i - N], y = i < N ? O[c][i] : st[c][i - N];
-                    if (fabs(x - y) / fmax(1, fabs(y)) > worst) worst = fabs(x - y) / fmax(1, fabs(y));
-                }
-            free(work);
+            attn_attention_desc d;
+            memset(&d, 0, sizeof d);
+            d.kind = hot; d.B = B; d.H = H; d.Tq = d.Tk = T; d.dk = d.dv = D; d.causal = causal;
+            d.scale = (attn_float)0.2;
+            if (m == 1) d.segment = seg;
+            if (m == 2) d.mod = &alibi.fn;
+            if ((err = fused_vs_tiled(&d, zero, Q, K, V, O[0], st[0], O[1], st[1])) < 0) continue;
+            if (err > worst) worst = err;
+            if (m < 2) { /* softmax at twice the scale (not with ALiBi: 2 (s + m)) */
+                d.kind = ATTN_SOFTMAX; d.scale = (attn_float)0.4;
+                if (attn_attention_workspace(&d) > sizeof work ||
+                    attn_attention_forward(&d, O[2], st[2], NULL, Q, K, V, work, sizeof work) != ATTN_OK)
+                    continue;
+                err = fused_diff(O[0], st[0], O[2], st[2], N, B * H * T);
+                if (err > worst) worst = err;
+            }
             calls++;
         }
     CHECK((int)hot >= ATTN_KIND_COUNT && calls == 6 && worst < 1e2 * T_EPS,
