@@ -16581,8 +16581,9 @@ static int attn__legend_at(const char *const *label, size_t stride, int n, int k
     return r + 1;
 }
 
-static const char *const attn__palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                                             "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
+/* Okabe and Ito's colours, told apart with any colour vision (no red against green) */
+static const char *const attn__palette[8] = {"#0072b2", "#e69f00", "#009e73", "#cc79a7",
+                                             "#56b4e9", "#d55e00", "#7f7f7f", "#000000"};
 
 /* Round ticks over [*lo, *hi]: a step of 1, 2 or 5 times a power of 10 giving 4 to 10 intervals;
    with widen, the range grows to the ticks around it. Returns the step; the ticks are the multiples
