@@ -7359,7 +7359,7 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
     if (!ATTN__FKEEP) ATTN__ISA(fill)((size_t)ATTN__FR * dv, 0, ob);
     for (j0 = 0; j0 < jend; j0 += kg) { /* a group of kg keys: P [FR, kg] panel by panel, then O += P V */
         kg = ATTN__MIN(ATTN__FKEYS, jend - j0);
-        seen = !masked ? ATTN_BLOCK_FULL : gs ? gs[j0 / ATTN__FKEYS] : ATTN_BLOCK_PARTIAL;
+        seen = !masked ? (int)ATTN_BLOCK_FULL : gs ? (int)gs[j0 / ATTN__FKEYS] : (int)ATTN_BLOCK_PARTIAL;
         if (seen == ATTN_BLOCK_PARTIAL) seen = attn__keys_seen(d, t->b, t->h, i, nr, j0, kg); /* these rows */
         if (seen == ATTN_BLOCK_EMPTY) continue;
         part = seen == ATTN_BLOCK_PARTIAL;
