@@ -7324,25 +7324,24 @@ ATTN__INLINE void attn__fused_qk(attn__v S[ATTN__FR][ATTN__NV], const attn_float
     }
 }
 
-/* Rows [i, i + nr) of O and their stats, nr <= FR, with nv = dv / VW (a constant where inlined). A score
-   modifier takes a group's scores in memory (sm), row by row, before its weights (ALiBi's ramp is
-   added in registers), and so does a
-   registered kind's exponent (into sx, the rows' visibility given), whose x then takes softmax's
-   place. Under masks (key
-   mask, segments, a sparse pattern, a mask modifier) gs holds what the query tile sees of each group
-   of keys (ATTN_BLOCK_EMPTY: skipped, _FULL, or _PARTIAL: asked again for these rows; NULL: all
-   partial): a group these rows do not see is skipped, and one not fully seen gets the rows' 0/1
-   visibility (vb) as its panels' edge. */
+/* Rows [i, i + nr) of O and their stats, nr <= FR, with nv = dv / VW (a constant where inlined).
+   A score modifier takes a group's scores in memory (sm), row by row, before its weights (ALiBi's
+   ramp is added in registers), and so does a registered kind's exponent (into sx, the rows'
+   visibility given), whose x then takes softmax's place. Under masks (key mask, segments, a sparse
+   pattern, a mask modifier) gs holds what the query tile sees of each group of keys
+   (ATTN_BLOCK_EMPTY: skipped, _FULL, or _PARTIAL: asked again for these rows; NULL: all partial): a
+   group these rows do not see is skipped, and one they see in part gets the rows' 0/1 visibility
+   (vb) as its panels' edge. */
 ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_float *O, attn_float *st,
                                       const unsigned char *gs, int nv, int form)
 {
     const attn_attention_desc *d = t->d;
-    const attn_score_mod *md = d->mod && d->mod->score ? d->mod : NULL;
     const attn_score_row *k = t->k;
-    int ux = form == 0 && k->exponent != attn__exponent_s; /* a registered kind's exponent */
-    int alibi = md && md->score == attn__alibi_score && !ux; /* ALiBi's ramp added in registers */
-    attn_float slope = alibi ? ((const attn_mod *)md->ctx)->own.slope[t->h] : 0;
-    if (alibi) md = NULL;
+    const attn_score_mod *mod = d->mod && d->mod->score ? d->mod : NULL;
+    int ux = form == 0 && k->exponent != attn__exponent_s;     /* a registered kind's exponent */
+    int alibi = mod && mod->score == attn__alibi_score && !ux; /* ALiBi's ramp added in registers */
+    attn_float slope = alibi ? ((const attn_mod *)mod->ctx)->own.slope[t->h] : 0;
+    const attn_score_mod *md = alibi ? NULL : mod;             /* a modifier through memory */
     int dk = d->dk, dv = d->dv, jend = attn__key_end(d, i, nr), r, c, v, j0, g, kg;
     attn_float qs[ATTN__FR * ATTN__FDK], pb[ATTN__FR * ATTN__FKEYS], m[ATTN__FR];
     attn_float ob[ATTN__FKEEP ? 1 : ATTN__FR * ATTN__FDV], sm[ATTN__FR * ATTN__FKEYS];
