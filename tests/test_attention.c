@@ -895,7 +895,7 @@ static void test_segment_tiles(void)
     attn_block_mask bm;
     attn_rng r;
     int k, causal, doc, h, i, c, ok = 1, same = 1, same_bm = 1;
-    double worst = 0;
+    double worst = 0, worst_bm = 0;
     attn_rng_seed(&r, 77, 0);
     for (i = 0; i < 4; i++) t_randn(X[i], N, &r, 1); /* Q, K, V, dO */
     for (doc = 0; doc < 3; doc++)
@@ -907,7 +907,12 @@ static void test_segment_tiles(void)
             ok &= sg_run(kinds[k], causal, SG_T, NULL, &docs, X[0], X[1], X[2], X[3], Z[0], Z[1], Z[2], Z[3]);
             for (i = 0; i < 4; i++) same &= !memcmp(Y[i], Z[i], sizeof Y[i]);
             ok &= sg_run(kinds[k], causal, SG_T, NULL, &bm.fn, X[0], X[1], X[2], X[3], Z[0], Z[1], Z[2], Z[3]);
-            for (i = 0; i < 4; i++) same_bm &= !memcmp(Y[i], Z[i], sizeof Y[i]);
+            for (i = 0; i < 4; i++) {
+                same_bm &= !memcmp(Y[i], Z[i], sizeof Y[i]);
+                for (c = 0; c < N; c++) /* (no fmax: see below) */
+                    if (fabs(Y[i][c] - Z[i][c]) / (1 + fabs(Y[i][c])) > worst_bm)
+                        worst_bm = fabs(Y[i][c] - Z[i][c]) / (1 + fabs(Y[i][c]));
+            }
             for (doc = 0; doc < 3; doc++) { /* each document alone: its rows, head by head, at offset 0 */
                 int n = start[doc + 1] - start[doc];
                 double big = 0, diff = 0;
@@ -930,7 +935,11 @@ static void test_segment_tiles(void)
         }
     CHECK(ok && worst <= 64 * T_EPS, "packed documents skip each other's tiles: each as alone (worst %.3g)", worst);
     CHECK(ok && same, "packed documents: a mask modifier with its block function = the segments, bit for bit");
-    CHECK(ok && same_bm, "packed documents: the mask alone through attn_block_mask = the segments, bit for bit");
+#ifdef __FAST_MATH__ /* the table's 16 x 16 blocks send some tiles down the per-key path, whose sums -ffast-math */
+    same_bm |= worst_bm <= 64 * T_EPS; /* may round otherwise than the segments' exact ranges' path */
+#endif
+    CHECK(ok && same_bm, "packed documents: the mask alone through attn_block_mask = the segments, bit for bit "
+          "(-ffast-math: within rounding; %.3g)", worst_bm);
     attn_block_mask_free(&bm);
     { /* the weights, which the forward recomputes tile by tile over all keys: 0 across documents */
         static attn_float W[SG_H * SG_T * SG_T], st[SG_H * SG_T];
