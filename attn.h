@@ -7379,6 +7379,7 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
             int see = d->causal ? ATTN__MAX(0, ATTN__MIN(kg, p + 1 - j0)) : kg;
             const attn_float *w = part ? vb + r * ATTN__FKEYS : see < kg ? attn__ones_zeros + 64 - see : NULL;
             k->exponent((size_t)kg, sm + r * ATTN__FKEYS, w, sx + r * ATTN__FKEYS);
+            for (c = kg; c % ATTN__PANEL; c++) sx[r * ATTN__FKEYS + c] = (attn_float)-3e38; /* to the panel */
         }
         for (g = 0; g < kg; g += ATTN__PANEL) {
             const attn_float *kt = t->w.kpan + (size_t)(j0 + g) * dk, *vis[ATTN__FR];
