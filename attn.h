@@ -7362,10 +7362,11 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
         if (seen == ATTN_BLOCK_PARTIAL) seen = attn__keys_seen(d, t->b, t->h, i, nr, j0, kg); /* these rows */
         if (seen == ATTN_BLOCK_EMPTY) continue;
         part = seen == ATTN_BLOCK_PARTIAL;
-        ATTN__FOR_FR(r) /* rows past nr repeat row nr - 1; columns past kg are 0 to the panel's end */
-            for (c = 0; part && c < (kg + ATTN__PANEL - 1) / ATTN__PANEL * ATTN__PANEL; c++)
-                vb[r * ATTN__FKEYS + c] =
-                    (attn_float)(c < kg && attn__sees(d, t->b, t->h, i + ATTN__MIN(r, nr - 1), j0 + c));
+        if (part) /* rows past nr repeat row nr - 1; columns past kg are 0 to the panel's end */
+            ATTN__FOR_FR(r)
+                for (c = 0; c < (kg + ATTN__PANEL - 1) / ATTN__PANEL * ATTN__PANEL; c++)
+                    vb[r * ATTN__FKEYS + c] =
+                        (attn_float)(c < kg && attn__sees(d, t->b, t->h, i + ATTN__MIN(r, nr - 1), j0 + c));
         for (g = 0; (md || ux) && g < kg; g += ATTN__PANEL) { /* the group's scores into sm, row by row */
             attn__fused_qk(S, qs, t->w.kpan + (size_t)(j0 + g) * dk, dk);
             ATTN__FOR_FR(r)
@@ -7374,7 +7375,7 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
         }
         for (r = 0; md && r < nr; r++)
             md->score(md->ctx, t->b, t->h, i + r + d->Tk - d->Tq, j0, kg, sm + r * ATTN__FKEYS);
-        ATTN__FOR_FR(r) if (ux) { /* x = the kind's exponent of s (-3e38 where hidden) */
+        if (ux) ATTN__FOR_FR(r) { /* x = the kind's exponent of s (-3e38 where hidden) */
             int p = i + ATTN__MIN(r, nr - 1) + d->Tk - d->Tq;
             int see = d->causal ? ATTN__MAX(0, ATTN__MIN(kg, p + 1 - j0)) : kg;
             const attn_float *w = part ? vb + r * ATTN__FKEYS : see < kg ? attn__ones_zeros + 64 - see : NULL;

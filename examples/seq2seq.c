@@ -217,7 +217,7 @@ static void s2s_analyse(const s2s_opts *o, const attn_seq2seq *m, s2s_buf *b, s2
     fm.training = 0;
     if (!w || !tile) { fprintf(stderr, "\nattnlab seq2seq: analysis: out of memory\n"); res->failed = 1; }
     attn_rng_seed(&r, 2026, 7);
-    for (s = 0; w && tile && s < (o->analysis ? o->sources : 1); s++)
+    for (s = 0; w && tile && !res->failed && s < (o->analysis ? o->sources : 1); s++)
         for (t = 0; t < 2; t++) {
             int sub = t ? 2 * o->layers + 1 : 0; /* the encoder's first self-attention, the first cross-attention */
             const char *which = t ? "cross" : "enc";
@@ -228,7 +228,6 @@ static void s2s_analyse(const s2s_opts *o, const attn_seq2seq *m, s2s_buf *b, s2
                 attn_seq2seq_weights(&fm, w, b->cache, 1, n, n, sub, b->work, b->wb) != ATTN_OK) {
                 fprintf(stderr, "\nattnlab seq2seq: analysis: %s\n", attn_last_error());
                 res->failed = 1;
-                s = o->sources;
                 break;
             }
             for (h = 0; !t && o->analysis && h < H; h++) { /* Table 16: w 3, num-pos 2; Table 17: w 10, num-pos 1 */

@@ -120,8 +120,7 @@ run "E11-n64-rule" train --task ntr --N 16 --tau 2 --attn softmax,ea --ncon 64 -
 section thesis_runs
 # 9. The thesis' Tables 16 and 17 over 10 trained models (seeds) x 20 held-out sources, every
 #    distance kept (thesis-10x20.analysis.csv): the w-effect and the zero-matrix baseline with variance.
-run "thesis-10x20" preset thesis --seeds 10 --sources 20 --analysis-csv "$DIR/thesis-10x20.analysis.csv" \
-    --svg "$DIR/thesis-10x20.svg" --heatmap "$DIR/thesis-10x20"
+run "thesis-10x20" preset thesis --seeds 10 --sources 20 --analysis-csv "$DIR/thesis-10x20.analysis.csv"
 
 section hyla_runs
 # 10. HYLA's seed 0 at the paper's 50,000 steps and (lr, wd) (1e-3, 0.1) again: its first run's curve

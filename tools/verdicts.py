@@ -209,10 +209,10 @@ def thesis(lines):
     for name in sorted(f[:-len(".analysis.csv")] for f in os.listdir(td) if f.endswith(".analysis.csv")):
         if not os.path.exists(os.path.join(td, name + ".done")):
             continue
-        per = {}  # (kind, seed) -> {w: [min_distance], "zero": [(min, zero)]}
+        per = {}  # (kind, seed) -> {w: [min_distance per (source, head)], "below": {w: heads under |A - 0|}}
         with open(os.path.join(td, name + ".analysis.csv")) as f:
             for r in csv.DictReader(f):
-                d = per.setdefault((r["kind"], int(r["seed"])), {3: [], 10: [], "below": {3: 0, 10: 0}, "closer": 0})
+                d = per.setdefault((r["kind"], int(r["seed"])), {3: [], 10: [], "below": {3: 0, 10: 0}})
                 w, m = int(r["w"]), float(r["min_distance"])
                 d[w].append(m)
                 d["below"][w] += m < float(r["zero"])
