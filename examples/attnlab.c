@@ -953,15 +953,11 @@ static double t_cdf(double t, double df)
     double p = 0.5 * ibeta(df / 2, 0.5, df / (df + t * t));
     return t > 0 ? 1 - p : p;
 }
-int welch(const double *a, int na, const double *b, int nb, welch_result *w)
+/* t, p and the 95% interval of w->diff with standard error se on w->df degrees of freedom. */
+static void t_interval(welch_result *w, double se)
 {
-    double sa, sb, ma = mean_sd(a, na, &sa), mb = mean_sd(b, nb, &sb), va, vb, se, lo = 0, hi = 100;
+    double lo = 0, hi = 100;
     int i;
-    if (na < 2 || nb < 2) return 0;
-    va = sa * sa / na; vb = sb * sb / nb; se = sqrt(va + vb);
-    if (!(se > 0)) return 0;
-    w->diff = mb - ma;
-    w->df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
     w->t = w->diff / se;
     w->p = 2 * (1 - t_cdf(fabs(w->t), w->df));
     for (i = 0; i < 100; i++) { /* the 97.5% quantile by bisection */
@@ -969,6 +965,29 @@ int welch(const double *a, int na, const double *b, int nb, welch_result *w)
         if (t_cdf(mid, w->df) < 0.975) lo = mid; else hi = mid;
     }
     w->lo = w->diff - lo * se; w->hi = w->diff + lo * se;
+}
+int welch(const double *a, int na, const double *b, int nb, welch_result *w)
+{
+    double sa, sb, ma = mean_sd(a, na, &sa), mb = mean_sd(b, nb, &sb), va, vb, se;
+    if (na < 2 || nb < 2) return 0;
+    va = sa * sa / na; vb = sb * sb / nb; se = sqrt(va + vb);
+    if (!(se > 0)) return 0;
+    w->diff = mb - ma;
+    w->df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
+    t_interval(w, se);
+    return 1;
+}
+int paired_t(const double *a, const double *b, int n, welch_result *w)
+{
+    double sd, *d = n >= 2 ? (double *)malloc(sizeof(double) * (size_t)n) : NULL;
+    int i;
+    if (!d) return 0;
+    for (i = 0; i < n; i++) d[i] = b[i] - a[i];
+    w->diff = mean_sd(d, n, &sd);
+    free(d);
+    if (!(sd > 0)) return 0;
+    w->df = n - 1;
+    t_interval(w, sd / sqrt(n));
     return 1;
 }
 

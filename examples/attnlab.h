@@ -92,6 +92,9 @@ const char *seeds_note(int seeds);
 /* Welch's test of mean(b) - mean(a) (see attnlab.c); 0 when it cannot be computed. */
 typedef struct { double diff, lo, hi, t, df, p; } welch_result;
 int welch(const double *a, int na, const double *b, int nb, welch_result *w);
+/* The paired t test of b - a over n pairs (a [i] and b [i] one unit, such as one seed): the mean
+   difference, its 95% interval, t, n - 1 and p; 0 when n < 2 or the differences have no spread. */
+int paired_t(const double *a, const double *b, int n, welch_result *w);
 /* The progress line of a set of parallel runs, on stderr: on a terminal every second, in place; into a
    file or pipe every 30 s, one line each: "  F/N runs done, D/T UNIT, METRIC V, Es elapsed, ~Ls left",
    V the mean of the runs' latest evaluations. Each run record embeds a run_progress, which the run

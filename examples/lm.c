@@ -35,8 +35,8 @@
 static const char *lm_prompt[2] = {"Is there a zero in the following sequences?", "How many ones are in the following sequences?"};
 
 typedef struct {
-    const char *corpus, *csv, *svg, *probe_svg, *heatmap, *save;
-    int layers, dmodel, heads, ctx, batch, seeds, eval_every, eval_windows, threads, nvar, warmup;
+    const char *corpus, *csv, *svg, *probe_svg, *probe_csv, *heatmap, *save;
+    int layers, dmodel, heads, ctx, batch, seeds, eval_every, eval_windows, threads, nvar, warmup, prompts;
     sparse_opts sparse;           /* sparse attention patterns in every layer (0: none) */
     long steps;
     double lr;
@@ -47,7 +47,8 @@ typedef struct {
     int var, seed, nevals, failed;
     long *step;
     double *train, *valid, final_valid;
-    double probe[2][2][LM_PROBE_NS]; /* [task][paper, code][n]: the collapse probes after training */
+    double probe[2][2][LM_PROBE_NS]; /* [task][paper, code][n]: the collapse probes after training, the
+                                        mean over the prompts */
     run_progress prog;               /* steps done and the latest validation loss */
 } lm_run;
 
@@ -83,8 +84,13 @@ static void lm_usage(FILE *f)
             "  --heatmap PREFIX   seed 0's attention weights (head 0 of layer 1) on the first 48\n"
             "                     validation bytes, PREFIX-VARIANT.svg, a signed colour scale (Cog's\n"
             "                     negative weights in blue)\n"
-            "  --probe-svg F      the collapse probes (Lv et al. 2024, Sec. 3.2) after training, per variant (the\n"
-            "                     table is always printed when the context holds the prompts)\n"
+            "  --probe-svg F      the collapse probes (Lv et al. 2024, Sec. 3.2) after training, per variant and n,\n"
+            "                     mean and 95%% interval over seeds (the table is always printed when the\n"
+            "                     context holds the prompts)\n"
+            "  --probe-prompts K  the probes' inputs: the task's question, then K - 1 windows of validation\n"
+            "                     text as long as it (the same for every run); a model's value is the mean\n"
+            "                     over them                                   [1]\n"
+            "  --probe-csv F      every model's probe values (variant, seed, task, n, paper, code)\n"
             "Losses are in nats per byte (cross-entropy over every position).\n");
 }
 
@@ -94,6 +100,7 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
     memset(o, 0, sizeof *o);
     o->corpus = "examples/data/sample.txt"; o->layers = 4; o->dmodel = 128; o->heads = 4; o->ctx = 128; o->batch = 16; o->steps = 2000;
     o->lr = 3e-3; o->warmup = 100; o->seeds = 2; o->eval_every = 200; o->eval_windows = 64; o->nvar = 4;
+    o->prompts = 1;
     strcpy(o->variant[0], "softmax"); strcpy(o->variant[1], "cog"); strcpy(o->variant[2], "cog-first"); strcpy(o->variant[3], "cog-all");
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -117,6 +124,8 @@ static int lm_parse(int argc, char **argv, lm_opts *o)
         else if (!strcmp(a, "--csv")) o->csv = v;
         else if (!strcmp(a, "--svg")) o->svg = v;
         else if (!strcmp(a, "--probe-svg")) o->probe_svg = v;
+        else if (!strcmp(a, "--probe-csv")) o->probe_csv = v;
+        else if (!strcmp(a, "--probe-prompts")) ok = parse_int(v, 1, &o->prompts) && o->prompts <= MAX_WIDTH;
         else if (!strcmp(a, "--heatmap")) o->heatmap = v;
         else if (!strcmp(a, "--save")) o->save = v;
         else if (!strcmp(a, "--variants")) {
@@ -465,14 +474,28 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res, int j,
             res->failed = 1;
         }
     }
-    { /* the collapse probes on the trained model: prompt bytes after a BOS, '0' and '1' */
-        int ns[LM_PROBE_NS], task, prompt[128], plen;
+    { /* the collapse probes on the trained model: prompts after a BOS, then '0' and '1' */
+        int ns[LM_PROBE_NS], task, prompt[128], plen, k, e;
+        double paper[LM_PROBE_NS], code[LM_PROBE_NS];
         for (task = 0; task < 2 && !res->failed && evaluate && lm_probe_ns(o, ns); task++) {
-            prompt[0] = LM_BOS;
-            for (plen = 1; lm_prompt[task][plen - 1]; plen++) prompt[plen] = (unsigned char)lm_prompt[task][plen - 1];
-            if (attn_collapse_probe(&m, (attn_probe_task)task, prompt, plen, '0', '1', ns, LM_PROBE_NS, o->dmodel / o->heads,
-                                    res->probe[task][0], res->probe[task][1]) != ATTN_OK)
-                fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
+            attn_rng pick; /* the validation windows, the same for every run */
+            attn_rng_seed(&pick, 0, 3);
+            memset(res->probe[task], 0, sizeof res->probe[task]);
+            for (k = 0; k < o->prompts && !res->failed; k++) {
+                long at = d->ntrain + (long)attn_rng_int(&pick, (uint32_t)(d->n - d->ntrain - 48));
+                prompt[0] = LM_BOS;
+                for (plen = 1; lm_prompt[task][plen - 1]; plen++)
+                    prompt[plen] = k ? d->tok[at + plen] : (unsigned char)lm_prompt[task][plen - 1];
+                if (attn_collapse_probe(&m, (attn_probe_task)task, prompt, plen, '0', '1', ns, LM_PROBE_NS,
+                                        o->dmodel / o->heads, paper, code) != ATTN_OK) {
+                    fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
+                    res->failed = 1;
+                }
+                for (e = 0; e < LM_PROBE_NS; e++) {
+                    res->probe[task][0][e] += paper[e] / o->prompts;
+                    res->probe[task][1][e] += code[e] / o->prompts;
+                }
+            }
         }
     }
     free(starts); free(b.tok); free(b.targets); free(b.logits); free(b.dlogits); free(b.probs); free(b.loss); free(b.cache); free(b.work); free(mom); free(vel);
@@ -483,7 +506,8 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res, int j,
 /* Run j of the (variant, seed) grid, for run_jobs. */
 struct lm_jobs {
     const lm_opts *o; const lm_data *d; lm_run *res;
-    int nev; /* the evaluations a run has room for */
+    int nev;              /* the evaluations a run has room for */
+    int ns[LM_PROBE_NS];  /* the probe lengths (the probe CSV) */
 };
 static void lm_job(void *ctx, int j)
 {
@@ -503,11 +527,71 @@ static int lm_line(const void *ctx, int j, int k, char *line, size_t n)
     return 1;
 }
 
+/* Line k of run j's probe values, two tasks x LM_PROBE_NS lengths, for csv_write. */
+static int lm_probe_line(const void *ctx, int j, int k, char *line, size_t n)
+{
+    const struct lm_jobs *t = (const struct lm_jobs *)ctx;
+    const lm_run *r = &t->res[j];
+    int task = k / LM_PROBE_NS, e = k % LM_PROBE_NS;
+    if (task > 1 || r->failed) return 0;
+    snprintf(line, n, "%s,%d,%s,%d,%.6f,%.6f", t->o->variant[r->var], r->seed, task ? "ones" : "zero", t->ns[e],
+             r->probe[task][0][e], r->probe[task][1][e]);
+    return 1;
+}
+
+/* The Pearson correlation of a [n] and b [n] (0 without spread). */
+static double pearson(const double *a, const double *b, int n)
+{
+    double sa, sb, ma = mean_sd(a, n, &sa), mb = mean_sd(b, n, &sb), c = 0;
+    int i;
+    for (i = 0; i < n; i++) c += (a[i] - ma) * (b[i] - mb) / (n - 1);
+    return sa > 0 && sb > 0 ? c / (sa * sb) : 0;
+}
+
+/* The probes' figure: the paper's metric against n per variant (colour) and task (solid: finding a
+   zero, dashed: counting ones), mean and 95% t interval over seeds; 0 if it cannot be written. */
+static int lm_probe_svg(const lm_opts *o, const lm_run *res, const int *ns)
+{
+    attn_plot p;
+    attn_plot_series sr[2 * LM_MAX_VARIANTS];
+    double x[LM_PROBE_NS], buf[2 * LM_MAX_VARIANTS][3][LM_PROBE_NS];
+    double *zero = (double *)calloc(2 * (size_t)o->seeds, sizeof(double)), *col = zero + o->seeds;
+    char title[160];
+    int v, task, k, s, ok;
+    if (!zero) return 0;
+    for (k = 0; k < LM_PROBE_NS; k++) x[k] = ns[k];
+    for (v = 0; v < o->nvar; v++)
+        for (task = 0; task < 2; task++) {
+            attn_plot_series *e = &sr[2 * v + task];
+            double (*y)[LM_PROBE_NS] = buf[2 * v + task];
+            for (k = 0; k < LM_PROBE_NS; k++) {
+                welch_result w; /* the mean's interval: the paired test against 0 */
+                double sd;
+                for (s = 0; s < o->seeds; s++) col[s] = res[v * o->seeds + s].probe[task][0][k];
+                y[0][k] = y[1][k] = y[2][k] = mean_sd(col, o->seeds, &sd);
+                if (paired_t(zero, col, o->seeds, &w)) { y[1][k] = w.lo; y[2][k] = w.hi; }
+            }
+            memset(e, 0, sizeof *e);
+            e->label = task ? NULL : o->variant[v]; e->x = x; e->y = y[0]; e->lo = y[1]; e->hi = y[2];
+            e->n = LM_PROBE_NS; e->colour = v; e->style = task ? ATTN_LINE_DASHED : ATTN_LINE_SOLID;
+        }
+    snprintf(title, sizeof title, "collapse probes: mean and 95%% interval, %d seeds x %d prompt(s)", o->seeds, o->prompts);
+    memset(&p, 0, sizeof p);
+    p.title = title; p.xlabel = "n (solid: finding a zero; dashed: counting ones)";
+    p.ylabel = "|y2 - y1|_inf relative to the first n";
+    ok = attn_plot_svg(o->probe_svg, &p, sr, 2 * o->nvar) == ATTN_OK;
+    if (ok) printf("wrote %s\n", o->probe_svg);
+    else fprintf(stderr, "attnlab lm: %s\n", attn_last_error());
+    free(zero);
+    return ok;
+}
+
 /* The table, the probes and the files; 0 if a file could not be written. */
 static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
 {
     int v, s, j, k, ok = 1;
     double *col = (double *)malloc(sizeof(double) * (size_t)o->seeds);
+    struct lm_jobs t;
     printf("\n%-10s %-26s %-26s %s\n", "variant", "final validation loss", "best validation loss", "train loss (last interval)");
     for (v = 0; v < o->nvar; v++) {
         double m, sd, b, bsd, t, tsd;
@@ -525,7 +609,7 @@ static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
     printf("(nats per byte, mean +- sd over seeds; bits per byte in brackets. A best loss well below the final one, or a\n"
            " train loss far below it, means the model memorised the corpus: shorten --steps or grow the corpus)\n");
     {   /* the collapse probes: mean +- sd over seeds, per n, and each variant against the first at the last n */
-        int ns[LM_PROBE_NS], task, w, metric;
+        int ns[LM_PROBE_NS], task, metric;
         if (lm_probe_ns(o, ns)) {
             printf("\ncollapse probes (Lv et al. 2024, Sec. 3.2): |y2 - y1|_inf relative to the first n, mean +- sd over %d "
                    "seed(s)\n", o->seeds);
@@ -545,46 +629,32 @@ static int lm_report(const lm_opts *o, const lm_run *res, int njobs)
                         printf("\n");
                     }
                 }
-            for (task = 0; task < 2 && o->seeds > 1; task++) /* Welch: variant - the first, paper's metric, last n */
+            for (task = 0; task < 2 && o->seeds > 1; task++) /* variant - the first, paired by seed, paper's metric */
                 for (v = 1; v < o->nvar; v++) {
-                    double *a = (double *)malloc(sizeof(double) * 2 * (size_t)o->seeds);
+                    double *a = (double *)malloc(sizeof(double) * 2 * (size_t)o->seeds), *b = a + o->seeds;
                     welch_result wr;
                     if (!a) break;
                     for (s = 0; s < o->seeds; s++) {
                         a[s] = res[s].probe[task][0][LM_PROBE_NS - 1];
-                        a[o->seeds + s] = res[v * o->seeds + s].probe[task][0][LM_PROBE_NS - 1];
+                        b[s] = res[v * o->seeds + s].probe[task][0][LM_PROBE_NS - 1];
                     }
-                    if (welch(a, o->seeds, a + o->seeds, o->seeds, &wr))
-                        printf("%s n %d, %s - %s: %+.3f [%.3f, %.3f], p = %.2g (Welch, %d seeds each)\n", task ? "ones" : "zero",
-                               ns[LM_PROBE_NS - 1], o->variant[v], o->variant[0], wr.diff, wr.lo, wr.hi, wr.p, o->seeds);
+                    if (paired_t(a, b, o->seeds, &wr))
+                        printf("%s n %d, %s - %s: %+.3f [%.3f, %.3f], p = %.2g (paired t over %d seeds: the same\n"
+                               "  initialisation, batches and %d prompt(s); Pearson r between the pairs %.2f)\n",
+                               task ? "ones" : "zero", ns[LM_PROBE_NS - 1], o->variant[v], o->variant[0], wr.diff, wr.lo,
+                               wr.hi, wr.p, o->seeds, o->prompts, pearson(a, b, o->seeds));
                     free(a);
                 }
-            if (o->probe_svg) { /* bars: the paper's metric per (task, n), one bar per variant */
-                double vals[LM_MAX_VARIANTS * 2 * LM_PROBE_NS];
-                static char glab[2 * LM_PROBE_NS][24];
-                const char *groups[2 * LM_PROBE_NS], *series[LM_MAX_VARIANTS];
-                for (w = 0; w < 2 * LM_PROBE_NS; w++) {
-                    task = w / LM_PROBE_NS; k = w % LM_PROBE_NS;
-                    snprintf(glab[w], sizeof glab[w], "%s %d", task ? "ones" : "zero", ns[k]);
-                    groups[w] = glab[w];
-                    for (v = 0; v < o->nvar; v++) {
-                        double y = 0;
-                        for (s = 0; s < o->seeds; s++) y += res[v * o->seeds + s].probe[task][0][k] / o->seeds;
-                        vals[(size_t)v * 2 * LM_PROBE_NS + w] = y;
-                    }
-                }
-                for (v = 0; v < o->nvar; v++) series[v] = o->variant[v];
-                if (attn_bars_svg(o->probe_svg, "collapse probes: |y2 - y1|_inf relative to the first n (finding a zero; counting ones)",
-                                  "relative change of the last output", groups, 2 * LM_PROBE_NS, series, o->nvar, vals) == ATTN_OK)
-                    printf("wrote %s\n", o->probe_svg);
-                else fprintf(stderr, "attnlab lm: %s\n", attn_last_error()), ok = 0;
-            }
+            if (o->probe_svg) ok = lm_probe_svg(o, res, ns) && ok;
         }
     }
     if (o->csv) {
-        struct lm_jobs t;
         t.o = o; t.d = NULL; t.res = (lm_run *)res;
-        ok = csv_write(o->csv, LM_CSV_HEADER, njobs, lm_line, &t);
+        ok = csv_write(o->csv, LM_CSV_HEADER, njobs, lm_line, &t) && ok;
+    }
+    if (o->probe_csv && lm_probe_ns(o, t.ns)) {
+        t.o = o; t.res = (lm_run *)res;
+        ok = csv_write(o->probe_csv, "variant,seed,task,n,paper,code", njobs, lm_probe_line, &t) && ok;
     }
     if (o->svg) { /* mean validation loss per variant, +-1 sd band */
         attn_plot p;
@@ -633,10 +703,12 @@ static int lm_preset(int argc, char **argv, lm_opts *o)
          "--variants softmax,cog,cog-first,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 50 --seeds 2 "
          "--csv results/cog-lm.csv --svg results/cog-lm.svg --probe-svg results/cog-lm-probes.svg"},
         {"the collapse probes (Lv et al. 2024, Sec. 3.2) of softmax and Cog language models, paper's and code's metric",
-         "--variants softmax,cog,cog-all --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 3 "
-         "--csv results/cog-probes.csv --svg results/cog-probes.svg --probe-svg results/cog_probes.svg",
-         "--variants softmax,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 100 --seeds 1 "
-         "--csv results/cog-probes.csv --svg results/cog-probes.svg --probe-svg results/cog_probes.svg"},
+         "--variants softmax,cog,cog-first --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 "
+         "--seeds 16 --lr 0.01 --probe-prompts 32 --csv results/cog-probes.csv --svg results/cog-probes.svg "
+         "--probe-csv results/cog-probes-values.csv --probe-svg results/cog_probes.svg",
+         "--variants softmax,cog-all --layers 4 --dmodel 64 --heads 4 --ctx 96 --batch 8 --steps 300 --eval-every 100 --seeds 2 "
+         "--probe-prompts 4 --csv results/cog-probes.csv --svg results/cog-probes.svg "
+         "--probe-csv results/cog-probes-values.csv --probe-svg results/cog_probes.svg"},
     };
     static char buf[512]; /* the options point into it after return */
     char full[512], quick[512], *args[256];
@@ -675,7 +747,8 @@ int lm_main(int argc, char **argv)
         return 1;
     if (o.heatmap) snprintf(heat, sizeof heat, "%s-%s.svg", o.heatmap, o.variant[0]);
     if (o.save) lm_save_path(&o, 0, 0, save, sizeof save);
-    if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.probe_svg) || !output_ok(o.heatmap ? heat : NULL) ||
+    if (!output_ok(o.csv) || !output_ok(o.svg) || !output_ok(o.probe_svg) || !output_ok(o.probe_csv) ||
+        !output_ok(o.heatmap ? heat : NULL) ||
         !output_ok(o.save ? save : NULL))
         return 1;
     if (!lm_load(&d, &o)) return 1;
@@ -701,7 +774,7 @@ int lm_main(int argc, char **argv)
     progress_begin(&lm_prog, res, sizeof *res, offsetof(lm_run, prog), njobs, (long)njobs * o.steps, "steps", "mean latest validation loss");
     catch_stop();
     {
-        struct lm_jobs jobs = {&o, &d, res, nev};
+        struct lm_jobs jobs = {&o, &d, res, nev, {0}};
         job_set js = {lm_job, lm_xfer, lm_line, &lm_csv, o.csv, LM_CSV_HEADER, &jobs};
         lost = run_jobs(njobs, o.threads, &js, &lm_prog);
     }

@@ -190,6 +190,22 @@ else
              ./build/attnlab \$S --seeds 1 --analysis-csv $tmp/an1.csv >/dev/null 2>&1 && \
              test \$(wc -l < $tmp/an2.csv) = 65 && test \$(wc -l < $tmp/an1.csv) = 17 && \
              grep '^softmax,0,0,' $tmp/an1.csv > $tmp/an1.rows && grep '^softmax,0,0,' $tmp/an2.csv | cmp -s - $tmp/an1.rows"
+        try "attnlab lm's probes over 3 prompts: a CSV row per model, task and n; the first prompt alone is the default" \
+            sh -c "L='lm --corpus examples/data/sample.txt --variants softmax,cog-all --layers 2 --dmodel 32 --heads 2 \
+             --ctx 64 --batch 4 --steps 20 --eval-every 10 --seeds 3 --threads 1' && \
+             ./build/attnlab \$L --probe-prompts 3 --probe-csv $tmp/pp3.csv >$tmp/pp3.out 2>/dev/null && \
+             ./build/attnlab \$L --probe-csv $tmp/pp1.csv >/dev/null 2>&1 && \
+             ./build/attnlab \$L --probe-prompts 1 --probe-csv $tmp/pp1b.csv >/dev/null 2>&1 && \
+             test \$(wc -l < $tmp/pp3.csv) = 61 && cmp -s $tmp/pp1.csv $tmp/pp1b.csv && ! cmp -s $tmp/pp1.csv $tmp/pp3.csv && \
+             grep -q 'zero n [0-9]*, cog-all - softmax: .*paired t over 3 seeds' $tmp/pp3.out"
+        if command -v python3 >/dev/null 2>&1; then
+            try "attnlab lm's paired test of the probes is tools/stats.py's on its CSV" sh -c "python3 -c \"
+import csv, sys; sys.path.insert(0, 'tools'); import stats
+r = list(csv.DictReader(open('$tmp/pp3.csv'))); n = max(int(x['n']) for x in r)
+v = {(x['variant'], x['seed']): float(x['paper']) for x in r if x['task'] == 'zero' and int(x['n']) == n}
+m, (lo, hi), t, df, p = stats.paired([v['cog-all', str(s)] - v['softmax', str(s)] for s in range(3)])
+print('zero n %d, cog-all - softmax: %+.3f [%.3f, %.3f]' % (n, m, lo, hi))\" > $tmp/pp3.py && grep -qF -f $tmp/pp3.py $tmp/pp3.out"
+        fi
         try "the latent-code probe finds the terms in its positive control (F1 above chance + 0.1)" sh -c \
             "./build/attnlab train --task fuzzy --attn softmax --steps 5 --seeds 1 --eval-every 5 --eval-tasks 512 \
              --threads 1 2>/dev/null | awk '/chance .* control/ { c = \$(NF - 2); k = \$NF; ok = k > c + 0.1 } END { exit !ok }'"
