@@ -1456,11 +1456,19 @@ typedef struct attn_seq2seq_config {
     attn_ln_eps ln_eps;
     attn_float dropout;        /* in [0, 1) */
     attn_init_kind init;       /* of the matrices; the embeddings are N(0, 1/d) (sqrt(d) E: unit scale) */
+    /* Score modifiers (attn_mod_init) per layer: enc_mods[l] in encoder layer l's self-attention,
+       dec_mods[l] and cross_mods[l] in decoder layer l's causal self- and cross-attention
+       (ATTN_MOD_NONE: none), every one with the settings in mod (its kind and H are the sublayer's
+       and heads); cross-attention takes SOFTCAP and TEMPERATURE only. A RELBIAS sublayer learns its
+       table relbias [H, buckets] (from 0), a TEMPERATURE one temperature [H] (from 1). */
+    attn_mod_kind enc_mods[ATTN_MAX_LAYERS], dec_mods[ATTN_MAX_LAYERS], cross_mods[ATTN_MAX_LAYERS];
+    attn_mod_config mod;
 } attn_seq2seq_config;
 
 /* params: Es [src_vocab, d], Et [tgt_vocab, d]; per attention sublayer Wq [H dk, d], bq, Wk [H dk, d],
-   bk, Wv [H dv, d], bv, Wo [d, H dv], bo, then its LN's g, b [d]; per FFN sublayer W1 [mlp, d], b1,
-   W2 [d, mlp], b2, g, b; then Wout [tgt_vocab, d], bout. */
+   bk, Wv [H dv, d], bv, Wo [d, H dv], bo, then its LN's g, b [d], then its modifier's relbias
+   [H, buckets] or temperature [H] (if it has one); per FFN sublayer W1 [mlp, d], b1, W2 [d, mlp],
+   b2, g, b; then Wout [tgt_vocab, d], bout. */
 typedef struct attn_seq2seq {
     attn_seq2seq_config cfg;
     attn_params p;
@@ -1469,8 +1477,8 @@ typedef struct attn_seq2seq {
 } attn_seq2seq;
 
 /* The model's tensors by name, pointing into m->p's value block (grad 0) or gradient block (grad 1).
-   A sublayer (numbered as above) has Wq .. bo (attention) or W1 .. b2 (FFN), the others NULL, and
-   its LN's gain g and bias b. */
+   A sublayer (numbered as above) has Wq .. bo and its modifier's relbias or temperature (attention)
+   or W1 .. b2 (FFN), the others NULL, and its LN's gain g and bias b. */
 typedef struct attn_seq2seq_tensors {
     attn_float *Es, *Et, *Wout, *bout; /* the source and target embeddings; the head */
 } attn_seq2seq_tensors;
@@ -1478,6 +1486,7 @@ typedef struct attn_seq2seq_sublayer_tensors {
     attn_float *Wq, *bq, *Wk, *bk, *Wv, *bv, *Wo, *bo; /* an attention sublayer's projections */
     attn_float *W1, *b1, *W2, *b2;                     /* an FFN sublayer's */
     attn_float *g, *b;                                 /* the LN after either */
+    attn_float *relbias, *temperature;                 /* an attention's modifier's, or NULL */
 } attn_seq2seq_sublayer_tensors;
 ATTNDEF attn_seq2seq_tensors attn_seq2seq_named(const attn_seq2seq *m, int grad);
 /* Sublayer 0 .. 2 Le + 3 Ld - 1 (out of range: every field NULL, the error set). */
@@ -1750,7 +1759,9 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path);
 /* The encoder-decoder's: model "seq2seq", config src_vocab, tgt_vocab, pad, d, heads, dk, dv, mlp,
-   enc_layers, dec_layers, max_src, max_tgt, kind, ln_eps, init, eps (2 words), dropout (2 words). */
+   enc_layers, dec_layers, max_src, max_tgt, kind, ln_eps, init, eps (2 words), dropout (2 words);
+   with score modifiers, then mod.buckets, .max_distance, .bidirectional, .cap (2 words) and each
+   attention sublayer's modifier in order (-1: none); then the names' fingerprints. */
 ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path);
 ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path);
 
@@ -12070,17 +12081,42 @@ static int attn__s2s_type(const attn_seq2seq_config *c, int s)
     return s == 0 ? ATTN__S2S_CAUSAL : s == 1 ? ATTN__S2S_CROSS : ATTN__S2S_FFN;
 }
 
+/* The layer sublayer s belongs to (in the encoder or in the decoder). */
+static int attn__s2s_layer_of(const attn_seq2seq_config *c, int s)
+{
+    return s < 2 * c->enc_layers ? s / 2 : (s - 2 * c->enc_layers) / 3;
+}
+
+/* Sublayer s's modifier settings (kind ATTN_MOD_NONE for an FFN or none) in *mc; the floats of its
+   table. */
+static size_t attn__s2s_mod(const attn_seq2seq_config *c, int s, attn_mod_config *mc)
+{
+    int t = attn__s2s_type(c, s), l = attn__s2s_layer_of(c, s);
+    *mc = c->mod;
+    mc->H = c->heads;
+    mc->kind = t == ATTN__S2S_SELF     ? c->enc_mods[l]
+               : t == ATTN__S2S_CAUSAL ? c->dec_mods[l]
+               : t == ATTN__S2S_CROSS  ? c->cross_mods[l]
+                                       : ATTN_MOD_NONE;
+    return mc->kind == ATTN_MOD_RELBIAS       ? (size_t)mc->H * mc->buckets
+           : mc->kind == ATTN_MOD_TEMPERATURE ? (size_t)mc->H
+                                              : 0;
+}
+
 static int attn__s2s_ntensors(const attn_seq2seq_config *c, int s)
 {
-    return attn__s2s_type(c, s) == ATTN__S2S_FFN ? ATTN__S2S_FFN_TENSORS : ATTN__S2S_ATT_TENSORS;
+    attn_mod_config mc;
+    return attn__s2s_type(c, s) == ATTN__S2S_FFN ? ATTN__S2S_FFN_TENSORS
+                                                 : ATTN__S2S_ATT_TENSORS + (attn__s2s_mod(c, s, &mc) > 0);
 }
 
 /* A sublayer's tensors in block order (attention or FFN), named as in checkpoints, and the model's
    own (Es, Et first, Wout, bout last). */
 #define ATTN__S2S_L(f) ATTN__SLOT(attn_seq2seq_sublayer_tensors, f)
-static const attn__slot attn__s2s_aslot[ATTN__S2S_ATT_TENSORS] = {
-    ATTN__S2S_L(Wq), ATTN__S2S_L(bq), ATTN__S2S_L(Wk), ATTN__S2S_L(bk), ATTN__S2S_L(Wv),
-    ATTN__S2S_L(bv), ATTN__S2S_L(Wo), ATTN__S2S_L(bo), ATTN__S2S_L(g),  ATTN__S2S_L(b)};
+static const attn__slot attn__s2s_aslot[ATTN__S2S_ATT_TENSORS + 2] = {
+    ATTN__S2S_L(Wq), ATTN__S2S_L(bq), ATTN__S2S_L(Wk), ATTN__S2S_L(bk), ATTN__S2S_L(Wv),     ATTN__S2S_L(bv),
+    ATTN__S2S_L(Wo), ATTN__S2S_L(bo), ATTN__S2S_L(g),  ATTN__S2S_L(b),  ATTN__S2S_L(relbias),
+    ATTN__S2S_L(temperature)}; /* the last two: a modifier's table, one or none */
 static const attn__slot attn__s2s_fslot[ATTN__S2S_FFN_TENSORS] = {
     ATTN__S2S_L(W1), ATTN__S2S_L(b1), ATTN__S2S_L(W2), ATTN__S2S_L(b2), ATTN__S2S_L(g), ATTN__S2S_L(b)};
 #define ATTN__S2S_M(f) ATTN__SLOT(attn_seq2seq_tensors, f)
@@ -12107,11 +12143,20 @@ ATTNDEF attn_seq2seq_tensors attn_seq2seq_named(const attn_seq2seq *m, int grad)
 ATTNDEF attn_seq2seq_sublayer_tensors attn_seq2seq_sublayer_named(const attn_seq2seq *m, int sub, int grad)
 {
     attn_seq2seq_sublayer_tensors t;
-    short idx[ATTN__S2S_ATT_TENSORS];
+    attn_mod_config mc;
+    short idx[ATTN__S2S_ATT_TENSORS + 2];
     int k, ok = m && sub >= 0 && sub < attn__s2s_subs(&m->cfg), n = ok ? attn__s2s_ntensors(&m->cfg, sub) : 0;
+    int ffn = ok && attn__s2s_type(&m->cfg, sub) == ATTN__S2S_FFN;
     for (k = 0; k < n; k++) idx[k] = (short)(attn__s2s_first(&m->cfg, sub) + k);
-    attn__name_tensors(__func__, &t, sizeof t, n == ATTN__S2S_FFN_TENSORS ? attn__s2s_fslot : attn__s2s_aslot,
-                       idx, n, ok ? &m->p : NULL, grad);
+    if (ok && !ffn) { /* a modifier's table (the tensor after b) in its slot, the other slot NULL */
+        int np = attn__s2s_mod(&m->cfg, sub, &mc) > 0, temp = mc.kind == ATTN_MOD_TEMPERATURE;
+        short table = np ? idx[ATTN__S2S_ATT_TENSORS] : -1;
+        idx[ATTN__S2S_ATT_TENSORS + temp] = table;
+        idx[ATTN__S2S_ATT_TENSORS + !temp] = -1;
+        n = ATTN__S2S_ATT_TENSORS + 2;
+    }
+    attn__name_tensors(__func__, &t, sizeof t, ffn ? attn__s2s_fslot : attn__s2s_aslot, idx, n,
+                       ok ? &m->p : NULL, grad);
     return t;
 }
 
@@ -12125,6 +12170,7 @@ static void attn__s2s_shape(const attn_seq2seq_config *c, int s, int Ts, int Tt,
 static attn_status attn__s2s_check(const char *fn, const attn_seq2seq_config *c)
 {
     attn_attention_desc a;
+    int s;
     if (!c) return attn__fail(ATTN_ERR_ARG, "%s: the configuration is NULL", fn);
     if (c->src_vocab < 1 || c->tgt_vocab < 1 || c->d < 1 || c->heads < 1 || c->dk < 1 || c->dv < 1 ||
         c->mlp < 1 || c->max_src < 1 || c->max_tgt < 1 || c->enc_layers < 1 ||
@@ -12154,6 +12200,19 @@ static attn_status attn__s2s_check(const char *fn, const attn_seq2seq_config *c)
     memset(&a, 0, sizeof a);
     a.kind = c->kind; a.B = a.H = a.Tq = a.Tk = 1; a.dk = c->dk; a.dv = c->dv;
     if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads;
+    for (s = 0; s < attn__s2s_subs(c); s++) {
+        attn_mod_config mc;
+        size_t np;
+        attn__s2s_mod(c, s, &mc);
+        if (mc.kind == ATTN_MOD_NONE) continue;
+        if (attn__mod_check(fn, &mc, &np) != ATTN_OK)
+            return attn__fail(attn_last_status(), "%s (sublayer %d)", attn_last_error(), s);
+        if (attn__s2s_type(c, s) == ATTN__S2S_CROSS && mc.kind != ATTN_MOD_SOFTCAP &&
+            mc.kind != ATTN_MOD_TEMPERATURE)
+            return attn__fail(ATTN_ERR_ARG, "%s: cross-attention takes softcap or temperature, not %s (a "
+                              "target and a source position make no distance)", fn, attn_mod_name(mc.kind));
+        a.mod = &attn__mod_rows[mc.kind]; /* the checks look at the kind */
+    }
     return attn__attention_check(fn, &a, (size_t)-1);
 }
 
@@ -12174,20 +12233,30 @@ static int attn__s2s_descs(const attn_seq2seq_config *c, attn_param_desc *p)
     attn__pdesc(p ? p + n : NULL, "Es", 2, c->src_vocab, d); n++;
     attn__pdesc(p ? p + n : NULL, "Et", 2, c->tgt_vocab, d); n++;
     for (s = 0; s < attn__s2s_subs(c); s++) {
-        int ffn = attn__s2s_type(c, s) == ATTN__S2S_FFN;
-        for (k = 0; k < attn__s2s_ntensors(c, s); k++, n++) {
+        attn_mod_config mc;
+        int ffn = attn__s2s_type(c, s) == ATTN__S2S_FFN, mod = !ffn && attn__s2s_mod(c, s, &mc) > 0;
+        for (k = 0; k < (ffn ? ATTN__S2S_FFN_TENSORS : ATTN__S2S_ATT_TENSORS); k++, n++) {
             const int *e = ffn ? fs[k] : as[k];
             const char *name = (ffn ? attn__s2s_fslot : attn__s2s_aslot)[k].name;
             attn__pdesc(p ? p + n : NULL, name, e[0], e[1], e[2]);
         }
+        if (mod) { /* RELBIAS [H, buckets] or TEMPERATURE [H] */
+            int rb = mc.kind == ATTN_MOD_RELBIAS;
+            attn__pdesc(p ? p + n : NULL, rb ? "relbias" : "temperature", 1 + rb, c->heads,
+                        rb ? mc.buckets : 0);
+        }
+        n += mod;
     }
     attn__pdesc(p ? p + n : NULL, "Wout", 2, c->tgt_vocab, d); n++;
     attn__pdesc(p ? p + n : NULL, "bout", 1, c->tgt_vocab, 0); n++;
-    for (k = 0; p && k < n; k++) { /* Es, Et N(0, 1/d); the other matrices by c->init; gains 1, biases 0 */
-        p[k].init = k < 2 ? ATTN_PARAM_NORMAL
-                    : p[k].ndim == 2 ? (attn_param_init)(ATTN_PARAM_FAN_NORMAL + (int)c->init)
-                    : p[k].name[0] == 'g' ? ATTN_PARAM_CONST : ATTN_PARAM_ZERO;
-        p[k].value = k < 2 ? 1 / sqrt((double)d) : p[k].name[0] == 'g';
+    for (k = 0; p && k < n; k++) { /* Es, Et N(0, 1/d); the other matrices by c->init; gains and
+                                      temperatures 1, biases and relative-bias tables 0 */
+        int one = p[k].name[0] == 'g' || p[k].name[0] == 't', fan = p[k].ndim == 2 && p[k].name[0] != 'r';
+        p[k].init = k < 2  ? ATTN_PARAM_NORMAL
+                    : fan  ? (attn_param_init)(ATTN_PARAM_FAN_NORMAL + (int)c->init)
+                    : one  ? ATTN_PARAM_CONST
+                           : ATTN_PARAM_ZERO;
+        p[k].value = k < 2 ? 1 / sqrt((double)d) : one;
     }
     return n;
 }
@@ -12204,10 +12273,8 @@ static attn_status attn__s2s_alloc_descs(const char *fn, const attn_seq2seq_conf
     return ATTN_OK;
 }
 
-/* The parameter count of a valid configuration, and its block's floats (with the alignment
-   padding) in *floats; 0 (error set) if it is invalid or its sizes overflow. */
-/* The parameter count of cfg, and in *floats the floats of fb bytes in its block; 0 (error set) if
-   cfg is invalid. */
+/* The parameter count of cfg, and in *floats the floats of fb bytes in its block (with the alignment
+   padding); 0 (error set) if cfg is invalid or its sizes overflow. */
 static size_t attn__s2s_block(const char *fn, const attn_seq2seq_config *cfg, size_t *floats, size_t fb)
 {
     attn_param_desc *p;
@@ -12296,13 +12363,23 @@ ATTNDEF void attn_seq2seq_free(attn_seq2seq *m)
     if (m) attn_params_free(&m->p);
 }
 
-/* Attention sublayer s as an attn_layer over the model's parameters, masking keys with mask. */
-static void attn__s2s_layer(const attn_seq2seq *m, int s, const unsigned char *mask, attn_layer *L)
+/* Attention sublayer s as an attn_layer over the model's parameters, masking keys with mask, its
+   modifier in *mod (NULL: the sizes only). */
+static void attn__s2s_layer(const attn_seq2seq *m, int s, const unsigned char *mask, attn_layer *L,
+                            attn_mod *mod)
 {
     const attn_seq2seq_config *c = &m->cfg;
     const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0);
     int t = attn__s2s_type(c, s);
+    attn_mod_config mc;
     memset(L, 0, sizeof *L);
+    attn__s2s_mod(c, s, &mc);
+    if (mc.kind && !mod) L->att.mod = &attn__mod_rows[mc.kind];
+    else if (mc.kind) { /* checked with the model */
+        const attn_seq2seq_sublayer_tensors G = attn_seq2seq_sublayer_named(m, s, 1);
+        attn_mod_init(mod, &mc, W.relbias ? W.relbias : W.temperature, G.relbias ? G.relbias : G.temperature);
+        L->att.mod = &mod->fn;
+    }
     L->att.kind = c->kind; L->att.H = c->heads; L->att.dk = c->dk; L->att.dv = c->dv;
     L->Wq = W.Wq; L->bq = W.bq; L->Wk = W.Wk; L->bk = W.bk;
     L->Wv = W.Wv; L->bv = W.bv; L->Wo = W.Wo; L->bo = W.bo;
@@ -12331,7 +12408,7 @@ static size_t attn__s2s_sub_floats(const attn_seq2seq *m, int s, int B, int Ts, 
     N = (size_t)B * Tq; Nd = N * m->cfg.d;
     if (attn__s2s_type(&m->cfg, s) == ATTN__S2S_FFN)
         return 2 * Nd + 2 * N + attn__bytes_floats(Nd) + 2 * N * m->cfg.mlp;
-    attn__s2s_layer(m, s, NULL, &L);
+    attn__s2s_layer(m, s, NULL, &L, NULL);
     return 2 * Nd + 2 * N + attn__bytes_floats(Nd) + attn_layer_cache_floats(&L, B, Tq, Tk);
 }
 
@@ -12395,16 +12472,15 @@ typedef struct {
 
 static size_t attn__s2s_layer_work(const attn_seq2seq *m, int B, int Ts, int Tt)
 {
-    int one[3] = {0, 2 * m->cfg.enc_layers,
-                  2 * m->cfg.enc_layers + 1}; /* a self, a causal and a cross-attention */
     attn_layer L;
     size_t w = 0;
-    int i, Tq, Tk;
-    for (i = 0; i < 3; i++) {
-        attn__s2s_shape(&m->cfg, one[i], Ts, Tt, &Tq, &Tk);
-        attn__s2s_layer(m, one[i], NULL, &L);
-        w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, Tq, Tk));
-    }
+    int s, Tq, Tk;
+    for (s = 0; s < attn__s2s_subs(&m->cfg); s++) /* every attention (their modifiers differ) */
+        if (attn__s2s_type(&m->cfg, s) != ATTN__S2S_FFN) {
+            attn__s2s_shape(&m->cfg, s, Ts, Tt, &Tq, &Tk);
+            attn__s2s_layer(m, s, NULL, &L, NULL);
+            w = ATTN__MAX(w, attn_layer_work_bytes(&L, B, Tq, Tk));
+        }
     return w;
 }
 
@@ -12507,6 +12583,7 @@ static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const uns
     const attn_seq2seq_config *cf = &m->cfg;
     attn__s2s_cache c;
     attn_layer L;
+    attn_mod md;
     const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0);
     attn_float *out = attn__s2s_map(m, s, B, Ts, Tt, cache, &c);
     int Tq, Tk, t = attn__s2s_type(cf, s);
@@ -12518,7 +12595,7 @@ static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const uns
         attn_act_forward(c.h, c.u, N * cf->mlp, ATTN_ACT_RELU);
         attn_linear_forward(c.r, c.h, W.W2, W.b2, (int)N, cf->mlp, cf->d);
     } else {
-        attn__s2s_layer(m, s, mask, &L);
+        attn__s2s_layer(m, s, mask, &L, &md);
         ATTN__TRY(
             attn_layer_forward(&L, c.r, c.att, c.x, t == ATTN__S2S_CROSS ? mem : NULL, B, Tq, Tk, work, lw));
     }
@@ -12537,6 +12614,7 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     const attn_seq2seq_config *cf = &m->cfg;
     attn__s2s_cache c;
     attn_layer L;
+    attn_mod md;
     attn_layer_grads lg;
     const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0),
                                         G = attn_seq2seq_sublayer_named(m, s, 1);
@@ -12563,7 +12641,7 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
         attn__act_back(w->dU, w->dH, c.u, N * cf->mlp, ATTN_ACT_RELU, 0);
         return attn_linear_backward(w->dX, G.W1, G.b1, w->dU, c.x, W.W1, (int)N, cf->d, cf->mlp);
     }
-    attn__s2s_layer(m, s, mask, &L);
+    attn__s2s_layer(m, s, mask, &L, &md);
     memset(&lg, 0, sizeof lg);
     lg.dWq = G.Wq; lg.dbq = G.bq; lg.dWk = G.Wk; lg.dbk = G.bk;
     lg.dWv = G.Wv; lg.dbv = G.bv; lg.dWo = G.Wo; lg.dbo = G.bo;
@@ -12671,6 +12749,7 @@ ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weig
 {
     attn__s2s_cache c;
     attn_layer L;
+    attn_mod md;
     int Tq, Tk;
     ATTN__NEED(m); ATTN__NEED(weights); ATTN__NEED(cache); ATTN__NEED(work);
     ATTN__TRY(attn__s2s_check(__func__, &m->cfg));
@@ -12686,7 +12765,7 @@ ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weig
                           (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
     attn__s2s_map(m, sub, B, Ts, Tt, cache, &c);
     attn__s2s_shape(&m->cfg, sub, Ts, Tt, &Tq, &Tk);
-    attn__s2s_layer(m, sub, attn__s2s_mask(m, cache, NULL, B, Ts), &L);
+    attn__s2s_layer(m, sub, attn__s2s_mask(m, cache, NULL, B, Ts), &L, &md);
     return attn__layer_weights(&L, weights, c.att, B, Tq, Tk, work);
 }
 
@@ -12718,10 +12797,12 @@ static size_t attn__s2s_kv_map(const attn_seq2seq *m, int Ts, int max_len, int b
     c->beam = beam;
     self = (size_t)c->Ld * c->H * c->L1;
     cross = (size_t)c->Ld * c->H * Ts;
-    attn__s2s_layer(m, 2 * cf->enc_layers, NULL, &L); /* the self-attention's step, then the source's */
-    work = attn_layer_step_work_bytes(&L, 1, c->L1);
-    attn__s2s_layer(m, 2 * cf->enc_layers + 1, NULL, &L);
-    work = ATTN__MAX(work, attn_layer_step_work_bytes(&L, Ts, Ts));
+    for (i = 0, work = 0; i < c->Ld; i++) { /* each layer's self-attention step, and its source's */
+        attn__s2s_layer(m, 2 * cf->enc_layers + 3 * i, NULL, &L, NULL);
+        work = ATTN__MAX(work, attn_layer_step_work_bytes(&L, 1, c->L1));
+        attn__s2s_layer(m, 2 * cf->enc_layers + 3 * i + 1, NULL, &L, NULL);
+        work = ATTN__MAX(work, attn_layer_step_work_bytes(&L, Ts, Ts));
+    }
     attn__arena_plan(&ar, mem);
     c->pe = attn__arena_floats(&ar, max_len * cf->d);
     c->Kc = attn__arena_floats(&ar, cross * c->dk);
@@ -12755,11 +12836,12 @@ static attn_status attn__s2s_kv_source(const attn_seq2seq *m, attn__s2s_kv *c, c
                                        const unsigned char *mask, int max_len)
 {
     attn_layer L;
+    attn_mod md;
     int l;
     attn_pos_sinusoidal(c->pe, max_len, m->cfg.d);
     for (l = 0; l < c->Ld; l++) {
         attn_layer_kv kv = attn__s2s_kv_layer(c, l, 1, 0, 0);
-        attn__s2s_layer(m, 2 * m->cfg.enc_layers + 3 * l + 1, mask, &L);
+        attn__s2s_layer(m, 2 * m->cfg.enc_layers + 3 * l + 1, mask, &L, &md);
         ATTN__TRY(attn_layer_kv_add(&L, &kv, mem, c->Ts, 0, c->work, c->work_bytes));
     }
     return ATTN_OK;
@@ -12773,6 +12855,7 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
     const attn_seq2seq_tensors M = attn_seq2seq_named(m, 0);
     int l, j;
     attn_layer L;
+    attn_mod md;
     attn_embedding_forward(c->x, &tok, M.Et, 1, cf->tgt_vocab, cf->d);
     attn_scale((size_t)cf->d, (attn_float)sqrt((double)cf->d), c->x);
     attn_axpy((size_t)cf->d, 1, c->pe + (size_t)p * cf->d, c->x);
@@ -12787,7 +12870,7 @@ static attn_status attn__s2s_kv_step(const attn_seq2seq *m, attn__s2s_kv *c, int
             } else { /* this position's key and value join hypothesis k's rows; the source's are there */
                 attn_layer_kv kv = attn__s2s_kv_layer(c, l, j, buf, k);
                 kv.held = j ? c->Ts : p;
-                attn__s2s_layer(m, s, mask, &L);
+                attn__s2s_layer(m, s, mask, &L, &md);
                 ATTN__TRY(attn_layer_step(&L, &kv, c->r, c->x, 1, p, j == 0, c->work, c->work_bytes));
             }
             attn_axpy((size_t)cf->d, 1, c->x, c->r);
@@ -14326,14 +14409,42 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
 }
 
 #define ATTN__S2S_WORDS 19
+#define ATTN__S2S_MOD_WORDS 5 /* mod.buckets, .max_distance, .bidirectional, .cap (2 words) */
+
+/* Sublayer s's modifier kind as a field of *c (for a configuration read from a file). */
+static attn_mod_kind *attn__s2s_mod_field(attn_seq2seq_config *c, int s)
+{
+    int t = attn__s2s_type(c, s), l = attn__s2s_layer_of(c, s);
+    return t == ATTN__S2S_SELF ? &c->enc_mods[l] : t == ATTN__S2S_CAUSAL ? &c->dec_mods[l]
+                                                                         : &c->cross_mods[l];
+}
+
+/* The attention sublayers of c (0 for layer counts out of range: a configuration read from a file),
+   and in *mods whether one has a score modifier. */
+static int attn__s2s_atts(const attn_seq2seq_config *c, int *mods)
+{
+    int s, n = 0;
+    *mods = 0;
+    if (c->enc_layers < 1 || c->enc_layers > ATTN_MAX_LAYERS || c->dec_layers < 1 ||
+        c->dec_layers > ATTN_MAX_LAYERS)
+        return 0;
+    for (s = 0; s < attn__s2s_subs(c); s++) {
+        attn_mod_config mc;
+        if (attn__s2s_type(c, s) == ATTN__S2S_FFN) continue;
+        attn__s2s_mod(c, s, &mc);
+        *mods |= mc.kind != ATTN_MOD_NONE;
+        n++;
+    }
+    return n;
+}
 
 ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path)
 {
     const attn_seq2seq_config *c;
-    int32_t w[ATTN__S2S_WORDS + 2];
-    char names[1][ATTN_CKPT_NAME_LEN];
-    const char *np[1] = {names[0]};
-    int nn = 0, nw;
+    int32_t w[ATTN__S2S_WORDS + ATTN__S2S_MOD_WORDS + 3 * ATTN_MAX_LAYERS + 2 * (1 + ATTN_MOD_COUNT)];
+    char names[1 + ATTN_MOD_COUNT][ATTN_CKPT_NAME_LEN];
+    const char *np[1 + ATTN_MOD_COUNT];
+    int nn = 0, nw = ATTN__S2S_WORDS, mods, s;
     ATTN__NEED(m);
     c = &m->cfg;
     w[0] = c->src_vocab;
@@ -14352,7 +14463,22 @@ ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path)
     w[13] = (int32_t)c->ln_eps;
     w[14] = (int32_t)c->init; attn__f64_words(c->eps, w + 15); attn__f64_words(c->dropout, w + 17);
     if (w[12] < 0) return attn__fail(ATTN_ERR_ARG, "%s: %s", __func__, attn_last_error());
-    nw = attn__ckpt_fingerprints(w, ATTN__S2S_WORDS, names, nn);
+    attn__s2s_atts(c, &mods);
+    if (mods) { /* files without modifiers keep the words of 0.2.0 */
+        w[nw++] = c->mod.buckets;
+        w[nw++] = c->mod.max_distance;
+        w[nw++] = c->mod.bidirectional;
+        attn__f64_words(c->mod.cap, w + nw);
+        nw += 2;
+        for (s = 0; s < attn__s2s_subs(c); s++) {
+            attn_mod_config mc;
+            if (attn__s2s_type(c, s) == ATTN__S2S_FFN) continue;
+            attn__s2s_mod(c, s, &mc);
+            w[nw++] = mc.kind ? attn__ckpt_add(names, &nn, attn_mod_name(mc.kind)) : -1;
+        }
+    }
+    for (s = 0; s < nn; s++) np[s] = names[s];
+    nw = attn__ckpt_fingerprints(w, nw, names, nn);
     return attn_checkpoint_save(path, "seq2seq", w, nw, np, nn, &m->p);
 }
 
@@ -14362,11 +14488,11 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     attn_seq2seq_config c;
     attn_seq2seq t;
     attn_rng r;
-    const int32_t *w = h.config, *fp;
+    const int32_t *w = h.config, *fp, *mw;
     void *buf = NULL;
     size_t n = 0, floats = 0;
-    attn_status s;
-    int made;
+    attn_status st;
+    int made, na, mods, known, s, i;
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "seq2seq", ATTN__S2S_WORDS, &buf, &n, &h));
     memset(&c, 0, sizeof c);
@@ -14384,18 +14510,30 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     c.max_tgt = w[11];
     c.ln_eps = (attn_ln_eps)w[13];
     c.init = (attn_init_kind)w[14]; c.eps = attn__words_f64(w + 15); c.dropout = attn__words_f64(w + 17);
-    fp = h.nconfig > ATTN__S2S_WORDS ? w + ATTN__S2S_WORDS : NULL; /* the name's fingerprint */
-    if (h.nconfig != ATTN__S2S_WORDS && h.nconfig != ATTN__S2S_WORDS + 2 * h.nnames)
+    na = attn__s2s_atts(&c, &mods); /* with modifiers: their words, then the names' fingerprints */
+    mw = na && h.nconfig == ATTN__S2S_WORDS + ATTN__S2S_MOD_WORDS + na + 2 * h.nnames ? w + ATTN__S2S_WORDS
+                                                                                      : NULL;
+    fp = h.nconfig > ATTN__S2S_WORDS ? w + h.nconfig - 2 * h.nnames : NULL; /* the names' fingerprints */
+    if (mw) {
+        c.mod.buckets = mw[0];
+        c.mod.max_distance = mw[1];
+        c.mod.bidirectional = mw[2];
+        c.mod.cap = (attn_float)attn__words_f64(mw + 3);
+    }
+    for (s = 0, i = ATTN__S2S_MOD_WORDS, known = 1; mw && s < attn__s2s_subs(&c) && known; s++)
+        known = attn__s2s_type(&c, s) == ATTN__S2S_FFN ||
+                attn__ckpt_mod(&h, mw[i++], attn__s2s_mod_field(&c, s)) == 0;
+    if (!mw && h.nconfig != ATTN__S2S_WORDS && h.nconfig != ATTN__S2S_WORDS + 2 * h.nnames)
         attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
-    else if ((int)(c.kind = (attn_kind)attn__ckpt_kind(&h, w[12], fp)) < 0 ||
+    else if (!known || (int)(c.kind = (attn_kind)attn__ckpt_kind(&h, w[12], fp)) < 0 ||
              !attn__s2s_block(__func__, &c, &floats, (size_t)h.float_bytes))
         floats = 0;
     ATTN__TRY(attn__ckpt_match(__func__, path, floats, &h, buf));
     attn_rng_seed(&r, 0, 0);
-    made = (s = attn_seq2seq_init(&t, &c, &r)) == ATTN_OK;
-    if ((s = attn__ckpt_fill(s, &t.p, &h, buf, n)) != ATTN_OK && made) attn_seq2seq_free(&t);
-    if (s == ATTN_OK) *m = t;
-    return s;
+    made = (st = attn_seq2seq_init(&t, &c, &r)) == ATTN_OK;
+    if ((st = attn__ckpt_fill(st, &t.p, &h, buf, n)) != ATTN_OK && made) attn_seq2seq_free(&t);
+    if (st == ATTN_OK) *m = t;
+    return st;
 }
 
 /* ---- safetensors ---- */

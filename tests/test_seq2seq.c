@@ -15,11 +15,15 @@ static attn_seq2seq_config s2s_small(void)
     return c;
 }
 
-/* Tensor k of sublayer s (10 tensors per attention sublayer, 6 per FFN; s = count: Wout, bout). */
+/* Tensor k of sublayer s (10 tensors per attention sublayer, 11 with a modifier's table, 6 per
+   FFN; s = count: Wout, bout). */
 static const attn_float *s2s_param(const attn_seq2seq *m, int s, int k)
 {
     int i, n = 2, Le2 = 2 * m->cfg.enc_layers;
-    for (i = 0; i < s; i++) n += (i < Le2 ? i % 2 : (i - Le2) % 3 == 2) ? 6 : 10;
+    for (i = 0; i < s; i++) {
+        attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, i, 0);
+        n += (i < Le2 ? i % 2 : (i - Le2) % 3 == 2) ? 6 : 10 + (W.relbias || W.temperature);
+    }
     return m->p.value[n + k].data;
 }
 
@@ -38,9 +42,10 @@ static void s2s_naive_ln(const attn_seq2seq_config *c, const double *x, const at
 }
 
 /* Sublayer s in place on rows x [Tq][d]: x = LN(x + f(x)), f softmax attention over kv [Tk][d]
-   (causal, key j visible when vis[j]) or the ReLU FFN. */
+   (causal, key j visible when vis[j]; the scores changed by mod when it is not NULL, the query at
+   key position t + Tk - Tq) or the ReLU FFN. */
 static void s2s_naive_sub(const attn_seq2seq *m, int s, double x[ST][SD], int Tq, double kv[ST][SD], int Tk, const int *vis, int causal,
-                          int ffn)
+                          int ffn, const attn_score_mod *mod)
 {
     const attn_seq2seq_config *c = &m->cfg;
     double q[ST][SD], k[ST][SD], v[ST][SD], o[ST][SD], f[SD], r[SD];
@@ -63,6 +68,11 @@ static void s2s_naive_sub(const attn_seq2seq *m, int s, double x[ST][SD], int Tq
                     sc[j] = -1e300;
                     if (!vis[j] || (causal && j > t)) continue;
                     for (sc[j] = 0, e = 0; e < c->dk; e++) sc[j] += q[t][h * c->dk + e] * k[j][h * c->dk + e] / sqrt((double)c->dk);
+                    if (mod) {
+                        attn_float z1 = (attn_float)sc[j];
+                        mod->score(mod->ctx, 0, h, t + Tk - Tq, j, 1, &z1);
+                        sc[j] = z1;
+                    }
                     mx = fmax(mx, sc[j]);
                 }
                 for (j = 0; j < Tk; j++) z += (sc[j] = sc[j] > -1e299 ? exp(sc[j] - mx) : 0);
@@ -89,23 +99,35 @@ static void s2s_naive_embed(const attn_seq2seq_config *c, const attn_float *E, c
         }
 }
 
+/* The score modifier of attention sublayer s with kind k (NULL for none) in *md, its table by name. */
+static const attn_score_mod *s2s_naive_mod(const attn_seq2seq *m, int s, attn_mod_kind k, attn_mod *md)
+{
+    attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0);
+    attn_mod_config mc = m->cfg.mod;
+    if (k == ATTN_MOD_NONE) return NULL;
+    mc.kind = k; mc.H = m->cfg.heads;
+    CHECK(attn_mod_init(md, &mc, W.relbias ? W.relbias : W.temperature, NULL) == ATTN_OK, "mod init: %s", attn_last_error());
+    return &md->fn;
+}
+
 /* logits [Tt, tgt_vocab] of one pair by the formulas of the attn_seq2seq comment, in double. */
 static void naive_seq2seq(const attn_seq2seq *m, const int *src, int Ts, const int *tgt, int Tt, double *logits)
 {
     const attn_seq2seq_config *c = &m->cfg;
     double e[ST][SD], y[ST][SD];
     int vis[ST], all[ST], t, l, Le2 = 2 * c->enc_layers;
+    attn_mod md;
     for (t = 0; t < ST; t++) { vis[t] = t < Ts && src[t] != c->pad; all[t] = 1; }
     s2s_naive_embed(c, m->p.value[0].data, src, Ts, e);
     for (l = 0; l < c->enc_layers; l++) {
-        s2s_naive_sub(m, 2 * l, e, Ts, e, Ts, vis, 0, 0);
-        s2s_naive_sub(m, 2 * l + 1, e, Ts, NULL, 0, NULL, 0, 1);
+        s2s_naive_sub(m, 2 * l, e, Ts, e, Ts, vis, 0, 0, s2s_naive_mod(m, 2 * l, c->enc_mods[l], &md));
+        s2s_naive_sub(m, 2 * l + 1, e, Ts, NULL, 0, NULL, 0, 1, NULL);
     }
     s2s_naive_embed(c, m->p.value[1].data, tgt, Tt, y);
     for (l = 0; l < c->dec_layers; l++) {
-        s2s_naive_sub(m, Le2 + 3 * l, y, Tt, y, Tt, all, 1, 0);
-        s2s_naive_sub(m, Le2 + 3 * l + 1, y, Tt, e, Ts, vis, 0, 0);
-        s2s_naive_sub(m, Le2 + 3 * l + 2, y, Tt, NULL, 0, NULL, 0, 1);
+        s2s_naive_sub(m, Le2 + 3 * l, y, Tt, y, Tt, all, 1, 0, s2s_naive_mod(m, Le2 + 3 * l, c->dec_mods[l], &md));
+        s2s_naive_sub(m, Le2 + 3 * l + 1, y, Tt, e, Ts, vis, 0, 0, s2s_naive_mod(m, Le2 + 3 * l + 1, c->cross_mods[l], &md));
+        s2s_naive_sub(m, Le2 + 3 * l + 2, y, Tt, NULL, 0, NULL, 0, 1, NULL);
     }
     for (t = 0; t < Tt; t++)
         t_linear(logits + t * c->tgt_vocab, s2s_param(m, Le2 + 3 * c->dec_layers, 0), s2s_param(m, Le2 + 3 * c->dec_layers, 1), y[t], c->tgt_vocab, c->d);
@@ -420,6 +442,82 @@ static void test_seq2seq_checkpoint_and_errors(void)
     s2s_teardown(&c);
 }
 
+/* Score modifiers per sublayer: ALiBi, relative bias, soft cap and temperature in the encoder's
+   and decoder's self-attention, soft cap and temperature in the cross-attention: the parameter
+   count, forward against the naive reference, backward against finite differences (their tables
+   included), cached greedy decoding against full passes, checkpoints bit for bit; position
+   modifiers in the cross-attention and bad settings refused. */
+static void test_seq2seq_modifiers(void)
+{
+    attn_seq2seq_config cf = s2s_small(), plain;
+    attn_seq2seq back;
+    s2s_ctx c;
+    attn_rng r;
+    const char *path = "build/test_seq2seq_mods.ckpt";
+    double worst = 0;
+    int b, i, t, len, out[6], tgt[7], ok = 1;
+    attn_float sc;
+    double lp = 0;
+    cf.enc_layers = 1; cf.dec_layers = 2;
+    cf.enc_mods[0] = ATTN_MOD_RELBIAS; cf.dec_mods[0] = ATTN_MOD_ALIBI; cf.dec_mods[1] = ATTN_MOD_TEMPERATURE;
+    cf.cross_mods[0] = ATTN_MOD_SOFTCAP; cf.cross_mods[1] = ATTN_MOD_TEMPERATURE;
+    cf.mod.buckets = 8; cf.mod.max_distance = 16; cf.mod.bidirectional = 1; cf.mod.cap = (attn_float)1.5;
+    plain = cf;
+    memset(plain.enc_mods, 0, sizeof plain.enc_mods); memset(plain.dec_mods, 0, sizeof plain.dec_mods);
+    memset(plain.cross_mods, 0, sizeof plain.cross_mods);
+    CHECK(attn_seq2seq_param_count(&cf) == attn_seq2seq_param_count(&plain) + 2 * 8 + 2 + 2,
+          "seq2seq with modifiers: %lu parameters, without %lu (+ a [2, 8] table and two temperatures)",
+          (unsigned long)attn_seq2seq_param_count(&cf), (unsigned long)attn_seq2seq_param_count(&plain));
+    attn_rng_seed(&r, 36, 0);
+    s2s_setup(&c, &cf, 3, 5, 4, &r); /* every parameter perturbed: the tables and temperatures too */
+    s2s_f(&c);
+    for (b = 0; b < c.B; b++) {
+        double y[ST * SD];
+        naive_seq2seq(&c.m, c.src + b * c.Ts, c.Ts, c.tgt + b * c.Tt, c.Tt, y);
+        for (i = 0; i < c.Tt * cf.tgt_vocab; i++)
+            worst = fmax(worst, fabs(y[i] - c.logits[b * c.Tt * cf.tgt_vocab + i]) / (1 + fabs(y[i])));
+    }
+    CHECK(worst <= 1e3 * T_EPS, "seq2seq with modifiers: forward differs from the naive reference by %.3g", worst);
+    if (T_DOUBLE) {
+        t_var tv[1];
+        tv[0].name = "params"; tv[0].x = c.m.p.data; tv[0].g = c.m.p.gdata; tv[0].n = c.m.p.total;
+        t_gradcheck("seq2seq with modifiers (relbias, alibi, softcap, temperature)", s2s_f, s2s_b, &c, c.logits,
+                    (size_t)c.B * c.Tt * cf.tgt_vocab, tv, 1);
+    }
+    c.m.p.value[c.m.p.count - 1].data[2] -= 4; /* eos (2) later: longer outputs */
+    CHECK(attn_seq2seq_decode(&c.m, out, &sc, c.src, 1, c.Ts, 1, 2, 5, 1, 0) == ATTN_OK, "decode: %s", attn_last_error());
+    for (len = 0; len < 5 && out[len] >= 0; len++) {}
+    tgt[0] = 1;
+    memcpy(tgt + 1, out, sizeof(int) * (size_t)len);
+    if (len > 0) attn_seq2seq_forward(&c.m, c.logits, c.cache, c.src, tgt, 1, c.Ts, len, c.work, c.wb);
+    for (t = 0; t < len; t++) { /* row t: after bos and out[0 .. t-1] */
+        const attn_float *z = c.logits + (size_t)t * cf.tgt_vocab;
+        int v, arg = 0;
+        double mx = z[0], se = 0;
+        for (v = 1; v < cf.tgt_vocab; v++) arg = z[v] > z[arg] ? v : arg, mx = z[v] > mx ? z[v] : mx;
+        for (v = 0; v < cf.tgt_vocab; v++) se += exp(z[v] - mx);
+        lp += z[out[t]] - mx - log(se);
+        ok &= arg == out[t];
+    }
+    CHECK(ok && len >= 4 && fabs(lp - sc) < 1e-4 * (1 + fabs(lp)),
+          "cached greedy decoding with modifiers: %d tokens, argmax %d, score %.6f against %.6f", len, ok, (double)sc, lp);
+    CHECK(attn_seq2seq_save(&c.m, path) == ATTN_OK && attn_seq2seq_load(&back, path) == ATTN_OK, "save and load: %s",
+          attn_last_error());
+    CHECK(back.p.total == c.m.p.total && t_params_equal(&back.p, &c.m.p) && !memcmp(&back.cfg, &c.m.cfg, sizeof cf),
+          "a checkpoint with modifiers restores the configuration and every parameter");
+    attn_seq2seq_free(&back);
+    remove(path);
+    s2s_teardown(&c);
+    cf.cross_mods[1] = ATTN_MOD_ALIBI;
+    CHECK(attn_seq2seq_param_count(&cf) == 0 && strstr(attn_last_error(), "cross-attention"), "ALiBi in the cross-attention refused");
+    cf.cross_mods[1] = ATTN_MOD_RELBIAS;
+    CHECK(attn_seq2seq_param_count(&cf) == 0, "a relative bias in the cross-attention refused");
+    cf.cross_mods[1] = (attn_mod_kind)99;
+    CHECK(attn_seq2seq_param_count(&cf) == 0, "an unknown modifier refused");
+    cf.cross_mods[1] = ATTN_MOD_NONE; cf.mod.buckets = 1;
+    CHECK(attn_seq2seq_param_count(&cf) == 0, "a relative bias of 1 bucket refused");
+}
+
 void test_seq2seq(void)
 {
     test_seq2seq_forward();
@@ -428,4 +526,5 @@ void test_seq2seq(void)
     test_seq2seq_decode();
     test_seq2seq_decode_cached();
     test_seq2seq_checkpoint_and_errors();
+    test_seq2seq_modifiers();
 }
