@@ -1628,8 +1628,9 @@ static int cmd_plot(int argc, char **argv)
             printf("usage: attnlab plot --csv F[,F2..] --y COL --svg OUT [--x step] [--by attention]\n"
                    "                    [--loss COL] [--where KEY=VALUE]... [--title T] [--ylabel L]\n"
                    "                    [--ymin A --ymax B]\n"
-                   "  redraws a figure from the CSVs a run wrote: one curve per value of --by, the mean of\n"
-                   "  --y over the seeds at each --x with a band of +-1 sd, and the mean of --loss dashed\n"
+                   "  redraws a figure from the CSVs a run wrote: one curve per value of --by (the ninth on\n"
+                   "  dotted, the palette having 8 colours), the mean of --y over the seeds at each --x with\n"
+                   "  a band of +-1 sd, and the mean of --loss dashed\n"
                    "  on a right axis; --where keeps the rows whose column KEY equals VALUE (up to 8);\n"
                    "  --ymin, --ymax fix the left axis (points outside are clipped).\n");
             return strcmp(a, "--help") && strcmp(a, "-h");
@@ -1685,6 +1686,7 @@ static int cmd_plot(int argc, char **argv)
         memset(&s[ns], 0, sizeof s[ns]);
         s[ns].label = legend[k]; s[ns].x = ux; s[ns].y = ux + q->n; s[ns].lo = ux + 2 * q->n; s[ns].hi = ux + 3 * q->n;
         s[ns].n = nu; s[ns].colour = k;
+        s[ns].style = k >= 8 ? ATTN_LINE_DOTTED : ATTN_LINE_DEFAULT; /* past the palette's 8 colours */
         ns++;
         if (lc) {
             memset(&s[ns], 0, sizeof s[ns]);
