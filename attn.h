@@ -31,7 +31,7 @@
            int x[B * T], next[B * T], i, step;
            attn_float logits[B * T * V], probs[B * T * V], dlogits[B * T * V], nll[B * T], loss = 0, *cache;
            void *work;
-           size_t work_bytes;
+           size_t cache_floats, work_bytes;
            c.vocab = c.out = V; c.max_T = T; c.d = 32; c.layers = 2; c.heads = 2; c.dk = c.dv = 16;
            c.mlp = 64;
            c.kinds[0] = c.kinds[1] = ATTN_SOFTMAX;  // or ATTN_EXPRESSIVE, ATTN_COG, ATTN_HYLA, ...
@@ -41,20 +41,20 @@
                puts(attn_last_error());
                return 1;
            }
-           cache = malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, B, T));
+           cache = malloc(sizeof(attn_float) * (cache_floats = attn_transformer_cache_floats(&m, B, T)));
            work = malloc(work_bytes = attn_transformer_work_bytes(&m, B, T));
            for (step = 0; step <= 200; step++) {
                for (i = 0; i < B * T; i++)  // each sequence repeats 3 random tokens: x[t] = x[t - 3]
                    x[i] = i % T < 3 ? (int)attn_rng_int(&rng, V) : x[i - 3];
                for (i = 0; i < B * T; i++)  // predict the next token where it is determined (-1: no loss)
                    next[i] = i % T >= 2 && i % T < T - 1 ? x[i + 1] : -1;
-               attn_transformer_forward(&m, logits, cache, x, NULL, B, T, work, work_bytes);
+               attn_transformer_forward(&m, logits, cache, cache_floats, x, NULL, B, T, work, work_bytes);
                attn_cross_entropy_forward(nll, probs, logits, next, B * T, V);
                for (loss = 0, i = 0; i < B * T; i++) loss += nll[i] / (B * (T - 3));
                memset(dlogits, 0, sizeof dlogits);  // backward passes accumulate
                attn_cross_entropy_backward(dlogits, NULL, 1.0f / (B * (T - 3)), probs, next, B * T, V);
                attn_params_zero_grad(&m.p);
-               attn_transformer_backward(&m, dlogits, cache, x, NULL, B, T, work, work_bytes);
+               attn_transformer_backward(&m, dlogits, cache, cache_floats, x, NULL, B, T, work, work_bytes);
                attn_optim_step(&opt, &m.p, 3e-3);
                if (step % 50 == 0) printf("step %3d  loss %.4f\n", step, loss);
            }
@@ -92,7 +92,10 @@
        follow PyTorch's order: (B, T, C) activations, (B, H, T, dh) inside attention, weights of a
        linear layer as [out, in]. A forward function writes its outputs first, then reads inputs,
        then takes dimensions. A backward function ACCUMULATES (+=) into its gradient buffers; pass
-       NULL for a gradient you do not need. Call attn_params_zero_grad() between steps.
+       NULL for a gradient you do not need. Call attn_params_zero_grad() between steps. Every buffer
+       the caller provides comes with its size: a forward pass's cache [cache_floats] (what backward
+       reads), its scratch work [work_bytes], each checked against the function's size query
+       (attn_X_cache_floats, attn_X_work_bytes): too small is refused, with nothing written.
 
    COMPILE-TIME OPTIONS (define before including; "all files" = in every file that includes attn.h)
        ATTN_IMPLEMENTATION  one file: emit the implementation.
@@ -935,15 +938,15 @@ ATTNDEF size_t attn_linformer_cache_floats(const attn_attention_desc *d, int kpr
 ATTNDEF size_t attn_linformer_work_bytes(const attn_attention_desc *d, int kproj);
 ATTNDEF attn_status attn_linformer_forward(const attn_attention_desc *d, int kproj, int n_max,
                                            const attn_float *E, const attn_float *F, attn_float *O,
-                                           attn_float *cache, const attn_float *Q, const attn_float *K,
-                                           const attn_float *V, void *work, size_t work_bytes);
+                                           attn_float *cache, size_t cache_floats, const attn_float *Q,
+                                           const attn_float *K, const attn_float *V, void *work,
+                                           size_t work_bytes);
 ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kproj, int n_max,
                                             const attn_float *E, const attn_float *F, attn_float *dE,
-                                            attn_float *dF, attn_float *dQ, attn_float *dK,
-                                            attn_float *dV, const attn_float *dO, const attn_float *Q,
-                                            const attn_float *K, const attn_float *V,
-                                            const attn_float *O, const attn_float *cache, void *work,
-                                            size_t work_bytes);
+                                            attn_float *dF, attn_float *dQ, attn_float *dK, attn_float *dV,
+                                            const attn_float *dO, const attn_float *Q, const attn_float *K,
+                                            const attn_float *V, const attn_float *O, const attn_float *cache,
+                                            size_t cache_floats, void *work, size_t work_bytes);
 
 /* The attention layer: y = concat_h(attention(q_h, k_h, v_h)) Wo^T + bo with q = x Wq^T + bq and
    k, v = m Wk^T + bk, m Wv^T + bv (m = x for self-attention), any kind of the table, optional RoPE
@@ -992,12 +995,12 @@ ATTNDEF size_t attn_layer_cache_floats(const attn_layer *L, int B, int Tq, int T
 ATTNDEF size_t attn_layer_work_bytes(const attn_layer *L, int B, int Tq, int Tk);
 /* m = NULL: self-attention (Tk = Tq). */
 ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_float *cache,
-                                       const attn_float *x, const attn_float *m, int B, int Tq, int Tk,
-                                       void *work, size_t work_bytes);
+                                       size_t cache_floats, const attn_float *x, const attn_float *m, int B,
+                                       int Tq, int Tk, void *work, size_t work_bytes);
 /* Accumulates dx (and dm for cross-attention; NULL skips either) and the parameter gradients. */
 ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, attn_float *dm,
-                                        const attn_layer_grads *g, const attn_float *dy,
-                                        const attn_float *x, const attn_float *m, const attn_float *cache,
+                                        const attn_layer_grads *g, const attn_float *dy, const attn_float *x,
+                                        const attn_float *m, const attn_float *cache, size_t cache_floats,
                                         int B, int Tq, int Tk, void *work, size_t work_bytes);
 
 /* Step-wise attention over a cache of keys and values (decoding, batch 1): the rows x [n, C] at
@@ -1167,13 +1170,12 @@ ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb);
 /* y [nb, d] for nb windows; window i is tokens[i stride .. i stride + ncon) (stride 1 slides along
    one series, stride ncon reads separate windows). Tokens must be in 0 .. d-1. */
 ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *y, attn_float *cache,
-                                           const int *tokens, int stride, int nb, void *work,
-                                           size_t work_bytes);
+                                           size_t cache_floats, const int *tokens, int stride, int nb,
+                                           void *work, size_t work_bytes);
 /* Accumulates the gradient of the loss with dL/dy = dy [nb, d] into m->p's gradient block, from the
    cache of the forward call over the same nb windows (the one-hot inputs need no gradient). */
-ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy,
-                                            const attn_float *cache, int nb, void *work,
-                                            size_t work_bytes);
+ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy, const attn_float *cache,
+                                            size_t cache_floats, int nb, void *work, size_t work_bytes);
 /* The same backward pass fused with a step of SGD with momentum (attn_sgd_step's rule; velocity
    laid out like m->p, step counted the same way): each parameter tensor (per position for the
    position-specific ones) is stepped as soon as its gradient is known and no later part of the
@@ -1183,9 +1185,9 @@ ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float 
    between tensors). Equal to attn_params_zero_grad + attn_cisformer_backward + attn_sgd_step up to
    rounding, and about twice as fast when a step follows every prediction (the paper's protocol). */
 ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_float *dy,
-                                                const attn_float *cache, int nb, attn_float *velocity,
-                                                attn_float lr, attn_float momentum, long step,
-                                                void *work, size_t work_bytes);
+                                                const attn_float *cache, size_t cache_floats, int nb,
+                                                attn_float *velocity, attn_float lr, attn_float momentum,
+                                                long step, void *work, size_t work_bytes);
 
 /* A transformer of pre-norm blocks (Schug et al. 2025, the HYLA paper's model; in the expressive-attention
    experiments, the shared-weight baseline beside the cisformer):
@@ -1349,12 +1351,12 @@ ATTNDEF size_t attn_transformer_work_bytes(const attn_transformer *m, int B, int
 /* y [B, R, out] with R = readout (or T when readout is 0) from tokens [B, T] in 0 .. vocab-1 (x
    NULL), or from dense inputs x [B, T, in_dim] (tokens NULL); 1 <= T <= max_T, R <= T. */
 ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_float *y, attn_float *cache,
-                                             const int *tokens, const attn_float *x, int B, int T,
-                                             void *work, size_t work_bytes);
+                                             size_t cache_floats, const int *tokens, const attn_float *x,
+                                             int B, int T, void *work, size_t work_bytes);
 /* Accumulates the gradient for dL/dy = dy [B, R, out] into m->p's gradient block, from the cache
    of the forward call with the same inputs, B, T, training flag and seed. */
 ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_float *dy,
-                                              const attn_float *cache, const int *tokens,
+                                              const attn_float *cache, size_t cache_floats, const int *tokens,
                                               const attn_float *x, int B, int T, void *work,
                                               size_t work_bytes);
 /* Gradient accumulation: the loss and gradient of B sequences, a chunk of them at a time, each
@@ -1381,8 +1383,8 @@ ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_
    attn_transformer_weights_work_bytes(). */
 ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, int B, int T);
 ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_float *weights,
-                                             const attn_float *cache, int B, int T, int layer,
-                                             void *work, size_t work_bytes);
+                                             const attn_float *cache, size_t cache_floats, int B, int T,
+                                             int layer, void *work, size_t work_bytes);
 /* Step-wise decoding of a causal token model with a key-value cache (inference: no dropout): the
    cache holds each layer's keys and values, head by head (rotated with RoPE), for the len tokens
    seen so far. attn_transformer_decode appends n tokens (a prompt, or one token per
@@ -1512,18 +1514,19 @@ ATTNDEF size_t attn_seq2seq_work_bytes(const attn_seq2seq *m, int B, int Ts, int
 /* logits [B, Tt, tgt_vocab] from src [B, Ts] and the decoder's input tgt [B, Tt] (the target
    shifted right behind a start token: teacher forcing). */
 ATTNDEF attn_status attn_seq2seq_forward(const attn_seq2seq *m, attn_float *logits, attn_float *cache,
-                                         const int *src, const int *tgt, int B, int Ts, int Tt,
-                                         void *work, size_t work_bytes);
+                                         size_t cache_floats, const int *src, const int *tgt, int B, int Ts,
+                                         int Tt, void *work, size_t work_bytes);
 /* Accumulates the gradient for dL/dlogits = dlogits [B, Tt, tgt_vocab] into m->p's gradient block,
    from the cache of the forward call with the same inputs, training flag and seed. */
 ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlogits, const attn_float *cache,
-                                          const int *src, const int *tgt, int B, int Ts, int Tt,
-                                          void *work, size_t work_bytes);
+                                          size_t cache_floats, const int *src, const int *tgt, int B, int Ts,
+                                          int Tt, void *work, size_t work_bytes);
 /* The attention weights [B, H, Tq, Tk] of attention sublayer `sub` (see above; Tq, Tk = Ts, Ts for
    the encoder, Tt, Tt for the decoder's self-attention, Tt, Ts for the cross-attention),
    recomputed from the cache of the last forward call. work: attn_seq2seq_work_bytes(). */
 ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weights, const attn_float *cache,
-                                         int B, int Ts, int Tt, int sub, void *work, size_t work_bytes);
+                                         size_t cache_floats, int B, int Ts, int Tt, int sub, void *work,
+                                         size_t work_bytes);
 /* Beam search (beam = 1: greedy decoding) for each of the B sources src [B, Ts]: hypotheses start
    at bos and end at eos or after max_len tokens; each step keeps the `beam` best of the finished
    hypotheses and the one-token extensions of the others by log p / lp, lp = ((5 + len) / 6)^alpha
@@ -2270,6 +2273,17 @@ static int attn__sizes_ok(const char *fn, const void *m, int B, int T, int max_T
         return attn__fail(ATTN_ERR_SHAPE, "%s: B = %d must be >= 1 and T = %d in 1 .. %d", fn, B, T, max_T),
                0;
     return 1;
+}
+
+/* A cache of have floats where the size query `query` asks for need (0: the query failed, its
+   error set). */
+static attn_status attn__cache_ok(const char *fn, size_t have, size_t need, const char *query)
+{
+    if (!need) return attn_last_status();
+    if (have < need)
+        return attn__fail(ATTN_ERR_ARG, "%s: the cache has %lu floats, %s() asks for %lu", fn,
+                          (unsigned long)have, query, (unsigned long)need);
+    return ATTN_OK;
 }
 
 ATTNDEF void attn_rng_seed(attn_rng *r, uint64_t seed, uint64_t stream)
@@ -9184,14 +9198,17 @@ static attn_status attn__linformer_check(const char *fn, const attn_attention_de
 
 ATTNDEF attn_status attn_linformer_forward(const attn_attention_desc *d, int kproj, int n_max,
                                            const attn_float *E, const attn_float *F, attn_float *O,
-                                           attn_float *cache, const attn_float *Q, const attn_float *K,
-                                           const attn_float *V, void *work, size_t work_bytes)
+                                           attn_float *cache, size_t cache_floats, const attn_float *Q,
+                                           const attn_float *K, const attn_float *V, void *work,
+                                           size_t work_bytes)
 {
     attn_attention_desc c;
     attn_float *Kc, *Vc;
     int bh, T;
     ATTN__TRY(attn__linformer_check(__func__, d, kproj, n_max, E, F, work_bytes));
     ATTN__NEED(O); ATTN__NEED(cache); ATTN__NEED(Q); ATTN__NEED(K); ATTN__NEED(V); ATTN__NEED(work);
+    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_linformer_cache_floats(d, kproj),
+                             "attn_linformer_cache_floats"));
     attn__linformer_desc(d, kproj, &c);
     T = d->Tk;
     Kc = cache;
@@ -9208,11 +9225,10 @@ ATTNDEF attn_status attn_linformer_forward(const attn_attention_desc *d, int kpr
 
 ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kproj, int n_max,
                                             const attn_float *E, const attn_float *F, attn_float *dE,
-                                            attn_float *dF, attn_float *dQ, attn_float *dK,
-                                            attn_float *dV, const attn_float *dO, const attn_float *Q,
-                                            const attn_float *K, const attn_float *V,
-                                            const attn_float *O, const attn_float *cache, void *work,
-                                            size_t work_bytes)
+                                            attn_float *dF, attn_float *dQ, attn_float *dK, attn_float *dV,
+                                            const attn_float *dO, const attn_float *Q, const attn_float *K,
+                                            const attn_float *V, const attn_float *O, const attn_float *cache,
+                                            size_t cache_floats, void *work, size_t work_bytes)
 {
     attn_attention_desc c;
     const attn_float *Kc, *Vc;
@@ -9222,6 +9238,8 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
     ATTN__TRY(attn__linformer_check(__func__, d, kproj, n_max, E, F, work_bytes));
     ATTN__NEED(dQ); ATTN__NEED(dK); ATTN__NEED(dV); ATTN__NEED(dO); ATTN__NEED(Q); ATTN__NEED(K);
     ATTN__NEED(V); ATTN__NEED(O); ATTN__NEED(cache); ATTN__NEED(work);
+    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_linformer_cache_floats(d, kproj),
+                             "attn_linformer_cache_floats"));
     attn__linformer_desc(d, kproj, &c);
     T = d->Tk;
     nk = (size_t)d->B * d->H * kproj * d->dk;
@@ -9540,8 +9558,8 @@ static void attn__layer_qkv_backward(const attn_layer *L, const attn_layer_grads
 }
 
 ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_float *cache,
-                                       const attn_float *x, const attn_float *m, int B, int Tq, int Tk,
-                                       void *work, size_t work_bytes)
+                                       size_t cache_floats, const attn_float *x, const attn_float *m, int B,
+                                       int Tq, int Tk, void *work, size_t work_bytes)
 {
     attn_attention_desc d, g;
     attn__layer_cache c;
@@ -9549,6 +9567,8 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
     int H, KH, dk, dv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
     ATTN__NEED(y); ATTN__NEED(cache); ATTN__NEED(work);
+    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_layer_cache_floats(L, B, Tq, Tk),
+                             "attn_layer_cache_floats"));
     attn__layer_desc(L, B, Tq, Tk, &d);
     H = d.H; KH = d.kv_heads ? d.kv_heads : H; dk = d.dk; dv = d.dv;
     attn__layer_cache_map(L, B, Tq, Tk, cache, &c);
@@ -9580,8 +9600,9 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
         attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * KH, Tk, dk);
     }
     if (L->kproj > 0)
-        ATTN__TRY(attn_linformer_forward(&d, L->kproj, L->n_max, L->E, L->F, c.O, c.stats, c.Q, c.K, c.V,
-                                         work, attn__layer_att_work(L, &d)));
+        ATTN__TRY(attn_linformer_forward(&d, L->kproj, L->n_max, L->E, L->F, c.O, c.stats,
+                                         attn_linformer_cache_floats(&d, L->kproj), c.Q, c.K, c.V, work,
+                                         attn__layer_att_work(L, &d)));
     else
         ATTN__TRY(attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, work,
                                          attn_attention_workspace(&d)));
@@ -9614,8 +9635,8 @@ static void attn__layer_att_grads(attn_attention_grads *ag, const attn_layer_gra
 }
 
 ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, attn_float *dm,
-                                        const attn_layer_grads *g, const attn_float *dy,
-                                        const attn_float *x, const attn_float *m, const attn_float *cache,
+                                        const attn_layer_grads *g, const attn_float *dy, const attn_float *x,
+                                        const attn_float *m, const attn_float *cache, size_t cache_floats,
                                         int B, int Tq, int Tk, void *work, size_t work_bytes)
 {
     static const attn_layer_grads none = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
@@ -9628,6 +9649,8 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     size_t nq, nk, nv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
     ATTN__NEED(dy); ATTN__NEED(cache); ATTN__NEED(work);
+    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_layer_cache_floats(L, B, Tq, Tk),
+                             "attn_layer_cache_floats"));
     if (!g) g = &none;
     attn__layer_desc(L, B, Tq, Tk, &d);
     H = d.H; KH = d.kv_heads ? d.kv_heads : H; dk = d.dk; dv = d.dv;
@@ -9667,7 +9690,9 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     attn__layer_att_grads(&ag, g, b0, b2, b3, g->dbias);
     if (L->kproj > 0)
         ATTN__TRY(attn_linformer_backward(&d, L->kproj, L->n_max, L->E, L->F, g->dE, g->dF, b0, b2, b3, b1,
-                                          c.Q, c.K, c.V, c.O, c.stats, work, attn__layer_att_work(L, &d)));
+                                          c.Q, c.K, c.V, c.O, c.stats,
+                                          attn_linformer_cache_floats(&d, L->kproj), work,
+                                          attn__layer_att_work(L, &d)));
     else
         ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work,
                                           attn_attention_workspace(&d)));
@@ -10299,12 +10324,14 @@ ATTNDEF size_t attn_cisformer_work_bytes(const attn_cisformer *m, int nb)
 }
 
 /* Checks shared by forward and backward: the model, nb >= 1, the workspace, the cache and work given. */
-static attn_status attn__cis_args(const char *fn, const attn_cisformer *m, const attn_float *cache, int nb,
-                                  const void *work, size_t work_bytes)
+static attn_status attn__cis_args(const char *fn, const attn_cisformer *m, const attn_float *cache,
+                                  size_t cache_floats, int nb, const void *work, size_t work_bytes)
 {
     if (!m || !cache || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache or work is NULL", fn);
     ATTN__TRY(attn__cis_check(fn, &m->cfg));
     if (nb < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: nb = %d must be >= 1", fn, nb);
+    ATTN__TRY(attn__cache_ok(fn, cache_floats, attn_cisformer_cache_floats(m, nb),
+                             "attn_cisformer_cache_floats"));
     if (work_bytes < attn_cisformer_work_bytes(m, nb))
         return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_cisformer_work_bytes() asks for %lu",
                           fn, (unsigned long)work_bytes, (unsigned long)attn_cisformer_work_bytes(m, nb));
@@ -10372,8 +10399,8 @@ static void attn__cis_linear_backward(attn_cisformer *m, const attn__cis_sgd *o,
 }
 
 ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *y, attn_float *cache,
-                                           const int *tokens, int stride, int nb, void *work,
-                                           size_t work_bytes)
+                                           size_t cache_floats, const int *tokens, int stride, int nb,
+                                           void *work, size_t work_bytes)
 {
     const attn_cisformer_config *cf;
     attn__cis_cache c;
@@ -10381,7 +10408,7 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
     attn_cisformer_tensors W;
     int d, n, i, p, e;
     size_t w;
-    ATTN__TRY(attn__cis_args(__func__, m, cache, nb, work, work_bytes));
+    ATTN__TRY(attn__cis_args(__func__, m, cache, cache_floats, nb, work, work_bytes));
     ATTN__NEED(y); ATTN__NEED(tokens);
     if (stride < 1) return attn__fail(ATTN_ERR_SHAPE, "%s: stride = %d must be >= 1", __func__, stride);
     cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
@@ -10437,8 +10464,8 @@ ATTNDEF attn_status attn_cisformer_forward(const attn_cisformer *m, attn_float *
    weight is updated only after the last product that reads it: R after dF, W2 after dT, W1 after
    dN, Wq, Wk, Wv after dX, the per-position vector at the end. */
 static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const attn_float *dy,
-                                      const attn_float *cache, int nb, attn__cis_sgd *o, void *work,
-                                      size_t work_bytes)
+                                      const attn_float *cache, size_t cache_floats, int nb, attn__cis_sgd *o,
+                                      void *work, size_t work_bytes)
 {
     const attn_cisformer_config *cf;
     attn__cis_cache c;
@@ -10449,7 +10476,7 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     attn_float *dF, *dH, *dN, *dQ, *dK, *dV, *dX, *dT, *gv;
     int d, n, i, p;
     size_t w, nv;
-    ATTN__TRY(attn__cis_args(fn, m, cache, nb, work, work_bytes));
+    ATTN__TRY(attn__cis_args(fn, m, cache, cache_floats, nb, work, work_bytes));
     ATTN__NEED(dy);
     cf = &m->cfg; d = cf->d; n = cf->ncon; w = (size_t)nb * n * d;
     W = attn_cisformer_named(m, 0);
@@ -10509,23 +10536,22 @@ static attn_status attn__cis_backward(const char *fn, attn_cisformer *m, const a
     return ATTN_OK;
 }
 
-ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy,
-                                            const attn_float *cache, int nb, void *work,
-                                            size_t work_bytes)
+ATTNDEF attn_status attn_cisformer_backward(attn_cisformer *m, const attn_float *dy, const attn_float *cache,
+                                            size_t cache_floats, int nb, void *work, size_t work_bytes)
 {
-    return attn__cis_backward(__func__, m, dy, cache, nb, NULL, work, work_bytes);
+    return attn__cis_backward(__func__, m, dy, cache, cache_floats, nb, NULL, work, work_bytes);
 }
 
 ATTNDEF attn_status attn_cisformer_backward_sgd(attn_cisformer *m, const attn_float *dy,
-                                                const attn_float *cache, int nb, attn_float *velocity,
-                                                attn_float lr, attn_float momentum, long step,
-                                                void *work, size_t work_bytes)
+                                                const attn_float *cache, size_t cache_floats, int nb,
+                                                attn_float *velocity, attn_float lr, attn_float momentum,
+                                                long step, void *work, size_t work_bytes)
 {
     attn__cis_sgd o;
     ATTN__NEED(velocity);
     memset(&o, 0, sizeof o);
     o.vel = velocity; o.lr = lr; o.mu = step == 0 ? 0 : momentum;
-    return attn__cis_backward(__func__, m, dy, cache, nb, &o, work, work_bytes);
+    return attn__cis_backward(__func__, m, dy, cache, cache_floats, nb, &o, work, work_bytes);
 }
 
 /* ---- the transformer ---- */
@@ -11309,8 +11335,8 @@ static const int *attn__tf_ids(const attn_transformer *m, const int *tokens, siz
 }
 
 static attn_status attn__tf_args(const char *fn, const attn_transformer *m, const attn_float *cache,
-                                 const int *tokens, const attn_float *x, int B, int T, const void *work,
-                                 size_t work_bytes)
+                                 size_t cache_floats, const int *tokens, const attn_float *x, int B, int T,
+                                 const void *work, size_t work_bytes)
 {
     if (!m || !cache || !work) return attn__fail(ATTN_ERR_ARG, "%s: the model, cache or work is NULL", fn);
     ATTN__TRY(attn__tf_check(fn, &m->cfg));
@@ -11325,7 +11351,8 @@ static attn_status attn__tf_args(const char *fn, const attn_transformer *m, cons
     if (work_bytes < attn_transformer_work_bytes(m, B, T))
         return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_work_bytes() asks for %lu",
                           fn, (unsigned long)work_bytes, (unsigned long)attn_transformer_work_bytes(m, B, T));
-    return ATTN_OK;
+    return attn__cache_ok(fn, cache_floats, attn_transformer_cache_floats(m, B, T),
+                          "attn_transformer_cache_floats");
 }
 
 /* The MLP half of a block over n rows: x' = h + W2 g + b2 with a = Norm(h) (its mean and rstd [n]),
@@ -11362,8 +11389,8 @@ static void attn__tf_mlp_core(const attn_transformer *m, int l, const attn_trans
 }
 
 ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_float *y, attn_float *cache,
-                                             const int *tokens, const attn_float *x, int B, int T,
-                                             void *work, size_t work_bytes)
+                                             size_t cache_floats, const int *tokens, const attn_float *x,
+                                             int B, int T, void *work, size_t work_bytes)
 {
     const attn_transformer_config *cf;
     attn_transformer_tensors M;
@@ -11376,7 +11403,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
     const unsigned char *kmask;
     size_t N;
     int l, R;
-    ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
+    ATTN__TRY(attn__tf_args(__func__, m, cache, cache_floats, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(y);
     M = attn_transformer_named(m, 0);
     attn__tf_work_map(m, B, T, work, &w);
@@ -11408,7 +11435,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         L.att.key_mask = kmask;
         if (cf->post_norm) { /* x' = Norm2(pn + MLP(pn)), pn = Norm1(x + Attn(x)) */
             memcpy(c.a, c.x, sizeof(attn_float) * N * cf->d);
-            ATTN__TRY(attn_layer_forward(&L, c.h, c.att, c.a, NULL, B, T, T, w.layer, w.lw));
+            ATTN__TRY(attn_layer_forward(&L, c.h, c.att, attn_layer_cache_floats(&L, B, T, T), c.a, NULL, B,
+                                         T, T, w.layer, w.lw));
             attn_axpy(N * cf->d, 1, c.x, c.h);
             attn__tf_norm(m, c.pn, c.m1, c.r1, c.h, W.n1g, W.n1b, N);
             attn__tf_mlp_core(m, l, &W, c.bn, c.pn, c.pn, c.u, c.u2, c.g, N);
@@ -11420,8 +11448,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         /* h = x + Attn(Norm(x)) over the layer's Tq query rows (the last ones) */
         attn__tf_norm(m, c.a, c.m1, c.r1, c.x, W.n1g, W.n1b, N);
         if (Tq < T) attn__tf_lastrows(c.aq, c.a, B, T, Tq, cf->d, ATTN__ROWS_GET);
-        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T,
-                                     w.layer, w.lw));
+        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, attn_layer_cache_floats(&L, B, Tq, T),
+                                     Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T, w.layer, w.lw));
         attn__tf_lastrows(c.h, c.x, B, T, Tq, cf->d, ATTN__ROWS_ADD_GET);
         attn__tf_mlp_forward(m, l, &W, c.next, c.h, c.bn, c.m2, c.r2, c.u, c.u2, c.g, n);
     }
@@ -11436,7 +11464,7 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
 }
 
 ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_float *dy,
-                                              const attn_float *cache, const int *tokens,
+                                              const attn_float *cache, size_t cache_floats, const int *tokens,
                                               const attn_float *x, int B, int T, void *work,
                                               size_t work_bytes)
 {
@@ -11454,7 +11482,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
     const int *seg;
     size_t N, Nd, Rd;
     int l, R, TqL;
-    ATTN__TRY(attn__tf_args(__func__, m, cache, tokens, x, B, T, work, work_bytes));
+    ATTN__TRY(attn__tf_args(__func__, m, cache, cache_floats, tokens, x, B, T, work, work_bytes));
     ATTN__NEED(dy);
     if (m->packed)
         return attn__fail(ATTN_ERR_ARG, "%s: the weights are packed for inference (unpack them first: "
@@ -11531,7 +11559,8 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, Tq, T));
         if (Tq < T) memset(dAq, 0, sizeof(attn_float) * n * cf->d);
         ATTN__TRY(attn_layer_backward(&L, Tq < T ? dAq : dA, Tq < T ? dA : NULL, &lg, dH, Tq < T ? c.aq : c.a,
-                                      Tq < T ? c.a : NULL, c.att, B, Tq, T, w.layer, w.lw));
+                                      Tq < T ? c.a : NULL, c.att, attn_layer_cache_floats(&L, B, Tq, T), B,
+                                      Tq, T, w.layer, w.lw));
         if (Tq < T)
             attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d,
                               ATTN__ROWS_ADD_PUT); /* the queries' da joins the keys' and values' */
@@ -11589,7 +11618,7 @@ ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_
 {
     attn_float *cache, *y, *dy;
     void *pass;
-    size_t need, np, i;
+    size_t need, np, nf, i;
     double sum = 0;
     int nc, b0, in;
     const char *fn = __func__;
@@ -11601,6 +11630,7 @@ ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_
                           (unsigned long)work_bytes, fn, (unsigned long)need);
     nc = attn__tf_grad_chunk(B, T, chunk);
     attn__tf_grad_map(m, nc, T, work, &cache, &y, &dy, &pass, &np);
+    nf = attn_transformer_cache_floats(m, nc, T); /* a chunk's cache */
     in = m->cfg.vocab ? 1 : m->cfg.in_dim;
     for (i = 0; tokens && m->cfg.vocab && i < (size_t)B * T; i++) /* all of them, before any gradient */
         if (tokens[i] < (m->cfg.pad_mask == 2 ? -1 : 0) || tokens[i] >= m->cfg.vocab)
@@ -11610,9 +11640,9 @@ ATTNDEF attn_status attn_transformer_grad(attn_transformer *m, attn_transformer_
         int nb = ATTN__MIN(nc, B - b0);
         const int *tok = tokens ? tokens + (size_t)b0 * T : NULL;
         const attn_float *xs = x ? x + (size_t)b0 * T * in : NULL;
-        ATTN__TRY(attn_transformer_forward(m, y, cache, tok, xs, nb, T, pass, np));
+        ATTN__TRY(attn_transformer_forward(m, y, cache, nf, tok, xs, nb, T, pass, np));
         sum += loss(ctx, b0, nb, y, dy);
-        ATTN__TRY(attn_transformer_backward(m, dy, cache, tok, xs, nb, T, pass, np));
+        ATTN__TRY(attn_transformer_backward(m, dy, cache, nf, tok, xs, nb, T, pass, np));
     }
     if (total) *total = sum;
     return ATTN_OK;
@@ -11691,8 +11721,8 @@ ATTNDEF size_t attn_transformer_weights_work_bytes(const attn_transformer *m, in
 }
 
 ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_float *weights,
-                                             const attn_float *cache, int B, int T, int layer,
-                                             void *work, size_t work_bytes)
+                                             const attn_float *cache, size_t cache_floats, int B, int T,
+                                             int layer, void *work, size_t work_bytes)
 {
     attn__tf_cache c;
     attn_float *bases[ATTN_MAX_LAYERS + 1];
@@ -11708,6 +11738,8 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
         return attn__fail(
             ATTN_ERR_ARG, "%s: work has %lu bytes, attn_transformer_weights_work_bytes() asks for %lu",
             __func__, (unsigned long)work_bytes, (unsigned long)attn_transformer_weights_work_bytes(m, B, T));
+    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_transformer_cache_floats(m, B, T),
+                             "attn_transformer_cache_floats"));
     if (m->cfg.pad_mask)
         return attn__fail(ATTN_ERR_ARG,
                           "%s: pad_mask's key mask is not rebuilt here (the tokens are not given)", __func__);
@@ -11725,7 +11757,8 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                                  m->cfg.max_T);
         L.att.bias = m->cfg.t5 ? w.bias : NULL;
         L.att.dropout = 0;
-        ATTN__TRY(attn_layer_forward(&L, w.y, w.lc, c.a, NULL, B, T, T, w.rest, w.rest_bytes));
+        ATTN__TRY(attn_layer_forward(&L, w.y, w.lc, attn_layer_cache_floats(&L, B, T, T), c.a, NULL, B, T, T,
+                                     w.rest, w.rest_bytes));
         return attn__layer_weights(&L, weights, w.lc, B, T, T, w.rest);
     }
     return attn__layer_weights(&L, weights, c.att, B, T, T, w.rest);
@@ -12510,8 +12543,8 @@ ATTNDEF size_t attn_seq2seq_work_bytes(const attn_seq2seq *m, int B, int Ts, int
 }
 
 static attn_status attn__s2s_args(const char *fn, const attn_seq2seq *m, const attn_float *cache,
-                                  const int *src, const int *tgt, int B, int Ts, int Tt, const void *work,
-                                  size_t work_bytes)
+                                  size_t cache_floats, const int *src, const int *tgt, int B, int Ts, int Tt,
+                                  const void *work, size_t work_bytes)
 {
     size_t i;
     if (!m || !cache || !src || !tgt || !work)
@@ -12532,7 +12565,8 @@ static attn_status attn__s2s_args(const char *fn, const attn_seq2seq *m, const a
     if (work_bytes < attn_seq2seq_work_bytes(m, B, Ts, Tt))
         return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu", fn,
                           (unsigned long)work_bytes, (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
-    return ATTN_OK;
+    return attn__cache_ok(fn, cache_floats, attn_seq2seq_cache_floats(m, B, Ts, Tt),
+                          "attn_seq2seq_cache_floats");
 }
 
 /* The source key mask in the cache (src[b, t] != pad), or NULL without padding. */
@@ -12596,8 +12630,8 @@ static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const uns
         attn_linear_forward(c.r, c.h, W.W2, W.b2, (int)N, cf->mlp, cf->d);
     } else {
         attn__s2s_layer(m, s, mask, &L, &md);
-        ATTN__TRY(
-            attn_layer_forward(&L, c.r, c.att, c.x, t == ATTN__S2S_CROSS ? mem : NULL, B, Tq, Tk, work, lw));
+        ATTN__TRY(attn_layer_forward(&L, c.r, c.att, attn_layer_cache_floats(&L, B, Tq, Tk), c.x,
+                                     t == ATTN__S2S_CROSS ? mem : NULL, B, Tq, Tk, work, lw));
     }
     if (drop) attn_dropout_forward(c.r, c.keep, c.r, Nd, cf->dropout, drop);
     attn_axpy(Nd, 1, c.x, c.r);
@@ -12619,7 +12653,7 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     const attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0),
                                         G = attn_seq2seq_sublayer_named(m, s, 1);
     attn_float *df;
-    int Tq, Tk, t = attn__s2s_type(cf, s);
+    int Tq, Tk, t = attn__s2s_type(cf, s), cross = t == ATTN__S2S_CROSS;
     size_t N, Nd;
     attn__s2s_map(m, s, B, Ts, Tt, cache, &c);
     attn__s2s_shape(cf, s, Ts, Tt, &Tq, &Tk);
@@ -12645,9 +12679,8 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     memset(&lg, 0, sizeof lg);
     lg.dWq = G.Wq; lg.dbq = G.bq; lg.dWk = G.Wk; lg.dbk = G.bk;
     lg.dWv = G.Wv; lg.dbv = G.bv; lg.dWo = G.Wo; lg.dbo = G.bo;
-    return t == ATTN__S2S_CROSS
-               ? attn_layer_backward(&L, w->dX, w->dmem, &lg, df, c.x, mem, c.att, B, Tq, Tk, work, w->lw)
-               : attn_layer_backward(&L, w->dX, NULL, &lg, df, c.x, NULL, c.att, B, Tq, Tk, work, w->lw);
+    return attn_layer_backward(&L, w->dX, cross ? w->dmem : NULL, &lg, df, c.x, cross ? mem : NULL, c.att,
+                               attn_layer_cache_floats(&L, B, Tq, Tk), B, Tq, Tk, work, w->lw);
 }
 
 /* The embeddings' dropout masks in the cache: the encoder's (dec = 0) or the decoder's. */
@@ -12692,13 +12725,13 @@ static attn_status attn__s2s_decoder(const attn_seq2seq *m, attn_float *logits, 
 }
 
 ATTNDEF attn_status attn_seq2seq_forward(const attn_seq2seq *m, attn_float *logits, attn_float *cache,
-                                         const int *src, const int *tgt, int B, int Ts, int Tt,
-                                         void *work, size_t work_bytes)
+                                         size_t cache_floats, const int *src, const int *tgt, int B, int Ts,
+                                         int Tt, void *work, size_t work_bytes)
 {
     attn__s2s_work w;
     attn_rng r;
     attn_rng *drop;
-    ATTN__TRY(attn__s2s_args(__func__, m, cache, src, tgt, B, Ts, Tt, work, work_bytes));
+    ATTN__TRY(attn__s2s_args(__func__, m, cache, cache_floats, src, tgt, B, Ts, Tt, work, work_bytes));
     ATTN__NEED(logits);
     attn__s2s_work_map(m, B, Ts, Tt, work, &w);
     attn_rng_seed(&r, m->seed, 0x5e95e9);
@@ -12708,8 +12741,8 @@ ATTNDEF attn_status attn_seq2seq_forward(const attn_seq2seq *m, attn_float *logi
 }
 
 ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlogits, const attn_float *cache,
-                                          const int *src, const int *tgt, int B, int Ts, int Tt,
-                                          void *work, size_t work_bytes)
+                                          size_t cache_floats, const int *src, const int *tgt, int B, int Ts,
+                                          int Tt, void *work, size_t work_bytes)
 {
     const unsigned char *mask;
     attn__s2s_work w;
@@ -12717,7 +12750,7 @@ ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlo
     attn_seq2seq_tensors M, MG;
     const attn_float *mem, *y;
     int s, S, Le2, drop;
-    ATTN__TRY(attn__s2s_args(__func__, m, cache, src, tgt, B, Ts, Tt, work, work_bytes));
+    ATTN__TRY(attn__s2s_args(__func__, m, cache, cache_floats, src, tgt, B, Ts, Tt, work, work_bytes));
     ATTN__NEED(dlogits);
     M = attn_seq2seq_named(m, 0); MG = attn_seq2seq_named(m, 1);
     attn__s2s_work_map(m, B, Ts, Tt, work, &w);
@@ -12745,7 +12778,8 @@ ATTNDEF attn_status attn_seq2seq_backward(attn_seq2seq *m, const attn_float *dlo
 }
 
 ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weights, const attn_float *cache,
-                                         int B, int Ts, int Tt, int sub, void *work, size_t work_bytes)
+                                         size_t cache_floats, int B, int Ts, int Tt, int sub, void *work,
+                                         size_t work_bytes)
 {
     attn__s2s_cache c;
     attn_layer L;
@@ -12763,6 +12797,8 @@ ATTNDEF attn_status attn_seq2seq_weights(const attn_seq2seq *m, attn_float *weig
         return attn__fail(ATTN_ERR_ARG, "%s: work has %lu bytes, attn_seq2seq_work_bytes() asks for %lu",
                           __func__, (unsigned long)work_bytes,
                           (unsigned long)attn_seq2seq_work_bytes(m, B, Ts, Tt));
+    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_seq2seq_cache_floats(m, B, Ts, Tt),
+                             "attn_seq2seq_cache_floats"));
     attn__s2s_map(m, sub, B, Ts, Tt, cache, &c);
     attn__s2s_shape(&m->cfg, sub, Ts, Tt, &Tq, &Tk);
     attn__s2s_layer(m, sub, attn__s2s_mask(m, cache, NULL, B, Ts), &L, &md);
@@ -17265,7 +17301,7 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
     attn_float *y, *cache, *h[2];
     int *seq, k, i, s, T, maxn = 0;
     void *work;
-    size_t wb;
+    size_t wb, cf;
     double base[2] = {0, 0};
     attn_status st = ATTN_OK;
     ATTN__NEED(m); ATTN__NEED(ns); ATTN__NEED(paper); ATTN__NEED(code);
@@ -17288,7 +17324,8 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
     wb = attn_transformer_work_bytes(m, 1, T);
     seq = (int *)ATTN_MALLOC(sizeof(int) * (size_t)T);
     y = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * ((size_t)T * c->out + 2 * (size_t)c->d));
-    cache = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * attn_transformer_cache_floats(m, 1, T));
+    cf = attn_transformer_cache_floats(m, 1, T);
+    cache = (attn_float *)ATTN_MALLOC(sizeof(attn_float) * cf);
     work = ATTN_MALLOC(wb);
     if (!seq || !y || !cache || !work) {
         ATTN_FREE(seq); ATTN_FREE(y); ATTN_FREE(cache); ATTN_FREE(work);
@@ -17302,7 +17339,7 @@ ATTNDEF attn_status attn_collapse_probe(const attn_transformer *m, attn_probe_ta
             for (i = 0; i < plen; i++) seq[i] = prompt[i];
             for (i = plen; i < len; i++) seq[i] = one;
             if (task == ATTN_PROBE_ZERO && s == 0) seq[plen] = zero;
-            st = attn_transformer_forward(m, y, cache, seq, NULL, 1, len, work, wb);
+            st = attn_transformer_forward(m, y, cache, cf, seq, NULL, 1, len, work, wb);
             attn__tf_cache_bases(m, 1, len, cache, bases);
             attn__tf_cache_map(m, c->layers, 1, len, bases, &fc);
             memcpy(h[s], fc.f + (size_t)(attn__tf_rows(m, len) - 1) * c->d,

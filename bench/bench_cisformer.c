@@ -64,11 +64,11 @@ static void trainer_epoch(trainer *t, int tau)
     int d = t->m.cfg.d, n = t->m.cfg.ncon, j;
     attn_nt_series(t->series, n + NBATCH, ATTN_NT, d, tau, NULL, &t->rng, NULL);
     for (j = 0; j < NBATCH; j += t->nb) { /* loss: the mean over the nb predictions of sum_e (y_e - onehot_e)^2 */
-        attn_cisformer_forward(&t->m, t->y, t->cache, t->series + j, 1, t->nb, t->work, t->wb);
+        attn_cisformer_forward(&t->m, t->y, t->cache, attn_cisformer_cache_floats(&t->m, t->nb), t->series + j, 1, t->nb, t->work, t->wb);
         attn_one_hot(t->target, t->series + j + n, t->nb, d);
         memset(t->dy, 0, sizeof(attn_float) * (size_t)t->nb * d);
         attn_mse_backward(t->dy, t->y, t->target, (size_t)t->nb * d, ATTN_REDUCE_SUM, (attn_float)(1.0 / t->nb));
-        attn_cisformer_backward_sgd(&t->m, t->dy, t->cache, t->nb, t->vel, 0.02f, 0.8f, t->step++, t->work, t->wb);
+        attn_cisformer_backward_sgd(&t->m, t->dy, t->cache, attn_cisformer_cache_floats(&t->m, t->nb), t->nb, t->vel, 0.02f, 0.8f, t->step++, t->work, t->wb);
     }
 }
 

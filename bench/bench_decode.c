@@ -38,7 +38,7 @@ static double run_decode(attn_transformer *m, int ctx, int recompute, int repeat
         }
         t0 = now();
         for (s = 0; s < n; s++) {
-            if (recompute) attn_transformer_forward(m, logits, cache, tok, NULL, 1, P + s + 1, work, wb);
+            if (recompute) attn_transformer_forward(m, logits, cache, attn_transformer_cache_floats(m, 1, P + s + 1), tok, NULL, 1, P + s + 1, work, wb);
             else attn_transformer_decode(m, &kv, logits, tok + P + s, 1, dw, db);
         }
         t[rep] = n / (now() - t0);

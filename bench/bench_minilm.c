@@ -31,7 +31,7 @@ static double run(const attn_transformer *m, int B, int T, int repeats)
     for (i = 0; i < B * T; i++) tok[i] = i % T == 0 ? 101 : i % T == T - 1 ? 102 : 1000 + (int)attn_rng_int(&r, 20000);
     for (rep = 0; rep <= repeats; rep++) { /* rep 0: the warm-up */
         double t0 = now();
-        if (attn_transformer_forward(m, h, cache, tok, NULL, B, T, work, wb) != ATTN_OK ||
+        if (attn_transformer_forward(m, h, cache, attn_transformer_cache_floats(m, B, T), tok, NULL, B, T, work, wb) != ATTN_OK ||
             attn_mean_pool(e, h, NULL, B, T, m->cfg.d, 1) != ATTN_OK) {
             fprintf(stderr, "bench_minilm: %s\n", attn_last_error());
             exit(1);
@@ -71,7 +71,7 @@ static double check_distance(const attn_transformer *m, const float *e)
                *cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(m, 1, T));
     void *work = malloc(wb);
     double dot = 0, n1 = 0, n2 = 0;
-    if (attn_transformer_forward(m, h, cache, check_ids, NULL, 1, T, work, wb) != ATTN_OK ||
+    if (attn_transformer_forward(m, h, cache, attn_transformer_cache_floats(m, 1, T), check_ids, NULL, 1, T, work, wb) != ATTN_OK ||
         attn_mean_pool(o, h, NULL, 1, T, d, 1) != ATTN_OK) {
         fprintf(stderr, "bench_minilm: %s\n", attn_last_error());
         exit(1);

@@ -84,11 +84,11 @@ static attn_transformer_config config(int scheme, int test_T)
 }
 
 /* The model's logits y [n, T, V] for in [n, T], and their cross-entropy per token in nll [n T]
-   (probs [n T, V]); returns 0 on success. */
+   (probs [n T, V]); cache [cb], work [wb]; returns 0 on success. */
 static int logits_loss(const attn_transformer *m, const int *in, const int *tg, int n, int T, attn_float *y,
-                       attn_float *probs, attn_float *nll, attn_float *cache, void *work, size_t wb)
+                       attn_float *probs, attn_float *nll, attn_float *cache, size_t cb, void *work, size_t wb)
 {
-    return attn_transformer_forward(m, y, cache, in, NULL, n, T, work, wb) != ATTN_OK ||
+    return attn_transformer_forward(m, y, cache, cb, in, NULL, n, T, work, wb) != ATTN_OK ||
            attn_cross_entropy_forward(nll, probs, y, tg, n * T, V) != ATTN_OK;
 }
 
@@ -120,10 +120,10 @@ static int train(attn_transformer *m, int scheme, int seed, int steps, int test_
         split(seq, B, TRAIN_T, in, tg);
         attn_params_zero_grad(&m->p);
         memset(dy, 0, sizeof(attn_float) * B * TRAIN_T * V); /* backward passes accumulate */
-        ok = !logits_loss(m, in, tg, B, TRAIN_T, y, probs, nll, cache, work, wb) &&
+        ok = !logits_loss(m, in, tg, B, TRAIN_T, y, probs, nll, cache, cb, work, wb) &&
              attn_cross_entropy_backward(dy, NULL, (attn_float)(1.0 / (B * TRAIN_T)), probs, tg, B * TRAIN_T,
                                          V) == ATTN_OK &&
-             attn_transformer_backward(m, dy, cache, in, NULL, B, TRAIN_T, work, wb) == ATTN_OK &&
+             attn_transformer_backward(m, dy, cache, cb, in, NULL, B, TRAIN_T, work, wb) == ATTN_OK &&
              attn_optim_step(&o, &m->p, lr) == ATTN_OK;
     }
     if (y && cache && work) attn_optim_free(&o);
@@ -149,7 +149,7 @@ static int evaluate(const attn_transformer *m, int T, double *near, double *far,
         attn_float *cache = nll + EVAL_B * T;
         draw(&r, seq, EVAL_B, T, source);
         split(seq, EVAL_B, T, in, tg);
-        ok = !logits_loss(m, in, tg, EVAL_B, T, y, probs, nll, cache, work, wb);
+        ok = !logits_loss(m, in, tg, EVAL_B, T, y, probs, nll, cache, cb, work, wb);
         for (s = 0; ok && s < EVAL_B; s++)
             for (t = 1; t < T; t++) { /* target t + 1 has its two tokens of context from t = 1 */
                 if (t < TRAIN_T) a += nll[s * T + t];
@@ -178,7 +178,7 @@ static double decode_check(const attn_transformer *m, int T)
     ok = seq && y && kvm && dw && work && attn_transformer_kv_init(&kv, m, T, kvm, kb) == ATTN_OK;
     if (ok) {
         draw(&r, seq, 1, T, NULL);
-        ok = attn_transformer_forward(m, y, y + (size_t)T * V + V, seq, NULL, 1, T, work, wb) == ATTN_OK;
+        ok = attn_transformer_forward(m, y, y + (size_t)T * V + V, cb, seq, NULL, 1, T, work, wb) == ATTN_OK;
     }
     for (t = 0; ok && t < T; t++) {
         int c;

@@ -418,7 +418,7 @@ typedef struct {
     attn_float *y, *target, *dy, *cache;
     int *win;
     void *work;
-    size_t wb;
+    size_t cf, wb; /* the cache's floats, the workspace's bytes */
     int nb;
 } model_buf;
 
@@ -430,8 +430,8 @@ static int buf_alloc(model_buf *b, const model *m, int nb)
     b->target = (attn_float *)malloc(out);
     b->dy = (attn_float *)malloc(out);
     b->win = (int *)malloc(sizeof(int) * (size_t)nb * m->ncon);
-    b->cache = (attn_float *)malloc(sizeof(attn_float) * (m->decoder ? attn_transformer_cache_floats(&m->tf, nb, m->ncon)
-                                                                     : attn_cisformer_cache_floats(&m->cis, nb)));
+    b->cf = m->decoder ? attn_transformer_cache_floats(&m->tf, nb, m->ncon) : attn_cisformer_cache_floats(&m->cis, nb);
+    b->cache = (attn_float *)malloc(sizeof(attn_float) * b->cf);
     b->wb = m->decoder ? attn_transformer_work_bytes(&m->tf, nb, m->ncon) : attn_cisformer_work_bytes(&m->cis, nb);
     b->work = malloc(b->wb);
     return b->y && b->target && b->dy && b->win && b->cache && b->work;
@@ -448,11 +448,11 @@ static void model_forward(const model *m, model_buf *b, const int *tokens, int s
         return;
     }
     if (!m->decoder) {
-        attn_cisformer_forward(&m->cis, b->y, b->cache, tokens, stride, nb, b->work, b->wb);
+        attn_cisformer_forward(&m->cis, b->y, b->cache, b->cf, tokens, stride, nb, b->work, b->wb);
         return;
     }
     for (i = 0; i < nb; i++) memcpy(b->win + (size_t)i * m->ncon, tokens + (size_t)i * stride, sizeof(int) * (size_t)m->ncon);
-    attn_transformer_forward(&m->tf, b->y, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
+    attn_transformer_forward(&m->tf, b->y, b->cache, b->cf, b->win, NULL, nb, m->ncon, b->work, b->wb);
 }
 
 /* The gradient (in m->p's gradient block) for dL/dy = b->dy from the last model_forward over nb
@@ -460,15 +460,15 @@ static void model_forward(const model *m, model_buf *b, const int *tokens, int s
 static void model_grad(model *m, model_buf *b, int nb)
 {
     attn_params_zero_grad(m->p);
-    if (m->decoder) attn_transformer_backward(&m->tf, b->dy, b->cache, b->win, NULL, nb, m->ncon, b->work, b->wb);
-    else attn_cisformer_backward(&m->cis, b->dy, b->cache, nb, b->work, b->wb);
+    if (m->decoder) attn_transformer_backward(&m->tf, b->dy, b->cache, b->cf, b->win, NULL, nb, m->ncon, b->work, b->wb);
+    else attn_cisformer_backward(&m->cis, b->dy, b->cache, b->cf, nb, b->work, b->wb);
 }
 
 /* One step of SGD with momentum for the same (the cisformer's backward pass applies it as it goes). */
 static void model_sgd_step(model *m, model_buf *b, int nb, attn_float *vel, double lr, double momentum, long step)
 {
     if (!m->decoder) {
-        attn_cisformer_backward_sgd(&m->cis, b->dy, b->cache, nb, vel, (attn_float)lr, (attn_float)momentum, step, b->work, b->wb);
+        attn_cisformer_backward_sgd(&m->cis, b->dy, b->cache, b->cf, nb, vel, (attn_float)lr, (attn_float)momentum, step, b->work, b->wb);
         return;
     }
     model_grad(m, b, nb);
@@ -1185,7 +1185,7 @@ int transformer_probe(const attn_transformer_config *cf, int B, int T, double *b
     attn_float *cache, *y, *x;
     int *tok;
     void *work;
-    size_t wb;
+    size_t wb, nc;
     struct timespec t0, t1;
     attn_rng_seed(&r, 0, 0);
     if (attn_transformer_init(&m, cf, &r) != ATTN_OK) return 0;
@@ -1194,14 +1194,14 @@ int transformer_probe(const attn_transformer_config *cf, int B, int T, double *b
     *secs = 0;
     if (*bytes > memory_limit()) return attn_transformer_free(&m), 1; /* refused without the time */
     wb = attn_transformer_work_bytes(&m, 1, T);
-    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, 1, T));
+    cache = (attn_float *)malloc(sizeof(attn_float) * (nc = attn_transformer_cache_floats(&m, 1, T)));
     y = (attn_float *)malloc(sizeof(attn_float) * T * cf->out);
     x = (attn_float *)calloc((size_t)T * (cf->in_dim > 0 ? cf->in_dim : 1), sizeof(attn_float));
     tok = (int *)calloc((size_t)T, sizeof(int));
     work = malloc(wb);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (cache && y && x && tok && work)
-        attn_transformer_forward(&m, y, cache, cf->vocab > 0 ? tok : NULL, cf->vocab > 0 ? NULL : x, 1, T, work, wb);
+        attn_transformer_forward(&m, y, cache, nc, cf->vocab > 0 ? tok : NULL, cf->vocab > 0 ? NULL : x, 1, T, work, wb);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     free(cache); free(y); free(x); free(tok); free(work);

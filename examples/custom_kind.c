@@ -44,7 +44,7 @@ int main(void)
     int series[B][T + 1], tok[B * T], tgt[B * T], l, step, b, t, pass;
     attn_float *y, *probs, loss[B * T], *cache, *mom, *vel;
     double err, first = 0, last = 0;
-    size_t wb;
+    size_t wb, cf;
     void *work;
     d.kind = c.kinds[0] = c.kinds[1] = attn_kind_register(&row);
     if ((int)d.kind < 0) { fprintf(stderr, "%s\n", attn_last_error()); return 1; }
@@ -57,20 +57,20 @@ int main(void)
     if (attn_transformer_init(&m, &c, &rng) != ATTN_OK) { fprintf(stderr, "%s\n", attn_last_error()); return 1; }
     wb = attn_transformer_work_bytes(&m, B, T);
     y = malloc(sizeof *y * B * T * N); probs = malloc(sizeof *y * B * T * N); work = malloc(wb);
-    cache = malloc(sizeof *cache * attn_transformer_cache_floats(&m, B, T));
+    cache = malloc(sizeof *cache * (cf = attn_transformer_cache_floats(&m, B, T)));
     mom = calloc(m.p.total, sizeof *mom); vel = calloc(m.p.total, sizeof *vel);
     for (step = 0; step < 300; step++) { /* next-symbol prediction on NT series N5T2 */
         for (b = 0; b < B; b++) attn_nt_series(series[b], T + 1, ATTN_NT, N, 2, NULL, &rng, NULL);
         for (b = 0; b < B; b++)
             for (t = 0; t < T; t++) tok[b * T + t] = series[b][t], tgt[b * T + t] = t >= 2 ? series[b][t + 1] : -1;
-        attn_transformer_forward(&m, y, cache, tok, NULL, B, T, work, wb);
+        attn_transformer_forward(&m, y, cache, cf, tok, NULL, B, T, work, wb);
         attn_cross_entropy_forward(loss, probs, y, tgt, B * T, N);
         for (last = 0, l = 0; l < B * T; l++) last += loss[l] / (B * (T - 2));
         if (step == 0) first = last;
         memset(y, 0, sizeof *y * B * T * N); /* y becomes dL/dy */
         attn_cross_entropy_backward(y, NULL, (attn_float)(1.0 / (B * (T - 2))), probs, tgt, B * T, N);
         attn_params_zero_grad(&m.p);
-        attn_transformer_backward(&m, y, cache, tok, NULL, B, T, work, wb);
+        attn_transformer_backward(&m, y, cache, cf, tok, NULL, B, T, work, wb);
         attn_adamw_step(&m.p, mom, vel, step + 1, (attn_float)3e-3, 0.9f, 0.999f, 1e-8f, 0.01f);
         if (step % 50 == 0) printf("step %3d  loss %.4f\n", step, last);
     }

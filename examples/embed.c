@@ -63,10 +63,10 @@ static int embed_all(embedder *E, char **text, int n, attn_float *e, int progres
     unsigned char *mask = (unsigned char *)malloc((size_t)E->batch * T);
     attn_float *h = (attn_float *)malloc(sizeof(attn_float) * (size_t)E->batch * T * d), *cache, *pooled;
     double *key = (double *)malloc(sizeof(double) * (size_t)(n ? n : 1));
-    size_t wb = attn_transformer_work_bytes(&E->m, E->batch, T);
+    size_t wb = attn_transformer_work_bytes(&E->m, E->batch, T), cf = attn_transformer_cache_floats(&E->m, E->batch, T);
     void *work = malloc(wb ? wb : 1);
     time_t start = time(NULL), last = start;
-    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&E->m, E->batch, T));
+    cache = (attn_float *)malloc(sizeof(attn_float) * cf);
     pooled = (attn_float *)malloc(sizeof(attn_float) * (size_t)E->batch * d);
     if (!ids || !len || !order || !tok || !mask || !h || !work || !cache || !pooled || !wb || !key) {
         fprintf(stderr, "attnlab embed: out of memory for %d sentences (%s)\n", n, attn_last_error());
@@ -87,7 +87,7 @@ static int embed_all(embedder *E, char **text, int n, attn_float *e, int progres
                 tok[i * Tb + j] = in ? ids[(size_t)order[b + i] * T + j] : -1; /* pad_mask 2's padding */
                 mask[i * Tb + j] = (unsigned char)in;
             }
-        if (attn_transformer_forward(&E->m, h, cache, tok, NULL, B, Tb, work, wb) != ATTN_OK ||
+        if (attn_transformer_forward(&E->m, h, cache, cf, tok, NULL, B, Tb, work, wb) != ATTN_OK ||
             attn_mean_pool(pooled, h, mask, B, Tb, d, 1) != ATTN_OK) {
             fprintf(stderr, "attnlab embed: %s\n", attn_last_error());
             rc = 1;

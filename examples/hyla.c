@@ -229,7 +229,7 @@ typedef struct {
     attn_float *x, *y, *var, *out, *dout, *loss, *probs, *cache;
     int *targets;
     void *work;
-    size_t wb;
+    size_t cf, wb; /* the cache's floats, the workspace's bytes */
 } hbuf;
 
 static int hbuf_alloc(hbuf *b, const attn_transformer *m, int B)
@@ -244,7 +244,7 @@ static int hbuf_alloc(hbuf *b, const attn_transformer *m, int B)
     b->loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * c->readout);
     b->probs = (attn_float *)malloc(sizeof(attn_float) * no);
     b->targets = (int *)malloc(sizeof(int) * (size_t)B * c->readout);
-    b->cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(m, B, c->max_T));
+    b->cache = (attn_float *)malloc(sizeof(attn_float) * (b->cf = attn_transformer_cache_floats(m, B, c->max_T)));
     b->wb = attn_transformer_work_bytes(m, B, c->max_T);
     b->work = malloc(b->wb);
     return b->x && b->y && b->var && b->out && b->dout && b->loss && b->probs && b->targets && b->cache && b->work;
@@ -313,7 +313,7 @@ static double hmetric(const hopts *o, attn_transformer *m, const htask *t, int o
     while (done < n) {
         int nb = n - done < B ? n - done : B;
         hbatch(o, t, ood, nb, b, NULL, r);
-        if (attn_transformer_forward(m, b->out, b->cache, NULL, b->x, nb, c->max_T, b->work, b->wb) != ATTN_OK) return NAN;
+        if (attn_transformer_forward(m, b->out, b->cache, b->cf, NULL, b->x, nb, c->max_T, b->work, b->wb) != ATTN_OK) return NAN;
         if (!o->sraven) s += attn_fuzzy_r2(b->out, b->y, b->var, nb) * nb;
         else
             for (i = 0; i < nb; i++) {
@@ -350,9 +350,9 @@ static void hcodes(const hopts *o, attn_transformer *m, const htask *t, int ood,
     while (done < n && ww && w) {
         int nb = n - done < o->batch ? n - done : o->batch;
         hbatch(o, t, ood, nb, b, which + done, r);
-        attn_transformer_forward(m, b->out, b->cache, NULL, b->x, nb, T, b->work, b->wb);
+        attn_transformer_forward(m, b->out, b->cache, b->cf, NULL, b->x, nb, T, b->work, b->wb);
         for (l = 0; l < c->layers; l++) {
-            attn_transformer_weights(m, w, b->cache, nb, T, l, ww, wwb);
+            attn_transformer_weights(m, w, b->cache, b->cf, nb, T, l, ww, wwb);
             for (i = 0; i < nb; i++) {
                 int q = T - 1 - (q_of_task ? q_of_task[done + i] : 0);
                 for (h = 0; h < c->heads; h++)
@@ -628,20 +628,20 @@ static void hyla_run(const hopts *o, hrun *res, int j, int nev)
                 if (!dp_mine(c)) continue;
                 v = hview(&tb, &m, a);
                 m.seed = (((uint64_t)res->seed << 32) + (uint64_t)step) * (uint64_t)C + (uint64_t)c;
-                if ((st = attn_transformer_forward(&m, v.out, v.cache, NULL, v.x, nb, cf.max_T, v.work, v.wb)) != ATTN_OK) break;
+                if ((st = attn_transformer_forward(&m, v.out, v.cache, v.cf, NULL, v.x, nb, cf.max_T, v.work, v.wb)) != ATTN_OK) break;
                 l = hloss(o, &m, &v, nb, 1);
                 attn_params_zero_grad(&m.p);
-                if ((st = attn_transformer_backward(&m, v.dout, v.cache, NULL, v.x, nb, cf.max_T, v.work, v.wb)) != ATTN_OK) break;
+                if ((st = attn_transformer_backward(&m, v.dout, v.cache, v.cf, NULL, v.x, nb, cf.max_T, v.work, v.wb)) != ATTN_OK) break;
                 dp_add(&dp, c, m.p.gdata, (double)nb / o->batch, l);
             }
             if (st != ATTN_OK) break;
             t.lsum += dp_end(&dp, m.p.gdata);
         } else {
             m.seed = ((uint64_t)res->seed << 32) + (uint64_t)step;
-            if ((st = attn_transformer_forward(&m, tb.out, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
+            if ((st = attn_transformer_forward(&m, tb.out, tb.cache, tb.cf, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK) break;
             t.lsum += hloss(o, &m, &tb, o->batch, 1);
             attn_params_zero_grad(&m.p);
-            if ((st = attn_transformer_backward(&m, tb.dout, tb.cache, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK)
+            if ((st = attn_transformer_backward(&m, tb.dout, tb.cache, tb.cf, NULL, tb.x, o->batch, cf.max_T, tb.work, tb.wb)) != ATTN_OK)
                 break;
         }
         t.lcount++;

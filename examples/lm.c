@@ -260,7 +260,7 @@ typedef struct {
     int *tok, *targets;
     attn_float *logits, *dlogits, *loss, *probs, *cache;
     void *work;
-    size_t wb;
+    size_t cf, wb; /* the cache's floats, the workspace's bytes */
 } lm_buf;
 
 /* Mean cross-entropy of windows starting at starts [B] (tokens t .. t + ctx - 1 predict t + 1 .. t +
@@ -274,7 +274,7 @@ static double lm_loss(const lm_opts *o, attn_transformer *m, const lm_data *d, c
             b->tok[i * o->ctx + t] = d->tok[starts[i] + t];
             tg[i * o->ctx + t] = d->tok[starts[i] + t + 1];
         }
-    if (attn_transformer_forward(m, b->logits, b->cache, b->tok, NULL, B, o->ctx, b->work, b->wb) != ATTN_OK) return NAN;
+    if (attn_transformer_forward(m, b->logits, b->cache, b->cf, b->tok, NULL, B, o->ctx, b->work, b->wb) != ATTN_OK) return NAN;
     attn_cross_entropy_forward(b->loss, b->probs, b->logits, tg, n, LM_VOCAB);
     for (i = 0; i < n; i++) l += b->loss[i] / n;
     if (grad) {
@@ -373,7 +373,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res, int j,
     b.dlogits = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx * LM_VOCAB);
     b.probs = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx * LM_VOCAB);
     b.loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * o->ctx);
-    b.cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, nb, o->ctx));
+    b.cache = (attn_float *)malloc(sizeof(attn_float) * (b.cf = attn_transformer_cache_floats(&m, nb, o->ctx)));
     b.wb = attn_transformer_work_bytes(&m, nb, o->ctx);
     b.work = malloc(b.wb);
     mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
@@ -410,7 +410,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res, int j,
             if (data_parallel && !dp_mine(c)) continue;
             l = lm_loss(o, &m, d, starts + a, nw, &b, 1);
             attn_params_zero_grad(&m.p);
-            if (attn_transformer_backward(&m, b.dlogits, b.cache, b.tok, NULL, nw, o->ctx, b.work, b.wb) != ATTN_OK) {
+            if (attn_transformer_backward(&m, b.dlogits, b.cache, b.cf, b.tok, NULL, nw, o->ctx, b.work, b.wb) != ATTN_OK) {
                 fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
                 res->failed = 1;
             }
@@ -444,8 +444,8 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res, int j,
         const char *labels[48];
         char path[1024], title[128];
         for (i = 0; i < T; i++) b.tok[i] = d->tok[d->ntrain + i];
-        if (ww && w && attn_transformer_forward(&m, b.logits, b.cache, b.tok, NULL, 1, T, b.work, b.wb) == ATTN_OK &&
-            attn_transformer_weights(&m, w, b.cache, 1, T, layer, ww, wwb) == ATTN_OK) {
+        if (ww && w && attn_transformer_forward(&m, b.logits, b.cache, b.cf, b.tok, NULL, 1, T, b.work, b.wb) == ATTN_OK &&
+            attn_transformer_weights(&m, w, b.cache, b.cf, 1, T, layer, ww, wwb) == ATTN_OK) {
 #ifdef _OPENMP
 #pragma omp critical(lm_labels)
 #endif

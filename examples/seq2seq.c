@@ -168,7 +168,7 @@ typedef struct {
     int *src, *tin, *tout, *dec;
     attn_float *logits, *dlogits, *probs, *loss, *cache;
     void *work;
-    size_t wb;
+    size_t cf, wb; /* the cache's floats, the workspace's bytes */
 } s2s_buf;
 
 /* Mean cross-entropy of a batch of B pairs and the share of target tokens whose argmax is right
@@ -177,7 +177,7 @@ static double s2s_loss(attn_seq2seq *m, s2s_buf *b, int B, int T, int grad, doub
 {
     int i, v, n = 0, hit = 0, V = ATTN_DIGITS_VOCAB;
     double l = 0;
-    if (attn_seq2seq_forward(m, b->logits, b->cache, b->src, b->tin, B, T, T, b->work, b->wb) != ATTN_OK) return NAN;
+    if (attn_seq2seq_forward(m, b->logits, b->cache, b->cf, b->src, b->tin, B, T, T, b->work, b->wb) != ATTN_OK) return NAN;
     attn_cross_entropy_forward(b->loss, b->probs, b->logits, b->tout, B * T, V);
     for (i = 0; i < B * T; i++) {
         const attn_float *z = b->logits + (size_t)i * V;
@@ -224,8 +224,8 @@ static void s2s_analyse(const s2s_opts *o, const attn_seq2seq *m, s2s_buf *b, s2
             int heat = o->heatmap && res->seed == 0 && s == 0;
             if (t && !heat) break;
             if ((!t && (attn_digits_batch((attn_digits_task)o->task, o->analysis_len, o->analysis_len, 1, 1, b->src, b->tin, b->tout, &r) != ATTN_OK ||
-                        attn_seq2seq_forward(&fm, b->logits, b->cache, b->src, b->tin, 1, n, n, b->work, b->wb) != ATTN_OK)) ||
-                attn_seq2seq_weights(&fm, w, b->cache, 1, n, n, sub, b->work, b->wb) != ATTN_OK) {
+                        attn_seq2seq_forward(&fm, b->logits, b->cache, b->cf, b->src, b->tin, 1, n, n, b->work, b->wb) != ATTN_OK)) ||
+                attn_seq2seq_weights(&fm, w, b->cache, b->cf, 1, n, n, sub, b->work, b->wb) != ATTN_OK) {
                 fprintf(stderr, "\nattnlab seq2seq: analysis: %s\n", attn_last_error());
                 res->failed = 1;
                 break;
@@ -329,7 +329,7 @@ static void s2s_train_one(const s2s_opts *o, s2s_run *res)
     b.tout = (int *)malloc(sizeof(int) * (size_t)nb * T); b.dec = (int *)malloc(sizeof(int) * (size_t)nb * T);
     b.logits = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * T * V); b.dlogits = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * T * V);
     b.probs = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * T * V); b.loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * T);
-    b.cache = (attn_float *)malloc(sizeof(attn_float) * attn_seq2seq_cache_floats(&m, nb, T, T));
+    b.cache = (attn_float *)malloc(sizeof(attn_float) * (b.cf = attn_seq2seq_cache_floats(&m, nb, T, T)));
     b.wb = attn_seq2seq_work_bytes(&m, nb, T, T);
     b.work = malloc(b.wb);
     mom = (attn_float *)calloc(m.p.total, sizeof(attn_float));
@@ -361,7 +361,7 @@ static void s2s_train_one(const s2s_opts *o, s2s_run *res)
         lsum += s2s_loss(&m, &b, o->batch, T, 1, NULL);
         lcount++;
         attn_params_zero_grad(&m.p);
-        if (attn_seq2seq_backward(&m, b.dlogits, b.cache, b.src, b.tin, o->batch, T, T, b.work, b.wb) != ATTN_OK) {
+        if (attn_seq2seq_backward(&m, b.dlogits, b.cache, b.cf, b.src, b.tin, o->batch, T, T, b.work, b.wb) != ATTN_OK) {
             fprintf(stderr, "\nattnlab seq2seq: %s\n", attn_last_error());
             res->failed = 1;
             break;
@@ -552,18 +552,18 @@ static int s2s_report(const s2s_opts *o, const s2s_run *res, int njobs)
 static int s2s_limits(const s2s_opts *o, attn_seq2seq *m)
 {
     int T = o->max_len + 1, nb = o->batch > o->test ? o->batch : o->test, *src, *tin;
-    size_t wb = attn_seq2seq_work_bytes(m, 1, T, T);
+    size_t wb = attn_seq2seq_work_bytes(m, 1, T, T), cf = attn_seq2seq_cache_floats(m, 1, T, T);
     double bytes = (double)sizeof(attn_float) * (4.0 * m->p.total + (double)attn_seq2seq_cache_floats(m, nb, T, T) +
                                                  3.0 * nb * T * ATTN_DIGITS_VOCAB) +
                    (double)attn_seq2seq_work_bytes(m, nb, T, T), secs;
-    attn_float *cache = (attn_float *)malloc(sizeof(attn_float) * attn_seq2seq_cache_floats(m, 1, T, T));
+    attn_float *cache = (attn_float *)malloc(sizeof(attn_float) * cf);
     attn_float *logits = (attn_float *)malloc(sizeof(attn_float) * T * ATTN_DIGITS_VOCAB);
     void *work = malloc(wb);
     struct timespec t0, t1;
     src = (int *)calloc((size_t)T, sizeof(int));
     tin = (int *)calloc((size_t)T, sizeof(int));
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (cache && logits && work && src && tin) attn_seq2seq_forward(m, logits, cache, src, tin, 1, T, T, work, wb);
+    if (cache && logits && work && src && tin) attn_seq2seq_forward(m, logits, cache, cf, src, tin, 1, T, T, work, wb);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     free(cache); free(logits); free(work); free(src); free(tin);

@@ -44,6 +44,7 @@ static void views(attn_params *p, int grad, weights *w)
 /* What the backward pass needs from the forward one, per block, and at the end. */
 typedef struct {
     attn_float x[N * D], a[N * D], m1[N], r1[N], h[N * D], n2[N * D], m2[N], r2[N], u[N * M], g[N * M], *att;
+    size_t natt; /* att's floats */
 } acts;
 static acts act[L];
 static attn_float xL[N * D], z[N * D], mf[N], rf[N], logits[N * V], probs[N * V], nll[N];
@@ -71,7 +72,7 @@ static void forward(const weights *w, const int *tok, int nb, int t, void *work,
         attn_layer A = layer_of(w, l);
         attn_layernorm_forward(c->a, c->m1, c->r1, c->x, w->b[l].ln1g, w->b[l].ln1b, n, D, 1e-5f,
                                ATTN_LN_EPS_INSIDE);
-        attn_layer_forward(&A, c->h, c->att, c->a, NULL, nb, t, t, work, wb);
+        attn_layer_forward(&A, c->h, c->att, c->natt, c->a, NULL, nb, t, t, work, wb);
         attn_axpy((size_t)n * D, 1, c->x, c->h);
         attn_layernorm_forward(c->n2, c->m2, c->r2, c->h, w->b[l].ln2g, w->b[l].ln2b, n, D, 1e-5f,
                                ATTN_LN_EPS_INSIDE);
@@ -112,7 +113,7 @@ static void backward(const weights *w, const weights *g, const int *tok, const i
         attn_layernorm_backward(dh, g->b[l].ln2g, g->b[l].ln2b, dn, c->h, w->b[l].ln2g, c->m2, c->r2, N, D,
                                 1e-5f, ATTN_LN_EPS_INSIDE);
         memcpy(dx, dh, sizeof dx); /* h = x + Attn(LN(x)) */
-        attn_layer_backward(&A, da, NULL, &lg, dh, c->a, NULL, c->att, B, T, T, work, wb);
+        attn_layer_backward(&A, da, NULL, &lg, dh, c->a, NULL, c->att, c->natt, B, T, T, work, wb);
         attn_layernorm_backward(dx, g->b[l].ln1g, g->b[l].ln1b, da, c->x, w->b[l].ln1g, c->m1, c->r1, N, D,
                                 1e-5f, ATTN_LN_EPS_INSIDE);
     }
@@ -221,7 +222,7 @@ int main(int argc, char **argv)
     attn_params_draw(&p, desc, p.count, &r);
     A = layer_of(&w, 0);
     for (l = 0; l < L; l++)
-        act[l].att = (attn_float *)malloc(sizeof(attn_float) * attn_layer_cache_floats(&A, B, T, T));
+        act[l].att = (attn_float *)malloc(sizeof(attn_float) * (act[l].natt = attn_layer_cache_floats(&A, B, T, T)));
     work = malloc(wb = attn_layer_work_bytes(&A, B, T, T));
     if (gradcheck) { /* 40 parameters drawn at random: the analytic gradient against central differences */
         double worst = 0, h = sizeof(attn_float) == 8 ? 1e-5 : 1e-2;

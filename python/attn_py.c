@@ -192,7 +192,7 @@ ATTNPY_EXPORT attn_status attnpy_model_forward(attnpy_model *h, attn_float *y, c
     cache = (cache + ATTN_ALIGN - 1) / ATTN_ALIGN * ATTN_ALIGN;
     work = attn_transformer_work_bytes(&h->m, B, T);
     if (!(mem = (char *)attnpy_work(h, cache + work))) return ATTN_ERR_NOMEM;
-    return attn_transformer_forward(&h->m, y, (attn_float *)mem, tokens, x, B, T, mem + cache, work);
+    return attn_transformer_forward(&h->m, y, (attn_float *)mem, cache / sizeof(attn_float), tokens, x, B, T, mem + cache, work);
 }
 
 /* Appends steps tokens to prompt [n] (n >= 1), out [steps], each drawn by attn_sample from the

@@ -24,7 +24,7 @@ static int embed(attn_transformer *m, int T, int n, char **a)
     for (i = 0; i < n; i++) tok[i] = atoi(a[i]), mask[i] = tok[i] != m->cfg.pad;
     e = (attn_float *)malloc(sizeof(attn_float) * (size_t)B * d);
     cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(m, B, T));
-    if (!e || !cache || attn_transformer_forward(m, h, cache, tok, NULL, B, T, work, wb) != ATTN_OK ||
+    if (!e || !cache || attn_transformer_forward(m, h, cache, attn_transformer_cache_floats(m, B, T), tok, NULL, B, T, work, wb) != ATTN_OK ||
         attn_mean_pool(e, h, mask, B, T, d, 1) != ATTN_OK)
         return fprintf(stderr, "hf_tool: %s\n", attn_last_error()), 1;
     for (i = 0; i < B * d; i++) printf("%.9g%c", (double)e[i], (i + 1) % d ? ' ' : '\n');
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
         attn_float *cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&m, 1, T));
         size_t wb = attn_transformer_work_bytes(&m, 1, T);
         void *work = malloc(wb);
-        if (!y || !cache || !work || attn_transformer_forward(&m, y, cache, tok, NULL, 1, T, work, wb) != ATTN_OK) {
+        if (!y || !cache || !work || attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 1, T), tok, NULL, 1, T, work, wb) != ATTN_OK) {
             fprintf(stderr, "hf_tool: %s\n", attn_last_error());
             return 1;
         }

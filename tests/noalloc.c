@@ -70,13 +70,13 @@ static int run(int mode, int steps, attn_float *params, attn_float *logits, long
             }
         }
         for (i = 0; i < B * T; i++) x[i] = (int)attn_rng_int(&r, V), y[i] = i % T ? x[i - 1] : -1;
-        if (attn_transformer_forward(&m, out, cache, x, NULL, B, T, work, wb) != ATTN_OK ||
+        if (attn_transformer_forward(&m, out, cache, attn_transformer_cache_floats(&m, B, T), x, NULL, B, T, work, wb) != ATTN_OK ||
             attn_cross_entropy_forward(nll, probs, out, y, B * T, V) != ATTN_OK)
             return 0;
         memset(dl, 0, sizeof dl);
         attn_cross_entropy_backward(dl, NULL, (attn_float)1 / (B * T), probs, y, B * T, V);
         attn_params_zero_grad(&m.p);
-        if (attn_transformer_backward(&m, dl, cache, x, NULL, B, T, work, wb) != ATTN_OK ||
+        if (attn_transformer_backward(&m, dl, cache, attn_transformer_cache_floats(&m, B, T), x, NULL, B, T, work, wb) != ATTN_OK ||
             (mode == CALLER_MEMORY ? attn_adamw_step(&m.p, mom, vel, s + 1, (attn_float)1e-3, (attn_float)0.9,
                                                      (attn_float)0.95, (attn_float)1e-8, (attn_float)0.1)
                                    : attn_optim_step(&opt, &m.p, 1e-3)) != ATTN_OK)

@@ -1444,7 +1444,7 @@ static void test_modifiers(void)
                   "%s with a modifier is refused", attn_kind_get(other[k])->name);
         }
         d.kind = ATTN_SOFTMAX;
-        CHECK(attn_linformer_forward(&d, 4, 9, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0) == ATTN_ERR_ARG &&
+        CHECK(attn_linformer_forward(&d, 4, 9, NULL, NULL, NULL, NULL, attn_linformer_cache_floats(&d, 4), NULL, NULL, NULL, NULL, 0) == ATTN_ERR_ARG &&
                   strstr(attn_last_error(), "modifiers"), "Linformer with a modifier is refused: %s", attn_last_error());
     }
 }
@@ -1928,7 +1928,7 @@ static void test_layer_step(void)
                     kc = t_alloc(nk); vc = t_alloc(nv); sw = malloc(sb);
                     memset(kc, 0, sizeof(attn_float) * nk); memset(vc, 0, sizeof(attn_float) * nv);
                     kv.k = kc; kv.v = vc; kv.rows = rec ? 0 : CAP; kv.held = 0;
-                    CHECK(attn_layer_forward(&L, yf, cache, x, cross ? m : NULL, 1, Tq, cross ? TS : Tq, work, wb) ==
+                    CHECK(attn_layer_forward(&L, yf, cache, attn_layer_cache_floats(&L, 1, Tq, cross ? TS : Tq), x, cross ? m : NULL, 1, Tq, cross ? TS : Tq, work, wb) ==
                               ATTN_OK, "step's reference %s: %s", ki->name, attn_last_error());
                     if (cross) {
                         CHECK(attn_layer_kv_add(&L, &kv, m, TS, 0, sw, sb) == ATTN_OK &&
@@ -2001,13 +2001,13 @@ typedef struct {
 static void layer_f(void *p)
 {
     layer_ctx *c = (layer_ctx *)p;
-    attn_layer_forward(&c->L, c->y, c->cache, c->x, c->cross ? c->m : NULL, c->B, c->Tq, c->Tk, c->work, c->work_bytes);
+    attn_layer_forward(&c->L, c->y, c->cache, attn_layer_cache_floats(&c->L, c->B, c->Tq, c->Tk), c->x, c->cross ? c->m : NULL, c->B, c->Tq, c->Tk, c->work, c->work_bytes);
 }
 
 static void layer_b(void *p, const attn_float *dy)
 {
     layer_ctx *c = (layer_ctx *)p;
-    attn_layer_backward(&c->L, c->dx, c->cross ? c->dm : NULL, &c->g, dy, c->x, c->cross ? c->m : NULL, c->cache, c->B, c->Tq, c->Tk, c->work, c->work_bytes);
+    attn_layer_backward(&c->L, c->dx, c->cross ? c->dm : NULL, &c->g, dy, c->x, c->cross ? c->m : NULL, c->cache, attn_layer_cache_floats(&c->L, c->B, c->Tq, c->Tk), c->B, c->Tq, c->Tk, c->work, c->work_bytes);
 }
 
 /* The layer's weights in one block P drawn from N(0, 0.5^2), gradients in the mirror block dP:
@@ -2196,7 +2196,7 @@ static void test_layer_global(void)
         cache2 = t_alloc(attn_layer_cache_floats(&plain, B, T, T));
         w2b = attn_layer_work_bytes(&plain, B, T, T);
         work2 = malloc(w2b);
-        ok = attn_layer_forward(&plain, y2, cache2, c.x, NULL, B, T, T, work2, w2b) == ATTN_OK;
+        ok = attn_layer_forward(&plain, y2, cache2, attn_layer_cache_floats(&plain, B, T, T), c.x, NULL, B, T, T, work2, w2b) == ATTN_OK;
         for (b = 0; b < B; b++)
             for (t = 0; t < T; t++)
                 if (glob[t]) worst = fmax(worst, max_abs_diff(y2 + ((size_t)b * T + t) * Cout, c.y + ((size_t)b * T + t) * Cout, (size_t)Cout));
@@ -2209,10 +2209,10 @@ static void test_layer_global(void)
             t_gradcheck(what, layer_f, layer_b, &c, c.y, c.ny, v, 2);
         }
         c.L.att.causal = 1;
-        CHECK(attn_layer_forward(&c.L, c.y, c.cache, c.x, NULL, B, T, T, c.work, c.work_bytes) == ATTN_ERR_ARG, "global projections with a causal flag must be refused");
+        CHECK(attn_layer_forward(&c.L, c.y, c.cache, attn_layer_cache_floats(&c.L, B, T, T), c.x, NULL, B, T, T, c.work, c.work_bytes) == ATTN_ERR_ARG, "global projections with a causal flag must be refused");
         c.L.att.causal = 0;
         c.L.Wvg = NULL;
-        CHECK(attn_layer_forward(&c.L, c.y, c.cache, c.x, NULL, B, T, T, c.work, c.work_bytes) == ATTN_ERR_ARG, "global projections need all three weights");
+        CHECK(attn_layer_forward(&c.L, c.y, c.cache, attn_layer_cache_floats(&c.L, B, T, T), c.x, NULL, B, T, T, c.work, c.work_bytes) == ATTN_ERR_ARG, "global projections need all three weights");
         free(y2); free(cache2); free(work2);
         free(c.P); free(c.dP); free(c.x); free(c.y); free(c.dx); free(c.cache); free(c.work);
     }
@@ -2230,14 +2230,14 @@ typedef struct {
 static void lin_f(void *p)
 {
     lin_ctx *c = (lin_ctx *)p;
-    attn_linformer_forward(&c->a.d, c->kproj, c->n_max, c->E, c->F, c->a.O, c->cache, c->a.Q, c->a.K, c->a.V, c->lwork, c->lwork_bytes);
+    attn_linformer_forward(&c->a.d, c->kproj, c->n_max, c->E, c->F, c->a.O, c->cache, attn_linformer_cache_floats(&c->a.d, c->kproj), c->a.Q, c->a.K, c->a.V, c->lwork, c->lwork_bytes);
 }
 
 static void lin_b(void *p, const attn_float *dO)
 {
     lin_ctx *c = (lin_ctx *)p;
     attn_linformer_backward(&c->a.d, c->kproj, c->n_max, c->E, c->F, c->dE, c->dF, c->a.dQ, c->a.dK, c->a.dV, dO, c->a.Q, c->a.K, c->a.V,
-                            c->a.O, c->cache, c->lwork, c->lwork_bytes);
+                            c->a.O, c->cache, attn_linformer_cache_floats(&c->a.d, c->kproj), c->lwork, c->lwork_bytes);
 }
 
 static void test_linformer(void)
@@ -2286,7 +2286,7 @@ static void test_linformer(void)
             t_gradcheck(what, lin_f, lin_b, &c, c.a.O, c.a.no, v, 5);
         }
         c.a.d.causal = 1;
-        CHECK(attn_linformer_forward(&c.a.d, c.kproj, c.n_max, c.E, c.F, c.a.O, c.cache, c.a.Q, c.a.K, c.a.V, c.lwork, c.lwork_bytes) == ATTN_ERR_ARG,
+        CHECK(attn_linformer_forward(&c.a.d, c.kproj, c.n_max, c.E, c.F, c.a.O, c.cache, attn_linformer_cache_floats(&c.a.d, c.kproj), c.a.Q, c.a.K, c.a.V, c.lwork, c.lwork_bytes) == ATTN_ERR_ARG,
               "a causal Linformer must be refused");
         free(Oref); free(Kc); free(Vc); free(c.E); free(c.F); free(c.dE); free(c.dF); free(c.cache); free(c.lwork);
         att_free(&c.a);

@@ -185,8 +185,8 @@ static void golden_linformer(gold *g, const attn_float *cfg)
     O = t_alloc((size_t)d.B * d.H * d.Tq * d.dv); cache = t_alloc(attn_linformer_cache_floats(&d, kproj));
     dQ = t_alloc(nq); dK = t_alloc(nq); dV = t_alloc(nv); dE = t_alloc(ne); dF = t_alloc(ne);
     work = malloc(attn_linformer_work_bytes(&d, kproj));
-    CHECK(attn_linformer_forward(&d, kproj, n_max, E, F, O, cache, Q, K, V, work, attn_linformer_work_bytes(&d, kproj)) == ATTN_OK &&
-          attn_linformer_backward(&d, kproj, n_max, E, F, dE, dF, dQ, dK, dV, dO, Q, K, V, O, cache, work, attn_linformer_work_bytes(&d, kproj)) == ATTN_OK,
+    CHECK(attn_linformer_forward(&d, kproj, n_max, E, F, O, cache, attn_linformer_cache_floats(&d, kproj), Q, K, V, work, attn_linformer_work_bytes(&d, kproj)) == ATTN_OK &&
+          attn_linformer_backward(&d, kproj, n_max, E, F, dE, dF, dQ, dK, dV, dO, Q, K, V, O, cache, attn_linformer_cache_floats(&d, kproj), work, attn_linformer_work_bytes(&d, kproj)) == ATTN_OK,
           "%s: Linformer forward or backward failed: %s", g->path, attn_last_error());
     gold_cmp(g, "O", O, (size_t)d.B * d.H * d.Tq * d.dv, &worst);
     gold_cmp(g, "dQ", dQ, nq, &worst);
@@ -233,8 +233,8 @@ static void golden_layer(gold *g, const attn_float *cfg)
     cache = t_alloc(attn_layer_cache_floats(&L, B, Tq, Tk));
     wb = attn_layer_work_bytes(&L, B, Tq, Tk);
     work = malloc(wb);
-    CHECK(attn_layer_forward(&L, y, cache, x, m, B, Tq, Tk, work, wb) == ATTN_OK &&
-          attn_layer_backward(&L, dx, cross ? dm : NULL, &gr, dy, x, m, cache, B, Tq, Tk, work, wb) == ATTN_OK,
+    CHECK(attn_layer_forward(&L, y, cache, attn_layer_cache_floats(&L, B, Tq, Tk), x, m, B, Tq, Tk, work, wb) == ATTN_OK &&
+          attn_layer_backward(&L, dx, cross ? dm : NULL, &gr, dy, x, m, cache, attn_layer_cache_floats(&L, B, Tq, Tk), B, Tq, Tk, work, wb) == ATTN_OK,
           "%s: layer forward or backward failed: %s", g->path, attn_last_error());
     gold_cmp(g, "y", y, ny, &worst);
     gold_cmp(g, "dx", dx, nx, &worst);

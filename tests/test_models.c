@@ -84,13 +84,13 @@ typedef struct {
 static void cis_f(void *p)
 {
     cis_ctx *c = (cis_ctx *)p;
-    attn_cisformer_forward(&c->m, c->y, c->cache, c->tok, c->stride, c->nb, c->work, c->wb);
+    attn_cisformer_forward(&c->m, c->y, c->cache, attn_cisformer_cache_floats(&c->m, c->nb), c->tok, c->stride, c->nb, c->work, c->wb);
 }
 
 static void cis_b(void *p, const attn_float *dy)
 {
     cis_ctx *c = (cis_ctx *)p;
-    attn_cisformer_backward(&c->m, dy, c->cache, c->nb, c->work, c->wb);
+    attn_cisformer_backward(&c->m, dy, c->cache, attn_cisformer_cache_floats(&c->m, c->nb), c->nb, c->work, c->wb);
 }
 
 static void test_cisformer_counts(void)
@@ -217,13 +217,13 @@ static void test_cisformer_backward_sgd(void)
                     memcpy(b.p.data, a.p.data, sizeof(attn_float) * total);
                     memcpy(vb, va, sizeof(attn_float) * total);
                     for (i = 0; i < len; i++) tok[i] = (int)attn_rng_int(&r, (uint32_t)cf.d);
-                    CHECK(attn_cisformer_forward(&a, y, cache, tok, 1, nb, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+                    CHECK(attn_cisformer_forward(&a, y, cache, attn_cisformer_cache_floats(&a, nb), tok, 1, nb, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
                     for (i = 0; i < nb * cf.d; i++) dy[i] = 2 * (y[i] - (i % cf.d == tok[i / cf.d + cf.ncon - 1] ? 1 : 0)) / (attn_float)nb; /* the paper's loss */
                     attn_params_zero_grad(&a.p);
-                    attn_cisformer_backward(&a, dy, cache, nb, work, wb);
+                    attn_cisformer_backward(&a, dy, cache, attn_cisformer_cache_floats(&a, nb), nb, work, wb);
                     attn_sgd_step(&a.p, va, (attn_float)0.02, (attn_float)0.8, step);
-                    attn_cisformer_forward(&b, y, cache, tok, 1, nb, work, wb);
-                    CHECK(attn_cisformer_backward_sgd(&b, dy, cache, nb, vb, (attn_float)0.02, (attn_float)0.8, step, work, wb) == ATTN_OK,
+                    attn_cisformer_forward(&b, y, cache, attn_cisformer_cache_floats(&b, nb), tok, 1, nb, work, wb);
+                    CHECK(attn_cisformer_backward_sgd(&b, dy, cache, attn_cisformer_cache_floats(&b, nb), nb, vb, (attn_float)0.02, (attn_float)0.8, step, work, wb) == ATTN_OK,
                           "backward_sgd: %s", attn_last_error());
                     for (i = 0; i < a.p.count; i++) /* the tensors; the alignment padding between them is no parameter */
                         for (j = a.p.offset[i]; j < a.p.offset[i] + attn_tensor_numel(&a.p.value[i]); j++) {
@@ -236,7 +236,7 @@ static void test_cisformer_backward_sgd(void)
                 CHECK(worst <= 1e2 * T_EPS && untouched, "cisformer %s vec %d d %d nb %d: the fused SGD backward's steps differ by %.3g "
                       "from backward + attn_sgd_step%s", attn_kind_get(cf.kind)->name, v, cf.d, nb, worst,
                       untouched ? "" : "; it wrote the gradient block");
-                CHECK(attn_cisformer_backward_sgd(&b, dy, cache, nb, NULL, 1, 1, 1, work, wb) == ATTN_ERR_ARG, "backward_sgd without a velocity");
+                CHECK(attn_cisformer_backward_sgd(&b, dy, cache, attn_cisformer_cache_floats(&b, nb), nb, NULL, 1, 1, 1, work, wb) == ATTN_ERR_ARG, "backward_sgd without a velocity");
                 free(tok); free(y); free(dy); free(cache); free(work); free(va); free(vb);
                 attn_cisformer_free(&a); attn_cisformer_free(&b);
             }
@@ -287,11 +287,11 @@ static void test_cisformer_bad_input(void)
     wb = attn_cisformer_work_bytes(&m, 1);
     work = malloc(wb);
     tok[2] = 3;
-    CHECK(attn_cisformer_forward(&m, y, cache, tok, 4, 1, work, wb) == ATTN_ERR_ARG && y[0] == 7, "a token out of range refused, nothing written");
+    CHECK(attn_cisformer_forward(&m, y, cache, attn_cisformer_cache_floats(&m, 1), tok, 4, 1, work, wb) == ATTN_ERR_ARG && y[0] == 7, "a token out of range refused, nothing written");
     tok[2] = 2;
-    CHECK(attn_cisformer_forward(&m, y, cache, tok, 4, 1, work, wb - 1) == ATTN_ERR_ARG && y[0] == 7, "a short workspace refused");
-    CHECK(attn_cisformer_forward(&m, y, cache, tok, 0, 1, work, wb) == ATTN_ERR_SHAPE, "stride 0 refused");
-    CHECK(attn_cisformer_forward(&m, y, cache, tok, 4, 1, work, wb) == ATTN_OK, "a valid call: %s", attn_last_error());
+    CHECK(attn_cisformer_forward(&m, y, cache, attn_cisformer_cache_floats(&m, 1), tok, 4, 1, work, wb - 1) == ATTN_ERR_ARG && y[0] == 7, "a short workspace refused");
+    CHECK(attn_cisformer_forward(&m, y, cache, attn_cisformer_cache_floats(&m, 1), tok, 0, 1, work, wb) == ATTN_ERR_SHAPE, "stride 0 refused");
+    CHECK(attn_cisformer_forward(&m, y, cache, attn_cisformer_cache_floats(&m, 1), tok, 4, 1, work, wb) == ATTN_OK, "a valid call: %s", attn_last_error());
     free(cache); free(work);
     attn_cisformer_free(&m);
 }
@@ -381,8 +381,8 @@ static void test_checkpoints(void)
         attn_float y1[4 * 4], y2[4 * 4], *cache = t_alloc(attn_cisformer_cache_floats(&m, 4));
         size_t wb = attn_cisformer_work_bytes(&m, 4);
         void *work = malloc(wb);
-        attn_cisformer_forward(&m, y1, cache, tok, 1, 4, work, wb);
-        attn_cisformer_forward(&back, y2, cache, tok, 1, 4, work, wb);
+        attn_cisformer_forward(&m, y1, cache, attn_cisformer_cache_floats(&m, 4), tok, 1, 4, work, wb);
+        attn_cisformer_forward(&back, y2, cache, attn_cisformer_cache_floats(&back, 4), tok, 1, 4, work, wb);
         CHECK(back.cfg.d == 4 && back.cfg.ncon == 5 && back.cfg.kind == ATTN_EXPRESSIVE && back.cfg.scale == 0.75f &&
                   back.cfg.vec == ATTN_CIS_LN_GAINS && back.p.total == m.p.total && t_params_equal(&back.p, &m.p) &&
                   !memcmp(y1, y2, sizeof y1),
@@ -642,14 +642,14 @@ typedef struct {
 static void tf_f(void *p)
 {
     tf_ctx *c = (tf_ctx *)p;
-    attn_status st = attn_transformer_forward(&c->m, c->y, c->cache, c->tok, c->x, c->B, c->T, c->work, c->wb);
+    attn_status st = attn_transformer_forward(&c->m, c->y, c->cache, attn_transformer_cache_floats(&c->m, c->B, c->T), c->tok, c->x, c->B, c->T, c->work, c->wb);
     if (st != ATTN_OK) CHECK(0, "transformer forward: %s", attn_last_error()); /* counted only when it fails */
 }
 
 static void tf_b(void *p, const attn_float *dy)
 {
     tf_ctx *c = (tf_ctx *)p;
-    attn_status st = attn_transformer_backward(&c->m, dy, c->cache, c->tok, c->x, c->B, c->T, c->work, c->wb);
+    attn_status st = attn_transformer_backward(&c->m, dy, c->cache, attn_transformer_cache_floats(&c->m, c->B, c->T), c->tok, c->x, c->B, c->T, c->work, c->wb);
     if (st != ATTN_OK) CHECK(0, "transformer backward: %s", attn_last_error());
 }
 
@@ -683,7 +683,7 @@ static void tf_run(const attn_transformer *m, attn_float *y, const int *tok, int
     attn_float *cache = t_alloc(attn_transformer_cache_floats(m, B, T));
     size_t wb = attn_transformer_work_bytes(m, B, T);
     void *work = malloc(wb);
-    CHECK(attn_transformer_forward(m, y, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(attn_transformer_forward(m, y, cache, attn_transformer_cache_floats(m, B, T), tok, NULL, B, T, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
     free(cache); free(work);
 }
 
@@ -734,7 +734,7 @@ static void test_transformer_qk_norm(void)
     for (i = 0; i < 12; i++) tok[i] = (int)attn_rng_int(&r, 5);
     cache = t_alloc(attn_transformer_cache_floats(&m, 2, 6));
     work = malloc(wb = attn_transformer_work_bytes(&m, 2, 6));
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
     naive_transformer(&m, tok + 6, NULL, 6, ref);
     for (i = 0; i < 6 * 4; i++) { /* (an fmax reduction here crashed aarch64 gcc 12's vectoriser) */
         double e = fabs(ref[i] - y[6 * 4 + i]);
@@ -746,7 +746,7 @@ static void test_transformer_qk_norm(void)
     cf.pos = ATTN_POS_ROPE; cf.kinds[1] = ATTN_EXPRESSIVE; cf.kv_heads = 1;
     CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "init: %s", attn_last_error());
     for (i = 0; i < (int)m.p.total; i++) m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 1, 6), tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
     {
         static const int calls[] = {3, 1};
         worst = t_decode_diff(&m, NULL, tok, 6, calls, 2, y, 4);
@@ -794,7 +794,7 @@ static void test_transformer_modifiers(void)
     for (i = 0; i < 12; i++) tok[i] = (int)attn_rng_int(&r, 5);
     cache = t_alloc(attn_transformer_cache_floats(&m, 2, 6));
     work = malloc(wb = attn_transformer_work_bytes(&m, 2, 6));
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
     { /* the modifiers act: ALiBi's layer without it gives other logits */
         attn_transformer plain = m;
         plain.cfg.mods[0] = ATTN_MOD_NONE;
@@ -804,7 +804,7 @@ static void test_transformer_modifiers(void)
     if (T_DOUBLE) tf_gradcheck("transformer with score modifiers", &m, tok, 2, 6, y, cache, work, wb, (size_t)2 * 6 * 4);
     {
         static const int calls[] = {3, 1};
-        CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+        CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 1, 6), tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
         worst = t_decode_diff(&m, NULL, tok, 6, calls, 2, y, 4);
         CHECK(worst >= 0 && worst < (T_DOUBLE ? 1e-12 : 1e-5), "decoding with score modifiers: %.3g (%s)", worst,
               attn_last_error());
@@ -984,8 +984,8 @@ static void test_transformer_sparse(void)
             size_t ww = attn_transformer_weights_work_bytes(&a, 2, 6);
             attn_float *wt = t_alloc(2 * 2 * 36), *cache = t_alloc(attn_transformer_cache_floats(&a, 2, 6));
             void *work = malloc(ww + attn_transformer_work_bytes(&a, 2, 6));
-            attn_transformer_forward(&a, ya, cache, tok, NULL, 2, 6, work, attn_transformer_work_bytes(&a, 2, 6));
-            CHECK(attn_transformer_weights(&a, wt, cache, 2, 6, 0, work, ww) == ATTN_ERR_ARG,
+            attn_transformer_forward(&a, ya, cache, attn_transformer_cache_floats(&a, 2, 6), tok, NULL, 2, 6, work, attn_transformer_work_bytes(&a, 2, 6));
+            CHECK(attn_transformer_weights(&a, wt, cache, attn_transformer_cache_floats(&a, 2, 6), 2, 6, 0, work, ww) == ATTN_ERR_ARG,
                   "Linformer: the weights over T keys are refused");
             free(wt); free(cache); free(work);
         }
@@ -1250,10 +1250,10 @@ static void test_transformer_documents(void)
     cache = t_alloc(attn_transformer_cache_floats(&m, 1, 7));
     wb = attn_transformer_work_bytes(&m, 1, 7);
     work = malloc(wb);
-    CHECK(attn_transformer_forward(&m, yp, cache, packed, NULL, 1, 7, work, wb) == ATTN_OK, "packed forward: %s", attn_last_error());
+    CHECK(attn_transformer_forward(&m, yp, cache, attn_transformer_cache_floats(&m, 1, 7), packed, NULL, 1, 7, work, wb) == ATTN_OK, "packed forward: %s", attn_last_error());
     for (part = 0; part < 2; part++) {
         int start = part ? 4 : 0, len = part ? 3 : 4;
-        attn_transformer_forward(&m, ys, cache, packed + start, NULL, 1, len, work, wb);
+        attn_transformer_forward(&m, ys, cache, attn_transformer_cache_floats(&m, 1, len), packed + start, NULL, 1, len, work, wb);
         for (i = 0; i < len * cf.out; i++) worst = fmax(worst, fabs(ys[i] - yp[start * cf.out + i]) / (1 + fabs(ys[i])));
     }
     CHECK(worst <= 1e2 * T_EPS, "documents packed with doc_mask differ from the documents alone by %.3g", worst);
@@ -1295,15 +1295,15 @@ static void test_transformer_bad_input(void)
     work = malloc(wb);
     for (i = 0; i < 24; i++) y[i] = -7;
     tok[2] = 5;
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb) == ATTN_ERR_ARG, "a token outside the vocabulary refused");
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 1, 6), tok, NULL, 1, 6, work, wb) == ATTN_ERR_ARG, "a token outside the vocabulary refused");
     tok[2] = 2;
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 7, work, wb) == ATTN_ERR_SHAPE, "T > max_T refused");
-    CHECK(attn_transformer_forward(&m, y, cache, NULL, cache, 1, 6, work, wb) == ATTN_ERR_ARG, "dense inputs to a token model refused");
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 2, work, wb) == ATTN_ERR_SHAPE, "T < readout refused");
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb - 1) == ATTN_ERR_ARG, "a short workspace refused");
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 1, 7), tok, NULL, 1, 7, work, wb) == ATTN_ERR_SHAPE, "T > max_T refused");
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 1, 6), NULL, cache, 1, 6, work, wb) == ATTN_ERR_ARG, "dense inputs to a token model refused");
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 1, 2), tok, NULL, 1, 2, work, wb) == ATTN_ERR_SHAPE, "T < readout refused");
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 1, 6), tok, NULL, 1, 6, work, wb - 1) == ATTN_ERR_ARG, "a short workspace refused");
     for (i = 0; i < 24 && y[i] == -7; i++) {}
     CHECK(i == 24, "refused calls leave y as it was");
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 1, 6), tok, NULL, 1, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
     free(work);
     attn_transformer_free(&m);
 }
@@ -1367,7 +1367,7 @@ static void test_transformer_window_cache(void)
         for (i = 0; i < T; i++) tok[i] = (int)attn_rng_int(&r, 5);
         cache = t_alloc(attn_transformer_cache_floats(&m, 1, T));
         work = malloc(wb = attn_transformer_work_bytes(&m, 1, T));
-        attn_transformer_forward(&m, full, cache, tok, NULL, 1, T, work, wb);
+        attn_transformer_forward(&m, full, cache, attn_transformer_cache_floats(&m, 1, T), tok, NULL, 1, T, work, wb);
         kb = attn_transformer_kv_bytes(&m, T);
         CHECK(kb && kb == attn_transformer_kv_bytes(&m, T / 2), "the cache's size does not grow with its capacity");
         db = attn_transformer_decode_work_bytes(&m, T, T);
@@ -1409,14 +1409,14 @@ static void test_transformer_window(void)
     CHECK(attn_transformer_init(&w, &c, &r) == ATTN_OK, "init with a window: %s", attn_last_error());
     cache = t_alloc(attn_transformer_cache_floats(&m, 2, 6));
     work = malloc(wb = attn_transformer_work_bytes(&w, 2, 6));
-    attn_transformer_forward(&m, y1, cache, tok, NULL, 2, 6, work, wb);
-    attn_transformer_forward(&w, y2, cache, tok, NULL, 2, 6, work, wb);
+    attn_transformer_forward(&m, y1, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6, work, wb);
+    attn_transformer_forward(&w, y2, cache, attn_transformer_cache_floats(&w, 2, 6), tok, NULL, 2, 6, work, wb);
     diff = t_max_diff(y1, y2, 2 * 6 * 4);
     CHECK(diff < 1e-5, "a window wider than the sequence is plain attention (differs by %.3g)", diff);
     attn_transformer_free(&w);
     c.window = 1; c.dilation = 2; c.global = 1; /* query i sees i - 2, i, and token 0 */
     CHECK(attn_transformer_init(&w, &c, &r) == ATTN_OK, "init with a dilated window: %s", attn_last_error());
-    attn_transformer_forward(&w, y2, cache, tok, NULL, 2, 6, work, wb);
+    attn_transformer_forward(&w, y2, cache, attn_transformer_cache_floats(&w, 2, 6), tok, NULL, 2, 6, work, wb);
     diff = t_max_diff(y1, y2, 2 * 6 * 4);
     CHECK(diff > 1e-3, "the dilated window changes the outputs");
     CHECK(attn_transformer_save(&w, path) == ATTN_OK, "save: %s", attn_last_error());
@@ -1424,7 +1424,7 @@ static void test_transformer_window(void)
     CHECK(attn_transformer_load(&m, path) == ATTN_OK && m.cfg.window == 1 && m.cfg.dilation == 2 && m.cfg.global == 1,
           "the window survives a checkpoint: %s", attn_last_error());
     if (attn_last_status() == ATTN_OK || m.pattern) {
-        attn_transformer_forward(&m, y1, cache, tok, NULL, 2, 6, work, wb);
+        attn_transformer_forward(&m, y1, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6, work, wb);
         CHECK(!memcmp(y1, y2, sizeof y1), "the loaded model gives the same outputs");
         attn_transformer_free(&m);
     }
@@ -1440,7 +1440,7 @@ static void test_transformer_window(void)
     }
     {   /* decoding with the pattern: rows of the full pass */
         static const int calls[] = {3, 1, 2};
-        attn_transformer_forward(&w, y2, cache, tok, NULL, 1, 6, work, wb);
+        attn_transformer_forward(&w, y2, cache, attn_transformer_cache_floats(&w, 1, 6), tok, NULL, 1, 6, work, wb);
         diff = t_decode_diff(&w, NULL, tok, 6, calls, 3, y2, 4);
         CHECK(diff >= 0, "decode with a window: %s", attn_last_error());
         CHECK(diff < (sizeof(attn_float) == 4 ? 1e-5 : 1e-12), "decoding with a window differs from the full pass by %.3g", diff);
@@ -1498,7 +1498,7 @@ static void test_transformer_decode(void)
             work = malloc(wb = attn_transformer_work_bytes(&m, 1, T));
             kvmem = malloc(kb = attn_transformer_kv_bytes(&m, 10));
             dw = malloc(db = attn_transformer_decode_work_bytes(&m, P, 10));
-            CHECK(attn_transformer_forward(&m, full, cache, tok, NULL, 1, T, work, wb) == ATTN_OK, "full: %s", attn_last_error());
+            CHECK(attn_transformer_forward(&m, full, cache, attn_transformer_cache_floats(&m, 1, T), tok, NULL, 1, T, work, wb) == ATTN_OK, "full: %s", attn_last_error());
             CHECK(attn_transformer_kv_init(&kv, &m, 10, kvmem, kb) == ATTN_OK, "kv: %s", attn_last_error());
             CHECK(attn_transformer_decode(&m, &kv, step, tok, P, dw, db) == ATTN_OK, "prefill: %s", attn_last_error());
             for (t = P; t < T; t++)
@@ -1585,18 +1585,18 @@ static void test_transformer_pack(void)
         cache = t_alloc(attn_transformer_cache_floats(&m, B, T));
         work = malloc(wb = attn_transformer_work_bytes(&m, B, T));
         for (i = 0; i < (int)ny; i++) dy[i] = (attn_float)((i % 5) - 2);
-        CHECK(attn_transformer_forward(&m, ref, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "pack: %s", attn_last_error());
+        CHECK(attn_transformer_forward(&m, ref, cache, attn_transformer_cache_floats(&m, B, T), tok, NULL, B, T, work, wb) == ATTN_OK, "pack: %s", attn_last_error());
         CHECK(attn_transformer_pack(&m, 1) == ATTN_OK && m.packed, "pack variant %d: %s", variant, attn_last_error());
-        CHECK(attn_transformer_forward(&m, got, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "pack: %s", attn_last_error());
+        CHECK(attn_transformer_forward(&m, got, cache, attn_transformer_cache_floats(&m, B, T), tok, NULL, B, T, work, wb) == ATTN_OK, "pack: %s", attn_last_error());
         CHECK(pack_err(got, ref, ny) <= tol, "pack variant %d: the forward pass %.3g from the unpacked one", variant,
               pack_err(got, ref, ny));
-        CHECK(attn_transformer_backward(&m, dy, cache, tok, NULL, B, T, work, wb) == ATTN_ERR_ARG &&
+        CHECK(attn_transformer_backward(&m, dy, cache, attn_transformer_cache_floats(&m, B, T), tok, NULL, B, T, work, wb) == ATTN_ERR_ARG &&
                   strstr(attn_last_error(), "packed"), "pack: backward refused while packed: %s", attn_last_error());
         for (k = 0; k < 3; k++) { /* other kernels: the weights read as before */
             char start[32];
             snprintf(start, sizeof start, "%s", attn_simd_name());
             if (!strcmp(isas[k], start) || attn_simd_set(isas[k]) != 0) continue;
-            CHECK(attn_transformer_forward(&m, got, cache, tok, NULL, B, T, work, wb) == ATTN_OK &&
+            CHECK(attn_transformer_forward(&m, got, cache, attn_transformer_cache_floats(&m, B, T), tok, NULL, B, T, work, wb) == ATTN_OK &&
                       pack_err(got, ref, ny) <= tol, "pack variant %d under %s: %.3g", variant, isas[k],
                   pack_err(got, ref, ny));
             attn_simd_set(start);
@@ -1618,12 +1618,12 @@ static void test_transformer_pack(void)
         m.p.data[m.p.total - 1] += 1; /* a weight changed (the last: the head's or the final norm's), packed again */
         attn_transformer_layer_named(&m, 1, 0).W2[5] += (attn_float)0.5;
         CHECK(attn_transformer_pack(&m, 1) == ATTN_OK, "pack again: %s", attn_last_error());
-        CHECK(attn_transformer_forward(&m, got, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "pack: %s", attn_last_error());
+        CHECK(attn_transformer_forward(&m, got, cache, attn_transformer_cache_floats(&m, B, T), tok, NULL, B, T, work, wb) == ATTN_OK, "pack: %s", attn_last_error());
         CHECK(attn_transformer_pack(&m, 0) == ATTN_OK && !m.packed, "unpack");
-        CHECK(attn_transformer_forward(&m, ref, cache, tok, NULL, B, T, work, wb) == ATTN_OK &&
+        CHECK(attn_transformer_forward(&m, ref, cache, attn_transformer_cache_floats(&m, B, T), tok, NULL, B, T, work, wb) == ATTN_OK &&
                   pack_err(got, ref, ny) <= tol, "pack variant %d: changed weights packed again %.3g", variant,
               pack_err(got, ref, ny));
-        CHECK(attn_transformer_backward(&m, dy, cache, tok, NULL, B, T, work, wb) == ATTN_OK, "backward unpacked: %s",
+        CHECK(attn_transformer_backward(&m, dy, cache, attn_transformer_cache_floats(&m, B, T), tok, NULL, B, T, work, wb) == ATTN_OK, "backward unpacked: %s",
               attn_last_error());
         CHECK(attn_transformer_pack(&m, 1) == ATTN_OK, "pack: %s", attn_last_error());
         attn_transformer_free(&m); /* frees the panels too (valgrind) */
@@ -1793,10 +1793,10 @@ static void test_transformer_pruned(void)
         t_randn(dy[0], (size_t)B * R * cf.out, &r, 1);
         for (b = 0; b < B; b++) memcpy(dy[1] + ((size_t)b * T + T - R) * cf.out, dy[0] + (size_t)b * R * cf.out, sizeof(attn_float) * R * cf.out);
         for (v = 0; v < 2; v++) {
-            CHECK(attn_transformer_forward(&m[v], y[v], cache[v], x ? NULL : tok, x, B, T, work[v], wb[v]) == ATTN_OK, "forward: %s", attn_last_error());
+            CHECK(attn_transformer_forward(&m[v], y[v], cache[v], attn_transformer_cache_floats(&m[v], B, T), x ? NULL : tok, x, B, T, work[v], wb[v]) == ATTN_OK, "forward: %s", attn_last_error());
             attn_params_zero_grad(&m[v].p);
-            CHECK(attn_transformer_backward(&m[v], dy[v], cache[v], x ? NULL : tok, x, B, T, work[v], wb[v]) == ATTN_OK, "backward: %s", attn_last_error());
-            CHECK(attn_transformer_weights(&m[v], w[v], cache[v], B, T, 1, ww[v], wwb[v]) == ATTN_OK, "weights: %s", attn_last_error());
+            CHECK(attn_transformer_backward(&m[v], dy[v], cache[v], attn_transformer_cache_floats(&m[v], B, T), x ? NULL : tok, x, B, T, work[v], wb[v]) == ATTN_OK, "backward: %s", attn_last_error());
+            CHECK(attn_transformer_weights(&m[v], w[v], cache[v], attn_transformer_cache_floats(&m[v], B, T), B, T, 1, ww[v], wwb[v]) == ATTN_OK, "weights: %s", attn_last_error());
         }
         for (b = 0; b < B; b++)
             for (j = 0; j < R * cf.out; j++) {
@@ -1871,8 +1871,8 @@ static void test_transformer_grad(void)
         wb = attn_transformer_work_bytes(&m, B, T);
         work = malloc(wb);
         attn_params_zero_grad(&m.p);
-        CHECK(attn_transformer_forward(&m, y, cache, x ? NULL : tok, x, B, T, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
-        CHECK(attn_transformer_backward(&m, c, cache, x ? NULL : tok, x, B, T, work, wb) == ATTN_OK, "backward: %s", attn_last_error());
+        CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, B, T), x ? NULL : tok, x, B, T, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+        CHECK(attn_transformer_backward(&m, c, cache, attn_transformer_cache_floats(&m, B, T), x ? NULL : tok, x, B, T, work, wb) == ATTN_OK, "backward: %s", attn_last_error());
         for (i = 0; i < (size_t)B * R * cf.out; i++) full += (double)y[i] * c[i];
         memcpy(ref, m.p.gdata, sizeof(attn_float) * m.p.total);
         for (i = 0; i < m.p.total; i++) gmax = fmax(gmax, fabs(ref[i]));
@@ -1954,8 +1954,8 @@ static void test_transformer_weights(void)
         wwb = attn_transformer_weights_work_bytes(&m, B, T);
         ww = malloc(wwb);
         w = t_alloc((size_t)B * cf.heads * T * T);
-        attn_transformer_forward(&m, y, cache, tok, NULL, B, T, work, wb);
-        CHECK(attn_transformer_weights(&m, w, cache, B, T, 1, ww, wwb) == ATTN_OK, "weights: %s", attn_last_error());
+        attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, B, T), tok, NULL, B, T, work, wb);
+        CHECK(attn_transformer_weights(&m, w, cache, attn_transformer_cache_floats(&m, B, T), B, T, 1, ww, wwb) == ATTN_OK, "weights: %s", attn_last_error());
         for (b = 0; b < B; b++)
             for (i = 0; i < T; i++) {
                 double rs = 0;
@@ -1972,8 +1972,8 @@ static void test_transformer_weights(void)
                 if (!k) worst = fmax(worst, fabs(rs - 1));
             }
         CHECK(!bad && worst < 1e-3, "transformer %s weights: %d entries above the diagonal, worst deviation %.3g", k ? "HYLA" : "softmax", bad, worst);
-        CHECK(attn_transformer_weights(&m, w, cache, B, T, 2, ww, wwb) == ATTN_ERR_SHAPE, "layer 2 of 2 refused");
-        CHECK(attn_transformer_weights(&m, w, cache, B, T, 0, ww, wwb - 1) == ATTN_ERR_ARG, "a short workspace refused");
+        CHECK(attn_transformer_weights(&m, w, cache, attn_transformer_cache_floats(&m, B, T), B, T, 2, ww, wwb) == ATTN_ERR_SHAPE, "layer 2 of 2 refused");
+        CHECK(attn_transformer_weights(&m, w, cache, attn_transformer_cache_floats(&m, B, T), B, T, 0, ww, wwb - 1) == ATTN_ERR_ARG, "a short workspace refused");
         free(y); free(cache); free(work); free(ww); free(w);
         attn_transformer_free(&m);
     }
@@ -2254,10 +2254,10 @@ static void test_transformer_encoder_options(void)
     for (i = 0; i < (int)m.p.total; i++) m.p.data[i] += (attn_float)(0.2 * attn_rng_normal(&r, 0, 1));
     cache = t_alloc(attn_transformer_cache_floats(&m, 2, 6));
     work = malloc(wb = attn_transformer_work_bytes(&m, 2, 6));
-    CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
     tok[5] = 0; tok[4] = 0; /* already pad; a third pad changes nothing the first four rows compute */
     tok[3] = 0;
-    CHECK(attn_transformer_forward(&m, y2, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(attn_transformer_forward(&m, y2, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s", attn_last_error());
     CHECK(memcmp(y + 6 * 4, y2 + 6 * 4, sizeof(attn_float) * 6 * 4) == 0, "a padded row leaves the other sequence alone");
     tok[3] = 2;
     if (T_DOUBLE)
@@ -2269,31 +2269,31 @@ static void test_transformer_encoder_options(void)
         attn_float y3[2 * 6 * 4];
         void *work2;
         size_t wb2;
-        CHECK(attn_transformer_forward(&m, y, cache, tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s",
+        CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s",
               attn_last_error());
-        CHECK(attn_transformer_forward(&m, y3, cache, lit1, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s",
+        CHECK(attn_transformer_forward(&m, y3, cache, attn_transformer_cache_floats(&m, 2, 6), lit1, NULL, 2, 6, work, wb) == ATTN_OK, "forward: %s",
               attn_last_error());
         tok[3] = -1;
-        CHECK(attn_transformer_forward(&m, y2, cache, tok, NULL, 2, 6, work, wb) == ATTN_ERR_ARG,
+        CHECK(attn_transformer_forward(&m, y2, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6, work, wb) == ATTN_ERR_ARG,
               "pad_mask 1 refuses token -1");
         tok[3] = 2;
         m.cfg.pad_mask = 2;
         work2 = malloc(wb2 = attn_transformer_work_bytes(&m, 2, 6));
-        CHECK(wb2 > wb && attn_transformer_forward(&m, y2, cache, tok2, NULL, 2, 6, work2, wb2) == ATTN_OK &&
+        CHECK(wb2 > wb && attn_transformer_forward(&m, y2, cache, attn_transformer_cache_floats(&m, 2, 6), tok2, NULL, 2, 6, work2, wb2) == ATTN_OK &&
                   memcmp(y, y2, sizeof y) == 0,
               "pad_mask 2: padding given as -1 computes what pad_mask 1 computes with pad: %s", attn_last_error());
-        CHECK(attn_transformer_forward(&m, y2, cache, lit2, NULL, 2, 6, work2, wb2) == ATTN_OK &&
+        CHECK(attn_transformer_forward(&m, y2, cache, attn_transformer_cache_floats(&m, 2, 6), lit2, NULL, 2, 6, work2, wb2) == ATTN_OK &&
                   memcmp(y2, y3, sizeof(attn_float) * 4) != 0 && memcmp(y2 + 24, y3 + 24, sizeof(attn_float) * 24) == 0,
               "pad_mask 2: a pad token in the text is seen (pad_mask 1 hides it), the other sequence unchanged");
         tok2[0] = -2;
-        CHECK(attn_transformer_forward(&m, y2, cache, tok2, NULL, 2, 6, work2, wb2) == ATTN_ERR_ARG,
+        CHECK(attn_transformer_forward(&m, y2, cache, attn_transformer_cache_floats(&m, 2, 6), tok2, NULL, 2, 6, work2, wb2) == ATTN_ERR_ARG,
               "pad_mask 2 refuses token -2");
         tok2[0] = 1;
         if (T_DOUBLE)
             tf_gradcheck("transformer: the padding mask with padding -1 (pad_mask 2)", &m, tok2, 2, 6, y, cache, work2,
                          wb2, (size_t)2 * 6 * 4);
         m.cfg.pad_mask = 3;
-        CHECK(attn_transformer_work_bytes(&m, 2, 6) == 0 || attn_transformer_forward(&m, y2, cache, tok, NULL, 2, 6,
+        CHECK(attn_transformer_work_bytes(&m, 2, 6) == 0 || attn_transformer_forward(&m, y2, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6,
                                                                                     work2, wb2) == ATTN_ERR_ARG,
               "pad_mask 3 is refused");
         m.cfg.pad_mask = 1;
@@ -2339,7 +2339,7 @@ static void test_bert_hf(void)
     h = t_alloc((size_t)B * T * d); e = t_alloc((size_t)B * d); e1 = t_alloc((size_t)d);
     cache = t_alloc(attn_transformer_cache_floats(&m, B, T));
     work = malloc(wb);
-    ok = attn_transformer_forward(&m, h, cache, tok, NULL, B, T, work, wb) == ATTN_OK &&
+    ok = attn_transformer_forward(&m, h, cache, attn_transformer_cache_floats(&m, B, T), tok, NULL, B, T, work, wb) == ATTN_OK &&
          attn_mean_pool(e, h, mask, B, T, d, 1) == ATTN_OK;
     for (i = 0; ok && i < B * d; i++) {
         if (fscanf(f, "%lf", &want) != 1) ok = 0;
@@ -2350,7 +2350,7 @@ static void test_bert_hf(void)
     for (i = 0; ok && i < B; i++) { /* each sentence alone, without its padding */
         int n = 0, j;
         while (n < T && tok[i * T + n] != m.cfg.pad) n++;
-        ok = attn_transformer_forward(&m, h, cache, tok + i * T, NULL, 1, n, work, wb) == ATTN_OK &&
+        ok = attn_transformer_forward(&m, h, cache, attn_transformer_cache_floats(&m, 1, n), tok + i * T, NULL, 1, n, work, wb) == ATTN_OK &&
              attn_mean_pool(e1, h, NULL, 1, n, d, 1) == ATTN_OK;
         for (j = 0; ok && j < d; j++) worst1 = fmax(worst1, fabs((double)e1[j] - e[(size_t)i * d + j]));
     }
@@ -2395,7 +2395,7 @@ static double hf_fixture(const char *dir, attn_transformer *m, int *tok, int *T,
     *y = (attn_float *)malloc(sizeof(attn_float) * (size_t)*T * m->cfg.out);
     cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(m, 1, *T));
     work = malloc(wb);
-    ok = *y && cache && work && attn_transformer_forward(m, *y, cache, tok, NULL, 1, *T, work, wb) == ATTN_OK;
+    ok = *y && cache && work && attn_transformer_forward(m, *y, cache, attn_transformer_cache_floats(m, 1, *T), tok, NULL, 1, *T, work, wb) == ATTN_OK;
     for (i = 0; ok && i < *T * m->cfg.out; i++) {
         if (fscanf(f, "%lf", &want) != 1) ok = 0;
         else if (fabs(want - (*y)[i]) > worst) worst = fabs(want - (*y)[i]);

@@ -144,14 +144,14 @@ typedef struct {
 static void s2s_f(void *p)
 {
     s2s_ctx *c = (s2s_ctx *)p;
-    attn_status st = attn_seq2seq_forward(&c->m, c->logits, c->cache, c->src, c->tgt, c->B, c->Ts, c->Tt, c->work, c->wb);
+    attn_status st = attn_seq2seq_forward(&c->m, c->logits, c->cache, attn_seq2seq_cache_floats(&c->m, c->B, c->Ts, c->Tt), c->src, c->tgt, c->B, c->Ts, c->Tt, c->work, c->wb);
     if (st != ATTN_OK) CHECK(0, "seq2seq forward: %s", attn_last_error());
 }
 
 static void s2s_b(void *p, const attn_float *dy)
 {
     s2s_ctx *c = (s2s_ctx *)p;
-    attn_status st = attn_seq2seq_backward(&c->m, dy, c->cache, c->src, c->tgt, c->B, c->Ts, c->Tt, c->work, c->wb);
+    attn_status st = attn_seq2seq_backward(&c->m, dy, c->cache, attn_seq2seq_cache_floats(&c->m, c->B, c->Ts, c->Tt), c->src, c->tgt, c->B, c->Ts, c->Tt, c->work, c->wb);
     if (st != ATTN_OK) CHECK(0, "seq2seq backward: %s", attn_last_error());
 }
 
@@ -252,10 +252,10 @@ static void test_seq2seq_weights(void)
         int Tq = sub < 2 ? c.Ts : c.Tt, Tk = sub < 2 || sub == 3 ? c.Ts : c.Tt;
         double worst = 0, leak = 0;
         if (sub == 1 || sub == 4) {
-            CHECK(attn_seq2seq_weights(&c.m, w, c.cache, c.B, c.Ts, c.Tt, sub, c.work, c.wb) == ATTN_ERR_ARG, "sublayer %d (an FFN) refused", sub);
+            CHECK(attn_seq2seq_weights(&c.m, w, c.cache, attn_seq2seq_cache_floats(&c.m, c.B, c.Ts, c.Tt), c.B, c.Ts, c.Tt, sub, c.work, c.wb) == ATTN_ERR_ARG, "sublayer %d (an FFN) refused", sub);
             continue;
         }
-        CHECK(attn_seq2seq_weights(&c.m, w, c.cache, c.B, c.Ts, c.Tt, sub, c.work, c.wb) == ATTN_OK, "weights of sublayer %d: %s", sub, attn_last_error());
+        CHECK(attn_seq2seq_weights(&c.m, w, c.cache, attn_seq2seq_cache_floats(&c.m, c.B, c.Ts, c.Tt), c.B, c.Ts, c.Tt, sub, c.work, c.wb) == ATTN_OK, "weights of sublayer %d: %s", sub, attn_last_error());
         for (b = 0; b < c.B; b++)
             for (h = 0; h < 2; h++)
                 for (i = 0; i < Tq; i++) {
@@ -281,7 +281,7 @@ static double s2s_seq_score(s2s_ctx *c, const int *src, const int *y, int n, dou
     double lp = 0;
     tgt[0] = 1;
     for (t = 0; t < n - 1; t++) tgt[t + 1] = y[t];
-    CHECK(attn_seq2seq_forward(&c->m, c->logits, c->cache, src, tgt, 1, c->Ts, n, c->work, c->wb) == ATTN_OK, "forward: %s", attn_last_error());
+    CHECK(attn_seq2seq_forward(&c->m, c->logits, c->cache, attn_seq2seq_cache_floats(&c->m, 1, c->Ts, n), src, tgt, 1, c->Ts, n, c->work, c->wb) == ATTN_OK, "forward: %s", attn_last_error());
     for (t = 0; t < n; t++) {
         const attn_float *z = c->logits + t * V;
         double mx = z[0], s = 0;
@@ -315,7 +315,7 @@ static void test_seq2seq_decode(void)
             const attn_float *z;
             tgt[0] = 1;
             memcpy(tgt + 1, out + b * 3, sizeof(int) * (size_t)t);
-            attn_seq2seq_forward(&c.m, c.logits, c.cache, c.src + b * c.Ts, tgt, 1, c.Ts, t + 1, c.work, c.wb);
+            attn_seq2seq_forward(&c.m, c.logits, c.cache, attn_seq2seq_cache_floats(&c.m, 1, c.Ts, t + 1), c.src + b * c.Ts, tgt, 1, c.Ts, t + 1, c.work, c.wb);
             z = c.logits + t * cf.tgt_vocab;
             for (v = 1; v < cf.tgt_vocab; v++) arg = z[v] > z[arg] ? v : arg;
             ok &= arg == out[b * 3 + t] && (out[b * 3 + t] != 2 || t == len - 1); /* eos ends it */
@@ -392,7 +392,7 @@ static void test_seq2seq_decode_cached(void)
         for (len = 0; len < 8 && out[len] >= 0; len++) {}
         tgt[0] = ATTN_DIGITS_BOS;
         memcpy(tgt + 1, out, sizeof(int) * (size_t)len);
-        attn_seq2seq_forward(&m, logits, cache, src, tgt, 1, 7, len, work, wb); /* row t: after bos, out[0 .. t-1] */
+        attn_seq2seq_forward(&m, logits, cache, attn_seq2seq_cache_floats(&m, 1, 7, len), src, tgt, 1, 7, len, work, wb); /* row t: after bos, out[0 .. t-1] */
         for (t = 0; t < len; t++) {
             const attn_float *z = logits + (size_t)t * cf.tgt_vocab;
             int v, arg = 0;
@@ -436,9 +436,9 @@ static void test_seq2seq_checkpoint_and_errors(void)
     CHECK(attn_seq2seq_decode(&c.m, out, NULL, c.src, 1, c.Ts, 1, 2, 4, 0, 0) == ATTN_ERR_ARG, "a beam width of 0 refused");
     CHECK(attn_seq2seq_decode(&c.m, out, NULL, c.src, 1, c.Ts, 1, 2, 7, 1, 0) == ATTN_ERR_SHAPE, "max_len beyond max_tgt refused");
     CHECK(attn_seq2seq_decode(&c.m, out, NULL, bad, 1, 5, 1, 2, 4, 1, 0) == ATTN_ERR_ARG, "a source token outside the vocabulary refused");
-    CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, bad, c.tgt, 1, 5, 4, c.work, c.wb) == ATTN_ERR_ARG, "forward refuses it too");
-    CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, c.src, c.tgt, 1, 7, 4, c.work, c.wb) == ATTN_ERR_SHAPE, "Ts beyond max_src refused");
-    CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, c.src, c.tgt, 1, 5, 4, c.work, c.wb - 1) == ATTN_ERR_ARG, "too little work refused");
+    CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, attn_seq2seq_cache_floats(&c.m, 1, 5, 4), bad, c.tgt, 1, 5, 4, c.work, c.wb) == ATTN_ERR_ARG, "forward refuses it too");
+    CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, attn_seq2seq_cache_floats(&c.m, 1, 7, 4), c.src, c.tgt, 1, 7, 4, c.work, c.wb) == ATTN_ERR_SHAPE, "Ts beyond max_src refused");
+    CHECK(attn_seq2seq_forward(&c.m, c.logits, c.cache, attn_seq2seq_cache_floats(&c.m, 1, 5, 4), c.src, c.tgt, 1, 5, 4, c.work, c.wb - 1) == ATTN_ERR_ARG, "too little work refused");
     s2s_teardown(&c);
 }
 
@@ -489,7 +489,7 @@ static void test_seq2seq_modifiers(void)
     for (len = 0; len < 5 && out[len] >= 0; len++) {}
     tgt[0] = 1;
     memcpy(tgt + 1, out, sizeof(int) * (size_t)len);
-    if (len > 0) attn_seq2seq_forward(&c.m, c.logits, c.cache, c.src, tgt, 1, c.Ts, len, c.work, c.wb);
+    if (len > 0) attn_seq2seq_forward(&c.m, c.logits, c.cache, attn_seq2seq_cache_floats(&c.m, 1, c.Ts, len), c.src, tgt, 1, c.Ts, len, c.work, c.wb);
     for (t = 0; t < len; t++) { /* row t: after bos and out[0 .. t-1] */
         const attn_float *z = c.logits + (size_t)t * cf.tgt_vocab;
         int v, arg = 0;

@@ -56,7 +56,7 @@ typedef struct {
     attn_float *vel, *y, *target, *dy, *cache;
     int series[NT_NCON + NT_BATCH], test[NT_TESTS][NT_NCON + NT_PRED];
     void *work;
-    size_t wb;
+    size_t cf, wb; /* the cache's floats, the workspace's bytes */
     long epoch;
 } nt_run;
 
@@ -90,7 +90,7 @@ DEMO_API nt_run *nt_new(const char *kind, int seed)
     r->y = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * NT_N);
     r->target = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * NT_N);
     r->dy = (attn_float *)malloc(sizeof(attn_float) * (size_t)nb * NT_N);
-    r->cache = (attn_float *)malloc(sizeof(attn_float) * attn_cisformer_cache_floats(&r->m, nb));
+    r->cache = (attn_float *)malloc(sizeof(attn_float) * (r->cf = attn_cisformer_cache_floats(&r->m, nb)));
     r->wb = attn_cisformer_work_bytes(&r->m, nb);
     r->work = malloc(r->wb);
     if (!r->vel || !r->y || !r->target || !r->dy || !r->cache || !r->work) {
@@ -117,7 +117,7 @@ DEMO_API double nt_accuracy(nt_run *r)
 {
     int s, j, right = 0;
     for (s = 0; s < NT_TESTS; s++) {
-        attn_cisformer_forward(&r->m, r->y, r->cache, r->test[s], 1, NT_PRED, r->work, r->wb);
+        attn_cisformer_forward(&r->m, r->y, r->cache, r->cf, r->test[s], 1, NT_PRED, r->work, r->wb);
         for (j = 0; j < NT_PRED; j++) right += argmax(r->y + j * NT_N, NT_N) == r->test[s][NT_NCON + j];
     }
     return (double)right / (NT_TESTS * NT_PRED);
@@ -130,12 +130,12 @@ DEMO_API double nt_train(nt_run *r, int epochs)
     int e;
     for (e = 0; e < epochs; e++, r->epoch++) {
         attn_nt_series(r->series, NT_NCON + NT_BATCH, ATTN_NT, NT_N, NT_TAU, NULL, &r->train, NULL);
-        if (attn_cisformer_forward(&r->m, r->y, r->cache, r->series, 1, NT_BATCH, r->work, r->wb) != ATTN_OK)
+        if (attn_cisformer_forward(&r->m, r->y, r->cache, r->cf, r->series, 1, NT_BATCH, r->work, r->wb) != ATTN_OK)
             return demo_failed("nt_train");
         attn_one_hot(r->target, r->series + NT_NCON, NT_BATCH, NT_N);
         memset(r->dy, 0, sizeof(attn_float) * NT_BATCH * NT_N);
         attn_mse_backward(r->dy, r->y, r->target, NT_BATCH * NT_N, ATTN_REDUCE_SUM, (attn_float)(1.0 / NT_BATCH));
-        if (attn_cisformer_backward_sgd(&r->m, r->dy, r->cache, NT_BATCH, r->vel, (attn_float)0.02,
+        if (attn_cisformer_backward_sgd(&r->m, r->dy, r->cache, r->cf, NT_BATCH, r->vel, (attn_float)0.02,
                                         (attn_float)0.8, r->epoch, r->work, r->wb) != ATTN_OK)
             return demo_failed("nt_train");
     }
@@ -154,7 +154,7 @@ typedef struct {
     int tok[LM_BATCH * LM_CTX], tg[LM_BATCH * LM_CTX];
     attn_float *logits, *probs, *loss, *cache;
     void *work;
-    size_t wb;
+    size_t cf, wb; /* the cache's floats, the workspace's bytes */
     char out[4096];
 } lm_run;
 
@@ -198,7 +198,7 @@ DEMO_API lm_run *lm_new(const unsigned char *text, int n, int seed)
     r->logits = (attn_float *)malloc(sizeof(attn_float) * (size_t)rows * 256);
     r->probs = (attn_float *)malloc(sizeof(attn_float) * (size_t)rows * 256);
     r->loss = (attn_float *)malloc(sizeof(attn_float) * (size_t)rows);
-    r->cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&r->m, LM_BATCH, LM_CTX));
+    r->cache = (attn_float *)malloc(sizeof(attn_float) * (r->cf = attn_transformer_cache_floats(&r->m, LM_BATCH, LM_CTX)));
     r->wb = attn_transformer_work_bytes(&r->m, LM_BATCH, LM_CTX);
     r->work = malloc(r->wb);
     if (!r->text || !r->logits || !r->probs || !r->loss || !r->cache || !r->work) {
@@ -224,14 +224,14 @@ DEMO_API double lm_train(lm_run *r, int steps)
                 r->tg[i * LM_CTX + t] = r->text[at + t + 1];
             }
         }
-        if (attn_transformer_forward(&r->m, r->logits, r->cache, r->tok, NULL, LM_BATCH, LM_CTX, r->work, r->wb))
+        if (attn_transformer_forward(&r->m, r->logits, r->cache, r->cf, r->tok, NULL, LM_BATCH, LM_CTX, r->work, r->wb))
             return demo_failed("lm_train");
         attn_cross_entropy_forward(r->loss, r->probs, r->logits, r->tg, rows, 256);
         for (l = 0, i = 0; i < rows; i++) l += r->loss[i] / rows;
         memset(r->logits, 0, sizeof(attn_float) * (size_t)rows * 256); /* now dL/dlogits */
         attn_cross_entropy_backward(r->logits, NULL, (attn_float)(1.0 / rows), r->probs, r->tg, rows, 256);
         attn_params_zero_grad(&r->m.p);
-        if (attn_transformer_backward(&r->m, r->logits, r->cache, r->tok, NULL, LM_BATCH, LM_CTX, r->work, r->wb))
+        if (attn_transformer_backward(&r->m, r->logits, r->cache, r->cf, r->tok, NULL, LM_BATCH, LM_CTX, r->work, r->wb))
             return demo_failed("lm_train");
         attn_clip_grad_norm(&r->m.p, 1.0);
         if (attn_optim_step(&r->opt, &r->m.p, attn_schedule_lr(&r->sched, r->opt.step)) != ATTN_OK)
@@ -318,8 +318,8 @@ DEMO_API const float *lm_weights(lm_run *r, const char *text, int layer, int hea
         snprintf(demo_msg, sizeof demo_msg, "lm_weights: out of memory");
         return NULL;
     }
-    if (attn_transformer_forward(&r->m, r->logits, r->cache, r->tok, NULL, 1, T, r->work, r->wb) != ATTN_OK ||
-        attn_transformer_weights(&r->m, all, r->cache, 1, T, layer, work, wb) != ATTN_OK) {
+    if (attn_transformer_forward(&r->m, r->logits, r->cache, r->cf, r->tok, NULL, 1, T, r->work, r->wb) != ATTN_OK ||
+        attn_transformer_weights(&r->m, all, r->cache, r->cf, 1, T, layer, work, wb) != ATTN_OK) {
         free(work); free(all);
         return (const float *)demo_fail("lm_weights");
     }

@@ -24,7 +24,7 @@ static attn_wordpiece vocab;
 static int loaded, *ids;
 static attn_float *hidden, *cache, *pooled;
 static void *work;
-static size_t work_bytes;
+static size_t work_bytes, cache_floats;
 static char message[512];
 
 /* The last failure's message ("" if none). */
@@ -60,7 +60,7 @@ SEARCH_API int search_load(const char *dir)
     work_bytes = attn_transformer_work_bytes(&model, 1, T);
     ids = (int *)malloc(sizeof(int) * (size_t)T);
     hidden = (attn_float *)malloc(sizeof(attn_float) * (size_t)T * model.cfg.d);
-    cache = (attn_float *)malloc(sizeof(attn_float) * attn_transformer_cache_floats(&model, 1, T));
+    cache = (attn_float *)malloc(sizeof(attn_float) * (cache_floats = attn_transformer_cache_floats(&model, 1, T)));
     work = malloc(work_bytes);
     pooled = (attn_float *)malloc(sizeof(attn_float) * (size_t)model.cfg.d);
     if (!ids || !hidden || !cache || !work || !pooled) {
@@ -78,7 +78,7 @@ SEARCH_API int search_embed(const char *text, int bytes, float *out)
     int n, i;
     if (!loaded) return snprintf(message, sizeof message, "search_embed: no model loaded"), 0;
     n = attn_wordpiece_encode(&vocab, text, (size_t)bytes, ids, vocab.max_len, NULL);
-    if (n < 2 || attn_transformer_forward(&model, hidden, cache, ids, NULL, 1, n, work, work_bytes) != ATTN_OK ||
+    if (n < 2 || attn_transformer_forward(&model, hidden, cache, cache_floats, ids, NULL, 1, n, work, work_bytes) != ATTN_OK ||
         attn_mean_pool(pooled, hidden, NULL, 1, n, model.cfg.d, 1) != ATTN_OK)
         return fail("search_embed");
     for (i = 0; i < model.cfg.d; i++) out[i] = (float)pooled[i];

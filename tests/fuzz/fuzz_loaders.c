@@ -40,7 +40,7 @@ static void run_transformer(const attn_transformer *m)
     x = (attn_float *)calloc(in, sizeof *x); work = malloc(wb); tok = (int *)calloc((size_t)T, sizeof *tok);
     for (i = 0; i < T; i++) tok[i] = m->cfg.vocab ? i % m->cfg.vocab : 0;
     if (y && cache && x && work && tok)
-        attn_transformer_forward(m, y, cache, m->cfg.vocab ? tok : NULL, m->cfg.vocab ? NULL : x, B, T, work, wb);
+        attn_transformer_forward(m, y, cache, attn_transformer_cache_floats(m, B, T), m->cfg.vocab ? tok : NULL, m->cfg.vocab ? NULL : x, B, T, work, wb);
     free(y); free(cache); free(x); free(work); free(tok);
 }
 
@@ -53,7 +53,7 @@ static void run_cisformer(const attn_cisformer *m)
     if (!cf || !wb || cf > LIMIT || wb > LIMIT) return;
     y = (attn_float *)calloc((size_t)m->cfg.d, sizeof *y); cache = (attn_float *)calloc(cf, sizeof *cache);
     tok = (int *)calloc((size_t)m->cfg.ncon, sizeof *tok); work = malloc(wb);
-    if (y && cache && tok && work) attn_cisformer_forward(m, y, cache, tok, 1, 1, work, wb);
+    if (y && cache && tok && work) attn_cisformer_forward(m, y, cache, attn_cisformer_cache_floats(m, 1), tok, 1, 1, work, wb);
     free(y); free(cache); free(tok); free(work);
 }
 
@@ -67,7 +67,7 @@ static void run_seq2seq(const attn_seq2seq *m)
     if (!cf || !wb || cf > LIMIT || wb > LIMIT || lf > LIMIT) return;
     logits = (attn_float *)calloc(lf, sizeof *logits); cache = (attn_float *)calloc(cf, sizeof *cache);
     src = (int *)calloc((size_t)Ts, sizeof *src); tgt = (int *)calloc((size_t)Tt, sizeof *tgt); work = malloc(wb);
-    if (logits && cache && src && tgt && work) attn_seq2seq_forward(m, logits, cache, src, tgt, 1, Ts, Tt, work, wb);
+    if (logits && cache && src && tgt && work) attn_seq2seq_forward(m, logits, cache, attn_seq2seq_cache_floats(m, 1, Ts, Tt), src, tgt, 1, Ts, Tt, work, wb);
     free(logits); free(cache); free(src); free(tgt); free(work);
 }
 
