@@ -3234,20 +3234,17 @@ ATTN__INLINE attn_float attn__vhsum(attn__v v) { return v; }
 ATTN__INLINE attn_float attn__vhmax(attn__v v) { return v; }
 ATTN__INLINE attn__v attn__vswap2(attn__v v) { return v; } /* one lane: no pairs (RoPE's loop is scalar) */
 #endif
-/* A store past the caches (AVX-512, AVX2: a non-temporal store, p aligned to the vector; a plain
-   store elsewhere), and the fence after a run of them. ATTN__STREAMS: whether there are such stores
-   whose tile rows cover whole cache lines (two vectors of 16 or 8 floats: 128 or 64 bytes). */
+/* A store past the caches (AVX-512: a non-temporal store, p aligned to the vector; a plain store
+   elsewhere), and the fence after a run of them. ATTN__STREAMS: whether there are such stores
+   (whose tile rows cover whole cache lines: two vectors of 16 floats, 128 bytes). Not on AVX2: on
+   the AVX2 machine measured, non-temporal stores of C were slower at every size, even past the L3
+   (docs/benchmarks.md). */
 #if defined(ATTN__AVX512)
 ATTN__INLINE void attn__vstream(float *p, attn__v v) { _mm512_stream_ps(p, v); }
-#elif defined(ATTN__AVX2)
-ATTN__INLINE void attn__vstream(float *p, attn__v v) { _mm256_stream_ps(p, v); }
-#else
-ATTN__INLINE void attn__vstream(attn_float *p, attn__v v) { attn__vstore(p, v); }
-#endif
-#if defined(ATTN__AVX512) || defined(ATTN__AVX2)
 #define ATTN__STREAMS 1
 #define ATTN__SFENCE() _mm_sfence()
 #else
+ATTN__INLINE void attn__vstream(attn_float *p, attn__v v) { attn__vstore(p, v); }
 #define ATTN__STREAMS 0
 #define ATTN__SFENCE() ((void)0)
 #endif
