@@ -362,6 +362,23 @@ static void test_seq2seq_decode(void)
     s2s_teardown(&c);
 }
 
+/* Whether each token of out [len] is the argmax of its row of logits [len, V] (row t: the full pass
+   after bos and out[0 .. t-1]); their log-likelihood in *lp. */
+static int s2s_greedy_ok(const attn_float *logits, int V, const int *out, int len, double *lp)
+{
+    int t, ok = 1;
+    for (*lp = 0, t = 0; t < len; t++) {
+        const attn_float *z = logits + (size_t)t * V;
+        int v, arg = 0;
+        double mx = z[0], se = 0;
+        for (v = 1; v < V; v++) arg = z[v] > z[arg] ? v : arg, mx = z[v] > mx ? z[v] : mx;
+        for (v = 0; v < V; v++) se += exp(z[v] - mx);
+        *lp += z[out[t]] - mx - log(se);
+        ok &= arg == out[t];
+    }
+    return ok;
+}
+
 /* Greedy decoding (keys and values cached per step) against teacher-forced full passes, for kinds
    of each engine (scored, head-mixing, linear-time) in two decoder layers with a padded source:
    every emitted token is the argmax of the full pass over the prefix, and the score its
@@ -374,9 +391,9 @@ static void test_seq2seq_decode_cached(void)
         attn_seq2seq_config cf = attn_seq2seq_config_default();
         attn_seq2seq m;
         attn_rng r;
-        int src[7] = {5, 9, 4, 11, 3, 0, 0}, out[8], tgt[9], t, len, ok = 1;
+        int src[7] = {5, 9, 4, 11, 3, 0, 0}, out[8], tgt[9], len, ok;
         attn_float sc, *cache, *logits;
-        double lp = 0;
+        double lp;
         void *work;
         size_t wb;
         cf.d = 24; cf.heads = 2; cf.dk = cf.dv = 8; cf.mlp = 32; cf.enc_layers = 1; cf.dec_layers = 2; cf.max_src = 7;
@@ -393,15 +410,7 @@ static void test_seq2seq_decode_cached(void)
         tgt[0] = ATTN_DIGITS_BOS;
         memcpy(tgt + 1, out, sizeof(int) * (size_t)len);
         attn_seq2seq_forward(&m, logits, cache, attn_seq2seq_cache_floats(&m, 1, 7, len), src, tgt, 1, 7, len, work, wb); /* row t: after bos, out[0 .. t-1] */
-        for (t = 0; t < len; t++) {
-            const attn_float *z = logits + (size_t)t * cf.tgt_vocab;
-            int v, arg = 0;
-            double mx = z[0], se = 0;
-            for (v = 1; v < cf.tgt_vocab; v++) arg = z[v] > z[arg] ? v : arg, mx = z[v] > mx ? z[v] : mx;
-            for (v = 0; v < cf.tgt_vocab; v++) se += exp(z[v] - mx);
-            lp += z[out[t]] - mx - log(se);
-            ok &= arg == out[t];
-        }
+        ok = s2s_greedy_ok(logits, cf.tgt_vocab, out, len, &lp);
         CHECK(ok && len >= 4 && fabs(lp - sc) < 1e-4 * (1 + fabs(lp)),
               "cached greedy decoding, %s: %d tokens, argmax %d, score %.6f against %.6f", attn_kind_get(cf.kind)->name, len, ok,
               (double)sc, lp);
@@ -455,9 +464,9 @@ static void test_seq2seq_modifiers(void)
     attn_rng r;
     const char *path = "build/test_seq2seq_mods.ckpt";
     double worst = 0;
-    int b, i, t, len, out[6], tgt[7], ok = 1;
+    int b, i, len, out[6], tgt[7], ok;
     attn_float sc;
-    double lp = 0;
+    double lp;
     cf.enc_layers = 1; cf.dec_layers = 2;
     cf.enc_mods[0] = ATTN_MOD_RELBIAS; cf.dec_mods[0] = ATTN_MOD_ALIBI; cf.dec_mods[1] = ATTN_MOD_TEMPERATURE;
     cf.cross_mods[0] = ATTN_MOD_SOFTCAP; cf.cross_mods[1] = ATTN_MOD_TEMPERATURE;
@@ -490,15 +499,7 @@ static void test_seq2seq_modifiers(void)
     tgt[0] = 1;
     memcpy(tgt + 1, out, sizeof(int) * (size_t)len);
     if (len > 0) attn_seq2seq_forward(&c.m, c.logits, c.cache, attn_seq2seq_cache_floats(&c.m, 1, c.Ts, len), c.src, tgt, 1, c.Ts, len, c.work, c.wb);
-    for (t = 0; t < len; t++) { /* row t: after bos and out[0 .. t-1] */
-        const attn_float *z = c.logits + (size_t)t * cf.tgt_vocab;
-        int v, arg = 0;
-        double mx = z[0], se = 0;
-        for (v = 1; v < cf.tgt_vocab; v++) arg = z[v] > z[arg] ? v : arg, mx = z[v] > mx ? z[v] : mx;
-        for (v = 0; v < cf.tgt_vocab; v++) se += exp(z[v] - mx);
-        lp += z[out[t]] - mx - log(se);
-        ok &= arg == out[t];
-    }
+    ok = s2s_greedy_ok(c.logits, cf.tgt_vocab, out, len, &lp);
     CHECK(ok && len >= 4 && fabs(lp - sc) < 1e-4 * (1 + fabs(lp)),
           "cached greedy decoding with modifiers: %d tokens, argmax %d, score %.6f against %.6f", len, ok, (double)sc, lp);
     CHECK(attn_seq2seq_save(&c.m, path) == ATTN_OK && attn_seq2seq_load(&back, path) == ATTN_OK, "save and load: %s",
