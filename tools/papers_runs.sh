@@ -97,6 +97,12 @@ done
 #    of the 8.9 MB training part, still no byte read twice.
 run "cog-lm-5000" lm --corpus $VIM --variants softmax,cog --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 \
     --steps 5000 --eval-every 250 --seeds 5 --lr 0.01
+#    Then the collapse probes as a paired design: softmax, the Cogformer and cog-first at 1e-2, 16
+#    seeds (a seed is one initialisation and batch order for every variant), each model probed on
+#    the task's question and 31 validation windows.
+run "cog-probes-paired" lm --corpus $VIM --variants softmax,cog,cog-first --layers 4 --dmodel 96 --heads 4 \
+    --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 16 --lr 0.01 --probe-prompts 32 \
+    --probe-csv "$DIR/cog-probes-paired.probes.csv" --probe-svg "$DIR/cog-probes-paired.svg"
 
 section ea_runs
 # 7. E7 and E11 again, their per-run curves kept (the 16-run means mix solved and diverged runs:
