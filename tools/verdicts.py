@@ -13,7 +13,9 @@ accuracy. Tests: log-rank on the times, Fisher on the counts, Welch on the last
 accuracy; Holm within each family of grids, per outcome.
 
 HYLA (DATA_DIR/hyla_runs, hyla_fuzzy_50000) and Cog (DATA_DIR/cog_runs): the last evaluation's
-held-out metric per run, Welch's test against softmax, Holm within each table. The thesis
+held-out metric per run, Welch's test against softmax, Holm within each table; a Cog grid with
+NAME.probes.csv (attnlab lm --probe-csv) adds its collapse probes, each variant against softmax
+paired by seed (the paired t test), Holm over the variants and the two tasks. The thesis
 (DATA_DIR/thesis_runs/*.analysis.csv): each model's mean Min_distance over sources and heads with
 w 10 and w 3, the paired t-test of their difference over the models. Standard library only
 (tools/stats.py)."""
@@ -200,6 +202,44 @@ def hyla_cog(lines):
         cmd = open(os.path.join(cd, g + ".cmd")).read().strip()
         lines += welch_rows("Cog (Lv et al.): validation loss, %s (`%s`); the paper has the Cogformer level with "
                             "softmax" % (g, cmd), cols, rows, True, cog_claim)
+        if os.path.exists(os.path.join(cd, g + ".probes.csv")):
+            lines += cog_probes(os.path.join(cd, g + ".probes.csv"), g)
+
+
+def cog_probes(path, g):
+    """The collapse probes of a grid (variant, seed, task, n, paper, code per model): at the longest n
+    of each task, each variant against softmax paired by seed (one initialisation and batch order),
+    the paper's metric; Holm over the variants and tasks. The paper: Cog's outputs collapse less
+    (a larger ratio)."""
+    rows = list(csv.DictReader(open(path)))
+    cols = ["variant", "task, n", "softmax", "variant", "− softmax, paired (95% CI)", "Holm p (raw)",
+            "r of the pairs", "verdict"]
+    tests = []
+    for task in ("zero", "ones"):
+        n = max(int(r["n"]) for r in rows if r["task"] == task)
+        at = {(r["variant"], int(r["seed"])): float(r["paper"]) for r in rows if r["task"] == task and int(r["n"]) == n}
+        seeds = sorted(s for v, s in at if v == "softmax")
+        for v in sorted({v for v, _ in at if v != "softmax"}):
+            a = [at["softmax", s] for s in seeds]
+            b = [at[v, s] for s in seeds]
+            tests.append((v, task, n, a, b, stats.paired([y - x for x, y in zip(a, b)])))
+    adj = stats.holm([t[5][4] if t[5][4] is not None else 1.0 for t in tests])
+    lines = ["## Cog (Lv et al.): collapse probes, %s (`%s`); the paper has Cog collapse less" % (
+                 g, open(path[:-len(".probes.csv")] + ".cmd").read().strip()), "",
+             "The last output's change with the zero (finding a zero) or with one more one (counting ones) at "
+             "the longest n, relative to the shortest (the paper's ΔL∞ ratio; larger: less collapse), each "
+             "model's mean over its prompts.", "",
+             "| " + " | ".join(cols) + " |", "|---|---|---|---|---|---|---|---|"]
+    for (v, task, n, a, b, (m, (lo, hi), _, _, p)), pa in zip(tests, adj):
+        ma, sa = stats.mean_sd(a)
+        mb, sb = stats.mean_sd(b)
+        r = sum((x - ma) * (y - mb) for x, y in zip(a, b)) / ((len(a) - 1) * sa * sb) if sa > 0 and sb > 0 else 0
+        sig = pa is not None and pa < ALPHA
+        verdict = ("**reproduced** (collapses less)" if m > 0 else "**not reproduced** (collapses more)") if sig \
+            else "inconclusive"
+        lines.append("| %s | %s, %d | %.3f ± %.3f | %.3f ± %.3f (n = %d) | %+.3f [%+.3f, %+.3f] | %s (%s) | %.2f | %s |" % (
+            v, task, n, ma, sa, mb, sb, len(b), m, lo, hi, fmt_p(pa), fmt_p(p), r, verdict))
+    return lines + [""]
 
 
 def thesis(lines):
