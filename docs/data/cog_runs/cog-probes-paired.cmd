@@ -1,0 +1,1 @@
+attnlab lm --corpus /usr/share/vim/vim90/doc --variants softmax,cog,cog-first --layers 4 --dmodel 96 --heads 4 --ctx 96 --batch 16 --steps 800 --eval-every 100 --seeds 16 --lr 0.01 --probe-prompts 32 --probe-csv docs/data/cog_runs/cog-probes-paired.probes.csv --probe-svg docs/data/cog_runs/cog-probes-paired.svg
