@@ -1,0 +1,1 @@
+attnlab preset hyla-fuzzy --attn linear_rmshead,hyla_no_rmshead,hyla_linear,hyla_linear_no_rmshead,softmax_hyla,linear_rmshead_relu_v,hyla_plus --lr 0.001 --wd 0.1 --steps 5000 --seeds 3 --eval-every 500 --eval-tasks 2048
