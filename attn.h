@@ -2277,6 +2277,7 @@ static int attn__sizes_ok(const char *fn, const void *m, int B, int T, int max_T
 
 /* A cache of have floats where the size query `query` asks for need (0: the query failed, its
    error set). */
+#define ATTN__CACHE_OWN ((size_t)-1) /* the size a model passes for a cache it laid out itself */
 static attn_status attn__cache_ok(const char *fn, size_t have, size_t need, const char *query)
 {
     if (!need) return attn_last_status();
@@ -3237,8 +3238,7 @@ ATTN__INLINE attn__v attn__vswap2(attn__v v) { return v; } /* one lane: no pairs
 /* A store past the caches (AVX-512: a non-temporal store, p aligned to the vector; a plain store
    elsewhere), and the fence after a run of them. ATTN__STREAMS: whether there are such stores
    (whose tile rows cover whole cache lines: two vectors of 16 floats, 128 bytes). Not on AVX2: on
-   the AVX2 machine measured, non-temporal stores of C were slower at every size, even past the L3
-   (docs/benchmarks.md). */
+   the AVX2 machine measured they were slower, also for C past the L3 (docs/benchmarks.md). */
 #if defined(ATTN__AVX512)
 ATTN__INLINE void attn__vstream(float *p, attn__v v) { _mm512_stream_ps(p, v); }
 #define ATTN__STREAMS 1
@@ -6564,6 +6564,14 @@ static int attn__relbias_side(const attn_mod_config *c)
     return c->bidirectional ? c->buckets / 2 : c->buckets;
 }
 
+/* The floats of a modifier's parameters: RELBIAS H buckets, TEMPERATURE H, the others none. */
+static size_t attn__mod_floats(const attn_mod_config *c)
+{
+    return c->kind == ATTN_MOD_RELBIAS       ? (size_t)c->H * c->buckets
+           : c->kind == ATTN_MOD_TEMPERATURE ? (size_t)c->H
+                                             : 0;
+}
+
 /* Checks c for fn and gives the floats of its w in *np. */
 static attn_status attn__mod_check(const char *fn, const attn_mod_config *c, size_t *np)
 {
@@ -6584,9 +6592,7 @@ static attn_status attn__mod_check(const char *fn, const attn_mod_config *c, siz
                           "%s: relbias needs buckets >= 2 (4 bidirectional; got %d) and buckets / 2 < "
                           "max_distance = %d <= %d (per direction)", fn, c->buckets, c->max_distance,
                           ATTN_MOD_MAX_DISTANCE);
-    *np = c->kind == ATTN_MOD_RELBIAS       ? (size_t)c->H * c->buckets
-          : c->kind == ATTN_MOD_TEMPERATURE ? (size_t)c->H
-                                            : 0;
+    *np = attn__mod_floats(c);
     return ATTN_OK;
 }
 
@@ -9204,8 +9210,9 @@ ATTNDEF attn_status attn_linformer_forward(const attn_attention_desc *d, int kpr
     int bh, T;
     ATTN__TRY(attn__linformer_check(__func__, d, kproj, n_max, E, F, work_bytes));
     ATTN__NEED(O); ATTN__NEED(cache); ATTN__NEED(Q); ATTN__NEED(K); ATTN__NEED(V); ATTN__NEED(work);
-    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_linformer_cache_floats(d, kproj),
-                             "attn_linformer_cache_floats"));
+    if (cache_floats != ATTN__CACHE_OWN) /* a model's own layout is not measured twice */
+        ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_linformer_cache_floats(d, kproj),
+                                 "attn_linformer_cache_floats"));
     attn__linformer_desc(d, kproj, &c);
     T = d->Tk;
     Kc = cache;
@@ -9235,8 +9242,9 @@ ATTNDEF attn_status attn_linformer_backward(const attn_attention_desc *d, int kp
     ATTN__TRY(attn__linformer_check(__func__, d, kproj, n_max, E, F, work_bytes));
     ATTN__NEED(dQ); ATTN__NEED(dK); ATTN__NEED(dV); ATTN__NEED(dO); ATTN__NEED(Q); ATTN__NEED(K);
     ATTN__NEED(V); ATTN__NEED(O); ATTN__NEED(cache); ATTN__NEED(work);
-    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_linformer_cache_floats(d, kproj),
-                             "attn_linformer_cache_floats"));
+    if (cache_floats != ATTN__CACHE_OWN) /* a model's own layout is not measured twice */
+        ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_linformer_cache_floats(d, kproj),
+                                 "attn_linformer_cache_floats"));
     attn__linformer_desc(d, kproj, &c);
     T = d->Tk;
     nk = (size_t)d->B * d->H * kproj * d->dk;
@@ -9564,8 +9572,9 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
     int H, KH, dk, dv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
     ATTN__NEED(y); ATTN__NEED(cache); ATTN__NEED(work);
-    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_layer_cache_floats(L, B, Tq, Tk),
-                             "attn_layer_cache_floats"));
+    if (cache_floats != ATTN__CACHE_OWN) /* a model's own layout is not measured twice */
+        ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_layer_cache_floats(L, B, Tq, Tk),
+                                 "attn_layer_cache_floats"));
     attn__layer_desc(L, B, Tq, Tk, &d);
     H = d.H; KH = d.kv_heads ? d.kv_heads : H; dk = d.dk; dv = d.dv;
     attn__layer_cache_map(L, B, Tq, Tk, cache, &c);
@@ -9597,9 +9606,8 @@ ATTNDEF attn_status attn_layer_forward(const attn_layer *L, attn_float *y, attn_
         attn_rope_forward(c.K, c.K, c.cosv, c.sinv, B * KH, Tk, dk);
     }
     if (L->kproj > 0)
-        ATTN__TRY(attn_linformer_forward(&d, L->kproj, L->n_max, L->E, L->F, c.O, c.stats,
-                                         attn_linformer_cache_floats(&d, L->kproj), c.Q, c.K, c.V, work,
-                                         attn__layer_att_work(L, &d)));
+        ATTN__TRY(attn_linformer_forward(&d, L->kproj, L->n_max, L->E, L->F, c.O, c.stats, ATTN__CACHE_OWN,
+                                         c.Q, c.K, c.V, work, attn__layer_att_work(L, &d)));
     else
         ATTN__TRY(attn_attention_forward(&d, c.O, c.stats, NULL, c.Q, c.K, c.V, work,
                                          attn_attention_workspace(&d)));
@@ -9646,8 +9654,9 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     size_t nq, nk, nv;
     ATTN__TRY(attn__layer_check(__func__, L, x, m, B, Tq, Tk, work_bytes));
     ATTN__NEED(dy); ATTN__NEED(cache); ATTN__NEED(work);
-    ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_layer_cache_floats(L, B, Tq, Tk),
-                             "attn_layer_cache_floats"));
+    if (cache_floats != ATTN__CACHE_OWN) /* a model's own layout is not measured twice */
+        ATTN__TRY(attn__cache_ok(__func__, cache_floats, attn_layer_cache_floats(L, B, Tq, Tk),
+                                 "attn_layer_cache_floats"));
     if (!g) g = &none;
     attn__layer_desc(L, B, Tq, Tk, &d);
     H = d.H; KH = d.kv_heads ? d.kv_heads : H; dk = d.dk; dv = d.dv;
@@ -9687,8 +9696,7 @@ ATTNDEF attn_status attn_layer_backward(const attn_layer *L, attn_float *dx, att
     attn__layer_att_grads(&ag, g, b0, b2, b3, g->dbias);
     if (L->kproj > 0)
         ATTN__TRY(attn_linformer_backward(&d, L->kproj, L->n_max, L->E, L->F, g->dE, g->dF, b0, b2, b3, b1,
-                                          c.Q, c.K, c.V, c.O, c.stats,
-                                          attn_linformer_cache_floats(&d, L->kproj), work,
+                                          c.Q, c.K, c.V, c.O, c.stats, ATTN__CACHE_OWN, work,
                                           attn__layer_att_work(L, &d)));
     else
         ATTN__TRY(attn_attention_backward(&d, &ag, b1, c.Q, c.K, c.V, c.O, c.stats, work,
@@ -11432,8 +11440,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         L.att.key_mask = kmask;
         if (cf->post_norm) { /* x' = Norm2(pn + MLP(pn)), pn = Norm1(x + Attn(x)) */
             memcpy(c.a, c.x, sizeof(attn_float) * N * cf->d);
-            ATTN__TRY(attn_layer_forward(&L, c.h, c.att, attn_layer_cache_floats(&L, B, T, T), c.a, NULL, B,
-                                         T, T, w.layer, w.lw));
+            ATTN__TRY(attn_layer_forward(&L, c.h, c.att, ATTN__CACHE_OWN, c.a, NULL, B, T, T, w.layer,
+                                         w.lw));
             attn_axpy(N * cf->d, 1, c.x, c.h);
             attn__tf_norm(m, c.pn, c.m1, c.r1, c.h, W.n1g, W.n1b, N);
             attn__tf_mlp_core(m, l, &W, c.bn, c.pn, c.pn, c.u, c.u2, c.g, N);
@@ -11445,8 +11453,8 @@ ATTNDEF attn_status attn_transformer_forward(const attn_transformer *m, attn_flo
         /* h = x + Attn(Norm(x)) over the layer's Tq query rows (the last ones) */
         attn__tf_norm(m, c.a, c.m1, c.r1, c.x, W.n1g, W.n1b, N);
         if (Tq < T) attn__tf_lastrows(c.aq, c.a, B, T, Tq, cf->d, ATTN__ROWS_GET);
-        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, attn_layer_cache_floats(&L, B, Tq, T),
-                                     Tq < T ? c.aq : c.a, Tq < T ? c.a : NULL, B, Tq, T, w.layer, w.lw));
+        ATTN__TRY(attn_layer_forward(&L, c.h, c.att, ATTN__CACHE_OWN, Tq < T ? c.aq : c.a,
+                                     Tq < T ? c.a : NULL, B, Tq, T, w.layer, w.lw));
         attn__tf_lastrows(c.h, c.x, B, T, Tq, cf->d, ATTN__ROWS_ADD_GET);
         attn__tf_mlp_forward(m, l, &W, c.next, c.h, c.bn, c.m2, c.r2, c.u, c.u2, c.g, n);
     }
@@ -11556,8 +11564,7 @@ ATTNDEF attn_status attn_transformer_backward(attn_transformer *m, const attn_fl
         if (cf->t5) memset(dB, 0, sizeof(attn_float) * attn__tf_bias_floats(m, Tq, T));
         if (Tq < T) memset(dAq, 0, sizeof(attn_float) * n * cf->d);
         ATTN__TRY(attn_layer_backward(&L, Tq < T ? dAq : dA, Tq < T ? dA : NULL, &lg, dH, Tq < T ? c.aq : c.a,
-                                      Tq < T ? c.a : NULL, c.att, attn_layer_cache_floats(&L, B, Tq, T), B,
-                                      Tq, T, w.layer, w.lw));
+                                      Tq < T ? c.a : NULL, c.att, ATTN__CACHE_OWN, B, Tq, T, w.layer, w.lw));
         if (Tq < T)
             attn__tf_lastrows(dAq, dA, B, T, Tq, cf->d,
                               ATTN__ROWS_ADD_PUT); /* the queries' da joins the keys' and values' */
@@ -11754,8 +11761,8 @@ ATTNDEF attn_status attn_transformer_weights(const attn_transformer *m, attn_flo
                                  m->cfg.max_T);
         L.att.bias = m->cfg.t5 ? w.bias : NULL;
         L.att.dropout = 0;
-        ATTN__TRY(attn_layer_forward(&L, w.y, w.lc, attn_layer_cache_floats(&L, B, T, T), c.a, NULL, B, T, T,
-                                     w.rest, w.rest_bytes));
+        ATTN__TRY(attn_layer_forward(&L, w.y, w.lc, ATTN__CACHE_OWN, c.a, NULL, B, T, T, w.rest,
+                                     w.rest_bytes));
         return attn__layer_weights(&L, weights, w.lc, B, T, T, w.rest);
     }
     return attn__layer_weights(&L, weights, c.att, B, T, T, w.rest);
@@ -12121,16 +12128,12 @@ static int attn__s2s_layer_of(const attn_seq2seq_config *c, int s)
    table. */
 static size_t attn__s2s_mod(const attn_seq2seq_config *c, int s, attn_mod_config *mc)
 {
-    int t = attn__s2s_type(c, s), l = attn__s2s_layer_of(c, s);
+    const attn_mod_kind *by_type[3] = {c->enc_mods, c->dec_mods, c->cross_mods}; /* SELF .. CROSS */
+    int t = attn__s2s_type(c, s);
     *mc = c->mod;
     mc->H = c->heads;
-    mc->kind = t == ATTN__S2S_SELF     ? c->enc_mods[l]
-               : t == ATTN__S2S_CAUSAL ? c->dec_mods[l]
-               : t == ATTN__S2S_CROSS  ? c->cross_mods[l]
-                                       : ATTN_MOD_NONE;
-    return mc->kind == ATTN_MOD_RELBIAS       ? (size_t)mc->H * mc->buckets
-           : mc->kind == ATTN_MOD_TEMPERATURE ? (size_t)mc->H
-                                              : 0;
+    mc->kind = t == ATTN__S2S_FFN ? ATTN_MOD_NONE : by_type[t][attn__s2s_layer_of(c, s)];
+    return attn__mod_floats(mc);
 }
 
 static int attn__s2s_ntensors(const attn_seq2seq_config *c, int s)
@@ -12627,8 +12630,8 @@ static attn_status attn__s2s_sub_forward(const attn_seq2seq *m, int s, const uns
         attn_linear_forward(c.r, c.h, W.W2, W.b2, (int)N, cf->mlp, cf->d);
     } else {
         attn__s2s_layer(m, s, mask, &L, &md);
-        ATTN__TRY(attn_layer_forward(&L, c.r, c.att, attn_layer_cache_floats(&L, B, Tq, Tk), c.x,
-                                     t == ATTN__S2S_CROSS ? mem : NULL, B, Tq, Tk, work, lw));
+        ATTN__TRY(attn_layer_forward(&L, c.r, c.att, ATTN__CACHE_OWN, c.x, t == ATTN__S2S_CROSS ? mem : NULL,
+                                     B, Tq, Tk, work, lw));
     }
     if (drop) attn_dropout_forward(c.r, c.keep, c.r, Nd, cf->dropout, drop);
     attn_axpy(Nd, 1, c.x, c.r);
@@ -12677,7 +12680,7 @@ static attn_status attn__s2s_sub_backward(attn_seq2seq *m, int s, const unsigned
     lg.dWq = G.Wq; lg.dbq = G.bq; lg.dWk = G.Wk; lg.dbk = G.bk;
     lg.dWv = G.Wv; lg.dbv = G.bv; lg.dWo = G.Wo; lg.dbo = G.bo;
     return attn_layer_backward(&L, w->dX, cross ? w->dmem : NULL, &lg, df, c.x, cross ? mem : NULL, c.att,
-                               attn_layer_cache_floats(&L, B, Tq, Tk), B, Tq, Tk, work, w->lw);
+                               ATTN__CACHE_OWN, B, Tq, Tk, work, w->lw);
 }
 
 /* The embeddings' dropout masks in the cache: the encoder's (dec = 0) or the decoder's. */
@@ -14444,14 +14447,6 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
 #define ATTN__S2S_WORDS 19
 #define ATTN__S2S_MOD_WORDS 5 /* mod.buckets, .max_distance, .bidirectional, .cap (2 words) */
 
-/* Sublayer s's modifier kind as a field of *c (for a configuration read from a file). */
-static attn_mod_kind *attn__s2s_mod_field(attn_seq2seq_config *c, int s)
-{
-    int t = attn__s2s_type(c, s), l = attn__s2s_layer_of(c, s);
-    return t == ATTN__S2S_SELF ? &c->enc_mods[l] : t == ATTN__S2S_CAUSAL ? &c->dec_mods[l]
-                                                                         : &c->cross_mods[l];
-}
-
 /* The attention sublayers of c (0 for layer counts out of range: a configuration read from a file),
    and in *mods whether one has a score modifier. */
 static int attn__s2s_atts(const attn_seq2seq_config *c, int *mods)
@@ -14525,6 +14520,7 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     void *buf = NULL;
     size_t n = 0, floats = 0;
     attn_status st;
+    attn_mod_kind *by_type[3] = {c.enc_mods, c.dec_mods, c.cross_mods}; /* as attn__s2s_mod's */
     int made, na, mods, known, s, i;
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "seq2seq", ATTN__S2S_WORDS, &buf, &n, &h));
@@ -14553,9 +14549,11 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
         c.mod.bidirectional = mw[2];
         c.mod.cap = (attn_float)attn__words_f64(mw + 3);
     }
-    for (s = 0, i = ATTN__S2S_MOD_WORDS, known = 1; mw && s < attn__s2s_subs(&c) && known; s++)
-        known = attn__s2s_type(&c, s) == ATTN__S2S_FFN ||
-                attn__ckpt_mod(&h, mw[i++], attn__s2s_mod_field(&c, s)) == 0;
+    for (s = 0, i = ATTN__S2S_MOD_WORDS, known = 1; mw && s < attn__s2s_subs(&c) && known; s++) {
+        int ty = attn__s2s_type(&c, s);
+        known = ty == ATTN__S2S_FFN ||
+                attn__ckpt_mod(&h, mw[i++], &by_type[ty][attn__s2s_layer_of(&c, s)]) == 0;
+    }
     if (!mw && h.nconfig != ATTN__S2S_WORDS && h.nconfig != ATTN__S2S_WORDS + 2 * h.nnames)
         attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
     else if (!known || (int)(c.kind = (attn_kind)attn__ckpt_kind(&h, w[12], fp)) < 0 ||

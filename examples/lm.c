@@ -481,7 +481,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res, int j,
             attn_rng pick; /* the validation windows, the same for every run */
             attn_rng_seed(&pick, 0, 3);
             memset(res->probe[task], 0, sizeof res->probe[task]);
-            for (k = 0; k < o->prompts && !res->failed; k++) {
+            for (k = 0; k < o->prompts; k++) {
                 long at = d->ntrain + (long)attn_rng_int(&pick, (uint32_t)(d->n - d->ntrain - 48));
                 prompt[0] = LM_BOS;
                 for (plen = 1; lm_prompt[task][plen - 1]; plen++)
@@ -489,7 +489,7 @@ static void lm_train_one(const lm_opts *o, const lm_data *d, lm_run *res, int j,
                 if (attn_collapse_probe(&m, (attn_probe_task)task, prompt, plen, '0', '1', ns, LM_PROBE_NS,
                                         o->dmodel / o->heads, paper, code) != ATTN_OK) {
                     fprintf(stderr, "\nattnlab lm: %s\n", attn_last_error());
-                    res->failed = 1;
+                    break;
                 }
                 for (e = 0; e < LM_PROBE_NS; e++) {
                     res->probe[task][0][e] += paper[e] / o->prompts;
