@@ -2,7 +2,8 @@
 // headless Chromium (BUILD/web/bench_wasm.js, the page bench.html), its relaxed-SIMD build the same
 // two ways (BUILD/web/bench_wasm_relaxed.js; node with --experimental-wasm-relaxed-simd where that
 // flag exists), and TensorFlow.js's WASM backend (XNNPACK kernels, SIMD, one thread) on the same
-// GEMM shapes in this node process; one table with the ratios of attn.h's builds to TF.js in node.
+// GEMM shapes and attention (its ops, with tf.grads) in this node process; one table with the speed
+// ratios of attn.h's builds to TF.js in node.
 // Run `npm install` in bench/web first.
 //   node bench/web/bench_web.mjs [BUILD] [--runs N]   (the median of N runs of everything, default 3)
 import {createRequire} from 'node:module';
@@ -47,6 +48,7 @@ async function chromiumRun(browser, url, query) {
 
 async function tfjsRun(shapes) {
   const tf = require(path.join(here, 'node_modules/@tensorflow/tfjs-core'));
+  require(path.join(here, 'node_modules/@tensorflow/tfjs')); // registers the gradients tf.grads needs
   const wasm = require(path.join(here, 'node_modules/@tensorflow/tfjs-backend-wasm'));
   const dist = path.join(here, 'node_modules/@tensorflow/tfjs-backend-wasm/dist') + '/';
   wasm.setWasmPaths(dist);
@@ -72,7 +74,28 @@ async function tfjsRun(shapes) {
     out[`gemm_${tb ? 'NT' : 'NN'}_${M}x${N}x${K}`] = {value: 2 * M * N * K / (t[3] * 1e-3) * 1e-9, unit: 'GFLOP/s'};
     a.dispose(); b.dispose();
   }
+  out.attention_softmax_causal_T256_H4_dh64_fwd_bwd = {value: tfjsAttention(tf), unit: 'ms'};
   return out;
+}
+
+// bench_wasm's attention figure written in TF.js ops: causal softmax attention, B 1, H 4, T 256, dh 64,
+// forward and the gradients of Q, K and V for an upstream dO (tf.grads); the median of 7 after 2.
+function tfjsAttention(tf) {
+  const H = 4, T = 256, dh = 64, scale = 1 / Math.sqrt(dh), t = [];
+  const q = tf.randomNormal([H, T, dh]), k = tf.randomNormal([H, T, dh]), v = tf.randomNormal([H, T, dh]);
+  const dO = tf.randomNormal([H, T, dh]);
+  const hide = tf.mul(tf.sub(1, tf.linalg.bandPart(tf.ones([T, T]), -1, 0)), -1e30); // 0 on and below the diagonal
+  const attention = (Q, K, V) => tf.matMul(tf.softmax(tf.add(tf.mul(tf.matMul(Q, K, false, true), scale), hide)), V);
+  const grads = tf.grads(attention);
+  for (let r = 0; r < 9; r++) {
+    const t0 = performance.now();
+    const g = grads([q, k, v], dO);
+    for (const x of g) x.dataSync();
+    if (r >= 2) t.push(performance.now() - t0);
+    tf.dispose(g);
+  }
+  tf.dispose([q, k, v, dO, hide]);
+  return median(t);
 }
 
 const median = (xs) => { const s = [...xs].sort((x, y) => x - y); return s[(s.length - 1) >> 1]; };
@@ -103,13 +126,14 @@ const cols = ['native', 'node', 'chromium', 'nodeRelaxed', 'chromiumRelaxed', 't
 console.log(`bench_web: ${os.cpus()[0].model}, one thread, medians of 7 repeats, the median of ${runs} interleaved runs`);
 for (const c of cols) console.log(`  ${c}: ${samples[c][0].build}`);
 console.log('\n| figure | native | wasm128, node | wasm128, Chromium | relaxed, node | relaxed, Chromium | ' +
-            'TF.js wasm, node | wasm128 / TF.js | relaxed / TF.js |');
+            'TF.js wasm, node | wasm128 / TF.js (speed) | relaxed / TF.js (speed) |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const name of Object.keys(samples.node[0]).filter((k) => k !== 'build')) {
   const v = {};
   for (const c of cols) v[c] = samples[c][0][name] ? median(samples[c].map((s) => s[name].value)) : null;
   const fmt = (x) => x === null ? '-' : x.toFixed(x < 10 ? 2 : 1);
-  const ratio = (x) => v.tfjs ? (x / v.tfjs).toFixed(2) : '-';
+  const time = samples.node[0][name].unit === 'ms'; // the ratios are speed: TF.js's time over attn.h's
+  const ratio = (x) => v.tfjs ? (time ? v.tfjs / x : x / v.tfjs).toFixed(2) : '-';
   console.log(`| ${name} (${samples.node[0][name].unit}) | ${fmt(v.native)} | ${fmt(v.node)} | ${fmt(v.chromium)} | ` +
               `${fmt(v.nodeRelaxed)} | ${fmt(v.chromiumRelaxed)} | ${fmt(v.tfjs)} | ${ratio(v.node)} | ${ratio(v.nodeRelaxed)} |`);
 }
