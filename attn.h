@@ -3023,7 +3023,7 @@ static const attn_float attn__lanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
 #undef ATTN__STREAMS
 #undef ATTN__SFENCE
 #undef ATTN__VREGS
-#undef ATTN__AT_SHALLOW
+#undef ATTN__AT_DIRECT
 #undef ATTN__MR
 #undef ATTN__NV
 #undef ATTN__MR_S
@@ -3445,23 +3445,23 @@ static attn_float *attn__gemm_buffer(size_t bytes, void **owned)
    MR_S x ATTN__VW ("narrow") when N <= ATTN__VW, the head-dimension-16 case of attention.
    Packing A is a transpose that costs about as much as the FLOPs it feeds when N is small, and it does not
    pay off for a row-major A (transA = 0): the "_s" kernels read A in place, MR_S rows at a time (one
-   sequential stream per row). A transposed A is read in place while N <= ATTN__VW, with ATTN__AT_SHALLOW
-   while K <= 128 or M <= 256 (at any N), and up to N = 8 wide panels when A is within 2 MiB (K lda floats)
-   or its rows are a page or more apart ("far"). The walk down A's columns lands on another row of A every
-   depth step, where the hardware prefetchers find no stream; on far rows the "_t" kernels ask for the line
-   to the right of each one they read (see attn__micro_narrow_t), and with that, in place beats packing.
-   Shallow products, whose C traffic weighs most, run in 8-row tiles. The tile grid is fixed by M, N and the
-   shapes, never by the number of threads, so every element is computed the same way whatever the thread
-   count (docs/benchmarks.md has the measurements). */
+   sequential stream per row). A transposed A is read in place while N <= ATTN__VW and, with
+   ATTN__AT_DIRECT, while K <= 128 or M <= 256 (at any N), and up to N = 8 wide panels when A is within 2
+   MiB (K lda floats) or its rows are a page or more apart ("far"). The walk down A's columns lands on
+   another row of A every depth step, where the hardware prefetchers find no stream; on far rows the "_t"
+   kernels ask for the line to the right of each one they read (see attn__micro_narrow_t), and with that,
+   in place beats packing. Shallow products, whose C traffic weighs most, run in 8-row tiles. The tile grid
+   is fixed by M, N and the shapes, never by the number of threads, so every element is computed the same
+   way whatever the thread count (docs/benchmarks.md has the measurements). */
 /* Per ISA: MR x NV vectors for the packed kernel, MR_S rows for the in-place ones (each row needs an
-   address, and MR_S * NV + NV + 1 vector registers must fit), cache blocks KC (depth), MC (rows of A
-   per block), NC (columns of B per block). Measured on AVX-512 and AVX2 (SSE2 and WASM share AVX2's);
-   NEON's are sized to its 32 registers. Depth blocks of up to 1024 put 1024^3 in one block.
-   ATTN__AT_SHALLOW: a shallow or short transposed A is read in place (AVX-512, NEON). The 16-register
-   ISAs pack it instead: their in-place tile reads its 6 rows' values from a new row of A every depth
-   step, and packed ran faster on AVX2 and SSE2 (docs/benchmarks.md). */
+   address, and MR_S * NV + NV + 1 vector registers must fit), cache blocks KC (depth), MC (rows of A per
+   block), NC (columns of B per block). Measured on AVX-512 and AVX2 (SSE2 and WASM share AVX2's); NEON's
+   are sized to its 32 registers. Depth blocks of up to 1024 put 1024^3 in one block. ATTN__AT_DIRECT: a
+   transposed A that is shallow, short or has few columns is read in place (AVX-512, NEON). The 16-register
+   ISAs pack it unless N <= ATTN__VW: their in-place tile reads its 6 rows' values from a new row of A
+   every depth step, and packed ran faster on AVX2 and SSE2 (docs/benchmarks.md). */
 #if defined(ATTN__AVX512)
-#define ATTN__AT_SHALLOW 1
+#define ATTN__AT_DIRECT 1
 #define ATTN__VREGS 32
 #define ATTN__MR 14
 #define ATTN__NV 2
@@ -3473,7 +3473,7 @@ static attn_float *attn__gemm_buffer(size_t bytes, void **owned)
 #define ATTN__RNC 256
 #define ATTN__BPF 16
 #elif defined(ATTN__NEON)
-#define ATTN__AT_SHALLOW 1
+#define ATTN__AT_DIRECT 1
 #define ATTN__VREGS 32
 #define ATTN__MR 8
 #define ATTN__NV 3
@@ -3482,7 +3482,7 @@ static attn_float *attn__gemm_buffer(size_t bytes, void **owned)
 #define ATTN__MC 128
 #define ATTN__NC 2040
 #elif defined(ATTN__AVX2) || defined(ATTN__SSE2) || defined(ATTN__WASM)
-#define ATTN__AT_SHALLOW 0
+#define ATTN__AT_DIRECT 0
 #define ATTN__VREGS 16
 #define ATTN__MR 6
 #define ATTN__NV 2
@@ -3491,7 +3491,7 @@ static attn_float *attn__gemm_buffer(size_t bytes, void **owned)
 #define ATTN__MC 120
 #define ATTN__NC 2048
 #else /* scalar */
-#define ATTN__AT_SHALLOW 1
+#define ATTN__AT_DIRECT 1
 #define ATTN__VREGS 16
 #define ATTN__MR 4
 #define ATTN__NV 2
@@ -4340,8 +4340,8 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.transA = transA; g.transB = transB; g.M = M; g.N = N; g.K = K;
     g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
-    g.direct = narrow || !transA || (ATTN__AT_SHALLOW && (K <= 128 || M <= 256)) || /* A in place (above) */
-               ((far || (size_t)K * lda <= ATTN__A_INPLACE) && N <= 8 * ATTN__NV * ATTN__VW);
+    int few = (far || (size_t)K * lda <= ATTN__A_INPLACE) && N <= 8 * ATTN__NV * ATTN__VW;
+    g.direct = narrow || !transA || (ATTN__AT_DIRECT && (K <= 128 || M <= 256 || few)); /* see above */
     g.mr = g.direct ? ATTN__MR_S : ATTN__MR;
     /* a small B with short rows is read in place: no packing at all. Long rows (ldb a large power of
        two) would put a panel's rows in the same few L1 sets, so the row stride is bounded too. */

@@ -65,7 +65,8 @@ void test_gemm(void)
                                        rows, last panels of 12 and 8 columns */
                                     {203, 300, 150}, {302, 280, 64},
                                     /* A transposed, read in place with its rows a page apart (the "_t" kernels): one
-                                       vector of columns; three panels, the last of 6 columns */
+                                       vector of columns; three panels, the last of 6 columns (packed on the
+                                       16-register ISAs) */
                                     {1030, 16, 300}, {1100, 70, 200},
                                     /* one or two vectors of rows and a B too large to read in place: computed
                                        transposed, in chunks of columns (300 = 256 + 44 when M = 16) */
