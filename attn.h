@@ -3443,23 +3443,25 @@ static attn_float *attn__gemm_buffer(size_t bytes, void **owned)
    kc groups of NR values; edges are padded with zeros so the micro-kernel always runs full tiles.
    The micro-kernel keeps the MR x NR tile in MR * NV vector registers (NR = NV * ATTN__VW), or
    MR_S x ATTN__VW ("narrow") when N <= ATTN__VW, the head-dimension-16 case of attention.
-   Packing A is a transpose that costs about as much as the FLOPs it feeds when N is small, and it does not
-   pay off for a row-major A (transA = 0): the "_s" kernels read A in place, MR_S rows at a time (one
-   sequential stream per row). A transposed A is read in place while N <= ATTN__VW and, with
-   ATTN__AT_DIRECT, while K <= 128 or M <= 256 (at any N), and up to N = 8 wide panels when A is within 2
-   MiB (K lda floats) or its rows are a page or more apart ("far"). The walk down A's columns lands on
-   another row of A every depth step, where the hardware prefetchers find no stream; on far rows the "_t"
-   kernels ask for the line to the right of each one they read (see attn__micro_narrow_t), and with that,
-   in place beats packing. Shallow products, whose C traffic weighs most, run in 8-row tiles. The tile grid
-   is fixed by M, N and the shapes, never by the number of threads, so every element is computed the same
-   way whatever the thread count (docs/benchmarks.md has the measurements). */
+   Packing A is a transpose that costs about as much as the FLOPs it feeds when N is small, and it
+   does not pay off for a row-major A (transA = 0): the "_s" kernels read A in place, MR_S rows at a
+   time (one sequential stream per row). A transposed A is read in place while N <= ATTN__VW and,
+   with ATTN__AT_DIRECT, while K <= 128 or M <= 256 (at any N), and up to N = 8 wide panels when A
+   is within 2 MiB (K lda floats) or its rows are a page or more apart ("far"). The walk down A's
+   columns lands on another row of A every depth step, where the hardware prefetchers find no
+   stream; on far rows the "_t" kernels ask for the line to the right of each one they read (see
+   attn__micro_narrow_t), and with that, in place beats packing. Shallow products, whose C traffic
+   weighs most, run in 8-row tiles. The tile grid is fixed by M, N and the shapes, never by the
+   number of threads, so every element is computed the same way whatever the thread count
+   (docs/benchmarks.md has the measurements). */
 /* Per ISA: MR x NV vectors for the packed kernel, MR_S rows for the in-place ones (each row needs an
-   address, and MR_S * NV + NV + 1 vector registers must fit), cache blocks KC (depth), MC (rows of A per
-   block), NC (columns of B per block). Measured on AVX-512 and AVX2 (SSE2 and WASM share AVX2's); NEON's
-   are sized to its 32 registers. Depth blocks of up to 1024 put 1024^3 in one block. ATTN__AT_DIRECT: a
-   transposed A that is shallow, short or has few columns is read in place (AVX-512, NEON). The 16-register
-   ISAs pack it unless N <= ATTN__VW: their in-place tile reads its 6 rows' values from a new row of A
-   every depth step, and packed ran faster on AVX2 and SSE2 (docs/benchmarks.md). */
+   address, and MR_S * NV + NV + 1 vector registers must fit), cache blocks KC (depth), MC (rows of A
+   per block), NC (columns of B per block). Tuned on AVX-512, KC and MC measured on AVX2 too (SSE2
+   and WASM share AVX2's), NEON's sized to its 32 registers. Depth blocks of up to 1024 put 1024^3 in
+   one block. ATTN__AT_DIRECT: a transposed A that is shallow, short or a few panels wide is read in
+   place (AVX-512, NEON); the 16-register ISAs pack it unless N <= ATTN__VW, since their in-place
+   tile reads its MR_S rows' values from a new row of A at every depth step (packed was faster on
+   most shapes measured on AVX2 and SSE2, docs/benchmarks.md). */
 #if defined(ATTN__AVX512)
 #define ATTN__AT_DIRECT 1
 #define ATTN__VREGS 32
@@ -4337,11 +4339,11 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     attn__gemm_job g;
     int narrow = N <= ATTN__VW, nth = attn__gemm_threads(M, N, K);
     int far = transA && (size_t)lda * sizeof(attn_float) >= 4096; /* op(A)'s columns a page apart */
+    int few_panels = (far || (size_t)K * lda <= ATTN__A_INPLACE) && N <= 8 * ATTN__NV * ATTN__VW;
     g.transA = transA; g.transB = transB; g.M = M; g.N = N; g.K = K;
     g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
-    int few = (far || (size_t)K * lda <= ATTN__A_INPLACE) && N <= 8 * ATTN__NV * ATTN__VW;
-    g.direct = narrow || !transA || (ATTN__AT_DIRECT && (K <= 128 || M <= 256 || few)); /* see above */
+    g.direct = narrow || !transA || (ATTN__AT_DIRECT && (K <= 128 || M <= 256 || few_panels)); /* above */
     g.mr = g.direct ? ATTN__MR_S : ATTN__MR;
     /* a small B with short rows is read in place: no packing at all. Long rows (ldb a large power of
        two) would put a panel's rows in the same few L1 sets, so the row stride is bounded too. */

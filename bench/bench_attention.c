@@ -234,8 +234,9 @@ static void bench_docs(int repeats)
 }
 
 /* A registered kind that is softmax written as a user writes one: its exponent x = s and its vjp in
-   plain C, their loops marked `omp simd` as docs/adding-a-variant.md advises (GCC 12 vectorises them
-   at -O2 only so, with -fopenmp or -fopenmp-simd; -DUSER_PLAIN leaves the mark out). */
+   plain C, written as docs/adding-a-variant.md advises: loops marked `omp simd` (taken here when built
+   with -fopenmp; GCC 12 vectorises them at -O2 only so), every input read unconditionally.
+   -DUSER_PLAIN leaves the marks out. */
 #if defined(_OPENMP) && !defined(USER_PLAIN)
 #define USER_SIMD _Pragma("omp simd")
 #else

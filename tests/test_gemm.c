@@ -61,8 +61,8 @@ void test_gemm(void)
                                        of 4 and 10 rows (of 14), last panels of 9 and 24 columns (of 32) */
                                     {270, 265, 200}, {262, 265, 150}, {270, 280, 200},
                                     /* A transposed, short (M <= 256) or shallow (K <= 128): read in place at any N on
-                                       AVX-512 and NEON, packed on the 16-register ISAs; last row tiles of 3 and 2
-                                       rows, last panels of 12 and 8 columns */
+                                       AVX-512 and NEON, packed on the 16-register ISAs (on AVX-512 a last row tile
+                                       of 3 rows and a last panel of 12 columns) */
                                     {203, 300, 150}, {302, 280, 64},
                                     /* A transposed, read in place with its rows a page apart (the "_t" kernels): one
                                        vector of columns; three panels, the last of 6 columns (packed on the

@@ -37,6 +37,8 @@ function parse(text) {
   return out;
 }
 
+const median = (xs) => { const s = [...xs].sort((x, y) => x - y); return s[(s.length - 1) >> 1]; };
+
 async function chromiumRun(browser, url, query) {
   const page = await browser.newPage();
   await page.goto(url + 'bench.html' + query);
@@ -98,7 +100,6 @@ function tfjsAttention(tf) {
   return median(t);
 }
 
-const median = (xs) => { const s = [...xs].sort((x, y) => x - y); return s[(s.length - 1) >> 1]; };
 const {server, url} = await serve(web);
 const {chromium} = require(path.join(here, 'node_modules/playwright-core'));
 const browser = await chromium.launch({executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
