@@ -686,6 +686,19 @@ typedef enum attn_mod_kind {
     ATTN_MOD_TEMPERATURE,
     ATTN_MOD_COUNT
 } attn_mod_kind;
+/* Provided mask modifiers (an attn_mod's mask, with its span >= 0), on top of the descriptor's masks:
+     ATTN_MASK_WINDOW      query p sees key j when |p - j| <= span: a sliding window in one layer
+                           (Beltagy et al. 2020; Gemma Team 2024's local layers alternate with
+                           global ones); a causal descriptor keeps p - span .. p
+     ATTN_MASK_PREFIX      query p sees key j when j <= p or j < span: a prefix LM (Raffel et al.
+                           2020) on a descriptor that is not causal
+   Both answer blocks (attn_score_mod's block), so the tiles they hide are skipped. */
+typedef enum attn_mask_kind {
+    ATTN_MASK_NONE = 0,
+    ATTN_MASK_WINDOW,
+    ATTN_MASK_PREFIX,
+    ATTN_MASK_COUNT
+} attn_mask_kind;
 #define ATTN_MOD_MAX_DISTANCE 4096
 #define ATTN_MOD_MAX_HEADS 1024 /* ALiBi's */
 typedef struct attn_mod_config {
@@ -695,6 +708,9 @@ typedef struct attn_mod_config {
     int buckets, max_distance, bidirectional; /* RELBIAS: buckets >= 2 (4 when bidirectional), and
                                                  half a direction's buckets < max_distance <=
                                                  ATTN_MOD_MAX_DISTANCE */
+    attn_mask_kind mask;                      /* a provided mask with the score modifier, or alone
+                                                 (kind ATTN_MOD_NONE); ATTN_MASK_NONE: none */
+    int span;                                 /* the mask's */
 } attn_mod_config;
 typedef struct attn_mod {
     attn_score_mod fn; /* its functions, ctx = this struct */
@@ -715,6 +731,9 @@ ATTNDEF attn_status attn_mod_init(attn_mod *m, const attn_mod_config *c, const a
 /* "alibi", "relbias", "softcap", "temperature" ("none" for ATTN_MOD_NONE), and back (-1: unknown). */
 ATTNDEF const char *attn_mod_name(attn_mod_kind kind);
 ATTNDEF int attn_mod_from_name(const char *name);
+/* "window", "prefix" ("none" for ATTN_MASK_NONE), and back (-1: unknown). */
+ATTNDEF const char *attn_mask_name(attn_mask_kind kind);
+ATTNDEF int attn_mask_from_name(const char *name);
 
 typedef struct attn_attention_desc {
     attn_kind kind;
@@ -1273,8 +1292,11 @@ typedef struct attn_transformer_config {
     /* Score modifiers (attn_mod_init): mods[l] is layer l's provided modifier (ATTN_MOD_NONE: none;
        for the tiled engine's kinds), every one with the settings in mod (cap; buckets,
        max_distance, bidirectional; its kind and H are mods[l] and heads). A RELBIAS layer learns
-       its table relbias [H, buckets] (from 0), a TEMPERATURE layer temperature [H] (from 1). */
+       its table relbias [H, buckets] (from 0), a TEMPERATURE layer temperature [H] (from 1).
+       Mask modifiers: masks[l] is layer l's provided mask (ATTN_MASK_NONE: none), with mod.span
+       (ATTN_MASK_PREFIX needs causal 0), on top of the masks above. */
     attn_mod_kind mods[ATTN_MAX_LAYERS];
+    attn_mask_kind masks[ATTN_MAX_LAYERS];
     attn_mod_config mod;
 } attn_transformer_config;
 
@@ -6544,6 +6566,42 @@ static void attn__temperature_grad(void *ctx, int b, int h, int p, int j0, int n
     ((const attn_mod *)ctx)->dw[h] += ATTN__ISA(dot)((size_t)n, s, ds);
 }
 
+/* WINDOW: |p - j| <= span. A block of queries p0 .. p1 and keys j0 .. j1 is empty when its nearest
+   pair is farther than span, full when its farthest pair is not. */
+static int attn__window_mask(void *ctx, int b, int h, int p, int j)
+{
+    (void)b; (void)h;
+    return abs(p - j) <= ((const attn_mod *)ctx)->cfg.span;
+}
+static int attn__window_block(void *ctx, int b, int h, int p0, int p1, int j0, int j1)
+{
+    int w = ((const attn_mod *)ctx)->cfg.span;
+    (void)b; (void)h;
+    if (j1 < p0 - w || j0 > p1 + w) return ATTN_BLOCK_EMPTY;
+    return j0 >= p1 - w && j1 <= p0 + w ? ATTN_BLOCK_FULL : ATTN_BLOCK_PARTIAL;
+}
+
+/* PREFIX: j <= p or j < span. */
+static int attn__prefix_mask(void *ctx, int b, int h, int p, int j)
+{
+    (void)b; (void)h;
+    return j <= p || j < ((const attn_mod *)ctx)->cfg.span;
+}
+static int attn__prefix_block(void *ctx, int b, int h, int p0, int p1, int j0, int j1)
+{
+    int w = ((const attn_mod *)ctx)->cfg.span;
+    (void)b; (void)h;
+    if (j1 <= p0 || j1 < w) return ATTN_BLOCK_FULL;
+    return j0 > p1 && j0 >= w ? ATTN_BLOCK_EMPTY : ATTN_BLOCK_PARTIAL;
+}
+
+/* The provided masks' functions and names, by attn_mask_kind. */
+static int (*const attn__mask_fns[ATTN_MASK_COUNT])(void *, int, int, int, int) = {
+    NULL, attn__window_mask, attn__prefix_mask};
+static int (*const attn__mask_blocks[ATTN_MASK_COUNT])(void *, int, int, int, int, int, int) = {
+    NULL, attn__window_block, attn__prefix_block};
+static const char *const attn__mask_names[ATTN_MASK_COUNT] = {"none", "window", "prefix"};
+
 /* The provided modifiers' functions and names, by attn_mod_kind. */
 static const attn_score_mod attn__mod_rows[ATTN_MOD_COUNT] = {
     {NULL, NULL, NULL, NULL, NULL, NULL},
@@ -6559,12 +6617,28 @@ ATTNDEF const char *attn_mod_name(attn_mod_kind kind)
     return (int)kind >= 0 && kind < ATTN_MOD_COUNT ? attn__mod_names[kind] : NULL;
 }
 
-ATTNDEF int attn_mod_from_name(const char *name)
+/* The index of name in names [n], or -1. */
+static int attn__name_index(const char *const *names, int n, const char *name)
 {
     int k;
-    for (k = 0; name && k < ATTN_MOD_COUNT; k++)
-        if (!strcmp(name, attn__mod_names[k])) return k;
+    for (k = 0; name && k < n; k++)
+        if (!strcmp(name, names[k])) return k;
     return -1;
+}
+
+ATTNDEF int attn_mod_from_name(const char *name)
+{
+    return attn__name_index(attn__mod_names, ATTN_MOD_COUNT, name);
+}
+
+ATTNDEF const char *attn_mask_name(attn_mask_kind kind)
+{
+    return (int)kind >= 0 && kind < ATTN_MASK_COUNT ? attn__mask_names[kind] : NULL;
+}
+
+ATTNDEF int attn_mask_from_name(const char *name)
+{
+    return attn__name_index(attn__mask_names, ATTN_MASK_COUNT, name);
 }
 
 /* RELBIAS's buckets in one direction: all of them, or half when bidirectional. */
@@ -6592,6 +6666,9 @@ static attn_status attn__mod_check(const char *fn, const attn_mod_config *c, siz
     if (c->H < 1 || (c->kind == ATTN_MOD_ALIBI && c->H > ATTN_MOD_MAX_HEADS))
         return attn__fail(ATTN_ERR_SHAPE, "%s: H = %d must be >= 1 (ALiBi: <= %d)", fn, c->H,
                           ATTN_MOD_MAX_HEADS);
+    if ((int)c->mask < 0 || c->mask >= ATTN_MASK_COUNT || (c->mask && c->span < 0))
+        return attn__fail(ATTN_ERR_ARG, "%s: mask %d (span %d) is not a provided mask with a span >= 0", fn,
+                          (int)c->mask, c->span);
     if (c->kind == ATTN_MOD_SOFTCAP && !(c->cap > 0 && attn__finite((double)c->cap)))
         return attn__fail(ATTN_ERR_ARG, "%s: softcap's cap = %g must be finite and > 0", fn, (double)c->cap);
     if (c->kind == ATTN_MOD_RELBIAS &&
@@ -6630,6 +6707,8 @@ ATTNDEF attn_status attn_mod_init(attn_mod *m, const attn_mod_config *c, const a
     m->dw = np ? dw : NULL;
     m->fn = attn__mod_rows[cfg.kind];
     m->fn.ctx = m;
+    m->fn.mask = attn__mask_fns[cfg.mask];
+    m->fn.block = attn__mask_blocks[cfg.mask];
     if (!m->dw) m->fn.grad = NULL;
     for (n = 0; cfg.kind == ATTN_MOD_RELBIAS && n <= cfg.max_distance; n++)
         m->own.bucket[n] = (unsigned short)attn__t5_bucket_of(n, side, lmd);
@@ -10631,10 +10710,14 @@ static attn_status attn__tf_mod_config(const char *fn, const attn_transformer_co
     size_t np;
     *mc = c->mod;
     mc->kind = c->mods[l];
+    mc->mask = c->masks[l];
     mc->H = c->heads;
     if (attn__mod_check(fn, mc, &np) != ATTN_OK)
         return attn__fail(attn_last_status(), "%s (layer %d)", attn_last_error(), l);
-    if (c->linformer_k) return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes no score modifier", fn);
+    if (c->linformer_k) return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes no score or mask modifier", fn);
+    if (mc->mask == ATTN_MASK_PREFIX && c->causal)
+        return attn__fail(ATTN_ERR_ARG, "%s: a prefix mask needs causal 0 (it is causal after the prefix; "
+                          "layer %d)", fn, l);
     return ATTN_OK;
 }
 
@@ -10704,9 +10787,10 @@ static attn_status attn__tf_check(const char *fn, const attn_transformer_config 
         if (c->kv_heads) a.H = c->heads; /* kv_heads divides it */
         a.layout = (const unsigned char *)c; /* any layout: the checks below look at the kind */
         if (attn__flags(a.kind) & ATTN_KF_LINEAR_TIME) a.H = c->heads; /* just the checks below */
-        a.mod = c->mods[l] ? &attn__mod_rows[ATTN_MOD_ALIBI] : NULL; /* any: the checks look at the kind */
+        a.mod = c->mods[l] || c->masks[l] ? &attn__mod_rows[ATTN_MOD_ALIBI] : NULL; /* any: the checks
+                                                                                       look at the kind */
         ATTN__TRY(attn__attention_check(fn, &a, (size_t)-1));
-        if (c->mods[l]) ATTN__TRY(attn__tf_mod_config(fn, c, l, &mc));
+        if (c->mods[l] || c->masks[l]) ATTN__TRY(attn__tf_mod_config(fn, c, l, &mc));
         if (c->linformer_k && !attn_kind_get(a.kind)->score)
             return attn__fail(ATTN_ERR_ARG, "%s: Linformer takes scored kinds, not %s (layer %d)", fn,
                               attn_kind_get(a.kind)->name, l);
@@ -11090,8 +11174,8 @@ static void attn__tf_layer(const attn_transformer *m, int l, const attn_float *b
     L->qnorm = W.qnorm; L->knorm = W.knorm;
     if ((P = attn__tf_panels(m, l)) != NULL) { L->Pq = P[0]; L->Pk = P[1]; L->Pv = P[2]; L->Po = P[3]; }
     L->rope_theta = c->rope_theta;
-    if (c->mods[l] && !mod) L->att.mod = &attn__mod_rows[c->mods[l]]; /* the sizes: its functions */
-    else if (c->mods[l] && attn__tf_mod_config(__func__, c, l, &mc) == ATTN_OK) { /* checked: it is */
+    if ((c->mods[l] || c->masks[l]) && !mod) L->att.mod = &attn__mod_rows[c->mods[l]]; /* the sizes */
+    else if ((c->mods[l] || c->masks[l]) && attn__tf_mod_config(__func__, c, l, &mc) == ATTN_OK) {
         const attn_transformer_layer_tensors G = attn_transformer_layer_named(m, l, 1);
         attn_mod_init(mod, &mc, W.relbias ? W.relbias : W.temperature, G.relbias ? G.relbias : G.temperature);
         L->att.mod = &mod->fn;
@@ -13148,10 +13232,7 @@ ATTNDEF const char *attn_nt_name(attn_nt_task t)
 
 ATTNDEF int attn_nt_from_name(const char *name)
 {
-    int t;
-    for (t = 0; name && t < ATTN_NT_TASK_COUNT; t++)
-        if (!strcmp(name, attn__nt_names[t])) return t;
-    return -1;
+    return attn__name_index(attn__nt_names, ATTN_NT_TASK_COUNT, name);
 }
 
 ATTNDEF int attn_nt_next(attn_nt_task task, int N, int tau, const int *prev)
@@ -13835,19 +13916,20 @@ static int attn__ckpt_name(char names[][ATTN_CKPT_NAME_LEN], int *n, attn_kind k
     return attn__ckpt_add(names, n, r->name);
 }
 
-/* The modifier a configuration word names in record h: -1 for none, else an index into h->names;
-   -1 (error set) if out of range or not known here, with *kind unchanged. */
-static int attn__ckpt_mod(const attn_checkpoint_header *h, int32_t word, attn_mod_kind *kind)
+/* The provided modifier a configuration word names in record h, looked up by from (attn_mod_from_name
+   or attn_mask_from_name): 0 (none) for -1, else that of an index into h->names; -1 (error set) if
+   out of range or not known here. */
+static int attn__ckpt_mod(const attn_checkpoint_header *h, int32_t word, int (*from)(const char *),
+                          const char *what)
 {
     int k;
-    if (word == -1) return *kind = ATTN_MOD_NONE, 0;
+    if (word == -1) return 0;
     if (word < 0 || word >= h->nnames)
-        return attn__fail(ATTN_ERR_FORMAT, "a modifier word %ld out of -1 .. %d", (long)word, h->nnames - 1),
+        return attn__fail(ATTN_ERR_FORMAT, "a %s word %ld out of -1 .. %d", what, (long)word, h->nnames - 1),
                -1;
-    if ((k = attn_mod_from_name(h->names[word])) <= 0)
-        return attn__fail(ATTN_ERR_FORMAT, "the score modifier '%s' is not known here", h->names[word]), -1;
-    *kind = (attn_mod_kind)k;
-    return 0;
+    if ((k = from(h->names[word])) <= 0)
+        return attn__fail(ATTN_ERR_FORMAT, "the %s '%s' is not known here", what, h->names[word]), -1;
+    return k;
 }
 
 #ifndef ATTN_NO_STDIO
@@ -14294,18 +14376,21 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path)
 /* format 2 since 0.2, last: bigbird_block, _random, _seed, linformer_k, kv_heads (5 words), then
    qk_norm, rope_theta (2 words), post_norm, emb_norm, pad_mask, pad; then, with score modifiers,
    mod.buckets, .max_distance, .bidirectional, .cap (2 words) and mods[0 .. layers-1] (-1: none,
-   else the index of its name), now always, and then the names' fingerprints */
+   else the index of its name), now always, and then the names' fingerprints; with mask modifiers,
+   last mod.span and masks[0 .. layers-1] (as mods) */
 #define ATTN__TF_TAIL 12
 #define ATTN__TF_TAIL_MOD 17
 
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path)
 {
     const attn_transformer_config *c;
-    int32_t w[ATTN__TF_WORDS + 4 * ATTN_MAX_LAYERS + ATTN__TF_TAIL_MOD + 2 * ATTN_MOD_COUNT];
-    char names[ATTN_MAX_LAYERS + ATTN_MOD_COUNT][ATTN_CKPT_NAME_LEN];
-    const char *np[ATTN_MAX_LAYERS + ATTN_MOD_COUNT];
+    int32_t w[ATTN__TF_WORDS + 5 * ATTN_MAX_LAYERS + ATTN__TF_TAIL_MOD + 1 +
+              2 * (ATTN_MOD_COUNT + ATTN_MASK_COUNT)];
+    int32_t mk[ATTN_MAX_LAYERS];
+    char names[ATTN_MAX_LAYERS + ATTN_MOD_COUNT + ATTN_MASK_COUNT][ATTN_CKPT_NAME_LEN];
+    const char *np[ATTN_MAX_LAYERS + ATTN_MOD_COUNT + ATTN_MASK_COUNT];
     int32_t *t;
-    int l, nn = 0;
+    int l, nn = 0, nw, masked = 0;
     ATTN__NEED(m);
     c = &m->cfg;
     w[0] = c->vocab;
@@ -14343,6 +14428,11 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
         t[ATTN__TF_TAIL_MOD + l] = c->mods[l] && attn_mod_name(c->mods[l])
                                        ? attn__ckpt_add(names, &nn, attn_mod_name(c->mods[l]))
                                        : -1;
+    for (l = 0; l < c->layers; l++) {
+        const char *mname = c->masks[l] ? attn_mask_name(c->masks[l]) : NULL;
+        mk[l] = mname ? attn__ckpt_add(names, &nn, mname) : -1;
+        masked |= mk[l] >= 0;
+    }
 
     t[12] = c->mod.buckets;
     t[13] = c->mod.max_distance;
@@ -14360,9 +14450,12 @@ ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char 
     w[ATTN__TF_WORDS + c->layers + 9] = c->emb_norm;
     w[ATTN__TF_WORDS + c->layers + 10] = c->pad_mask;
     w[ATTN__TF_WORDS + c->layers + 11] = c->pad;
-    return attn_checkpoint_save(path, "transformer", w,
-                                attn__ckpt_fingerprints(w, ATTN__TF_WORDS + 2 * c->layers + ATTN__TF_TAIL_MOD,
-                                                        names, nn), np, nn, &m->p);
+    nw = attn__ckpt_fingerprints(w, ATTN__TF_WORDS + 2 * c->layers + ATTN__TF_TAIL_MOD, names, nn);
+    if (masked) {
+        w[nw++] = c->mod.span;
+        for (l = 0; l < c->layers; l++) w[nw++] = mk[l];
+    }
+    return attn_checkpoint_save(path, "transformer", w, nw, np, nn, &m->p);
 }
 
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
@@ -14374,9 +14467,9 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     const int32_t *w = h.config;
     void *buf = NULL;
     size_t n = 0, floats = 0, count = 0;
-    const int32_t *fpw;
+    const int32_t *fpw, *mkw, *mdw;
     attn_status s;
-    int l, made, known, words, tail, fp;
+    int l, made, known, words, tail, fp, fpm;
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "transformer", ATTN__TF_WORDS_V1, &buf, &n, &h));
     words = h.version == 1 ? ATTN__TF_WORDS_V1 : ATTN__TF_WORDS;
@@ -14412,9 +14505,11 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
     }
     tail = h.version > 1 && c.layers >= 0 && c.layers <= ATTN_MAX_LAYERS ? h.nconfig - words - c.layers : 0;
     fp = tail ? ATTN__TF_TAIL_MOD + c.layers + 2 * h.nnames : -1; /* with the names' fingerprints */
-    if (tail != 5 && tail != ATTN__TF_TAIL && (!tail || (tail != ATTN__TF_TAIL_MOD + c.layers && tail != fp)))
-        tail = 0; /* 5: before qk_norm and what follows it; then the modifiers, then the fingerprints; tail
-                     is 0 for an out-of-range layer count */
+    fpm = tail ? fp + 1 + c.layers : -1;                            /* and the masks */
+    if (tail != 5 && tail != ATTN__TF_TAIL &&
+        (!tail || (tail != ATTN__TF_TAIL_MOD + c.layers && tail != fp && tail != fpm)))
+        tail = 0; /* 5: before qk_norm and what follows it; then the modifiers, the fingerprints, the masks;
+                     tail is 0 for an out-of-range layer count */
     if (tail) {
         c.bigbird_block = w[words + c.layers];
         c.bigbird_random = w[words + c.layers + 1];
@@ -14437,11 +14532,17 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
         c.mod.bidirectional = mw[14];
         c.mod.cap = (attn_float)attn__words_f64(mw + 15);
     }
-    fpw = tail == fp ? w + words + 2 * c.layers + ATTN__TF_TAIL_MOD : NULL; /* the names' fingerprints */
+    fpw = tail == fp || tail == fpm ? w + words + 2 * c.layers + ATTN__TF_TAIL_MOD : NULL; /* fingerprints */
+    mkw = tail == fpm ? fpw + 2 * h.nnames + 1 : NULL; /* each layer's mask, after the span */
+    if (mkw) c.mod.span = mkw[-1];
+    mdw = w + words + c.layers + ATTN__TF_TAIL_MOD; /* each layer's modifier */
     for (l = 0, known = 1; l < c.layers && l < ATTN_MAX_LAYERS && l < h.nconfig - words && known; l++)
         known = (int)(c.kinds[l] = (attn_kind)attn__ckpt_kind(&h, w[words + l], fpw)) >= 0 &&
-                (tail <= ATTN__TF_TAIL || attn__ckpt_mod(&h, w[words + c.layers + ATTN__TF_TAIL_MOD + l],
-                                                         &c.mods[l]) == 0);
+                (tail <= ATTN__TF_TAIL ||
+                 (int)(c.mods[l] = (attn_mod_kind)attn__ckpt_mod(&h, mdw[l], attn_mod_from_name,
+                                                                 "modifier")) >= 0) &&
+                (!mkw || (int)(c.masks[l] = (attn_mask_kind)attn__ckpt_mod(&h, mkw[l], attn_mask_from_name,
+                                                                           "mask")) >= 0);
     if (h.nconfig - words - tail != c.layers)
         attn__fail(ATTN_ERR_FORMAT, "%d words for %d layers", h.nconfig, c.layers);
     else if (!known || !(l = attn__tf_layout(__func__, &c, pd, t.at, &floats, &count))) floats = 0;
@@ -14561,7 +14662,8 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     for (s = 0, i = ATTN__S2S_MOD_WORDS, known = 1; mw && s < attn__s2s_subs(&c) && known; s++) {
         int ty = attn__s2s_type(&c, s);
         known = ty == ATTN__S2S_FFN ||
-                attn__ckpt_mod(&h, mw[i++], &by_type[ty][attn__s2s_layer_of(&c, s)]) == 0;
+                (int)(by_type[ty][attn__s2s_layer_of(&c, s)] =
+                          (attn_mod_kind)attn__ckpt_mod(&h, mw[i++], attn_mod_from_name, "modifier")) >= 0;
     }
     if (!mw && h.nconfig != ATTN__S2S_WORDS && h.nconfig != ATTN__S2S_WORDS + 2 * h.nnames)
         attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);
@@ -15305,7 +15407,7 @@ static const char *attn__hf_misfit(const attn_transformer_config *c, const attn_
     for (l = 0; l < c->layers; l++)
         if (c->kinds[l] != ATTN_SOFTMAX) return "a kind other than softmax";
     for (l = 0; l < c->layers; l++)
-        if (c->mods[l]) return "a score modifier";
+        if (c->mods[l] || c->masks[l]) return "a score or mask modifier";
     return NULL;
 }
 

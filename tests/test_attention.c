@@ -1667,6 +1667,106 @@ static void test_provided_mods(void)
     }
 }
 
+/* The worst relative difference (to the larger of 1 and |b|) between a [n] and b. */
+static double pm_diff(const attn_float *a, const attn_float *b, int n)
+{
+    double worst = 0;
+    int i;
+    for (i = 0; i < n; i++) {
+        double e = fabs((double)a[i] - b[i]) / fmax(1, fabs((double)b[i]));
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+/* The provided masks: their block answers exact on a 24 x 24 grid's blocks; WINDOW = the descriptor's
+   window and PREFIX = a user's prefix mask, and with ALiBi each = itself without block answers (asked
+   key by key), forward and backward, in softmax, EA and Cog, causal or not (PREFIX: not causal),
+   within rounding; the backward with a soft cap against finite differences; names and refusals. */
+static void test_provided_masks(void)
+{
+    static attn_float O1[MD_N], O2[MD_N], a1[MD_N], a2[MD_N], b1[MD_N], b2[MD_N], c1[MD_N], c2[MD_N];
+    static const attn_kind kinds[3] = {ATTN_SOFTMAX, ATTN_EXPRESSIVE, ATTN_COG};
+    md_ctx ctx = {{0}, 0, NULL, MD_T, 0};
+    attn_score_mod prefix = {NULL, NULL, md_prefix, NULL, NULL, NULL};
+    attn_mod m;
+    attn_mod_config c;
+    attn_attention_desc d, e;
+    double worst = 0, err;
+    int v, k, causal, alibi, p0, p1, j0, j1, p, j, exact = 1, blocks = 0, ran = 0, refused = 0;
+    for (v = ATTN_MASK_WINDOW; v < ATTN_MASK_COUNT; v++)
+        for (k = 0; k < 3; k++) { /* span 0, 3, 7 */
+            memset(&c, 0, sizeof c);
+            c.mask = (attn_mask_kind)v; c.span = 3 * k + (k > 1); c.H = 1;
+            attn_mod_init(&m, &c, NULL, NULL);
+            for (p0 = 0; p0 < 24; p0 += 3)
+                for (p1 = p0; p1 < 24; p1 += 4)
+                    for (j0 = 0; j0 < 24; j0 += 3)
+                        for (j1 = j0; j1 < 24; j1 += 5) {
+                            int seen = 0, want;
+                            for (p = p0; p <= p1; p++)
+                                for (j = j0; j <= j1; j++) seen |= m.fn.mask(m.fn.ctx, 0, 0, p, j) ? 2 : 1;
+                            want = seen == 2 ? ATTN_BLOCK_FULL : seen == 1 ? ATTN_BLOCK_EMPTY : ATTN_BLOCK_PARTIAL;
+                            exact &= m.fn.block(m.fn.ctx, 0, 0, p0, p1, j0, j1) == want;
+                            blocks++;
+                        }
+        }
+    CHECK(exact, "the provided masks' block answers are exact (%d blocks)", blocks);
+    for (v = ATTN_MASK_WINDOW; v < ATTN_MASK_COUNT; v++)
+        for (alibi = 0; alibi < 2; alibi++)
+            for (k = 0; k < 3; k++)
+                for (causal = 0; causal < 2 - (v == ATTN_MASK_PREFIX); causal++) {
+                    memset(&c, 0, sizeof c);
+                    c.kind = alibi ? ATTN_MOD_ALIBI : ATTN_MOD_NONE; c.H = MD_H; c.mask = (attn_mask_kind)v; c.span = 5;
+                    attn_mod_init(&m, &c, NULL, NULL);
+                    memset(&d, 0, sizeof d);
+                    d.kind = kinds[k]; d.B = MD_B; d.H = MD_H; d.Tq = d.Tk = MD_T; d.dk = d.dv = MD_D;
+                    d.causal = causal;
+                    e = d;
+                    d.mod = &m.fn;
+                    if (v == ATTN_MASK_WINDOW) e.window = 5;
+                    else ctx.prefix = 5, prefix.ctx = &ctx, e.mod = &prefix;
+                    if (alibi) { /* the other side: the same without its block answers (asked key by key) */
+                        static attn_mod am;
+                        am = m;
+                        am.fn.ctx = &am;
+                        am.fn.block = NULL;
+                        e = d;
+                        e.mod = &am.fn;
+                    }
+                    if (!md_run(&d, O1, a1, b1, c1) || !md_run(&e, O2, a2, b2, c2)) {
+                        CHECK(0, "provided masks: %s: %s", attn_kind_get(kinds[k])->name, attn_last_error());
+                        continue;
+                    }
+                    err = fmax(fmax(pm_diff(O1, O2, MD_N), pm_diff(a1, a2, MD_N)), fmax(pm_diff(b1, b2, MD_N),
+                                                                                       pm_diff(c1, c2, MD_N)));
+                    if (err > worst) worst = err;
+                    ran++;
+                }
+    CHECK(ran == 18 && worst < 1e2 * T_EPS, "provided masks = the window, a user's prefix mask: %.3g (%d calls)",
+          worst, ran);
+    for (v = ATTN_MASK_WINDOW; v < ATTN_MASK_COUNT; v++) {
+        memset(&c, 0, sizeof c);
+        c.kind = ATTN_MOD_SOFTCAP; c.cap = 2; c.H = 2; c.mask = (attn_mask_kind)v; c.span = 3;
+        attn_mod_init(&m, &c, NULL, NULL);
+        memset(&d, 0, sizeof d);
+        d.kind = ATTN_SOFTMAX; d.B = 1; d.H = 2; d.Tq = d.Tk = 9; d.dk = d.dv = 4; d.causal = v == ATTN_MASK_WINDOW;
+        d.scale = 2;
+        d.mod = &m.fn;
+        CHECK(attn_gradcheck_attention(&d, 3, 0, 0, 0, &err) == 1, "%s mask with a soft cap: the backward against "
+              "finite differences (worst %.3g)", attn_mask_name((attn_mask_kind)v), err);
+    }
+    for (k = 0, exact = 1; k < ATTN_MASK_COUNT; k++)
+        exact &= attn_mask_from_name(attn_mask_name((attn_mask_kind)k)) == k;
+    CHECK(exact && attn_mask_from_name("alibi") == -1 && attn_mask_name(ATTN_MASK_COUNT) == NULL, "mask names");
+    memset(&c, 0, sizeof c);
+    c.H = 2; c.mask = ATTN_MASK_COUNT;
+    refused += attn_mod_init(&m, &c, NULL, NULL) == ATTN_ERR_ARG && strstr(attn_last_error(), "provided mask");
+    c.mask = ATTN_MASK_WINDOW; c.span = -1;
+    refused += attn_mod_init(&m, &c, NULL, NULL) == ATTN_ERR_ARG && strstr(attn_last_error(), "span");
+    CHECK(refused == 2, "bad masks refused (%d)", refused);
+}
+
 /* The worst relative difference between O [n] and stats [ns] and O2, s2 (the larger of 1 and |O2|). */
 static double fused_diff(const attn_float *O, const attn_float *st, const attn_float *O2, const attn_float *s2,
                          size_t n, size_t ns)
@@ -1818,7 +1918,7 @@ static void test_fused_user_kind(void)
     enum { B = 1, H = 2, T = 200, D = 32, N = B * H * T * D };
     static const attn_score_row hot_row = {ATTN_STAT_LSE, NULL, NULL, hot_exponent, NULL, hot_vjp};
     static attn_float Q[N], K[N], V[N], O[3][N], st[3][B * H * T], zero[H * T * T];
-    static unsigned char work[1 << 20];
+    static unsigned char work[1 << 22];
     static int seg[T];
     attn_kind_info info = {ATTN_SOFTMAX, "test_hot", NULL, "softmax(2 s)", NULL, NULL, NULL, 0, &hot_row, NULL, NULL};
     attn_kind hot = attn_kind_from_name("test_hot") >= 0 ? (attn_kind)attn_kind_from_name("test_hot")
@@ -1982,6 +2082,7 @@ void test_attention(void)
     test_bad_input();
     test_modifiers();
     test_provided_mods();
+    test_provided_masks();
     test_fused_mods();
     test_kv_rows();
     test_layer_step();

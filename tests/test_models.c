@@ -785,6 +785,7 @@ static void test_transformer_modifiers(void)
     cf.mods[0] = ATTN_MOD_ALIBI; cf.mods[1] = ATTN_MOD_RELBIAS; cf.mods[2] = ATTN_MOD_SOFTCAP;
     cf.mods[3] = ATTN_MOD_TEMPERATURE;
     cf.mod.cap = 3; cf.mod.buckets = 6; cf.mod.max_distance = 5; cf.mod.bidirectional = 1;
+    cf.masks[0] = ATTN_MASK_WINDOW; cf.masks[2] = ATTN_MASK_WINDOW; cf.mod.span = 2; /* with ALiBi, soft cap */
     CHECK(attn_transformer_init(&m, &cf, &r) == ATTN_OK, "modifiers: init: %s", attn_last_error());
     CHECK(attn_transformer_layer_named(&m, 1, 0).relbias && attn_transformer_layer_named(&m, 1, 0).relbias[11] == 0 &&
               attn_transformer_layer_named(&m, 3, 0).temperature[1] == 1 && !attn_transformer_layer_named(&m, 0, 0).relbias &&
@@ -800,6 +801,35 @@ static void test_transformer_modifiers(void)
         plain.cfg.mods[0] = ATTN_MOD_NONE;
         tf_run(&plain, y2, tok, 2, 6);
         CHECK(t_max_diff(y, y2, 2 * 6 * 4) > 1e-3, "modifiers: ALiBi changes the logits");
+        plain = m;
+        plain.cfg.masks[2] = ATTN_MASK_NONE;
+        tf_run(&plain, y2, tok, 2, 6);
+        CHECK(t_max_diff(y, y2, 2 * 6 * 4) > 1e-3, "modifiers: the window mask changes the logits");
+    }
+    { /* a window mask in every layer is the model's window (the same parameters: the same draws) */
+        attn_transformer_config ca = cf, cb = cf;
+        attn_transformer a, b;
+        attn_rng ra, rb;
+        int l;
+        for (l = 0; l < 4; l++) ca.mods[l] = cb.mods[l] = ATTN_MOD_NONE, ca.masks[l] = ATTN_MASK_WINDOW,
+                                cb.masks[l] = ATTN_MASK_NONE;
+        cb.window = 2;
+        attn_rng_seed(&ra, 9, 0); attn_rng_seed(&rb, 9, 0);
+        memset(&a, 0, sizeof a); memset(&b, 0, sizeof b);
+        CHECK(attn_transformer_init(&a, &ca, &ra) == ATTN_OK, "window masks: init: %s", attn_last_error());
+        if (a.p.data) {
+            CHECK(attn_transformer_init(&b, &cb, &rb) == ATTN_OK, "window: init: %s", attn_last_error());
+            if (b.p.data) {
+                tf_run(&a, y, tok, 2, 6);
+                tf_run(&b, y2, tok, 2, 6);
+                CHECK(t_max_diff(y, y2, 2 * 6 * 4) < (T_DOUBLE ? 1e-12 : 1e-5) && t_params_equal(&a.p, &b.p),
+                      "a window mask in every layer = the model's window: %.3g", t_max_diff(y, y2, 2 * 6 * 4));
+                attn_transformer_free(&b);
+            }
+            attn_transformer_free(&a);
+        }
+        CHECK(attn_transformer_forward(&m, y, cache, attn_transformer_cache_floats(&m, 2, 6), tok, NULL, 2, 6, work,
+                                       wb) == ATTN_OK, "forward: %s", attn_last_error());
     }
     if (T_DOUBLE) tf_gradcheck("transformer with score modifiers", &m, tok, 2, 6, y, cache, work, wb, (size_t)2 * 6 * 4);
     {
@@ -810,9 +840,10 @@ static void test_transformer_modifiers(void)
               attn_last_error());
     }
     ok = attn_transformer_save(&m, path) == ATTN_OK && attn_transformer_load(&back, path) == ATTN_OK;
-    CHECK(ok && !memcmp(back.cfg.mods, cf.mods, sizeof cf.mods) && back.cfg.mod.cap == 3 && back.cfg.mod.buckets == 6 &&
+    CHECK(ok && !memcmp(back.cfg.mods, cf.mods, sizeof cf.mods) && !memcmp(back.cfg.masks, cf.masks, sizeof cf.masks) &&
+              back.cfg.mod.span == 2 && back.cfg.mod.cap == 3 && back.cfg.mod.buckets == 6 &&
               back.cfg.mod.max_distance == 5 && back.cfg.mod.bidirectional == 1 && t_params_equal(&back.p, &m.p),
-          "a checkpoint with score modifiers: %s", attn_last_error());
+          "a checkpoint with score and mask modifiers: %s", attn_last_error());
     if (ok) {
         tf_run(&back, y2, tok, 1, 6);
         CHECK(!memcmp(y, y2, sizeof(attn_float) * 6 * 4), "the reloaded model's logits, bit for bit");
@@ -824,11 +855,21 @@ static void test_transformer_modifiers(void)
         g.out = g.vocab; g.dk = g.dv = 3; g.pos = ATTN_POS_LEARNED; g.mods[1] = ATTN_MOD_ALIBI;
         CHECK(attn_transformer_init(&m, &g, &r) == ATTN_OK, "init: %s", attn_last_error());
         CHECK(attn_transformer_save_hf(&m, "build/no_such_hf_dir") == ATTN_ERR_ARG &&
-                  strstr(attn_last_error(), "GPT-2's layout (it has a score modifier)"),
+                  strstr(attn_last_error(), "GPT-2's layout (it has a score or mask modifier)"),
               "the Hugging Face layouts refuse score modifiers: %s", attn_last_error());
         attn_transformer_free(&m);
     }
     /* refusals */
+    cf.masks[1] = ATTN_MASK_PREFIX;
+    CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "causal 0"), "a prefix mask in a "
+          "causal model refused: %s", attn_last_error());
+    cf.masks[1] = ATTN_MASK_COUNT;
+    CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "provided mask"), "an unknown mask "
+          "refused: %s", attn_last_error());
+    cf.masks[1] = ATTN_MASK_WINDOW; cf.mod.span = -1;
+    CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "span"), "a span of -1 refused: %s",
+          attn_last_error());
+    cf.masks[1] = ATTN_MASK_NONE; cf.mod.span = 2;
     cf.kinds[0] = ATTN_KERNEL;
     CHECK(attn_transformer_param_count(&cf) == 0 && strstr(attn_last_error(), "modifiers"), "a modifier on kernel refused: %s",
           attn_last_error());
