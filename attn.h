@@ -1484,8 +1484,11 @@ typedef struct attn_seq2seq_config {
        dec_mods[l] and cross_mods[l] in decoder layer l's causal self- and cross-attention
        (ATTN_MOD_NONE: none), every one with the settings in mod (its kind and H are the sublayer's
        and heads); cross-attention takes SOFTCAP and TEMPERATURE only. A RELBIAS sublayer learns its
-       table relbias [H, buckets] (from 0), a TEMPERATURE one temperature [H] (from 1). */
+       table relbias [H, buckets] (from 0), a TEMPERATURE one temperature [H] (from 1).
+       Mask modifiers: enc_masks[l] and dec_masks[l] in the self-attentions (ATTN_MASK_NONE: none),
+       with mod.span; the decoder's is causal (no ATTN_MASK_PREFIX). */
     attn_mod_kind enc_mods[ATTN_MAX_LAYERS], dec_mods[ATTN_MAX_LAYERS], cross_mods[ATTN_MAX_LAYERS];
+    attn_mask_kind enc_masks[ATTN_MAX_LAYERS], dec_masks[ATTN_MAX_LAYERS];
     attn_mod_config mod;
 } attn_seq2seq_config;
 
@@ -1780,13 +1783,14 @@ ATTNDEF attn_status attn_cisformer_load(attn_cisformer *m, const char *path);
 /* The transformer's: model "transformer", config vocab, d, layers, heads, dk, dv, mlp, max_T, out,
    readout, causal, pos, norm, act, bias, init, scale (2 words), eps (2 words), in_dim, t5,
    dropout (2 words), glu, doc_mask, bos, window, dilation, global (format 1 ends at bos), then
-   the kind of each layer; the parameter block. */
+   the kind of each layer, the words after it (see the implementation); the parameter block. */
 ATTNDEF attn_status attn_transformer_save(const attn_transformer *m, const char *path);
 ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path);
 /* The encoder-decoder's: model "seq2seq", config src_vocab, tgt_vocab, pad, d, heads, dk, dv, mlp,
    enc_layers, dec_layers, max_src, max_tgt, kind, ln_eps, init, eps (2 words), dropout (2 words);
-   with score modifiers, then mod.buckets, .max_distance, .bidirectional, .cap (2 words) and each
-   attention sublayer's modifier in order (-1: none); then the names' fingerprints. */
+   with score or mask modifiers, then mod.buckets, .max_distance, .bidirectional, .cap (2 words) and
+   each attention sublayer's modifier in order (-1: none); then the names' fingerprints; with masks,
+   last mod.span and each attention sublayer's mask (as the modifiers). */
 ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path);
 ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path);
 
@@ -12217,15 +12221,17 @@ static int attn__s2s_layer_of(const attn_seq2seq_config *c, int s)
     return s < 2 * c->enc_layers ? s / 2 : (s - 2 * c->enc_layers) / 3;
 }
 
-/* Sublayer s's modifier settings (kind ATTN_MOD_NONE for an FFN or none) in *mc; the floats of its
+/* Sublayer s's modifier settings (kind and mask NONE for an FFN or none) in *mc; the floats of its
    table. */
 static size_t attn__s2s_mod(const attn_seq2seq_config *c, int s, attn_mod_config *mc)
 {
     const attn_mod_kind *by_type[3] = {c->enc_mods, c->dec_mods, c->cross_mods}; /* SELF .. CROSS */
-    int t = attn__s2s_type(c, s);
+    const attn_mask_kind *masks[3] = {c->enc_masks, c->dec_masks, NULL};
+    int t = attn__s2s_type(c, s), l = attn__s2s_layer_of(c, s);
     *mc = c->mod;
     mc->H = c->heads;
-    mc->kind = t == ATTN__S2S_FFN ? ATTN_MOD_NONE : by_type[t][attn__s2s_layer_of(c, s)];
+    mc->kind = t == ATTN__S2S_FFN ? ATTN_MOD_NONE : by_type[t][l];
+    mc->mask = t < ATTN__S2S_CROSS ? masks[t][l] : ATTN_MASK_NONE;
     return attn__mod_floats(mc);
 }
 
@@ -12330,9 +12336,12 @@ static attn_status attn__s2s_check(const char *fn, const attn_seq2seq_config *c)
         attn_mod_config mc;
         size_t np;
         attn__s2s_mod(c, s, &mc);
-        if (mc.kind == ATTN_MOD_NONE) continue;
+        if (mc.kind == ATTN_MOD_NONE && mc.mask == ATTN_MASK_NONE) continue;
         if (attn__mod_check(fn, &mc, &np) != ATTN_OK)
             return attn__fail(attn_last_status(), "%s (sublayer %d)", attn_last_error(), s);
+        if (attn__s2s_type(c, s) == ATTN__S2S_CAUSAL && mc.mask == ATTN_MASK_PREFIX)
+            return attn__fail(ATTN_ERR_ARG, "%s: the decoder's self-attention is causal: no prefix mask "
+                              "(sublayer %d)", fn, s);
         if (attn__s2s_type(c, s) == ATTN__S2S_CROSS && mc.kind != ATTN_MOD_SOFTCAP &&
             mc.kind != ATTN_MOD_TEMPERATURE)
             return attn__fail(ATTN_ERR_ARG, "%s: cross-attention takes softcap or temperature, not %s (a "
@@ -12500,8 +12509,8 @@ static void attn__s2s_layer(const attn_seq2seq *m, int s, const unsigned char *m
     attn_mod_config mc;
     memset(L, 0, sizeof *L);
     attn__s2s_mod(c, s, &mc);
-    if (mc.kind && !mod) L->att.mod = &attn__mod_rows[mc.kind];
-    else if (mc.kind) { /* checked with the model */
+    if ((mc.kind || mc.mask) && !mod) L->att.mod = &attn__mod_rows[mc.kind];
+    else if (mc.kind || mc.mask) { /* checked with the model */
         const attn_seq2seq_sublayer_tensors G = attn_seq2seq_sublayer_named(m, s, 1);
         attn_mod_init(mod, &mc, W.relbias ? W.relbias : W.temperature, G.relbias ? G.relbias : G.temperature);
         L->att.mod = &mod->fn;
@@ -14558,7 +14567,7 @@ ATTNDEF attn_status attn_transformer_load(attn_transformer *m, const char *path)
 #define ATTN__S2S_MOD_WORDS 5 /* mod.buckets, .max_distance, .bidirectional, .cap (2 words) */
 
 /* The attention sublayers of c (0 for layer counts out of range: a configuration read from a file),
-   and in *mods whether one has a score modifier. */
+   and in *mods whether one has a score modifier (1), a mask (2) or both (3). */
 static int attn__s2s_atts(const attn_seq2seq_config *c, int *mods)
 {
     int s, n = 0;
@@ -14570,7 +14579,7 @@ static int attn__s2s_atts(const attn_seq2seq_config *c, int *mods)
         attn_mod_config mc;
         if (attn__s2s_type(c, s) == ATTN__S2S_FFN) continue;
         attn__s2s_mod(c, s, &mc);
-        *mods |= mc.kind != ATTN_MOD_NONE;
+        *mods |= (mc.kind != ATTN_MOD_NONE) | (mc.mask != ATTN_MASK_NONE) << 1;
         n++;
     }
     return n;
@@ -14579,10 +14588,12 @@ static int attn__s2s_atts(const attn_seq2seq_config *c, int *mods)
 ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path)
 {
     const attn_seq2seq_config *c;
-    int32_t w[ATTN__S2S_WORDS + ATTN__S2S_MOD_WORDS + 3 * ATTN_MAX_LAYERS + 2 * (1 + ATTN_MOD_COUNT)];
-    char names[1 + ATTN_MOD_COUNT][ATTN_CKPT_NAME_LEN];
-    const char *np[1 + ATTN_MOD_COUNT];
-    int nn = 0, nw = ATTN__S2S_WORDS, mods, s;
+    int32_t w[ATTN__S2S_WORDS + ATTN__S2S_MOD_WORDS + 1 + 6 * ATTN_MAX_LAYERS +
+              2 * (1 + ATTN_MOD_COUNT + ATTN_MASK_COUNT)];
+    int32_t mk[3 * ATTN_MAX_LAYERS];
+    char names[1 + ATTN_MOD_COUNT + ATTN_MASK_COUNT][ATTN_CKPT_NAME_LEN];
+    const char *np[1 + ATTN_MOD_COUNT + ATTN_MASK_COUNT];
+    int nn = 0, nw = ATTN__S2S_WORDS, mods, s, na = 0;
     ATTN__NEED(m);
     c = &m->cfg;
     w[0] = c->src_vocab;
@@ -14613,10 +14624,15 @@ ATTNDEF attn_status attn_seq2seq_save(const attn_seq2seq *m, const char *path)
             if (attn__s2s_type(c, s) == ATTN__S2S_FFN) continue;
             attn__s2s_mod(c, s, &mc);
             w[nw++] = mc.kind ? attn__ckpt_add(names, &nn, attn_mod_name(mc.kind)) : -1;
+            mk[na++] = mc.mask ? attn__ckpt_add(names, &nn, attn_mask_name(mc.mask)) : -1;
         }
     }
     for (s = 0; s < nn; s++) np[s] = names[s];
     nw = attn__ckpt_fingerprints(w, nw, names, nn);
+    if (mods & 2) { /* masks: the span, then each attention sublayer's */
+        w[nw++] = c->mod.span;
+        for (s = 0; s < na; s++) w[nw++] = mk[s];
+    }
     return attn_checkpoint_save(path, "seq2seq", w, nw, np, nn, &m->p);
 }
 
@@ -14626,12 +14642,13 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     attn_seq2seq_config c;
     attn_seq2seq t;
     attn_rng r;
-    const int32_t *w = h.config, *fp, *mw;
+    const int32_t *w = h.config, *fp, *mw, *mk;
     void *buf = NULL;
     size_t n = 0, floats = 0;
     attn_status st;
     attn_mod_kind *by_type[3] = {c.enc_mods, c.dec_mods, c.cross_mods}; /* as attn__s2s_mod's */
-    int made, na, mods, known, s, i;
+    attn_mask_kind *masks[2] = {c.enc_masks, c.dec_masks};
+    int made, na, nw, mods, known, s, i;
     ATTN__NEED(m);
     ATTN__TRY(attn__ckpt_open(__func__, path, "seq2seq", ATTN__S2S_WORDS, &buf, &n, &h));
     memset(&c, 0, sizeof c);
@@ -14649,21 +14666,27 @@ ATTNDEF attn_status attn_seq2seq_load(attn_seq2seq *m, const char *path)
     c.max_tgt = w[11];
     c.ln_eps = (attn_ln_eps)w[13];
     c.init = (attn_init_kind)w[14]; c.eps = attn__words_f64(w + 15); c.dropout = attn__words_f64(w + 17);
-    na = attn__s2s_atts(&c, &mods); /* with modifiers: their words, then the names' fingerprints */
-    mw = na && h.nconfig == ATTN__S2S_WORDS + ATTN__S2S_MOD_WORDS + na + 2 * h.nnames ? w + ATTN__S2S_WORDS
-                                                                                      : NULL;
-    fp = h.nconfig > ATTN__S2S_WORDS ? w + h.nconfig - 2 * h.nnames : NULL; /* the names' fingerprints */
+    na = attn__s2s_atts(&c, &mods); /* with modifiers: their words, the names' fingerprints, the masks */
+    nw = ATTN__S2S_WORDS + ATTN__S2S_MOD_WORDS + na + 2 * h.nnames;
+    mw = na && (h.nconfig == nw || h.nconfig == nw + 1 + na) ? w + ATTN__S2S_WORDS : NULL;
+    mk = mw && h.nconfig == nw + 1 + na ? w + nw + 1 : NULL; /* the span, then each sublayer's mask */
+    fp = h.nconfig > ATTN__S2S_WORDS ? w + (mw ? nw : h.nconfig) - 2 * h.nnames : NULL; /* fingerprints */
     if (mw) {
         c.mod.buckets = mw[0];
         c.mod.max_distance = mw[1];
         c.mod.bidirectional = mw[2];
         c.mod.cap = (attn_float)attn__words_f64(mw + 3);
+        c.mod.span = mk ? mk[-1] : 0;
     }
-    for (s = 0, i = ATTN__S2S_MOD_WORDS, known = 1; mw && s < attn__s2s_subs(&c) && known; s++) {
-        int ty = attn__s2s_type(&c, s);
-        known = ty == ATTN__S2S_FFN ||
-                (int)(by_type[ty][attn__s2s_layer_of(&c, s)] =
-                          (attn_mod_kind)attn__ckpt_mod(&h, mw[i++], attn_mod_from_name, "modifier")) >= 0;
+    for (s = 0, i = 0, known = 1; mw && s < attn__s2s_subs(&c) && known; s++) {
+        int ty = attn__s2s_type(&c, s), l = attn__s2s_layer_of(&c, s), k;
+        if (ty == ATTN__S2S_FFN) continue;
+        k = attn__ckpt_mod(&h, mw[ATTN__S2S_MOD_WORDS + i], attn_mod_from_name, "modifier");
+        by_type[ty][l] = (attn_mod_kind)k;
+        known = k >= 0 && (k = mk ? attn__ckpt_mod(&h, mk[i], attn_mask_from_name, "mask") : 0) >= 0;
+        if (k > 0 && ty == ATTN__S2S_CROSS) known = !attn__fail(ATTN_ERR_FORMAT, "a mask on cross-attention");
+        else if (k > 0) masks[ty][l] = (attn_mask_kind)k;
+        i++;
     }
     if (!mw && h.nconfig != ATTN__S2S_WORDS && h.nconfig != ATTN__S2S_WORDS + 2 * h.nnames)
         attn__fail(ATTN_ERR_FORMAT, "%d words", h.nconfig);

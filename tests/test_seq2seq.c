@@ -66,9 +66,10 @@ static void s2s_naive_sub(const attn_seq2seq *m, int s, double x[ST][SD], int Tq
                 double sc[ST], mx = -1e300, z = 0;
                 for (j = 0; j < Tk; j++) {
                     sc[j] = -1e300;
-                    if (!vis[j] || (causal && j > t)) continue;
+                    if (!vis[j] || (causal && j > t) || (mod && mod->mask && !mod->mask(mod->ctx, 0, h, t + Tk - Tq, j)))
+                        continue;
                     for (sc[j] = 0, e = 0; e < c->dk; e++) sc[j] += q[t][h * c->dk + e] * k[j][h * c->dk + e] / sqrt((double)c->dk);
-                    if (mod) {
+                    if (mod && mod->score) {
                         attn_float z1 = (attn_float)sc[j];
                         mod->score(mod->ctx, 0, h, t + Tk - Tq, j, 1, &z1);
                         sc[j] = z1;
@@ -99,13 +100,15 @@ static void s2s_naive_embed(const attn_seq2seq_config *c, const attn_float *E, c
         }
 }
 
-/* The score modifier of attention sublayer s with kind k (NULL for none) in *md, its table by name. */
-static const attn_score_mod *s2s_naive_mod(const attn_seq2seq *m, int s, attn_mod_kind k, attn_mod *md)
+/* The score modifier of attention sublayer s with kind k and mask mk (NULL for neither) in *md, its
+   table by name. */
+static const attn_score_mod *s2s_naive_mod(const attn_seq2seq *m, int s, attn_mod_kind k, attn_mask_kind mk,
+                                           attn_mod *md)
 {
     attn_seq2seq_sublayer_tensors W = attn_seq2seq_sublayer_named(m, s, 0);
     attn_mod_config mc = m->cfg.mod;
-    if (k == ATTN_MOD_NONE) return NULL;
-    mc.kind = k; mc.H = m->cfg.heads;
+    if (k == ATTN_MOD_NONE && mk == ATTN_MASK_NONE) return NULL;
+    mc.kind = k; mc.H = m->cfg.heads; mc.mask = mk;
     CHECK(attn_mod_init(md, &mc, W.relbias ? W.relbias : W.temperature, NULL) == ATTN_OK, "mod init: %s", attn_last_error());
     return &md->fn;
 }
@@ -120,13 +123,13 @@ static void naive_seq2seq(const attn_seq2seq *m, const int *src, int Ts, const i
     for (t = 0; t < ST; t++) { vis[t] = t < Ts && src[t] != c->pad; all[t] = 1; }
     s2s_naive_embed(c, m->p.value[0].data, src, Ts, e);
     for (l = 0; l < c->enc_layers; l++) {
-        s2s_naive_sub(m, 2 * l, e, Ts, e, Ts, vis, 0, 0, s2s_naive_mod(m, 2 * l, c->enc_mods[l], &md));
+        s2s_naive_sub(m, 2 * l, e, Ts, e, Ts, vis, 0, 0, s2s_naive_mod(m, 2 * l, c->enc_mods[l], c->enc_masks[l], &md));
         s2s_naive_sub(m, 2 * l + 1, e, Ts, NULL, 0, NULL, 0, 1, NULL);
     }
     s2s_naive_embed(c, m->p.value[1].data, tgt, Tt, y);
     for (l = 0; l < c->dec_layers; l++) {
-        s2s_naive_sub(m, Le2 + 3 * l, y, Tt, y, Tt, all, 1, 0, s2s_naive_mod(m, Le2 + 3 * l, c->dec_mods[l], &md));
-        s2s_naive_sub(m, Le2 + 3 * l + 1, y, Tt, e, Ts, vis, 0, 0, s2s_naive_mod(m, Le2 + 3 * l + 1, c->cross_mods[l], &md));
+        s2s_naive_sub(m, Le2 + 3 * l, y, Tt, y, Tt, all, 1, 0, s2s_naive_mod(m, Le2 + 3 * l, c->dec_mods[l], c->dec_masks[l], &md));
+        s2s_naive_sub(m, Le2 + 3 * l + 1, y, Tt, e, Ts, vis, 0, 0, s2s_naive_mod(m, Le2 + 3 * l + 1, c->cross_mods[l], ATTN_MASK_NONE, &md));
         s2s_naive_sub(m, Le2 + 3 * l + 2, y, Tt, NULL, 0, NULL, 0, 1, NULL);
     }
     for (t = 0; t < Tt; t++)
@@ -471,6 +474,7 @@ static void test_seq2seq_modifiers(void)
     cf.enc_mods[0] = ATTN_MOD_RELBIAS; cf.dec_mods[0] = ATTN_MOD_ALIBI; cf.dec_mods[1] = ATTN_MOD_TEMPERATURE;
     cf.cross_mods[0] = ATTN_MOD_SOFTCAP; cf.cross_mods[1] = ATTN_MOD_TEMPERATURE;
     cf.mod.buckets = 8; cf.mod.max_distance = 16; cf.mod.bidirectional = 1; cf.mod.cap = (attn_float)1.5;
+    cf.enc_masks[0] = ATTN_MASK_PREFIX; cf.dec_masks[1] = ATTN_MASK_WINDOW; cf.mod.span = 2;
     plain = cf;
     memset(plain.enc_mods, 0, sizeof plain.enc_mods); memset(plain.dec_mods, 0, sizeof plain.dec_mods);
     memset(plain.cross_mods, 0, sizeof plain.cross_mods);
@@ -486,11 +490,12 @@ static void test_seq2seq_modifiers(void)
         for (i = 0; i < c.Tt * cf.tgt_vocab; i++)
             worst = fmax(worst, fabs(y[i] - c.logits[b * c.Tt * cf.tgt_vocab + i]) / (1 + fabs(y[i])));
     }
-    CHECK(worst <= 1e3 * T_EPS, "seq2seq with modifiers: forward differs from the naive reference by %.3g", worst);
+    CHECK(worst <= 1e3 * T_EPS, "seq2seq with modifiers and masks: forward differs from the naive reference by %.3g",
+          worst);
     if (T_DOUBLE) {
         t_var tv[1];
         tv[0].name = "params"; tv[0].x = c.m.p.data; tv[0].g = c.m.p.gdata; tv[0].n = c.m.p.total;
-        t_gradcheck("seq2seq with modifiers (relbias, alibi, softcap, temperature)", s2s_f, s2s_b, &c, c.logits,
+        t_gradcheck("seq2seq with modifiers (relbias, alibi, softcap, temperature) and masks", s2s_f, s2s_b, &c, c.logits,
                     (size_t)c.B * c.Tt * cf.tgt_vocab, tv, 1);
     }
     c.m.p.value[c.m.p.count - 1].data[2] -= 4; /* eos (2) later: longer outputs */
@@ -517,6 +522,11 @@ static void test_seq2seq_modifiers(void)
     CHECK(attn_seq2seq_param_count(&cf) == 0, "an unknown modifier refused");
     cf.cross_mods[1] = ATTN_MOD_NONE; cf.mod.buckets = 1;
     CHECK(attn_seq2seq_param_count(&cf) == 0, "a relative bias of 1 bucket refused");
+    cf.mod.buckets = 8; cf.dec_masks[0] = ATTN_MASK_PREFIX;
+    CHECK(attn_seq2seq_param_count(&cf) == 0 && strstr(attn_last_error(), "causal"), "a prefix mask in the decoder "
+          "refused: %s", attn_last_error());
+    cf.dec_masks[0] = ATTN_MASK_COUNT;
+    CHECK(attn_seq2seq_param_count(&cf) == 0 && strstr(attn_last_error(), "provided mask"), "an unknown mask refused");
 }
 
 void test_seq2seq(void)
