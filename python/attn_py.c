@@ -49,6 +49,7 @@ ATTNPY_EXPORT size_t attnpy_layout(int i)
         ATTNPY_OFF(attn_mod_config, kind), ATTNPY_OFF(attn_mod_config, H),
         ATTNPY_OFF(attn_mod_config, cap), ATTNPY_OFF(attn_mod_config, buckets),
         ATTNPY_OFF(attn_mod_config, max_distance), ATTNPY_OFF(attn_mod_config, bidirectional),
+        ATTNPY_OFF(attn_mod_config, mask), ATTNPY_OFF(attn_mod_config, span),
         sizeof(attn_mod),
         ATTNPY_OFF(attn_mod, fn),
         sizeof(attn_kind_info),

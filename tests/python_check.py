@@ -178,6 +178,12 @@ def test_modifiers():
         args = (qq, kk, vv) + ((w,) if n else ())
         f = lambda qq, kk, vv, *w: at.attention(qq, kk, vv, causal=True, mod=mod, mod_weight=w[0] if w else None)
         gradcheck(f"{mod.kind}: gradcheck with its weights", f, args)
+    o1 = at.attention(q, k, v, causal=True, mod=attn.Mod("none", heads=H, mask="window", span=2))
+    o2 = at.attention(q, k, v, causal=True, window=2)
+    check("a window mask equals the window", rel_err(o1, o2) < 1e-12, f"rel {rel_err(o1, o2):.2e}")
+    mod = attn.Mod("softcap", heads=H, cap=2.0, mask="prefix", span=3)
+    gradcheck("softcap with a prefix mask: gradcheck", lambda qq, kk, vv: at.attention(qq, kk, vv, mod=mod),
+              tuple(t.clone().requires_grad_() for t in (q, k, v)))
     try:
         at.attention(q, k, v, mod=attn.Mod("relbias", heads=H, buckets=8, max_distance=16),
                      mod_weight=torch.zeros(5, dtype=torch.float64))
@@ -470,6 +476,8 @@ def test_plain():
                           ("an unknown modifier", lambda: attn.Mod("nope"), attn.ArgumentError),
                           ("a relbias of one bucket", lambda: attn.Mod("relbias", heads=2, buckets=1),
                            attn.ArgumentError),
+                          ("an unknown mask", lambda: attn.Mod("none", mask="causal"), attn.ArgumentError),
+                          ("a span of -1", lambda: attn.Mod("none", mask="window", span=-1), attn.ArgumentError),
                           ("a missing model", lambda: attn.Transformer("/nonexistent/model.ckpt"), attn.FileError)):
         try:
             f()

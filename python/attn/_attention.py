@@ -25,19 +25,26 @@ GRAD_NAMES = {"bias": "dbias", "lambda_": "dlambda", "gain": "dgain", "w2": "dw2
 class Mod:
     """A provided score modifier: Mod("alibi", heads=H), Mod("softcap", cap=30.0), Mod("relbias",
     heads=H, buckets=32, max_distance=128, bidirectional=False) with mod_weight [H * buckets], or
-    Mod("temperature", heads=H) with mod_weight [H]. Pass it as mod=...; its learned weights, when it
-    has some, go as mod_weight (they get a gradient)."""
+    Mod("temperature", heads=H) with mod_weight [H]; with a provided mask beside it, or alone (kind
+    "none"): mask="window" (|p - j| <= span) or mask="prefix" (j <= p or j < span). Pass it as
+    mod=...; its learned weights, when it has some, go as mod_weight (they get a gradient)."""
 
-    def __init__(self, kind, heads=1, cap=0.0, buckets=32, max_distance=128, bidirectional=False):
+    def __init__(self, kind, heads=1, cap=0.0, buckets=32, max_distance=128, bidirectional=False, mask=None,
+                 span=0):
         self.kind, self.heads, self.cap = kind, heads, cap
         self.buckets, self.max_distance, self.bidirectional = buckets, max_distance, bidirectional
+        self.mask, self.span = mask, span
         self.params(lib())  # refuses an unknown kind or an invalid configuration now
 
     def config(self, L):
         k = L.c.attn_mod_from_name(self.kind.encode())
         if k < 0:
             raise ArgumentError(f"unknown score modifier {self.kind!r}", 1)
-        return L.ModConfig(k, self.heads, self.cap, self.buckets, self.max_distance, int(self.bidirectional))
+        m = L.c.attn_mask_from_name(self.mask.encode()) if self.mask else 0
+        if m < 0:
+            raise ArgumentError(f"unknown mask {self.mask!r}", 1)
+        return L.ModConfig(k, self.heads, self.cap, self.buckets, self.max_distance, int(self.bidirectional), m,
+                           self.span)
 
     def params(self, L):
         """The number of weights (mod_weight's length) the modifier takes."""
@@ -49,7 +56,8 @@ class Mod:
         return n
 
     def __repr__(self):
-        return f"Mod({self.kind!r}, heads={self.heads})"
+        return f"Mod({self.kind!r}, heads={self.heads}" + (f", mask={self.mask!r}, span={self.span})" if self.mask
+                                                            else ")")
 
 
 def kind_id(L, kind):

@@ -75,7 +75,7 @@ class Lib:
 
         class ModConfig(ctypes.Structure):
             _fields_ = [("kind", c_int), ("H", c_int), ("cap", F), ("buckets", c_int), ("max_distance", c_int),
-                        ("bidirectional", c_int)]
+                        ("bidirectional", c_int), ("mask", c_int), ("span", c_int)]
 
         class KindInfo(ctypes.Structure):
             _fields_ = [("kind", c_int), ("name", c_char_p), ("code_name", c_char_p), ("formula", c_char_p),
@@ -105,6 +105,7 @@ class Lib:
             "attn_simd_name": (c_char_p, []), "attn_simd_set": (c_int, [c_char_p]),
             "attn_set_threads": (None, [c_int]), "attn_get_threads": (c_int, []),
             "attn_kind_get": (ctypes.POINTER(self.KindInfo), [c_int]), "attn_kind_from_name": (c_int, [c_char_p]),
+            "attn_mask_from_name": (c_int, [c_char_p]),
             "attn_diff_lambda_init": (F, [c_int]),
             "attnpy_attention_stats": (c_size_t, [P]), "attnpy_attention_forward": (c_int, [P] * 7),
             "attnpy_attention_backward": (c_int, [P] * 8),
