@@ -346,11 +346,11 @@ test-neon: $(BUILD)/test_neon ## the NEON kernels, cross-built for AArch64, run 
 # input that crashes is left in build/fuzz/crash-TARGET-*: commit it to the corpus, where make test
 # replays it. Large models are refused, not allocated (ASan's max_allocation_size_mb).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = checkpoint loaders options kinds kv safetensors wordpiece
+FUZZ_TARGETS = checkpoint loaders options kinds mods kv safetensors wordpiece
 FUZZ_CFLAGS  = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_ENV     = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 ATTNLAB_SRC  = examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/embed.c examples/jobs.c
-$(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/fuzz/fuzz_loaders $(BUILD)/fuzz/fuzz_kinds $(BUILD)/fuzz/fuzz_kv \
+$(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/fuzz/fuzz_loaders $(BUILD)/fuzz/fuzz_kinds $(BUILD)/fuzz/fuzz_mods $(BUILD)/fuzz/fuzz_kv \
 $(BUILD)/fuzz/fuzz_safetensors $(BUILD)/fuzz/fuzz_wordpiece: $(BUILD)/fuzz/%: tests/fuzz/%.c \
                                                                                  tests/fuzz/fuzz.h attn.h
 	mkdir -p $(BUILD)/fuzz

@@ -6033,6 +6033,7 @@ static attn_status attn__scored_forward(const attn_attention_desc *d, attn_float
                                         attn_float *weights, const attn_float *Q, const attn_float *K,
                                         const attn_float *V, void *work, size_t work_bytes);
 static int attn__bm_block(void *ctx, int b, int h, int p0, int p1, int j0, int j1);
+static const attn_mod *attn__provided_mod(const attn_score_mod *f);
 
 static attn_status attn__attention_check(const char *fn, const attn_attention_desc *d, size_t work_bytes)
 {
@@ -6066,6 +6067,14 @@ static attn_status attn__attention_check(const char *fn, const attn_attention_de
             return attn__fail(ATTN_ERR_SHAPE, "%s: the block mask was built for B %d, H %d, Tq %d, Tk %d, "
                               "not B %d, H %d, Tq %d, Tk %d", fn, bm->B, bm->H, bm->Tq, bm->Tk, d->B, d->H,
                               d->Tq, d->Tk);
+    }
+    if (d->mod) { /* a provided modifier reads its parameters by head: no more heads than it was made for */
+        const attn_score_mod *f = d->mod;
+        const attn_mod *m;
+        if (f->block == attn__bm_block) f = &((const attn_block_mask *)f->ctx)->mod;
+        if ((m = attn__provided_mod(f)) != NULL && d->H > m->cfg.H)
+            return attn__fail(ATTN_ERR_SHAPE, "%s: the modifier was made for H = %d heads, not %d", fn,
+                              m->cfg.H, d->H);
     }
     if (d->segment && (attn__flags(d->kind) & ATTN_KF_LINEAR_TIME))
         return attn__fail(ATTN_ERR_ARG, "%s: the linear-time kinds (kernel, taylor) have no segments", fn);
@@ -6615,6 +6624,16 @@ static const attn_score_mod attn__mod_rows[ATTN_MOD_COUNT] = {
     {attn__temperature_score, attn__temperature_vjp, NULL, NULL, attn__temperature_grad, NULL}};
 static const char *const attn__mod_names[ATTN_MOD_COUNT] = {"none", "alibi", "relbias", "softcap",
                                                             "temperature"};
+
+/* The attn_mod behind f when f has a provided modifier's or mask's function (whose ctx is one),
+   else NULL. */
+static const attn_mod *attn__provided_mod(const attn_score_mod *f)
+{
+    int k, own = 0;
+    for (k = 1; k < ATTN_MOD_COUNT; k++) own |= f->score && f->score == attn__mod_rows[k].score;
+    for (k = 1; k < ATTN_MASK_COUNT; k++) own |= f->mask && f->mask == attn__mask_fns[k];
+    return own ? (const attn_mod *)f->ctx : NULL;
+}
 
 ATTNDEF const char *attn_mod_name(attn_mod_kind kind)
 {

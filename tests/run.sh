@@ -332,7 +332,7 @@ print('zero n %d, cog-all - softmax: %+.3f [%.3f, %.3f]' % (n, m, lo, hi))\" > $
             sh -c "$CC -O2 -Wall -Wextra tests/hf_tool.c -o $tmp/hf_tool -lm && python3 tests/bert_check.py check $tmp/hf_tool"
     else echo "skip: python3 with safetensors and numpy not installed (the safetensors, GPT-2, Llama and BERT cross-checks)"; fi
     # the fuzz targets' committed corpora (seeds and every input a fuzzing run found), replayed
-    for t in checkpoint loaders kinds kv safetensors wordpiece; do
+    for t in checkpoint loaders kinds mods kv safetensors wordpiece; do
         try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY tests/fuzz/fuzz_$t.c -o $tmp/replay_$t -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"
     done
     try "fuzz corpus replays: options" sh -c "$CC -O1 -g -DFUZZ_REPLAY -Dmain=attnlab_main tests/fuzz/fuzz_options.c examples/attnlab.c \

@@ -1765,6 +1765,24 @@ static void test_provided_masks(void)
     c.mask = ATTN_MASK_WINDOW; c.span = -1;
     refused += attn_mod_init(&m, &c, NULL, NULL) == ATTN_ERR_ARG && strstr(attn_last_error(), "span");
     CHECK(refused == 2, "bad masks refused (%d)", refused);
+    { /* a modifier made for fewer heads than the call has (its table would be read past its end) */
+        static attn_float w[2 * 8];
+        attn_block_mask bm;
+        memset(&c, 0, sizeof c);
+        c.kind = ATTN_MOD_RELBIAS; c.H = 2; c.buckets = 8; c.max_distance = 12; c.mask = ATTN_MASK_WINDOW; c.span = 3;
+        attn_mod_init(&m, &c, w, NULL);
+        memset(&d, 0, sizeof d);
+        d.kind = ATTN_SOFTMAX; d.B = 1; d.H = 3; d.Tq = d.Tk = 9; d.dk = d.dv = 4; d.mod = &m.fn;
+        refused = attn_attention_workspace(&d) == 0 && strstr(attn_last_error(), "H = 2 heads");
+        if (attn_block_mask_build(&bm, &m.fn, 1, 1, 9, 9, 4) == ATTN_OK) {
+            d.mod = &bm.fn;
+            refused += attn_attention_workspace(&d) == 0 && strstr(attn_last_error(), "H = 2 heads");
+            d.H = 2;
+            refused += attn_attention_workspace(&d) > 0;
+            attn_block_mask_free(&bm);
+        }
+        CHECK(refused == 3, "a modifier for 2 heads refused on 3, alone and through a block table (%d)", refused);
+    }
 }
 
 /* The worst relative difference between O [n] and stats [ns] and O2, s2 (the larger of 1 and |O2|). */
