@@ -7514,7 +7514,9 @@ ATTN__INLINE void attn__fused_rows_nv(const attn__head *t, int i, int nr, attn_f
         }
         for (r = 0; md && r < nr; r++)
             md->score(md->ctx, t->b, t->h, i + r + d->Tk - d->Tq, j0, kg, sm + r * ATTN__FKEYS);
-        if (ux) ATTN__FOR_FR(r) { /* x = the kind's exponent of s (-3e38 where hidden) */
+        if (ux && !part && kg == ATTN__FKEYS && (!d->causal || i + d->Tk - d->Tq + 1 - j0 >= kg))
+            k->exponent((size_t)ATTN__FR * kg, sm, NULL, sx); /* every row sees every key: one call */
+        else if (ux) ATTN__FOR_FR(r) { /* x = the kind's exponent of s (-3e38 where hidden) */
             int p = i + ATTN__MIN(r, nr - 1) + d->Tk - d->Tq;
             int see = d->causal ? ATTN__MAX(0, ATTN__MIN(kg, p + 1 - j0)) : kg;
             const attn_float *w = part ? vb + r * ATTN__FKEYS : see < kg ? attn__ones_zeros + 64 - see : NULL;
