@@ -11,6 +11,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* An input's bytes, consumed one at a time by fuzz_next (0 past the end). */
+typedef struct {
+    const uint8_t *p;
+    size_t n, at;
+} fuzz_bytes;
+static inline unsigned fuzz_next(fuzz_bytes *b) { return b->at < b->n ? b->p[b->at++] : 0; }
+
 #ifdef FUZZ_REPLAY
 /* Every file is read before the first run (a target may change directory). */
 int main(int argc, char **argv)

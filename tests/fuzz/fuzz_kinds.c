@@ -15,39 +15,33 @@ static void id_exponent(size_t n, const attn_float *s, const attn_float *vis, at
     for (i = 0; i < n; i++) x[i] = !vis || vis[i] != 0 ? s[i] : (attn_float)-3e38;
 }
 
-/* The bytes, consumed one at a time (0 past the end). */
-typedef struct {
-    const uint8_t *p;
-    size_t n, at;
-} bytes;
-static unsigned next(bytes *b) { return b->at < b->n ? b->p[b->at++] : 0; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const attn_kind base[6] = {ATTN_SOFTMAX, ATTN_COG, ATTN_KERNEL, ATTN_DIFFERENTIAL, ATTN_HYLA,
                                       ATTN_HYLA_PLUS};
-    bytes b = {data, size, 0};
-    int rows = 1 + (int)(next(&b) % 4), r;
+    fuzz_bytes b = {data, size, 0};
+    int rows = 1 + (int)(fuzz_next(&b) % 4), r;
     attn__ncustom = 0;
     for (r = 0; r < rows; r++) {
-        attn_kind_info row = *attn_kind_get(base[next(&b) % 6]);
-        const attn_kind_info *other = attn_kind_get(base[next(&b) % 6]);
+        attn_kind_info row = *attn_kind_get(base[fuzz_next(&b) % 6]);
+        const attn_kind_info *other = attn_kind_get(base[fuzz_next(&b) % 6]);
         attn_score_row sr;
         attn_feature_row fr;
         attn_mix_row mr;
         char name[48];
-        unsigned what = next(&b) | next(&b) << 8, len = next(&b) % 40, i;
+        unsigned what = fuzz_next(&b) | fuzz_next(&b) << 8, len = fuzz_next(&b) % 40, i;
         attn_kind k;
-        for (i = 0; i < len; i++) name[i] = (char)(next(&b) | 1); /* no NUL inside */
+        for (i = 0; i < len; i++) name[i] = (char)(fuzz_next(&b) | 1); /* no NUL inside */
         name[len] = 0;
         row.name = name;
         row.code_name = what & 1 ? NULL : "";
         if (what & 2) row.forward = other->forward;
         if (what & 4) row.backward = NULL;
-        if (what & 8) row.flags = next(&b) & 0x3f;
+        if (what & 8) row.flags = fuzz_next(&b) & 0x3f;
         if (row.score) {
             sr = *row.score;
-            if (what & 16) sr.stat = (attn_stat_kind)(next(&b) % 5);
+            if (what & 16) sr.stat = (attn_stat_kind)(fuzz_next(&b) % 5);
             if (what & 32) sr.map = NULL, sr.exponent = what & 64 ? id_exponent : NULL;
             if (what & 128) sr.map = sq_map, sr.vjp = what & 256 ? NULL : sq_vjp;
             row.score = what & 512 ? NULL : &sr;
@@ -63,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (row.mix) {
             mr = *row.mix;
-            if (what & 4096) mr.norm = (attn_mix_norm)(next(&b) % 6), mr.value = (attn_mix_value)(next(&b) % 6);
+            if (what & 4096) mr.norm = (attn_mix_norm)(fuzz_next(&b) % 6), mr.value = (attn_mix_value)(fuzz_next(&b) % 6);
             row.mix = what & 8192 ? NULL : &mr;
         }
         if (what & 16384) row.workspace = other->workspace;
@@ -82,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t wb;
             void *work;
             memset(&d, 0, sizeof d);
-            d.kind = k; d.B = 1; d.H = 2; d.Tq = d.Tk = 6; d.dk = d.dv = 4; d.causal = (int)(next(&b) & 1);
+            d.kind = k; d.B = 1; d.H = 2; d.Tq = d.Tk = 6; d.dk = d.dv = 4; d.causal = (int)(fuzz_next(&b) & 1);
             d.w2 = w2; d.lambda = lam;
             for (i = 0; i < 48; i++) Q[i] = K[i] = V[i] = dO[i] = (attn_float)((int)(i % 7) - 3) / 4;
             for (i = 0; i < 32; i++) w2[i] = (attn_float)0.1;

@@ -9,12 +9,6 @@
 #include "fuzz.h"
 #include <string.h>
 
-/* The bytes, consumed one at a time (0 past the end). */
-typedef struct {
-    const uint8_t *p;
-    size_t n, at;
-} bytes;
-static unsigned next(bytes *b) { return b->at < b->n ? b->p[b->at++] : 0; }
 
 static int finite_all(const attn_float *x, size_t n)
 {
@@ -32,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static attn_float Q[MN], K[MN], V[MN], O[MN], dO[MN], dQ[MN], dK[MN], dV[MN], st[2 * MB * MH * MT];
     static attn_float w[MW], dw[MW];
     static attn_mod m, before;
-    bytes b = {data, size, 0};
+    fuzz_bytes b = {data, size, 0};
     attn_mod_config c;
     attn_attention_desc d;
     attn_attention_grads g;
@@ -42,38 +36,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     void *work;
     int table;
     memset(&c, 0, sizeof c);
-    c.kind = (attn_mod_kind)((int)(next(&b) % 7) - 1);
-    c.H = (int)(next(&b) % 6) - 1;
-    c.cap = (attn_float)((int)next(&b) - 64) / 8;
-    c.buckets = (int)(next(&b) % 72) - 2;
-    c.max_distance = (int)((next(&b) | next(&b) << 8) % 5000) - 10;
-    c.bidirectional = (int)(next(&b) & 1);
-    c.mask = (attn_mask_kind)((int)(next(&b) % 5) - 1);
-    c.span = (int)(next(&b) % 50) - 3;
+    c.kind = (attn_mod_kind)((int)(fuzz_next(&b) % 7) - 1);
+    c.H = (int)(fuzz_next(&b) % 6) - 1;
+    c.cap = (attn_float)((int)fuzz_next(&b) - 64) / 8;
+    c.buckets = (int)(fuzz_next(&b) % 72) - 2;
+    c.max_distance = (int)((fuzz_next(&b) | fuzz_next(&b) << 8) % 5000) - 10;
+    c.bidirectional = (int)(fuzz_next(&b) & 1);
+    c.mask = (attn_mask_kind)((int)(fuzz_next(&b) % 5) - 1);
+    c.span = (int)(fuzz_next(&b) % 50) - 3;
     for (i = 0; i < MW; i++) w[i] = (attn_float)((int)(i % 9) - 4) / 4, dw[i] = 0;
     memset(&m, 0xA5, sizeof m);
     before = m;
     attn_clear_error();
     n = attn_mod_params(&c);
     if (n > MW) abort(); /* the sizes above hold every accepted configuration */
-    s = attn_mod_init(&m, &c, next(&b) % 8 ? w : NULL, next(&b) & 1 ? dw : NULL);
+    s = attn_mod_init(&m, &c, fuzz_next(&b) % 8 ? w : NULL, fuzz_next(&b) & 1 ? dw : NULL);
     if (s != ATTN_OK) {
         if (!attn_last_error()[0] || memcmp(&m, &before, sizeof m)) abort();
         return 0;
     }
     memset(&d, 0, sizeof d);
-    d.kind = kinds[next(&b) % 4];
-    d.B = 1 + (int)(next(&b) % MB);
-    d.H = 1 + (int)(next(&b) % MH);
-    d.Tk = 1 + (int)(next(&b) % MT);
-    d.Tq = 1 + (int)(next(&b) % (unsigned)d.Tk);
-    d.dk = d.dv = 1 + (int)(next(&b) % MD);
-    d.causal = (int)(next(&b) & 1);
+    d.kind = kinds[fuzz_next(&b) % 4];
+    d.B = 1 + (int)(fuzz_next(&b) % MB);
+    d.H = 1 + (int)(fuzz_next(&b) % MH);
+    d.Tk = 1 + (int)(fuzz_next(&b) % MT);
+    d.Tq = 1 + (int)(fuzz_next(&b) % (unsigned)d.Tk);
+    d.dk = d.dv = 1 + (int)(fuzz_next(&b) % MD);
+    d.causal = (int)(fuzz_next(&b) & 1);
     d.mod = &m.fn;
-    table = m.fn.mask && (next(&b) & 1);
+    table = m.fn.mask && (fuzz_next(&b) & 1);
     if (table) {
-        int tb = next(&b) & 1 ? 1 : d.B, th = next(&b) & 1 ? 1 : d.H;
-        if (attn_block_mask_build(&bm, &m.fn, tb, th, d.Tq, d.Tk, 1 + (int)(next(&b) % 16)) != ATTN_OK)
+        int tb = fuzz_next(&b) & 1 ? 1 : d.B, th = fuzz_next(&b) & 1 ? 1 : d.H;
+        if (attn_block_mask_build(&bm, &m.fn, tb, th, d.Tq, d.Tk, 1 + (int)(fuzz_next(&b) % 16)) != ATTN_OK)
             abort(); /* within its limits: it must build */
         d.mod = &bm.fn;
     }
