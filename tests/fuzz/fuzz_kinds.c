@@ -15,7 +15,6 @@ static void id_exponent(size_t n, const attn_float *s, const attn_float *vis, at
     for (i = 0; i < n; i++) x[i] = !vis || vis[i] != 0 ? s[i] : (attn_float)-3e38;
 }
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const attn_kind base[6] = {ATTN_SOFTMAX, ATTN_COG, ATTN_KERNEL, ATTN_DIFFERENTIAL, ATTN_HYLA,

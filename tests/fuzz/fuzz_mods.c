@@ -9,7 +9,6 @@
 #include "fuzz.h"
 #include <string.h>
 
-
 static int finite_all(const attn_float *x, size_t n)
 {
     size_t i;
