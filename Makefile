@@ -344,10 +344,12 @@ test-neon: $(BUILD)/test_neon ## the NEON kernels, cross-built for AArch64, run 
 # WordPiece tokenizer. `make fuzz` runs
 # each target for FUZZ_SECONDS on a copy of its committed corpus (tests/fuzz/corpus/TARGET); an
 # input that crashes is left in build/fuzz/crash-TARGET-*: commit it to the corpus, where make test
-# replays it. Large models are refused, not allocated (ASan's max_allocation_size_mb).
+# replays it. Large models are refused, not allocated (ASan's max_allocation_size_mb). The targets
+# are built with one ISA's kernels (ATTN_NO_DISPATCH: a build a quarter as long; the kernels of
+# every ISA are make test's).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = checkpoint loaders options kinds mods kv safetensors wordpiece
-FUZZ_CFLAGS  = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DATTN_NO_DISPATCH
 FUZZ_ENV     = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 ATTNLAB_SRC  = examples/attnlab.c examples/hyla.c examples/lm.c examples/seq2seq.c examples/embed.c examples/jobs.c
 $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/fuzz/fuzz_loaders $(BUILD)/fuzz/fuzz_kinds $(BUILD)/fuzz/fuzz_mods $(BUILD)/fuzz/fuzz_kv \

@@ -333,9 +333,11 @@ print('zero n %d, cog-all - softmax: %+.3f [%.3f, %.3f]' % (n, m, lo, hi))\" > $
     else echo "skip: python3 with safetensors and numpy not installed (the safetensors, GPT-2, Llama and BERT cross-checks)"; fi
     # the fuzz targets' committed corpora (seeds and every input a fuzzing run found), replayed
     for t in checkpoint loaders kinds mods kv safetensors wordpiece; do
-        try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY tests/fuzz/fuzz_$t.c -o $tmp/replay_$t -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"
+        try "fuzz corpus replays: $t" sh -c "$CC -O1 -g -DFUZZ_REPLAY -DATTN_NO_DISPATCH tests/fuzz/fuzz_$t.c -o $tmp/replay_$t \
+            -lm && $tmp/replay_$t tests/fuzz/corpus/$t/*"
     done
-    try "fuzz corpus replays: options" sh -c "$CC -O1 -g -DFUZZ_REPLAY -Dmain=attnlab_main tests/fuzz/fuzz_options.c examples/attnlab.c \
+    try "fuzz corpus replays: options" sh -c "$CC -O1 -g -DFUZZ_REPLAY -DATTN_NO_DISPATCH -Dmain=attnlab_main \
+        tests/fuzz/fuzz_options.c examples/attnlab.c \
         examples/hyla.c examples/lm.c examples/seq2seq.c examples/embed.c examples/jobs.c -o $tmp/replay_options -lm && $tmp/replay_options tests/fuzz/corpus/options/*"
     echo "compile matrix, example and driver: $pass passed, $fail failed"
 fi
