@@ -6584,11 +6584,11 @@ static void attn__temperature_grad(void *ctx, int b, int h, int p, int j0, int n
 static int attn__window_mask(void *ctx, int b, int h, int p, int j)
 {
     (void)b; (void)h;
-    return abs(p - j) <= ((const attn_mod *)ctx)->cfg.span;
+    return (p > j ? p - j : j - p) <= ((const attn_mod *)ctx)->cfg.span;
 }
 static int attn__window_block(void *ctx, int b, int h, int p0, int p1, int j0, int j1)
 {
-    int w = ((const attn_mod *)ctx)->cfg.span;
+    long long w = ((const attn_mod *)ctx)->cfg.span; /* any span: no int overflow */
     (void)b; (void)h;
     if (j1 < p0 - w || j0 > p1 + w) return ATTN_BLOCK_EMPTY;
     return j0 >= p1 - w && j1 <= p0 + w ? ATTN_BLOCK_FULL : ATTN_BLOCK_PARTIAL;

@@ -1,6 +1,7 @@
 /* Attention: forward against a naive reference that materialises the scores, backward against
    finite differences, a hand-computed single-query row, identities, thread independence, bad input. */
 #include "test.h"
+#include <limits.h>
 
 /* The reference: O[B, H, Tq, dv] and A[B, H, Tq, Tk] by the papers' definitions, in double,
    one query row at a time with everything materialised. */
@@ -1711,7 +1712,11 @@ static void test_provided_masks(void)
                             blocks++;
                         }
         }
-    CHECK(exact, "the provided masks' block answers are exact (%d blocks)", blocks);
+    memset(&c, 0, sizeof c);
+    c.mask = ATTN_MASK_WINDOW; c.span = INT_MAX; c.H = 1; /* every key: no overflow (UBSan) */
+    attn_mod_init(&m, &c, NULL, NULL);
+    exact &= m.fn.block(m.fn.ctx, 0, 0, 5, 9, 0, 30) == ATTN_BLOCK_FULL && m.fn.mask(m.fn.ctx, 0, 0, 0, 30);
+    CHECK(exact, "the provided masks' block answers are exact (%d blocks, and a span of INT_MAX)", blocks);
     for (v = ATTN_MASK_WINDOW; v < ATTN_MASK_COUNT; v++)
         for (alibi = 0; alibi < 2; alibi++)
             for (k = 0; k < 3; k++)
