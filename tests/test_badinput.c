@@ -586,6 +586,7 @@ static void table(attn_transformer *tf, attn_cisformer *cis, attn_seq2seq *s2s, 
    - lookups, where "not there" is an answer (NULL or -1), not an error: attn_kind_get
      attn_kind_from_name attn_nt_from_name attn_params_find attn_safetensors_find attn_safetensors_meta
      attn_wordpiece_id attn_wordpiece_token attn_mod_name attn_mod_from_name
+     attn_mask_name attn_mask_from_name
    - frees and resets, for which NULL or a zeroed struct does nothing: attn_cisformer_free
      attn_transformer_free attn_seq2seq_free attn_fuzzy_free attn_sraven_free attn_optim_free
      attn_params_free attn_arena_release attn_arena_reset attn_safetensors_free attn_wordpiece_free
