@@ -1450,6 +1450,106 @@ static void test_modifiers(void)
     }
 }
 
+/* The descriptor's masks written as mask modifiers: each predicate reads the same pattern the
+   descriptor's fields give (the causal limit, a window with per-head dilation and global tokens, a
+   block layout), as a user would write it. */
+typedef struct {
+    int window;
+    const int *dilation;          /* [H] */
+    const unsigned char *global;  /* [T] */
+    const unsigned char *layout;  /* [H, nb, nb] */
+    int block, nb;
+} mp_ctx;
+/* The worst |x - y| / (1 + |y|) over MD_N floats. */
+static double md_rel(const attn_float *x, const attn_float *y)
+{
+    double w = 0;
+    int i;
+    for (i = 0; i < MD_N; i++) w = fmax(w, fabs((double)x[i] - y[i]) / (1 + fabs((double)y[i])));
+    return w;
+}
+static int mp_causal(void *c, int b, int h, int p, int j)
+{
+    (void)c; (void)b; (void)h;
+    return j <= p;
+}
+static int mp_window(void *c, int b, int h, int p, int j)
+{
+    const mp_ctx *m = (const mp_ctx *)c;
+    int dil = m->dilation[h], r = j - p;
+    (void)b;
+    if (m->global[p] || m->global[j]) return 1;
+    return r % dil == 0 && r / dil >= -m->window && r / dil <= m->window;
+}
+static int mp_layout(void *c, int b, int h, int p, int j)
+{
+    const mp_ctx *m = (const mp_ctx *)c;
+    (void)b;
+    return m->layout[((size_t)h * m->nb + p / m->block) * m->nb + j / m->block] != 0;
+}
+
+/* Causal attention, a dilated window with global tokens (Longformer), BigBird's block and token
+   layouts, each as a mask modifier, equal the descriptor's causal, window / dilation / global and
+   block / layout fields bit for bit (causal: to rounding), forward and backward, in the six kinds of
+   the tiled engine (the window causal or not); the backward passes of the predicates against finite differences. */
+static void test_mask_patterns(void)
+{
+    static const attn_kind kinds[6] = {ATTN_SOFTMAX, ATTN_EXPRESSIVE, ATTN_COG, ATTN_CENTERED, ATTN_SIGMOID,
+                                       ATTN_LINEAR_RAW};
+    static attn_float O1[MD_N], O2[MD_N], a1[MD_N], a2[MD_N], b1[MD_N], b2[MD_N], c1[MD_N], c2[MD_N];
+    static unsigned char blocks[MD_H * 10 * 10], tokens[MD_H * MD_T * MD_T], global[MD_T];
+    static const int dil[MD_H] = {1, 2, 3};
+    mp_ctx cb = {3, dil, global, blocks, 4, 10}, ct = {3, dil, global, tokens, 1, MD_T};
+    attn_score_mod causal = {NULL, NULL, mp_causal, NULL, NULL, NULL}, win = {NULL, NULL, mp_window, &cb, NULL, NULL};
+    attn_score_mod bb = {NULL, NULL, mp_layout, &cb, NULL, NULL}, bt = {NULL, NULL, mp_layout, &ct, NULL, NULL};
+    attn_attention_desc d, e;
+    attn_rng r;
+    int k, m, pairs = 0, same = 1;
+    double err, worst = 0;
+    attn_rng_seed(&r, 31, 4);
+    global[0] = global[20] = 1;
+    CHECK(attn_bigbird_blocks(blocks, MD_H, 10, 2, &r) == ATTN_OK &&
+          attn_bigbird_tokens(tokens, MD_H, MD_T, 2, 6, 3, &r) == ATTN_OK, "mask patterns: %s", attn_last_error());
+    for (k = 0; k < 6; k++)
+        for (m = 0; m < 5; m++) {
+            memset(&d, 0, sizeof d);
+            d.kind = kinds[k]; d.B = MD_B; d.H = MD_H; d.Tq = d.Tk = MD_T; d.dk = d.dv = MD_D;
+            e = d;
+            if (m == 0) { d.mod = &causal; e.causal = 1; }
+            if (m == 1 || m == 2) {
+                d.causal = e.causal = m == 2;
+                d.mod = &win;
+                e.window = 3; e.dilation = dil; e.global = global;
+            }
+            if (m == 3) { d.mod = &bb; e.block = 4; e.layout = blocks; }
+            if (m == 4) { d.mod = &bt; e.block = 1; e.layout = tokens; }
+            if (!md_run(&d, O1, a1, b1, c1) || !md_run(&e, O2, a2, b2, c2)) {
+                CHECK(0, "mask patterns: %s: %s", attn_kind_get(kinds[k])->name, attn_last_error());
+                continue;
+            }
+            if (m == 0) /* the causal limit's own tile loops sum in another order */
+                worst = fmax(worst, fmax(fmax(md_rel(O1, O2), md_rel(a1, a2)), fmax(md_rel(b1, b2), md_rel(c1, c2))));
+            else
+                same &= !memcmp(O1, O2, sizeof O1) && !memcmp(a1, a2, sizeof a1) && !memcmp(b1, b2, sizeof b1) &&
+                        !memcmp(c1, c2, sizeof c1);
+            pairs++;
+        }
+    CHECK(same && pairs == 30, "mask modifiers = the descriptor's dilated window + globals, BigBird blocks and tokens, "
+          "bit for bit, forward and backward (%d pairs of calls)", pairs);
+    CHECK(worst <= 64 * T_EPS, "a causal mask modifier = the causal descriptor to rounding, forward and backward "
+          "(worst %.3g relative)", worst);
+    {
+        const attn_score_mod *mods[3] = {&win, &bb, &bt};
+        for (m = 0; m < 3; m++) {
+            memset(&d, 0, sizeof d);
+            d.kind = m == 1 ? ATTN_EXPRESSIVE : ATTN_SOFTMAX; d.B = 1; d.H = 3; d.Tq = d.Tk = 9; d.dk = d.dv = 4;
+            d.mod = mods[m];
+            CHECK(attn_gradcheck_attention(&d, 3, 0, 0, 0, &err) == 1, "mask pattern %d: the backward pass against "
+                  "finite differences (worst %.3g)", m, err);
+        }
+    }
+}
+
 /* The documented T5 bucket of rel = j - p among nb buckets up to md (bidirectional: half each way),
    in double, as the test's own reading of the formula. */
 static int pm_bucket(int rel, int nb, int md, int bidir)
@@ -2104,6 +2204,7 @@ void test_attention(void)
     test_stability();
     test_bad_input();
     test_modifiers();
+    test_mask_patterns();
     test_provided_mods();
     test_provided_masks();
     test_fused_mods();
