@@ -293,7 +293,7 @@ static void bench_mods(int repeats)
     for (ti = 0; ti < 2; ti++) {
         double f0 = 0, b0 = 0;
         for (k = 0; k < ATTN_MOD_COUNT; k++) {
-            attn_mod_config c = {(attn_mod_kind)k, 8, 30, 32, 128, 0};
+            attn_mod_config c = {(attn_mod_kind)k, 8, 30, 32, 128, 0, ATTN_MASK_NONE, 0};
             attn_mod m;
             attn_float *tab = (attn_float *)calloc(2 * 8 * 32, sizeof(attn_float));
             double f, b;
