@@ -65,9 +65,10 @@ void test_gemm(void)
                                        of 3 rows and a last panel of 12 columns) */
                                     {203, 300, 150}, {302, 280, 64},
                                     /* A transposed, read in place with its rows a page apart (the "_t" kernels): one
-                                       vector of columns; three panels, the last of 6 columns (packed on the
-                                       16-register ISAs) */
-                                    {1030, 16, 300}, {1100, 70, 200},
+                                       vector of columns (one panel on AVX2: in place there too); 6 and 12 columns
+                                       (one panel, partial, on SSE2 and AVX2); three panels, the last of 6 columns
+                                       (packed on the 16-register ISAs) */
+                                    {1030, 16, 300}, {1030, 6, 300}, {1030, 12, 300}, {1100, 70, 200},
                                     /* one or two vectors of rows and a B too large to read in place: computed
                                        transposed, in chunks of columns (300 = 256 + 44 when M = 16) */
                                     {16, 300, 520}, {32, 70, 2100},
