@@ -58,7 +58,7 @@ endif
 PROGRAMS = $(BUILD)/quickstart $(BUILD)/tiny_lm $(BUILD)/custom_kind $(BUILD)/alibi $(BUILD)/attnlab $(BUILD)/bench_gemm $(BUILD)/bench_attention $(BUILD)/bench_cisformer $(BUILD)/bench_transformer $(BUILD)/bench_decode $(BUILD)/bench_minilm \
            $(BUILD)/bench_fused
 
-.PHONY: help api-doc python test-python doc-outputs verdicts ab all run attnlab-mpi test-mpi bench-mpi test test-minilm test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-isa bench-web clean install uninstall
+.PHONY: help api-doc python test-python doc-outputs verdicts ab ab-gemm all run attnlab-mpi test-mpi bench-mpi test test-minilm test-sanitize test-valgrind test-wasm test-web web test-neon test-mingw fuzz bench bench-isa bench-web clean install uninstall
 
 all: $(PROGRAMS) $(FLAVOURS) ## build every program and test flavour into build/
 
@@ -159,6 +159,16 @@ ab: bench/ab_step.c bench/ab_side.c bench/train_step.h bench/bench.h | $(BUILD)
 	        -o $(BUILD)/ab_$${s%%:*}.o || exit 1; done
 	$(CC) $(CFLAGS) $(ARCH) $(WARN) bench/ab_step.c $(BUILD)/ab_[abcd].o -o $(BUILD)/ab_step $(LIBS)
 	$(BUILD)/ab_step --preset $(PRESET) --kind $(KIND) --steps $(STEPS)
+SHAPES ?= 2048x16x2048,1024x16x1024,1024x64x1024,1024x1024x1024
+OPS ?= NN,NT,TN,TT
+## ab-gemm: attn_gemm's speed A/B of two headers: make ab-gemm A=old/attn.h [B=attn.h] [SHAPES=MxNxK,...]
+ab-gemm: bench/ab_gemm.c bench/bench.h | $(BUILD)
+	@if [ -z "$(A)" ] || [ ! -f "$(A)" ]; then echo "make ab-gemm needs A=path/to/attn.h (the build to compare against)"; exit 1; fi
+	for s in a:$(A) b:$(B) c:$(A); do \
+	    $(CC) $(CFLAGS) $(ARCH) $(WARN) -c -DAB_ATTN_H="\"$$(realpath $${s#*:})\"" -DAB_SIDE=ab_$${s%%:*} bench/ab_gemm.c \
+	        -o $(BUILD)/abg_$${s%%:*}.o || exit 1; done
+	$(CC) $(CFLAGS) $(ARCH) $(WARN) bench/ab_gemm.c $(BUILD)/abg_[abc].o -o $(BUILD)/ab_gemm $(LIBS)
+	$(BUILD)/ab_gemm --shapes $(SHAPES) --ops $(OPS)
 $(BUILD)/bench_decode: bench/bench_decode.c bench/bench.h attn.h | $(BUILD)
 	$(CC) $(CFLAGS) $(ARCH) $(OPENMP) $(WARN) $< -o $@ $(LIBS)
 $(BUILD)/bench_minilm: bench/bench_minilm.c bench/bench.h attn.h | $(BUILD)

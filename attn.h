@@ -3485,10 +3485,10 @@ static attn_float *attn__gemm_buffer(size_t bytes, void **owned)
    per block), NC (columns of B per block). Tuned on AVX-512, KC and MC measured on AVX2 too (SSE2
    and WASM share AVX2's), NEON's sized to its 32 registers. Depth blocks of up to 1024 put 1024^3 in
    one block. ATTN__AT_DIRECT: a transposed A that is shallow, short or a few panels wide is read in
-   place (AVX-512, NEON); the 16-register ISAs pack it unless N <= ATTN__VW or, with its columns a
-   page apart, N fits one panel, since their in-place tile reads its MR_S rows' values from a new row
-   of A at every depth step (packed was faster on most shapes measured on AVX2 and SSE2, but not
-   where packing A costs as much as the few columns of products that read it; docs/benchmarks.md). */
+   place (AVX-512, NEON); the 16-register ISAs pack it unless N fits one panel, since their in-place
+   tile reads its MR_S rows' values from a new row of A at every depth step (packed was faster on
+   most shapes measured on AVX2 and SSE2, but not where packing A costs as much as the one panel of
+   products that reads it; docs/benchmarks.md). */
 #if defined(ATTN__AVX512)
 #define ATTN__AT_DIRECT 1
 #define ATTN__VREGS 32
@@ -4371,7 +4371,7 @@ static void attn__gemm_packed(int transA, int transB, int M, int N, int K, attn_
     g.A = A; g.lda = lda; g.B = B; g.ldb = ldb; g.C = C; g.ldc = ldc; g.alpha = alpha; g.beta = beta;
     g.nr = narrow ? ATTN__VW : ATTN__NV * ATTN__VW;
     g.direct = narrow || !transA || (ATTN__AT_DIRECT && (K <= 128 || M <= 256 || few_panels)) ||
-               (far && N <= ATTN__NV * ATTN__VW); /* see ATTN__AT_DIRECT */
+               (!ATTN__AT_DIRECT && N <= ATTN__NV * ATTN__VW); /* see ATTN__AT_DIRECT */
     g.mr = g.direct ? ATTN__MR_S : ATTN__MR;
     /* a small B with short rows is read in place: no packing at all. Long rows (ldb a large power of
        two) would put a panel's rows in the same few L1 sets, so the row stride is bounded too. */

@@ -69,6 +69,9 @@ void test_gemm(void)
                                        (one panel, partial, on SSE2 and AVX2); three panels, the last of 6 columns
                                        (packed on the 16-register ISAs) */
                                     {1030, 16, 300}, {1030, 6, 300}, {1030, 12, 300}, {1100, 70, 200},
+                                    /* A transposed, rows closer, large: one panel read in place on the 16-register
+                                       ISAs (the "_s" kernels), whole or partial */
+                                    {300, 16, 200}, {300, 6, 200}, {300, 12, 200},
                                     /* one or two vectors of rows and a B too large to read in place: computed
                                        transposed, in chunks of columns (300 = 256 + 44 when M = 16) */
                                     {16, 300, 520}, {32, 70, 2100},
