@@ -7283,7 +7283,9 @@ static const attn_float attn__ones_zeros[128] = {ATTN__ONES8, ATTN__ONES8, ATTN_
 #undef ATTN__FOR_FR
 #undef ATTN__FOR_CH
 #endif
-#if !defined(ATTN_USE_CBLAS) && !defined(ATTN__SCALAR)
+/* Not in WebAssembly: there the engines (V8) compile the kernel to slower code than the tiled engine's
+   (docs/inference.md). */
+#if !defined(ATTN_USE_CBLAS) && !defined(ATTN__SCALAR) && !defined(ATTN__WASM)
 /* The fused forward of softmax, Cog and EA (FlashAttention's loop, Dao et al. 2022,
    arXiv:2205.14135, with its tiles in vector registers): ATTN__FR query rows at a time against one
    panel of K^T (ATTN__PANEL keys, from the head's panels). The scores S [FR, PANEL], their running

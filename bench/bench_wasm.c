@@ -1,6 +1,7 @@
 /* bench_wasm.c: what the browser demo runs on, timed the same way natively, under node and in
    Chromium (make bench-web): attn_gemm on square and attention shapes (GFLOP/s), a causal softmax
-   attention forward + backward (ms), and training steps of the demo's byte-level model (steps/s).
+   attention forward + backward and a longer forward alone (ms), and training steps of the demo's
+   byte-level model (steps/s).
    One thread, medians of 7 repeats after a warm-up; natively it prints the FMA peak first, against
    which the wasm figures are read too (the same core runs them).
    Lines are "NAME VALUE UNIT" for bench/web/bench_web.mjs to put side by side. */
@@ -46,13 +47,37 @@ typedef struct {
     attn_float *Q, *K, *V, *O, *st, *dO;
     void *work;
     size_t wb;
+    int bwd; /* forward + backward, or the forward alone */
 } attn_case;
 
 static void run_attention(void *ctx)
 {
     attn_case *a = (attn_case *)ctx;
     attn_attention_forward(&a->d, a->O, a->st, NULL, a->Q, a->K, a->V, a->work, a->wb);
-    attn_attention_backward(&a->d, &a->g, a->dO, a->Q, a->K, a->V, a->O, a->st, a->work, a->wb);
+    if (a->bwd) attn_attention_backward(&a->d, &a->g, a->dO, a->Q, a->K, a->V, a->O, a->st, a->work, a->wb);
+}
+
+static attn_float *filled(size_t n);
+
+/* Softmax attention, B 1, H heads, T, dh 64: its time in ms. */
+static double attention_ms(int H, int T, int causal, int bwd)
+{
+    attn_case a;
+    size_t n = (size_t)H * T * 64;
+    double s;
+    memset(&a, 0, sizeof a);
+    a.d.kind = ATTN_SOFTMAX; a.d.B = 1; a.d.H = H; a.d.Tq = a.d.Tk = T; a.d.dk = a.d.dv = 64; a.d.causal = causal;
+    a.bwd = bwd;
+    a.Q = filled(n); a.K = filled(n); a.V = filled(n); a.O = filled(n); a.dO = filled(n);
+    a.g.dQ = filled(n); a.g.dK = filled(n); a.g.dV = filled(n);
+    a.st = filled(attn_attention_stats_floats(&a.d));
+    a.wb = attn_attention_workspace(&a.d);
+    a.work = malloc(a.wb);
+    if (!a.work) { fprintf(stderr, "bench_wasm: out of memory\n"); exit(1); }
+    s = timed(run_attention, &a);
+    free(a.Q); free(a.K); free(a.V); free(a.O); free(a.dO); free(a.g.dQ); free(a.g.dK); free(a.g.dV);
+    free(a.st); free(a.work);
+    return 1e3 * s;
 }
 
 static void run_lm(void *ctx) { lm_train((lm_run *)ctx, 5); }
@@ -113,20 +138,8 @@ int main(int argc, char **argv)
         printf("gemm_%s_%dx%dx%d %.2f GFLOP/s\n", g.tb ? "NT" : "NN", g.M, g.N, g.K, 2.0 * g.M * g.N * g.K / s * 1e-9);
         free(g.A); free(g.B); free(g.C);
     }
-    {
-        attn_case a;
-        size_t n = (size_t)4 * 256 * 64;
-        memset(&a, 0, sizeof a);
-        a.d.kind = ATTN_SOFTMAX; a.d.B = 1; a.d.H = 4; a.d.Tq = a.d.Tk = 256; a.d.dk = a.d.dv = 64; a.d.causal = 1;
-        a.Q = filled(n); a.K = filled(n); a.V = filled(n); a.O = filled(n); a.dO = filled(n);
-        a.g.dQ = filled(n); a.g.dK = filled(n); a.g.dV = filled(n);
-        a.st = filled(attn_attention_stats_floats(&a.d));
-        a.wb = attn_attention_workspace(&a.d);
-        a.work = malloc(a.wb);
-        printf("attention_softmax_causal_T256_H4_dh64_fwd_bwd %.3f ms\n", 1e3 * timed(run_attention, &a));
-        free(a.Q); free(a.K); free(a.V); free(a.O); free(a.dO); free(a.g.dQ); free(a.g.dK); free(a.g.dV);
-        free(a.st); free(a.work);
-    }
+    printf("attention_softmax_causal_T256_H4_dh64_fwd_bwd %.3f ms\n", attention_ms(4, 256, 1, 1));
+    printf("attention_softmax_T1024_H8_dh64_fwd %.3f ms\n", attention_ms(8, 1024, 0, 0));
     {
         lm_run *lm;
         for (i = 0; i < (int)sizeof text; i++) text[i] = (unsigned char)("the demo's text "[i % 16]);
