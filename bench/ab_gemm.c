@@ -59,7 +59,7 @@ int main(int argc, char **argv)
     for (o = 0; o < 4; o++) {
         if (!strstr(opt, ops[o])) continue;
         for (p = shapes; *p;) {
-            int M, N, K, n = 0, ta = o >> 1, tb = o & 1, r, q, s;
+            int M, N, K, n = 0, ta = o >> 1, tb = o & 1, r, q, s, reps;
             size_t na, nb, nc, i;
             float *A, *B, *C[3];
             double fl, t[3][64], ba[64], ca[64], qa[3], qb[3], qba[3], qca[3], worst = 0;
@@ -80,11 +80,11 @@ int main(int argc, char **argv)
             for (i = 0; i < na; i++) A[i] = (float)(i % 13) * 0.01f - 0.05f;
             for (i = 0; i < nb; i++) B[i] = (float)(i % 7) * 0.02f - 0.06f;
             fl = 2.0 * M * N * K;
+            reps = (int)(2e9 / fl) + 1; /* calls per round and side */
             for (s = 0; s < 3; s++) fn[s](ta, tb, M, N, K, A, B, C[s]); /* warm, and the results */
             for (i = 0; i < nc; i++)
                 worst = fmax(worst, fabs((double)C[1][i] - C[0][i]) / (1e-3 + fabs((double)C[0][i])));
             for (r = 0; r < rounds; r++) {
-                int reps = (int)(2e9 / fl) + 1;
                 t[0][r] = t[1][r] = t[2][r] = 0;
                 for (q = 0; q < reps; q++)
                     for (s = 0; s < 3; s++) {
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
             quartiles(t[0], rounds, qa); quartiles(t[1], rounds, qb);
             quartiles(ba, rounds, qba); quartiles(ca, rounds, qca);
             printf("%5d x %5d x %5d  %s  %6.1f  %6.1f   %.3f [%.3f, %.3f]   %.3f [%.3f, %.3f]%s\n", M, N, K,
-                   ops[o], fl * (int)((2e9 / fl) + 1) / qa[1] / 1e9, fl * (int)((2e9 / fl) + 1) / qb[1] / 1e9,
+                   ops[o], fl * reps / qa[1] / 1e9, fl * reps / qb[1] / 1e9,
                    qba[1], qba[0], qba[2], qca[1], qca[0], qca[2],
                    worst > 1e-3 ? "  (A and B differ)" : "");
             fflush(stdout);

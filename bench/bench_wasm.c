@@ -57,7 +57,16 @@ static void run_attention(void *ctx)
     if (a->bwd) attn_attention_backward(&a->d, &a->g, a->dO, a->Q, a->K, a->V, a->O, a->st, a->work, a->wb);
 }
 
-static attn_float *filled(size_t n);
+static void run_lm(void *ctx) { lm_train((lm_run *)ctx, 5); }
+
+static attn_float *filled(size_t n)
+{
+    attn_float *x = (attn_float *)malloc(sizeof(attn_float) * n);
+    size_t i;
+    if (!x) { fprintf(stderr, "bench_wasm: out of memory\n"); exit(1); }
+    for (i = 0; i < n; i++) x[i] = (attn_float)((double)((i * 2654435761u) % 1000) / 1000 - 0.5);
+    return x;
+}
 
 /* Softmax attention, B 1, H heads, T, dh 64: its time in ms. */
 static double attention_ms(int H, int T, int causal, int bwd)
@@ -78,17 +87,6 @@ static double attention_ms(int H, int T, int causal, int bwd)
     free(a.Q); free(a.K); free(a.V); free(a.O); free(a.dO); free(a.g.dQ); free(a.g.dK); free(a.g.dV);
     free(a.st); free(a.work);
     return 1e3 * s;
-}
-
-static void run_lm(void *ctx) { lm_train((lm_run *)ctx, 5); }
-
-static attn_float *filled(size_t n)
-{
-    attn_float *x = (attn_float *)malloc(sizeof(attn_float) * n);
-    size_t i;
-    if (!x) { fprintf(stderr, "bench_wasm: out of memory\n"); exit(1); }
-    for (i = 0; i < n; i++) x[i] = (attn_float)((double)((i * 2654435761u) % 1000) / 1000 - 0.5);
-    return x;
 }
 
 /* The engines compile a hot function again, optimised (V8: Liftoff first, TurboFan later, in the
